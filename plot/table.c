@@ -92,8 +92,18 @@ static void csv_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
+/* The shortest of %.15g..%.17g that reads back exactly (1.2997, not 1.2997000000000001). */
+static void put_double(FILE *out, double v) {
+  char buf[40];
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  fputs(buf, out);
+}
+
 static void csv_num(FILE *out, double v) {
-  if (!isnan(v)) fprintf(out, "%.17g", v);
+  if (!isnan(v)) put_double(out, v);
 }
 
 void pt_write_csv(FILE *out, const pt_table *t) {
@@ -241,7 +251,7 @@ static void json_str(FILE *out, const char *s) {
 static void json_num(FILE *out, const char *key, double v) {
   fprintf(out, ", \"%s\": ", key);
   if (isnan(v) || isinf(v)) fputs("null", out);
-  else fprintf(out, "%.17g", v);
+  else put_double(out, v);
 }
 
 void pt_write_json(FILE *out, const pt_table *t) {
