@@ -32,11 +32,11 @@ static int launch(Kernel kernel, const char *name, dim3 grid, int smem, cudaStre
 template <int D, int WL>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
-  int rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, smem_bytes<D>(), ctx->stream, p);
+  int rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
   if constexpr (needs_lse<WL>()) {
     if (rc != ATTN_OK) return rc;
-    dim3 col_grid((sh->kv_len + kRows - 1) / kRows, sh->heads, sh->batch);
-    rc = launch(attn_col<D, WL>, "attn_col", col_grid, smem_bytes<D>(), ctx->stream, p);
+    dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
+    rc = launch(attn_col<D, WL>, "attn_col", col_grid, col_smem_bytes<D, WL>(), ctx->stream, p);
     if (rc != ATTN_OK || WL != WL_SNAPKV) return rc;
     long n = (long)sh->batch * sh->heads * sh->kv_len;
     snapkv_pool<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(

@@ -38,13 +38,16 @@ constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
 constexpr int kRows = kWarps * 16; // query rows per attn_fwd CTA, key rows per attn_col CTA
 constexpr int kCols = 64;          // key columns per attn_fwd step, query columns per attn_col step
+constexpr int kFwdAuxPitch = kCols + 8; // floats; float2 reads of a half-warp hit distinct banks
+constexpr int kColAuxPitch = kRows + 4; // floats; scalar reads of a warp hit distinct banks
 constexpr float kLog2e = 1.4426950408889634f;
 
 // Score in the log2 domain (before the mask) from the raw dot product q·k.
 template <int WL>
-__device__ __forceinline__ float score_log2(float qk, float scale) {
-  if (WL == WL_GEMMA2) return GEMMA2_SOFTCAP * tanhf(qk * scale * (1.f / GEMMA2_SOFTCAP)) * kLog2e;
-  return qk * scale * kLog2e;
+__device__ __forceinline__ float score_log2(float qk, float scale_log2) {
+  if (WL == WL_GEMMA2)
+    return (GEMMA2_SOFTCAP * kLog2e) * fast_tanh(qk * (scale_log2 * (1.f / (GEMMA2_SOFTCAP * kLog2e))));
+  return qk * scale_log2;
 }
 
 // KeyFormer logit (log2 domain) from the log2 score and the noise r: ((S - ln r) / tau) * log2 e.
@@ -56,10 +59,21 @@ template <int WL>
 __host__ __device__ constexpr bool needs_lse() {
   return WL == WL_H2O || WL == WL_ROCO || WL == WL_KF || WL == WL_SNAPKV || WL == WL_CORM;
 }
+// Workloads whose second pass reads an fp32 S×S input (kf's noise, corm's mask).
+template <int WL>
+__host__ __device__ constexpr bool has_aux() {
+  return WL == WL_KF || WL == WL_CORM;
+}
 
-template <int D>
-constexpr int smem_bytes() {
-  return (kRows + 2 * kCols) * D * (int)sizeof(half);
+template <int D, int WL>
+constexpr int fwd_smem_bytes() {
+  return (kRows + 2 * kCols) * D * (int)sizeof(half) +
+         (WL == WL_KF ? kRows * kFwdAuxPitch * (int)sizeof(float) : 0);
+}
+template <int D, int WL>
+constexpr int col_smem_bytes() {
+  return (kRows + 2 * kCols) * D * (int)sizeof(half) +
+         (has_aux<WL>() ? 2 * kCols * kColAuxPitch * (int)sizeof(float) : 0);
 }
 
 // Online-softmax state of the two rows (g and g + 8) one thread holds.
@@ -81,12 +95,12 @@ struct RowState {
       mx = quad_max(mx);
       float m_new = fmaxf(m[rr], mx);
       float m_use = m_new == -CUDART_INF_F ? 0.f : m_new; // fully masked so far: avoid inf - inf
-      alpha[rr] = exp2f(m[rr] - m_use);
+      alpha[rr] = fast_exp2(m[rr] - m_use);
       float sum = 0.f;
 #pragma unroll
       for (int nt = 0; nt < NT; nt++) {
-        x[nt][2 * rr] = exp2f(x[nt][2 * rr] - m_use);
-        x[nt][2 * rr + 1] = exp2f(x[nt][2 * rr + 1] - m_use);
+        x[nt][2 * rr] = fast_exp2(x[nt][2 * rr] - m_use);
+        x[nt][2 * rr + 1] = fast_exp2(x[nt][2 * rr + 1] - m_use);
         sum += x[nt][2 * rr] + x[nt][2 * rr + 1];
       }
       l[rr] = l[rr] * alpha[rr] + sum; // per-thread partial; the quad is summed at the end
@@ -106,6 +120,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   half *sq = reinterpret_cast<half *>(smem_raw);
   half *sk = sq + kRows * D;
   half *sv = sk + kCols * D;
+  float *saux = reinterpret_cast<float *>(sv + kCols * D); // kf noise tile [kRows][kFwdAuxPitch]
 
   const int qb = gridDim.x - 1 - blockIdx.x; // longest causal rows first
   const int h = blockIdx.y, b = blockIdx.z;
@@ -115,14 +130,19 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
   const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
   const half *vbase = p.v + (long)b * p.Lkv * p.row_stride + h * D;
+  const float *rbase = WL == WL_KF ? p.exp_rand + bh * p.Lq * p.Lkv : nullptr;
+  const bool vec4 = (p.Lkv & 3) == 0;
 
   const int last_row = min(m0 + kRows, p.Lq) - 1;
   const int kv_end = min(p.Lkv, last_row + p.offset + 1);
   const int nblocks = (kv_end + kCols - 1) / kCols;
   const int row_base = m0 + warp * 16 + g; // this thread's rows: row_base and row_base + 8
+  const float scale_log2 = p.scale * kLog2e;
 
   load_tile_async<kRows, D, kThreads>(sq, qbase, p.row_stride, m0, p.Lq);
   load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, 0, p.Lkv);
+  if (WL == WL_KF)
+    load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq, 0, p.Lkv, vec4);
   cp_async_commit();
 
   float o[D / 8][4];
@@ -137,32 +157,20 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
 
   for (int n = 0; n < nblocks; n++) {
     cp_async_wait<0>();
-    __syncthreads();
+    __syncthreads(); // K (and the kf noise) of block n ready
     if (n == 0) load_a_frags<D>(qa, sq, warp * 16);
     load_tile_async<kCols, D, kThreads>(sv, vbase, p.row_stride, n * kCols, p.Lkv);
     cp_async_commit();
 
     const int j0 = n * kCols;
     const bool edge = j0 + kCols - 1 > m0 + p.offset || j0 + kCols > p.Lkv;
-    float r[kCols / 8][4]; // kf noise of this thread's elements, fetched before the MMAs
-    if (WL == WL_KF) {
-#pragma unroll
-      for (int nt = 0; nt < kCols / 8; nt++)
-#pragma unroll
-        for (int e = 0; e < 4; e++) {
-          int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
-          bool live = row < p.Lq && col < p.Lkv && col <= row + p.offset;
-          r[nt][e] = live ? __ldg(p.exp_rand + (bh * p.Lq + row) * p.Lkv + col) : 1.f;
-        }
-    }
-
     float s[kCols / 8][4];
     gemm_abt<D, kCols>(s, qa, sk);
 #pragma unroll
     for (int nt = 0; nt < kCols / 8; nt++)
 #pragma unroll
       for (int e = 0; e < 4; e++) {
-        float x = score_log2<WL>(s[nt][e], p.scale);
+        float x = score_log2<WL>(s[nt][e], scale_log2);
         if (edge) {
           int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
           if (col > row + p.offset || col >= p.Lkv) x = -CUDART_INF_F;
@@ -174,8 +182,13 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
 #pragma unroll
       for (int nt = 0; nt < kCols / 8; nt++)
 #pragma unroll
-        for (int e = 0; e < 4; e++)
-          z[nt][e] = s[nt][e] == -CUDART_INF_F ? -CUDART_INF_F : kf_logit_log2(s[nt][e], r[nt][e]);
+        for (int rr = 0; rr < 2; rr++) {
+          float2 r = *reinterpret_cast<const float2 *>(saux + (warp * 16 + g + rr * 8) * kFwdAuxPitch +
+                                                      nt * 8 + 2 * t);
+          float x0 = s[nt][2 * rr], x1 = s[nt][2 * rr + 1];
+          z[nt][2 * rr] = x0 == -CUDART_INF_F ? x0 : kf_logit_log2(x0, r.x);
+          z[nt][2 * rr + 1] = x1 == -CUDART_INF_F ? x1 : kf_logit_log2(x1, r.y);
+        }
       st_kf.update<kCols / 8>(z, unused);
     }
     float alpha[2];
@@ -189,9 +202,12 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
     }
 
     cp_async_wait<0>();
-    __syncthreads(); // V ready; every warp is done reading K
+    __syncthreads(); // V ready; every warp is done reading K and the noise tile
     if (n + 1 < nblocks) {
       load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, (n + 1) * kCols, p.Lkv);
+      if (WL == WL_KF)
+        load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq,
+                                                               (n + 1) * kCols, p.Lkv, vec4);
       cp_async_commit();
     }
     gemm_pv<D, kCols>(o, s, sv);
@@ -214,29 +230,39 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   }
 }
 
+// Grid: (heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work on
+// the same key columns of different heads and share corm's mask tiles in L2.
 template <int D, int WL>
 __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sk = reinterpret_cast<half *>(smem_raw);
   half *sq0 = sk + kRows * D; // two query tiles, double-buffered
+  float *saux0 = reinterpret_cast<float *>(sq0 + 2 * kCols * D); // two [kCols][kColAuxPitch] tiles
 
-  const int kb = blockIdx.x; // small key index = most query rows: launched first
-  const int h = blockIdx.y, b = blockIdx.z;
+  const int h = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;
   const int j0 = kb * kRows;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const long bh = (long)b * p.H + h;
   const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
   const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
-  const float *lse = p.lse + bh * p.Lq;
-  const float *lse_kf = p.lse_kf + bh * p.Lq;
+  const float *lse = (WL == WL_KF ? p.lse_kf : p.lse) + bh * p.Lq;
+  // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
+  const float *abase = WL == WL_KF ? p.exp_rand + bh * p.Lq * p.Lkv : p.corm_mask;
+  const bool vec4 = (p.Lkv & 3) == 0;
 
   const int first_row = max(0, j0 - p.offset);
   const int qb0 = first_row / kCols;
   const int nblocks = (p.Lq + kCols - 1) / kCols;
   const int col_base = j0 + warp * 16 + g; // this thread's key columns: col_base, col_base + 8
+  const float scale_log2 = p.scale * kLog2e;
 
   load_tile_async<kRows, D, kThreads>(sk, kbase, p.row_stride, j0, p.Lkv);
-  if (qb0 < nblocks) load_tile_async<kCols, D, kThreads>(sq0, qbase, p.row_stride, qb0 * kCols, p.Lq);
+  if (qb0 < nblocks) {
+    load_tile_async<kCols, D, kThreads>(sq0, qbase, p.row_stride, qb0 * kCols, p.Lq);
+    if (has_aux<WL>())
+      load_ftile_async<kCols, kRows, kColAuxPitch, kThreads>(saux0, abase, p.Lkv, qb0 * kCols, p.Lq,
+                                                             j0, p.Lkv, vec4);
+  }
   cp_async_commit();
 
   float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
@@ -249,31 +275,40 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
     __syncthreads();
     if (n == qb0) load_a_frags<D>(ka, sk, warp * 16);
     if (n + 1 < nblocks) {
-      load_tile_async<kCols, D, kThreads>(sq0 + (buf ^ 1) * kCols * D, qbase, p.row_stride, (n + 1) * kCols, p.Lq);
+      load_tile_async<kCols, D, kThreads>(sq0 + (buf ^ 1) * kCols * D, qbase, p.row_stride,
+                                          (n + 1) * kCols, p.Lq);
+      if (has_aux<WL>())
+        load_ftile_async<kCols, kRows, kColAuxPitch, kThreads>(
+            saux0 + (buf ^ 1) * kCols * kColAuxPitch, abase, p.Lkv, (n + 1) * kCols, p.Lq, j0,
+            p.Lkv, vec4);
       cp_async_commit();
     }
+    const float *aux = saux0 + buf * kCols * kColAuxPitch;
     const int i0 = n * kCols;
+    // Tiles crossing the diagonal or the ends need the element mask; the rest are all live.
+    const bool edge = j0 + kRows - 1 > i0 + p.offset || i0 + kCols > p.Lq || j0 + kRows > p.Lkv;
     float s[kCols / 8][4];
     gemm_abt<D, kCols>(s, ka, sq0 + buf * kCols * D);
 #pragma unroll
     for (int nt = 0; nt < kCols / 8; nt++)
 #pragma unroll
       for (int c = 0; c < 2; c++) {
-        const int row = i0 + nt * 8 + 2 * t + c; // query index i
-        if (row >= p.Lq) continue;
-        const float row_lse = __ldg((WL == WL_KF ? lse_kf : lse) + row);
+        const int il = nt * 8 + 2 * t + c; // query index within the tile
+        const int row = i0 + il;
+        const float row_lse = row < p.Lq ? __ldg(lse + row) : CUDART_INF_F;
 #pragma unroll
         for (int rr = 0; rr < 2; rr++) {
-          const int col = col_base + rr * 8; // key index j
-          if (col >= p.Lkv || col > row + p.offset) continue;
-          const float x = score_log2<WL>(s[nt][2 * rr + c], p.scale);
+          const int jl = warp * 16 + g + rr * 8; // key index within the tile
+          const int col = j0 + jl;
+          const bool live = !edge || (row < p.Lq && col < p.Lkv && col <= row + p.offset);
+          const float x = score_log2<WL>(s[nt][2 * rr + c], scale_log2);
           if (WL == WL_KF) {
-            const float r = __ldg(p.exp_rand + (bh * p.Lq + row) * p.Lkv + col);
-            acc[rr] += exp2f(kf_logit_log2(x, r) - row_lse);
+            const float e = fast_exp2(kf_logit_log2(x, aux[il * kColAuxPitch + jl]) - row_lse);
+            acc[rr] += live ? e : 0.f;
           } else if (WL == WL_CORM) {
-            hit[rr] |= exp2f(x - row_lse) >= __ldg(p.corm_mask + (long)row * p.Lkv + col);
+            hit[rr] |= live && fast_exp2(x - row_lse) >= aux[il * kColAuxPitch + jl];
           } else {
-            const float prob = exp2f(x - row_lse);
+            const float prob = live ? fast_exp2(x - row_lse) : 0.f;
             acc[rr] += prob;
             if (WL == WL_ROCO) acc2[rr] += prob * prob;
           }

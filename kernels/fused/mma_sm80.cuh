@@ -48,6 +48,49 @@ __device__ __forceinline__ void load_tile_async(half *tile, const half *base, lo
   }
 }
 
+// 4-byte copy (float tiles whose rows are not 16-byte aligned).
+__device__ __forceinline__ void cp_async4(void *smem, const void *gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_u32(smem)), "l"(gmem));
+}
+
+// Copy a ROWS x COLS fp32 tile (rows row0.., columns col0.. of a matrix with ld floats per
+// row) into shared memory with PITCH floats per row. Rows >= nrows and columns >= ncols read
+// a clamped in-range element instead (their values must be masked by the caller) so no
+// garbage such as log(0) can reach the arithmetic. vec4: ld, col0 and the base are multiples
+// of 4 floats, so 16-byte copies are legal.
+template <int ROWS, int COLS, int PITCH, int NTHREADS>
+__device__ __forceinline__ void load_ftile_async(float *tile, const float *base, long ld, int row0,
+                                                 int nrows, int col0, int ncols, bool vec4) {
+  if (vec4) {
+    constexpr int CHUNKS = COLS / 4;
+#pragma unroll
+    for (int i = threadIdx.x; i < ROWS * CHUNKS; i += NTHREADS) {
+      int r = i / CHUNKS, c = i % CHUNKS;
+      int gr = min(row0 + r, nrows - 1), gc = col0 + c * 4;
+      if (gc >= ncols) gc = 0;
+      cp_async16(tile + r * PITCH + c * 4, base + gr * ld + gc, true);
+    }
+  } else {
+#pragma unroll 4
+    for (int i = threadIdx.x; i < ROWS * COLS; i += NTHREADS) {
+      int r = i / COLS, c = i % COLS;
+      int gr = min(row0 + r, nrows - 1), gc = min(col0 + c, ncols - 1);
+      cp_async4(tile + r * PITCH + c, base + gr * ld + gc);
+    }
+  }
+}
+
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float fast_tanh(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 __device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const half *p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
