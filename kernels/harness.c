@@ -216,6 +216,19 @@ hx_check hx_compare_f32(const float *got, const double *want, size_t n, double t
   return acc_finish(&a, n, tol_rel_l2, tol_max_abs);
 }
 
+hx_check hx_compare_f64(const double *got, const double *want, size_t n, double tol_rel_l2,
+                        double tol_max_abs) {
+  diff_acc a = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; i++) acc_add(&a, got[i], want[i]);
+  return acc_finish(&a, n, tol_rel_l2, tol_max_abs);
+}
+
+double hx_max_abs_f64(const double *x, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
+  return m;
+}
+
 hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n,
                          double margin) {
   hx_check c;

@@ -92,6 +92,10 @@ hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n,
                         double tol_rel_l2, double tol_max_abs);
 hx_check hx_compare_f32(const float *got, const double *want, size_t n, double tol_rel_l2,
                         double tol_max_abs);
+hx_check hx_compare_f64(const double *got, const double *want, size_t n, double tol_rel_l2,
+                        double tol_max_abs);
+/* max |x| over n values (for tolerances scaled to an output's magnitude) */
+double hx_max_abs_f64(const double *x, size_t n);
 /* Boolean output: want_margin[i] > +margin means want 1, < -margin want 0, otherwise the
  * element is ambiguous (too close to the threshold to call) and skipped. Any got value
  * other than 0 or 1 (poison) is a mismatch. */
