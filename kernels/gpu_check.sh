@@ -30,7 +30,7 @@ done
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -ge 1 ] || { echo "gpu_check.sh: --jobs: expected a positive integer, got '$jobs'" >&2; exit 2; }
 [ -x "$bin" ] || { echo "gpu_check.sh: $bin is not an executable (build it and carry build/)" >&2; exit 1; }
 
-out=${OUT:-$root/gpu_check_out}/gpu_check
+out=${OUT:-$root/build}/gpu_check
 mkdir -p "$out/logs" "$out/results"
 rm -f "$out"/results/*.res
 
