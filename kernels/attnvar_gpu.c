@@ -178,6 +178,13 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
 int attnvar_run_gpu(const attnvar_args *a) {
   attn_ctx ctx;
   hx_device_info info;
+  char why[256] = "";
+  if (!hx_gpu_available(why, sizeof why)) { /* still a complete log: header, config, result */
+    hx_device_info_cpu(&info);
+    hx_print_header(&info);
+    attnvar_print_config(a, "gpu", system_names[a->system]);
+    hx_die(HX_EXIT_ERROR, "error", "%s", why);
+  }
   hx_gpu_init(&ctx, &info, a->force_sm80);
   hx_print_header(&info);
   const attn_system *sys = a->system == SYS_FUSED ? &attn_system_fused : &attn_system_unfused;
@@ -185,7 +192,6 @@ int attnvar_run_gpu(const attnvar_args *a) {
   const char *impl = sys->impl ? sys->impl(&ctx, a->workload, s) : sys->name;
   attnvar_print_config(a, "gpu", impl);
 
-  char why[256] = "";
   if (sys->supports(&ctx, a->workload, s, why, sizeof why) != ATTN_OK)
     hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name, why[0] ? why : "unsupported");
 
