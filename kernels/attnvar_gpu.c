@@ -129,7 +129,8 @@ static int inputs_from_device(workload_id wl, const attn_shape *s, uint64_t seed
   hx_check chk;
   memset(&chk, 0, sizeof chk);
   chk.is_bool = 1;
-  chk.n = 2 * c->nkv + c->nq;
+  chk.n = 2 * c->nkv + c->nq + (dev_in->exp_rand ? shape_exp_rand_elems(s) : 0) +
+          (dev_in->corm_mask ? shape_corm_mask_elems(s) : 0);
   chk.mismatches = differ;
   chk.max_abs = differ ? 1 : 0;
   chk.ok = differ == 0;
@@ -177,6 +178,13 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
 int attnvar_run_gpu(const attnvar_args *a) {
   attn_ctx ctx;
   hx_device_info info;
+  char why[256] = "";
+  if (!hx_gpu_available(why, sizeof why)) { /* still a complete log: header, config, result */
+    hx_device_info_cpu(&info);
+    hx_print_header(&info);
+    attnvar_print_config(a, "gpu", system_names[a->system]);
+    hx_die(HX_EXIT_ERROR, "error", "%s", why);
+  }
   hx_gpu_init(&ctx, &info, a->force_sm80);
   hx_print_header(&info);
   const attn_system *sys = a->system == SYS_FUSED ? &attn_system_fused : &attn_system_unfused;
@@ -184,7 +192,6 @@ int attnvar_run_gpu(const attnvar_args *a) {
   const char *impl = sys->impl ? sys->impl(&ctx, a->workload, s) : sys->name;
   attnvar_print_config(a, "gpu", impl);
 
-  char why[256] = "";
   if (sys->supports(&ctx, a->workload, s, why, sizeof why) != ATTN_OK)
     hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name, why[0] ? why : "unsupported");
 

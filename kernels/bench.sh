@@ -38,7 +38,7 @@ for n in "$warmup" "$runs"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "bench.sh: --warmup/--runs: expected an integer, got '$n'" >&2; exit 2; }
 done
 
-out=${OUT:-$root/bench_out}/bench
+out=${OUT:-$root/build}/bench
 logs=$out/logs
 mkdir -p "$logs"
 workloads="attn h2o roco kf snapkv corm gemma2"

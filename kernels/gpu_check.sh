@@ -8,7 +8,7 @@
 # every run with --check (outputs poisoned, every output compared). Logs go to
 # $OUT/gpu_check/logs/, the pass/fail table to stdout and $OUT/gpu_check/table.txt.
 #
-#   kernels/gpu_check.sh [--no-sanitizer] [--no-big] [--jobs N] [--bin PATH]
+#   kernels/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--jobs N] [--bin PATH]
 # Exit 0 when nothing failed (unsupported cells are listed, not failures), 1 otherwise.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,10 +16,12 @@ bin=$root/build/bin/attnvar
 jobs=4
 sanitize=1
 big=1
+small=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-sanitizer) sanitize=0 ;;
     --no-big) big=0 ;;
+    --no-small) small=0 ;;
     --jobs) jobs=${2:?--jobs needs a number}; shift ;;
     --bin) bin=${2:?--bin needs a path}; shift ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
@@ -30,7 +32,7 @@ done
 [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -ge 1 ] || { echo "gpu_check.sh: --jobs: expected a positive integer, got '$jobs'" >&2; exit 2; }
 [ -x "$bin" ] || { echo "gpu_check.sh: $bin is not an executable (build it and carry build/)" >&2; exit 1; }
 
-out=${OUT:-$root/gpu_check_out}/gpu_check
+out=${OUT:-$root/build}/gpu_check
 mkdir -p "$out/logs" "$out/results"
 rm -f "$out"/results/*.res
 
@@ -98,7 +100,7 @@ add_cases() { # shapes-text
     done
   done <<<"$1"
 }
-add_cases "$small_shapes"
+[ "$small" = 1 ] && add_cases "$small_shapes"
 [ "$big" = 1 ] && add_cases "$big_shape"
 
 t0=$(date +%s)
@@ -110,9 +112,9 @@ t1=$(date +%s)
 table=$out/table.txt
 {
   printf '%-28s %-8s %s\n' CASE STATUS "DETAIL (rel_l2 per output, or reason)"
-  sort "$out"/results/*.res | awk -F'|' '{printf "%-28s %-8s %s\n", $1, $2, $3}'
+  cat "$out"/results/*.res | sort | awk -F'|' '{printf "%-28s %-8s %s\n", $1, $2, $3}'
   echo
-  sort "$out"/results/*.res | awk -F'|' '{n[$2]++; t++} END {printf "%d cases:", t; for (s in n) printf " %s=%d", s, n[s]; printf "\n"}'
+  cat "$out"/results/*.res | sort | awk -F'|' '{n[$2]++; t++} END {printf "%d cases:", t; for (s in n) printf " %s=%d", s, n[s]; printf "\n"}'
   echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
   echo "memcheck: ${sanitizer:-off}; wall: $((t1 - t0)) s; logs: $out/logs"
 } | tee "$table"

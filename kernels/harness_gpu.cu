@@ -132,6 +132,20 @@ extern "C" void hx_device_info_gpu(hx_device_info *info) {
   snprintf(info->cuda, sizeof info->cuda, "%d.%d", rt / 1000, (rt % 1000) / 10);
 }
 
+extern "C" int hx_gpu_available(char *why, size_t why_len) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    snprintf(why, why_len, "no usable GPU: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    return 0;
+  }
+  if (count == 0) {
+    snprintf(why, why_len, "no usable GPU: no CUDA device visible");
+    return 0;
+  }
+  return 1;
+}
+
 static void *cublas_workspace;
 
 extern "C" void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80) {

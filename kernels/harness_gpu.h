@@ -45,6 +45,9 @@ void hx_dev_reset_peak(void); /* peak := current */
  * workspace from the tracking allocator), read the properties, fill info for the meta line. */
 void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80);
 void hx_gpu_shutdown(attn_ctx *ctx);
+/* 1 when a CUDA device can be used; otherwise 0 with the runtime's reason in why (call this
+ * before hx_gpu_init to end a GPU-less run with a complete log instead of a bare error). */
+int hx_gpu_available(char *why, size_t why_len);
 void hx_device_info_gpu(hx_device_info *info); /* also called by hx_gpu_init */
 
 /* ---- timing -------------------------------------------------------------------------------- */

@@ -163,6 +163,23 @@ static void test_cli_errors(void) {
   run_free(&r);
 }
 
+/* A GPU cell: without a GPU (CI) or without CUDA in the build, still a complete log whose
+ * final result status matches the exit code; with a GPU it simply runs. */
+static void test_gpu_cell_log_complete(void) {
+  run_result r = run("--workload attn --system unfused --seqlen 8 --heads 1 --dim 16 "
+                     "--warmup 0 --runs 1");
+  CHECKF(strncmp(r.out, "# repro-log 1\nmeta ", 19) == 0, "gpu cell: no header: %s", r.out);
+  const char *res = strstr(r.out, "\nresult status=");
+  CHECKF(res != NULL, "gpu cell: no result line: %s", r.out);
+  if (res) {
+    res += strlen("\nresult status=");
+    int want = !strncmp(res, "ok ", 3) ? 0 : !strncmp(res, "error ", 6) ? 1
+             : !strncmp(res, "unsupported ", 12) ? 4 : -1;
+    CHECKF(want == r.exit_code, "gpu cell: status '%.20s' but exit %d", res, r.exit_code);
+  }
+  run_free(&r);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s PATH/TO/attnvar\n", argv[0]);
@@ -173,6 +190,7 @@ int main(int argc, char **argv) {
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
   test_logs();
   test_cli_errors();
+  test_gpu_cell_log_complete();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", dir);
