@@ -92,24 +92,35 @@ extern "C" void hx_dev_reset_peak(void) { dev_peak = dev_current; }
 
 /* ---- device info and context ------------------------------------------------------------ */
 
-/* The kernel driver's version ("580.159.04") from /proc; cudaDriverGetVersion only knows
- * the CUDA API level the driver supports, which we use when /proc has no answer. */
+/* 1 when tok (len bytes) looks like a driver version: digits and dots with at least one dot. */
+static int is_version_token(const char *tok, size_t len) {
+  int dots = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (tok[i] == '.') dots++;
+    else if (tok[i] < '0' || tok[i] > '9') return 0;
+  }
+  return dots > 0 && tok[0] != '.';
+}
+
+/* The kernel driver's version ("580.159.04") from /proc, whose first line reads e.g.
+ * "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+ * the first version-shaped word. cudaDriverGetVersion only knows the CUDA API level the
+ * driver supports, which we use when /proc has no answer. */
 static void read_driver_version(char *dst, size_t cap) {
   FILE *f = fopen("/proc/driver/nvidia/version", "r");
   if (f) {
     char line[512];
     if (fgets(line, sizeof line, f)) {
-      const char *mod = strstr(line, "Kernel Module");
-      if (mod) {
-        mod += strlen("Kernel Module");
-        while (*mod == ' ' || *mod == '\t') mod++;
-        size_t len = strcspn(mod, " \t\n");
-        if (len > 0 && len < cap) {
-          memcpy(dst, mod, len);
+      for (const char *p = line; *p;) {
+        p += strspn(p, " \t\n");
+        size_t len = strcspn(p, " \t\n");
+        if (len > 0 && len < cap && is_version_token(p, len)) {
+          memcpy(dst, p, len);
           dst[len] = '\0';
           fclose(f);
           return;
         }
+        p += len;
       }
     }
     fclose(f);
