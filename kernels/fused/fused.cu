@@ -127,5 +127,9 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   return sh->dim == 64 ? run_dim<64>(ctx, wl, sh, p) : run_dim<128>(ctx, wl, sh, p);
 }
 
+static const char *fused_impl(const attn_ctx *, workload_id, const attn_shape *) {
+  return "fused-sm80";
+}
+
 extern "C" const attn_system attn_system_fused = {"fused", fused_supports, fused_workspace_bytes,
-                                                  fused_run};
+                                                  fused_run, fused_impl};
