@@ -238,8 +238,8 @@ void e2e_run_gpu(const e2e_options *o) {
   const attn_system *sys = o->system == SYS_FUSED ? &attn_system_fused : &attn_system_unfused;
   const attn_system *other = o->system == SYS_FUSED ? &attn_system_unfused : &attn_system_fused;
   hx_print_header(&info);
-  e2e_print_config(o, sys->name);
   attn_shape shape = {1, c->heads, c->head_dim, c->seqlen, c->seqlen};
+  e2e_print_config(o, sys->impl ? sys->impl(&ctx, c->workload, &shape) : sys->name);
   char why[256] = "";
   if (sys->supports(&ctx, c->workload, &shape, why, sizeof why) != ATTN_OK)
     hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s", why);

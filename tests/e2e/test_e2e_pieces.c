@@ -5,9 +5,9 @@
  *   RoPE     equals complex multiplication by e^{i·s·theta^(-2i/D)}, preserves each pair's
  *            norm, and q·k depends only on the distance between positions;
  *   SiLU     equals x/2·(1 + tanh(x/2));
- *   top-k    by sorting (key desc, position asc), with ties and exclusions;
+ *   top-k    by repeated arg-max (lowest position on ties), with ties and exclusions;
  *   compact  last `cap` marked positions, ascending, -1 after;
- *   roco     the two-stage rule by sorting;
+ *   roco     the two-stage rule by repeated arg-max;
  *   select check: identical selections pass, a near-tie swap passes, a far swap fails. */
 #include "ref_model.h"
 #include "select_check.h"
@@ -84,21 +84,15 @@ static void test_silu(void) {
   }
 }
 
-typedef struct { double key; int pos; } keyed;
-static int by_key_desc(const void *a, const void *b) {
-  const keyed *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? 1 : -1;
-  return x->pos - y->pos;
-}
-
-/* Independent top-k: sort the unmarked positions by (key desc, pos asc), mark the first k. */
-static void sort_topk(const double *key, int n, int k, uint8_t *flags) {
-  keyed *v = malloc((size_t)n * sizeof *v);
-  int m = 0;
-  for (int j = 0; j < n; j++) if (!flags[j]) v[m].key = key[j], v[m].pos = j, m++;
-  qsort(v, (size_t)m, sizeof *v, by_key_desc);
-  for (int i = 0; i < k && i < m; i++) flags[v[i].pos] = 1;
-  free(v);
+/* Independent top-k: k rounds of "largest unmarked key, lowest position on ties", O(n·k). */
+static void argmax_topk(const double *key, int n, int k, uint8_t *flags) {
+  for (int round = 0; round < k; round++) {
+    int best = -1;
+    for (int j = 0; j < n; j++)
+      if (!flags[j] && (best < 0 || key[j] > key[best])) best = j;
+    if (best < 0) return;
+    flags[best] = 1;
+  }
 }
 
 static void test_topk_and_compact(void) {
@@ -111,7 +105,7 @@ static void test_topk_and_compact(void) {
     for (int j = 0; j < N; j++) a[j] = b[j] = urand() < 0.2; /* excluded positions */
     int k = (int)(urand() * N * 1.1);
     e2e_ref_topk_flags(key, N, k, a);
-    sort_topk(key, N, k, b);
+    argmax_topk(key, N, k, b);
     CHECKF(memcmp(a, b, N) == 0, "trial %d k=%d ties=%d", trial, k, ties);
 
     int cap = 1 + (int)(urand() * N), total = 0;
@@ -141,8 +135,8 @@ static void test_roco_rule(void) {
   int32_t idx[50];
   int count = e2e_ref_select_head(&c, score, score2, NULL, idx);
   uint8_t want[200] = {0};
-  sort_topk(std, 200, 20, want);
-  sort_topk(score, 200, 30, want);
+  argmax_topk(std, 200, 20, want);
+  argmax_topk(score, 200, 30, want);
   int n = 0;
   for (int j = 0; j < 200; j++) if (want[j]) { CHECKF(n < count && idx[n] == j, "pos %d", j); n++; }
   CHECK(count == 50 && n == 50);
