@@ -65,6 +65,18 @@ e2e_weight_sizes e2e_weight_sizes_of(const e2e_config *cfg) {
   return z;
 }
 
+size_t e2e_weight_elems(const e2e_config *cfg, int layer, int tensor) {
+  e2e_weight_sizes z = e2e_weight_sizes_of(cfg);
+  if (layer < 0) return tensor == DRAW_EMBED ? z.embed : z.norm;
+  switch (tensor) {
+  case DRAW_ATTN_NORM: case DRAW_MLP_NORM: return z.norm;
+  case DRAW_WQKV: return z.wqkv;
+  case DRAW_WO: return z.wo;
+  case DRAW_WGU: return z.wgu;
+  default: return z.wdown;
+  }
+}
+
 draw_params e2e_draw_params(const e2e_config *cfg, int tensor) {
   draw_params p = {0.0f, 1.0f};
   switch (tensor) {

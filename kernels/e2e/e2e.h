@@ -68,6 +68,12 @@ typedef struct {
   size_t embed, norm, wqkv, wo, wgu, wdown;
 } e2e_weight_sizes;
 e2e_weight_sizes e2e_weight_sizes_of(const e2e_config *cfg);
+/* Elements of one weight tensor: layer -1 for the model-wide ones (DRAW_EMBED, DRAW_FINAL_NORM). */
+size_t e2e_weight_elems(const e2e_config *cfg, int layer, int tensor);
+/* Loop over every weight tensor: (layer -1, embed), (-1, final norm), then each layer's six. */
+#define E2E_FOR_EACH_WEIGHT(cfg, l, t)                                                       \
+  for (int l = -1; l < (cfg)->layers; l++)                                                   \
+    for (int t = l < 0 ? DRAW_EMBED : 0; t < (l < 0 ? DRAW_FINAL_NORM + 1 : DRAW_PER_LAYER); t++)
 
 /* ---- the device model (weights.cu, forward.cu) --------------------------------------- */
 

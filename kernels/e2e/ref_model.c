@@ -10,18 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t weight_elems(const e2e_config *cfg, int layer, int tensor) {
-  e2e_weight_sizes z = e2e_weight_sizes_of(cfg);
-  if (layer < 0) return tensor == DRAW_EMBED ? z.embed : z.norm;
-  switch (tensor) {
-  case DRAW_ATTN_NORM: case DRAW_MLP_NORM: return z.norm;
-  case DRAW_WQKV: return z.wqkv;
-  case DRAW_WO: return z.wo;
-  case DRAW_WGU: return z.wgu;
-  default: return z.wdown;
-  }
-}
-
 double *e2e_ref_weight(e2e_ref_model *m, int layer, int tensor) {
   if (layer < 0) return tensor == DRAW_EMBED ? m->embed : m->final_norm;
   e2e_ref_layer *w = &m->layer[layer];
@@ -41,28 +29,25 @@ void e2e_ref_model_alloc(e2e_ref_model *m, const e2e_config *cfg) {
   m->cfg = *cfg;
   m->layer = hx_host_alloc((size_t)cfg->layers * sizeof *m->layer, "reference layers");
   memset(m->layer, 0, (size_t)cfg->layers * sizeof *m->layer);
-  for (int l = -1; l < cfg->layers; l++)
-    for (int t = l < 0 ? DRAW_EMBED : 0; t < (l < 0 ? DRAW_FINAL_NORM + 1 : DRAW_PER_LAYER); t++)
-      *weight_ptr(m, l, t) = hx_host_alloc(weight_elems(cfg, l, t) * sizeof(double), "reference weights");
+  E2E_FOR_EACH_WEIGHT(cfg, l, t)
+      *weight_ptr(m, l, t) = hx_host_alloc(e2e_weight_elems(cfg, l, t) * sizeof(double), "reference weights");
 }
 
 void e2e_ref_model_free(e2e_ref_model *m) {
   if (!m->layer) return;
-  for (int l = -1; l < m->cfg.layers; l++)
-    for (int t = l < 0 ? DRAW_EMBED : 0; t < (l < 0 ? DRAW_FINAL_NORM + 1 : DRAW_PER_LAYER); t++)
-      hx_host_free(*weight_ptr(m, l, t), weight_elems(&m->cfg, l, t) * sizeof(double));
+  E2E_FOR_EACH_WEIGHT(&m->cfg, l, t)
+      hx_host_free(*weight_ptr(m, l, t), e2e_weight_elems(&m->cfg, l, t) * sizeof(double));
   hx_host_free(m->layer, (size_t)m->cfg.layers * sizeof *m->layer);
   memset(m, 0, sizeof *m);
 }
 
 void e2e_ref_model_draw(e2e_ref_model *m) {
   const e2e_config *cfg = &m->cfg;
-  for (int l = -1; l < cfg->layers; l++)
-    for (int t = l < 0 ? DRAW_EMBED : 0; t < (l < 0 ? DRAW_FINAL_NORM + 1 : DRAW_PER_LAYER); t++) {
+  E2E_FOR_EACH_WEIGHT(cfg, l, t) {
       draw_params p = e2e_draw_params(cfg, t);
       uint32_t stream = DRAW_STREAM_WEIGHT(l, t);
       double *w = *weight_ptr(m, l, t);
-      size_t n = weight_elems(cfg, l, t);
+      size_t n = e2e_weight_elems(cfg, l, t);
       for (size_t i = 0; i < n; i++)
         w[i] = rng_half_to_float(draw_weight(cfg->seed, stream, i, p.mean, p.stddev));
     }

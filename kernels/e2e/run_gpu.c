@@ -139,18 +139,15 @@ static int check_against_cpu(e2e_model *m, const run_copy *got) {
   const e2e_config *c = &m->cfg;
   e2e_ref_model ref;
   e2e_ref_model_alloc(&ref, c);
-  for (int l = -1; l < c->layers; l++)
-    for (int t = l < 0 ? DRAW_EMBED : 0; t < (l < 0 ? DRAW_FINAL_NORM + 1 : DRAW_PER_LAYER); t++) {
-      e2e_weight_sizes z = e2e_weight_sizes_of(c);
+  E2E_FOR_EACH_WEIGHT(c, l, t) {
       const uint16_t *dev;
-      size_t n;
-      if (l < 0) dev = t == DRAW_EMBED ? m->w.embed : m->w.final_norm, n = t == DRAW_EMBED ? z.embed : z.norm;
+      if (l < 0) dev = t == DRAW_EMBED ? m->w.embed : m->w.final_norm;
       else {
         const e2e_layer_weights *w = &m->w.layer[l];
         const uint16_t *p[] = {w->attn_norm, w->wqkv, w->wo, w->mlp_norm, w->wgu, w->wdown};
-        size_t ns[] = {z.norm, z.wqkv, z.wo, z.norm, z.wgu, z.wdown};
-        dev = p[t], n = ns[t];
+        dev = p[t];
       }
+      size_t n = e2e_weight_elems(c, l, t);
       uint16_t *h16 = host(n * 2, "weight copy");
       hx_dev_to_host(h16, dev, n * 2);
       st_slot slot = {.layer = l, .tensor = t};

@@ -23,23 +23,9 @@ static uint16_t **weight_slot(e2e_model *m, int layer, int tensor) {
   }
 }
 
-static size_t weight_elems(const e2e_weight_sizes *z, int layer, int tensor) {
-  if (layer < 0) return tensor == DRAW_EMBED ? z->embed : z->norm;
-  switch (tensor) {
-  case DRAW_ATTN_NORM: case DRAW_MLP_NORM: return z->norm;
-  case DRAW_WQKV: return z->wqkv;
-  case DRAW_WO: return z->wo;
-  case DRAW_WGU: return z->wgu;
-  default: return z->wdown;
-  }
-}
-
-// Calls fn(m, layer, tensor) for every weight tensor: model-wide ones with layer -1.
+// Calls fn(layer, tensor) for every weight tensor (E2E_FOR_EACH_WEIGHT order).
 template <typename F> static void for_each_weight(const e2e_config *cfg, F fn) {
-  fn(-1, (int)DRAW_EMBED);
-  fn(-1, (int)DRAW_FINAL_NORM);
-  for (int l = 0; l < cfg->layers; l++)
-    for (int t = 0; t < DRAW_PER_LAYER; t++) fn(l, t);
+  E2E_FOR_EACH_WEIGHT(cfg, l, t) fn(l, t);
 }
 
 struct load_ctx {
@@ -72,12 +58,11 @@ extern "C" int e2e_model_init(e2e_model *m, const e2e_config *cfg, const attn_ct
   cudaStream_t s = ctx->stream;
   const size_t S = (size_t)cfg->seqlen, H = (size_t)cfg->heads, hid = (size_t)cfg->hidden;
 
-  const e2e_weight_sizes z = e2e_weight_sizes_of(cfg);
   m->w.layer = (e2e_layer_weights *)calloc((size_t)cfg->layers, sizeof *m->w.layer);
   if (!m->w.layer) hx_die(HX_EXIT_OOM, "oom", "out of host memory for the layer table");
   for_each_weight(cfg, [&](int layer, int tensor) {
     *weight_slot(m, layer, tensor) =
-        (uint16_t *)hx_dev_alloc(weight_elems(&z, layer, tensor) * 2, "weights");
+        (uint16_t *)hx_dev_alloc(e2e_weight_elems(cfg, layer, tensor) * 2, "weights");
   });
   if (weights_path) {
     load_ctx lc = {m};
@@ -85,7 +70,7 @@ extern "C" int e2e_model_init(e2e_model *m, const e2e_config *cfg, const attn_ct
   } else {
     for_each_weight(cfg, [&](int layer, int tensor) {
       draw_params p = e2e_draw_params(cfg, tensor);
-      e2e_fill_normal(*weight_slot(m, layer, tensor), weight_elems(&z, layer, tensor), cfg->seed,
+      e2e_fill_normal(*weight_slot(m, layer, tensor), e2e_weight_elems(cfg, layer, tensor), cfg->seed,
                       DRAW_STREAM_WEIGHT(layer, tensor), p.mean, p.stddev, s);
     });
   }
