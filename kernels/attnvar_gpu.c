@@ -129,7 +129,8 @@ static int inputs_from_device(workload_id wl, const attn_shape *s, uint64_t seed
   hx_check chk;
   memset(&chk, 0, sizeof chk);
   chk.is_bool = 1;
-  chk.n = 2 * c->nkv + c->nq;
+  chk.n = 2 * c->nkv + c->nq + (dev_in->exp_rand ? shape_exp_rand_elems(s) : 0) +
+          (dev_in->corm_mask ? shape_corm_mask_elems(s) : 0);
   chk.mismatches = differ;
   chk.max_abs = differ ? 1 : 0;
   chk.ok = differ == 0;

@@ -8,9 +8,12 @@
 //   [h2o roco snapkv corm] column reductions of P32 (snapkv: then avg_pool1d)
 //   P16  = (fp16) P32                 written over S16, which is dead by then (the caching
 //                                     allocator would hand eager the same block)
-//   out  = P16 V                      cuBLAS, written straight into [B, S, H, D]
+//   O    = P16 V                      cuBLAS, into [B, H, S, D] (each head's output one
+//                                     contiguous matrix, as cuBLAS wants its outputs)
+//   out  = O permuted to [B, S, H, D]  (eager's transpose(1, 2).contiguous())
 // Workspace: S16/P16 (2 B) + P32 (4 B) per score element, + KF32 (4 B) for kf, + a [B,H,S]
-// row for snapkv. Q, K, V, out stay in [B, S, H, D]: head stride D, row stride H*D.
+// row for snapkv, + O. Q, K, V are read in place in [B, S, H, D]: head stride D, row
+// stride H*D.
 #include "attnvar.h"
 #include "gpu_util.cuh"
 #include "harness_gpu.h"
@@ -29,7 +32,7 @@ static size_t align_up(size_t x) { return (x + UF_ALIGN - 1) / UF_ALIGN * UF_ALI
 
 // Workspace layout (offsets in bytes).
 typedef struct {
-  size_t s16, p32, kf32, colsum, total;
+  size_t s16, p32, kf32, colsum, o, total;
 } uf_layout;
 
 static uf_layout uf_plan(workload_id wl, const attn_shape *s) {
@@ -39,7 +42,8 @@ static uf_layout uf_plan(workload_id wl, const attn_shape *s) {
   l.p32 = align_up(l.s16 + n * sizeof(__half));
   l.kf32 = align_up(l.p32 + n * sizeof(float));
   l.colsum = align_up(l.kf32 + (wl == WL_KF ? n * sizeof(float) : 0));
-  l.total = align_up(l.colsum + (wl == WL_SNAPKV ? shape_score_elems(s) * sizeof(float) : 0));
+  l.o = align_up(l.colsum + (wl == WL_SNAPKV ? shape_score_elems(s) * sizeof(float) : 0));
+  l.total = align_up(l.o + shape_q_elems(s) * sizeof(__half));
   return l;
 }
 
@@ -130,6 +134,21 @@ __global__ void uf_columns_kernel(const float *p, int q_len, int kv_len, float *
   }
 }
 
+// out[b, i, h, :] = o[b, h, i, :]
+__global__ void uf_permute_kernel(const __half *o, __half *out, int heads, int q_len, int dim,
+                                  size_t n) {
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
+       e += (size_t)gridDim.x * blockDim.x) {
+    int d = (int)(e % dim);
+    size_t r = e / dim;
+    int h = (int)(r % heads);
+    r /= heads;
+    int i = (int)(r % q_len);
+    size_t b = r / q_len;
+    out[e] = o[((b * heads + h) * q_len + i) * dim + d];
+  }
+}
+
 // snapkv: avg_pool1d(kernel 5, padding 2, stride 1), zero padding counted, over rows of n.
 __global__ void uf_pool_kernel(const float *x, float *y, size_t rows, int n) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < rows * n;
@@ -164,20 +183,21 @@ static void uf_qk(const attn_ctx *ctx, const attn_shape *s, const __half *q, con
   }
 }
 
-// out[b, :, h, :] = P16[b, h] V[b, :, h, :]: column-major out^T [D, Lq] = V^T P16^T, both
-// operands as stored; out written in place in [B, S, H, D] (ldc = H*D, head stride D).
+// o[b, h] = P16[b, h] V[b, :, h, :]: column-major o^T [D, Lq] = V^T P16^T, both operands as
+// stored; o is [B, H, Lq, D], one contiguous [Lq, D] matrix per head.
 static void uf_pv(const attn_ctx *ctx, const attn_shape *s, const __half *p16, const __half *v,
-                  __half *out) {
+                  __half *o) {
   const float one = 1.0f, zero = 0.0f;
   int ld = s->heads * s->dim;
   for (int b = 0; b < s->batch; b++) {
     const __half *vb = v + (size_t)b * s->kv_len * ld;
     const __half *pb = p16 + (size_t)b * s->heads * s->q_len * s->kv_len;
-    __half *ob = out + (size_t)b * s->q_len * ld;
+    __half *ob = o + (size_t)b * s->heads * s->q_len * s->dim;
     HX_CUBLAS(cublasGemmStridedBatchedEx(
         (cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->dim, s->q_len, s->kv_len, &one,
         vb, CUDA_R_16F, ld, s->dim, pb, CUDA_R_16F, s->kv_len, (long long)s->q_len * s->kv_len,
-        &zero, ob, CUDA_R_16F, ld, s->dim, s->heads, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        &zero, ob, CUDA_R_16F, s->dim, (long long)s->q_len * s->dim, s->heads,
+        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
 }
 
@@ -252,7 +272,12 @@ static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, cons
   if (wl == WL_CORM) uf_column_stats(ctx, s, p32, NULL, NULL, io->corm_mask, io->flags);
   uf_cast_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(p32, s16, n);
   HX_CUDA_LAUNCH();
-  uf_pv(ctx, s, s16, (const __half *)io->v, (__half *)io->out);
+  __half *o = (__half *)(ws + l.o);
+  uf_pv(ctx, s, s16, (const __half *)io->v, o);
+  size_t nq = shape_q_elems(s);
+  uf_permute_kernel<<<grid_stride_blocks(nq, 256), 256, 0, ctx->stream>>>(
+      o, (__half *)io->out, s->heads, s->q_len, s->dim, nq);
+  HX_CUDA_LAUNCH();
   return ATTN_OK;
 }
 
