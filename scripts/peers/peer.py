@@ -67,24 +67,20 @@ class Outcome(Exception):
 
 # ---- arguments -------------------------------------------------------------------------------
 
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected an integer, got %r" % text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("expected an integer >= 1, got %d" % value)
-    return value
+def int_at_least(minimum):
+    """argparse type: an integer >= minimum (a bad value is a usage error, exit 2)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("expected an integer, got %r" % text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError("expected an integer >= %d, got %d" % (minimum, value))
+        return value
+    return parse
 
 
-def non_negative_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected an integer, got %r" % text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("expected an integer >= 0, got %d" % value)
-    return value
+positive_int, non_negative_int = int_at_least(1), int_at_least(0)
 
 
 def parse_args(argv):

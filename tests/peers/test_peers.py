@@ -17,15 +17,10 @@ import subprocess
 import sys
 import tempfile
 
-checks = failures = 0
+from tally import Tally
 
-
-def check(cond, what):
-    global checks, failures
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: %s" % what)
+tally = Tally()
+check = tally.check
 
 
 def tool(args, stdin=None):
@@ -185,8 +180,7 @@ def main():
         test_no_torch(fake_dir, ["--e2e", "--layers", "2"],
                       {"experiment": "e2e", "layers": "2", "workload": "h2o"})
     test_cli_errors()
-    print("%d passed, %d failed" % (checks - failures, failures))
-    return 1 if failures else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

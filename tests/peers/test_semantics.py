@@ -25,15 +25,10 @@ except ImportError:
     print("torch is not importable by %s: skipped" % sys.executable)
     sys.exit(77)
 
-checks = failures = 0
+from tally import Tally
 
-
-def check(cond, what):
-    global checks, failures
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL: %s" % what)
+tally = Tally()
+check = tally.check
 
 
 def rel_l2(a, b):
@@ -259,8 +254,7 @@ def main():
     test_selection()
     test_e2e_model()
     test_peer_cli(peer)
-    print("%d passed, %d failed" % (checks - failures, failures))
-    return 1 if failures else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":
