@@ -140,8 +140,9 @@ def reference(workload, q, k, v, extra=None, dtype=torch.float32):
 # Tolerances of the check, relative L2 against the reference. fp16 inputs and fp16 P V give
 # about 1e-3 on out; the column sums are fp32 sums of fp32 P computed from fp16 scores.
 # corm flags compare 0/1 vectors: a flag can flip where P[i,j] ties corm_mask[i,j] within the
-# fp16 rounding of the scores, so a few flips in a thousand are allowed.
-TOLERANCE = {"out": 2e-2, "corm_score": 1e-1}
+# fp16 rounding of the scores, so a few flips in a thousand are allowed. `hidden` is the e2e
+# model's final hidden states, fp16 through all layers (32 layers measured 2.2e-3).
+TOLERANCE = {"out": 2e-2, "corm_score": 1e-1, "hidden": 5e-2}
 DEFAULT_TOLERANCE = 1e-2
 
 
