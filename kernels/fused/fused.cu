@@ -3,7 +3,7 @@
 // also writes the row log-sum-exp, then attn_col recomputes the scores column-block-wise and
 // reduces them over the queries (and snapkv pools the result). See fused_sm80.cuh.
 #include "attnvar.h"
-#include "fused_sm80.cuh"
+#include "fused_sm90.cuh"
 
 #include <stdio.h>
 
@@ -29,10 +29,35 @@ static int launch(Kernel kernel, const char *name, dim3 grid, int smem, cudaStre
   return launched(name);
 }
 
+// The Hopper forward serves every workload but kf (see fused_sm90.cuh) unless forced off.
+static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
+  return ctx->cc_major == 9 && !ctx->force_sm80 && wl != WL_KF;
+}
+
+template <int D, int WL>
+static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  const int smem = fwd90_smem_bytes<D>();
+  auto kernel = attn_fwd_sm90<D, WL>;
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (err != cudaSuccess) {
+    fprintf(stderr, "fused: cudaFuncSetAttribute(attn_fwd_sm90) failed: %s\n", cudaGetErrorString(err));
+    return ATTN_ERR;
+  }
+  dim3 grid((sh->q_len + k90Rows - 1) / k90Rows, sh->heads, sh->batch);
+  kernel<<<grid, k90Threads, smem, ctx->stream>>>(p);
+  return launched("attn_fwd_sm90");
+}
+
 template <int D, int WL>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
-  int rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
+  int rc;
+  if constexpr (WL != WL_KF) {
+    if (use_sm90(ctx, (workload_id)WL)) rc = launch_fwd_sm90<D, WL>(ctx, sh, p);
+    else rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
+  } else {
+    rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
+  }
   if constexpr (needs_lse<WL>()) {
     if (rc != ATTN_OK) return rc;
     dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
@@ -127,8 +152,8 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   return sh->dim == 64 ? run_dim<64>(ctx, wl, sh, p) : run_dim<128>(ctx, wl, sh, p);
 }
 
-static const char *fused_impl(const attn_ctx *, workload_id, const attn_shape *) {
-  return "fused-sm80";
+static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *) {
+  return use_sm90(ctx, wl) ? "fused-sm90" : "fused-sm80";
 }
 
 extern "C" const attn_system attn_system_fused = {"fused", fused_supports, fused_workspace_bytes,
