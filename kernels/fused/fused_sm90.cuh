@@ -12,15 +12,19 @@
 
 namespace fused {
 
-constexpr int k90Rows = 128;           // query rows per CTA (64 per warpgroup)
-constexpr int k90Cols = 128;           // keys per step
-constexpr int k90Threads = 256;        // two warpgroups
-constexpr int k90Align = 1024;         // 128B-swizzle atoms must start 1024-byte aligned
+constexpr int k90Align = 1024; // 128B-swizzle atoms must start 1024-byte aligned
 
-template <int D>
-constexpr int fwd90_smem_bytes() {
-  return (k90Rows + 4 * k90Cols) * D * (int)sizeof(half) + k90Align;
-}
+// Tile configuration: NWG warpgroups of 64 query rows each share BN-key K/V stages.
+template <int NWG, int BN>
+struct Cfg90 {
+  static constexpr int kRows = 64 * NWG;
+  static constexpr int kCols = BN;
+  static constexpr int kThreads = 128 * NWG;
+  template <int D>
+  static constexpr int smem_bytes() {
+    return (kRows + 4 * kCols) * D * (int)sizeof(half) + k90Align;
+  }
+};
 
 // A [ROWS, D] fp16 tile as wgmma's 128B-swizzled K-major (or, for V, MN-major) layout: D is cut
 // into 64-element slices of ROWS x 128 bytes; within a slice row r's 16-byte chunk c sits at
@@ -61,8 +65,10 @@ __device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t
   else wgmma_m64n128k16_rs_tb(d, a, b);
 }
 
-template <int D, int WL>
-__global__ void __launch_bounds__(k90Threads, 1) attn_fwd_sm90(Params p) {
+template <int D, int WL, int NWG, int BN>
+__global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
+  using C = Cfg90<NWG, BN>;
+  constexpr int k90Rows = C::kRows, k90Cols = C::kCols, k90Threads = C::kThreads;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw90[];
   half *sq = reinterpret_cast<half *>(
@@ -189,6 +195,115 @@ __global__ void __launch_bounds__(k90Threads, 1) attn_fwd_sm90(Params p) {
   }
 #else
   __trap(); // built without sm_90a: the dispatcher never launches this
+#endif
+}
+
+// Column pass on wgmma for the workloads whose reduction needs only the row LSE (h2o, roco,
+// snapkv): each of the two warpgroups owns 64 keys; Sᵀ = K·Qᵀ for 128 queries per step, both
+// from 128B-swizzled shared memory, the query tiles (and their LSE) double-buffered. kf and
+// corm, which also stream an fp32 S×S input, stay on the sm_80 column pass.
+template <int WL>
+__host__ __device__ constexpr bool col_on_sm90() {
+  return WL == WL_H2O || WL == WL_ROCO || WL == WL_SNAPKV;
+}
+constexpr int kCol90Keys = 128, kCol90Queries = 128, kCol90Threads = 256;
+template <int D>
+constexpr int col90_smem_bytes() {
+  return (kCol90Keys + 2 * kCol90Queries) * D * (int)sizeof(half) +
+         2 * kCol90Queries * (int)sizeof(float) + k90Align;
+}
+
+template <int D, int WL>
+__global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char smem_raw90[];
+  half *sk = reinterpret_cast<half *>(
+      (reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) & ~(uintptr_t)(k90Align - 1));
+  half *sq0 = sk + kCol90Keys * D;                                // query stages 0, 1
+  float *slse0 = reinterpret_cast<float *>(sq0 + 2 * kCol90Queries * D); // their LSE
+
+  const int h = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;
+  const int j0 = kb * kCol90Keys;
+  const int wg = threadIdx.x >> 7, warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  const int g = lane >> 2, t = lane & 3;
+  const long bh = (long)b * p.H + h;
+  const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
+  const float *lse = p.lse + bh * p.Lq;
+
+  const int first_row = max(0, j0 - p.offset);
+  const int qb0 = first_row / kCol90Queries;
+  const int nblocks = (p.Lq + kCol90Queries - 1) / kCol90Queries;
+  const int col_base = j0 + wg * 64 + warp * 16 + g; // keys col_base, col_base + 8
+  const float scale_log2 = p.scale * kLog2e;
+
+  // Query tile n (and its LSE; rows past Lq get +inf so their probabilities are 0).
+  auto load_queries = [&](int n, int stage) {
+    load_tile_sw128<kCol90Queries, D, kCol90Threads>(sq0 + stage * kCol90Queries * D, qbase,
+                                                     p.row_stride, n * kCol90Queries, p.Lq);
+    if (threadIdx.x < kCol90Queries) {
+      int row = n * kCol90Queries + threadIdx.x;
+      slse0[stage * kCol90Queries + threadIdx.x] = row < p.Lq ? __ldg(lse + row) : CUDART_INF_F;
+    }
+  };
+  load_tile_sw128<kCol90Keys, D, kCol90Threads>(sk, kbase, p.row_stride, j0, p.Lkv);
+  if (qb0 < nblocks) load_queries(qb0, 0);
+  cp_async_commit();
+
+  float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
+  for (int n = qb0; n < nblocks; n++) {
+    const int stage = (n - qb0) & 1;
+    cp_async_wait<0>();
+    fence_proxy_async();
+    __syncthreads(); // tile n (and its LSE) visible; every warp is done with stage ^ 1
+    if (n + 1 < nblocks) load_queries(n + 1, stage ^ 1);
+    cp_async_commit();
+
+    const half *sq = sq0 + stage * kCol90Queries * D;
+    const float *slse = slse0 + stage * kCol90Queries;
+    float s[kCol90Queries / 8][4];
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+      uint64_t da = sw128_desc(sk + (kk >> 2) * kCol90Keys * 64 + wg * 64 * 64 + (kk & 3) * 16, 16, 1024);
+      uint64_t db = sw128_desc(sq + (kk >> 2) * kCol90Queries * 64 + (kk & 3) * 16, 16, 1024);
+      wgmma_ss<kCol90Queries>(s, da, db, kk > 0);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+
+    const int i0 = n * kCol90Queries;
+    const bool edge = j0 + kCol90Keys - 1 > i0 + p.offset || i0 + kCol90Queries > p.Lq ||
+                      j0 + kCol90Keys > p.Lkv;
+#pragma unroll
+    for (int nt = 0; nt < kCol90Queries / 8; nt++) {
+      const float2 l2 = *reinterpret_cast<const float2 *>(slse + nt * 8 + 2 * t);
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int rr = e >> 1;
+        const float row_lse = (e & 1) ? l2.y : l2.x;
+        float prob = fast_exp2(score_log2<WL>(s[nt][e], scale_log2) - row_lse);
+        if (edge) {
+          const int col = col_base + rr * 8, row = i0 + nt * 8 + 2 * t + (e & 1);
+          if (col >= p.Lkv || col > row + p.offset) prob = 0.f;
+        }
+        acc[rr] += prob;
+        if (WL == WL_ROCO) acc2[rr] += prob * prob;
+      }
+    }
+  }
+
+#pragma unroll
+  for (int rr = 0; rr < 2; rr++) {
+    const float a = quad_sum(acc[rr]);
+    const float a2 = quad_sum(acc2[rr]);
+    const int col = col_base + rr * 8;
+    if (t != 0 || col >= p.Lkv) continue;
+    p.col[bh * p.Lkv + col] = a;
+    if (WL == WL_ROCO) p.col2[bh * p.Lkv + col] = a2;
+  }
+#else
+  __trap();
 #endif
 }
 
