@@ -3,7 +3,7 @@
 // also writes the row log-sum-exp, then attn_col recomputes the scores column-block-wise and
 // reduces them over the queries (and snapkv pools the result). See fused_sm80.cuh.
 #include "attnvar.h"
-#include "fused_sm80.cuh"
+#include "fused_sm90.cuh"
 
 #include <stdio.h>
 
@@ -18,25 +18,58 @@ static int launched(const char *what) {
 }
 
 template <typename Kernel>
-static int launch(Kernel kernel, const char *name, dim3 grid, int smem, cudaStream_t stream,
-                  const Params &p) {
+static int launch_cfg(Kernel kernel, const char *name, dim3 grid, int threads, int smem,
+                      cudaStream_t stream, const Params &p) {
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (err != cudaSuccess) {
     fprintf(stderr, "fused: cudaFuncSetAttribute(%s) failed: %s\n", name, cudaGetErrorString(err));
     return ATTN_ERR;
   }
-  kernel<<<grid, kThreads, smem, stream>>>(p);
+  kernel<<<grid, threads, smem, stream>>>(p);
   return launched(name);
+}
+
+template <typename Kernel>
+static int launch(Kernel kernel, const char *name, dim3 grid, int smem, cudaStream_t stream,
+                  const Params &p) {
+  return launch_cfg(kernel, name, grid, kThreads, smem, stream, p);
+}
+
+// The Hopper forward serves every workload but kf (see fused_sm90.cuh) unless forced off.
+static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
+  return ctx->cc_major == 9 && !ctx->force_sm80 && wl != WL_KF;
+}
+
+// Tile configurations measured on an H200 (PERF-fused.md, v4): two warpgroups sharing
+// 128-key stages beat one warpgroup per CTA and 64-key stages.
+template <int D, int WL>
+static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  using C = Cfg90<2, 128>;
+  dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
+  return launch_cfg(attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
+                    C::template smem_bytes<D>(), ctx->stream, p);
 }
 
 template <int D, int WL>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
-  int rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
+  int rc;
+  if constexpr (WL != WL_KF) {
+    if (use_sm90(ctx, (workload_id)WL)) rc = launch_fwd_sm90<D, WL>(ctx, sh, p);
+    else rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
+  } else {
+    rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
+  }
   if constexpr (needs_lse<WL>()) {
     if (rc != ATTN_OK) return rc;
-    dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
-    rc = launch(attn_col<D, WL>, "attn_col", col_grid, col_smem_bytes<D, WL>(), ctx->stream, p);
+    if (col_on_sm90<WL>() && use_sm90(ctx, (workload_id)WL)) {
+      dim3 grid(sh->heads, (sh->kv_len + kCol90Keys - 1) / kCol90Keys, sh->batch);
+      rc = launch_cfg(attn_col_sm90<D, WL>, "attn_col_sm90", grid, kCol90Threads,
+                      col90_smem_bytes<D>(), ctx->stream, p);
+    } else {
+      dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
+      rc = launch(attn_col<D, WL>, "attn_col", col_grid, col_smem_bytes<D, WL>(), ctx->stream, p);
+    }
     if (rc != ATTN_OK || WL != WL_SNAPKV) return rc;
     long n = (long)sh->batch * sh->heads * sh->kv_len;
     snapkv_pool<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
@@ -127,8 +160,8 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   return sh->dim == 64 ? run_dim<64>(ctx, wl, sh, p) : run_dim<128>(ctx, wl, sh, p);
 }
 
-static const char *fused_impl(const attn_ctx *, workload_id, const attn_shape *) {
-  return "fused-sm80";
+static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *) {
+  return use_sm90(ctx, wl) ? "fused-sm90" : "fused-sm80";
 }
 
 extern "C" const attn_system attn_system_fused = {"fused", fused_supports, fused_workspace_bytes,
