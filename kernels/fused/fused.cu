@@ -35,10 +35,10 @@ static int launch(Kernel kernel, const char *name, dim3 grid, int smem, cudaStre
   return launch_cfg(kernel, name, grid, kThreads, smem, stream, p);
 }
 
-// The Hopper forward serves every workload but kf (see fused_sm90.cuh) unless forced off.
-static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
-  return ctx->cc_major == 9 && !ctx->force_sm80 && wl != WL_KF;
-}
+// Hopper runs the wgmma kernels unless --force-sm80 asks for the mma.sync path.
+static bool hopper(const attn_ctx *ctx) { return ctx->cc_major == 9 && !ctx->force_sm80; }
+// The Hopper forward serves every workload but kf (see fused_sm90.cuh).
+static bool use_sm90(const attn_ctx *ctx, workload_id wl) { return hopper(ctx) && wl != WL_KF; }
 
 // Tile configurations measured on an H200 (PERF-fused.md, v4): two warpgroups sharing
 // 128-key stages beat one warpgroup per CTA and 64-key stages.
@@ -62,10 +62,10 @@ static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params 
   }
   if constexpr (needs_lse<WL>()) {
     if (rc != ATTN_OK) return rc;
-    if (col_on_sm90<WL>() && use_sm90(ctx, (workload_id)WL)) {
+    if (hopper(ctx)) {
       dim3 grid(sh->heads, (sh->kv_len + kCol90Keys - 1) / kCol90Keys, sh->batch);
       rc = launch_cfg(attn_col_sm90<D, WL>, "attn_col_sm90", grid, kCol90Threads,
-                      col90_smem_bytes<D>(), ctx->stream, p);
+                      col90_smem_bytes<D, WL>(), ctx->stream, p);
     } else {
       dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
       rc = launch(attn_col<D, WL>, "attn_col", col_grid, col_smem_bytes<D, WL>(), ctx->stream, p);
@@ -161,7 +161,8 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
 }
 
 static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *) {
-  return use_sm90(ctx, wl) ? "fused-sm90" : "fused-sm80";
+  if (!hopper(ctx)) return "fused-sm80";
+  return use_sm90(ctx, wl) ? "fused-sm90" : "fused-sm80fwd-sm90col";
 }
 
 extern "C" const attn_system attn_system_fused = {"fused", fused_supports, fused_workspace_bytes,

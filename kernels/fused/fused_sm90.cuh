@@ -198,29 +198,33 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
 #endif
 }
 
-// Column pass on wgmma for the workloads whose reduction needs only the row LSE (h2o, roco,
-// snapkv): each of the two warpgroups owns 64 keys; Sᵀ = K·Qᵀ for 128 queries per step, both
-// from 128B-swizzled shared memory, the query tiles (and their LSE) double-buffered. kf and
-// corm, which also stream an fp32 S×S input, stay on the sm_80 column pass.
+// Column pass on wgmma: each of the two warpgroups owns 64 keys; Sᵀ = K·Qᵀ for QN queries per
+// step, both from 128B-swizzled shared memory, the query tiles (with their LSE and, for kf and
+// corm, the fp32 noise / mask tile) double-buffered. The reduction over queries stays in
+// registers. QN is 128 for h2o/roco/snapkv and 64 for kf/corm, whose fp32 tiles need the room.
+constexpr int kCol90Keys = 128, kCol90Threads = 256;
+constexpr int kCol90AuxPitch = kCol90Keys + 4; // floats: a warp's scalar reads hit distinct banks
 template <int WL>
-__host__ __device__ constexpr bool col_on_sm90() {
-  return WL == WL_H2O || WL == WL_ROCO || WL == WL_SNAPKV;
+__host__ __device__ constexpr int col90_queries() {
+  return has_aux<WL>() ? 64 : 128;
 }
-constexpr int kCol90Keys = 128, kCol90Queries = 128, kCol90Threads = 256;
-template <int D>
+template <int D, int WL>
 constexpr int col90_smem_bytes() {
-  return (kCol90Keys + 2 * kCol90Queries) * D * (int)sizeof(half) +
-         2 * kCol90Queries * (int)sizeof(float) + k90Align;
+  constexpr int QN = col90_queries<WL>();
+  return (kCol90Keys + 2 * QN) * D * (int)sizeof(half) + 2 * QN * (int)sizeof(float) +
+         (has_aux<WL>() ? 2 * QN * kCol90AuxPitch * (int)sizeof(float) : 0) + k90Align;
 }
 
 template <int D, int WL>
 __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int QN = col90_queries<WL>();
   extern __shared__ unsigned char smem_raw90[];
   half *sk = reinterpret_cast<half *>(
       (reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) & ~(uintptr_t)(k90Align - 1));
-  half *sq0 = sk + kCol90Keys * D;                                // query stages 0, 1
-  float *slse0 = reinterpret_cast<float *>(sq0 + 2 * kCol90Queries * D); // their LSE
+  half *sq0 = sk + kCol90Keys * D;                             // query stages 0, 1
+  float *slse0 = reinterpret_cast<float *>(sq0 + 2 * QN * D);  // their LSE
+  float *saux0 = slse0 + 2 * QN;                               // their noise / mask tiles
 
   const int h = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;
   const int j0 = kb * kCol90Keys;
@@ -229,21 +233,26 @@ __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
   const long bh = (long)b * p.H + h;
   const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
   const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
-  const float *lse = p.lse + bh * p.Lq;
+  const float *lse = (WL == WL_KF ? p.lse_kf : p.lse) + bh * p.Lq;
+  const float *abase = WL == WL_KF ? p.exp_rand + bh * p.Lq * p.Lkv : p.corm_mask;
+  const bool vec4 = (p.Lkv & 3) == 0;
 
   const int first_row = max(0, j0 - p.offset);
-  const int qb0 = first_row / kCol90Queries;
-  const int nblocks = (p.Lq + kCol90Queries - 1) / kCol90Queries;
-  const int col_base = j0 + wg * 64 + warp * 16 + g; // keys col_base, col_base + 8
+  const int qb0 = first_row / QN;
+  const int nblocks = (p.Lq + QN - 1) / QN;
+  const int jl_base = wg * 64 + warp * 16 + g; // this thread's keys within the tile: +0, +8
+  const int col_base = j0 + jl_base;
   const float scale_log2 = p.scale * kLog2e;
 
-  // Query tile n (and its LSE; rows past Lq get +inf so their probabilities are 0).
+  // Query tile n with its LSE (rows past Lq get +inf, so their terms vanish) and aux tile.
   auto load_queries = [&](int n, int stage) {
-    load_tile_sw128<kCol90Queries, D, kCol90Threads>(sq0 + stage * kCol90Queries * D, qbase,
-                                                     p.row_stride, n * kCol90Queries, p.Lq);
-    if (threadIdx.x < kCol90Queries) {
-      int row = n * kCol90Queries + threadIdx.x;
-      slse0[stage * kCol90Queries + threadIdx.x] = row < p.Lq ? __ldg(lse + row) : CUDART_INF_F;
+    load_tile_sw128<QN, D, kCol90Threads>(sq0 + stage * QN * D, qbase, p.row_stride, n * QN, p.Lq);
+    if (has_aux<WL>())
+      load_ftile_async<QN, kCol90Keys, kCol90AuxPitch, kCol90Threads>(
+          saux0 + stage * QN * kCol90AuxPitch, abase, p.Lkv, n * QN, p.Lq, j0, p.Lkv, vec4);
+    if (threadIdx.x < QN) {
+      int row = n * QN + threadIdx.x;
+      slse0[stage * QN + threadIdx.x] = row < p.Lq ? __ldg(lse + row) : CUDART_INF_F;
     }
   };
   load_tile_sw128<kCol90Keys, D, kCol90Threads>(sk, kbase, p.row_stride, j0, p.Lkv);
@@ -251,44 +260,51 @@ __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
   cp_async_commit();
 
   float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
+  bool hit[2] = {false, false};
   for (int n = qb0; n < nblocks; n++) {
     const int stage = (n - qb0) & 1;
     cp_async_wait<0>();
     fence_proxy_async();
-    __syncthreads(); // tile n (and its LSE) visible; every warp is done with stage ^ 1
+    __syncthreads(); // tile n visible; every warp is done with stage ^ 1
     if (n + 1 < nblocks) load_queries(n + 1, stage ^ 1);
     cp_async_commit();
 
-    const half *sq = sq0 + stage * kCol90Queries * D;
-    const float *slse = slse0 + stage * kCol90Queries;
-    float s[kCol90Queries / 8][4];
+    const half *sq = sq0 + stage * QN * D;
+    const float *slse = slse0 + stage * QN;
+    const float *aux = saux0 + stage * QN * kCol90AuxPitch;
+    float s[QN / 8][4];
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
       uint64_t da = sw128_desc(sk + (kk >> 2) * kCol90Keys * 64 + wg * 64 * 64 + (kk & 3) * 16, 16, 1024);
-      uint64_t db = sw128_desc(sq + (kk >> 2) * kCol90Queries * 64 + (kk & 3) * 16, 16, 1024);
-      wgmma_ss<kCol90Queries>(s, da, db, kk > 0);
+      uint64_t db = sw128_desc(sq + (kk >> 2) * QN * 64 + (kk & 3) * 16, 16, 1024);
+      wgmma_ss<QN>(s, da, db, kk > 0);
     }
     wgmma_commit();
     wgmma_wait<0>();
 
-    const int i0 = n * kCol90Queries;
-    const bool edge = j0 + kCol90Keys - 1 > i0 + p.offset || i0 + kCol90Queries > p.Lq ||
-                      j0 + kCol90Keys > p.Lkv;
+    const int i0 = n * QN;
+    const bool edge = j0 + kCol90Keys - 1 > i0 + p.offset || i0 + QN > p.Lq || j0 + kCol90Keys > p.Lkv;
 #pragma unroll
-    for (int nt = 0; nt < kCol90Queries / 8; nt++) {
+    for (int nt = 0; nt < QN / 8; nt++) {
       const float2 l2 = *reinterpret_cast<const float2 *>(slse + nt * 8 + 2 * t);
 #pragma unroll
       for (int e = 0; e < 4; e++) {
-        const int rr = e >> 1;
+        const int rr = e >> 1, il = nt * 8 + 2 * t + (e & 1), jl = jl_base + rr * 8;
         const float row_lse = (e & 1) ? l2.y : l2.x;
-        float prob = fast_exp2(score_log2<WL>(s[nt][e], scale_log2) - row_lse);
-        if (edge) {
-          const int col = col_base + rr * 8, row = i0 + nt * 8 + 2 * t + (e & 1);
-          if (col >= p.Lkv || col > row + p.offset) prob = 0.f;
+        const float x = score_log2<WL>(s[nt][e], scale_log2);
+        bool live = true;
+        if (edge) live = j0 + jl < p.Lkv && j0 + jl <= i0 + il + p.offset && i0 + il < p.Lq;
+        if (WL == WL_KF) {
+          const float v = fast_exp2(kf_logit_log2(x, aux[il * kCol90AuxPitch + jl]) - row_lse);
+          acc[rr] += live ? v : 0.f;
+        } else if (WL == WL_CORM) {
+          hit[rr] |= live && fast_exp2(x - row_lse) >= aux[il * kCol90AuxPitch + jl];
+        } else {
+          const float prob = live ? fast_exp2(x - row_lse) : 0.f;
+          acc[rr] += prob;
+          if (WL == WL_ROCO) acc2[rr] += prob * prob;
         }
-        acc[rr] += prob;
-        if (WL == WL_ROCO) acc2[rr] += prob * prob;
       }
     }
   }
@@ -297,10 +313,16 @@ __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
   for (int rr = 0; rr < 2; rr++) {
     const float a = quad_sum(acc[rr]);
     const float a2 = quad_sum(acc2[rr]);
+    const unsigned hits = __ballot_sync(0xffffffff, hit[rr]);
     const int col = col_base + rr * 8;
     if (t != 0 || col >= p.Lkv) continue;
-    p.col[bh * p.Lkv + col] = a;
-    if (WL == WL_ROCO) p.col2[bh * p.Lkv + col] = a2;
+    const long idx = bh * p.Lkv + col;
+    if (WL == WL_CORM) {
+      p.flags[idx] = ((hits >> lane) & 0xfu) != 0; // any of this quad's four lanes (t == 0)
+    } else {
+      p.col[idx] = a;
+      if (WL == WL_ROCO) p.col2[idx] = a2;
+    }
   }
 #else
   __trap();
