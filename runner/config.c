@@ -227,10 +227,11 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
   if ((n = y_get(v, "systems")) && load_systems(err, n, &e->nsystems, &e->systems) != 0) return -1;
   if ((n = y_get(v, "exclude")) && load_exclusions(err, n, e) != 0) return -1;
   const axis *sys = &e->axes[e->system_axis];
+  const ynode *sys_list = y_get(axes, "system");
   for (int i = 0; i < sys->values.n; i++)
     if (!experiment_system(e, sys->values.v[i]))
-      return y_error(err, sys->at, "system '%s' of experiment '%s' has no entry under 'systems:'",
-                     sys->values.v[i], e->name);
+      return y_error(err, sys_list->type == Y_SEQ ? sys_list->items[i] : sys_list,
+                     "system '%s' of experiment '%s' has no entry under 'systems:'", sys->values.v[i], e->name);
   if (check_template(err, e, log, e->log_tpl) != 0) return -1;
   for (int i = 0; i < e->nsystems; i++)
     if (e->systems[i].command && check_template(err, e, e->systems[i].at, e->systems[i].command) != 0)

@@ -77,8 +77,15 @@ int jobscript_render(const jobscript_spec *s, const cellset *cs, const runtime_v
          "attempt=\"${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}.r${SLURM_RESTART_COUNT:-0}\"\n"
          "tmp=\"$run/tmp/$log.$attempt\"\n"
          "export REPRO_CELL=\"$log\"\n"
-         "srun --ntasks=1 /bin/bash -c \"$cmd\" >\"$tmp\" 2>\"$run/err/$log.$attempt\"\n"
-         "rc=$?\n"
-         "exec \"$runner\" finish \"$run\" \"$log\" \"$tmp\" \"$rc\"\n");
+         "status=\"$run/err/$log.$attempt.exit\"\n"
+         "# the step writes the program's exit code itself: no file means the step was killed\n"
+         "# (time limit, node failure, cancel) and Slurm's final state, read by the runner, says how\n"
+         "srun --ntasks=1 /bin/bash -c '/bin/bash -c \"$1\"; echo $? >\"$2\"' cell \"$cmd\" \"$status\" \\\n"
+         "  >\"$tmp\" 2>\"$run/err/$log.$attempt\"\n"
+         "if [ ! -s \"$status\" ]; then\n"
+         "  echo \"repro-run: the job step of $log ended without an exit code\" >&2\n"
+         "  exit 1\n"
+         "fi\n"
+         "exec \"$runner\" finish \"$run\" \"$log\" \"$tmp\" \"$(cat \"$status\")\"\n");
   return 0;
 }

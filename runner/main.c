@@ -180,13 +180,14 @@ static void print_selection_notes(const exec_ctx *x) {
   sv_free(&devs);
 }
 
-/* Prints the run's cells whose logs do not say ok/unsupported/oom; returns their count. */
-static int report_failures(const run *r) {
+/* Prints the run's cells (or, with cs, the selected ones) whose logs do not say
+ * ok/unsupported/oom; returns their count. */
+static int report_failures(const run *r, const cellset *cs) {
   int bad = 0;
-  for (int i = 0; i < r->cap; i++) {
-    const cellrec *c = &r->cells[i];
-    if (!c->log) continue;
-    char *path = run_log_path(r, c->log);
+  for (int i = 0; i < (cs ? cs->ncells : r->cap); i++) {
+    const char *log = cs ? cs->cells[i].log : r->cells[i].log;
+    if (!log || (cs && cs->cells[i].sel != CELL_SELECTED)) continue;
+    char *path = run_log_path(r, log);
     char status[64];
     int have = cellog_status(path, status, sizeof status) == 0;
     if (!have || !cellog_status_good(status)) {
@@ -290,7 +291,8 @@ static int cmd_run(options *o) {
       free(current);
       goto out_all;
     }
-  } else if (run_create(&r, file.dir, file.figure, file.path, have_cluster ? cluster.path : NULL) != 0) {
+  } else if (run_create(&r, file.dir, o->dry_run ? "dry-run-" : NULL, file.figure, file.path,
+                        have_cluster ? cluster.path : NULL) != 0) {
     free(current);
     goto out_all;
   }
@@ -359,7 +361,7 @@ static int cmd_run(options *o) {
   }
   free(todo);
   if (rc == 0 && !o->no_wait) {
-    int bad = report_failures(&r);
+    int bad = report_failures(&r, &cs);
     if (bad) fprintf(stderr, "%d cells did not end ok (their logs say why); `--resume` runs them again\n", bad);
     rc = bad ? 1 : 0;
   }
@@ -475,7 +477,7 @@ static int cmd_status(const char *arg, int cancel) {
   int total = 0;
   for (int i = 0; i < r.cap; i++) total += r.cells[i].log != NULL;
   printf("run %s: %d cells\n", r.dir, total);
-  int bad = report_failures(&r);
+  int bad = report_failures(&r, NULL);
   printf("%d cells without a good log (failed, timed out, still running or never run)\n", bad);
   run_close(&r);
   return rc;

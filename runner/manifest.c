@@ -149,14 +149,17 @@ static int make_run_dirs(const char *dir) {
   return 0;
 }
 
-int run_create(run *r, const char *figdir, const char *figure, const char *file, const char *cluster) {
+int run_create(run *r, const char *figdir, const char *prefix, const char *figure, const char *file,
+               const char *cluster) {
   memset(r, 0, sizeof *r);
   r->fd = -1;
-  char stamp[32];
+  char stamp[64];
   time_t t = time(NULL);
   struct tm tm;
   gmtime_r(&t, &tm);
-  strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  char when[32];
+  strftime(when, sizeof when, "%Y%m%dT%H%M%SZ", &tm);
+  snprintf(stamp, sizeof stamp, "%s%s", prefix ? prefix : "", when);
   char *runs = xasprintf("%s/runs", figdir);
   if (mkdir_p(runs, 0755) != 0) {
     fprintf(stderr, "repro-run: cannot create %s: %s\n", runs, strerror(errno));

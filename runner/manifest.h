@@ -57,8 +57,9 @@ typedef struct {
   int pending_sub;
 } run;
 
-/* Creates figdir/runs/<timestamp>/ with its folders and journal. */
-int run_create(run *r, const char *figdir, const char *figure, const char *file, const char *cluster);
+/* Creates figdir/runs/<prefix><timestamp>/ with its folders and journal. */
+int run_create(run *r, const char *figdir, const char *prefix, const char *figure, const char *file,
+               const char *cluster);
 /* Opens an existing run and replays its journal. */
 int run_open(run *r, const char *dir);
 void run_close(run *r);
