@@ -124,7 +124,7 @@ static char *self_path(void) {
 /* Takes run/lock for this process's lifetime: one runner per run at a time. */
 static int lock_run(const run *r) {
   char *path = xasprintf("%s/lock", r->dir);
-  int fd = open(path, O_RDWR | O_CREAT, 0644);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   free(path);
   if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
     fprintf(stderr, "repro-run: another repro-run is working on %s; wait for it or stop it first\n", r->dir);

@@ -184,7 +184,7 @@ int run_create(run *r, const char *figdir, const char *prefix, const char *figur
     return -1;
   }
   char *path = xasprintf("%s/manifest", r->dir);
-  r->fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  r->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   free(path);
   if (r->fd < 0) return -1;
   const char *hdr = "# repro-manifest 1\n";
@@ -219,7 +219,7 @@ int run_open(run *r, const char *dir) {
   kv_record_free(&rec);
   free(data);
   make_run_dirs(r->dir);
-  r->fd = open(path, O_WRONLY | O_APPEND);
+  r->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
   if (r->fd >= 0 && start < len) {
     /* a torn last record (the runner was killed mid-write): end it so the next record
      * starts on a line of its own; readers skip the torn line */
