@@ -98,18 +98,22 @@ static int by_group_task(const void *a, const void *b) {
 static int sbatch(exec_ctx *x, const char *script, const char *after, char **jobid) {
   char *chdir_arg = xasprintf("--chdir=%s", x->r->dir);
   char *dep = after ? xasprintf("--dependency=afterany:%s", after) : NULL;
-  char *argv[6];
+  /* REPRO_SBATCH_ARGS: extra sbatch options, split on spaces (--reservation=x, --hold, ...) */
+  char *extra = xstrdup(getenv("REPRO_SBATCH_ARGS") ? getenv("REPRO_SBATCH_ARGS") : "");
+  char *argv[40], *save = NULL;
   int a = 0;
   argv[a++] = "sbatch";
   argv[a++] = "--parsable";
   argv[a++] = chdir_arg;
   if (dep) argv[a++] = dep;
+  for (char *w = strtok_r(extra, " ", &save); w && a < 36; w = strtok_r(NULL, " ", &save)) argv[a++] = w;
   argv[a++] = (char *)script;
   argv[a] = NULL;
   sbuf out = {0};
   int rc = capture(argv, &out, 0);
   free(chdir_arg);
   free(dep);
+  free(extra);
   size_t n = strspn(out.s, "0123456789"); /* --parsable: "jobid" or "jobid;cluster" */
   if (rc != 0 || n == 0) {
     fprintf(stderr, "repro-run: sbatch %s failed (exit %d)\n", script, rc);

@@ -191,7 +191,7 @@ int expand(const expfile *file, const clusterfile *cluster, const filter *filter
         free(msg);
         free(idx);
         sb_free(&name);
-        cs->ncells++;
+        cellset_free(cs);
         return -1;
       }
       c->log = xstrdup(name.s);
@@ -211,7 +211,11 @@ int expand(const expfile *file, const clusterfile *cluster, const filter *filter
     free(idx);
   }
   sb_free(&name);
-  return check_unique_logs(cs, err);
+  if (check_unique_logs(cs, err) != 0) {
+    cellset_free(cs);
+    return -1;
+  }
+  return 0;
 }
 
 void cellset_free(cellset *cs) {

@@ -56,7 +56,8 @@ typedef struct {
 int filter_parse(const char *arg, filter *f, char **err);
 void filter_free(filter *f);
 
-/* Expands every experiment of file. cluster may be NULL (no device filtering). */
+/* Expands every experiment of file. cluster may be NULL (no device filtering). On error the
+ * cellset is left empty (nothing to free). */
 int expand(const expfile *file, const clusterfile *cluster, const filter *filters, int nfilters,
            cellset *out, char **err);
 void cellset_free(cellset *cs);

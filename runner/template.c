@@ -131,9 +131,9 @@ int tpl_render(const char *tpl, tpl_mode mode, tpl_lookup_fn lookup, void *ctx, 
     }
     p = q;
   }
-  if (mode == TPL_NAME && !tpl_is_name(out->s + start)) {
-    *err = xasprintf("'%s' is not a valid file name ([A-Za-z0-9._-]+, not starting with '.')",
-                     out->s + start);
+  const char *result = out->s ? out->s + start : ""; /* nothing appended: still NULL */
+  if (mode == TPL_NAME && !tpl_is_name(result)) {
+    *err = xasprintf("'%s' is not a valid file name ([A-Za-z0-9._-]+, not starting with '.')", result);
     return -1;
   }
   return 0;

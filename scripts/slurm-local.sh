@@ -126,6 +126,8 @@ SwitchType=switch/none
 MailProg=/bin/true
 ReturnToService=2
 MinJobAge=3600
+# finished jobs count against MaxJobCount while MinJobAge keeps them: room for the benchmarks
+MaxJobCount=100000
 DependencyParameters=kill_invalid_depend
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
