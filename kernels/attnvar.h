@@ -80,6 +80,9 @@ typedef struct {
   /* Enqueue the computation on ctx->stream; no allocation, no synchronisation. */
   int (*run)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, const attn_io *io,
              void *workspace);
+  /* Optional (NULL: use name): the implementation run() picks for this case, for the log's
+   * config impl=... (e.g. "fused-sm90", "fused-sm80"). Added by the kernels helper. */
+  const char *(*impl)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape);
 } attn_system;
 
 extern const attn_system attn_system_unfused; /* kernels/unfused/ */

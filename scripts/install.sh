@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages this kit needs. Idempotent: installs only what is missing.
-#   scripts/install.sh            build + plot: compiler, cmake, libyaml, pcre2, gnuplot
+#   scripts/install.sh            build + plot: compiler, cmake, libyaml, pcre2, gnuplot, python3 (peers, their tests)
 #   scripts/install.sh --tests    also what the tests need: Slurm (slurmctld, slurmd, client), munge, poppler-utils
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev gnuplot-nox)
+pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev gnuplot-nox python3)
 case "${1:-}" in
   --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps) ;;
   "") ;;

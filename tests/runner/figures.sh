@@ -11,7 +11,7 @@ ln -s "$src/scripts" "$work/scripts"
 ln -s "$src/clusters" "$work/clusters"
 export REPRO_RUN=$runner
 # expected selected cells with the local test cluster (h100 + a100) and the arrays written
-declare -A cells=([fig12]=124 [fig13]=32 [fig14]=20) arrays=([fig12]=4 [fig13]=2 [fig14]=2)
+declare -A cells=([fig12]=116 [fig13]=40 [fig14]=24) arrays=([fig12]=4 [fig13]=2 [fig14]=2)
 for f in fig12 fig13 fig14; do
   check "$f: backup_logs resolves" test -d "$src/$f/backup_logs"
   check "$f: run.sh executable" test -x "$src/$f/run.sh"

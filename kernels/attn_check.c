@@ -1,0 +1,52 @@
+/* attn_check.c: one check line per output of a workload (see attn_check.h). */
+#include "attn_check.h"
+
+#include "harness.h"
+#include "workload.h"
+
+#include <math.h>
+
+const attn_tolerance ATTN_TOL_GPU = {5e-3, 1e-2, 5e-3};
+const attn_tolerance ATTN_TOL_CPU = {1e-9, 1e-9, 1e-9};
+
+typedef enum { GOT_F16, GOT_F32, GOT_F64 } got_kind;
+
+static int check_one(const char *name, got_kind kind, const void *got, const double *want,
+                     size_t n, const attn_tolerance *tol) {
+  double lim = tol->max_abs_scale * fmax(1.0, hx_max_abs_f64(want, n));
+  hx_check c = kind == GOT_F16 ? hx_compare_f16(got, want, n, tol->rel_l2, lim)
+             : kind == GOT_F32 ? hx_compare_f32(got, want, n, tol->rel_l2, lim)
+                               : hx_compare_f64(got, want, n, tol->rel_l2, lim);
+  hx_print_check(name, &c);
+  return c.ok;
+}
+
+/* out first, then the workload's scores and flags, in the order of workload_table. */
+static int check_all(workload_id wl, const attn_shape *s, const ref_outputs *want,
+                     got_kind out_kind, const void *out, got_kind score_kind,
+                     const void *score, const void *score2, const uint8_t *flags,
+                     const attn_tolerance *tol) {
+  const workload_info *w = &workload_table[wl];
+  size_t ns = shape_score_elems(s);
+  int ok = check_one("out", out_kind, out, want->out, shape_q_elems(s), tol);
+  if (w->score_name) ok &= check_one(w->score_name, score_kind, score, want->score, ns, tol);
+  if (w->score2_name) ok &= check_one(w->score2_name, score_kind, score2, want->score2, ns, tol);
+  if (w->flags_name) {
+    hx_check c = hx_compare_bool(flags, want->corm_margin, ns, tol->corm_margin);
+    hx_print_check(w->flags_name, &c);
+    ok &= c.ok;
+  }
+  return ok;
+}
+
+int attn_check_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
+                       const attn_host_outputs *got, const attn_tolerance *tol) {
+  return check_all(wl, s, want, GOT_F16, got->out, GOT_F32, got->score, got->score2,
+                   got->flags, tol);
+}
+
+int attn_check_ref_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
+                           const ref_outputs *got, const attn_tolerance *tol) {
+  return check_all(wl, s, want, GOT_F64, got->out, GOT_F64, got->score, got->score2,
+                   got->flags, tol);
+}

@@ -1,0 +1,46 @@
+/* attn_check.h: the check lines of one attnvar run: every output of the workload compared
+ * with a reference (ref.h outputs, double), one `check output=...` line each.
+ *
+ * Tolerances (why these numbers):
+ *  GPU systems vs the CPU double reference or the fp32 GPU reference. Inputs are fp16
+ *  (exact in both), accumulation fp32, and the eager path rounds S to fp16 before the
+ *  softmax (|S| up to ~6 after scaling: up to ~2e-3 absolute error in a logit, ~4e-4 rms)
+ *  and P to fp16 before P.V, then out to fp16 (2^-12 relative rms). Expected relative L2
+ *  errors are a few 1e-4; we allow
+ *     rel_l2  <= 5e-3   and   max_abs <= 1e-2 * max(1, max |reference|)
+ *  for out and every score. A wrong mask diagonal, a skipped tile or a lost row moves
+ *  rel_l2 by 1e-2 .. 1 at the sizes we test; poison (NaN) fails outright.
+ *  corm's flags are compared exactly, except columns whose relative margin
+ *  max_i (P[i,j] - mask[i,j]) / mask[i,j] lies within +-5e-3 of zero (a P error of 5e-3
+ *  relative is ~2x the worst the eager fp16 scores give); those are counted as ambiguous.
+ *  CPU: ref vs the independent online formulation, both double: 1e-9 everywhere. */
+#ifndef ATTN_CHECK_H
+#define ATTN_CHECK_H
+
+#include "attnvar.h"
+#include "ref/ref.h"
+
+#include <stdint.h>
+
+typedef struct {
+  double rel_l2, max_abs_scale; /* max_abs limit = max_abs_scale * max(1, max|ref|) */
+  double corm_margin;
+} attn_tolerance;
+
+extern const attn_tolerance ATTN_TOL_GPU, ATTN_TOL_CPU;
+
+/* System outputs on the host, in the system's own types. */
+typedef struct {
+  const uint16_t *out; /* fp16 bits */
+  const float *score, *score2;
+  const uint8_t *flags;
+} attn_host_outputs;
+
+/* Print one check line per output of wl; returns 1 when all pass. */
+int attn_check_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
+                       const attn_host_outputs *got, const attn_tolerance *tol);
+/* The same for a double-precision candidate (the CPU path: ref_online vs ref). */
+int attn_check_ref_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
+                           const ref_outputs *got, const attn_tolerance *tol);
+
+#endif

@@ -1,0 +1,101 @@
+/* attnvar_cli.c: parse attnvar's options (every value validated, clear messages, exit 2). */
+#include "attnvar_cli.h"
+
+#include "harness.h"
+#include "workload.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const system_names[SYS_COUNT] = {"ref", "unfused", "fused"};
+
+static const char *const device_names[] = {"gpu", "cpu"};
+
+static void usage(FILE *f, const char *prog) {
+  fprintf(f,
+          "usage: %s --workload attn|h2o|roco|kf|snapkv|corm|gemma2 --system ref|unfused|fused\n"
+          "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
+          "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
+          "          [--force-sm80]\n"
+          "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
+          "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
+          "the defaults are --warmup 1 --runs 3 and the work B*H*S*S*D is capped at 2^32.\n"
+          "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
+          prog);
+}
+
+/* Options taking an integer: name, where it goes, range. */
+typedef struct {
+  const char *opt;
+  long lo, hi;
+} int_opt;
+
+int attnvar_parse(int argc, char **argv, attnvar_args *a) {
+  const char *prog = argc > 0 ? argv[0] : "attnvar";
+  memset(a, 0, sizeof *a);
+  a->workload = WL_COUNT;
+  a->system = SYS_COUNT;
+  a->shape = (attn_shape){1, 32, 128, 4096, 4096};
+  a->warmup = -1; /* defaults depend on the device, set below */
+  a->runs = -1;
+  a->seed = 1;
+  a->check = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *opt = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    long n = 0;
+    int idx = -1;
+    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      usage(stdout, prog);
+      return 1;
+    } else if (!strcmp(opt, "--check")) {
+      a->check = 1;
+    } else if (!strcmp(opt, "--no-check")) {
+      a->check = 0;
+    } else if (!strcmp(opt, "--force-sm80")) {
+      a->force_sm80 = 1;
+    } else if (!strcmp(opt, "--workload")) {
+      if ((idx = hx_parse_choice(prog, opt, val, workload_names, WL_COUNT)) < 0) goto bad;
+      a->workload = (workload_id)idx, i++;
+    } else if (!strcmp(opt, "--system")) {
+      if ((idx = hx_parse_choice(prog, opt, val, system_names, SYS_COUNT)) < 0) goto bad;
+      a->system = (system_id)idx, i++;
+    } else if (!strcmp(opt, "--device")) {
+      if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
+      a->device_cpu = idx == 1, i++;
+    } else {
+      static const int_opt ints[] = {{"--seqlen", 1, 1 << 20}, {"--batch", 1, 4096},
+                                     {"--heads", 1, 4096},      {"--dim", 1, 256},
+                                     {"--warmup", 0, 1000000},  {"--runs", 1, 1000000},
+                                     {"--seed", 0, 2147483647L}};
+      int k = 0, nk = (int)(sizeof ints / sizeof *ints);
+      while (k < nk && strcmp(opt, ints[k].opt) != 0) k++;
+      if (k == nk) {
+        fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
+        goto bad;
+      }
+      if (hx_parse_int(prog, opt, val, ints[k].lo, ints[k].hi, &n) < 0) goto bad;
+      i++;
+      switch (k) {
+        case 0: a->shape.q_len = a->shape.kv_len = (int)n; break;
+        case 1: a->shape.batch = (int)n; break;
+        case 2: a->shape.heads = (int)n; break;
+        case 3: a->shape.dim = (int)n; break;
+        case 4: a->warmup = (int)n; break;
+        case 5: a->runs = (int)n; break;
+        default: a->seed = (uint64_t)n; break;
+      }
+    }
+  }
+  if (a->workload == WL_COUNT || a->system == SYS_COUNT) {
+    fprintf(stderr, "%s: --workload and --system are required\n", prog);
+    goto bad;
+  }
+  if (a->system == SYS_REF) a->device_cpu = 1;
+  if (a->warmup < 0) a->warmup = a->device_cpu ? 1 : 100;
+  if (a->runs < 0) a->runs = a->device_cpu ? 3 : 10;
+  return 0;
+bad:
+  usage(stderr, prog);
+  return -1;
+}

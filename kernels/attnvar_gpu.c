@@ -1,0 +1,223 @@
+/* attnvar_gpu.c: attnvar's GPU path (built only with CUDA).
+ *
+ *   init (stream, cuBLAS + counted workspace) -> header, config -> supports? -> allocate
+ *   inputs, outputs, workspace -> fill inputs (seeded, on the device)
+ *   -> check: poison outputs, run once, copy back, compare with the reference:
+ *        small cells: the CPU double reference on the very inputs the GPU used (copied back),
+ *        plus an exact comparison of those inputs with the host generator's;
+ *        large cells: the naive fp32 GPU reference
+ *   -> peak := what is live now -> warmup + timed runs (CUDA events) -> result line. */
+#include "attn_check.h"
+#include "attnvar_main.h"
+#include "gpuref/gpuref.h"
+#include "harness.h"
+#include "harness_gpu.h"
+#include "ref/ref.h"
+#include "rng.h"
+#include "workload.h"
+
+#include <string.h>
+
+/* Cells up to this many B*H*S*S*D multiply-adds are checked against the CPU double
+ * reference (about a second); larger ones against the fp32 GPU reference. */
+#define CHECK_CPU_MAX_MACS (1ull << 28)
+
+typedef struct {
+  const attn_system *sys;
+  const attn_ctx *ctx;
+  workload_id wl;
+  const attn_shape *shape;
+  const attn_io *io;
+  void *workspace;
+} run_closure;
+
+static int run_once(void *arg) {
+  const run_closure *c = arg;
+  return c->sys->run(c->ctx, c->wl, c->shape, c->io, c->workspace);
+}
+
+/* A system's run() said no: end the log with the matching status. */
+static void die_on_run_rc(const attn_system *sys, int rc) {
+  if (rc == ATTN_UNSUPPORTED)
+    hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s refused the run", sys->name);
+  if (rc == ATTN_OOM) hx_die(HX_EXIT_OOM, "oom", "%s ran out of memory", sys->name);
+  hx_die(HX_EXIT_ERROR, "error", "%s run failed (code %d)", sys->name, rc);
+}
+
+/* Device buffers of the cell. */
+typedef struct {
+  attn_io io;
+  void *q, *k, *v, *out;
+  float *exp_rand, *corm_mask, *score, *score2;
+  uint8_t *flags;
+  size_t nq, nkv, ns;
+} cell_buffers;
+
+static void cell_alloc(workload_id wl, const attn_shape *s, cell_buffers *c) {
+  const workload_info *w = &workload_table[wl];
+  memset(c, 0, sizeof *c);
+  c->nq = shape_q_elems(s);
+  c->nkv = shape_kv_elems(s);
+  c->ns = shape_score_elems(s);
+  c->q = hx_dev_alloc(c->nq * 2, "q");
+  c->k = hx_dev_alloc(c->nkv * 2, "k");
+  c->v = hx_dev_alloc(c->nkv * 2, "v");
+  c->out = hx_dev_alloc(c->nq * 2, "out");
+  if (w->needs_exp_rand)
+    c->exp_rand = hx_dev_alloc(shape_exp_rand_elems(s) * sizeof(float), "exp_rand");
+  if (w->needs_corm_mask)
+    c->corm_mask = hx_dev_alloc(shape_corm_mask_elems(s) * sizeof(float), "corm_mask");
+  if (w->score_name) c->score = hx_dev_alloc(c->ns * sizeof(float), "score");
+  if (w->score2_name) c->score2 = hx_dev_alloc(c->ns * sizeof(float), "score2");
+  if (w->flags_name) c->flags = hx_dev_alloc(c->ns, "flags");
+  attn_io io = {c->q, c->k, c->v, c->exp_rand, c->corm_mask, c->out, c->score, c->score2,
+                c->flags};
+  c->io = io;
+}
+
+static void cell_free(cell_buffers *c) {
+  void *all[] = {c->q, c->k, c->v, c->out, c->exp_rand, c->corm_mask, c->score, c->score2,
+                 c->flags};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) hx_dev_free(all[i]);
+  memset(c, 0, sizeof *c);
+}
+
+static void cell_fill(const attn_shape *s, uint64_t seed, const attn_ctx *ctx, cell_buffers *c) {
+  hx_dev_fill_normal_f16(c->q, c->nq, seed, RNG_STREAM_Q, ctx->stream);
+  hx_dev_fill_normal_f16(c->k, c->nkv, seed, RNG_STREAM_K, ctx->stream);
+  hx_dev_fill_normal_f16(c->v, c->nkv, seed, RNG_STREAM_V, ctx->stream);
+  if (c->exp_rand) hx_dev_fill_exp_rand(c->exp_rand, shape_exp_rand_elems(s), seed, ctx->stream);
+  if (c->corm_mask) hx_dev_fill_corm_mask(c->corm_mask, s->q_len, s->kv_len, ctx->stream);
+  HX_CUDA(cudaStreamSynchronize(ctx->stream));
+}
+
+static void cell_poison(const cell_buffers *c, const attn_ctx *ctx) {
+  hx_dev_poison(c->out, c->nq * 2, ctx->stream);
+  hx_dev_poison(c->score, c->ns * sizeof(float), ctx->stream);
+  hx_dev_poison(c->score2, c->ns * sizeof(float), ctx->stream);
+  hx_dev_poison(c->flags, c->ns, ctx->stream);
+}
+
+/* Host copy of a device buffer (NULL stays NULL), counted as host memory. */
+static void *host_copy(const void *dev, size_t bytes) {
+  if (!dev) return NULL;
+  void *h = hx_host_alloc(bytes, "host copy");
+  hx_dev_to_host(h, dev, bytes);
+  return h;
+}
+
+/* Copies of the device inputs, and one check line saying whether the host generator
+ * reproduces them bit for bit (the promise of rng.h). */
+static int inputs_from_device(workload_id wl, const attn_shape *s, uint64_t seed,
+                              const cell_buffers *c, ref_host_inputs *dev_in) {
+  dev_in->q = host_copy(c->q, c->nq * 2);
+  dev_in->k = host_copy(c->k, c->nkv * 2);
+  dev_in->v = host_copy(c->v, c->nkv * 2);
+  dev_in->exp_rand = host_copy(c->exp_rand, shape_exp_rand_elems(s) * sizeof(float));
+  dev_in->corm_mask = host_copy(c->corm_mask, shape_corm_mask_elems(s) * sizeof(float));
+  ref_host_inputs host_in;
+  ref_inputs_generate(wl, s, seed, &host_in);
+  size_t differ = 0;
+  for (size_t e = 0; e < c->nq; e++) differ += dev_in->q[e] != host_in.q[e];
+  for (size_t e = 0; e < c->nkv; e++)
+    differ += (dev_in->k[e] != host_in.k[e]) + (dev_in->v[e] != host_in.v[e]);
+  for (size_t e = 0; dev_in->exp_rand && e < shape_exp_rand_elems(s); e++)
+    differ += memcmp(&dev_in->exp_rand[e], &host_in.exp_rand[e], sizeof(float)) != 0;
+  for (size_t e = 0; dev_in->corm_mask && e < shape_corm_mask_elems(s); e++)
+    differ += memcmp(&dev_in->corm_mask[e], &host_in.corm_mask[e], sizeof(float)) != 0;
+  ref_inputs_free(s, &host_in);
+  hx_check chk;
+  memset(&chk, 0, sizeof chk);
+  chk.is_bool = 1;
+  chk.n = 2 * c->nkv + c->nq + (dev_in->exp_rand ? shape_exp_rand_elems(s) : 0) +
+          (dev_in->corm_mask ? shape_corm_mask_elems(s) : 0);
+  chk.mismatches = differ;
+  chk.max_abs = differ ? 1 : 0;
+  chk.ok = differ == 0;
+  hx_print_check("inputs_host_vs_device", &chk);
+  return chk.ok;
+}
+
+/* Run the system once on poisoned outputs and compare every output; returns 1 when all pass. */
+static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_closure *run,
+                      const cell_buffers *c) {
+  const attn_shape *s = &a->shape;
+  cell_poison(c, ctx);
+  int rc = run_once((void *)run);
+  if (rc != ATTN_OK) die_on_run_rc(run->sys, rc);
+  HX_CUDA(cudaStreamSynchronize(ctx->stream));
+  HX_CUDA_LAUNCH();
+
+  attn_host_outputs got = {host_copy(c->out, c->nq * 2), host_copy(c->score, c->ns * 4),
+                           host_copy(c->score2, c->ns * 4), host_copy(c->flags, c->ns)};
+  ref_outputs want;
+  ref_outputs_alloc(a->workload, s, &want);
+  double macs = (double)s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim;
+  int ok = 1;
+  if (macs <= (double)CHECK_CPU_MAX_MACS) {
+    ref_host_inputs dev_in;
+    ok &= inputs_from_device(a->workload, s, a->seed, c, &dev_in);
+    ref_inputs in = {dev_in.q, dev_in.k, dev_in.v, dev_in.exp_rand, dev_in.corm_mask};
+    ref_run(a->workload, s, &in, &want);
+    ref_inputs_free(s, &dev_in);
+  } else {
+    if (!gpuref_supports(s))
+      hx_die(HX_EXIT_UNSUPPORTED, "unsupported",
+             "no reference for this shape (the GPU reference needs dim <= 256); use --no-check");
+    gpuref_run(ctx, a->workload, s, &c->io, &want);
+  }
+  ok &= attn_check_outputs(a->workload, s, &want, &got, &ATTN_TOL_GPU);
+  ref_outputs_free(s, &want);
+  hx_host_free((void *)got.out, c->nq * 2);
+  hx_host_free((void *)got.score, got.score ? c->ns * 4 : 0);
+  hx_host_free((void *)got.score2, got.score2 ? c->ns * 4 : 0);
+  hx_host_free((void *)got.flags, got.flags ? c->ns : 0);
+  return ok;
+}
+
+int attnvar_run_gpu(const attnvar_args *a) {
+  attn_ctx ctx;
+  hx_device_info info;
+  char why[256] = "";
+  if (!hx_gpu_available(why, sizeof why)) { /* still a complete log: header, config, result */
+    hx_device_info_cpu(&info);
+    hx_print_header(&info);
+    attnvar_print_config(a, "gpu", system_names[a->system]);
+    hx_die(HX_EXIT_ERROR, "error", "%s", why);
+  }
+  hx_gpu_init(&ctx, &info, a->force_sm80);
+  hx_print_header(&info);
+  const attn_system *sys = a->system == SYS_FUSED ? &attn_system_fused : &attn_system_unfused;
+  const attn_shape *s = &a->shape;
+  const char *impl = sys->impl ? sys->impl(&ctx, a->workload, s) : sys->name;
+  attnvar_print_config(a, "gpu", impl);
+
+  if (sys->supports(&ctx, a->workload, s, why, sizeof why) != ATTN_OK)
+    hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name, why[0] ? why : "unsupported");
+
+  cell_buffers c;
+  cell_alloc(a->workload, s, &c);
+  size_t ws_bytes = sys->workspace_bytes(&ctx, a->workload, s);
+  void *ws = ws_bytes ? hx_dev_alloc(ws_bytes, "system workspace") : NULL;
+  cell_fill(s, a->seed, &ctx, &c);
+  run_closure run = {sys, &ctx, a->workload, s, &c.io, ws};
+
+  if (a->check && !check_cell(a, &ctx, &run, &c)) {
+    hx_print_result_status("error", "check failed: see the check lines with ok=0");
+    return HX_EXIT_CHECK;
+  }
+
+  /* peak_mib: inputs, outputs, workspace, cuBLAS workspace (the check's buffers are gone) */
+  hx_dev_reset_peak();
+  float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "timings");
+  int rc = hx_time_runs(ctx.stream, run_once, &run, a->warmup, a->runs, ms);
+  if (rc != ATTN_OK) die_on_run_rc(sys, rc);
+  hx_stats st = hx_stats_of(ms, a->runs);
+  hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(s), (double)hx_dev_peak_bytes());
+
+  hx_host_free(ms, (size_t)a->runs * sizeof *ms);
+  hx_dev_free(ws);
+  cell_free(&c);
+  hx_gpu_shutdown(&ctx);
+  return HX_EXIT_OK;
+}

@@ -1,0 +1,192 @@
+// layers.cu: the element-wise and row-wise pieces of a Llama layer (embedding, RMSNorm, RoPE,
+// SiLU·mul) and the device draws (weights, tokens, KeyFormer noise, CoRM mask). All math in
+// fp32, stored once to fp16. Every launch is checked.
+#include "draws.h"
+#include "e2e.h"
+#include "harness_gpu.h"
+
+#include <cuda_fp16.h>
+
+static inline unsigned blocks_for(size_t n, unsigned threads) {
+  size_t b = (n + threads - 1) / threads;
+  return (unsigned)(b < 65535u * 16u ? b : 65535u * 16u); // grid-stride loops cover the rest
+}
+
+// ---- embedding --------------------------------------------------------------------------
+
+// x[s, :] = embed[tokens[s], :], 8 halves (16 bytes) per thread.
+__global__ void embed_kernel(const int32_t *tokens, const uint4 *embed, uint4 *x, int seqlen,
+                             int vec_per_row) {
+  size_t n = (size_t)seqlen * vec_per_row;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    size_t row = i / vec_per_row, col = i % vec_per_row;
+    x[i] = embed[(size_t)tokens[row] * vec_per_row + col];
+  }
+}
+
+extern "C" void e2e_embed(const int32_t *tokens, const uint16_t *embed, uint16_t *x, int seqlen,
+                          int hidden, cudaStream_t s) {
+  int vec = hidden / 8;
+  embed_kernel<<<blocks_for((size_t)seqlen * vec, 256), 256, 0, s>>>(
+      tokens, (const uint4 *)embed, (uint4 *)x, seqlen, vec);
+  HX_CUDA_LAUNCH();
+}
+
+// ---- RMSNorm ----------------------------------------------------------------------------
+
+// y = x / sqrt(mean(x²) + eps) · w, one block per row; n % 8 == 0 (16-byte vectors).
+__global__ void rmsnorm_kernel(const uint4 *x, const uint4 *w, uint4 *y, int n, float eps) {
+  __shared__ float warp_sums[32];
+  int vec = n / 8;
+  const uint4 *xr = x + (size_t)blockIdx.x * vec;
+  uint4 *yr = y + (size_t)blockIdx.x * vec;
+  float sum = 0.0f;
+  for (int i = threadIdx.x; i < vec; i += blockDim.x) {
+    uint4 v = xr[i];
+    const __half2 *h = (const __half2 *)&v;
+    for (int j = 0; j < 4; j++) {
+      float2 f = __half22float2(h[j]);
+      sum += f.x * f.x + f.y * f.y;
+    }
+  }
+  for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = sum;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    int nwarps = (blockDim.x + 31) >> 5;
+    float t = threadIdx.x < nwarps ? warp_sums[threadIdx.x] : 0.0f;
+    for (int off = 16; off > 0; off >>= 1) t += __shfl_xor_sync(0xffffffffu, t, off);
+    if (threadIdx.x == 0) warp_sums[0] = t;
+  }
+  __syncthreads();
+  float inv_rms = rsqrtf(warp_sums[0] / (float)n + eps);
+  for (int i = threadIdx.x; i < vec; i += blockDim.x) {
+    uint4 v = xr[i], g = w[i], o;
+    const __half2 *hv = (const __half2 *)&v, *hg = (const __half2 *)&g;
+    __half2 *ho = (__half2 *)&o;
+    for (int j = 0; j < 4; j++) {
+      float2 a = __half22float2(hv[j]), b = __half22float2(hg[j]);
+      ho[j] = __floats2half2_rn(a.x * inv_rms * b.x, a.y * inv_rms * b.y);
+    }
+    yr[i] = o;
+  }
+}
+
+extern "C" void e2e_rmsnorm(const uint16_t *x, const uint16_t *w, uint16_t *y, int rows, int n,
+                            float eps, cudaStream_t s) {
+  rmsnorm_kernel<<<rows, 256, 0, s>>>((const uint4 *)x, (const uint4 *)w, (uint4 *)y, n, eps);
+  HX_CUDA_LAUNCH();
+}
+
+// ---- RoPE -------------------------------------------------------------------------------
+
+// In place on `tensors` consecutive [S, H, D] tensors (q then k). Pair (i, i + D/2) of the
+// token at position s turns by s·theta^(-2i/D) (HF Llama's rotate_half convention; angles in
+// fp32 as HF computes them).
+__global__ void rope_kernel(__half *qk, int seqlen, int heads, int head_dim, float theta,
+                            int tensors) {
+  int half_dim = head_dim / 2;
+  size_t pairs = (size_t)tensors * seqlen * heads * half_dim;
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < pairs;
+       p += (size_t)gridDim.x * blockDim.x) {
+    int i = (int)(p % half_dim);
+    size_t row = p / half_dim; // (tensor, s, h)
+    int pos = (int)((row / heads) % seqlen);
+    float inv_freq = powf(theta, -2.0f * (float)i / (float)head_dim);
+    float sn, cs;
+    sincosf((float)pos * inv_freq, &sn, &cs);
+    __half *v = qk + row * head_dim;
+    float x1 = __half2float(v[i]), x2 = __half2float(v[i + half_dim]);
+    v[i] = __float2half_rn(x1 * cs - x2 * sn);
+    v[i + half_dim] = __float2half_rn(x2 * cs + x1 * sn);
+  }
+}
+
+extern "C" void e2e_rope(uint16_t *qk, int seqlen, int heads, int head_dim, float theta,
+                         int tensors, cudaStream_t s) {
+  size_t pairs = (size_t)tensors * seqlen * heads * (head_dim / 2);
+  rope_kernel<<<blocks_for(pairs, 256), 256, 0, s>>>((__half *)qk, seqlen, heads, head_dim,
+                                                     theta, tensors);
+  HX_CUDA_LAUNCH();
+}
+
+// ---- SiLU·mul ---------------------------------------------------------------------------
+
+// gu row r = [gate(mlp) | up(mlp)]; gate <- silu(gate)·up, two halves per thread.
+__global__ void silu_mul_kernel(__half2 *gu, int rows, int mlp) {
+  int half_mlp = mlp / 2;
+  size_t n = (size_t)rows * half_mlp;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    size_t r = i / half_mlp, c = i % half_mlp;
+    __half2 *row = gu + r * (size_t)mlp; // a row holds 2·mlp halves = mlp half2
+    float2 g = __half22float2(row[c]), u = __half22float2(row[half_mlp + c]);
+    float a = g.x / (1.0f + expf(-g.x)) * u.x;
+    float b = g.y / (1.0f + expf(-g.y)) * u.y;
+    row[c] = __floats2half2_rn(a, b);
+  }
+}
+
+extern "C" void e2e_silu_mul(uint16_t *gu, int rows, int mlp, cudaStream_t s) {
+  size_t n = (size_t)rows * (mlp / 2);
+  silu_mul_kernel<<<blocks_for(n, 256), 256, 0, s>>>((__half2 *)gu, rows, mlp);
+  HX_CUDA_LAUNCH();
+}
+
+// ---- draws ------------------------------------------------------------------------------
+
+// One thread per pair of elements: both come from one 64-bit draw (draws.h).
+__global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed, int layer) {
+  size_t pairs = (n + 1) / 2;
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < pairs;
+       p += (size_t)gridDim.x * blockDim.x) {
+    dst[2 * p] = draw_exp_rand(seed, layer, 2 * p);
+    if (2 * p + 1 < n) dst[2 * p + 1] = draw_exp_rand(seed, layer, 2 * p + 1);
+  }
+}
+
+extern "C" void e2e_fill_exp_rand(float *dst, size_t n, uint64_t seed, int layer,
+                                  cudaStream_t s) {
+  fill_exp_rand_kernel<<<blocks_for((n + 1) / 2, 256), 256, 0, s>>>(dst, n, seed, layer);
+  HX_CUDA_LAUNCH();
+}
+
+__global__ void fill_corm_mask_kernel(float *dst, int seqlen) {
+  size_t n = (size_t)seqlen * seqlen;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    dst[i] = 1.0f / (float)(i / seqlen + 1);
+}
+
+extern "C" void e2e_fill_corm_mask(float *dst, int seqlen, cudaStream_t s) {
+  fill_corm_mask_kernel<<<blocks_for((size_t)seqlen * seqlen, 256), 256, 0, s>>>(dst, seqlen);
+  HX_CUDA_LAUNCH();
+}
+
+__global__ void fill_normal_kernel(__half *dst, size_t n, uint64_t seed, uint32_t stream,
+                                   float mean, float stddev) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    uint16_t bits = draw_weight(seed, stream, i, mean, stddev);
+    dst[i] = __ushort_as_half(bits);
+  }
+}
+
+extern "C" void e2e_fill_normal(uint16_t *dst, size_t n, uint64_t seed, uint32_t stream_id,
+                                float mean, float stddev, cudaStream_t s) {
+  fill_normal_kernel<<<blocks_for(n, 256), 256, 0, s>>>((__half *)dst, n, seed, stream_id, mean,
+                                                        stddev);
+  HX_CUDA_LAUNCH();
+}
+
+__global__ void fill_tokens_kernel(int32_t *dst, int n, int vocab, uint64_t seed) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    dst[i] = draw_token(seed, (uint64_t)i, vocab);
+}
+
+extern "C" void e2e_fill_tokens(int32_t *dst, int n, int vocab, uint64_t seed,
+                                cudaStream_t s) {
+  fill_tokens_kernel<<<blocks_for((size_t)n, 256), 256, 0, s>>>(dst, n, vocab, seed);
+  HX_CUDA_LAUNCH();
+}

@@ -1,0 +1,351 @@
+// The fused systems' kernels on the sm_80 instruction set (mma.sync), templated on the head
+// dimension D and the workload. Two kernels cover all seven workloads:
+//
+//   attn_fwd : one CTA per (64-row query block, head, batch); online softmax over the causal
+//              key blocks only (blocks above the diagonal are never loaded), out = P·V, and,
+//              for the column-score workloads, the row log-sum-exp (log2 domain) of the
+//              scores and, for kf, of the KeyFormer logits. S×S is never written.
+//   attn_col : one CTA per (64-key block, head, batch); recomputes Sᵀ = K·Qᵀ for the query
+//              rows at or below the diagonal, turns it into probabilities with the row LSE
+//              and reduces over the queries in registers: Σ_i P (h2o, snapkv), Σ_i P and
+//              Σ_i P² (roco), Σ_i softmax_j((S - log r)/tau) (kf), any_i P >= mask (corm).
+//              Each key column is owned by one CTA: no atomics, deterministic sums.
+#pragma once
+#include "attnvar.h"
+#include "mma_sm80.cuh"
+
+#include <math_constants.h>
+
+namespace fused {
+
+struct Params {
+  const half *q, *k, *v;
+  half *out;
+  const float *exp_rand;  // kf: [B, H, Lq, Lkv]
+  const float *corm_mask; // corm: [Lq, Lkv]
+  float *lse;             // [B, H, Lq], log2 domain
+  float *lse_kf;          // [B, H, Lq], log2 domain (kf)
+  float *col;             // [B, H, Lkv]
+  float *col2;            // [B, H, Lkv] (roco)
+  uint8_t *flags;         // [B, H, Lkv] (corm)
+  int B, H, Lq, Lkv;
+  int offset;      // Lkv - Lq: (i, j) is masked when j > i + offset
+  float scale;     // 1 / sqrt(D)
+  long row_stride; // H * D: halves between consecutive tokens of one head
+};
+
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+constexpr int kRows = kWarps * 16; // query rows per attn_fwd CTA, key rows per attn_col CTA
+constexpr int kCols = 64;          // key columns per attn_fwd step, query columns per attn_col step
+constexpr int kFwdAuxPitch = kCols + 8; // floats; float2 reads of a half-warp hit distinct banks
+constexpr int kColAuxPitch = kRows + 4; // floats; scalar reads of a warp hit distinct banks
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Score in the log2 domain (before the mask) from the raw dot product q·k.
+template <int WL>
+__device__ __forceinline__ float score_log2(float qk, float scale_log2) {
+  if (WL == WL_GEMMA2)
+    return (GEMMA2_SOFTCAP * kLog2e) * fast_tanh(qk * (scale_log2 * (1.f / (GEMMA2_SOFTCAP * kLog2e))));
+  return qk * scale_log2;
+}
+
+// KeyFormer logit (log2 domain) from the log2 score and the noise r: ((S - ln r) / tau) * log2 e.
+__device__ __forceinline__ float kf_logit_log2(float s2, float r) {
+  return (s2 - __log2f(r)) * (1.f / KF_TAU);
+}
+
+template <int WL>
+__host__ __device__ constexpr bool needs_lse() {
+  return WL == WL_H2O || WL == WL_ROCO || WL == WL_KF || WL == WL_SNAPKV || WL == WL_CORM;
+}
+// Workloads whose second pass reads an fp32 S×S input (kf's noise, corm's mask).
+template <int WL>
+__host__ __device__ constexpr bool has_aux() {
+  return WL == WL_KF || WL == WL_CORM;
+}
+
+template <int D, int WL>
+constexpr int fwd_smem_bytes() {
+  return (kRows + 2 * kCols) * D * (int)sizeof(half) +
+         (WL == WL_KF ? kRows * kFwdAuxPitch * (int)sizeof(float) : 0);
+}
+template <int D, int WL>
+constexpr int col_smem_bytes() {
+  return (kRows + 2 * kCols) * D * (int)sizeof(half) +
+         (has_aux<WL>() ? 2 * kCols * kColAuxPitch * (int)sizeof(float) : 0);
+}
+
+// Online-softmax state of the two rows (g and g + 8) one thread holds.
+struct RowState {
+  float m[2], l[2];
+  __device__ void init() {
+    m[0] = m[1] = -CUDART_INF_F;
+    l[0] = l[1] = 0.f;
+  }
+  // Fold a tile of log2 scores x into the state; overwrite x with exp2(x - new max) and return
+  // the factors the previous accumulators must be rescaled by.
+  template <int NT>
+  __device__ void update(float x[NT][4], float alpha[2]) {
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+      float mx = -CUDART_INF_F;
+#pragma unroll
+      for (int nt = 0; nt < NT; nt++) mx = fmaxf(mx, fmaxf(x[nt][2 * rr], x[nt][2 * rr + 1]));
+      mx = quad_max(mx);
+      float m_new = fmaxf(m[rr], mx);
+      float m_use = m_new == -CUDART_INF_F ? 0.f : m_new; // fully masked so far: avoid inf - inf
+      alpha[rr] = fast_exp2(m[rr] - m_use);
+      float sum = 0.f;
+#pragma unroll
+      for (int nt = 0; nt < NT; nt++) {
+        x[nt][2 * rr] = fast_exp2(x[nt][2 * rr] - m_use);
+        x[nt][2 * rr + 1] = fast_exp2(x[nt][2 * rr + 1] - m_use);
+        sum += x[nt][2 * rr] + x[nt][2 * rr + 1];
+      }
+      l[rr] = l[rr] * alpha[rr] + sum; // per-thread partial; the quad is summed at the end
+      m[rr] = m_new;
+    }
+  }
+  __device__ void finish() {
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) l[rr] = quad_sum(l[rr]);
+  }
+  __device__ float lse(int rr) const { return m[rr] + __log2f(l[rr]); }
+};
+
+template <int D, int WL>
+__global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  half *sq = reinterpret_cast<half *>(smem_raw);
+  half *sk = sq + kRows * D;
+  half *sv = sk + kCols * D;
+  float *saux = reinterpret_cast<float *>(sv + kCols * D); // kf noise tile [kRows][kFwdAuxPitch]
+
+  const int qb = gridDim.x - 1 - blockIdx.x; // longest causal rows first
+  const int h = blockIdx.y, b = blockIdx.z;
+  const int m0 = qb * kRows;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const long bh = (long)b * p.H + h;
+  const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
+  const half *vbase = p.v + (long)b * p.Lkv * p.row_stride + h * D;
+  const float *rbase = WL == WL_KF ? p.exp_rand + bh * p.Lq * p.Lkv : nullptr;
+  const bool vec4 = (p.Lkv & 3) == 0;
+
+  const int last_row = min(m0 + kRows, p.Lq) - 1;
+  const int kv_end = min(p.Lkv, last_row + p.offset + 1);
+  const int nblocks = (kv_end + kCols - 1) / kCols;
+  const int row_base = m0 + warp * 16 + g; // this thread's rows: row_base and row_base + 8
+  const float scale_log2 = p.scale * kLog2e;
+
+  load_tile_async<kRows, D, kThreads>(sq, qbase, p.row_stride, m0, p.Lq);
+  load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, 0, p.Lkv);
+  if (WL == WL_KF)
+    load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq, 0, p.Lkv, vec4);
+  cp_async_commit();
+
+  float o[D / 8][4];
+#pragma unroll
+  for (int dt = 0; dt < D / 8; dt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+  RowState st, st_kf;
+  st.init();
+  st_kf.init();
+  uint32_t qa[D / 16][4];
+
+  for (int n = 0; n < nblocks; n++) {
+    cp_async_wait<0>();
+    __syncthreads(); // K (and the kf noise) of block n ready
+    if (n == 0) load_a_frags<D>(qa, sq, warp * 16);
+    load_tile_async<kCols, D, kThreads>(sv, vbase, p.row_stride, n * kCols, p.Lkv);
+    cp_async_commit();
+
+    const int j0 = n * kCols;
+    const bool edge = j0 + kCols - 1 > m0 + p.offset || j0 + kCols > p.Lkv;
+    float s[kCols / 8][4];
+    gemm_abt<D, kCols>(s, qa, sk);
+#pragma unroll
+    for (int nt = 0; nt < kCols / 8; nt++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        float x = score_log2<WL>(s[nt][e], scale_log2);
+        if (edge) {
+          int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
+          if (col > row + p.offset || col >= p.Lkv) x = -CUDART_INF_F;
+        }
+        s[nt][e] = x;
+      }
+    if (WL == WL_KF) {
+      float z[kCols / 8][4], unused[2];
+#pragma unroll
+      for (int nt = 0; nt < kCols / 8; nt++)
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+          float2 r = *reinterpret_cast<const float2 *>(saux + (warp * 16 + g + rr * 8) * kFwdAuxPitch +
+                                                      nt * 8 + 2 * t);
+          float x0 = s[nt][2 * rr], x1 = s[nt][2 * rr + 1];
+          z[nt][2 * rr] = x0 == -CUDART_INF_F ? x0 : kf_logit_log2(x0, r.x);
+          z[nt][2 * rr + 1] = x1 == -CUDART_INF_F ? x1 : kf_logit_log2(x1, r.y);
+        }
+      st_kf.update<kCols / 8>(z, unused);
+    }
+    float alpha[2];
+    st.update<kCols / 8>(s, alpha);
+#pragma unroll
+    for (int dt = 0; dt < D / 8; dt++) {
+      o[dt][0] *= alpha[0];
+      o[dt][1] *= alpha[0];
+      o[dt][2] *= alpha[1];
+      o[dt][3] *= alpha[1];
+    }
+
+    cp_async_wait<0>();
+    __syncthreads(); // V ready; every warp is done reading K and the noise tile
+    if (n + 1 < nblocks) {
+      load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, (n + 1) * kCols, p.Lkv);
+      if (WL == WL_KF)
+        load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq,
+                                                               (n + 1) * kCols, p.Lkv, vec4);
+      cp_async_commit();
+    }
+    gemm_pv<D, kCols>(o, s, sv);
+  }
+
+  st.finish();
+  if (WL == WL_KF) st_kf.finish();
+#pragma unroll
+  for (int rr = 0; rr < 2; rr++) {
+    int row = row_base + rr * 8;
+    if (row >= p.Lq) continue;
+    float inv = 1.f / st.l[rr];
+    half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D;
+#pragma unroll
+    for (int dt = 0; dt < D / 8; dt++)
+      *reinterpret_cast<__half2 *>(dst + dt * 8 + 2 * t) =
+          __floats2half2_rn(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
+    if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
+    if (WL == WL_KF && t == 0) p.lse_kf[bh * p.Lq + row] = st_kf.lse(rr);
+  }
+}
+
+// Grid: (heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work on
+// the same key columns of different heads and share corm's mask tiles in L2.
+template <int D, int WL>
+__global__ void __launch_bounds__(kThreads) attn_col(Params p) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  half *sk = reinterpret_cast<half *>(smem_raw);
+  half *sq0 = sk + kRows * D; // two query tiles, double-buffered
+  float *saux0 = reinterpret_cast<float *>(sq0 + 2 * kCols * D); // two [kCols][kColAuxPitch] tiles
+
+  const int h = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;
+  const int j0 = kb * kRows;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const long bh = (long)b * p.H + h;
+  const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
+  const float *lse = (WL == WL_KF ? p.lse_kf : p.lse) + bh * p.Lq;
+  // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
+  const float *abase = WL == WL_KF ? p.exp_rand + bh * p.Lq * p.Lkv : p.corm_mask;
+  const bool vec4 = (p.Lkv & 3) == 0;
+
+  const int first_row = max(0, j0 - p.offset);
+  const int qb0 = first_row / kCols;
+  const int nblocks = (p.Lq + kCols - 1) / kCols;
+  const int col_base = j0 + warp * 16 + g; // this thread's key columns: col_base, col_base + 8
+  const float scale_log2 = p.scale * kLog2e;
+
+  load_tile_async<kRows, D, kThreads>(sk, kbase, p.row_stride, j0, p.Lkv);
+  if (qb0 < nblocks) {
+    load_tile_async<kCols, D, kThreads>(sq0, qbase, p.row_stride, qb0 * kCols, p.Lq);
+    if (has_aux<WL>())
+      load_ftile_async<kCols, kRows, kColAuxPitch, kThreads>(saux0, abase, p.Lkv, qb0 * kCols, p.Lq,
+                                                             j0, p.Lkv, vec4);
+  }
+  cp_async_commit();
+
+  float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
+  bool hit[2] = {false, false};
+  uint32_t ka[D / 16][4];
+
+  for (int n = qb0; n < nblocks; n++) {
+    const int buf = (n - qb0) & 1;
+    cp_async_wait<0>();
+    __syncthreads();
+    if (n == qb0) load_a_frags<D>(ka, sk, warp * 16);
+    if (n + 1 < nblocks) {
+      load_tile_async<kCols, D, kThreads>(sq0 + (buf ^ 1) * kCols * D, qbase, p.row_stride,
+                                          (n + 1) * kCols, p.Lq);
+      if (has_aux<WL>())
+        load_ftile_async<kCols, kRows, kColAuxPitch, kThreads>(
+            saux0 + (buf ^ 1) * kCols * kColAuxPitch, abase, p.Lkv, (n + 1) * kCols, p.Lq, j0,
+            p.Lkv, vec4);
+      cp_async_commit();
+    }
+    const float *aux = saux0 + buf * kCols * kColAuxPitch;
+    const int i0 = n * kCols;
+    // Tiles crossing the diagonal or the ends need the element mask; the rest are all live.
+    const bool edge = j0 + kRows - 1 > i0 + p.offset || i0 + kCols > p.Lq || j0 + kRows > p.Lkv;
+    float s[kCols / 8][4];
+    gemm_abt<D, kCols>(s, ka, sq0 + buf * kCols * D);
+#pragma unroll
+    for (int nt = 0; nt < kCols / 8; nt++)
+#pragma unroll
+      for (int c = 0; c < 2; c++) {
+        const int il = nt * 8 + 2 * t + c; // query index within the tile
+        const int row = i0 + il;
+        const float row_lse = row < p.Lq ? __ldg(lse + row) : CUDART_INF_F;
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+          const int jl = warp * 16 + g + rr * 8; // key index within the tile
+          const int col = j0 + jl;
+          const bool live = !edge || (row < p.Lq && col < p.Lkv && col <= row + p.offset);
+          const float x = score_log2<WL>(s[nt][2 * rr + c], scale_log2);
+          if (WL == WL_KF) {
+            const float e = fast_exp2(kf_logit_log2(x, aux[il * kColAuxPitch + jl]) - row_lse);
+            acc[rr] += live ? e : 0.f;
+          } else if (WL == WL_CORM) {
+            hit[rr] |= live && fast_exp2(x - row_lse) >= aux[il * kColAuxPitch + jl];
+          } else {
+            const float prob = live ? fast_exp2(x - row_lse) : 0.f;
+            acc[rr] += prob;
+            if (WL == WL_ROCO) acc2[rr] += prob * prob;
+          }
+        }
+      }
+  }
+
+#pragma unroll
+  for (int rr = 0; rr < 2; rr++) {
+    float a = quad_sum(acc[rr]);
+    float a2 = quad_sum(acc2[rr]);
+    const unsigned hits = __ballot_sync(0xffffffff, hit[rr]);
+    const int col = col_base + rr * 8;
+    if (t != 0 || col >= p.Lkv) continue;
+    const long idx = bh * p.Lkv + col;
+    if (WL == WL_CORM) {
+      p.flags[idx] = ((hits >> lane) & 0xfu) != 0; // any of this quad's four lanes (t == 0)
+    } else {
+      p.col[idx] = a;
+      if (WL == WL_ROCO) p.col2[idx] = a2;
+    }
+  }
+}
+
+// snapkv: score[j] = (col[j-2] + ... + col[j+2]) / 5, zero padding counted in the divisor.
+__global__ void snapkv_pool(const float *col, float *score, int rows, int len) {
+  long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (long)rows * len) return;
+  int j = (int)(i % len);
+  const float *c = col + (i - j);
+  float sum = 0.f;
+#pragma unroll
+  for (int d = -SNAPKV_POOL / 2; d <= SNAPKV_POOL / 2; d++) {
+    int jj = j + d;
+    if (jj >= 0 && jj < len) sum += c[jj];
+  }
+  score[i] = sum * (1.f / SNAPKV_POOL);
+}
+
+} // namespace fused

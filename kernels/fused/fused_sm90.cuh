@@ -1,0 +1,310 @@
+// The sm_90a forward (Hopper): the same online-softmax forward as attn_fwd in fused_sm80.cuh,
+// with the matrix products on wgmma. A CTA is two warpgroups, each owning 64 query rows of a
+// 128-row block; both share 128-key K and V tiles, double-buffered through cp.async into
+// 128-byte-swizzled shared memory that the tensor cores read directly (no ldmatrix, no per-warp
+// copies of K and V). S = Q·Kᵀ takes Q and K from shared memory; O += P·V takes P from
+// registers (the S accumulators converted to fp16) and V from shared memory, transposed by the
+// instruction. Used for every workload but kf (whose noise tiles need the shared memory this
+// path spends on K/V stages; kf stays on the sm_80 forward). The column pass is shared.
+#pragma once
+#include "fused_sm80.cuh"
+#include "wgmma_sm90.cuh"
+
+namespace fused {
+
+constexpr int k90Align = 1024; // 128B-swizzle atoms must start 1024-byte aligned
+
+// Tile configuration: NWG warpgroups of 64 query rows each share BN-key K/V stages.
+template <int NWG, int BN>
+struct Cfg90 {
+  static constexpr int kRows = 64 * NWG;
+  static constexpr int kCols = BN;
+  static constexpr int kThreads = 128 * NWG;
+  template <int D>
+  static constexpr int smem_bytes() {
+    return (kRows + 4 * kCols) * D * (int)sizeof(half) + k90Align;
+  }
+};
+
+// A [ROWS, D] fp16 tile as wgmma's 128B-swizzled K-major (or, for V, MN-major) layout: D is cut
+// into 64-element slices of ROWS x 128 bytes; within a slice row r's 16-byte chunk c sits at
+// chunk c ^ (r & 7). Offset in halves.
+template <int ROWS>
+__device__ __forceinline__ int sw128(int row, int chunk) {
+  return (chunk >> 3) * ROWS * 64 + row * 64 + (((chunk & 7) ^ (row & 7)) << 3);
+}
+
+template <int ROWS, int D, int NTHREADS>
+__device__ __forceinline__ void load_tile_sw128(half *tile, const half *base, long row_stride,
+                                                int row0, int nrows) {
+  constexpr int CHUNKS = D / 8;
+#pragma unroll
+  for (int i = threadIdx.x; i < ROWS * CHUNKS; i += NTHREADS) {
+    int r = i / CHUNKS, c = i % CHUNKS;
+    int gr = row0 + r;
+    bool valid = gr < nrows;
+    cp_async16(tile + sw128<ROWS>(r, c), base + (long)(valid ? gr : 0) * row_stride + c * 8, valid);
+  }
+}
+
+// wgmma shared-memory matrix descriptor, 128-byte swizzle.
+__device__ __forceinline__ uint64_t sw128_desc(const half *p, uint32_t lbo_bytes, uint32_t sbo_bytes) {
+  uint64_t addr = smem_u32(p);
+  return ((addr & 0x3FFFF) >> 4) | ((uint64_t)((lbo_bytes & 0x3FFFF) >> 4) << 16) |
+         ((uint64_t)((sbo_bytes & 0x3FFFF) >> 4) << 32) | ((uint64_t)1 << 62);
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a, uint64_t b, int scale_d) {
+  if constexpr (N == 64) wgmma_m64n64k16_ss(d, a, b, scale_d);
+  else wgmma_m64n128k16_ss(d, a, b, scale_d);
+}
+template <int N>
+__device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t (&a)[4], uint64_t b) {
+  if constexpr (N == 64) wgmma_m64n64k16_rs_tb(d, a, b);
+  else wgmma_m64n128k16_rs_tb(d, a, b);
+}
+
+template <int D, int WL, int NWG, int BN>
+__global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
+  using C = Cfg90<NWG, BN>;
+  constexpr int k90Rows = C::kRows, k90Cols = C::kCols, k90Threads = C::kThreads;
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char smem_raw90[];
+  half *sq = reinterpret_cast<half *>(
+      (reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) & ~(uintptr_t)(k90Align - 1));
+  half *sk0 = sq + k90Rows * D;       // K stages 0, 1
+  half *sv0 = sk0 + 2 * k90Cols * D;  // V stages 0, 1
+
+  const int qb = gridDim.x - 1 - blockIdx.x;
+  const int h = blockIdx.y, b = blockIdx.z;
+  const int m0 = qb * k90Rows;
+  const int wg = threadIdx.x >> 7, warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  const int g = lane >> 2, t = lane & 3;
+  const long bh = (long)b * p.H + h;
+  const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
+  const half *vbase = p.v + (long)b * p.Lkv * p.row_stride + h * D;
+
+  const int last_row = min(m0 + k90Rows, p.Lq) - 1;
+  const int kv_end = min(p.Lkv, last_row + p.offset + 1);
+  const int nblocks = (kv_end + k90Cols - 1) / k90Cols;
+  const int row_base = m0 + wg * 64 + warp * 16 + g; // rows row_base and row_base + 8
+  const float scale_log2 = p.scale * kLog2e;
+
+  load_tile_sw128<k90Rows, D, k90Threads>(sq, qbase, p.row_stride, m0, p.Lq);
+  cp_async_commit();
+  load_tile_sw128<k90Cols, D, k90Threads>(sk0, kbase, p.row_stride, 0, p.Lkv);
+  load_tile_sw128<k90Cols, D, k90Threads>(sv0, vbase, p.row_stride, 0, p.Lkv);
+  cp_async_commit();
+  if (nblocks > 1) {
+    load_tile_sw128<k90Cols, D, k90Threads>(sk0 + k90Cols * D, kbase, p.row_stride, k90Cols, p.Lkv);
+    load_tile_sw128<k90Cols, D, k90Threads>(sv0 + k90Cols * D, vbase, p.row_stride, k90Cols, p.Lkv);
+  }
+  cp_async_commit();
+
+  float o[D / 8][4];
+#pragma unroll
+  for (int dt = 0; dt < D / 8; dt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+  RowState st;
+  st.init();
+  // V as the B operand of P·V is MN-major: the leading offset steps to the next 64 head-dim
+  // columns (one slice on), the stride offset to the next 8 keys (1024 bytes on). Checked on
+  // an H200: the swapped assignment gives rel_l2 ~ 1.
+  const uint32_t v_lbo = k90Cols * 128, v_sbo = 1024;
+
+  for (int n = 0; n < nblocks; n++) {
+    cp_async_wait<1>(); // everything but block n+1's tiles has landed
+    fence_proxy_async();
+    __syncthreads();
+    const half *sk = sk0 + (n & 1) * k90Cols * D;
+    const half *sv = sv0 + (n & 1) * k90Cols * D;
+
+    float s[k90Cols / 8][4];
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+      uint64_t da = sw128_desc(sq + (kk >> 2) * k90Rows * 64 + wg * 64 * 64 + (kk & 3) * 16, 16, 1024);
+      uint64_t db = sw128_desc(sk + (kk >> 2) * k90Cols * 64 + (kk & 3) * 16, 16, 1024);
+      wgmma_ss<k90Cols>(s, da, db, kk > 0);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+
+    const int j0 = n * k90Cols;
+    const bool edge = j0 + k90Cols - 1 > m0 + p.offset || j0 + k90Cols > p.Lkv;
+#pragma unroll
+    for (int nt = 0; nt < k90Cols / 8; nt++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        float x = score_log2<WL>(s[nt][e], scale_log2);
+        if (edge) {
+          int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
+          if (col > row + p.offset || col >= p.Lkv) x = -CUDART_INF_F;
+        }
+        s[nt][e] = x;
+      }
+    float alpha[2];
+    st.update<k90Cols / 8>(s, alpha);
+#pragma unroll
+    for (int dt = 0; dt < D / 8; dt++) {
+      o[dt][0] *= alpha[0];
+      o[dt][1] *= alpha[0];
+      o[dt][2] *= alpha[1];
+      o[dt][3] *= alpha[1];
+    }
+    uint32_t pa[k90Cols / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < k90Cols / 16; kk++) {
+      pa[kk][0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
+      pa[kk][1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
+      pa[kk][2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+      pa[kk][3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+    }
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < k90Cols / 16; kk++)
+      wgmma_rs_tb<D>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
+    wgmma_commit();
+    wgmma_wait<0>();
+
+    __syncthreads(); // both warpgroups are done with this stage's K and V
+    if (n + 2 < nblocks) {
+      load_tile_sw128<k90Cols, D, k90Threads>(sk0 + (n & 1) * k90Cols * D, kbase, p.row_stride,
+                                              (n + 2) * k90Cols, p.Lkv);
+      load_tile_sw128<k90Cols, D, k90Threads>(sv0 + (n & 1) * k90Cols * D, vbase, p.row_stride,
+                                              (n + 2) * k90Cols, p.Lkv);
+    }
+    cp_async_commit(); // possibly empty: keeps wait_group<1> meaning "all but the newest"
+  }
+
+  st.finish();
+#pragma unroll
+  for (int rr = 0; rr < 2; rr++) {
+    int row = row_base + rr * 8;
+    if (row >= p.Lq) continue;
+    float inv = 1.f / st.l[rr];
+    half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D;
+#pragma unroll
+    for (int dt = 0; dt < D / 8; dt++)
+      *reinterpret_cast<__half2 *>(dst + dt * 8 + 2 * t) =
+          __floats2half2_rn(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
+    if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
+  }
+#else
+  __trap(); // built without sm_90a: the dispatcher never launches this
+#endif
+}
+
+// Column pass on wgmma for the workloads whose reduction needs only the row LSE (h2o, roco,
+// snapkv): each of the two warpgroups owns 64 keys; Sᵀ = K·Qᵀ for 128 queries per step, both
+// from 128B-swizzled shared memory, the query tiles (and their LSE) double-buffered. kf and
+// corm, which also stream an fp32 S×S input, stay on the sm_80 column pass.
+template <int WL>
+__host__ __device__ constexpr bool col_on_sm90() {
+  return WL == WL_H2O || WL == WL_ROCO || WL == WL_SNAPKV;
+}
+constexpr int kCol90Keys = 128, kCol90Queries = 128, kCol90Threads = 256;
+template <int D>
+constexpr int col90_smem_bytes() {
+  return (kCol90Keys + 2 * kCol90Queries) * D * (int)sizeof(half) +
+         2 * kCol90Queries * (int)sizeof(float) + k90Align;
+}
+
+template <int D, int WL>
+__global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char smem_raw90[];
+  half *sk = reinterpret_cast<half *>(
+      (reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) & ~(uintptr_t)(k90Align - 1));
+  half *sq0 = sk + kCol90Keys * D;                                // query stages 0, 1
+  float *slse0 = reinterpret_cast<float *>(sq0 + 2 * kCol90Queries * D); // their LSE
+
+  const int h = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;
+  const int j0 = kb * kCol90Keys;
+  const int wg = threadIdx.x >> 7, warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  const int g = lane >> 2, t = lane & 3;
+  const long bh = (long)b * p.H + h;
+  const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
+  const float *lse = p.lse + bh * p.Lq;
+
+  const int first_row = max(0, j0 - p.offset);
+  const int qb0 = first_row / kCol90Queries;
+  const int nblocks = (p.Lq + kCol90Queries - 1) / kCol90Queries;
+  const int col_base = j0 + wg * 64 + warp * 16 + g; // keys col_base, col_base + 8
+  const float scale_log2 = p.scale * kLog2e;
+
+  // Query tile n (and its LSE; rows past Lq get +inf so their probabilities are 0).
+  auto load_queries = [&](int n, int stage) {
+    load_tile_sw128<kCol90Queries, D, kCol90Threads>(sq0 + stage * kCol90Queries * D, qbase,
+                                                     p.row_stride, n * kCol90Queries, p.Lq);
+    if (threadIdx.x < kCol90Queries) {
+      int row = n * kCol90Queries + threadIdx.x;
+      slse0[stage * kCol90Queries + threadIdx.x] = row < p.Lq ? __ldg(lse + row) : CUDART_INF_F;
+    }
+  };
+  load_tile_sw128<kCol90Keys, D, kCol90Threads>(sk, kbase, p.row_stride, j0, p.Lkv);
+  if (qb0 < nblocks) load_queries(qb0, 0);
+  cp_async_commit();
+
+  float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
+  for (int n = qb0; n < nblocks; n++) {
+    const int stage = (n - qb0) & 1;
+    cp_async_wait<0>();
+    fence_proxy_async();
+    __syncthreads(); // tile n (and its LSE) visible; every warp is done with stage ^ 1
+    if (n + 1 < nblocks) load_queries(n + 1, stage ^ 1);
+    cp_async_commit();
+
+    const half *sq = sq0 + stage * kCol90Queries * D;
+    const float *slse = slse0 + stage * kCol90Queries;
+    float s[kCol90Queries / 8][4];
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+      uint64_t da = sw128_desc(sk + (kk >> 2) * kCol90Keys * 64 + wg * 64 * 64 + (kk & 3) * 16, 16, 1024);
+      uint64_t db = sw128_desc(sq + (kk >> 2) * kCol90Queries * 64 + (kk & 3) * 16, 16, 1024);
+      wgmma_ss<kCol90Queries>(s, da, db, kk > 0);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+
+    const int i0 = n * kCol90Queries;
+    const bool edge = j0 + kCol90Keys - 1 > i0 + p.offset || i0 + kCol90Queries > p.Lq ||
+                      j0 + kCol90Keys > p.Lkv;
+#pragma unroll
+    for (int nt = 0; nt < kCol90Queries / 8; nt++) {
+      const float2 l2 = *reinterpret_cast<const float2 *>(slse + nt * 8 + 2 * t);
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int rr = e >> 1;
+        const float row_lse = (e & 1) ? l2.y : l2.x;
+        float prob = fast_exp2(score_log2<WL>(s[nt][e], scale_log2) - row_lse);
+        if (edge) {
+          const int col = col_base + rr * 8, row = i0 + nt * 8 + 2 * t + (e & 1);
+          if (col >= p.Lkv || col > row + p.offset) prob = 0.f;
+        }
+        acc[rr] += prob;
+        if (WL == WL_ROCO) acc2[rr] += prob * prob;
+      }
+    }
+  }
+
+#pragma unroll
+  for (int rr = 0; rr < 2; rr++) {
+    const float a = quad_sum(acc[rr]);
+    const float a2 = quad_sum(acc2[rr]);
+    const int col = col_base + rr * 8;
+    if (t != 0 || col >= p.Lkv) continue;
+    p.col[bh * p.Lkv + col] = a;
+    if (WL == WL_ROCO) p.col2[bh * p.Lkv + col] = a2;
+  }
+#else
+  __trap();
+#endif
+}
+
+} // namespace fused

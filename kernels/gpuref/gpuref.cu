@@ -1,0 +1,210 @@
+// gpuref.cu: a naive fp32 GPU reference for checking the GPU systems at sizes the CPU
+// reference cannot reach (S = 4096 and beyond). Deliberately simple and unlike both systems:
+// plain fp32 FMAs, no tensor cores, no S x S buffer, every logit recomputed from q and k.
+//   row kernel    one block per query row: max, sum (-> lse), then out = sum_j p_j v_j in
+//                 chunks of keys whose p are staged in shared memory; kf also its own lse
+//   column kernel one block per key column: p_ij = exp(s_ij - lse_i) over the rows that see
+//                 key j: sum, sum of squares, KeyFormer sum, corm's relative margin
+//   pool kernel   snapkv's avg_pool1d over the column sums
+#include "gpuref.h"
+
+#include "gpu_util.cuh"
+#include "harness_gpu.h"
+#include "workload.h"
+
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define GR_THREADS 128
+#define GR_MAX_DIM 256
+
+struct gr_args {
+  const __half *q, *k, *v;
+  const float *exp_rand, *corm_mask;
+  int batch, heads, dim, q_len, kv_len;
+  int wl;
+  float scale;
+};
+
+// q_i . k_j with one operand already in shared memory as fp32 and the other in global fp16,
+// then scale and (gemma2) soft cap: the logit before the mask.
+__device__ static float gr_logit(const gr_args &a, const float *row_f32, const __half *other) {
+  float dot = 0.0f;
+  for (int d = 0; d < a.dim; d++) dot = fmaf(row_f32[d], __half2float(other[d]), dot);
+  float x = dot * a.scale;
+  if (a.wl == WL_GEMMA2) x = GEMMA2_SOFTCAP * tanhf(x / GEMMA2_SOFTCAP);
+  return x;
+}
+
+__device__ static const __half *gr_row(const __half *t, const gr_args &a, int len, int b, int i,
+                                       int h) {
+  return t + (((size_t)b * len + i) * a.heads + h) * a.dim;
+}
+
+__device__ static float gr_kf_logit(const gr_args &a, int b, int h, int i, int j, float x) {
+  size_t idx = (((size_t)b * a.heads + h) * a.q_len + i) * a.kv_len + j;
+  return (x - logf(a.exp_rand[idx])) / KF_TAU;
+}
+
+__device__ static void load_row_f32(const __half *src, float *dst, int n) {
+  for (int d = threadIdx.x; d < n; d += blockDim.x) dst[d] = __half2float(src[d]);
+  __syncthreads();
+}
+
+// grid (Lq, H, B). Writes out (fp32, [B, Lq, H, D]), lse and lse_kf ([B, H, Lq]).
+__global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) {
+  __shared__ float q_row[GR_MAX_DIM];
+  __shared__ float p_chunk[GR_THREADS];
+  __shared__ float scratch[32];
+  int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+  load_row_f32(gr_row(a.q, a, a.q_len, b, i, h), q_row, a.dim);
+  int last = min(a.kv_len - 1, i + (a.kv_len - a.q_len)); // keys 0..last are visible
+
+  float m = -INFINITY, mk = -INFINITY;
+  for (int j = threadIdx.x; j <= last; j += blockDim.x) {
+    float x = gr_logit(a, q_row, gr_row(a.k, a, a.kv_len, b, j, h));
+    m = fmaxf(m, x);
+    if (a.wl == WL_KF) mk = fmaxf(mk, gr_kf_logit(a, b, h, i, j, x));
+  }
+  m = block_reduce(m, scratch, op_max());
+  if (a.wl == WL_KF) mk = block_reduce(mk, scratch, op_max());
+  float l = 0.0f, lk = 0.0f;
+  for (int j = threadIdx.x; j <= last; j += blockDim.x) {
+    float x = gr_logit(a, q_row, gr_row(a.k, a, a.kv_len, b, j, h));
+    l += expf(x - m);
+    if (a.wl == WL_KF) lk += expf(gr_kf_logit(a, b, h, i, j, x) - mk);
+  }
+  l = block_reduce(l, scratch, op_sum());
+  float row_lse = m + logf(l);
+  if (a.wl == WL_KF) lk = block_reduce(lk, scratch, op_sum());
+
+  // out: each thread owns dims threadIdx.x and threadIdx.x + 128 (D <= 256)
+  float acc0 = 0.0f, acc1 = 0.0f;
+  int d0 = threadIdx.x, d1 = threadIdx.x + GR_THREADS;
+  for (int base = 0; base <= last; base += GR_THREADS) {
+    int j = base + threadIdx.x;
+    const __half *k = gr_row(a.k, a, a.kv_len, b, j <= last ? j : 0, h);
+    p_chunk[threadIdx.x] = j <= last ? expf(gr_logit(a, q_row, k) - row_lse) : 0.0f;
+    __syncthreads();
+    int n = min(GR_THREADS, last + 1 - base);
+    for (int t = 0; t < n; t++) {
+      const __half *v = gr_row(a.v, a, a.kv_len, b, base + t, h);
+      if (d0 < a.dim) acc0 = fmaf(p_chunk[t], __half2float(v[d0]), acc0);
+      if (d1 < a.dim) acc1 = fmaf(p_chunk[t], __half2float(v[d1]), acc1);
+    }
+    __syncthreads();
+  }
+  float *o = out + (((size_t)b * a.q_len + i) * a.heads + h) * a.dim;
+  if (d0 < a.dim) o[d0] = acc0;
+  if (d1 < a.dim) o[d1] = acc1;
+  if (threadIdx.x == 0) {
+    size_t r = ((size_t)b * a.heads + h) * a.q_len + i;
+    lse[r] = row_lse;
+    if (a.wl == WL_KF) lse_kf[r] = mk + logf(lk);
+  }
+}
+
+// grid (Lkv, H, B). Writes score (sum, or KeyFormer's sum), score2 (sum of squares) and
+// margin (corm: max_i p/mask - 1), all [B, H, Lkv].
+__global__ void gr_column_kernel(gr_args a, const float *lse, const float *lse_kf, float *score,
+                                 float *score2, float *margin) {
+  __shared__ float k_row[GR_MAX_DIM];
+  __shared__ float scratch[32];
+  int j = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+  load_row_f32(gr_row(a.k, a, a.kv_len, b, j, h), k_row, a.dim);
+  int first = max(0, j - (a.kv_len - a.q_len)); // rows first..Lq-1 see key j
+  float sum = 0.0f, sum_sq = 0.0f, mg = -INFINITY;
+  for (int i = first + threadIdx.x; i < a.q_len; i += blockDim.x) {
+    float x = gr_logit(a, k_row, gr_row(a.q, a, a.q_len, b, i, h));
+    size_t r = ((size_t)b * a.heads + h) * a.q_len + i;
+    if (a.wl == WL_KF) {
+      sum += expf(gr_kf_logit(a, b, h, i, j, x) - lse_kf[r]);
+      continue;
+    }
+    float p = expf(x - lse[r]);
+    sum += p;
+    sum_sq = fmaf(p, p, sum_sq);
+    if (a.wl == WL_CORM) {
+      float mk = a.corm_mask[(size_t)i * a.kv_len + j];
+      mg = fmaxf(mg, mk > 0.0f ? p / mk - 1.0f : p - mk);
+    }
+  }
+  sum = block_reduce(sum, scratch, op_sum());
+  sum_sq = block_reduce(sum_sq, scratch, op_sum());
+  mg = block_reduce(mg, scratch, op_max());
+  if (threadIdx.x == 0) {
+    size_t c = ((size_t)b * a.heads + h) * a.kv_len + j;
+    score[c] = sum;
+    score2[c] = sum_sq;
+    margin[c] = mg;
+  }
+}
+
+// snapkv: pooled[j] = (x[j-2] + .. + x[j+2]) / 5 with zeros outside the row; rows of n.
+__global__ void gr_pool_kernel(const float *x, float *pooled, size_t rows, int n) {
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < rows * n;
+       e += (size_t)gridDim.x * blockDim.x) {
+    size_t row = e / n;
+    int j = (int)(e % n);
+    float s = 0.0f;
+    for (int t = j - SNAPKV_POOL / 2; t <= j + SNAPKV_POOL / 2; t++)
+      if (t >= 0 && t < n) s += x[row * n + t];
+    pooled[e] = s / SNAPKV_POOL;
+  }
+}
+
+static void to_host_double(double *dst, const float *src_dev, size_t n) {
+  if (!dst) return;
+  float *tmp = (float *)hx_host_alloc(n * sizeof *tmp, "gpuref copy");
+  hx_dev_to_host(tmp, src_dev, n * sizeof *tmp);
+  for (size_t e = 0; e < n; e++) dst[e] = tmp[e];
+  hx_host_free(tmp, n * sizeof *tmp);
+}
+
+extern "C" int gpuref_supports(const attn_shape *s) {
+  return s->dim <= GR_MAX_DIM && s->q_len <= s->kv_len && s->heads <= 65535 &&
+         s->batch <= 65535;
+}
+
+extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
+                           const attn_io *in, const ref_outputs *out) {
+  gr_args a = {(const __half *)in->q, (const __half *)in->k, (const __half *)in->v,
+               in->exp_rand, in->corm_mask, s->batch, s->heads, s->dim, s->q_len, s->kv_len,
+               (int)wl, 1.0f / sqrtf((float)s->dim)};
+  size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
+  size_t nrows = (size_t)s->batch * s->heads * s->q_len;
+  float *d_out = (float *)hx_dev_alloc(nq * sizeof(float), "gpuref out");
+  float *d_lse = (float *)hx_dev_alloc(2 * nrows * sizeof(float), "gpuref lse");
+  float *d_cols = (float *)hx_dev_alloc(4 * ns * sizeof(float), "gpuref columns");
+  float *d_score = d_cols, *d_score2 = d_cols + ns, *d_margin = d_cols + 2 * ns;
+  float *d_pooled = d_cols + 3 * ns;
+
+  dim3 rows(s->q_len, s->heads, s->batch), cols(s->kv_len, s->heads, s->batch);
+  gr_row_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, d_out, d_lse, d_lse + nrows);
+  HX_CUDA_LAUNCH();
+  int column_stats = wl != WL_ATTN && wl != WL_GEMMA2;
+  if (column_stats) {
+    gr_column_kernel<<<cols, GR_THREADS, 0, ctx->stream>>>(a, d_lse, d_lse + nrows, d_score,
+                                                           d_score2, d_margin);
+    HX_CUDA_LAUNCH();
+  }
+  if (wl == WL_SNAPKV) {
+    gr_pool_kernel<<<grid_stride_blocks(ns, 256), 256, 0, ctx->stream>>>(
+        d_score, d_pooled, (size_t)s->batch * s->heads, s->kv_len);
+    HX_CUDA_LAUNCH();
+    d_score = d_pooled;
+  }
+  HX_CUDA(cudaStreamSynchronize(ctx->stream));
+
+  to_host_double(out->out, d_out, nq);
+  if (out->score) to_host_double(out->score, d_score, ns);
+  if (out->score2) to_host_double(out->score2, d_score2, ns);
+  if (out->corm_margin) {
+    to_host_double(out->corm_margin, d_margin, ns);
+    for (size_t e = 0; e < ns; e++) out->flags[e] = out->corm_margin[e] >= 0;
+  }
+  hx_dev_free(d_cols);
+  hx_dev_free(d_lse);
+  hx_dev_free(d_out);
+}

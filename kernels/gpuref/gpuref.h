@@ -1,0 +1,26 @@
+/* gpuref.h: the naive fp32 GPU reference (gpuref.cu), used by attnvar's check where the
+ * CPU double reference would be too slow. Independent of both systems: no cuBLAS, no tensor
+ * cores, no S x S buffer. Callable from C. */
+#ifndef GPUREF_H
+#define GPUREF_H
+
+#include "attnvar.h"
+#include "ref/ref.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when the reference handles the shape (D <= 256, Lq <= Lkv). */
+int gpuref_supports(const attn_shape *s);
+
+/* Compute every output of wl from the device inputs in (q, k, v, exp_rand, corm_mask) and
+ * return them on the host as doubles in out (ref_outputs_alloc'ed). Allocates its own device
+ * buffers through the tracking allocator and frees them before returning. */
+void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *in,
+                const ref_outputs *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

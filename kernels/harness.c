@@ -1,0 +1,279 @@
+/* harness.c: log lines, exit path, option parsing, statistics and comparison (host only). */
+#include "harness.h"
+
+#include "kvline.h"
+#include "rng.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "repro_commit.h" /* generated at build time: #define REPRO_COMMIT "1a2b3c4[-dirty]" */
+
+static FILE *log_out;
+static int log_header_done;
+
+void hx_log_open(FILE *out) { log_out = out; }
+FILE *hx_log(void) { return log_out ? log_out : stdout; }
+
+const char *hx_commit(void) { return REPRO_COMMIT; }
+
+static void read_cpu_model(char *dst, size_t cap) {
+  snprintf(dst, cap, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) != 0) continue;
+    char *colon = strchr(line, ':');
+    if (!colon) continue;
+    colon++;
+    while (*colon == ' ' || *colon == '\t') colon++;
+    colon[strcspn(colon, "\n")] = '\0';
+    snprintf(dst, cap, "%s", colon);
+    break;
+  }
+  fclose(f);
+}
+
+void hx_device_info_cpu(hx_device_info *info) {
+  memset(info, 0, sizeof *info);
+  snprintf(info->gpu, sizeof info->gpu, "none");
+  snprintf(info->cc, sizeof info->cc, "none");
+  snprintf(info->driver, sizeof info->driver, "none");
+  snprintf(info->cuda, sizeof info->cuda, "none");
+  read_cpu_model(info->cpu, sizeof info->cpu);
+}
+
+void hx_print_header(const hx_device_info *info) {
+  FILE *out = hx_log();
+  char date[32], host[256];
+  time_t now = time(NULL);
+  struct tm tm_utc;
+  gmtime_r(&now, &tm_utc);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
+  host[sizeof host - 1] = '\0';
+  fputs("# repro-log 1\nmeta", out);
+  kv_put(out, "gpu", info->gpu);
+  kv_put(out, "cc", info->cc);
+  kv_put(out, "driver", info->driver);
+  kv_put(out, "cuda", info->cuda);
+  kv_put(out, "commit", hx_commit());
+  kv_put(out, "date", date);
+  kv_put(out, "host", host);
+  kv_put(out, "cpu", info->cpu);
+  fputc('\n', out);
+  fflush(out);
+  log_header_done = 1;
+}
+
+void hx_print_check(const char *output, const hx_check *c) {
+  FILE *out = hx_log();
+  fputs("check", out);
+  kv_put(out, "output", output);
+  kv_putf(out, "rel_l2", "%.3e", c->rel_l2);
+  kv_putf(out, "max_abs", "%.3e", c->max_abs);
+  kv_putf(out, "tol_rel_l2", "%.1e", c->tol_rel_l2);
+  kv_putf(out, "tol_max_abs", "%.1e", c->tol_max_abs);
+  kv_putf(out, "n", "%zu", c->n);
+  if (c->n_nonfinite) kv_putf(out, "nonfinite", "%zu", c->n_nonfinite);
+  if (c->is_bool) {
+    kv_putf(out, "mismatches", "%zu", c->mismatches);
+    kv_putf(out, "ambiguous", "%zu", c->ambiguous);
+  }
+  kv_putf(out, "ok", "%d", c->ok);
+  fputc('\n', out);
+  fflush(out);
+}
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+hx_stats hx_stats_of(const float *ms, int n) {
+  hx_stats s = {0, 0, 0, 0};
+  if (n <= 0) return s;
+  float *sorted = malloc((size_t)n * sizeof *sorted);
+  if (!sorted) hx_die(HX_EXIT_OOM, "oom", "out of host memory sorting %d timings", n);
+  memcpy(sorted, ms, (size_t)n * sizeof *sorted);
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_float);
+  double sum = 0;
+  for (int i = 0; i < n; i++) sum += sorted[i];
+  s.avg_ms = sum / n;
+  s.median_ms = n % 2 ? sorted[n / 2] : 0.5 * ((double)sorted[n / 2 - 1] + sorted[n / 2]);
+  s.min_ms = sorted[0];
+  s.max_ms = sorted[n - 1];
+  free(sorted);
+  return s;
+}
+
+void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop,
+                        double peak_bytes) {
+  FILE *out = hx_log();
+  fputs("result", out);
+  kv_put(out, "status", "ok");
+  kv_putf(out, "avg_ms", "%.4f", s->avg_ms);
+  kv_putf(out, "median_ms", "%.4f", s->median_ms);
+  kv_putf(out, "min_ms", "%.4f", s->min_ms);
+  kv_putf(out, "max_ms", "%.4f", s->max_ms);
+  kv_putf(out, "runs", "%d", runs);
+  kv_putf(out, "warmup", "%d", warmup);
+  if (gflop >= 0 && s->avg_ms > 0) kv_putf(out, "gflops_s", "%.1f", gflop / (s->avg_ms * 1e-3));
+  kv_putf(out, "peak_mib", "%.1f", peak_bytes / (1024.0 * 1024.0));
+  fputc('\n', out);
+  fflush(out);
+}
+
+void hx_print_result_status(const char *status, const char *reason) {
+  FILE *out = hx_log();
+  fputs("result", out);
+  kv_put(out, "status", status);
+  if (reason && *reason) kv_put(out, "reason", reason);
+  fputc('\n', out);
+  fflush(out);
+}
+
+void hx_die(int exit_code, const char *status, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "error: %s\n", msg);
+  if (log_header_done) hx_print_result_status(status, msg);
+  exit(exit_code);
+}
+
+int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, long hi,
+                 long *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = text ? strtol(text, &end, 10) : 0;
+  if (!text || !*text || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+    fprintf(stderr, "%s: %s: expected an integer in [%ld, %ld], got '%s'\n", prog, opt, lo, hi,
+            text ? text : "(missing)");
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int hx_parse_choice(const char *prog, const char *opt, const char *text,
+                    const char *const *names, int n) {
+  for (int i = 0; text && i < n; i++)
+    if (strcmp(text, names[i]) == 0) return i;
+  fprintf(stderr, "%s: %s: unknown '%s' (expected ", prog, opt, text ? text : "(missing)");
+  for (int i = 0; i < n; i++) fprintf(stderr, "%s%s", i ? "|" : "", names[i]);
+  fprintf(stderr, ")\n");
+  return -1;
+}
+
+/* Shared tail of the numeric comparisons: sums are over finite reference elements. */
+typedef struct {
+  double diff2, want2, max_abs;
+  size_t nonfinite;
+} diff_acc;
+
+static void acc_add(diff_acc *a, double got, double want) {
+  if (!isfinite(got)) { a->nonfinite++; return; }
+  double d = got - want;
+  a->diff2 += d * d;
+  a->want2 += want * want;
+  if (fabs(d) > a->max_abs) a->max_abs = fabs(d);
+}
+
+static hx_check acc_finish(const diff_acc *a, size_t n, double tol_rel_l2, double tol_max_abs) {
+  hx_check c;
+  memset(&c, 0, sizeof c);
+  c.n = n;
+  c.n_nonfinite = a->nonfinite;
+  c.rel_l2 = a->want2 > 0 ? sqrt(a->diff2 / a->want2) : sqrt(a->diff2);
+  c.max_abs = a->nonfinite ? INFINITY : a->max_abs;
+  if (a->nonfinite) c.rel_l2 = INFINITY;
+  c.tol_rel_l2 = tol_rel_l2;
+  c.tol_max_abs = tol_max_abs;
+  c.ok = a->nonfinite == 0 && c.rel_l2 <= tol_rel_l2 && c.max_abs <= tol_max_abs;
+  return c;
+}
+
+hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n,
+                        double tol_rel_l2, double tol_max_abs) {
+  diff_acc a = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; i++) acc_add(&a, rng_half_to_float(got_f16[i]), want[i]);
+  return acc_finish(&a, n, tol_rel_l2, tol_max_abs);
+}
+
+hx_check hx_compare_f32(const float *got, const double *want, size_t n, double tol_rel_l2,
+                        double tol_max_abs) {
+  diff_acc a = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; i++) acc_add(&a, got[i], want[i]);
+  return acc_finish(&a, n, tol_rel_l2, tol_max_abs);
+}
+
+hx_check hx_compare_f64(const double *got, const double *want, size_t n, double tol_rel_l2,
+                        double tol_max_abs) {
+  diff_acc a = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; i++) acc_add(&a, got[i], want[i]);
+  return acc_finish(&a, n, tol_rel_l2, tol_max_abs);
+}
+
+double hx_max_abs_f64(const double *x, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; i++) m = fabs(x[i]) > m ? fabs(x[i]) : m;
+  return m;
+}
+
+hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n,
+                         double margin) {
+  hx_check c;
+  memset(&c, 0, sizeof c);
+  c.is_bool = 1;
+  c.n = n;
+  size_t ones = 0;
+  for (size_t i = 0; i < n; i++) {
+    int want = want_margin[i] > margin ? 1 : want_margin[i] < -margin ? 0 : -1;
+    if (got[i] > 1) { c.mismatches++; c.n_nonfinite++; continue; }
+    if (want < 0) { c.ambiguous++; continue; }
+    ones += (size_t)want;
+    if (got[i] != want) c.mismatches++;
+  }
+  /* as 0/1 vectors: ||got - want||^2 is the mismatch count */
+  c.rel_l2 = ones ? sqrt((double)c.mismatches / (double)ones) : sqrt((double)c.mismatches);
+  c.max_abs = c.mismatches ? 1.0 : 0.0;
+  c.tol_rel_l2 = 0;
+  c.tol_max_abs = 0;
+  c.ok = c.mismatches == 0;
+  return c;
+}
+
+/* Host allocations of the CPU path, counted like the device ones. */
+static size_t host_current, host_peak;
+
+void *hx_host_alloc(size_t bytes, const char *what) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p)
+    hx_die(HX_EXIT_OOM, "oom", "out of host memory allocating %zu bytes for %s", bytes, what);
+  host_current += bytes;
+  if (host_current > host_peak) host_peak = host_current;
+  return p;
+}
+
+void hx_host_free(void *p, size_t bytes) {
+  if (!p) return;
+  free(p);
+  host_current -= bytes;
+}
+
+size_t hx_host_peak_bytes(void) { return host_peak; }
+
+double hx_wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}

@@ -1,0 +1,119 @@
+/* harness.h: the host half of the kernel harness shared by attnvar and llama_e2e. Plain C,
+ * no CUDA: the log lines of the log contract (README / shared design "Log contract"), the
+ * exit codes, option parsing helpers, run statistics, a fatal-error path that still ends
+ * the log with a result line, and array comparison for the check lines.
+ * The device half (allocator, timing, fills, CUDA checks) is harness_gpu.h. */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes of every kernel binary (CONTRACTS.md). */
+enum { HX_EXIT_OK = 0, HX_EXIT_ERROR = 1, HX_EXIT_USAGE = 2, HX_EXIT_OOM = 3,
+       HX_EXIT_UNSUPPORTED = 4, HX_EXIT_CHECK = 5 };
+
+/* ---- the log ----------------------------------------------------------------------- */
+
+/* Where the log goes (stdout unless changed) and whether its header is out yet: a fatal
+ * error after the header ends the log with a `result status=...` line. */
+void hx_log_open(FILE *out);
+FILE *hx_log(void);
+
+typedef struct {
+  char gpu[128];   /* "NVIDIA H100 80GB HBM3", or "none" on the CPU path */
+  char cc[16];     /* "9.0" */
+  char driver[48]; /* kernel driver version, "580.159.04" */
+  char cuda[16];   /* CUDA runtime version, "13.0" */
+  char cpu[128];   /* host CPU model, informative */
+} hx_device_info;
+
+/* Host-only fields (cpu model, gpu=none ...); harness_gpu fills the GPU ones. */
+void hx_device_info_cpu(hx_device_info *info);
+
+/* "# repro-log 1" then "meta gpu=... cc=... driver=... cuda=... commit=... date=... host=..." */
+void hx_print_header(const hx_device_info *info);
+/* The git commit the binary was built from ("unknown" outside a git checkout). */
+const char *hx_commit(void);
+
+/* "check output=NAME rel_l2=.. max_abs=.. ok=0|1" (+ extra pairs set in the struct). */
+typedef struct {
+  double rel_l2;      /* ||got - want||_2 / ||want||_2 (or the absolute norm when want is 0) */
+  double max_abs;     /* max |got - want| */
+  double tol_rel_l2;  /* limits the check was held to */
+  double tol_max_abs;
+  size_t n;           /* elements compared */
+  size_t n_nonfinite; /* got NaN/inf where want is finite (poison left unwritten) */
+  size_t mismatches;  /* boolean outputs: decided elements that differ */
+  size_t ambiguous;   /* boolean outputs: elements too close to call (not compared) */
+  int is_bool;
+  int ok;
+} hx_check;
+void hx_print_check(const char *output, const hx_check *c);
+
+typedef struct {
+  double avg_ms, median_ms, min_ms, max_ms;
+} hx_stats;
+hx_stats hx_stats_of(const float *ms, int n);
+
+/* "result status=ok avg_ms=.. median_ms=.. min_ms=.. max_ms=.. runs=.. warmup=..
+ *  [gflops_s=..] peak_mib=.." ; gflop < 0 leaves gflops_s out (e2e). */
+void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop,
+                        double peak_bytes);
+/* "result status=STATUS reason=\"...\"" */
+void hx_print_result_status(const char *status, const char *reason);
+
+/* Fatal error: message to stderr; when the log header is out, also the result line with
+ * status (error|oom|unsupported) and the message as reason. Exits with exit_code. */
+void hx_die(int exit_code, const char *status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+
+/* ---- options ------------------------------------------------------------------------ */
+
+/* Parse a whole decimal integer in [lo, hi] for option `opt`. On error prints
+ * "PROG: --opt: expected an integer in [lo, hi], got 'x'" to stderr and returns -1. */
+int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, long hi,
+                 long *out);
+/* Index of text in names[0..n), or -1 after printing "PROG: --opt: unknown 'x' (expected
+ * a|b|c)" to stderr. */
+int hx_parse_choice(const char *prog, const char *opt, const char *text,
+                    const char *const *names, int n);
+
+/* ---- comparison --------------------------------------------------------------------- */
+
+/* Compare n values against a double reference; tolerances set by the caller.
+ * got_f16 holds IEEE fp16 bits. */
+hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n,
+                        double tol_rel_l2, double tol_max_abs);
+hx_check hx_compare_f32(const float *got, const double *want, size_t n, double tol_rel_l2,
+                        double tol_max_abs);
+hx_check hx_compare_f64(const double *got, const double *want, size_t n, double tol_rel_l2,
+                        double tol_max_abs);
+/* max |x| over n values (for tolerances scaled to an output's magnitude) */
+double hx_max_abs_f64(const double *x, size_t n);
+/* Boolean output: want_margin[i] > +margin means want 1, < -margin want 0, otherwise the
+ * element is ambiguous (too close to the threshold to call) and skipped. Any got value
+ * other than 0 or 1 (poison) is a mismatch. */
+hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n,
+                         double margin);
+
+/* ---- small host things --------------------------------------------------------------- */
+
+/* Host allocation that dies (status=oom, exit 3) on failure and counts the bytes, so the
+ * CPU path can report peak_mib of its buffers. hx_host_free(NULL, 0) is fine. */
+void *hx_host_alloc(size_t bytes, const char *what);
+void hx_host_free(void *p, size_t bytes);
+size_t hx_host_peak_bytes(void);
+
+/* Wall clock in milliseconds (CLOCK_MONOTONIC), for the CPU path's timing. */
+double hx_wall_ms(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

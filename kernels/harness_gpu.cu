@@ -1,0 +1,273 @@
+// harness_gpu.cu: device half of the harness: checks, tracking allocator, context, device
+// info, CUDA-event timing, poisoning and the seeded fills (see harness_gpu.h).
+#include "harness_gpu.h"
+#include "rng.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cuBLAS workspace: NVIDIA recommends 32 MiB on Hopper (4 MiB elsewhere); one size for all. */
+#define HX_CUBLAS_WORKSPACE_BYTES ((size_t)32 << 20)
+
+extern "C" void hx_cuda_check(int err, const char *call, const char *file, int line) {
+  if (err == cudaSuccess) return;
+  cudaError_t e = (cudaError_t)err;
+  if (e == cudaErrorMemoryAllocation)
+    hx_die(HX_EXIT_OOM, "oom", "%s:%d: %s: %s", file, line, call, cudaGetErrorString(e));
+  hx_die(HX_EXIT_ERROR, "error", "%s:%d: %s: %s (%s)", file, line, call, cudaGetErrorString(e),
+         cudaGetErrorName(e));
+}
+
+extern "C" void hx_cublas_check(int status, const char *call, const char *file, int line) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  cublasStatus_t s = (cublasStatus_t)status;
+  if (s == CUBLAS_STATUS_ALLOC_FAILED)
+    hx_die(HX_EXIT_OOM, "oom", "%s:%d: %s: %s", file, line, call, cublasGetStatusString(s));
+  hx_die(HX_EXIT_ERROR, "error", "%s:%d: %s: %s (%s)", file, line, call,
+         cublasGetStatusString(s), cublasGetStatusName(s));
+}
+
+/* ---- tracking allocator: a small table of live blocks (a cell has a dozen at most) ---- */
+typedef struct {
+  void *ptr;
+  size_t bytes;
+} live_block;
+
+static live_block *blocks;
+static size_t n_blocks, cap_blocks;
+static size_t dev_current, dev_peak;
+
+extern "C" void *hx_dev_try_alloc(size_t bytes, const char *what) {
+  void *p = NULL;
+  cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError(); /* clear the sticky-free error so later calls are clean */
+    return NULL;
+  }
+  if (e != cudaSuccess)
+    hx_die(HX_EXIT_ERROR, "error", "cudaMalloc(%zu bytes for %s): %s", bytes, what,
+           cudaGetErrorString(e));
+  if (n_blocks == cap_blocks) {
+    size_t cap = cap_blocks ? 2 * cap_blocks : 32;
+    live_block *grown = (live_block *)realloc(blocks, cap * sizeof *grown);
+    if (!grown) hx_die(HX_EXIT_OOM, "oom", "out of host memory tracking device blocks");
+    blocks = grown;
+    cap_blocks = cap;
+  }
+  blocks[n_blocks].ptr = p;
+  blocks[n_blocks].bytes = bytes;
+  n_blocks++;
+  dev_current += bytes;
+  if (dev_current > dev_peak) dev_peak = dev_current;
+  return p;
+}
+
+extern "C" void *hx_dev_alloc(size_t bytes, const char *what) {
+  void *p = hx_dev_try_alloc(bytes, what);
+  if (!p)
+    hx_die(HX_EXIT_OOM, "oom", "out of device memory allocating %.1f MiB for %s (%.1f MiB held)",
+           bytes / 1048576.0, what, dev_current / 1048576.0);
+  return p;
+}
+
+extern "C" void hx_dev_free(void *p) {
+  if (!p) return;
+  for (size_t i = 0; i < n_blocks; i++) {
+    if (blocks[i].ptr != p) continue;
+    dev_current -= blocks[i].bytes;
+    blocks[i] = blocks[--n_blocks];
+    HX_CUDA(cudaFree(p));
+    return;
+  }
+  hx_die(HX_EXIT_ERROR, "error", "hx_dev_free: %p was not allocated by hx_dev_alloc", p);
+}
+
+extern "C" size_t hx_dev_current_bytes(void) { return dev_current; }
+extern "C" size_t hx_dev_peak_bytes(void) { return dev_peak; }
+extern "C" void hx_dev_reset_peak(void) { dev_peak = dev_current; }
+
+/* ---- device info and context ------------------------------------------------------------ */
+
+/* 1 when tok (len bytes) looks like a driver version: digits and dots with at least one dot. */
+static int is_version_token(const char *tok, size_t len) {
+  int dots = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (tok[i] == '.') dots++;
+    else if (tok[i] < '0' || tok[i] > '9') return 0;
+  }
+  return dots > 0 && tok[0] != '.';
+}
+
+/* The kernel driver's version ("580.159.04") from /proc, whose first line reads e.g.
+ * "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+ * the first version-shaped word. cudaDriverGetVersion only knows the CUDA API level the
+ * driver supports, which we use when /proc has no answer. */
+static void read_driver_version(char *dst, size_t cap) {
+  FILE *f = fopen("/proc/driver/nvidia/version", "r");
+  if (f) {
+    char line[512];
+    if (fgets(line, sizeof line, f)) {
+      for (const char *p = line; *p;) {
+        p += strspn(p, " \t\n");
+        size_t len = strcspn(p, " \t\n");
+        if (len > 0 && len < cap && is_version_token(p, len)) {
+          memcpy(dst, p, len);
+          dst[len] = '\0';
+          fclose(f);
+          return;
+        }
+        p += len;
+      }
+    }
+    fclose(f);
+  }
+  int v = 0;
+  HX_CUDA(cudaDriverGetVersion(&v));
+  snprintf(dst, cap, "cuda%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+extern "C" void hx_device_info_gpu(hx_device_info *info) {
+  hx_device_info_cpu(info);
+  int dev = 0, rt = 0;
+  HX_CUDA(cudaGetDevice(&dev));
+  cudaDeviceProp prop;
+  HX_CUDA(cudaGetDeviceProperties(&prop, dev));
+  snprintf(info->gpu, sizeof info->gpu, "%s", prop.name);
+  snprintf(info->cc, sizeof info->cc, "%d.%d", prop.major, prop.minor);
+  read_driver_version(info->driver, sizeof info->driver);
+  HX_CUDA(cudaRuntimeGetVersion(&rt));
+  snprintf(info->cuda, sizeof info->cuda, "%d.%d", rt / 1000, (rt % 1000) / 10);
+}
+
+extern "C" int hx_gpu_available(char *why, size_t why_len) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    snprintf(why, why_len, "no usable GPU: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    return 0;
+  }
+  if (count == 0) {
+    snprintf(why, why_len, "no usable GPU: no CUDA device visible");
+    return 0;
+  }
+  return 1;
+}
+
+static void *cublas_workspace;
+
+extern "C" void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80) {
+  memset(ctx, 0, sizeof *ctx);
+  int count = 0;
+  HX_CUDA(cudaGetDeviceCount(&count));
+  HX_CUDA(cudaSetDevice(0));
+  hx_device_info_gpu(info);
+  cudaDeviceProp prop;
+  HX_CUDA(cudaGetDeviceProperties(&prop, 0));
+  ctx->sm_count = prop.multiProcessorCount;
+  ctx->cc_major = prop.major;
+  ctx->cc_minor = prop.minor;
+  ctx->force_sm80 = force_sm80;
+  HX_CUDA(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+  cublasHandle_t handle;
+  HX_CUBLAS(cublasCreate(&handle));
+  HX_CUBLAS(cublasSetStream(handle, ctx->stream));
+  cublas_workspace = hx_dev_alloc(HX_CUBLAS_WORKSPACE_BYTES, "cuBLAS workspace");
+  HX_CUBLAS(cublasSetWorkspace(handle, cublas_workspace, HX_CUBLAS_WORKSPACE_BYTES));
+  ctx->cublas = handle;
+}
+
+extern "C" void hx_gpu_shutdown(attn_ctx *ctx) {
+  if (ctx->cublas) HX_CUBLAS(cublasDestroy((cublasHandle_t)ctx->cublas));
+  ctx->cublas = NULL;
+  hx_dev_free(cublas_workspace);
+  cublas_workspace = NULL;
+  if (ctx->stream) HX_CUDA(cudaStreamDestroy(ctx->stream));
+  ctx->stream = NULL;
+}
+
+/* ---- timing ------------------------------------------------------------------------------ */
+
+extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs,
+                            float *ms) {
+  for (int i = 0; i < warmup; i++) {
+    int rc = fn(arg);
+    if (rc) return rc;
+  }
+  HX_CUDA(cudaStreamSynchronize(stream));
+  HX_CUDA_LAUNCH();
+  /* one event pair per run, all recorded before the first synchronisation, so the runs go
+   * back to back as in the warmup */
+  cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * (size_t)runs * sizeof *ev);
+  if (!ev) hx_die(HX_EXIT_OOM, "oom", "out of host memory for %d timing events", runs);
+  for (int i = 0; i < 2 * runs; i++) HX_CUDA(cudaEventCreate(&ev[i]));
+  int rc = 0;
+  for (int i = 0; i < runs && !rc; i++) {
+    HX_CUDA(cudaEventRecord(ev[2 * i], stream));
+    rc = fn(arg);
+    HX_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
+  }
+  HX_CUDA(cudaStreamSynchronize(stream));
+  HX_CUDA_LAUNCH();
+  for (int i = 0; i < runs && !rc; i++) HX_CUDA(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+  for (int i = 0; i < 2 * runs; i++) HX_CUDA(cudaEventDestroy(ev[i]));
+  free(ev);
+  return rc;
+}
+
+/* ---- fills -------------------------------------------------------------------------------- */
+
+extern "C" void hx_dev_poison(void *p, size_t bytes, cudaStream_t stream) {
+  if (p && bytes) HX_CUDA(cudaMemsetAsync(p, 0xff, bytes, stream));
+}
+
+static unsigned grid_for(size_t n, unsigned block) {
+  size_t g = (n + block - 1) / block;
+  return (unsigned)(g < 65535u * 16u ? (g ? g : 1) : 65535u * 16u); /* grid-stride beyond */
+}
+
+__global__ void fill_normal_f16_kernel(uint16_t *dst, size_t n, uint64_t seed, uint32_t stream_id) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    dst[i] = rng_float_to_half(rng_normal(seed, stream_id, i));
+}
+
+__global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    dst[i] = rng_exp_rand(seed, i);
+}
+
+__global__ void fill_corm_mask_kernel(float *dst, int rows, int cols) {
+  size_t n = (size_t)rows * cols;
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
+       e += (size_t)gridDim.x * blockDim.x)
+    dst[e] = __fdiv_rn(1.0f, (float)(e / (size_t)cols + 1));
+}
+
+extern "C" void hx_dev_fill_normal_f16(void *dst, size_t n, uint64_t seed, uint32_t stream_id,
+                                       cudaStream_t stream) {
+  if (!n) return;
+  fill_normal_f16_kernel<<<grid_for(n, 256), 256, 0, stream>>>((uint16_t *)dst, n, seed, stream_id);
+  HX_CUDA_LAUNCH();
+}
+
+extern "C" void hx_dev_fill_exp_rand(float *dst, size_t n, uint64_t seed, cudaStream_t stream) {
+  if (!n) return;
+  fill_exp_rand_kernel<<<grid_for(n, 256), 256, 0, stream>>>(dst, n, seed);
+  HX_CUDA_LAUNCH();
+}
+
+extern "C" void hx_dev_fill_corm_mask(float *dst, int rows, int cols, cudaStream_t stream) {
+  size_t n = (size_t)rows * cols;
+  if (!n) return;
+  fill_corm_mask_kernel<<<grid_for(n, 256), 256, 0, stream>>>(dst, rows, cols);
+  HX_CUDA_LAUNCH();
+}
+
+extern "C" void hx_dev_to_host(void *dst, const void *src, size_t bytes) {
+  if (bytes) HX_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}

@@ -1,0 +1,79 @@
+/* harness_gpu.h: the device half of the kernel harness (implemented in harness_gpu.cu),
+ * shared by attnvar and llama_e2e. Callable from C and CUDA.
+ *
+ *  - HX_CUDA / HX_CUBLAS: check a call; on failure print the call, file, line and the
+ *    library's error string, end the log with `result status=error` and exit 1
+ *    (an out-of-memory error ends it with status=oom and exits 3).
+ *  - a tracking device allocator (current and peak bytes) that every buffer of a cell goes
+ *    through, the cuBLAS workspace included, so peak_mib means "the cell's own buffers".
+ *  - the context (stream, cuBLAS handle bound to it and to a counted workspace, device
+ *    properties), device info for the meta line, CUDA-event timing, NaN poisoning, and the
+ *    seeded input fills (rng.h, bit-identical to the host's). */
+#ifndef HARNESS_GPU_H
+#define HARNESS_GPU_H
+
+#include "attnvar.h"
+#include "harness.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Check helpers (the macros pass the call's text, file and line). */
+void hx_cuda_check(int err, const char *call, const char *file, int line);
+void hx_cublas_check(int status, const char *call, const char *file, int line);
+#define HX_CUDA(call) hx_cuda_check((int)(call), #call, __FILE__, __LINE__)
+#define HX_CUBLAS(call) hx_cublas_check((int)(call), #call, __FILE__, __LINE__)
+/* Check the last kernel launch (launch configuration errors). */
+#define HX_CUDA_LAUNCH() HX_CUDA(cudaGetLastError())
+
+/* ---- device memory --------------------------------------------------------------------- */
+/* cudaMalloc through the tracker; out of memory ends the run with status=oom, exit 3. */
+void *hx_dev_alloc(size_t bytes, const char *what);
+/* Like hx_dev_alloc but returns NULL on out-of-memory (for callers that can fall back). */
+void *hx_dev_try_alloc(size_t bytes, const char *what);
+void hx_dev_free(void *p); /* NULL is fine */
+size_t hx_dev_current_bytes(void);
+size_t hx_dev_peak_bytes(void);
+void hx_dev_reset_peak(void); /* peak := current */
+
+/* ---- context ---------------------------------------------------------------------------- */
+/* Select device 0, create the stream and the cuBLAS handle (bound to the stream, with a
+ * workspace from the tracking allocator), read the properties, fill info for the meta line. */
+void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80);
+void hx_gpu_shutdown(attn_ctx *ctx);
+/* 1 when a CUDA device can be used; otherwise 0 with the runtime's reason in why (call this
+ * before hx_gpu_init to end a GPU-less run with a complete log instead of a bare error). */
+int hx_gpu_available(char *why, size_t why_len);
+void hx_device_info_gpu(hx_device_info *info); /* also called by hx_gpu_init */
+
+/* ---- timing -------------------------------------------------------------------------------- */
+/* Run fn(arg) warmup times untimed, then runs times, each timed with a pair of CUDA events
+ * on ctx->stream; per-run milliseconds go to ms[0..runs). fn returns 0 or an ATTN_ code,
+ * which stops the loop and is returned. */
+typedef int (*hx_run_fn)(void *arg);
+int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs,
+                 float *ms);
+
+/* ---- fills ---------------------------------------------------------------------------------- */
+/* Every byte 0xff: fp16 and fp32 NaN, uint8 255 (neither 0 nor 1): unwritten outputs fail. */
+void hx_dev_poison(void *p, size_t bytes, cudaStream_t stream);
+/* fp16 N(0,1) from (seed, stream_id, element index), bit-identical to rng_normal + the
+ * host's rng_float_to_half. */
+void hx_dev_fill_normal_f16(void *dst, size_t n, uint64_t seed, uint32_t stream_id,
+                            cudaStream_t stream);
+/* fp32 1 + |N(0,1)| (KeyFormer's exp_rand), element index = flat index of the buffer. */
+void hx_dev_fill_exp_rand(float *dst, size_t n, uint64_t seed, cudaStream_t stream);
+/* corm_mask[i][j] = 1/(i+1), fp32 [rows, cols]. */
+void hx_dev_fill_corm_mask(float *dst, int rows, int cols, cudaStream_t stream);
+
+/* Copy device -> host (synchronous, checked). */
+void hx_dev_to_host(void *dst, const void *src, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,193 @@
+/* ref.c: the seven workloads in double precision, following the shared design literally.
+ * For each (b, h) and each query row i:
+ *   S[i,j] = q_i . k_j / sqrt(D)             (gemma2: S = 50 tanh(S / 50), before the mask)
+ *   S[i,j] = -inf where j > i + (Lkv - Lq)   (causal)
+ *   P[i,:] = softmax(S[i,:]);  out_i = sum_j P[i,j] v_j
+ * and the column statistics of P:
+ *   h2o_score[j]  = sum_i P[i,j]          roco adds roco_sq_score[j] = sum_i P[i,j]^2
+ *   snapkv_score  = avg_pool1d(h2o_score, kernel 5, padding 2, stride 1) (pad counts as 0, / 5)
+ *   kf_score[j]   = sum_i softmax_j((S[i,j] - log exp_rand[i,j]) / tau)   (masked like S)
+ *   corm_score[j] = any_i P[i,j] >= corm_mask[i][j]
+ * Slow on purpose: O(B H Lq Lkv D), one row of scratch. */
+#include "ref.h"
+
+#include "harness.h"
+#include "rng.h"
+#include "workload.h"
+
+#include <math.h>
+#include <string.h>
+
+/* q, k, v converted to double once (exactly), so the loops below read plain numbers. */
+typedef struct {
+  double *q, *k, *v;
+} qkv_double;
+
+/* Offsets in the [B, L, H, D] layout. */
+static size_t bshd(const attn_shape *s, int b, int len, int i, int h) {
+  return (((size_t)b * len + i) * s->heads + h) * s->dim;
+}
+
+/* Row i of the scores of head (b, h), masked entries -inf. */
+static void score_row(workload_id wl, const attn_shape *s, const qkv_double *x, int b, int h,
+                      int i, double *row) {
+  const double scale = 1.0 / sqrt((double)s->dim);
+  size_t qo = bshd(s, b, s->q_len, i, h);
+  for (int j = 0; j < s->kv_len; j++) {
+    size_t ko = bshd(s, b, s->kv_len, j, h);
+    double dot = 0;
+    for (int d = 0; d < s->dim; d++) dot += x->q[qo + d] * x->k[ko + d];
+    double sc = dot * scale;
+    if (wl == WL_GEMMA2) sc = GEMMA2_SOFTCAP * tanh(sc / GEMMA2_SOFTCAP);
+    row[j] = causal_masked(s, i, j) ? -INFINITY : sc;
+  }
+}
+
+/* In place: row := softmax(row) over its n entries (-inf entries become 0). */
+static void softmax_inplace(double *row, int n) {
+  double mx = -INFINITY;
+  for (int j = 0; j < n; j++) mx = fmax(mx, row[j]);
+  double sum = 0;
+  for (int j = 0; j < n; j++) {
+    row[j] = row[j] == -INFINITY ? 0.0 : exp(row[j] - mx);
+    sum += row[j];
+  }
+  for (int j = 0; j < n; j++) row[j] /= sum;
+}
+
+/* avg_pool1d(kernel 5, padding 2, stride 1, count_include_pad): zero outside [0, n). */
+static void pool5(const double *x, double *y, int n) {
+  const int half = SNAPKV_POOL / 2;
+  for (int j = 0; j < n; j++) {
+    double sum = 0;
+    for (int t = j - half; t <= j + half; t++)
+      if (t >= 0 && t < n) sum += x[t];
+    y[j] = sum / SNAPKV_POOL;
+  }
+}
+
+static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in,
+                     const qkv_double *x, const ref_outputs *out, int b, int h, double *p,
+                     double *kfp) {
+  const int lq = s->q_len, lkv = s->kv_len;
+  size_t col0 = ((size_t)b * s->heads + h) * lkv; /* [B, H, Lkv] outputs */
+  double *colsum = out->score ? out->score + col0 : NULL;
+  if (colsum) memset(colsum, 0, (size_t)lkv * sizeof *colsum);
+  if (out->score2) memset(out->score2 + col0, 0, (size_t)lkv * sizeof(double));
+  if (wl == WL_CORM)
+    for (int j = 0; j < lkv; j++) out->corm_margin[col0 + j] = -INFINITY;
+
+  for (int i = 0; i < lq; i++) {
+    score_row(wl, s, x, b, h, i, p);
+    if (wl == WL_KF) { /* KeyFormer's logits come from the same masked S, before softmax */
+      const float *r = in->exp_rand + (((size_t)b * s->heads + h) * lq + i) * lkv;
+      for (int j = 0; j < lkv; j++)
+        kfp[j] = p[j] == -INFINITY ? -INFINITY : (p[j] - log((double)r[j])) / KF_TAU;
+      softmax_inplace(kfp, lkv);
+      for (int j = 0; j < lkv; j++) colsum[j] += kfp[j];
+    }
+    softmax_inplace(p, lkv);
+
+    double *o = out->out + bshd(s, b, lq, i, h);
+    for (int d = 0; d < s->dim; d++) o[d] = 0;
+    for (int j = 0; j < lkv; j++) {
+      const double *vj = x->v + bshd(s, b, lkv, j, h);
+      for (int d = 0; d < s->dim; d++) o[d] += p[j] * vj[d];
+    }
+    if (wl == WL_H2O || wl == WL_ROCO || wl == WL_SNAPKV)
+      for (int j = 0; j < lkv; j++) colsum[j] += p[j];
+    if (wl == WL_ROCO)
+      for (int j = 0; j < lkv; j++) out->score2[col0 + j] += p[j] * p[j];
+    if (wl == WL_CORM)
+      for (int j = 0; j < lkv; j++) {
+        double m = in->corm_mask[(size_t)i * lkv + j];
+        double rel = m > 0 ? (p[j] - m) / m : p[j] - m;
+        if (rel > out->corm_margin[col0 + j]) out->corm_margin[col0 + j] = rel;
+      }
+  }
+  if (wl == WL_SNAPKV) { /* pool the column sums in place, through the kf scratch row */
+    pool5(colsum, kfp, lkv);
+    memcpy(colsum, kfp, (size_t)lkv * sizeof *colsum);
+  }
+  if (wl == WL_CORM)
+    for (int j = 0; j < lkv; j++) out->flags[col0 + j] = out->corm_margin[col0 + j] >= 0;
+}
+
+static double *to_double(const uint16_t *t, size_t n, const char *what) {
+  double *d = hx_host_alloc(n * sizeof *d, what);
+  for (size_t e = 0; e < n; e++) d[e] = rng_half_to_float(t[e]);
+  return d;
+}
+
+void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const ref_outputs *out) {
+  size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
+  qkv_double x = {to_double(in->q, nq, "ref q"), to_double(in->k, nkv, "ref k"),
+                  to_double(in->v, nkv, "ref v")};
+  size_t row_bytes = (size_t)s->kv_len * sizeof(double);
+  double *p = hx_host_alloc(row_bytes, "ref score row");
+  double *kfp = hx_host_alloc(row_bytes, "ref kf row");
+  for (int b = 0; b < s->batch; b++)
+    for (int h = 0; h < s->heads; h++) ref_head(wl, s, in, &x, out, b, h, p, kfp);
+  hx_host_free(kfp, row_bytes);
+  hx_host_free(p, row_bytes);
+  hx_host_free(x.v, nkv * sizeof(double));
+  hx_host_free(x.k, nkv * sizeof(double));
+  hx_host_free(x.q, nq * sizeof(double));
+}
+
+/* ---- buffers ------------------------------------------------------------------------- */
+
+static void *alloc_or_null(int want, size_t n, size_t size, const char *what) {
+  return want ? hx_host_alloc(n * size, what) : NULL;
+}
+
+void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed,
+                         ref_host_inputs *in) {
+  size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
+  const workload_info *w = &workload_table[wl];
+  in->q = hx_host_alloc(nq * sizeof *in->q, "q");
+  in->k = hx_host_alloc(nkv * sizeof *in->k, "k");
+  in->v = hx_host_alloc(nkv * sizeof *in->v, "v");
+  for (size_t e = 0; e < nq; e++) in->q[e] = rng_float_to_half(rng_normal(seed, RNG_STREAM_Q, e));
+  for (size_t e = 0; e < nkv; e++) {
+    in->k[e] = rng_float_to_half(rng_normal(seed, RNG_STREAM_K, e));
+    in->v[e] = rng_float_to_half(rng_normal(seed, RNG_STREAM_V, e));
+  }
+  size_t ner = shape_exp_rand_elems(s), ncm = shape_corm_mask_elems(s);
+  in->exp_rand = alloc_or_null(w->needs_exp_rand, ner, sizeof(float), "exp_rand");
+  if (in->exp_rand)
+    for (size_t e = 0; e < ner; e++) in->exp_rand[e] = rng_exp_rand(seed, e);
+  in->corm_mask = alloc_or_null(w->needs_corm_mask, ncm, sizeof(float), "corm_mask");
+  if (in->corm_mask)
+    for (size_t e = 0; e < ncm; e++) in->corm_mask[e] = corm_mask_value((int)(e / s->kv_len));
+}
+
+void ref_inputs_free(const attn_shape *s, ref_host_inputs *in) {
+  size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
+  hx_host_free(in->q, nq * sizeof *in->q);
+  hx_host_free(in->k, nkv * sizeof *in->k);
+  hx_host_free(in->v, nkv * sizeof *in->v);
+  hx_host_free(in->exp_rand, shape_exp_rand_elems(s) * sizeof(float));
+  hx_host_free(in->corm_mask, shape_corm_mask_elems(s) * sizeof(float));
+  memset(in, 0, sizeof *in);
+}
+
+void ref_outputs_alloc(workload_id wl, const attn_shape *s, ref_outputs *out) {
+  const workload_info *w = &workload_table[wl];
+  size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
+  out->out = hx_host_alloc(nq * sizeof(double), "ref out");
+  out->score = alloc_or_null(w->score_name != NULL, ns, sizeof(double), "ref score");
+  out->score2 = alloc_or_null(w->score2_name != NULL, ns, sizeof(double), "ref score2");
+  out->flags = alloc_or_null(w->flags_name != NULL, ns, sizeof(uint8_t), "ref flags");
+  out->corm_margin = alloc_or_null(w->flags_name != NULL, ns, sizeof(double), "ref margin");
+}
+
+void ref_outputs_free(const attn_shape *s, ref_outputs *out) {
+  size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
+  hx_host_free(out->out, nq * sizeof(double));
+  hx_host_free(out->score, ns * sizeof(double));
+  hx_host_free(out->score2, ns * sizeof(double));
+  hx_host_free(out->flags, ns * sizeof(uint8_t));
+  hx_host_free(out->corm_margin, ns * sizeof(double));
+  memset(out, 0, sizeof *out);
+}

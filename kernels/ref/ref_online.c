@@ -1,0 +1,144 @@
+/* ref_online.c: a second, independently written formulation of the workloads, used to check
+ * ref.c. Instead of materialising normalised rows it works like a fused kernel:
+ *   pass 1, per query row: online max / sum over the visible keys (the causal mask is a loop
+ *     bound here, not a -inf), the output accumulated with rescaling, and the row's
+ *     log-sum-exp (a second one over KeyFormer's logits for kf);
+ *   pass 2, per key column: P[i,j] = exp(S[i,j] - lse_i) recomputed for every visible row
+ *     and reduced (sum, sum of squares, KeyFormer sum, corm margin);
+ *   snapkv's pooling through prefix sums.
+ * Double precision throughout; O(B H Lq Lkv D) twice. */
+#include "ref.h"
+
+#include "harness.h"
+#include "rng.h"
+#include "workload.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  workload_id wl;
+  const attn_shape *s;
+  const ref_inputs *in;
+  int b, h;
+} head_view;
+
+/* Last visible key of row i (causal, bottom-right aligned), or -1 when none. */
+static int last_key(const attn_shape *s, int i) {
+  int last = i + (s->kv_len - s->q_len);
+  return last < s->kv_len - 1 ? last : s->kv_len - 1;
+}
+
+static double logit(const head_view *hv, int i, int j) {
+  const attn_shape *s = hv->s;
+  const uint16_t *q = hv->in->q + (((size_t)hv->b * s->q_len + i) * s->heads + hv->h) * s->dim;
+  const uint16_t *k = hv->in->k + (((size_t)hv->b * s->kv_len + j) * s->heads + hv->h) * s->dim;
+  double dot = 0;
+  for (int d = 0; d < s->dim; d++) dot += (double)rng_half_to_float(q[d]) * rng_half_to_float(k[d]);
+  double x = dot / sqrt((double)s->dim);
+  return hv->wl == WL_GEMMA2 ? GEMMA2_SOFTCAP * tanh(x / GEMMA2_SOFTCAP) : x;
+}
+
+static double kf_logit(const head_view *hv, int i, int j, double x) {
+  const attn_shape *s = hv->s;
+  size_t idx = (((size_t)hv->b * s->heads + hv->h) * s->q_len + i) * s->kv_len + j;
+  return (x - log(hv->in->exp_rand[idx])) / KF_TAU;
+}
+
+/* Pass 1 for row i: writes out_i, returns lse_i; *lse_kf gets KeyFormer's row lse. */
+static double row_pass(const head_view *hv, int i, double *acc, double *out_row, double *lse_kf) {
+  const attn_shape *s = hv->s;
+  double m = -INFINITY, l = 0, mk = -INFINITY, lk = 0;
+  for (int d = 0; d < s->dim; d++) acc[d] = 0;
+  for (int j = 0; j <= last_key(s, i); j++) {
+    double x = logit(hv, i, j);
+    if (x > m) { /* new running max: rescale what was accumulated under the old one */
+      double c = exp(m - x);
+      l *= c;
+      for (int d = 0; d < s->dim; d++) acc[d] *= c;
+      m = x;
+    }
+    double e = exp(x - m);
+    l += e;
+    const uint16_t *v = hv->in->v + (((size_t)hv->b * s->kv_len + j) * s->heads + hv->h) * s->dim;
+    for (int d = 0; d < s->dim; d++) acc[d] += e * rng_half_to_float(v[d]);
+    if (hv->wl == WL_KF) {
+      double t = kf_logit(hv, i, j, x);
+      if (t > mk) { lk *= exp(mk - t); mk = t; }
+      lk += exp(t - mk);
+    }
+  }
+  for (int d = 0; d < s->dim; d++) out_row[d] = acc[d] / l;
+  *lse_kf = mk + log(lk);
+  return m + log(l);
+}
+
+/* Pass 2 for column j of the [B, H, Lkv] outputs at offset c. */
+static void column_pass(const head_view *hv, int j, const double *lse, const double *lse_kf,
+                        const ref_outputs *out, size_t c) {
+  const attn_shape *s = hv->s;
+  double sum = 0, sum_sq = 0, margin = -INFINITY;
+  int first_row = j - (s->kv_len - s->q_len); /* rows i >= first_row see key j */
+  for (int i = first_row > 0 ? first_row : 0; i < s->q_len; i++) {
+    double x = logit(hv, i, j);
+    if (hv->wl == WL_KF) {
+      sum += exp(kf_logit(hv, i, j, x) - lse_kf[i]);
+      continue;
+    }
+    double p = exp(x - lse[i]);
+    sum += p;
+    sum_sq += p * p;
+    if (hv->wl == WL_CORM) {
+      double mk = hv->in->corm_mask[(size_t)i * s->kv_len + j];
+      double rel = mk > 0 ? p / mk - 1.0 : p - mk;
+      margin = rel > margin ? rel : margin;
+    }
+  }
+  if (out->score) out->score[c] = sum;
+  if (out->score2) out->score2[c] = sum_sq;
+  if (hv->wl == WL_CORM) {
+    /* rows that do not see key j have P = 0, below every positive mask value */
+    out->corm_margin[c] = margin;
+    out->flags[c] = margin >= 0;
+  }
+}
+
+/* snapkv: score[j] = (sum of score[j-2 .. j+2] inside [0, n)) / 5, via prefix sums. */
+static void pool_prefix(double *score, int n, double *prefix) {
+  prefix[0] = 0;
+  for (int t = 0; t < n; t++) prefix[t + 1] = prefix[t] + score[t];
+  for (int j = 0; j < n; j++) {
+    int lo = j - SNAPKV_POOL / 2, hi = j + SNAPKV_POOL / 2 + 1;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > n ? n : hi;
+    score[j] = (prefix[hi] - prefix[lo]) / SNAPKV_POOL;
+  }
+}
+
+void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,
+                    const ref_outputs *out) {
+  size_t lse_bytes = (size_t)s->q_len * sizeof(double);
+  size_t acc_bytes = (size_t)s->dim * sizeof(double);
+  size_t pre_bytes = ((size_t)s->kv_len + 1) * sizeof(double);
+  double *lse = hx_host_alloc(lse_bytes, "online lse");
+  double *lse_kf = hx_host_alloc(lse_bytes, "online kf lse");
+  double *acc = hx_host_alloc(acc_bytes, "online acc");
+  double *prefix = hx_host_alloc(pre_bytes, "online prefix");
+  int column_stats = wl != WL_ATTN && wl != WL_GEMMA2;
+  for (int b = 0; b < s->batch; b++)
+    for (int h = 0; h < s->heads; h++) {
+      head_view hv = {wl, s, in, b, h};
+      for (int i = 0; i < s->q_len; i++) {
+        double *o = out->out + (((size_t)b * s->q_len + i) * s->heads + h) * s->dim;
+        lse[i] = row_pass(&hv, i, acc, o, &lse_kf[i]);
+      }
+      size_t c0 = ((size_t)b * s->heads + h) * s->kv_len;
+      for (int j = 0; column_stats && j < s->kv_len; j++)
+        column_pass(&hv, j, lse, lse_kf, out, c0 + (size_t)j);
+      if (wl == WL_SNAPKV) pool_prefix(out->score + c0, s->kv_len, prefix);
+    }
+  hx_host_free(prefix, pre_bytes);
+  hx_host_free(acc, acc_bytes);
+  hx_host_free(lse_kf, lse_bytes);
+  hx_host_free(lse, lse_bytes);
+}

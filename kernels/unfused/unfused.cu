@@ -1,0 +1,292 @@
+// unfused.cu: the eager strategy, what a framework without fusion runs (and the memory
+// baseline of Figure 13). Every intermediate S x S tensor is materialised in device memory,
+// like PyTorch eager with its caching allocator:
+//   S16  = Q K^T                      cuBLAS strided-batched GEMM, fp16 out, fp32 accumulate
+//   S16  = mask(softcap(S16 * scale))  one elementwise kernel, in place
+//   [kf]  KF32 = softmax_j((S16 - log r) / tau), kf_score = column sums of KF32
+//   P32  = softmax(S16)               fp32 row softmax
+//   [h2o roco snapkv corm] column reductions of P32 (snapkv: then avg_pool1d)
+//   P16  = (fp16) P32                 written over S16, which is dead by then (the caching
+//                                     allocator would hand eager the same block)
+//   O    = P16 V                      cuBLAS, into [B, H, S, D] (each head's output one
+//                                     contiguous matrix, as cuBLAS wants its outputs)
+//   out  = O permuted to [B, S, H, D]  (eager's transpose(1, 2).contiguous())
+// Workspace: S16/P16 (2 B) + P32 (4 B) per score element, + KF32 (4 B) for kf, + a [B,H,S]
+// row for snapkv, + O. Q, K, V are read in place in [B, S, H, D]: head stride D, row
+// stride H*D.
+#include "attnvar.h"
+#include "gpu_util.cuh"
+#include "harness_gpu.h"
+#include "workload.h"
+
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <stdio.h>
+
+#define UF_ALIGN 256
+#define UF_ROW_THREADS 256
+#define UF_COL_X 32 /* columns per block in the column reductions */
+#define UF_COL_Y 8  /* row groups per block */
+
+static size_t align_up(size_t x) { return (x + UF_ALIGN - 1) / UF_ALIGN * UF_ALIGN; }
+
+// Workspace layout (offsets in bytes).
+typedef struct {
+  size_t s16, p32, kf32, colsum, o, total;
+} uf_layout;
+
+static uf_layout uf_plan(workload_id wl, const attn_shape *s) {
+  size_t n = (size_t)s->batch * s->heads * s->q_len * s->kv_len;
+  uf_layout l;
+  l.s16 = 0;
+  l.p32 = align_up(l.s16 + n * sizeof(__half));
+  l.kf32 = align_up(l.p32 + n * sizeof(float));
+  l.colsum = align_up(l.kf32 + (wl == WL_KF ? n * sizeof(float) : 0));
+  l.o = align_up(l.colsum + (wl == WL_SNAPKV ? shape_score_elems(s) * sizeof(float) : 0));
+  l.total = align_up(l.o + shape_q_elems(s) * sizeof(__half));
+  return l;
+}
+
+// ---- kernels --------------------------------------------------------------------------------
+
+// S <- mask(softcap(S * scale)) on every [Lq, Lkv] matrix of the batch, fp16 in place.
+__global__ void uf_scale_mask_kernel(__half *s, size_t n, int q_len, int kv_len, float scale,
+                                     int softcap) {
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
+       e += (size_t)gridDim.x * blockDim.x) {
+    int j = (int)(e % kv_len);
+    int i = (int)((e / kv_len) % q_len);
+    float x = __half2float(s[e]) * scale;
+    if (softcap) x = GEMMA2_SOFTCAP * tanhf(x / GEMMA2_SOFTCAP);
+    s[e] = j > i + (kv_len - q_len) ? __float2half(-INFINITY) : __float2half(x);
+  }
+}
+
+// One block per row: p = softmax(x) over the row, where x = S (plain) or, for KeyFormer,
+// (S - log r) / tau with r the row of exp_rand. -inf entries (the mask) give 0.
+template <bool KEYFORMER>
+__global__ void uf_softmax_kernel(const __half *s, const float *exp_rand, float *p, int kv_len) {
+  __shared__ float scratch[32];
+  size_t row = blockIdx.x;
+  const __half *x = s + row * kv_len;
+  const float *r = KEYFORMER ? exp_rand + row * kv_len : nullptr;
+  float *y = p + row * kv_len;
+  float m = -INFINITY;
+  for (int j = threadIdx.x; j < kv_len; j += blockDim.x) {
+    float v = __half2float(x[j]);
+    if (KEYFORMER) v = (v - logf(r[j])) / KF_TAU;
+    y[j] = v; // staged: the second sweep reads the logits back from here
+    m = fmaxf(m, v);
+  }
+  m = block_reduce(m, scratch, op_max());
+  float sum = 0.0f;
+  for (int j = threadIdx.x; j < kv_len; j += blockDim.x) {
+    float e = expf(y[j] - m);
+    y[j] = e;
+    sum += e;
+  }
+  float inv = 1.0f / block_reduce(sum, scratch, op_sum());
+  for (int j = threadIdx.x; j < kv_len; j += blockDim.x) y[j] *= inv;
+}
+
+__global__ void uf_cast_kernel(const float *p, __half *p16, size_t n) {
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
+       e += (size_t)gridDim.x * blockDim.x)
+    p16[e] = __float2half_rn(p[e]);
+}
+
+// Column statistics of every [Lq, Lkv] matrix: grid (ceil(Lkv / 32), B*H), block (32, 8).
+// Thread (x, y) walks rows y, y+8, ... of column j; shared memory folds the 8 partials.
+// SUM: out1 = sum_i P, out2 = sum_i P^2 (when out2). CORM: flags = any_i P >= mask[i][j].
+template <bool CORM>
+__global__ void uf_columns_kernel(const float *p, int q_len, int kv_len, float *out1,
+                                  float *out2, const float *corm_mask, uint8_t *flags) {
+  __shared__ float part1[UF_COL_Y][UF_COL_X], part2[UF_COL_Y][UF_COL_X];
+  int j = blockIdx.x * UF_COL_X + threadIdx.x;
+  size_t mat = blockIdx.y;
+  float a1 = 0.0f, a2 = 0.0f;
+  if (j < kv_len) {
+    const float *col = p + mat * q_len * (size_t)kv_len + j;
+    for (int i = threadIdx.y; i < q_len; i += UF_COL_Y) {
+      float v = col[(size_t)i * kv_len];
+      if (CORM) {
+        a1 = fmaxf(a1, v >= corm_mask[(size_t)i * kv_len + j] ? 1.0f : 0.0f);
+      } else {
+        a1 += v;
+        a2 = fmaf(v, v, a2);
+      }
+    }
+  }
+  part1[threadIdx.y][threadIdx.x] = a1;
+  part2[threadIdx.y][threadIdx.x] = a2;
+  __syncthreads();
+  if (threadIdx.y != 0 || j >= kv_len) return;
+  for (int y = 1; y < UF_COL_Y; y++) {
+    a1 = CORM ? fmaxf(a1, part1[y][threadIdx.x]) : a1 + part1[y][threadIdx.x];
+    a2 += part2[y][threadIdx.x];
+  }
+  size_t c = mat * kv_len + j;
+  if (CORM) {
+    flags[c] = a1 > 0.0f;
+  } else {
+    out1[c] = a1;
+    if (out2) out2[c] = a2;
+  }
+}
+
+// out[b, i, h, :] = o[b, h, i, :]
+__global__ void uf_permute_kernel(const __half *o, __half *out, int heads, int q_len, int dim,
+                                  size_t n) {
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
+       e += (size_t)gridDim.x * blockDim.x) {
+    int d = (int)(e % dim);
+    size_t r = e / dim;
+    int h = (int)(r % heads);
+    r /= heads;
+    int i = (int)(r % q_len);
+    size_t b = r / q_len;
+    out[e] = o[((b * heads + h) * q_len + i) * dim + d];
+  }
+}
+
+// snapkv: avg_pool1d(kernel 5, padding 2, stride 1), zero padding counted, over rows of n.
+__global__ void uf_pool_kernel(const float *x, float *y, size_t rows, int n) {
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < rows * n;
+       e += (size_t)gridDim.x * blockDim.x) {
+    size_t row = e / n;
+    int j = (int)(e % n);
+    float s = 0.0f;
+    for (int t = max(0, j - SNAPKV_POOL / 2); t <= min(n - 1, j + SNAPKV_POOL / 2); t++)
+      s += x[row * n + t];
+    y[e] = s / SNAPKV_POOL;
+  }
+}
+
+// ---- the GEMMs --------------------------------------------------------------------------------
+
+// S[b, h] = Q[b, :, h, :] K[b, :, h, :]^T for every head, one strided-batched call per batch
+// index (the batch stride of [B, S, H, D] is not a multiple of the head stride).
+// Row-major S [Lq, Lkv] is column-major S^T [Lkv, Lq] = K Q^T: op(A) = K^T-as-stored.
+static void uf_qk(const attn_ctx *ctx, const attn_shape *s, const __half *q, const __half *k,
+                  __half *scores) {
+  const float one = 1.0f, zero = 0.0f;
+  int ld = s->heads * s->dim;
+  for (int b = 0; b < s->batch; b++) {
+    const __half *qb = q + (size_t)b * s->q_len * ld;
+    const __half *kb = k + (size_t)b * s->kv_len * ld;
+    __half *sb = scores + (size_t)b * s->heads * s->q_len * s->kv_len;
+    HX_CUBLAS(cublasGemmStridedBatchedEx(
+        (cublasHandle_t)ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, s->kv_len, s->q_len, s->dim, &one,
+        kb, CUDA_R_16F, ld, s->dim, qb, CUDA_R_16F, ld, s->dim, &zero, sb, CUDA_R_16F,
+        s->kv_len, (long long)s->q_len * s->kv_len, s->heads, CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT));
+  }
+}
+
+// o[b, h] = P16[b, h] V[b, :, h, :]: column-major o^T [D, Lq] = V^T P16^T, both operands as
+// stored; o is [B, H, Lq, D], one contiguous [Lq, D] matrix per head.
+static void uf_pv(const attn_ctx *ctx, const attn_shape *s, const __half *p16, const __half *v,
+                  __half *o) {
+  const float one = 1.0f, zero = 0.0f;
+  int ld = s->heads * s->dim;
+  for (int b = 0; b < s->batch; b++) {
+    const __half *vb = v + (size_t)b * s->kv_len * ld;
+    const __half *pb = p16 + (size_t)b * s->heads * s->q_len * s->kv_len;
+    __half *ob = o + (size_t)b * s->heads * s->q_len * s->dim;
+    HX_CUBLAS(cublasGemmStridedBatchedEx(
+        (cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->dim, s->q_len, s->kv_len, &one,
+        vb, CUDA_R_16F, ld, s->dim, pb, CUDA_R_16F, s->kv_len, (long long)s->q_len * s->kv_len,
+        &zero, ob, CUDA_R_16F, s->dim, (long long)s->q_len * s->dim, s->heads,
+        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
+}
+
+// ---- the system ---------------------------------------------------------------------------------
+
+static void uf_column_stats(const attn_ctx *ctx, const attn_shape *s, const float *p,
+                            float *out1, float *out2, const float *corm_mask, uint8_t *flags) {
+  dim3 grid((s->kv_len + UF_COL_X - 1) / UF_COL_X, s->batch * s->heads);
+  dim3 block(UF_COL_X, UF_COL_Y);
+  if (flags)
+    uf_columns_kernel<true><<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, NULL, NULL,
+                                                             corm_mask, flags);
+  else
+    uf_columns_kernel<false><<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, out1,
+                                                              out2, NULL, NULL);
+  HX_CUDA_LAUNCH();
+}
+
+static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s, char *why,
+                       size_t why_len) {
+  (void)ctx;
+  (void)wl;
+  if (s->q_len > s->kv_len) {
+    snprintf(why, why_len, "q_len %d > kv_len %d leaves rows fully masked", s->q_len, s->kv_len);
+    return ATTN_UNSUPPORTED;
+  }
+  if ((size_t)s->batch * s->heads > 65535u) {
+    snprintf(why, why_len, "batch*heads %d*%d exceeds the column kernel's grid", s->batch,
+             s->heads);
+    return ATTN_UNSUPPORTED;
+  }
+  return ATTN_OK;
+}
+
+static size_t uf_workspace_bytes(const attn_ctx *ctx, workload_id wl, const attn_shape *s) {
+  (void)ctx;
+  return uf_plan(wl, s).total;
+}
+
+static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
+                  void *workspace) {
+  uf_layout l = uf_plan(wl, s);
+  char *ws = (char *)workspace;
+  __half *s16 = (__half *)(ws + l.s16);
+  float *p32 = (float *)(ws + l.p32);
+  size_t n = (size_t)s->batch * s->heads * s->q_len * s->kv_len;
+  unsigned rows = (unsigned)((size_t)s->batch * s->heads * s->q_len);
+
+  uf_qk(ctx, s, (const __half *)io->q, (const __half *)io->k, s16);
+  uf_scale_mask_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(
+      s16, n, s->q_len, s->kv_len, 1.0f / sqrtf((float)s->dim), wl == WL_GEMMA2);
+  HX_CUDA_LAUNCH();
+  if (wl == WL_KF) {
+    float *kf32 = (float *)(ws + l.kf32);
+    uf_softmax_kernel<true><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, io->exp_rand, kf32,
+                                                                      s->kv_len);
+    HX_CUDA_LAUNCH();
+    uf_column_stats(ctx, s, kf32, io->score, NULL, NULL, NULL);
+  }
+  uf_softmax_kernel<false><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, NULL, p32, s->kv_len);
+  HX_CUDA_LAUNCH();
+  if (wl == WL_H2O || wl == WL_ROCO)
+    uf_column_stats(ctx, s, p32, io->score, wl == WL_ROCO ? io->score2 : NULL, NULL, NULL);
+  if (wl == WL_SNAPKV) {
+    float *colsum = (float *)(ws + l.colsum);
+    uf_column_stats(ctx, s, p32, colsum, NULL, NULL, NULL);
+    size_t ns = shape_score_elems(s);
+    uf_pool_kernel<<<grid_stride_blocks(ns, 256), 256, 0, ctx->stream>>>(
+        colsum, io->score, (size_t)s->batch * s->heads, s->kv_len);
+    HX_CUDA_LAUNCH();
+  }
+  if (wl == WL_CORM) uf_column_stats(ctx, s, p32, NULL, NULL, io->corm_mask, io->flags);
+  uf_cast_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(p32, s16, n);
+  HX_CUDA_LAUNCH();
+  __half *o = (__half *)(ws + l.o);
+  uf_pv(ctx, s, s16, (const __half *)io->v, o);
+  size_t nq = shape_q_elems(s);
+  uf_permute_kernel<<<grid_stride_blocks(nq, 256), 256, 0, ctx->stream>>>(
+      o, (__half *)io->out, s->heads, s->q_len, s->dim, nq);
+  HX_CUDA_LAUNCH();
+  return ATTN_OK;
+}
+
+static const char *uf_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *s) {
+  (void)ctx;
+  (void)wl;
+  (void)s;
+  return "unfused-cublas";
+}
+
+extern "C" const attn_system attn_system_unfused = {"unfused", uf_supports, uf_workspace_bytes,
+                                                    uf_run, uf_impl};

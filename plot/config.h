@@ -1,0 +1,76 @@
+/* config: the `plot:` section of a figure's experiment.yaml (libyaml).
+ *
+ *   plot:
+ *     figure: fig12                       # name stored in the table (default: the folder name)
+ *     log_name: "{experiment}.{device}.{workload}.{system}.log"
+ *     defaults: {experiment: kernel, workload: h2o, seqlen: 4096}
+ *     devices:   [{name: a100, label: A100}, ...]          # row order
+ *     workloads: [{name: kf, label: KeyFormer, aliases: [keyformer]}, ...]
+ *     systems:   [{name: fused, label: FlashTensor, aliases: [our], ours: true,
+ *                  color: "#d62728", expected: true}, ...] # bar order; ours last
+ *     figures:
+ *       - {name: fig12_kernel, kind: grid, experiment: kernel, ymax: 30, ytics: 10,
+ *          ylabel: "Execution Time (ms)"}
+ *       - {name: fig13, kind: sweep, experiment: h2o, workload: h2o, seqlens: [1024, 2048]}
+ *
+ * Everything the plotter shows is data here; a new system or workload is a YAML edit.
+ * Errors name file:line:column and what was expected. */
+#ifndef PLOT_CONFIG_H
+#define PLOT_CONFIG_H
+
+#include "reader.h"
+#include "table.h"
+
+#define PC_LABEL 64
+#define PC_MAX_ALIASES 8
+#define PC_MAX_ITEMS 32
+#define PC_MAX_FIGURES 8
+#define PC_MAX_SEQLENS 16
+
+typedef struct {
+  char name[PT_NAME];
+  char label[PC_LABEL];
+  char aliases[PC_MAX_ALIASES][PT_NAME];
+  int naliases;
+  unsigned color; /* 0xRRGGBB; systems only */
+  int has_color;
+  int ours;       /* systems only: the hatched bar the speedup is computed for */
+  int expected;   /* systems only: 0 = nobody can run it here, do not list it as missing */
+} pc_item;
+
+typedef enum { FIG_GRID, FIG_SWEEP } pc_kind;
+
+typedef struct {
+  char name[PT_NAME]; /* output file base name, e.g. fig12_kernel */
+  pc_kind kind;
+  char experiment[PT_NAME];
+  char workload[PT_NAME]; /* sweep: the one workload */
+  char title[PC_LABEL * 2];
+  char ylabel[PC_LABEL];
+  double ymax, ytics; /* grid: fixed y range; 0 = automatic per panel */
+  int seqlens[PC_MAX_SEQLENS];
+  int nseqlens;
+} pc_figure;
+
+typedef struct {
+  char path[PT_PATH];
+  char figure[PT_NAME];
+  char log_name[128];
+  char default_experiment[PT_NAME], default_workload[PT_NAME];
+  int default_seqlen;
+  pc_item devices[PC_MAX_ITEMS], workloads[PC_MAX_ITEMS], systems[PC_MAX_ITEMS];
+  int ndevices, nworkloads, nsystems;
+  pc_figure figures[PC_MAX_FIGURES];
+  int nfigures;
+} pc_config;
+
+/* Loads path's plot: section. Returns 0, or -1 after printing file:line:column: message. */
+int pc_load(const char *path, pc_config *c);
+
+/* Reader options for this config (canonical names through the aliases). */
+rd_opts pc_reader_opts(const pc_config *c);
+
+/* Index of name (or of an item aliasing it) in a list, or -1. */
+int pc_find(const pc_item *items, int n, const char *name);
+
+#endif

@@ -1,0 +1,327 @@
+/* repro-plot: logs -> tidy table -> gnuplot data + scripts -> figures; export, merge, compare.
+ *
+ *   repro-plot draw    --config figNN/experiment.yaml --logs DIR [--out DIR] [--strict]
+ *                      [--no-render] [--verbose] [-j N] [--templates DIR]
+ *   repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict]
+ *   repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv...
+ *   repro-plot compare [--config F] [--tol 0.10] A B     (A, B: log folders or table .csv)
+ *
+ * Exit: 0 fine, 1 error, 2 usage, 3 --strict and some log was broken or skipped,
+ *       4 compare found cells outside the tolerance. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "figure.h"
+#include "reader.h"
+#include "render.h"
+#include "table.h"
+
+#ifndef PLOT_TEMPLATE_DIR
+#define PLOT_TEMPLATE_DIR "plot/gnuplot"
+#endif
+
+typedef struct {
+  const char *config, *logs, *out, *format, *output, *templates;
+  int strict, no_render, verbose, jobs;
+  double tol;
+  char **rest;
+  int nrest;
+} cli;
+
+static void usage(FILE *f) {
+  fputs("usage:\n"
+        "  repro-plot draw    --config FIG/experiment.yaml --logs DIR [--out DIR] [--strict]\n"
+        "                     [--no-render] [--verbose] [-j N] [--templates DIR]\n"
+        "  repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict]\n"
+        "  repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv...\n"
+        "  repro-plot compare [--config F] [--tol 0.10] A B   (A, B: log folders or table .csv)\n",
+        f);
+}
+
+static int parse_cli(int argc, char **argv, cli *c) {
+  memset(c, 0, sizeof *c);
+  c->format = "csv";
+  c->tol = 0.10;
+  c->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  c->rest = calloc((size_t)argc, sizeof *c->rest);
+  if (!c->rest) return -1;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    const char **slot = NULL;
+    if (!strcmp(a, "--config")) slot = &c->config;
+    else if (!strcmp(a, "--logs")) slot = &c->logs;
+    else if (!strcmp(a, "--out")) slot = &c->out;
+    else if (!strcmp(a, "--format")) slot = &c->format;
+    else if (!strcmp(a, "-o")) slot = &c->output;
+    else if (!strcmp(a, "--templates")) slot = &c->templates;
+    else if (!strcmp(a, "--strict")) { c->strict = 1; continue; }
+    else if (!strcmp(a, "--no-render")) { c->no_render = 1; continue; }
+    else if (!strcmp(a, "--verbose")) { c->verbose = 1; continue; }
+    else if (!strcmp(a, "-j") || !strcmp(a, "--tol")) {
+      if (i + 1 >= argc) { fprintf(stderr, "repro-plot: %s needs a value\n", a); return -1; }
+      char *end;
+      double v = strtod(argv[++i], &end);
+      if (*end || v < 0) { fprintf(stderr, "repro-plot: %s: expected a number >= 0, got \"%s\"\n", a, argv[i]); return -1; }
+      if (a[1] == 'j') c->jobs = (int)v;
+      else c->tol = v;
+      continue;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "repro-plot: unknown option %s\n", a);
+      return -1;
+    } else {
+      c->rest[c->nrest++] = argv[i];
+      continue;
+    }
+    if (i + 1 >= argc) { fprintf(stderr, "repro-plot: %s needs a value\n", a); return -1; }
+    *slot = argv[++i];
+  }
+  if (strcmp(c->format, "csv") && strcmp(c->format, "json")) {
+    fprintf(stderr, "repro-plot: --format: expected csv or json, got \"%s\"\n", c->format);
+    return -1;
+  }
+  return 0;
+}
+
+/* Reads a log folder with a config into t. Returns 0, or -1 when the folder is unreadable.
+ * A folder that does not exist counts as empty (every cell NS), with a note. */
+static int read_logs(const pc_config *cfg, const char *logs, pt_table *t, rd_issues *is) {
+  struct stat st;
+  if (stat(logs, &st) != 0) {
+    fprintf(stderr, "repro-plot: note: %s does not exist; every cell is NS\n", logs);
+    return 0;
+  }
+  rd_opts o = pc_reader_opts(cfg);
+  if (rd_read_path(&o, logs, t, is) < 0) {
+    fprintf(stderr, "%s: cannot read: %s\n", logs, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+static int print_issues(const rd_issues *is, FILE *out) {
+  if (!is->n) return 0;
+  fprintf(out, "\n== broken, unknown or odd logs (%zu)\n", is->n);
+  for (size_t i = 0; i < is->n; i++) {
+    const rd_issue *it = &is->v[i];
+    if (it->line) fprintf(out, "  %-7s %s:%d: %s\n", it->kind == ISSUE_SKIPPED ? "skipped" : "warning", it->path, it->line, it->msg);
+    else fprintf(out, "  %-7s %s: %s\n", it->kind == ISSUE_SKIPPED ? "skipped" : "warning", it->path, it->msg);
+  }
+  return (int)is->n;
+}
+
+static int mkdir_p(const char *dir) {
+  char tmp[PT_PATH];
+  snprintf(tmp, sizeof tmp, "%s", dir);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static const char *template_dir(const cli *c) {
+  if (c->templates) return c->templates;
+  const char *env = getenv("REPRO_PLOT_TEMPLATES");
+  return env && *env ? env : PLOT_TEMPLATE_DIR;
+}
+
+static int cmd_draw(const cli *c) {
+  if (!c->config || !c->logs) { usage(stderr); return 2; }
+  pc_config cfg;
+  if (pc_load(c->config, &cfg)) return 1;
+  pt_table t = {0};
+  rd_issues is = {0};
+  int rc = 0;
+  if (read_logs(&cfg, c->logs, &t, &is)) { rc = 1; goto out; }
+  const char *out = c->out ? c->out : "figures";
+  if (mkdir_p(out)) { fprintf(stderr, "%s: cannot create: %s\n", out, strerror(errno)); rc = 1; goto out; }
+  printf("repro-plot: %zu logs read from %s (%s)\n", t.n, c->logs, cfg.figure);
+  char names[PC_MAX_FIGURES][48];
+  int missing = 0;
+  for (int f = 0; f < cfg.nfigures; f++) {
+    fg_model m;
+    if (fg_build(&m, &cfg, &cfg.figures[f], &t)) { fprintf(stderr, "out of memory\n"); rc = 1; goto out; }
+    if (fg_emit(&m, out, template_dir(c))) rc = 1;
+    fg_print_table(&m, stdout);
+    if (t.n) missing += fg_print_missing(&m, stdout, c->verbose ? 0 : 24);
+    fg_free(&m);
+    snprintf(names[f], sizeof names[f], "%s", cfg.figures[f].name);
+  }
+  if (!t.n) printf("\n(no logs in %s: every cell is NS)\n", c->logs);
+  print_issues(&is, stdout);
+  if (rc == 0 && !c->no_render) {
+    if (!render_have_gnuplot()) {
+      fprintf(stderr, "repro-plot: gnuplot is not installed (scripts/install.sh installs gnuplot-nox); "
+              "the .dat and .gp files are in %s\n", out);
+      rc = 1;
+    } else if (render_all(out, names, cfg.nfigures, c->jobs) > 0) {
+      rc = 1;
+    } else {
+      printf("\nfigures written to %s/:", out);
+      for (int f = 0; f < cfg.nfigures; f++) printf(" %s.{pdf,png,svg}", names[f]);
+      printf("\n");
+    }
+  }
+  if (rc == 0 && c->strict && is.n) {
+    fprintf(stderr, "repro-plot: --strict: %zu logs are broken or odd (listed above)\n", is.n);
+    rc = 3;
+  }
+  (void)missing;
+out:
+  rd_issues_free(&is);
+  pt_free(&t);
+  return rc;
+}
+
+static int write_table(const cli *c, pt_table *t) {
+  qsort(t->rows, t->n, sizeof *t->rows, pt_cmp_cell);
+  FILE *out = c->output ? fopen(c->output, "w") : stdout;
+  if (!out) { fprintf(stderr, "%s: cannot write: %s\n", c->output, strerror(errno)); return 1; }
+  if (!strcmp(c->format, "json")) pt_write_json(out, t);
+  else pt_write_csv(out, t);
+  int bad = ferror(out);
+  if (out != stdout && fclose(out) != 0) bad = 1;
+  if (bad) { fprintf(stderr, "%s: write failed\n", c->output ? c->output : "stdout"); return 1; }
+  return 0;
+}
+
+static int cmd_table(const cli *c) {
+  if (!c->config || !c->logs) { usage(stderr); return 2; }
+  pc_config cfg;
+  if (pc_load(c->config, &cfg)) return 1;
+  pt_table t = {0};
+  rd_issues is = {0};
+  int rc = read_logs(&cfg, c->logs, &t, &is) ? 1 : write_table(c, &t);
+  print_issues(&is, stderr);
+  if (rc == 0 && c->strict && is.n) rc = 3;
+  rd_issues_free(&is);
+  pt_free(&t);
+  return rc;
+}
+
+/* Adds rows of src to dst; a cell already in dst is replaced (the later input wins). */
+static int merge_into(pt_table *dst, const pt_table *src, const char *name) {
+  for (size_t i = 0; i < src->n; i++) {
+    size_t j = 0;
+    while (j < dst->n && !(pt_same_cell(&dst->rows[j], &src->rows[i]) &&
+                           !strcmp(dst->rows[j].figure, src->rows[i].figure)))
+      j++;
+    if (j < dst->n) {
+      fprintf(stderr, "merge: %s replaces %s.%s.%s.%s seqlen=%d from an earlier input\n", name,
+              src->rows[i].experiment, src->rows[i].device, src->rows[i].workload,
+              src->rows[i].system, src->rows[i].seqlen);
+      dst->rows[j] = src->rows[i];
+    } else if (pt_append(dst, &src->rows[i])) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int cmd_merge(const cli *c) {
+  if (c->nrest < 1) { usage(stderr); return 2; }
+  pt_table all = {0};
+  int rc = 0;
+  for (int i = 0; i < c->nrest && !rc; i++) {
+    pt_table t = {0};
+    if (pt_read_csv(c->rest[i], &t) || merge_into(&all, &t, c->rest[i])) rc = 1;
+    pt_free(&t);
+  }
+  if (!rc) rc = write_table(c, &all);
+  pt_free(&all);
+  return rc;
+}
+
+/* A compare input: a table .csv, or a log folder read with --config. */
+static int load_any(const cli *c, const char *what, pt_table *t) {
+  size_t n = strlen(what);
+  if (n > 4 && !strcmp(what + n - 4, ".csv")) return pt_read_csv(what, t);
+  if (!c->config) {
+    fprintf(stderr, "compare: %s is a log folder: give --config FIG/experiment.yaml\n", what);
+    return -1;
+  }
+  pc_config cfg;
+  if (pc_load(c->config, &cfg)) return -1;
+  rd_issues is = {0};
+  struct stat st;
+  int rc = stat(what, &st) != 0 ? (fprintf(stderr, "%s: %s\n", what, strerror(errno)), -1)
+                                 : read_logs(&cfg, what, t, &is);
+  if (is.n) fprintf(stderr, "compare: %zu logs in %s were broken or skipped\n", is.n, what);
+  rd_issues_free(&is);
+  return rc;
+}
+
+static int cmd_compare(const cli *c) {
+  if (c->nrest != 2) { usage(stderr); return 2; }
+  pt_table a = {0}, b = {0};
+  int rc = 0;
+  if (load_any(c, c->rest[0], &a) || load_any(c, c->rest[1], &b)) { rc = 1; goto out; }
+  qsort(a.rows, a.n, sizeof *a.rows, pt_cmp_cell);
+  printf("%-44s %12s %12s %8s\n", "cell (experiment.device.workload.system@seqlen)", "A ms", "B ms", "B/A");
+  double logsum = 0;
+  int n = 0, outside = 0, only_a = 0;
+  for (size_t i = 0; i < a.n; i++) {
+    const pt_row *ra = &a.rows[i], *rb = NULL;
+    for (size_t j = 0; j < b.n && !rb; j++)
+      if (pt_same_cell(ra, &b.rows[j])) rb = &b.rows[j];
+    char name[4 * PT_NAME + 16];
+    snprintf(name, sizeof name, "%s.%s.%s.%s@%d", ra->experiment, ra->device, ra->workload, ra->system, ra->seqlen);
+    if (!rb) { only_a++; printf("%-44s %12s %12s %8s\n", name, "", "absent", "-"); continue; }
+    int ok = ra->status == ST_OK && rb->status == ST_OK && ra->avg_ms > 0 && rb->avg_ms > 0;
+    if (!ok) {
+      printf("%-44s %12s %12s %8s\n", name, pt_status_name(ra->status), pt_status_name(rb->status), "-");
+      continue;
+    }
+    double r = rb->avg_ms / ra->avg_ms;
+    int off = fabs(r - 1) > c->tol;
+    printf("%-44s %12.4f %12.4f %8.3f%s\n", name, ra->avg_ms, rb->avg_ms, r, off ? "  <- outside" : "");
+    logsum += log(r);
+    n++;
+    outside += off;
+  }
+  int only_b = 0;
+  for (size_t j = 0; j < b.n; j++) {
+    int found = 0;
+    for (size_t i = 0; i < a.n && !found; i++) found = pt_same_cell(&a.rows[i], &b.rows[j]);
+    if (!found) {
+      only_b++;
+      printf("%-36s.%s.%s.%s@%d only in B\n", b.rows[j].experiment, b.rows[j].device, b.rows[j].workload,
+             b.rows[j].system, b.rows[j].seqlen);
+    }
+  }
+  if (n) printf("\ngeometric mean of B/A over %d cells: %.4f\n", n, exp(logsum / n));
+  else printf("\nno cell has a time in both A and B\n");
+  printf("cells outside +-%.0f%%: %d; only in A: %d; only in B: %d\n", c->tol * 100, outside, only_a, only_b);
+  rc = outside ? 4 : 0;
+out:
+  pt_free(&a);
+  pt_free(&b);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  cli c;
+  if (parse_cli(argc, argv, &c)) { usage(stderr); free(c.rest); return 2; }
+  if (rd_init()) { free(c.rest); return 1; }
+  int rc;
+  if (!strcmp(argv[1], "draw")) rc = cmd_draw(&c);
+  else if (!strcmp(argv[1], "table")) rc = cmd_table(&c);
+  else if (!strcmp(argv[1], "merge")) rc = cmd_merge(&c);
+  else if (!strcmp(argv[1], "compare")) rc = cmd_compare(&c);
+  else { fprintf(stderr, "repro-plot: unknown command \"%s\"\n", argv[1]); usage(stderr); rc = 2; }
+  rd_cleanup();
+  free(c.rest);
+  return rc;
+}

@@ -1,0 +1,571 @@
+/* reader: where a log becomes a number (see reader.h). */
+#define _GNU_SOURCE /* memmem */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "reader.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kvline.h"
+#include "patterns.h"
+
+#define MAX_LOG_BYTES ((size_t)1 << 30) /* a 1 GiB "log" is not a log */
+
+/* ---- issues ---- */
+
+void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line,
+                  const char *fmt, ...) {
+  if (is->n == is->cap) {
+    size_t cap = is->cap ? is->cap * 2 : 16;
+    rd_issue *nv = realloc(is->v, cap * sizeof *nv);
+    if (!nv) return; /* dropping a message is better than dying while reporting */
+    is->v = nv;
+    is->cap = cap;
+  }
+  rd_issue *it = &is->v[is->n++];
+  snprintf(it->path, sizeof it->path, "%s", path);
+  it->line = line;
+  it->kind = kind;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(it->msg, sizeof it->msg, fmt, ap);
+  va_end(ap);
+}
+
+void rd_issues_free(rd_issues *is) {
+  free(is->v);
+  is->v = NULL;
+  is->n = is->cap = 0;
+}
+
+/* ---- compiled pattern table ---- */
+
+typedef struct {
+  pcre2_code *code;
+  pcre2_match_data *md;
+  int group[AE_NMETRICS]; /* capture group number of each metric, 0 when absent */
+} compiled_pattern;
+
+static compiled_pattern *compiled;
+
+int rd_init(void) {
+  if (compiled) return 0;
+  compiled = calloc((size_t)ae_npatterns, sizeof *compiled);
+  if (!compiled) return -1;
+  for (int i = 0; i < ae_npatterns; i++) {
+    int err;
+    PCRE2_SIZE off;
+    compiled_pattern *cp = &compiled[i];
+    cp->code = pcre2_compile((PCRE2_SPTR)ae_patterns[i].regex, PCRE2_ZERO_TERMINATED, 0, &err,
+                             &off, NULL);
+    if (!cp->code) {
+      PCRE2_UCHAR msg[256];
+      pcre2_get_error_message(err, msg, sizeof msg);
+      fprintf(stderr, "plot/patterns.c: pattern \"%s\" column %zu: %s\n", ae_patterns[i].name,
+              (size_t)off, (char *)msg);
+      return -1;
+    }
+    pcre2_jit_compile(cp->code, PCRE2_JIT_COMPLETE); /* optional: falls back to the interpreter */
+    cp->md = pcre2_match_data_create_from_pattern(cp->code, NULL);
+    if (!cp->md) return -1;
+    for (int m = 0; m < AE_NMETRICS; m++) {
+      int g = pcre2_substring_number_from_name(cp->code, (PCRE2_SPTR)ae_metric_names[m]);
+      cp->group[m] = g > 0 ? g : 0;
+    }
+  }
+  return 0;
+}
+
+void rd_cleanup(void) {
+  if (!compiled) return;
+  for (int i = 0; i < ae_npatterns; i++) {
+    pcre2_match_data_free(compiled[i].md);
+    pcre2_code_free(compiled[i].code);
+  }
+  free(compiled);
+  compiled = NULL;
+}
+
+/* ---- shared helpers ---- */
+
+static int line_number(const char *buf, const char *at) {
+  int n = 1;
+  for (const char *p = buf; (p = memchr(p, '\n', (size_t)(at - p))); p++) n++;
+  return n;
+}
+
+/* Strict number parse of [s, s+len): the whole text must be one finite-or-inf double. */
+static int parse_double(const char *s, size_t len, double *out) {
+  char tmp[64];
+  if (len == 0 || len >= sizeof tmp) return -1;
+  memcpy(tmp, s, len);
+  tmp[len] = '\0';
+  char *end;
+  errno = 0;
+  double v = strtod(tmp, &end);
+  if (*end || errno == ERANGE) return -1;
+  *out = v;
+  return 0;
+}
+
+/* A file is binary when it holds NUL bytes or many control characters. Progress bars
+ * (\r, \b), ANSI colours (ESC) and UTF-8 bars are text. */
+static int looks_binary(const char *buf, size_t len) {
+  if (memchr(buf, '\0', len)) return 1;
+  size_t n = len < 65536 ? len : 65536, ctrl = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)buf[i];
+    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b && c != '\b' && c != '\f')
+      ctrl++;
+  }
+  return ctrl * 100 > n;
+}
+
+/* ---- the AE format ---- */
+
+typedef struct {
+  double v[AE_NMETRICS];
+  int have[AE_NMETRICS];
+  int status_set;
+  pt_status status;
+} ae_values;
+
+/* Bounds of the line around p: lines end at \n, and \r (progress bars redraw with \r). */
+static void line_bounds(const char *buf, const char *end, const char *p, const char **ls,
+                        const char **le) {
+  const char *s = p;
+  while (s > buf && s[-1] != '\n' && s[-1] != '\r') s--;
+  const char *e = p;
+  while (e < end && *e != '\n' && *e != '\r') e++;
+  *ls = s;
+  *le = e;
+}
+
+/* Runs one pattern over the buffer; returns -1 when a line has the literal but not the
+ * expected shape and no line matched (then *bad is that line). */
+static int ae_scan(int pi, const char *buf, size_t len, ae_values *vals, const char **bad) {
+  const ae_pattern *pat = &ae_patterns[pi];
+  compiled_pattern *cp = &compiled[pi];
+  size_t litlen = strlen(pat->literal);
+  const char *end = buf + len, *p = buf;
+  int matched = 0;
+  *bad = NULL;
+  while (p < end) {
+    const char *hit = memmem(p, (size_t)(end - p), pat->literal, litlen);
+    if (!hit) break;
+    const char *ls, *le;
+    line_bounds(buf, end, hit, &ls, &le);
+    int rc = pcre2_match(cp->code, (PCRE2_SPTR)ls, (PCRE2_SIZE)(le - ls), 0, 0, cp->md, NULL);
+    p = le < end ? le + 1 : end;
+    if (rc < 0) {
+      if (!*bad) *bad = ls;
+      continue;
+    }
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(cp->md);
+    int metric_ok = 1;
+    for (int m = 0; m < AE_NMETRICS; m++) {
+      int g = cp->group[m];
+      if (!g || ov[2 * g] == PCRE2_UNSET) continue;
+      double v;
+      if (parse_double(ls + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v)) {
+        metric_ok = 0;
+        continue;
+      }
+      if (pat->pick == PICK_MAX && vals->have[m] && vals->v[m] >= v) continue;
+      vals->v[m] = v;
+      vals->have[m] = 1;
+    }
+    if (!metric_ok) {
+      if (!*bad) *bad = ls;
+      continue;
+    }
+    if (pat->sets_status && !vals->status_set) {
+      vals->status_set = 1;
+      vals->status = pat->status;
+    }
+    matched = 1;
+    if (pat->pick == PICK_FIRST) break;
+  }
+  return (!matched && *bad && pat->required_shape) ? -1 : 0;
+}
+
+static int ae_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
+  ae_values vals;
+  memset(&vals, 0, sizeof vals);
+  for (int i = 0; i < ae_npatterns; i++) {
+    const char *bad;
+    if (ae_scan(i, buf, len, &vals, &bad) == 0) continue;
+    int line = line_number(buf, bad);
+    if (ae_patterns[i].pick == PICK_FIRST && strcmp(ae_patterns[i].name, "time") == 0) {
+      rd_issue_add(is, ISSUE_SKIPPED, path, line,
+                   "time line does not match \"[sys] avg <f> ms, min <f> ms, max <f> ms[, <f> "
+                   "gflops/s] (<n> runs, <n> warmups[, profiled])\" (truncated?)");
+      return -1;
+    }
+    rd_issue_add(is, ISSUE_WARNING, path, line, "a \"%s\" line does not have the expected shape %s",
+                 ae_patterns[i].literal, ae_patterns[i].regex);
+  }
+  snprintf(row->format, sizeof row->format, "ae");
+  if (vals.have[AE_AVG_MS]) {
+    row->status = ST_OK;
+    row->avg_ms = vals.v[AE_AVG_MS];
+    row->min_ms = vals.have[AE_MIN_MS] ? vals.v[AE_MIN_MS] : NAN;
+    row->max_ms = vals.have[AE_MAX_MS] ? vals.v[AE_MAX_MS] : NAN;
+    row->gflops_s = vals.have[AE_GFLOPS_S] ? vals.v[AE_GFLOPS_S] : NAN;
+  } else if (vals.status_set) {
+    row->status = vals.status;
+    snprintf(row->reason, sizeof row->reason, "no time line; output says %s",
+             pt_status_name(vals.status));
+  } else {
+    row->status = ST_UNSUPPORTED; /* the artifact's convention: no time line = NS */
+    snprintf(row->reason, sizeof row->reason, "no time line");
+  }
+  if (vals.have[AE_MIB])
+    row->peak_mib = vals.v[AE_MIB];
+  else if (vals.have[AE_TRT_ACT_BYTES] || vals.have[AE_TRT_WEIGHT_BYTES])
+    row->peak_mib = ((vals.have[AE_TRT_ACT_BYTES] ? vals.v[AE_TRT_ACT_BYTES] : 0) +
+                     (vals.have[AE_TRT_WEIGHT_BYTES] ? vals.v[AE_TRT_WEIGHT_BYTES] : 0)) /
+                    (1024.0 * 1024.0);
+  return 0;
+}
+
+/* ---- our format ---- */
+
+static int is_our_format(const char *buf, size_t len) {
+  static const char head[] = "# repro-log";
+  if (len >= sizeof head - 1 && memcmp(buf, head, sizeof head - 1) == 0) return 1;
+  /* a log holding only the runner's line (the binary never started) */
+  static const char res[] = "result status=";
+  if (len >= sizeof res - 1 && memcmp(buf, res, sizeof res - 1) == 0) return 1;
+  return memmem(buf, len, "\nresult status=", sizeof res) != NULL;
+}
+
+static void take_name(char *dst, const char *val, const char *path, int line, const char *key,
+                      rd_issues *is) {
+  if (!val) return;
+  if (!pt_valid_name(val)) {
+    rd_issue_add(is, ISSUE_WARNING, path, line, "config %s=\"%.40s\" is not a name [A-Za-z0-9._-]+",
+                 key, val);
+    return;
+  }
+  strcpy(dst, val);
+}
+
+static int take_number(double *dst, const kv_record *rec, const char *key, const char *path,
+                       int line, rd_issues *is) {
+  const char *v = kv_get(rec, key);
+  if (!v) return 0;
+  if (parse_double(v, strlen(v), dst) == 0) return 0;
+  rd_issue_add(is, ISSUE_WARNING, path, line, "result %s=\"%.40s\" is not a number", key, v);
+  return -1;
+}
+
+static int ours_result(const kv_record *rec, const char *path, int line, pt_row *row,
+                       rd_issues *is) {
+  const char *st = kv_get(rec, "status");
+  if (!st || pt_status_parse(st, &row->status)) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, line,
+                 "result line: expected status=ok|oom|unsupported|error|timeout, got \"%.40s\"",
+                 st ? st : "(none)");
+    return -1;
+  }
+  row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
+  int bad = take_number(&row->avg_ms, rec, "avg_ms", path, line, is) |
+            take_number(&row->min_ms, rec, "min_ms", path, line, is) |
+            take_number(&row->max_ms, rec, "max_ms", path, line, is) |
+            take_number(&row->gflops_s, rec, "gflops_s", path, line, is) |
+            take_number(&row->peak_mib, rec, "peak_mib", path, line, is);
+  if (row->status == ST_OK && (bad || isnan(row->avg_ms))) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, line, "result status=ok needs a numeric avg_ms");
+    return -1;
+  }
+  const char *reason = kv_get(rec, "reason");
+  snprintf(row->reason, sizeof row->reason, "%s", reason ? reason : "");
+  return 0;
+}
+
+static void ours_config(const kv_record *rec, const char *path, int line, pt_row *row,
+                        rd_issues *is) {
+  take_name(row->experiment, kv_get(rec, "experiment"), path, line, "experiment", is);
+  take_name(row->workload, kv_get(rec, "workload"), path, line, "workload", is);
+  take_name(row->system, kv_get(rec, "system"), path, line, "system", is);
+  const char *s = kv_get(rec, "seqlen");
+  if (s) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v <= 0 || v > 1 << 24)
+      rd_issue_add(is, ISSUE_WARNING, path, line, "config seqlen=\"%.40s\" is not a length", s);
+    else
+      row->seqlen = (int)v;
+  }
+}
+
+static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row,
+                      rd_issues *is) {
+  kv_record rec = {0};
+  const char *p = buf, *end = buf + len;
+  int lineno = 0, have_result = 0, rc = 0;
+  snprintf(row->format, sizeof row->format, "ours");
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    lineno++;
+    const char *q = p;
+    while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    if (q < le && *q != '#') {
+      const char *err = NULL;
+      if (kv_parse(&rec, q, (size_t)(le - q), &err) != 0) {
+        if (!nl)
+          rd_issue_add(is, ISSUE_WARNING, path, lineno,
+                       "last line is cut (%s; truncated log?)", err);
+        else
+          rd_issue_add(is, ISSUE_WARNING, path, lineno,
+                       "column %d: not a `tag key=value ...` record (%s)", (int)(q - p) + 1, err);
+      } else if (strcmp(rec.tag, "config") == 0) {
+        ours_config(&rec, path, lineno, row, is);
+      } else if (strcmp(rec.tag, "result") == 0) {
+        pt_row tmp = *row;
+        if (ours_result(&rec, path, lineno, &tmp, is) == 0) {
+          *row = tmp; /* the last good result line wins: the runner may append one */
+          have_result = 1;
+        }
+      }
+    }
+    p = le + 1;
+  }
+  kv_record_free(&rec);
+  if (!have_result) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, lineno,
+                 "no usable `result status=...` line (truncated or unfinished log?)");
+    rc = -1;
+  }
+  return rc;
+}
+
+int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
+  if (len == 0) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "empty file");
+    return -1;
+  }
+  if (looks_binary(buf, len)) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "binary file (NUL or control bytes), not a log");
+    return -1;
+  }
+  if (is_our_format(buf, len)) return ours_parse(buf, len, path, row, is);
+  return ae_parse(buf, len, path, row, is);
+}
+
+/* ---- file names ---- */
+
+static char *key_field(pt_row *row, const char *name, size_t n) {
+  if (n == 10 && memcmp(name, "experiment", n) == 0) return row->experiment;
+  if (n == 6 && memcmp(name, "device", n) == 0) return row->device;
+  if (n == 8 && memcmp(name, "workload", n) == 0) return row->workload;
+  if (n == 6 && memcmp(name, "system", n) == 0) return row->system;
+  return NULL;
+}
+
+int rd_match_name(const char *tmpl, const char *base, pt_row *row) {
+  const char *t = tmpl, *b = base;
+  while (*t) {
+    if (*t != '{') {
+      if (*t++ != *b++) return -1;
+      continue;
+    }
+    const char *close = strchr(t, '}');
+    if (!close) return -1;
+    const char *key = t + 1;
+    size_t klen = (size_t)(close - key);
+    t = close + 1;
+    /* a value runs to the next literal character of the template (values hold no '.') */
+    const char *vend = *t ? strchr(b, *t) : b + strlen(b);
+    if (!vend || vend == b) return -1;
+    size_t vlen = (size_t)(vend - b);
+    if (vlen >= PT_NAME) return -1;
+    char val[PT_NAME];
+    memcpy(val, b, vlen);
+    val[vlen] = '\0';
+    if (!pt_valid_name(val)) return -1;
+    if (klen == 6 && memcmp(key, "seqlen", 6) == 0) {
+      char *end;
+      long v = strtol(val, &end, 10);
+      if (*end || v <= 0 || v > 1 << 24) return -1;
+      row->seqlen = (int)v;
+    } else {
+      char *dst = key_field(row, key, klen);
+      if (!dst) return -1;
+      strcpy(dst, val);
+    }
+    b = vend;
+  }
+  if (*b) return -1;
+  for (char *d = row->device; *d; d++) *d = (char)tolower((unsigned char)*d);
+  return 0;
+}
+
+/* ---- files and directories ---- */
+
+static char *slurp(const char *path, size_t *len, const char **why) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) { *why = strerror(errno); return NULL; }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *why = "not a regular file";
+    close(fd);
+    return NULL;
+  }
+  if ((size_t)st.st_size > MAX_LOG_BYTES) {
+    *why = "larger than 1 GiB";
+    close(fd);
+    return NULL;
+  }
+  size_t cap = (size_t)st.st_size + 1, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) { *why = "out of memory"; close(fd); return NULL; }
+  for (;;) {
+    if (n == cap) { /* the file grew while we read it */
+      char *nb = cap < MAX_LOG_BYTES ? realloc(buf, cap * 2) : NULL;
+      if (!nb) { free(buf); close(fd); *why = "too large or out of memory"; return NULL; }
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) { *why = strerror(errno); free(buf); close(fd); return NULL; }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  *len = n;
+  return buf;
+}
+
+static void canon_key(const rd_opts *o, rd_axis axis, char *key) {
+  if (!o->canon || !*key) return;
+  const char *c = o->canon(o->canon_ctx, axis, key);
+  if (c != key && strlen(c) < PT_NAME) memmove(key, c, strlen(c) + 1);
+}
+
+static void fill_defaults(const rd_opts *o, pt_row *row) {
+  if (!row->experiment[0] && o->default_experiment)
+    snprintf(row->experiment, PT_NAME, "%s", o->default_experiment);
+  if (!row->workload[0] && o->default_workload)
+    snprintf(row->workload, PT_NAME, "%s", o->default_workload);
+  if (!row->seqlen) row->seqlen = o->default_seqlen;
+}
+
+/* Keys from the file name win; the config line fills only what the name lacks. A config line
+ * that contradicts the name is a warning, because one of the two is mislabelled. */
+static void merge_keys(const pt_row *named, pt_row *row, const char *path, rd_issues *is) {
+  const char *names[] = {"experiment", "workload", "system"};
+  char *dst[] = {row->experiment, row->workload, row->system};
+  const char *src[] = {named->experiment, named->workload, named->system};
+  for (int k = 0; k < 3; k++) {
+    if (!src[k][0]) continue;
+    if (dst[k][0] && strcmp(dst[k], src[k]) != 0)
+      rd_issue_add(is, ISSUE_WARNING, path, 0, "file name says %s=%s but the log says %s",
+                   names[k], src[k], dst[k]);
+    strcpy(dst[k], src[k]);
+  }
+  if (named->seqlen) {
+    if (row->seqlen && row->seqlen != named->seqlen)
+      rd_issue_add(is, ISSUE_WARNING, path, 0, "file name says seqlen=%d but the log says %d",
+                   named->seqlen, row->seqlen);
+    row->seqlen = named->seqlen;
+  }
+  strcpy(row->device, named->device);
+}
+
+static int read_file(const rd_opts *o, const char *path, pt_table *t, rd_issues *is) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  pt_row named;
+  pt_row_init(&named);
+  if (rd_match_name(o->log_name, base, &named) != 0) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "unknown file: name does not match %s", o->log_name);
+    return 0;
+  }
+  size_t len = 0;
+  const char *why = "";
+  char *buf = slurp(path, &len, &why);
+  if (!buf) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "cannot read: %s", why);
+    return 0;
+  }
+  pt_row row;
+  pt_row_init(&row);
+  int rc = rd_parse_buffer(buf, len, path, &row, is);
+  free(buf);
+  if (rc != 0) return 0;
+  merge_keys(&named, &row, path, is);
+  fill_defaults(o, &row);
+  canon_key(o, AXIS_EXPERIMENT, row.experiment);
+  canon_key(o, AXIS_DEVICE, row.device);
+  canon_key(o, AXIS_WORKLOAD, row.workload);
+  canon_key(o, AXIS_SYSTEM, row.system);
+  snprintf(row.figure, sizeof row.figure, "%s", o->figure ? o->figure : "");
+  snprintf(row.source, sizeof row.source, "%s", path);
+  if (!row.workload[0] || !row.system[0] || !row.device[0]) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0,
+                 "cannot tell the cell: device, workload and system must come from the file "
+                 "name, the config line or the figure's defaults");
+    return 0;
+  }
+  if (pt_append(t, &row) != 0) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "out of memory");
+    return 0;
+  }
+  return 1;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is) {
+  struct stat st;
+  if (stat(path, &st) != 0) return -1;
+  if (!S_ISDIR(st.st_mode)) return read_file(o, path, t, is);
+  DIR *d = opendir(path);
+  if (!d) return -1;
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    if (de->d_name[0] == '.') continue; /* ., .., .gitkeep */
+    if (n == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **nn = realloc(names, cap * sizeof *nn);
+      if (!nn) break;
+      names = nn;
+    }
+    if (!(names[n] = strdup(de->d_name))) break;
+    n++;
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, cmp_str);
+  int added = 0;
+  for (size_t i = 0; i < n; i++) {
+    char full[PT_PATH];
+    int w = snprintf(full, sizeof full, "%s/%s", path, names[i]);
+    free(names[i]);
+    if (w < 0 || (size_t)w >= sizeof full) {
+      rd_issue_add(is, ISSUE_SKIPPED, path, 0, "path too long: %s/...", path);
+      continue;
+    }
+    int r = rd_read_path(o, full, t, is);
+    if (r > 0) added += r;
+  }
+  free(names);
+  return added;
+}

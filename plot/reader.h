@@ -1,0 +1,69 @@
+/* reader: where a log becomes a number.
+ *
+ * Two formats, detected from the content: our log contract (kvline records, "# repro-log 1"
+ * header; the LAST result line wins) and the FlashTensor-AE artifact's logs (free text
+ * scanned with the pattern table in patterns.c). The cell keys come from the file name,
+ * matched against the figure's log name template ("{experiment}.{device}.{workload}.{system}.log"),
+ * then from the log's config line, then from the figure's defaults.
+ *
+ * Nothing here aborts: an empty, binary, truncated or unknown file becomes an issue (file,
+ * line, what was expected) and is skipped; the caller decides whether issues are fatal. */
+#ifndef PLOT_READER_H
+#define PLOT_READER_H
+
+#include <stddef.h>
+
+#include "table.h"
+
+typedef enum { ISSUE_SKIPPED, ISSUE_WARNING } rd_issue_kind;
+
+typedef struct {
+  char path[PT_PATH];
+  int line; /* 0 when the issue is about the whole file */
+  rd_issue_kind kind;
+  char msg[240];
+} rd_issue;
+
+typedef struct {
+  rd_issue *v;
+  size_t n, cap;
+} rd_issues;
+
+void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void rd_issues_free(rd_issues *is);
+
+typedef enum { AXIS_EXPERIMENT, AXIS_DEVICE, AXIS_WORKLOAD, AXIS_SYSTEM } rd_axis;
+
+typedef struct {
+  const char *figure;     /* stored in every row */
+  const char *log_name;   /* file name template; placeholders {experiment} {device}
+                             {workload} {system} {seqlen} */
+  const char *default_experiment, *default_workload;
+  int default_seqlen;
+  /* Maps an alias to its canonical name (dynamo -> inductor, keyformer -> kf); may be NULL.
+   * Returns the name itself when it is no alias. */
+  const char *(*canon)(void *ctx, rd_axis axis, const char *name);
+  void *canon_ctx;
+} rd_opts;
+
+/* Compiles the pattern table; call once. Returns 0, or -1 with a message on stderr. */
+int rd_init(void);
+void rd_cleanup(void);
+
+/* Parses one log held in memory into row (numbers, status, and for our format the keys
+ * found in its config line). Returns 0 when the row is usable, -1 when the file must be
+ * skipped (an ISSUE_SKIPPED was added). Never reads past buf+len; buf need not be
+ * NUL-terminated. */
+int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is);
+
+/* Reads one file or every regular file under a directory (recursively, sorted by name;
+ * dot files ignored) and appends one row per usable log. Returns the number of rows added,
+ * or -1 when dir cannot be opened at all. */
+int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is);
+
+/* Matches a file's base name against a template; fills the keys it names (device lowered).
+ * Returns 0 on a match, -1 otherwise. Exposed for tests. */
+int rd_match_name(const char *tmpl, const char *base, pt_row *row);
+
+#endif

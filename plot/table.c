@@ -1,0 +1,283 @@
+#include "table.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *status_names[] = {"ok", "oom", "unsupported", "error", "timeout", "missing"};
+
+void pt_row_init(pt_row *row) {
+  memset(row, 0, sizeof *row);
+  row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
+  row->status = ST_UNSUPPORTED;
+}
+
+int pt_append(pt_table *t, const pt_row *row) {
+  if (t->n == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    pt_row *nr = realloc(t->rows, cap * sizeof *nr);
+    if (!nr) return -1;
+    t->rows = nr;
+    t->cap = cap;
+  }
+  t->rows[t->n++] = *row;
+  return 0;
+}
+
+void pt_free(pt_table *t) {
+  free(t->rows);
+  t->rows = NULL;
+  t->n = t->cap = 0;
+}
+
+const char *pt_status_name(pt_status s) {
+  return (unsigned)s < sizeof status_names / sizeof *status_names ? status_names[s] : "?";
+}
+
+int pt_status_parse(const char *s, pt_status *out) {
+  for (unsigned i = 0; i < ST_MISSING; i++)
+    if (strcmp(s, status_names[i]) == 0) {
+      *out = (pt_status)i;
+      return 0;
+    }
+  return -1;
+}
+
+int pt_valid_name(const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++) {
+    char c = s[n];
+    int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+             c == '.' || c == '_' || c == '-';
+    if (!ok) return 0;
+  }
+  return n > 0 && n < PT_NAME;
+}
+
+int pt_same_cell(const pt_row *a, const pt_row *b) {
+  return a->seqlen == b->seqlen && strcmp(a->experiment, b->experiment) == 0 &&
+         strcmp(a->device, b->device) == 0 && strcmp(a->workload, b->workload) == 0 &&
+         strcmp(a->system, b->system) == 0;
+}
+
+int pt_cmp_cell(const void *pa, const void *pb) {
+  const pt_row *a = pa, *b = pb;
+  int c;
+  if ((c = strcmp(a->figure, b->figure))) return c;
+  if ((c = strcmp(a->experiment, b->experiment))) return c;
+  if ((c = strcmp(a->device, b->device))) return c;
+  if ((c = strcmp(a->workload, b->workload))) return c;
+  if ((c = strcmp(a->system, b->system))) return c;
+  return (a->seqlen > b->seqlen) - (a->seqlen < b->seqlen);
+}
+
+/* ---- csv ---- */
+
+static const char *csv_header =
+    "figure,experiment,device,workload,system,seqlen,status,avg_ms,min_ms,max_ms,gflops_s,"
+    "peak_mib,format,source,reason";
+#define CSV_NFIELDS 15
+
+static void csv_str(FILE *out, const char *s) {
+  if (!strpbrk(s, ",\"\n\r")) {
+    fputs(s, out);
+    return;
+  }
+  fputc('"', out);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', out);
+    fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
+/* The shortest of %.15g..%.17g that reads back exactly (1.2997, not 1.2997000000000001). */
+static void put_double(FILE *out, double v) {
+  char buf[40];
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  fputs(buf, out);
+}
+
+static void csv_num(FILE *out, double v) {
+  if (!isnan(v)) put_double(out, v);
+}
+
+void pt_write_csv(FILE *out, const pt_table *t) {
+  fprintf(out, "%s\n", csv_header);
+  for (size_t i = 0; i < t->n; i++) {
+    const pt_row *r = &t->rows[i];
+    fprintf(out, "%s,%s,%s,%s,%s,%d,%s,", r->figure, r->experiment, r->device, r->workload,
+            r->system, r->seqlen, pt_status_name(r->status));
+    const double nums[] = {r->avg_ms, r->min_ms, r->max_ms, r->gflops_s, r->peak_mib};
+    for (int k = 0; k < 5; k++) {
+      csv_num(out, nums[k]);
+      fputc(',', out);
+    }
+    fprintf(out, "%s,", r->format);
+    csv_str(out, r->source);
+    fputc(',', out);
+    csv_str(out, r->reason);
+    fputc('\n', out);
+  }
+}
+
+/* Splits one csv line in place into at most max fields (quoted fields unescaped).
+ * Returns the field count, or -1 on an unterminated quote. */
+static int csv_split(char *line, char **fields, int max) {
+  int n = 0;
+  char *p = line;
+  for (;;) {
+    if (n == max) return -1;
+    if (*p == '"') {
+      char *w = ++p;
+      fields[n++] = w;
+      for (;;) {
+        if (!*p) return -1;
+        if (*p == '"' && p[1] == '"') { *w++ = '"'; p += 2; continue; }
+        if (*p == '"') { p++; break; }
+        *w++ = *p++;
+      }
+      *w = '\0';
+      if (*p == ',') { p++; continue; }
+      if (!*p) return n;
+      return -1;
+    }
+    fields[n++] = p;
+    p += strcspn(p, ",");
+    if (!*p) return n;
+    *p++ = '\0';
+  }
+}
+
+static int csv_double(const char *s, double *out) {
+  if (!*s) { *out = NAN; return 0; }
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  return (*end || errno) ? -1 : 0;
+}
+
+static int copy_name(char *dst, const char *src, int allow_empty) {
+  if (!*src && allow_empty) { dst[0] = '\0'; return 0; }
+  if (!pt_valid_name(src)) return -1;
+  strcpy(dst, src);
+  return 0;
+}
+
+static int csv_row(char **f, pt_row *r, const char **what) {
+  pt_row_init(r);
+  *what = "a name [A-Za-z0-9._-]+ in figure..system";
+  if (copy_name(r->figure, f[0], 1) || copy_name(r->experiment, f[1], 1) ||
+      copy_name(r->device, f[2], 0) || copy_name(r->workload, f[3], 1) ||
+      copy_name(r->system, f[4], 0))
+    return -1;
+  *what = "an integer seqlen";
+  char *end;
+  long s = strtol(f[5], &end, 10);
+  if (*end || s < 0 || s > 1 << 30) return -1;
+  r->seqlen = (int)s;
+  *what = "a status (ok oom unsupported error timeout)";
+  if (pt_status_parse(f[6], &r->status)) return -1;
+  *what = "numbers in avg_ms..peak_mib";
+  double *nums[] = {&r->avg_ms, &r->min_ms, &r->max_ms, &r->gflops_s, &r->peak_mib};
+  for (int k = 0; k < 5; k++)
+    if (csv_double(f[7 + k], nums[k])) return -1;
+  snprintf(r->format, sizeof r->format, "%s", f[12]);
+  snprintf(r->source, sizeof r->source, "%s", f[13]);
+  snprintf(r->reason, sizeof r->reason, "%s", f[14]);
+  return 0;
+}
+
+int pt_read_csv(const char *path, pt_table *t) {
+  FILE *in = fopen(path, "r");
+  if (!in) {
+    fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+    return -1;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  int lineno = 0, rc = 0;
+  while ((len = getline(&line, &cap, in)) > 0) {
+    lineno++;
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+    if (lineno == 1) {
+      if (strcmp(line, csv_header) != 0) {
+        fprintf(stderr, "%s:1: expected the header \"%s\"\n", path, csv_header);
+        rc = -1;
+        break;
+      }
+      continue;
+    }
+    if (!len) continue;
+    char *f[CSV_NFIELDS];
+    const char *what = "";
+    pt_row row;
+    int nf = csv_split(line, f, CSV_NFIELDS);
+    if (nf != CSV_NFIELDS) {
+      fprintf(stderr, "%s:%d: expected %d comma-separated fields, got %s\n", path, lineno,
+              CSV_NFIELDS, nf < 0 ? "a broken quote or too many" : "fewer");
+      rc = -1;
+      break;
+    }
+    if (csv_row(f, &row, &what)) {
+      fprintf(stderr, "%s:%d: expected %s\n", path, lineno, what);
+      rc = -1;
+      break;
+    }
+    if (pt_append(t, &row)) { fprintf(stderr, "%s: out of memory\n", path); rc = -1; break; }
+  }
+  free(line);
+  fclose(in);
+  return rc;
+}
+
+/* ---- json ---- */
+
+static void json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+    else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+    else fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+static void json_num(FILE *out, const char *key, double v) {
+  fprintf(out, ", \"%s\": ", key);
+  if (isnan(v) || isinf(v)) fputs("null", out);
+  else put_double(out, v);
+}
+
+void pt_write_json(FILE *out, const pt_table *t) {
+  fputs("[\n", out);
+  for (size_t i = 0; i < t->n; i++) {
+    const pt_row *r = &t->rows[i];
+    const char *keys[] = {"figure", "experiment", "device", "workload", "system"};
+    const char *vals[] = {r->figure, r->experiment, r->device, r->workload, r->system};
+    fputs("  {", out);
+    for (int k = 0; k < 5; k++) {
+      fprintf(out, "%s\"%s\": ", k ? ", " : "", keys[k]);
+      json_str(out, vals[k]);
+    }
+    fprintf(out, ", \"seqlen\": %d, \"status\": \"%s\"", r->seqlen, pt_status_name(r->status));
+    json_num(out, "avg_ms", r->avg_ms);
+    json_num(out, "min_ms", r->min_ms);
+    json_num(out, "max_ms", r->max_ms);
+    json_num(out, "gflops_s", r->gflops_s);
+    json_num(out, "peak_mib", r->peak_mib);
+    fputs(", \"format\": ", out);
+    json_str(out, r->format);
+    fputs(", \"source\": ", out);
+    json_str(out, r->source);
+    fputs(", \"reason\": ", out);
+    json_str(out, r->reason);
+    fprintf(out, "}%s\n", i + 1 < t->n ? "," : "");
+  }
+  fputs("]\n", out);
+}

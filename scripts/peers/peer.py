@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""peer.py: one FlashTensor workload (or the e2e Llama prefill) run by a PyTorch peer system,
+printed as one log of the kit's contract (CONTRACTS.md "Log contract", common/kvline.h).
+
+    peer.py --system torch|inductor|sdpa-flash|sdpa-cudnn|flex --workload W
+            [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup N] [--runs N]
+            [--seed 1] [--check|--no-check] [--device gpu|cpu]
+            [--e2e [--layers 32] [--hidden 4096] [--mlp 11008] [--vocab 32000]]
+
+Rules shared with the kit's binaries (scripts/peers/README.md says more):
+  inputs   q, k, v ~ N(0, 1) fp16 [B, S, H, D] from torch.Generator(seed); kf exp_rand =
+           1 + |N(0, 1)| fp32 [B, H, S, S]; corm_mask[i][j] = 1 / (i + 1) fp32 [S, S]
+  timing   `warmup` untimed calls, then `runs` calls each between two CUDA events (the first
+           call, which compiles for inductor and flex, comes before and is reported as
+           compile_s); avg/median/min/max in ms
+  flops    4*B*H*S^2*D/2 per call for every workload (the paper's count); no gflops for e2e
+  memory   torch.cuda.reset_peak_memory_stats() right before the timed runs, then
+           max_memory_allocated(): live inputs (and e2e weights, cache) plus the largest
+           transient of a call; the CUDA context and the allocator's cached blocks are not in it
+  check    the first call's outputs against an independent reference (fp32 on the GPU, fp64
+           on the CPU) at the same size: `check output=... rel_l2=... max_abs=... ok=0|1`
+Exit codes: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.
+"""
+import argparse
+import datetime
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+import kvlog
+
+WORKLOADS = ("attn", "h2o", "roco", "kf", "snapkv", "corm", "gemma2")
+SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "flex")
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_OOM, EXIT_UNSUPPORTED, EXIT_CHECK = 0, 1, 2, 3, 4, 5
+
+
+class Log:
+    """Writes kvline records to stdout, one flush per record (a killed run keeps its lines)."""
+
+    def __init__(self, out=sys.stdout):
+        self.out = out
+        self.tags = set()
+
+    def comment(self, text):
+        self.out.write("# %s\n" % text)
+        self.out.flush()
+
+    def record(self, tag, pairs):
+        self.out.write(kvlog.line(tag, pairs) + "\n")
+        self.out.flush()
+        self.tags.add(tag)
+
+
+class Outcome(Exception):
+    """Ends the run with a result line: status, exit code, reason."""
+
+    def __init__(self, status, code, reason, pairs=()):
+        super().__init__(reason)
+        self.status, self.code, self.reason = status, code, reason
+        self.pairs = list(pairs)  # timing etc. of a run that completed but failed its check
+
+
+# ---- arguments -------------------------------------------------------------------------------
+
+def int_at_least(minimum):
+    """argparse type: an integer >= minimum (a bad value is a usage error, exit 2)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("expected an integer, got %r" % text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError("expected an integer >= %d, got %d" % (minimum, value))
+        return value
+    return parse
+
+
+positive_int, non_negative_int = int_at_least(1), int_at_least(0)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="peer.py", description=__doc__.split("\n")[0])
+    p.add_argument("--system", required=True, choices=SYSTEMS)
+    p.add_argument("--workload", required=True, choices=WORKLOADS)
+    p.add_argument("--seqlen", type=positive_int, default=4096)
+    p.add_argument("--batch", type=positive_int, default=1)
+    p.add_argument("--heads", type=positive_int, default=32)
+    p.add_argument("--dim", type=positive_int, default=128)
+    p.add_argument("--warmup", type=non_negative_int, default=None,
+                   help="untimed calls (default 100, e2e 2)")
+    p.add_argument("--runs", type=positive_int, default=None,
+                   help="timed calls (default 10, e2e 5)")
+    p.add_argument("--seed", type=non_negative_int, default=1)
+    p.add_argument("--check", dest="check", action="store_true", default=True)
+    p.add_argument("--no-check", dest="check", action="store_false")
+    p.add_argument("--device", choices=("gpu", "cpu"), default="gpu")
+    p.add_argument("--e2e", action="store_true", help="the Llama-2-7B-shaped prefill")
+    p.add_argument("--layers", type=positive_int, default=32)
+    p.add_argument("--hidden", type=positive_int, default=4096)
+    p.add_argument("--mlp", type=positive_int, default=11008)
+    p.add_argument("--vocab", type=positive_int, default=32000)
+    args = p.parse_args(argv)
+    if args.warmup is None:
+        args.warmup = 2 if args.e2e else 100
+    if args.runs is None:
+        args.runs = 5 if args.e2e else 10
+    if args.e2e:
+        if args.batch != 1:
+            p.error("--e2e runs batch 1 only (got --batch %d)" % args.batch)
+        if args.hidden % args.heads or (args.hidden // args.heads) % 2:
+            p.error("--hidden %d must be --heads %d times an even head dim"
+                    % (args.hidden, args.heads))
+        args.dim = args.hidden // args.heads
+    return args
+
+
+# ---- meta ------------------------------------------------------------------------------------
+
+def command_output(cmd, cwd=None):
+    """stdout of cmd stripped, or None when it cannot run or fails."""
+    try:
+        res = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return res.stdout.strip() if res.returncode == 0 else None
+
+
+def git_commit():
+    here = os.path.dirname(os.path.abspath(__file__))
+    commit = command_output(["git", "rev-parse", "--short", "HEAD"], cwd=here)
+    if not commit:
+        return "unknown"
+    dirty = command_output(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here)
+    return commit + ("-dirty" if dirty else "")
+
+
+def nvidia_smi_gpu():
+    """(name, cc, driver) of the first GPU nvidia-smi lists, or None."""
+    text = command_output(["nvidia-smi", "--query-gpu=name,compute_cap,driver_version",
+                           "--format=csv,noheader"])
+    if not text:
+        return None
+    fields = [f.strip() for f in text.splitlines()[0].split(",")]
+    return tuple(fields) if len(fields) == 3 else None
+
+
+def meta_pairs(torch, device):
+    smi = nvidia_smi_gpu()
+    gpu, cc, driver = smi if smi else ("none", "none", "unknown")
+    cuda, torch_version = "unknown", "none"
+    if torch is not None:
+        torch_version = torch.__version__
+        cuda = torch.version.cuda or "none"
+        if device == "gpu" and torch.cuda.is_available():
+            index = torch.cuda.current_device()
+            gpu = torch.cuda.get_device_name(index)
+            cc = "%d.%d" % torch.cuda.get_device_capability(index)
+    if device == "cpu":
+        gpu, cc = "none", "none"
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return [("gpu", gpu), ("cc", cc), ("driver", driver), ("cuda", cuda),
+            ("torch", torch_version), ("python", "%d.%d.%d" % sys.version_info[:3]),
+            ("commit", git_commit()), ("date", date), ("host", socket.gethostname())]
+
+
+def config_pairs(args, impl):
+    pairs = []
+    if args.e2e:
+        pairs.append(("experiment", "e2e"))
+    pairs += [("workload", args.workload), ("system", args.system), ("batch", args.batch),
+              ("heads", args.heads), ("dim", args.dim), ("seqlen", args.seqlen)]
+    if args.e2e:
+        pairs += [("layers", args.layers), ("hidden", args.hidden), ("mlp", args.mlp),
+                  ("vocab", args.vocab)]
+    pairs += [("dtype", "fp16"), ("device", args.device), ("impl", impl), ("seed", args.seed)]
+    return pairs
+
+
+# ---- timing ----------------------------------------------------------------------------------
+
+def fmt(x, digits=4):
+    return "%.*f" % (digits, x)
+
+
+def time_calls(torch, call, warmup, runs, on_gpu):
+    """Milliseconds of each of `runs` calls after `warmup` untimed ones."""
+    for _ in range(warmup):
+        call()
+    times = []
+    if on_gpu:
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(runs)]
+        torch.cuda.synchronize()
+        for start, end in events:
+            start.record()
+            call()
+            end.record()
+        torch.cuda.synchronize()
+        times = [start.elapsed_time(end) for start, end in events]
+    else:
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
+def timing_pairs(times):
+    return [("avg_ms", fmt(statistics.fmean(times))), ("median_ms", fmt(statistics.median(times))),
+            ("min_ms", fmt(min(times))), ("max_ms", fmt(max(times)))]
+
+
+def first_call(torch, call, on_gpu):
+    """(outputs, seconds) of the first call: the compile for inductor and flex."""
+    if on_gpu:
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    outputs = call()
+    if on_gpu:
+        torch.cuda.synchronize()
+    return outputs, time.perf_counter() - t0
+
+
+# ---- the two experiments ---------------------------------------------------------------------
+
+def check_pairs(name, got, want, compare):
+    rel, max_abs, ok = compare(name, got, want)
+    return ok, [("output", name), ("rel_l2", "%.3e" % rel), ("max_abs", "%.3e" % max_abs),
+                ("ok", int(ok))]
+
+
+def run_kernel(torch, args, log, device):
+    import systems
+    import workloads as wl
+    on_gpu = device.type == "cuda"
+    fn, impl = systems.build(args.system, args.workload, args.seqlen, device)
+    log.record("config", config_pairs(args, impl))
+    inputs = wl.make_inputs(args.workload, args.batch, args.seqlen, args.heads, args.dim,
+                            args.seed, device)
+    outputs, compile_s = first_call(torch, lambda: fn(*inputs), on_gpu)
+    checks_ok = True
+    if args.check:
+        ref_dtype = torch.float32 if on_gpu else torch.float64
+        want = wl.reference(args.workload, *inputs, dtype=ref_dtype)
+        for name, got, ref in zip(wl.OUTPUTS[args.workload], outputs, want):
+            ok, pairs = check_pairs(name, got, ref, wl.compare)
+            checks_ok &= ok
+            log.record("check", pairs)
+        del want
+    del outputs
+
+    def call():
+        fn(*inputs)  # outputs dropped at once: one call's outputs are live at a time
+    if on_gpu:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    times = time_calls(torch, call, args.warmup, args.runs, on_gpu)
+    flops = 4.0 * args.batch * args.heads * args.seqlen ** 2 * args.dim / 2
+    pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup),
+                                   ("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3)
+                                                          / 1e9))]
+    return finish(torch, pairs, compile_s, args.system, checks_ok, on_gpu)
+
+
+def run_e2e(torch, args, log, device):
+    import llama
+    import systems
+    import workloads as wl
+    on_gpu = device.type == "cuda"
+    cfg = llama.Config(layers=args.layers, hidden=args.hidden, heads=args.heads, mlp=args.mlp,
+                       vocab=args.vocab, seqlen=args.seqlen)
+    layer_fn = llama.layer_forward
+    if args.system == "inductor":
+        # the whole decoder layer (attention included) compiled; the selection stays eager
+        attn_fn, _ = systems.build("torch", args.workload, args.seqlen, device)
+        layer_fn = torch.compile(llama.layer_forward, dynamic=False)
+        impl = "torch-compile-inductor-layer"
+    else:
+        attn_fn, impl = systems.build(args.system, args.workload, args.seqlen, device)
+    log.record("config", config_pairs(args, impl))
+    weights = llama.make_weights(cfg, args.seed, device)
+    corm_mask = wl.corm_mask(cfg.seqlen, device) if args.workload == "corm" else None
+    cache = llama.Cache(cfg, args.workload, device)
+
+    def forward(gen):
+        return llama.forward(attn_fn, args.workload, cfg, weights, cache, corm_mask, gen,
+                             layer_fn=layer_fn)
+
+    def generator(seed):
+        g = torch.Generator(device=device)
+        g.manual_seed(seed)
+        return g
+    # the check's forward and the reference draw kf's exp_rand from the same stream
+    hidden, compile_s = first_call(torch, lambda: forward(generator(args.seed + 1)), on_gpu)
+    checks_ok = True
+    if args.check:
+        ref_dtype = torch.float32 if on_gpu else torch.float64
+        want = llama.reference_forward(args.workload, cfg, weights, corm_mask,
+                                       generator(args.seed + 1), dtype=ref_dtype)
+        checks_ok, pairs = check_pairs("hidden", hidden, want, wl.compare)
+        log.record("check", pairs)
+        del want
+    del hidden
+    gen = generator(args.seed + 2)
+    if on_gpu:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    times = time_calls(torch, lambda: forward(gen), args.warmup, args.runs, on_gpu)
+    pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup)]
+    return finish(torch, pairs, compile_s, args.system, checks_ok, on_gpu)
+
+
+def finish(torch, pairs, compile_s, system, checks_ok, on_gpu):
+    """The result pairs of a completed run (peak memory, compile time) and its exit code."""
+    if on_gpu:
+        pairs.append(("peak_mib", "%.1f" % (torch.cuda.max_memory_allocated() / 2 ** 20)))
+    if system in ("inductor", "flex"):
+        pairs.append(("compile_s", "%.2f" % compile_s))
+    if not checks_ok:
+        raise Outcome("error", EXIT_CHECK, "check failed: an output is off the reference "
+                      "(see the check lines)", pairs)
+    return pairs
+
+
+# ---- main ------------------------------------------------------------------------------------
+
+def is_oom(torch, exc):
+    oom_type = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError",
+                                                                   None)
+    return (oom_type is not None and isinstance(exc, oom_type)) or "out of memory" in str(exc)
+
+
+def one_line(text, limit=400):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def run(args, log):
+    """Runs the cell; returns the exit code after writing the result line."""
+    log.comment("repro-log 1")
+    try:
+        import torch
+    except ImportError as e:
+        torch = None
+        missing = "PyTorch is not installed (%s)" % one_line(e)
+    log.record("meta", meta_pairs(torch, args.device))
+    try:
+        if torch is None:
+            raise Outcome("unsupported", EXIT_UNSUPPORTED, missing)
+        if args.device == "gpu" and not torch.cuda.is_available():
+            raise Outcome("unsupported", EXIT_UNSUPPORTED, "torch %s sees no CUDA device"
+                          % torch.__version__)
+        device = torch.device("cuda" if args.device == "gpu" else "cpu")
+        import systems
+        try:
+            runner = run_e2e if args.e2e else run_kernel
+            pairs = runner(torch, args, log, device)
+        except systems.Unsupported as e:
+            raise Outcome("unsupported", EXIT_UNSUPPORTED, str(e))
+        log.record("result", [("status", "ok")] + pairs)
+        return EXIT_OK
+    except Outcome as o:
+        if "config" not in log.tags:
+            log.record("config", config_pairs(args, "none"))
+        log.record("result", [("status", o.status)] + o.pairs + [("reason", o.reason)])
+        return o.code
+    except Exception as e:  # every failure still ends the log with a result line
+        if torch is not None and is_oom(torch, e):
+            status, code = "oom", EXIT_OOM
+        elif args.system.startswith("sdpa") and "No available kernel" in str(e):
+            status, code = "unsupported", EXIT_UNSUPPORTED
+        else:
+            status, code = "error", EXIT_ERROR
+        if "config" not in log.tags:
+            log.record("config", config_pairs(args, "none"))
+        log.record("result", [("status", status), ("reason", "%s: %s" % (type(e).__name__,
+                                                                          one_line(e)))])
+        return code
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    return run(args, Log())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

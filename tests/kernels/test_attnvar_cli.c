@@ -1,0 +1,198 @@
+/* attnvar as a program: the --device cpu log of every workload is well formed (parsed with
+ * kvline: header, meta, config, one passing check line per output, a final ok result), and
+ * bad command lines fail with exit 2 and a message naming the option. No GPU needed.
+ *   test_attnvar_cli PATH/TO/attnvar */
+#include "check.h"
+#include "kvline.h"
+#include "workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *attnvar;
+static char dir[64];
+
+typedef struct {
+  int exit_code;
+  char *out, *err; /* whole stdout / stderr */
+} run_result;
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return strdup("");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, n, mem);
+  fclose(mem);
+  fclose(f);
+  return buf;
+}
+
+/* Run attnvar with args (a string of safe words), capturing stdout and stderr. */
+static run_result run(const char *args) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", attnvar, args, dir, dir);
+  int st = system(cmd);
+  run_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, NULL, NULL};
+  char path[128];
+  snprintf(path, sizeof path, "%s/out", dir);
+  r.out = slurp(path);
+  snprintf(path, sizeof path, "%s/err", dir);
+  r.err = slurp(path);
+  return r;
+}
+
+static void run_free(run_result *r) { free(r->out); free(r->err); }
+
+static int has_keys(const kv_record *rec, const char *const *keys) {
+  for (; *keys; keys++)
+    if (!kv_get(rec, *keys)) {
+      fprintf(stderr, "record '%s' lacks key '%s'\n", rec->tag, *keys);
+      return 0;
+    }
+  return 1;
+}
+
+/* Parse the log of one workload run and check its shape and contents. */
+static void check_log(workload_id wl, const char *log) {
+  static const char *const meta_keys[] = {"gpu", "cc", "driver", "cuda", "commit", "date", "host", NULL};
+  static const char *const config_keys[] = {"workload", "system", "batch", "heads", "dim", "seqlen",
+                                            "dtype", "device", "impl", NULL};
+  static const char *const result_keys[] = {"status", "avg_ms", "median_ms", "min_ms", "max_ms",
+                                            "runs", "warmup", "gflops_s", "peak_mib", NULL};
+  const workload_info *w = &workload_table[wl];
+  /* the outputs the workload has, in the order attnvar checks them */
+  const char *all[4] = {"out", w->score_name, w->score2_name, w->flags_name}, *want_checks[4];
+  int n_want = 0;
+  for (int i = 0; i < 4; i++)
+    if (all[i]) want_checks[n_want++] = all[i];
+
+  kv_record rec = {0};
+  const char *err = NULL;
+  int lineno = 0, n_meta = 0, n_config = 0, n_checks = 0, n_result = 0, result_last = 0;
+  const char *p = log;
+  CHECKF(strncmp(log, "# repro-log 1\n", 14) == 0, "%s: first line is not the header", w->name);
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    lineno++;
+    if (len > 0 && p[0] != '#') {
+      int ok = kv_parse(&rec, p, len, &err) == 0;
+      CHECKF(ok, "%s: line %d does not parse: %s", w->name, lineno, err);
+      result_last = 0;
+      if (ok && !strcmp(rec.tag, "meta")) {
+        n_meta++;
+        CHECK(has_keys(&rec, meta_keys));
+        CHECK(!strcmp(kv_get(&rec, "gpu"), "none"));
+      } else if (ok && !strcmp(rec.tag, "config")) {
+        n_config++;
+        CHECK(has_keys(&rec, config_keys));
+        CHECKF(!strcmp(kv_get(&rec, "workload"), w->name), "config workload=%s", kv_get(&rec, "workload"));
+        CHECK(!strcmp(kv_get(&rec, "device"), "cpu") && !strcmp(kv_get(&rec, "impl"), "ref"));
+        CHECK(!strcmp(kv_get(&rec, "seqlen"), "19") && !strcmp(kv_get(&rec, "dtype"), "fp16"));
+      } else if (ok && !strcmp(rec.tag, "check")) {
+        const char *out = kv_get(&rec, "output");
+        CHECKF(n_checks < n_want && out && !strcmp(out, want_checks[n_checks]),
+               "%s: check line %d is for '%s'", w->name, n_checks, out ? out : "(none)");
+        CHECKF(kv_get(&rec, "ok") && !strcmp(kv_get(&rec, "ok"), "1"), "%s: %s not ok", w->name, out);
+        CHECK(kv_get(&rec, "rel_l2") && kv_get(&rec, "max_abs"));
+        n_checks++;
+      } else if (ok && !strcmp(rec.tag, "result")) {
+        n_result++;
+        result_last = 1;
+        CHECK(has_keys(&rec, result_keys));
+        CHECK(!strcmp(kv_get(&rec, "status"), "ok"));
+        CHECK(atof(kv_get(&rec, "avg_ms")) > 0 && atof(kv_get(&rec, "min_ms")) <= atof(kv_get(&rec, "max_ms")));
+        CHECK(!strcmp(kv_get(&rec, "runs"), "2") && !strcmp(kv_get(&rec, "warmup"), "1"));
+      }
+    }
+    p = nl ? nl + 1 : p + len;
+  }
+  CHECKF(n_meta == 1 && n_config == 1 && n_result == 1 && result_last,
+         "%s: meta %d config %d result %d (last %d)", w->name, n_meta, n_config, n_result, result_last);
+  CHECKF(n_checks == n_want, "%s: %d check lines, want %d", w->name, n_checks, n_want);
+  kv_record_free(&rec);
+}
+
+static void test_logs(void) {
+  for (int w = 0; w < WL_COUNT; w++) {
+    char args[256];
+    snprintf(args, sizeof args,
+             "--workload %s --system fused --device cpu --seqlen 19 --heads 3 --dim 16 "
+             "--batch 2 --warmup 1 --runs 2",
+             workload_names[w]);
+    run_result r = run(args);
+    CHECKF(r.exit_code == 0, "%s: exit %d, stderr: %s", workload_names[w], r.exit_code, r.err);
+    check_log((workload_id)w, r.out);
+    run_free(&r);
+  }
+}
+
+/* A bad command line: exit 2, nothing on stdout, stderr names the problem. */
+static void expect_usage_error(const char *args, const char *msg) {
+  run_result r = run(args);
+  CHECKF(r.exit_code == 2, "'%s': exit %d, want 2", args, r.exit_code);
+  CHECKF(strstr(r.err, msg) != NULL, "'%s': stderr lacks '%s': %s", args, msg, r.err);
+  CHECKF(r.out[0] == '\0', "'%s': wrote to stdout: %s", args, r.out);
+  run_free(&r);
+}
+
+static void test_cli_errors(void) {
+  expect_usage_error("--workload nope --system ref", "--workload: unknown 'nope' (expected attn|h2o");
+  expect_usage_error("--workload h2o --system best", "--system: unknown 'best'");
+  expect_usage_error("--workload h2o --system ref --seqlen 0", "--seqlen: expected an integer in [1, 1048576], got '0'");
+  expect_usage_error("--workload h2o --system ref --seqlen 12x", "got '12x'");
+  expect_usage_error("--workload h2o --system ref --dim 1000", "--dim: expected an integer in [1, 256]");
+  expect_usage_error("--workload h2o --system ref --heads", "--heads: expected an integer");
+  expect_usage_error("--workload h2o --system ref --device tpu", "--device: unknown 'tpu'");
+  expect_usage_error("--workload h2o --system ref --frobnicate", "unknown option '--frobnicate'");
+  expect_usage_error("--workload h2o", "--workload and --system are required");
+
+  run_result r = run("--help");
+  CHECKF(r.exit_code == 0 && strstr(r.out, "usage:"), "--help: exit %d", r.exit_code);
+  run_free(&r);
+  /* too big for the CPU reference: a complete log ending in status=unsupported, exit 4 */
+  r = run("--workload attn --system ref --seqlen 65536");
+  CHECKF(r.exit_code == 4, "oversized cpu cell: exit %d", r.exit_code);
+  CHECKF(strstr(r.out, "result status=unsupported reason=") != NULL, "oversized: %s", r.out);
+  run_free(&r);
+}
+
+/* A GPU cell: without a GPU (CI) or without CUDA in the build, still a complete log whose
+ * final result status matches the exit code; with a GPU it simply runs. */
+static void test_gpu_cell_log_complete(void) {
+  run_result r = run("--workload attn --system unfused --seqlen 8 --heads 1 --dim 16 "
+                     "--warmup 0 --runs 1");
+  CHECKF(strncmp(r.out, "# repro-log 1\nmeta ", 19) == 0, "gpu cell: no header: %s", r.out);
+  const char *res = strstr(r.out, "\nresult status=");
+  CHECKF(res != NULL, "gpu cell: no result line: %s", r.out);
+  if (res) {
+    res += strlen("\nresult status=");
+    int want = !strncmp(res, "ok ", 3) ? 0 : !strncmp(res, "error ", 6) ? 1
+             : !strncmp(res, "unsupported ", 12) ? 4 : -1;
+    CHECKF(want == r.exit_code, "gpu cell: status '%.20s' but exit %d", res, r.exit_code);
+  }
+  run_free(&r);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s PATH/TO/attnvar\n", argv[0]);
+    return 2;
+  }
+  attnvar = argv[1];
+  snprintf(dir, sizeof dir, "/tmp/test_attnvar.XXXXXX");
+  if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+  test_logs();
+  test_cli_errors();
+  test_gpu_cell_log_complete();
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", dir);
+  return check_report();
+}

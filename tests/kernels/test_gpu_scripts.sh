@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# kernels/gpu_check.sh and kernels/bench.sh driven by the fixture tests/kernels/fake_attnvar.sh
+# (no GPU): the case list covers every workload x system x shape, exit codes are classified,
+# a failed check fails the sweep, and bench's table turns logs into ms, ratios, FAIL/OOM/NS.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+fake=$root/tests/kernels/fake_attnvar.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+expect() { # description, command...
+  local what=$1; shift
+  if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $what" >&2; fi
+}
+
+OUT=$tmp/gc "$root/kernels/gpu_check.sh" --bin "$fake" --no-sanitizer --jobs 2 >"$tmp/gc.txt" 2>&1
+rc=$?
+t=$tmp/gc/gpu_check/table.txt
+expect "gpu_check exits 1 when a check fails" test "$rc" = 1
+expect "147 cases (7 workloads x 3 systems x 7 shapes)" grep -q '^147 cases:' "$t"
+expect "the failed check is listed with its output" grep -qE '^corm\.unfused\.s17 +FAIL +out=1.0e-04 corm_score=1.0e-01\(FAIL\)' "$t"
+expect "sm80 cells are unsupported, with the reason" grep -qE '^h2o\.fused-sm80\.s1 +UNSUP +reason="fixture: sm80 path absent"' "$t"
+expect "oom is classified" grep -qE '^kf\.fused\.s4096 +OOM' "$t"
+expect "passing cells show rel_l2" grep -qE '^attn\.unfused\.s257b2 +PASS +out=2.0e-04$' "$t"
+expect "one log per case" test "$(ls "$tmp"/gc/gpu_check/logs/*.log | wc -l)" = 147
+
+OUT=$tmp/b "$root/kernels/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"
+expect "bad --jobs is a usage error" test $? = 2
+expect "bad --jobs names the option" grep -q -- "--jobs: expected a positive integer, got 'x'" "$tmp/err"
+
+OUT=$tmp/b "$root/kernels/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
+expect "bench exits 0" test $? = 0
+expect "bench row: ms and ratios (paper 1.300 -> 0.38, unfused/fused 4.00)" \
+  grep -qE '^h2o +2\.0000 +0\.5000 +- +- +- +- +- \| +1\.300 +0\.38 +4\.00 +1\.00 +100\.0$' "$tmp/b.txt"
+expect "bench row: oom shown as OOM" grep -qE '^kf +2\.0000 +OOM ' "$tmp/b.txt"
+expect "sweep row: ms / MiB" grep -qE '^8192 +2\.0000 / 3000\.0 +0\.5000 / 100\.0 ' "$tmp/b.txt"
+expect "device from the meta line" grep -q 'device: meta gpu="FIXTURE (no GPU)"' "$tmp/b.txt"
+"$root/kernels/bench.sh" --part nope >/dev/null 2>"$tmp/err"
+expect "bad --part is a usage error" test $? = 2
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,197 @@
+/* Properties of the CPU reference (kernels/ref) on fresh random inputs, and agreement with the
+ * independently written online formulation. The seed comes from the clock unless
+ * REPRO_TEST_SEED is set; it is printed so a failure can be replayed. */
+#include "check.h"
+#include "harness.h"
+#include "ref/ref.h"
+#include "rng.h"
+#include "workload.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+  ref_host_inputs hin;
+  ref_inputs in;
+  ref_outputs out;
+} run_t;
+
+static void run_ref(workload_id wl, const attn_shape *s, uint64_t seed, run_t *r) {
+  ref_inputs_generate(wl, s, seed, &r->hin);
+  r->in = (ref_inputs){r->hin.q, r->hin.k, r->hin.v, r->hin.exp_rand, r->hin.corm_mask};
+  ref_outputs_alloc(wl, s, &r->out);
+  ref_run(wl, s, &r->in, &r->out);
+}
+
+static void run_free(const attn_shape *s, run_t *r) {
+  ref_outputs_free(s, &r->out);
+  ref_inputs_free(s, &r->hin);
+}
+
+static double rel_diff(const double *a, const double *b, size_t n) {
+  double d2 = 0, b2 = 0;
+  for (size_t i = 0; i < n; i++) { d2 += (a[i] - b[i]) * (a[i] - b[i]); b2 += b[i] * b[i]; }
+  return b2 > 0 ? sqrt(d2 / b2) : sqrt(d2);
+}
+
+/* ref and ref_online agree on every output of every workload. */
+static void test_two_formulations(const attn_shape *s, uint64_t seed) {
+  for (int w = 0; w < WL_COUNT; w++) {
+    run_t r;
+    run_ref((workload_id)w, s, seed, &r);
+    ref_outputs o;
+    ref_outputs_alloc((workload_id)w, s, &o);
+    ref_online_run((workload_id)w, s, &r.in, &o);
+    size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
+    CHECKF(rel_diff(o.out, r.out.out, nq) < 1e-12, "%s out", workload_names[w]);
+    if (o.score) CHECKF(rel_diff(o.score, r.out.score, ns) < 1e-12, "%s score", workload_names[w]);
+    if (o.score2) CHECKF(rel_diff(o.score2, r.out.score2, ns) < 1e-12, "%s score2", workload_names[w]);
+    if (o.flags) CHECKF(memcmp(o.flags, r.out.flags, ns) == 0, "%s flags", workload_names[w]);
+    ref_outputs_free(s, &o);
+    run_free(s, &r);
+  }
+}
+
+/* Column sums of a row-stochastic matrix add up to the number of rows: h2o, roco, kf. */
+static void test_column_sums(const attn_shape *s, uint64_t seed) {
+  workload_id wls[] = {WL_H2O, WL_ROCO, WL_KF};
+  for (size_t k = 0; k < sizeof wls / sizeof *wls; k++) {
+    run_t r;
+    run_ref(wls[k], s, seed, &r);
+    for (int bh = 0; bh < s->batch * s->heads; bh++) {
+      double sum = 0;
+      for (int j = 0; j < s->kv_len; j++) sum += r.out.score[(size_t)bh * s->kv_len + j];
+      CHECKF(fabs(sum - s->q_len) < 1e-9 * s->q_len, "%s: column sums %.12f, rows %d",
+             workload_names[wls[k]], sum, s->q_len);
+    }
+    run_free(s, &r);
+  }
+}
+
+/* Causal: row 0 sees only key 0, so out row 0 is v row 0; the last key is seen by the last
+ * row only; changing the last key and value leaves every earlier row alone. */
+static void test_causal(const attn_shape *s, uint64_t seed) {
+  run_t r;
+  run_ref(WL_H2O, s, seed, &r);
+  int bad = 0;
+  for (int b = 0; b < s->batch; b++)
+    for (int h = 0; h < s->heads; h++)
+      for (int d = 0; d < s->dim; d++) {
+        size_t e = (((size_t)b * s->q_len) * s->heads + h) * s->dim + d;
+        bad += fabs(r.out.out[e] - rng_half_to_float(r.hin.v[e])) > 1e-12;
+      }
+  CHECKF(bad == 0, "%d elements of out row 0 differ from v row 0", bad);
+
+  /* perturb key and value S-1 of every head */
+  ref_outputs o;
+  ref_outputs_alloc(WL_H2O, s, &o);
+  for (int b = 0; b < s->batch; b++)
+    for (int h = 0; h < s->heads; h++)
+      for (int d = 0; d < s->dim; d++) {
+        size_t e = (((size_t)b * s->kv_len + s->kv_len - 1) * s->heads + h) * s->dim + d;
+        r.hin.k[e] ^= 0x8000; /* sign flips: finite, different values */
+        r.hin.v[e] ^= 0x8000;
+      }
+  ref_run(WL_H2O, s, &r.in, &o);
+  size_t row = (size_t)s->heads * s->dim, changed_early = 0, changed_last = 0;
+  for (int b = 0; b < s->batch; b++)
+    for (size_t e = 0; e < (size_t)s->q_len * row; e++) {
+      size_t idx = (size_t)b * s->q_len * row + e;
+      int changed = o.out[idx] != r.out.out[idx];
+      if (e / row == (size_t)s->q_len - 1) changed_last += changed;
+      else changed_early += changed;
+    }
+  CHECKF(changed_early == 0, "%zu elements of rows < S-1 changed with key S-1", changed_early);
+  CHECKF(s->q_len == 1 || changed_last > 0, "the last row ignored its last key");
+  ref_outputs_free(s, &o);
+  run_free(s, &r);
+}
+
+/* snapkv is the h2o score pooled (kernel 5, pad 2, zeros counted); roco's first score is
+ * h2o's and its squares stay below it; corm's flags follow their margin, column 0 is always
+ * set (P[0][0] = 1 >= 1/1). */
+static void test_relations(const attn_shape *s, uint64_t seed) {
+  run_t h2o, snap, roco, corm;
+  run_ref(WL_H2O, s, seed, &h2o);
+  run_ref(WL_SNAPKV, s, seed, &snap);
+  run_ref(WL_ROCO, s, seed, &roco);
+  run_ref(WL_CORM, s, seed, &corm);
+  int n = s->kv_len, bad_pool = 0, bad_roco = 0, bad_corm = 0;
+  for (int bh = 0; bh < s->batch * s->heads; bh++) {
+    const double *x = h2o.out.score + (size_t)bh * n;
+    for (int j = 0; j < n; j++) {
+      double want = 0;
+      for (int t = j - 2; t <= j + 2; t++) want += (t >= 0 && t < n) ? x[t] : 0.0;
+      want /= 5;
+      size_t c = (size_t)bh * n + j;
+      bad_pool += fabs(snap.out.score[c] - want) > 1e-12;
+      bad_roco += roco.out.score[c] != x[j] || roco.out.score2[c] > roco.out.score[c] ||
+                  roco.out.score2[c] <= 0;
+      bad_corm += corm.out.flags[c] != (corm.out.corm_margin[c] >= 0);
+    }
+    bad_corm += corm.out.flags[(size_t)bh * n] != 1;
+  }
+  CHECKF(bad_pool == 0, "%d snapkv scores are not the pooled h2o scores", bad_pool);
+  CHECKF(bad_roco == 0, "%d roco scores break roco == h2o, 0 < roco_sq <= roco", bad_roco);
+  CHECKF(bad_corm == 0, "%d corm flags disagree with their margin", bad_corm);
+  run_free(s, &corm);
+  run_free(s, &roco);
+  run_free(s, &snap);
+  run_free(s, &h2o);
+}
+
+/* gemma2's cap 50 tanh(x/50) barely moves logits of size ~3: out close to attn's but not
+ * equal (the cap is applied). */
+static void test_softcap(const attn_shape *s, uint64_t seed) {
+  run_t a, g;
+  run_ref(WL_ATTN, s, seed, &a);
+  run_ref(WL_GEMMA2, s, seed, &g);
+  double d = rel_diff(g.out.out, a.out.out, shape_q_elems(s));
+  CHECKF(d < 1e-2, "gemma2 vs attn rel diff %g", d);
+  CHECKF(s->kv_len == 1 || d > 0, "gemma2 equals attn: soft cap not applied");
+  run_free(s, &g);
+  run_free(s, &a);
+}
+
+/* A hand-sized case: D = 1, S = 2, q = k = 1 everywhere, v = (1, 3): row 1 sees logits
+ * (1, 1) -> P = (1/2, 1/2), out = 2; h2o = (1 + 1/2, 1/2); corm: P[1][1] = 1/2 >= 1/2. */
+static void test_by_hand(void) {
+  attn_shape s = {1, 1, 1, 2, 2};
+  uint16_t one = rng_float_to_half(1.0f), three = rng_float_to_half(3.0f);
+  uint16_t q[2] = {one, one}, k[2] = {one, one}, v[2] = {one, three};
+  float mask[4] = {1.0f, 1.0f, 0.5f, 0.5f};
+  ref_inputs in = {q, k, v, NULL, mask};
+  ref_outputs o;
+  ref_outputs_alloc(WL_CORM, &s, &o);
+  ref_run(WL_CORM, &s, &in, &o);
+  CHECKF(o.out[0] == 1.0 && fabs(o.out[1] - 2.0) < 1e-15, "out %g %g", o.out[0], o.out[1]);
+  CHECKF(o.flags[0] == 1 && o.flags[1] == 1, "corm flags %d %d", o.flags[0], o.flags[1]);
+  ref_outputs_free(&s, &o);
+  ref_outputs_alloc(WL_H2O, &s, &o);
+  ref_run(WL_H2O, &s, &in, &o);
+  CHECKF(fabs(o.score[0] - 1.5) < 1e-15 && fabs(o.score[1] - 0.5) < 1e-15, "h2o %g %g",
+         o.score[0], o.score[1]);
+  ref_outputs_free(&s, &o);
+}
+
+int main(void) {
+  const char *env = getenv("REPRO_TEST_SEED");
+  uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
+  printf("seed %llu (set REPRO_TEST_SEED to replay)\n", (unsigned long long)seed);
+  /* B, H, D, Lq, Lkv: S = 1, odd sizes, two batches, several heads */
+  const attn_shape shapes[] = {{1, 1, 8, 1, 1},   {1, 2, 16, 17, 17}, {2, 3, 8, 33, 33},
+                               {1, 1, 64, 50, 50}, {1, 2, 128, 9, 9}};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    const attn_shape *s = &shapes[i];
+    uint64_t sd = seed + i;
+    test_two_formulations(s, sd);
+    test_column_sums(s, sd);
+    test_causal(s, sd);
+    test_relations(s, sd);
+    test_softcap(s, sd);
+  }
+  test_by_hand();
+  return check_report();
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Tests of scripts/peers that need no torch (CI has only python3):
+
+  - the Python log writer (kvlog) against common/kvline through kvline_tool, both ways,
+    byte for byte, and the same rejections;
+  - peer.py where torch cannot be imported (a stand-in torch package on PYTHONPATH that raises
+    ImportError, so the test holds on a machine that has torch too): a well-formed log with
+    meta, config and result status=unsupported, exit code 4, for a kernel and an e2e cell;
+  - command-line errors: exit code 2, a message naming the option, nothing on stdout.
+
+    test_peers.py --peer scripts/peers/peer.py --kvline-tool build/tests/peers/kvline_tool
+Ends with "N passed, N failed"; exit status 1 when anything failed.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+from tally import Tally
+
+tally = Tally()
+check = tally.check
+
+
+def tool(args, stdin=None):
+    res = subprocess.run([TOOL] + args, input=stdin, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError("kvline_tool %s failed: %s" % (args, res.stderr))
+    return res.stdout
+
+
+VALUES = ["plain", "", "NVIDIA H100 80GB HBM3", 'a"b', "back\\slash", "x=y", "new\nline",
+          "cr\rhere", "#hash", "tab\there", "1.2997", 'mix "q" \\ = # \n end', "trailing\\",
+          "unicode \u00e9\u00df", "-", "k=v=w"]
+
+
+def test_writer_matches_c():
+    for val in VALUES:
+        py_line = kvlog.line("meta", [("k", val), ("z", "tail")])
+        c_line = tool(["write", "meta", "k", val.encode().hex(), "z", "tail".encode().hex()])
+        check(py_line + "\n" == c_line, "writer: python %r != C %r for value %r"
+              % (py_line, c_line, val))
+        check(kvlog.needs_quotes(val) == c_line.startswith('meta k="'),
+              "needs_quotes(%r) disagrees with kv_put" % val)
+
+
+def test_c_parses_python_lines():
+    lines = [kvlog.line("check", [("output", "out"), ("v", val), ("ok", "1")]) for val in VALUES]
+    parsed = tool(["parse"], "\n".join(lines) + "\n").splitlines()
+    check(len(parsed) == len(VALUES), "C parser returned %d records for %d lines"
+          % (len(parsed), len(VALUES)))
+    for val, rec in zip(VALUES, parsed):
+        want = "ok check output=%s v=%s ok=%s" % ("out".encode().hex(), val.encode().hex(),
+                                                  "1".encode().hex())
+        check(rec == want, "C parse of python line for %r: %r, want %r" % (val, rec, want))
+
+
+def test_python_parses_c_lines():
+    for val in VALUES:
+        c_line = tool(["write", "result", "status", "ok".encode().hex(), "reason", val.encode().hex()])
+        tag, pairs = kvlog.parse(c_line)
+        check(tag == "result" and pairs == [("status", "ok"), ("reason", val)],
+              "python parse of C line %r: %r %r" % (c_line, tag, pairs))
+
+
+BAD_LINES = ["", "   ", "key=value only", "tag novalue", 'tag k="open', 'tag k="closed"junk',
+             "tag =v", 'tag k="a\\"']
+
+
+def test_same_rejections():
+    parsed = tool(["parse"], "\n".join(BAD_LINES) + "\n").splitlines()
+    check(len(parsed) == len(BAD_LINES), "C parser answered %d of %d bad lines"
+          % (len(parsed), len(BAD_LINES)))
+    for text, c_answer in zip(BAD_LINES, parsed):
+        check(c_answer.startswith("err "), "C accepted bad line %r" % text)
+        try:
+            kvlog.parse(text)
+            check(False, "python accepted bad line %r" % text)
+        except kvlog.ParseError as e:
+            check("column" in str(e), "python error for %r names no column: %s" % (text, e))
+
+
+def run_peer(args, env_extra=None):
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, PEER] + args, capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def parse_log(text):
+    """[(tag, dict)] of a log, failing the check on any malformed line."""
+    records = []
+    lines = text.splitlines()
+    check(lines and lines[0] == "# repro-log 1", "log does not start with '# repro-log 1': %r"
+          % lines[:1])
+    for n, line in enumerate(lines, 1):
+        if line.startswith("#"):
+            continue
+        try:
+            tag, pairs = kvlog.parse(line)
+            records.append((tag, dict(pairs)))
+        except kvlog.ParseError as e:
+            check(False, "log line %d malformed: %s: %r" % (n, e, line))
+    c_answers = tool(["parse"], "\n".join(l for l in lines if not l.startswith("#")) + "\n")
+    check(all(a.startswith("ok ") for a in c_answers.splitlines()),
+          "common/kvline rejects a log line:\n" + c_answers)
+    return records
+
+
+def test_no_torch(fake_dir, extra_args, expect_config):
+    res = run_peer(["--system", "torch", "--workload", "h2o", "--seqlen", "256"] + extra_args,
+                   {"PYTHONPATH": fake_dir})
+    what = "no torch %s" % " ".join(extra_args)
+    check(res.returncode == 4, "%s: exit %d, want 4 (stderr %s)" % (what, res.returncode,
+                                                                     res.stderr))
+    records = parse_log(res.stdout)
+    tags = [t for t, _ in records]
+    check(tags == ["meta", "config", "result"], "%s: tags %s" % (what, tags))
+    meta, config, result = (dict(records).get(tag, {}) for tag in ("meta", "config", "result"))
+    for key in ("gpu", "cc", "driver", "cuda", "torch", "commit", "date", "host"):
+        check(key in meta, "%s: meta lacks %s" % (what, key))
+    check(meta.get("torch") == "none", "%s: meta torch=%r" % (what, meta.get("torch")))
+    for key, val in expect_config.items():
+        check(config.get(key) == val, "%s: config %s=%r, want %r" % (what, key, config.get(key),
+                                                                    val))
+    check(result.get("status") == "unsupported", "%s: status %r" % (what, result.get("status")))
+    check("torch" in result.get("reason", "").lower(), "%s: reason %r names no torch"
+          % (what, result.get("reason")))
+    check("gflops_s" not in result and "avg_ms" not in result, "%s: result has timings" % what)
+
+
+CLI_ERRORS = [
+    (["--workload", "h2o"], "--system"),
+    (["--system", "torch"], "--workload"),
+    (["--system", "tensorrt", "--workload", "h2o"], "--system"),
+    (["--system", "torch", "--workload", "mha"], "--workload"),
+    (["--system", "torch", "--workload", "h2o", "--seqlen", "0"], "--seqlen"),
+    (["--system", "torch", "--workload", "h2o", "--seqlen", "4k"], "--seqlen"),
+    (["--system", "torch", "--workload", "h2o", "--warmup", "-1"], "--warmup"),
+    (["--system", "torch", "--workload", "h2o", "--runs", "0"], "--runs"),
+    (["--system", "torch", "--workload", "h2o", "--device", "tpu"], "--device"),
+    (["--system", "torch", "--workload", "h2o", "--bogus"], "--bogus"),
+    (["--system", "torch", "--workload", "h2o", "--e2e", "--batch", "2"], "--batch"),
+    (["--system", "torch", "--workload", "h2o", "--e2e", "--hidden", "100", "--heads", "3"],
+     "--hidden"),
+]
+
+
+def test_cli_errors():
+    for args, option in CLI_ERRORS:
+        res = run_peer(args)
+        check(res.returncode == 2, "%s: exit %d, want 2" % (args, res.returncode))
+        check(option in res.stderr, "%s: stderr does not name %s: %r" % (args, option,
+                                                                         res.stderr[-300:]))
+        check(res.stdout == "", "%s: usage error wrote to stdout: %r" % (args, res.stdout))
+
+
+def main():
+    global PEER, TOOL, kvlog
+    p = argparse.ArgumentParser()
+    p.add_argument("--peer", required=True)
+    p.add_argument("--kvline-tool", required=True)
+    a = p.parse_args()
+    PEER, TOOL = os.path.abspath(a.peer), os.path.abspath(a.kvline_tool)
+    sys.path.insert(0, os.path.dirname(PEER))
+    import kvlog as kvlog_module
+    kvlog = kvlog_module
+
+    test_writer_matches_c()
+    test_c_parses_python_lines()
+    test_python_parses_c_lines()
+    test_same_rejections()
+    with tempfile.TemporaryDirectory() as fake_dir:
+        os.mkdir(os.path.join(fake_dir, "torch"))
+        with open(os.path.join(fake_dir, "torch", "__init__.py"), "w") as f:
+            f.write('raise ImportError("stand-in torch of test_peers.py: no torch here")\n')
+        test_no_torch(fake_dir, [], {"workload": "h2o", "system": "torch", "seqlen": "256",
+                                     "dtype": "fp16"})
+        test_no_torch(fake_dir, ["--e2e", "--layers", "2"],
+                      {"experiment": "e2e", "layers": "2", "workload": "h2o"})
+    test_cli_errors()
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""CPU semantic checks of the PyTorch peers; they need torch and exit 77 (CTest SKIP) without.
+
+  1. workloads.reference (fp64) against a plain-Python loop implementation of the design's
+     math at a tiny size, every workload (the reference must itself be right);
+  2. the eager formulation (the `torch` peer) with fp32 inputs against the reference (tight),
+     and with fp16 inputs through workloads.compare (the peers' own check), which must also
+     reject a wrong answer (a non-causal attention);
+  3. the e2e KV-cache selection against a brute-force Python selection, every workload;
+  4. the e2e model: a tiny configuration, fp32 forward against the fp64 reference;
+  5. peer.py --device cpu, end to end: every workload with torch, attn with sdpa-flash, h2o
+     with inductor, the e2e torch model; each log complete and check ok=1, exit 0.
+Ends with "N passed, N failed".
+"""
+import argparse
+import math
+import os
+import random
+import subprocess
+import sys
+
+try:
+    import torch
+except ImportError:
+    print("torch is not importable by %s: skipped" % sys.executable)
+    sys.exit(77)
+
+from tally import Tally
+
+tally = Tally()
+check = tally.check
+
+
+def rel_l2(a, b):
+    a, b = a.double(), b.double()
+    return (torch.linalg.vector_norm(a - b) / max(torch.linalg.vector_norm(b).item(), 1e-300)).item()
+
+
+# ---- 1. plain-Python reference ------------------------------------------------------------
+
+def loops_reference(workload, q, k, v, extra):
+    """The design's math with Python floats, one element at a time."""
+    B, S, H, D = q.shape
+    q, k, v = q.tolist(), k.tolist(), v.tolist()
+    extra = extra.tolist() if extra is not None else None
+    out = [[[[0.0] * D for _ in range(H)] for _ in range(S)] for _ in range(B)]
+    s1 = [[[0.0] * S for _ in range(H)] for _ in range(B)]
+    s2 = [[[0.0] * S for _ in range(H)] for _ in range(B)]
+    for b in range(B):
+        for h in range(H):
+            col = [0.0] * S
+            for i in range(S):
+                logits = []
+                for j in range(i + 1):  # causal, q_len == kv_len
+                    x = sum(q[b][i][h][d] * k[b][j][h][d] for d in range(D)) / math.sqrt(D)
+                    if workload == "gemma2":
+                        x = 50.0 * math.tanh(x / 50.0)
+                    logits.append(x)
+                m = max(logits)
+                e = [math.exp(x - m) for x in logits]
+                z = sum(e)
+                p = [x / z for x in e]
+                for d in range(D):
+                    out[b][i][h][d] = sum(p[j] * v[b][j][h][d] for j in range(i + 1))
+                for j in range(i + 1):
+                    col[j] += p[j]
+                    s2[b][h][j] += p[j] * p[j]
+                    if workload == "corm" and p[j] >= extra[i][j]:
+                        s1[b][h][j] = 1.0
+                if workload == "kf":
+                    g = [(logits[j] - math.log(extra[b][h][i][j])) / 1.5 for j in range(i + 1)]
+                    gm = max(g)
+                    ge = [math.exp(x - gm) for x in g]
+                    gz = sum(ge)
+                    for j in range(i + 1):
+                        s1[b][h][j] += ge[j] / gz
+            if workload in ("h2o", "roco"):
+                s1[b][h] = col
+            if workload == "snapkv":
+                s1[b][h] = [sum(col[t] for t in range(j - 2, j + 3) if 0 <= t < S) / 5.0
+                            for j in range(S)]
+    outs = [torch.tensor(out, dtype=torch.float64)]
+    if workload in ("h2o", "kf", "snapkv", "corm", "roco"):
+        outs.append(torch.tensor(s1, dtype=torch.float64))
+    if workload == "roco":
+        outs.append(torch.tensor(s2, dtype=torch.float64))
+    return outs
+
+
+def test_reference_against_loops():
+    for workload in wl.WORKLOADS:
+        inputs = wl.make_inputs(workload, 2, 7, 2, 3, seed=3, device="cpu", dtype=torch.float64)
+        if workload == "kf":
+            inputs = inputs[:3] + (inputs[3].double(),)
+        extra = inputs[3] if len(inputs) > 3 else None
+        want = loops_reference(workload, *inputs[:3], extra)
+        got = wl.reference(workload, *inputs, dtype=torch.float64)
+        check(len(got) == len(want) == len(wl.OUTPUTS[workload]),
+              "%s: reference gives %d outputs, loops %d" % (workload, len(got), len(want)))
+        for name, g, w in zip(wl.OUTPUTS[workload], got, want):
+            err = rel_l2(g, w)
+            check(err < 1e-12, "%s %s: reference vs loops rel_l2 %.3e" % (workload, name, err))
+
+
+# ---- 2. eager formulation -------------------------------------------------------------------
+
+def test_eager_against_reference():
+    for workload in wl.WORKLOADS:
+        inputs = wl.make_inputs(workload, 1, 48, 3, 16, seed=5, device="cpu", dtype=torch.float32)
+        got = wl.eager(workload, *inputs)
+        want = wl.reference(workload, *inputs, dtype=torch.float64)
+        for name, g, w in zip(wl.OUTPUTS[workload], got, want):
+            err = rel_l2(g, w)
+            check(err < 1e-5, "%s %s: fp32 eager vs reference rel_l2 %.3e" % (workload, name, err))
+        inputs16 = wl.make_inputs(workload, 1, 64, 2, 32, seed=6, device="cpu")
+        got16 = wl.eager(workload, *inputs16)
+        want16 = wl.reference(workload, *inputs16, dtype=torch.float64)
+        for name, g, w in zip(wl.OUTPUTS[workload], got16, want16):
+            rel, _, ok = wl.compare(name, g, w)
+            check(ok, "%s %s: fp16 eager fails the peers' check (rel_l2 %.3e)" % (workload, name,
+                                                                                rel))
+    # the check must be able to fail: attention without the causal mask is wrong
+    q, k, v = wl.make_inputs("attn", 1, 64, 2, 32, seed=7, device="cpu")
+    full = torch.softmax(q.double().transpose(1, 2) @ k.double().transpose(1, 2).transpose(-1, -2)
+                         / math.sqrt(32), dim=-1) @ v.double().transpose(1, 2)
+    want = wl.reference("attn", q, k, v, dtype=torch.float64)[0]
+    check(not wl.compare("out", full.transpose(1, 2), want)[2], "check accepts a non-causal out")
+
+
+# ---- 3. selection ---------------------------------------------------------------------------
+
+def brute_selection(workload, scores, q_len, cap):
+    """Python lists: the kept indices of each head, ascending."""
+    kept = []
+    for h in range(scores[0].shape[1]):
+        s = scores[0][0, h].tolist()
+        n = len(s)
+        if workload == "corm":
+            marked = [j for j in range(n) if s[j]]
+            kept.append(sorted(marked[-cap:]))
+        elif workload == "roco":
+            sq = scores[1][0, h].tolist()
+            std = [math.sqrt(max(sq[j] / q_len - (s[j] / q_len) ** 2, 0.0)) for j in range(n)]
+            by_std = sorted(range(n), key=lambda j: -std[j])[:min(llama.KEEP_STD, n)]
+            rest = [j for j in sorted(range(n), key=lambda j: -s[j]) if j not in by_std]
+            kept.append(sorted(by_std + rest[:cap - len(by_std)]))
+        else:
+            kept.append(sorted(sorted(range(n), key=lambda j: -s[j])[:cap]))
+    return kept
+
+
+def test_selection():
+    rng = random.Random(11)
+    for workload in ("h2o", "kf", "snapkv", "roco", "corm"):
+        for seqlen in (40, 700, 1000):
+            heads = 3
+            cap = llama.cache_cap(workload, seqlen)
+            # distinct values: no ties, so the selection is unique
+            vals = rng.sample(range(1, 10 * seqlen * heads), seqlen * heads)
+            s1 = torch.tensor(vals, dtype=torch.float32).view(1, heads, seqlen) / (10 * seqlen)
+            if workload == "corm":
+                s1 = (s1 > 0.5 + 0.3 * torch.arange(heads).view(1, heads, 1) / heads).float()
+            scores = (s1,)
+            if workload == "roco":
+                # sum of squares = sum^2 / q_len + r with r distinct: distinct std, no ties
+                vals2 = rng.sample(range(1, 10 * seqlen * heads), seqlen * heads)
+                r = torch.tensor(vals2, dtype=torch.float64).view(1, heads, seqlen) / (10 * seqlen)
+                s1 = s1.double() * 50
+                scores = (s1, s1 * s1 / seqlen + r)
+            idx, count = llama.selected_indices(workload, scores, seqlen, cap)
+            want = brute_selection(workload, scores, seqlen, cap)
+            for h in range(heads):
+                n = int(count[h])
+                got = idx[h].tolist()
+                check(got[:n] == want[h] and all(x == -1 for x in got[n:]),
+                      "%s S=%d head %d: selection %s..., want %s..." % (workload, seqlen, h,
+                                                                       got[:8], want[h][:8]))
+
+
+# ---- 4. e2e model ---------------------------------------------------------------------------
+
+def test_e2e_model():
+    cfg = llama.Config(layers=2, hidden=64, heads=4, mlp=96, vocab=50, seqlen=24)
+    for workload in wl.WORKLOADS:
+        weights = llama.make_weights(cfg, 1, "cpu", dtype=torch.float32)
+        corm_mask = wl.corm_mask(cfg.seqlen, "cpu") if workload == "corm" else None
+        cache = llama.Cache(cfg, workload, "cpu", dtype=torch.float32)
+        attn = lambda *a, w=workload: wl.eager(w, *a)
+        got = llama.forward(attn, workload, cfg, weights, cache, corm_mask,
+                            torch.Generator().manual_seed(4))
+        want = llama.reference_forward(workload, cfg, weights, corm_mask,
+                                       torch.Generator().manual_seed(4), dtype=torch.float64)
+        err = rel_l2(got, want)
+        check(err < 1e-5, "e2e %s: fp32 forward vs fp64 reference rel_l2 %.3e" % (workload, err))
+        check(bool(torch.isfinite(got).all()), "e2e %s: non-finite hidden states" % workload)
+        for layer_rows, layer_counts in zip(cache.idx.tolist(), cache.count.tolist()):
+            for row, count in zip(layer_rows, layer_counts):
+                valid = [x for x in row if x >= 0]
+                check(valid == sorted(set(valid)) and len(valid) == count
+                      and row[:count] == valid,
+                      "e2e %s: cache row %s... (count %d) not ascending, unique, packed"
+                      % (workload, row[:8], count))
+        check(cache.cap == 0 or int(cache.count.min()) > 0, "e2e %s: empty cache" % workload)
+
+
+# ---- 5. peer.py end to end ------------------------------------------------------------------
+
+SMALL = ["--device", "cpu", "--seqlen", "64", "--heads", "2", "--dim", "32", "--warmup", "1",
+         "--runs", "2"]
+E2E_SMALL = ["--device", "cpu", "--e2e", "--seqlen", "32", "--layers", "2", "--hidden", "128",
+             "--heads", "2", "--mlp", "256", "--vocab", "100", "--warmup", "0", "--runs", "1"]
+
+
+def test_peer_cli(peer):
+    cells = [["--system", "torch", "--workload", w] + SMALL for w in wl.WORKLOADS]
+    cells += [["--system", "sdpa-flash", "--workload", "attn"] + SMALL,
+              ["--system", "inductor", "--workload", "h2o"] + SMALL,
+              ["--system", "torch", "--workload", "roco"] + E2E_SMALL]
+    for args in cells:
+        res = subprocess.run([sys.executable, peer] + args, capture_output=True, text=True,
+                             timeout=300)
+        what = " ".join(args[:4])
+        check(res.returncode == 0, "%s: exit %d: %s" % (what, res.returncode,
+                                                         res.stdout[-500:] + res.stderr[-500:]))
+        records = [kvlog.parse(l) for l in res.stdout.splitlines() if not l.startswith("#")]
+        tags = [t for t, _ in records]
+        n_checks = 1 if "--e2e" in args else len(wl.OUTPUTS[args[3]])
+        check(tags == ["meta", "config"] + ["check"] * n_checks + ["result"],
+              "%s: tags %s" % (what, tags))
+        for tag, pairs in records:
+            d = dict(pairs)
+            if tag == "check":
+                check(d.get("ok") == "1", "%s: %s" % (what, d))
+            if tag == "result":
+                check(d.get("status") == "ok" and float(d.get("avg_ms", "nan")) > 0,
+                      "%s: result %s" % (what, d))
+                check(("gflops_s" in d) != ("--e2e" in args), "%s: gflops_s presence" % what)
+
+
+def main():
+    global wl, llama, kvlog
+    p = argparse.ArgumentParser()
+    p.add_argument("--peer", required=True)
+    a = p.parse_args()
+    peer = os.path.abspath(a.peer)
+    sys.path.insert(0, os.path.dirname(peer))
+    import kvlog as kvlog_module
+    import llama as llama_module
+    import workloads as wl_module
+    wl, llama, kvlog = wl_module, llama_module, kvlog_module
+    torch.manual_seed(0)
+    test_reference_against_loops()
+    test_eager_against_reference()
+    test_selection()
+    test_e2e_model()
+    test_peer_cli(peer)
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+/* Unit tests of plot/: both log readers (exact numbers), file name templates, the pattern
+ * table's edge cases, the csv round trip and the plot: config loader.
+ * Fixture logs live in tests/plot/fixtures/ (hand-written test data, not measurements). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "figure.h"
+#include "reader.h"
+#include "table.h"
+
+#ifndef SRC_DIR
+#define SRC_DIR "."
+#endif
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                         \
+  do {                                                                           \
+    if (cond) passed++;                                                          \
+    else {                                                                       \
+      failed++;                                                                  \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
+      fprintf(stderr, __VA_ARGS__);                                              \
+      fputc('\n', stderr);                                                       \
+    }                                                                            \
+  } while (0)
+
+static int near(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, fabs(b)); }
+
+/* Parses a string; returns rd_parse_buffer's result and leaves the row and issues. */
+static int parse(const char *text, pt_row *row, rd_issues *is) {
+  pt_row_init(row);
+  return rd_parse_buffer(text, strlen(text), "test.log", row, is);
+}
+
+static void test_ae_time_lines(void) {
+  pt_row r;
+  rd_issues is = {0};
+  int rc = parse("noise\n 50%|#####| 5/10\r[our] avg 1.2500 ms, min 1.2000 ms, max 1.3100 ms, "
+                 "109951.16277760 gflops/s (10 runs, 4 warmups, profiled)\n"
+                 "[our] avg 9.0 ms, min 9.0 ms, max 9.0 ms, 1.0 gflops/s (1 runs, 1 warmups, profiled)\n",
+                 &r, &is);
+  CHECK(rc == 0 && r.status == ST_OK, "rc=%d status=%d", rc, r.status);
+  CHECK(near(r.avg_ms, 1.25) && near(r.min_ms, 1.2) && near(r.max_ms, 1.31), "avg=%g min=%g max=%g",
+        r.avg_ms, r.min_ms, r.max_ms);
+  CHECK(near(r.gflops_s, 109951.1627776), "gflops=%.8f (the first time line wins)", r.gflops_s);
+  CHECK(!strcmp(r.format, "ae"), "format=%s", r.format);
+
+  rc = parse("[torch] avg 312.5000 ms, min 310.0000 ms, max 320.0000 ms (5 runs, 2 warmups, profiled)\n", &r, &is);
+  CHECK(rc == 0 && near(r.avg_ms, 312.5) && isnan(r.gflops_s), "e2e: avg=%g gflops=%g", r.avg_ms, r.gflops_s);
+
+  rc = parse("[d] avg 4 ms, min 3.9 ms, max 4.2 ms, 3.4e+04 gflops/s, 12.5 gb/s (10 runs, 4 warmups)", &r, &is);
+  CHECK(rc == 0 && near(r.avg_ms, 4) && near(r.gflops_s, 34000), "gb/s, no profiled, exponent: avg=%g gflops=%g",
+        r.avg_ms, r.gflops_s);
+  CHECK(is.n == 0, "%zu unexpected issues", is.n);
+  rd_issues_free(&is);
+}
+
+static void test_ae_status_and_memory(void) {
+  pt_row r;
+  rd_issues is = {0};
+  CHECK(parse("building...\nValueError: no\n", &r, &is) == 0 && r.status == ST_UNSUPPORTED,
+        "no time line -> NS, status=%d", r.status);
+  CHECK(parse("torch.cuda.OutOfMemoryError: CUDA out of memory.\n", &r, &is) == 0 && r.status == ST_OOM,
+        "oom status=%d", r.status);
+  CHECK(parse("*** STEP 1.0 CANCELLED AT x DUE TO TIME LIMIT ***\n", &r, &is) == 0 && r.status == ST_TIMEOUT,
+        "timeout status=%d", r.status);
+  CHECK(parse("CUDA out of memory (retried)\n[a] avg 1 ms, min 1 ms, max 1 ms (1 runs, 1 warmups)\n", &r, &is) == 0 &&
+            r.status == ST_OK,
+        "a time line beats an out-of-memory message, status=%d", r.status);
+  parse("[I] Total Activation Memory: 1073741824 bytes\n[I] Total Weights Memory: 536870912 bytes\n"
+        "[t] avg 2 ms, min 1.9 ms, max 2.1 ms, 1 gflops/s (10 runs, 4 warmups, profiled)\n", &r, &is);
+  CHECK(near(r.peak_mib, 1536.0), "TensorRT activation+weights = %g MiB", r.peak_mib);
+  parse("peak_mib=99999 xmib=88888\nmib=256.5\nmib=300.25\nmib=12.0\n", &r, &is);
+  CHECK(near(r.peak_mib, 300.25), "mib= takes the largest, ignores peak_mib=/xmib=: %g", r.peak_mib);
+  CHECK(is.n == 0, "%zu unexpected issues", is.n);
+  rd_issues_free(&is);
+}
+
+static void test_ae_broken(void) {
+  pt_row r;
+  rd_issues is = {0};
+  CHECK(parse("x\n[our] avg 1.2500 ms, min 1.2000 ms, max", &r, &is) == -1, "a cut time line is skipped");
+  CHECK(is.n == 1 && is.v[0].line == 2 && is.v[0].kind == ISSUE_SKIPPED, "issue at line 2: n=%zu line=%d",
+        is.n, is.n ? is.v[0].line : -1);
+  rd_issues_free(&is);
+  CHECK(parse("", &r, &is) == -1 && is.n == 1 && strstr(is.v[0].msg, "empty"), "empty file");
+  rd_issues_free(&is);
+  char bin[64] = "[our] avg 1 ms";
+  bin[20] = '\0';
+  memset(bin + 21, 0x01, 40);
+  pt_row_init(&r);
+  CHECK(rd_parse_buffer(bin, sizeof bin, "bin", &r, &is) == -1 && is.n == 1 && strstr(is.v[0].msg, "binary"),
+        "binary file");
+  rd_issues_free(&is);
+}
+
+static void test_ours(void) {
+  pt_row r;
+  rd_issues is = {0};
+  const char *ok =
+      "# repro-log 1\nmeta gpu=\"NVIDIA H100 80GB HBM3\" cc=9.0\n"
+      "config workload=h2o system=fused batch=1 seqlen=4096 experiment=e2e\n"
+      "check output=out rel_l2=3.1e-04 max_abs=1.9e-03 ok=1\n"
+      "result status=ok avg_ms=1.2997 median_ms=1.2950 min_ms=1.2891 max_ms=1.3592 gflops_s=105749.3 peak_mib=417.0\n";
+  CHECK(parse(ok, &r, &is) == 0 && r.status == ST_OK, "ok log");
+  CHECK(near(r.avg_ms, 1.2997) && near(r.min_ms, 1.2891) && near(r.max_ms, 1.3592) &&
+            near(r.gflops_s, 105749.3) && near(r.peak_mib, 417.0),
+        "numbers %g %g %g %g %g", r.avg_ms, r.min_ms, r.max_ms, r.gflops_s, r.peak_mib);
+  CHECK(!strcmp(r.workload, "h2o") && !strcmp(r.system, "fused") && r.seqlen == 4096 &&
+            !strcmp(r.experiment, "e2e") && !strcmp(r.format, "ours"),
+        "keys %s %s %d %s", r.workload, r.system, r.seqlen, r.experiment);
+  const char *runner = "# repro-log 1\nresult status=ok avg_ms=3.5\n"
+                       "result status=timeout source=runner state=TIMEOUT exit=0:15 reason=\"time limit\"\n";
+  CHECK(parse(runner, &r, &is) == 0 && r.status == ST_TIMEOUT && isnan(r.avg_ms) &&
+            !strcmp(r.reason, "time limit"),
+        "the runner's last line wins: status=%d avg=%g", r.status, r.avg_ms);
+  CHECK(parse("result status=error source=runner reason=\"never started\"\n", &r, &is) == 0 && r.status == ST_ERROR,
+        "a runner-only log");
+  CHECK(is.n == 0, "%zu unexpected issues", is.n);
+  CHECK(parse("# repro-log 1\nconfig workload=attn\nresult status=ok avg_", &r, &is) == -1, "cut result line");
+  CHECK(is.n == 2 && is.v[0].kind == ISSUE_WARNING && is.v[0].line == 3 && is.v[1].kind == ISSUE_SKIPPED,
+        "warning at line 3 then skipped: n=%zu", is.n);
+  rd_issues_free(&is);
+  CHECK(parse("# repro-log 1\nresult status=ok\n", &r, &is) == -1, "ok without avg_ms is skipped");
+  CHECK(parse("# repro-log 1\nresult status=fine avg_ms=1\n", &r, &is) == -1, "unknown status is skipped");
+  rd_issues_free(&is);
+}
+
+static void test_names(void) {
+  pt_row r;
+  pt_row_init(&r);
+  CHECK(rd_match_name("{experiment}.{device}.{workload}.{system}.log", "kernel.H100.kf.our.log", &r) == 0 &&
+            !strcmp(r.experiment, "kernel") && !strcmp(r.device, "h100") && !strcmp(r.workload, "kf") &&
+            !strcmp(r.system, "our"),
+        "fig12 name: %s %s %s %s", r.experiment, r.device, r.workload, r.system);
+  pt_row_init(&r);
+  CHECK(rd_match_name("{device}.{system}.{seqlen}.log", "a100.sdpa-flash.8192.log", &r) == 0 &&
+            !strcmp(r.system, "sdpa-flash") && r.seqlen == 8192,
+        "fig13 name: %s %d", r.system, r.seqlen);
+  pt_row_init(&r);
+  CHECK(rd_match_name("{device}.{system}.{seqlen}.log", "a100.torch.big.log", &r) == -1, "seqlen must be a number");
+  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h100.attn.log", &r) == -1, "too few parts");
+  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h100.attn.a.b.log", &r) == -1, "too many parts");
+  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h$1.attn.x.log", &r) == -1, "unsafe characters");
+}
+
+static void test_csv_roundtrip(void) {
+  pt_table t = {0}, back = {0};
+  pt_row r;
+  pt_row_init(&r);
+  strcpy(r.figure, "fig12");
+  strcpy(r.experiment, "kernel");
+  strcpy(r.device, "h100");
+  strcpy(r.workload, "h2o");
+  strcpy(r.system, "fused");
+  r.seqlen = 4096;
+  r.status = ST_OK;
+  r.avg_ms = 1.2997;
+  r.gflops_s = 105749.3;
+  strcpy(r.source, "dir,with \"quotes\"/x.log");
+  strcpy(r.format, "ours");
+  pt_append(&t, &r);
+  r.status = ST_OOM;
+  r.avg_ms = NAN;
+  strcpy(r.system, "torch");
+  strcpy(r.reason, "CUDA out of memory, twice");
+  pt_append(&t, &r);
+  char path[] = "/tmp/test_plot_csv_XXXXXX";
+  int fd = mkstemp(path);
+  FILE *f = fdopen(fd, "w");
+  pt_write_csv(f, &t);
+  fclose(f);
+  CHECK(pt_read_csv(path, &back) == 0 && back.n == 2, "read back %zu rows", back.n);
+  if (back.n == 2) {
+    CHECK(near(back.rows[0].avg_ms, 1.2997) && near(back.rows[0].gflops_s, 105749.3) && isnan(back.rows[0].peak_mib),
+          "numbers survive");
+    CHECK(!strcmp(back.rows[0].source, r.source) && !strcmp(back.rows[1].reason, r.reason) &&
+              back.rows[1].status == ST_OOM && isnan(back.rows[1].avg_ms),
+          "quoted fields and statuses survive: %s | %s", back.rows[0].source, back.rows[1].reason);
+  }
+  FILE *bad = fopen(path, "a");
+  fputs("fig12,kernel,h100,h2o,x;rm,1,ok,,,,,,ours,,\n", bad);
+  fclose(bad);
+  pt_table t3 = {0};
+  CHECK(pt_read_csv(path, &t3) == -1, "an unsafe name in a csv is rejected");
+  unlink(path);
+  pt_free(&t);
+  pt_free(&back);
+  pt_free(&t3);
+}
+
+/* The fixture folders through the real fig12/fig13 configs: aliases, defaults, statuses. */
+static void test_fixture_dirs(void) {
+  pc_config cfg;
+  CHECK(pc_load(SRC_DIR "/fig12/experiment.yaml", &cfg) == 0, "fig12 config loads");
+  rd_opts o = pc_reader_opts(&cfg);
+  pt_table t = {0};
+  rd_issues is = {0};
+  int n = rd_read_path(&o, SRC_DIR "/tests/plot/fixtures/ae/fig12", &t, &is);
+  CHECK(n == 6 && is.n == 0, "6 AE logs, no issues: n=%d issues=%zu", n, is.n);
+  int seen = 0;
+  for (size_t i = 0; i < t.n; i++) {
+    const pt_row *r = &t.rows[i];
+    if (!strcmp(r->system, "fused") && !strcmp(r->workload, "h2o")) {
+      seen++;
+      CHECK(near(r->avg_ms, 1.25) && r->seqlen == 4096 && !strcmp(r->experiment, "kernel"), "our -> fused");
+    }
+    if (!strcmp(r->system, "torch") && !strcmp(r->experiment, "e2e")) {
+      seen++;
+      CHECK(!strcmp(r->device, "h100") && near(r->avg_ms, 312.5), "H100 -> h100, e2e time");
+    }
+    if (!strcmp(r->system, "inductor")) seen++;                       /* dynamo -> inductor */
+    if (!strcmp(r->system, "tensorrt")) { seen++; CHECK(r->status == ST_OOM, "tensorrt kf OOM"); }
+  }
+  CHECK(seen == 4, "aliases applied: %d of 4", seen);
+
+  /* the grid model: speedup of ours (1.25 ms) over the best other (inductor 4.0 ms) */
+  fg_model m;
+  CHECK(fg_build(&m, &cfg, &cfg.figures[0], &t) == 0 && m.ndev == 1, "only the h100 row is drawn: %d", m.ndev);
+  CHECK(near(fg_speedup(&m, 0, 0), 4.0 / 1.25), "h2o speedup %g", fg_speedup(&m, 0, 0));
+  CHECK(isnan(fg_speedup(&m, 0, 1)), "no speedup without ours");
+  CHECK(fg_at(&m, 0, 4, 3)->status == ST_UNSUPPORTED && fg_at(&m, 0, 3, 3)->status == ST_TIMEOUT,
+        "tvm corm NS, tvm snapkv TLE");
+  CHECK(fg_at(&m, 0, 6, 0)->status == ST_MISSING, "no log -> missing");
+  fg_free(&m);
+  pt_free(&t);
+  rd_issues_free(&is);
+
+  n = rd_read_path(&o, SRC_DIR "/tests/plot/fixtures/broken/fig12", &t, &is);
+  int skipped = 0;
+  for (size_t i = 0; i < is.n; i++) skipped += is.v[i].kind == ISSUE_SKIPPED;
+  CHECK(n == 1 && skipped == 4, "broken folder: 1 good log, 4 skipped (cut AE, cut ours, 2 unknown): n=%d skipped=%d",
+        n, skipped);
+  pt_free(&t);
+  rd_issues_free(&is);
+
+  pc_config c13;
+  CHECK(pc_load(SRC_DIR "/fig13/experiment.yaml", &c13) == 0, "fig13 config loads");
+  o = pc_reader_opts(&c13);
+  n = rd_read_path(&o, SRC_DIR "/tests/plot/fixtures/ae/fig13", &t, &is);
+  CHECK(n == 2 && is.n == 0, "fig13 fixtures: n=%d issues=%zu", n, is.n);
+  for (size_t i = 0; i < t.n; i++) {
+    const pt_row *r = &t.rows[i];
+    CHECK(!strcmp(r->workload, "h2o") && !strcmp(r->experiment, "h2o") && r->seqlen == 4096, "fig13 defaults");
+    if (!strcmp(r->system, "tensorrt")) CHECK(near(r->peak_mib, 1536), "trt mib %g", r->peak_mib);
+    if (!strcmp(r->system, "fused")) CHECK(near(r->peak_mib, 300.25) && near(r->gflops_s, 274877.906944), "our mib");
+  }
+  pt_free(&t);
+  rd_issues_free(&is);
+}
+
+static void test_config_errors(void) {
+  const char *bad[] = {
+      "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a}]\n  systems: [{name: s, colour: red}]\n  figures: [{name: f, kind: grid}]\n",
+      "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: \"a;rm -rf\"}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+      "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a, label: \"x\\\" y\"}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+      "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a}, {name: b, aliases: [a]}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+      "plot: [1, 2\n",
+      "runner: {}\n",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char path[] = "/tmp/test_plot_yaml_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fdopen(fd, "w");
+    fputs(bad[i], f);
+    fclose(f);
+    pc_config c;
+    CHECK(pc_load(path, &c) == -1, "bad config %zu is rejected", i);
+    unlink(path);
+  }
+}
+
+int main(void) {
+  if (rd_init()) return 1;
+  test_ae_time_lines();
+  test_ae_status_and_memory();
+  test_ae_broken();
+  test_ours();
+  test_names();
+  test_csv_roundtrip();
+  test_fixture_dirs();
+  test_config_errors();
+  rd_cleanup();
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
