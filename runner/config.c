@@ -278,13 +278,17 @@ fail:
   return -1;
 }
 
+/* Reads a whole file for a loader; -1 with *err when it cannot. */
+static int read_input(const char *path, char **data, size_t *len, char **err) {
+  if (read_file(path, data, len) == 0) return 0;
+  *err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+  return -1;
+}
+
 int expfile_load(const char *path, expfile *out, char **err) {
   char *data;
   size_t len;
-  if (read_file(path, &data, &len) != 0) {
-    *err = xasprintf("%s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
+  if (read_input(path, &data, &len, err) != 0) return -1;
   int rc = expfile_load_buffer(path, data, len, out, err);
   free(data);
   return rc;
@@ -408,10 +412,7 @@ fail:
 int cluster_load(const char *path, clusterfile *out, char **err) {
   char *data;
   size_t len;
-  if (read_file(path, &data, &len) != 0) {
-    *err = xasprintf("%s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
+  if (read_input(path, &data, &len, err) != 0) return -1;
   int rc = cluster_load_buffer(path, data, len, out, err);
   free(data);
   return rc;

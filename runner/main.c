@@ -235,54 +235,75 @@ static int check_local_devices(const cellset *cs) {
   return 0;
 }
 
-static int cmd_run(options *o) {
+/* Loads the experiment file, the cluster file when given, and expands the matrix with the
+ * filters and --device. Returns 0, or 2 with everything freed and the error printed. */
+typedef struct {
   expfile file;
   clusterfile cluster;
+  int have_cluster;
   cellset cs;
+} inputs;
+
+static int load_inputs(const options *o, inputs *in) {
   char *err = NULL;
-  int have_cluster = 0, rc = 2;
-  if (expfile_load(o->file, &file, &err) != 0) {
-    fprintf(stderr, "repro-run: %s\n", err);
-    free(err);
-    return 2;
-  }
+  memset(in, 0, sizeof *in);
+  if (expfile_load(o->file, &in->file, &err) != 0) goto fail;
   if (o->cluster) {
-    if (cluster_load(o->cluster, &cluster, &err) != 0) {
-      fprintf(stderr, "repro-run: %s\n", err);
-      free(err);
-      expfile_free(&file);
-      return 2;
+    if (cluster_load(o->cluster, &in->cluster, &err) != 0) {
+      expfile_free(&in->file);
+      goto fail;
     }
-    have_cluster = 1;
+    in->have_cluster = 1;
   }
-  if (expand(&file, have_cluster ? &cluster : NULL, o->filters, o->nfilters, &cs, &err) != 0) {
-    fprintf(stderr, "repro-run: %s\n", err);
-    free(err);
-    goto out_file;
+  if (expand(&in->file, in->have_cluster ? &in->cluster : NULL, o->filters, o->nfilters, &in->cs, &err) != 0 ||
+      restrict_device(&in->cs, o->device) != 0) {
+    cellset_free(&in->cs);
+    if (in->have_cluster) cluster_free(&in->cluster);
+    expfile_free(&in->file);
+    goto fail;
   }
-  if (restrict_device(&cs, o->device) != 0) goto out_cells;
+  return 0;
+fail:
+  if (err) fprintf(stderr, "repro-run: %s\n", err);
+  free(err);
+  return 2;
+}
+
+static void free_inputs(inputs *in) {
+  cellset_free(&in->cs);
+  if (in->have_cluster) cluster_free(&in->cluster);
+  expfile_free(&in->file);
+}
+
+static int cmd_run(options *o) {
+  inputs in;
+  if (load_inputs(o, &in) != 0) return 2;
+  expfile *file = &in.file;
+  clusterfile *cluster = &in.cluster;
+  cellset *cs = &in.cs;
+  int have_cluster = in.have_cluster, rc = 2;
   executor_kind kind = o->executor;
-  if (kind == EXEC_AUTO && have_cluster) kind = cluster.executor;
+  if (kind == EXEC_AUTO && have_cluster) kind = cluster->executor;
   if (kind == EXEC_AUTO) kind = slurm_available() ? EXEC_SLURM : EXEC_LOCAL;
   char *self = self_path(), *bin = o->bin ? path_absolute(o->bin) : path_dirname(self);
-  char *rootdir = xasprintf("%s/..", file.dir), *root = path_absolute(rootdir);
+  char *rootdir = xasprintf("%s/..", file->dir), *root = path_absolute(rootdir);
   run r;
-  exec_ctx x = {.file = &file, .cluster = have_cluster ? &cluster : NULL, .cs = &cs, .r = &r,
+  exec_ctx x = {.file = file, .cluster = have_cluster ? cluster : NULL, .cs = cs, .r = &r,
                 .rt = {.bin = bin, .root = root, .python = o->python ? o->python : getenv("REPRO_PYTHON")},
                 .runner_path = self, .jobs = o->jobs ? o->jobs : 1, .poll_s = o->poll_s > 0 ? o->poll_s : 10,
                 .detach = o->detach, .quiet = o->quiet};
   memset(&r, 0, sizeof r);
   r.fd = -1;
   print_selection_notes(&x);
-  if (kind == EXEC_LOCAL && !o->dry_run && check_local_devices(&cs) != 0) goto out_all;
+  if (kind == EXEC_LOCAL && !o->dry_run && check_local_devices(cs) != 0) goto out_all;
   if (kind == EXEC_SLURM && !have_cluster && !o->dry_run) {
     fprintf(stderr, "repro-run: the Slurm executor needs a cluster file (-c FILE or $REPRO_CLUSTER): it says which partition and GPUs a device means\n");
     goto out_all;
   }
-  char *current = o->run_dir ? path_absolute(o->run_dir) : run_current(file.dir);
+  char *current = o->run_dir ? path_absolute(o->run_dir) : run_current(file->dir);
   int reuse = (o->resume || o->rerun) && !o->dry_run;
   if (o->resume && !current) {
-    fprintf(stderr, "repro-run: --resume: %s has no current run (ae_logs); start one without --resume\n", file.dir);
+    fprintf(stderr, "repro-run: --resume: %s has no current run (ae_logs); start one without --resume\n", file->dir);
     free(current);
     goto out_all;
   }
@@ -291,8 +312,8 @@ static int cmd_run(options *o) {
       free(current);
       goto out_all;
     }
-  } else if (run_create(&r, file.dir, o->dry_run ? "dry-run-" : NULL, file.figure, file.path,
-                        have_cluster ? cluster.path : NULL) != 0) {
+  } else if (run_create(&r, file->dir, o->dry_run ? "dry-run-" : NULL, file->figure, file->path,
+                        have_cluster ? cluster->path : NULL) != 0) {
     free(current);
     goto out_all;
   }
@@ -300,16 +321,16 @@ static int cmd_run(options *o) {
   x.rt.run_dir = r.dir;
   if (o->dry_run) {
     print_cells(&x);
-    int *sel = xmalloc((size_t)(cs.ncells ? cs.ncells : 1) * sizeof *sel), n = 0;
-    for (int i = 0; i < cs.ncells; i++)
-      if (cs.cells[i].sel == CELL_SELECTED) sel[n++] = i;
+    int *sel = xmalloc((size_t)(cs->ncells ? cs->ncells : 1) * sizeof *sel), n = 0;
+    for (int i = 0; i < cs->ncells; i++)
+      if (cs->cells[i].sel == CELL_SELECTED) sel[n++] = i;
     rc = slurm_write_scripts(&x, sel, n, 0) == 0 ? 0 : 2;
     if (!o->quiet) fprintf(stderr, "dry run: array scripts in %s/jobs (nothing submitted)\n", r.dir);
     free(sel);
     goto out_all;
   }
   if (lock_run(&r) != 0) goto out_all;
-  if (!reuse || o->rerun) run_make_current(&r, file.dir);
+  if (!reuse || o->rerun) run_make_current(&r, file->dir);
   install_signals();
   local_recover(&x);
   if (has_slurm_subs(&r)) {
@@ -325,9 +346,9 @@ static int cmd_run(options *o) {
     x.quiet = quiet;
   }
   /* the cells to submit now */
-  int *todo = xmalloc((size_t)(cs.ncells ? cs.ncells : 1) * sizeof *todo), n = 0, inflight = 0, good = 0;
-  for (int i = 0; i < cs.ncells; i++) {
-    const cell *c = &cs.cells[i];
+  int *todo = xmalloc((size_t)(cs->ncells ? cs->ncells : 1) * sizeof *todo), n = 0, inflight = 0, good = 0;
+  for (int i = 0; i < cs->ncells; i++) {
+    const cell *c = &cs->cells[i];
     if (c->sel != CELL_SELECTED) continue;
     if (reuse && slurm_cell_in_flight(&x, c->log)) {
       inflight++;
@@ -361,7 +382,7 @@ static int cmd_run(options *o) {
   }
   free(todo);
   if (rc == 0 && !o->no_wait) {
-    int bad = report_failures(&r, &cs);
+    int bad = report_failures(&r, cs);
     if (bad) fprintf(stderr, "%d cells did not end ok (their logs say why); `--resume` runs them again\n", bad);
     rc = bad ? 1 : 0;
   }
@@ -372,68 +393,36 @@ out_all:
   free(bin);
   free(rootdir);
   free(root);
-out_cells:
-  cellset_free(&cs);
-out_file:
-  if (have_cluster) cluster_free(&cluster);
-  expfile_free(&file);
+  free_inputs(&in);
   return rc;
 }
 
 static int cmd_check(options *o) {
-  expfile file;
-  clusterfile cluster;
-  cellset cs;
-  char *err = NULL;
-  int have_cluster = 0;
-  if (expfile_load(o->file, &file, &err) != 0) {
-    fprintf(stderr, "repro-run: %s\n", err);
-    free(err);
-    return 2;
-  }
-  if (o->cluster) {
-    if (cluster_load(o->cluster, &cluster, &err) != 0) {
+  inputs in;
+  if (load_inputs(o, &in) != 0) return 2;
+  /* render every command once, so a bad value shows up now, not on the cluster */
+  runtime_vars rt = {.bin = "/bin", .root = "/", .run_dir = "/run"};
+  sbuf cmd = {0};
+  int selected = 0, rc = 0;
+  for (int i = 0; i < in.cs.ncells && rc == 0; i++) {
+    const cell *c = &in.cs.cells[i];
+    if (c->sel != CELL_SELECTED) continue;
+    selected++;
+    const char *dev = cell_value(&in.cs, c, "device");
+    cell_env env = {&in.cs, c, in.have_cluster ? cluster_device(&in.cluster, dev) : NULL, &rt};
+    char *err = NULL;
+    sb_clear(&cmd);
+    if (cell_command(&env, &cmd, &err) != 0) {
       fprintf(stderr, "repro-run: %s\n", err);
       free(err);
-      expfile_free(&file);
-      return 2;
+      rc = 2;
     }
-    have_cluster = 1;
   }
-  int rc = 0;
-  if (expand(&file, have_cluster ? &cluster : NULL, o->filters, o->nfilters, &cs, &err) != 0) {
-    fprintf(stderr, "repro-run: %s\n", err);
-    free(err);
-    rc = 2;
-  } else if (restrict_device(&cs, o->device) != 0) {
-    cellset_free(&cs);
-    rc = 2;
-  } else {
-    /* render every command once, so a bad value shows up now, not on the cluster */
-    runtime_vars rt = {.bin = "/bin", .root = "/", .run_dir = "/run"};
-    sbuf cmd = {0};
-    int selected = 0;
-    for (int i = 0; i < cs.ncells && rc == 0; i++) {
-      const cell *c = &cs.cells[i];
-      if (c->sel != CELL_SELECTED) continue;
-      selected++;
-      const char *dev = cell_value(&cs, c, "device");
-      cell_env env = {&cs, c, have_cluster ? cluster_device(&cluster, dev) : NULL, &rt};
-      sb_clear(&cmd);
-      if (cell_command(&env, &cmd, &err) != 0) {
-        fprintf(stderr, "repro-run: %s\n", err);
-        free(err);
-        rc = 2;
-      }
-    }
-    sb_free(&cmd);
-    if (rc == 0)
-      printf("%s: ok: %d experiments, %d cells, %d selected, %d arrays\n", file.path, file.nexps, cs.ncells,
-             selected, cs.ngroups);
-    cellset_free(&cs);
-  }
-  if (have_cluster) cluster_free(&cluster);
-  expfile_free(&file);
+  sb_free(&cmd);
+  if (rc == 0)
+    printf("%s: ok: %d experiments, %d cells, %d selected, %d arrays\n", in.file.path, in.file.nexps,
+           in.cs.ncells, selected, in.cs.ngroups);
+  free_inputs(&in);
   return rc;
 }
 
