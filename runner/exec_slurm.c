@@ -350,14 +350,18 @@ static void join_jobids(const taskstates *t, sbuf *ids) {
 static void query_squeue(taskstates *t) {
   sbuf ids = {0}, out = {0};
   join_jobids(t, &ids);
-  char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-j", ids.s, "-o", "%i|%T", NULL};
+  char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-j", ids.s, "-o", "%i|%T|%r", NULL};
   capture(argv, &out, 1); /* fails when no job is known any more: nothing to apply */
   char *save = NULL;
   for (char *line = strtok_r(out.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char *bar = strchr(line, '|');
     if (!bar) continue;
     *bar = '\0';
-    ts_apply_id(t, line, bar + 1, NULL);
+    char *state = bar + 1, *reason = strchr(state, '|');
+    if (reason) *reason++ = '\0';
+    /* a held task (e.g. "launch failed requeued held") waits for `scontrol release` */
+    if (reason && strstr(reason, "held") && strcmp(state, "PENDING") == 0) state = "HELD";
+    ts_apply_id(t, line, state, NULL);
   }
   sb_free(&ids);
   sb_free(&out);
@@ -473,6 +477,7 @@ static int poll_once(exec_ctx *x, int finalize_unknown, progress *p) {
       } else if (st) {
         c->misses = 0;
         c->seen = state_is_running(st) ? SEEN_RUNNING : SEEN_PENDING;
+        if (strcmp(st, "HELD") == 0 || strcmp(st, "REQUEUE_HOLD") == 0) p->held++;
       } else if (++c->misses >= 3 && finalize_unknown) {
         count_log(r, c);
         if (c->seen != SEEN_OK && c->seen != SEEN_FAILED) {
@@ -559,7 +564,7 @@ static void sleep_poll(double seconds) {
 
 int slurm_wait(exec_ctx *x, int once, progress *out) {
   double started = now_seconds(), last_print = 0;
-  progress last = {-1, 0, 0, 0, 0, 0};
+  progress last = {.total = -1};
   for (;;) {
     progress p;
     poll_once(x, !once, &p);

@@ -24,6 +24,7 @@ typedef struct {
 
 typedef struct {
   int total, ok, failed, running, pending, unknown;
+  int held; /* of pending: held by Slurm (scontrol release) */
 } progress;
 
 /* Set by the SIGINT/SIGTERM handler; executors check it between steps. */

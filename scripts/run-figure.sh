@@ -2,8 +2,9 @@
 # Shared body of figNN/run.sh: runs the figure's matrix with build/bin/repro-run.
 #   run-figure.sh FIGDIR [repro-run options...]
 # Picks what a reviewer would otherwise have to type:
-#   - the cluster file: -c/--cluster if given, else $REPRO_CLUSTER, else clusters/generic.yaml
-#     when Slurm's sbatch is on PATH (edit that file for your site);
+#   - the cluster file: -c/--cluster if given, else $REPRO_CLUSTER, else, when Slurm's sbatch
+#     is on PATH, clusters/local-test.yaml on the test cluster of scripts/slurm-local.sh and
+#     clusters/generic.yaml elsewhere (edit that file for your site);
 #   - without Slurm (or with --local) and no --device: the device label of this machine's GPU
 #     from nvidia-smi (h100, h200, a100), since one machine runs one device's cells.
 set -euo pipefail
@@ -23,7 +24,13 @@ if ! has_arg -c "$@" && ! has_arg --cluster "$@"; then
   if [ -n "${REPRO_CLUSTER:-}" ]; then
     extra+=(--cluster "$REPRO_CLUSTER")
   elif command -v sbatch >/dev/null && ! has_arg --local "$@"; then
-    extra+=(--cluster "$root/clusters/generic.yaml")
+    name=$(scontrol show config 2>/dev/null | awk '$1 == "ClusterName" {print $3}' || true)
+    if [ "$name" = reprolocal ]; then
+      echo "run.sh: the local test cluster: using clusters/local-test.yaml (CPU mode)" >&2
+      extra+=(--cluster "$root/clusters/local-test.yaml")
+    else
+      extra+=(--cluster "$root/clusters/generic.yaml")
+    fi
   fi
 fi
 local_mode=0
