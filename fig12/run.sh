@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs this figure's matrix (experiment.yaml): Slurm job arrays when sbatch is on PATH, else
+# the cells one by one on this machine's GPU. Every run gets its own runs/<timestamp>/ and
+# ae_logs points to the newest; nothing is deleted.
+#   ./run.sh [--dry-run] [-c CLUSTER.yaml] [--only key=value,...] [--resume] [--local -j N] ...
+# `build/bin/repro-run --help` lists every option; runner/README.md explains them.
+exec "$(dirname "$0")/../scripts/run-figure.sh" "$(dirname "$0")" "$@"

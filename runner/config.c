@@ -1,0 +1,436 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "template.h"
+
+const char *const builtin_vars[] = {"bin", "root", "python", "experiment", "figure", "run_dir", NULL};
+
+const char *params_get(const paramlist *p, const char *name) {
+  for (int i = p->n - 1; i >= 0; i--)
+    if (strcmp(p->v[i].name, name) == 0) return p->v[i].value;
+  return NULL;
+}
+
+void params_set(paramlist *p, const char *name, const char *value, const ynode *at) {
+  for (int i = 0; i < p->n; i++)
+    if (strcmp(p->v[i].name, name) == 0) {
+      p->v[i].value = value;
+      p->v[i].at = at;
+      return;
+    }
+  p->v = xrealloc(p->v, (size_t)(p->n + 1) * sizeof *p->v);
+  p->v[p->n++] = (param){name, value, at};
+}
+
+static int is_ident(const char *s) {
+  if (!((*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || *s == '_' || (*s >= '0' && *s <= '9'))) return 0;
+  return 1;
+}
+
+/* name: scalar mapping of variables (params, defaults, vars). */
+static int load_params(ydoc_err *err, const ynode *map, const char *what, paramlist *out) {
+  if (y_expect(err, map, Y_MAP, what) != 0) return -1;
+  for (int i = 0; i < map->n; i++) {
+    const ynode *k = map->items[2 * i], *v = map->items[2 * i + 1];
+    if (!is_ident(k->str))
+      return y_error(err, k, "%s: '%s' is not a variable name: expected [a-z_][a-z0-9_]*", what, k->str);
+    if (v->type != Y_SCALAR)
+      return y_error(err, v, "%s: value of '%s': expected a scalar, found %s", what, k->str,
+                     y_type_name(v->type));
+    const char *problem = tpl_value_problem(v->str);
+    if (problem) return y_error(err, v, "%s: value of '%s' %s", what, k->str, problem);
+    params_set(out, k->str, v->str, v);
+  }
+  return 0;
+}
+
+/* A string or a list of strings (names). */
+static int load_names(ydoc_err *err, const ynode *n, const char *what, strvec *out) {
+  const char *name;
+  if (n->type == Y_SCALAR) {
+    if (y_name(err, n, what, &name) != 0) return -1;
+    sv_push(out, name);
+    return 0;
+  }
+  if (n->type != Y_SEQ)
+    return y_error(err, n, "%s: expected a name or a list of names, found %s", what, y_type_name(n->type));
+  if (n->n == 0) return y_error(err, n, "%s: expected at least one name", what);
+  for (int i = 0; i < n->n; i++) {
+    if (y_name(err, n->items[i], what, &name) != 0) return -1;
+    if (sv_find(out, name) >= 0) return y_error(err, n->items[i], "%s: '%s' listed twice", what, name);
+    sv_push(out, name);
+  }
+  return 0;
+}
+
+/* Parses "SECONDS", "MM:SS" or "HH:MM:SS". */
+static int parse_duration(const char *s, long *out) {
+  long parts[3];
+  int n = 0;
+  const char *p = s;
+  while (n < 3) {
+    char *end;
+    errno = 0;
+    if (*p < '0' || *p > '9') return -1;
+    long v = strtol(p, &end, 10);
+    if (errno || v < 0 || v > 1000000) return -1;
+    parts[n++] = v;
+    if (*end == '\0') break;
+    if (*end != ':') return -1;
+    p = end + 1;
+  }
+  if (*p && n == 3 && strchr(p, ':')) return -1;
+  long sec = 0;
+  for (int i = 0; i < n; i++) sec = sec * 60 + parts[i];
+  if (sec <= 0) return -1;
+  *out = sec;
+  return 0;
+}
+
+static int load_system(ydoc_err *err, const ynode *k, const ynode *v, system_def *out) {
+  static const char *const keys[] = {"command", "absent", NULL};
+  const char *name;
+  if (y_name(err, k, "system name", &name) != 0) return -1;
+  if (y_expect(err, v, Y_MAP, "system") != 0) return -1;
+  if (y_check_keys(err, v, keys, "a system") != 0) return -1;
+  const ynode *cmd = y_get(v, "command"), *absent = y_get(v, "absent");
+  if (!cmd == !absent)
+    return y_error(err, v, "system '%s': expected exactly one of 'command' (a template) or 'absent' (why it cannot run)", name);
+  const ynode *s = cmd ? cmd : absent;
+  if (s->type != Y_SCALAR || !*s->str)
+    return y_error(err, s, "system '%s': expected a non-empty string", name);
+  *out = (system_def){.name = name, .command = cmd ? cmd->str : NULL,
+                      .absent = absent ? absent->str : NULL, .at = s};
+  return 0;
+}
+
+static int load_systems(ydoc_err *err, const ynode *map, int *n, system_def **out) {
+  if (y_expect(err, map, Y_MAP, "systems") != 0) return -1;
+  for (int i = 0; i < map->n; i++) {
+    system_def sd;
+    if (load_system(err, map->items[2 * i], map->items[2 * i + 1], &sd) != 0) return -1;
+    int j;
+    for (j = 0; j < *n; j++)
+      if (strcmp((*out)[j].name, sd.name) == 0) break;
+    if (j == *n) *out = xrealloc(*out, (size_t)(++*n) * sizeof **out);
+    (*out)[j] = sd; /* an experiment's own definition overrides the file's */
+  }
+  return 0;
+}
+
+static int load_axes(ydoc_err *err, const ynode *map, experiment *e) {
+  if (y_expect(err, map, Y_MAP, "axes") != 0) return -1;
+  e->naxes = map->n;
+  e->axes = xcalloc((size_t)map->n, sizeof *e->axes);
+  e->device_axis = e->system_axis = -1;
+  for (int i = 0; i < map->n; i++) {
+    const ynode *k = map->items[2 * i];
+    if (!is_ident(k->str))
+      return y_error(err, k, "axis '%s': expected a name [a-z_][a-z0-9_]*", k->str);
+    if (strcmp(k->str, "experiment") == 0 || strcmp(k->str, "figure") == 0)
+      return y_error(err, k, "axis '%s': this name is reserved", k->str);
+    e->axes[i].name = k->str;
+    e->axes[i].at = k;
+    if (load_names(err, map->items[2 * i + 1], "axis value", &e->axes[i].values) != 0) return -1;
+    if (strcmp(k->str, "device") == 0) e->device_axis = i;
+    if (strcmp(k->str, "system") == 0) e->system_axis = i;
+  }
+  if (e->device_axis < 0) return y_error(err, map, "axes: expected a 'device' axis");
+  if (e->system_axis < 0) return y_error(err, map, "axes: expected a 'system' axis");
+  return 0;
+}
+
+static int load_exclusions(ydoc_err *err, const ynode *seq, experiment *e) {
+  if (y_expect(err, seq, Y_SEQ, "exclude") != 0) return -1;
+  e->nexcl = seq->n;
+  e->excl = xcalloc((size_t)seq->n, sizeof *e->excl);
+  for (int i = 0; i < seq->n; i++) {
+    const ynode *m = seq->items[i];
+    exclusion *x = &e->excl[i];
+    if (y_expect(err, m, Y_MAP, "exclude item") != 0) return -1;
+    if (m->n == 0) return y_error(err, m, "exclude item: expected at least one axis: value");
+    x->naxes = m->n;
+    x->axis = xcalloc((size_t)m->n, sizeof *x->axis);
+    x->values = xcalloc((size_t)m->n, sizeof *x->values);
+    for (int j = 0; j < m->n; j++) {
+      const ynode *k = m->items[2 * j], *v = m->items[2 * j + 1];
+      int a = experiment_axis(e, k->str);
+      if (a < 0) return y_error(err, k, "exclude: '%s' is not an axis of experiment '%s'", k->str, e->name);
+      x->axis[j] = a;
+      if (load_names(err, v, "exclude value", &x->values[j]) != 0) return -1;
+      for (int t = 0; t < x->values[j].n; t++)
+        if (sv_find(&e->axes[a].values, x->values[j].v[t]) < 0)
+          return y_error(err, v, "exclude: '%s' is not a value of axis '%s'", x->values[j].v[t], k->str);
+    }
+  }
+  return 0;
+}
+
+/* Every placeholder of a template must be an axis, a param or a builtin. */
+typedef struct {
+  ydoc_err *err;
+  const experiment *e;
+  const ynode *at;
+} name_check;
+
+static int check_name(void *ctx, const char *name, size_t len) {
+  name_check *c = ctx;
+  char key[64];
+  if (len >= sizeof key) return y_error(c->err, c->at, "placeholder name too long");
+  memcpy(key, name, len);
+  key[len] = '\0';
+  if (experiment_axis(c->e, key) >= 0 || params_get(&c->e->params, key)) return 0;
+  for (const char *const *b = builtin_vars; *b; b++)
+    if (strcmp(*b, key) == 0) return 0;
+  return y_error(c->err, c->at, "unknown placeholder {%s} in experiment '%s': expected an axis, a param or one of bin, root, python, experiment, figure, run_dir",
+                 key, c->e->name);
+}
+
+static int check_template(ydoc_err *err, const experiment *e, const ynode *at, const char *tpl) {
+  name_check c = {err, e, at};
+  const char *msg;
+  size_t off;
+  if (tpl_scan(tpl, check_name, &c, &msg, &off) == 0) return 0;
+  if (msg) return y_error(err, at, "template: %s (at byte %zu)", msg, off);
+  return -1;
+}
+
+static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root,
+                           experiment *e) {
+  static const char *const keys[] = {"log", "time_limit", "axes", "exclude", "params", "systems", NULL};
+  if (y_name(err, k, "experiment name", &e->name) != 0) return -1;
+  if (y_expect(err, v, Y_MAP, "experiment") != 0) return -1;
+  if (y_check_keys(err, v, keys, "an experiment") != 0) return -1;
+  const ynode *log = y_get(v, "log"), *tl = y_get(v, "time_limit"), *axes = y_get(v, "axes");
+  if (!log) return y_error(err, v, "experiment '%s': missing 'log' (the log file name template)", e->name);
+  if (!tl) return y_error(err, v, "experiment '%s': missing 'time_limit' (seconds or H:MM:SS)", e->name);
+  if (!axes) return y_error(err, v, "experiment '%s': missing 'axes'", e->name);
+  if (log->type != Y_SCALAR) return y_error(err, log, "log: expected a template string");
+  e->log_tpl = log->str;
+  e->log_at = log;
+  if (tl->type != Y_SCALAR || parse_duration(tl->str, &e->time_limit_s) != 0)
+    return y_error(err, tl, "time_limit: expected seconds (e.g. 600) or H:MM:SS / MM:SS greater than 0");
+  if (load_axes(err, axes, e) != 0) return -1;
+  const ynode *n;
+  if ((n = y_get(root, "defaults")) && load_params(err, n, "defaults", &e->params) != 0) return -1;
+  if ((n = y_get(v, "params")) && load_params(err, n, "params", &e->params) != 0) return -1;
+  for (int i = 0; i < e->params.n; i++)
+    if (experiment_axis(e, e->params.v[i].name) >= 0)
+      return y_error(err, e->params.v[i].at, "param '%s' has the name of an axis", e->params.v[i].name);
+  if ((n = y_get(root, "systems")) && load_systems(err, n, &e->nsystems, &e->systems) != 0) return -1;
+  if ((n = y_get(v, "systems")) && load_systems(err, n, &e->nsystems, &e->systems) != 0) return -1;
+  if ((n = y_get(v, "exclude")) && load_exclusions(err, n, e) != 0) return -1;
+  const axis *sys = &e->axes[e->system_axis];
+  const ynode *sys_list = y_get(axes, "system");
+  for (int i = 0; i < sys->values.n; i++)
+    if (!experiment_system(e, sys->values.v[i]))
+      return y_error(err, sys_list->type == Y_SEQ ? sys_list->items[i] : sys_list,
+                     "system '%s' of experiment '%s' has no entry under 'systems:'", sys->values.v[i], e->name);
+  if (check_template(err, e, log, e->log_tpl) != 0) return -1;
+  for (int i = 0; i < e->nsystems; i++)
+    if (e->systems[i].command && check_template(err, e, e->systems[i].at, e->systems[i].command) != 0)
+      return -1;
+  return 0;
+}
+
+int expfile_load_buffer(const char *path, const char *data, size_t len, expfile *f, char **errmsg) {
+  static const char *const keys[] = {"figure", "defaults", "systems", "experiments", "plot", NULL};
+  memset(f, 0, sizeof *f);
+  ydoc_err err = {0};
+  f->path = path_absolute(path);
+  f->dir = path_dirname(f->path);
+  f->tree = y_parse(path, data, len, &err);
+  if (!f->tree) goto fail;
+  const ynode *root = f->tree, *n;
+  if (y_check_keys(&err, root, keys, "the experiment file") != 0) goto fail;
+  f->figure = path_basename(f->dir);
+  if ((n = y_get(root, "figure")) && y_name(&err, n, "figure", &f->figure) != 0) goto fail;
+  /* plot: belongs to the plotter; the runner only checks its shape. */
+  if ((n = y_get(root, "plot")) && y_expect(&err, n, Y_MAP, "plot") != 0) goto fail;
+  if ((n = y_get(root, "defaults")) && y_expect(&err, n, Y_MAP, "defaults") != 0) goto fail;
+  if ((n = y_get(root, "systems")) && y_expect(&err, n, Y_MAP, "systems") != 0) goto fail;
+  const ynode *exps = y_get(root, "experiments");
+  if (!exps) {
+    y_error(&err, root, "missing 'experiments' (a mapping of experiment name to its matrix)");
+    goto fail;
+  }
+  if (y_expect(&err, exps, Y_MAP, "experiments") != 0) goto fail;
+  if (exps->n == 0) {
+    y_error(&err, exps, "experiments: expected at least one experiment");
+    goto fail;
+  }
+  f->exps = xcalloc((size_t)exps->n, sizeof *f->exps);
+  for (int i = 0; i < exps->n; i++) {
+    f->nexps++;
+    if (load_experiment(&err, exps->items[2 * i], exps->items[2 * i + 1], root, &f->exps[i]) != 0)
+      goto fail;
+  }
+  return 0;
+fail:
+  *errmsg = err.msg ? err.msg : xasprintf("%s: invalid experiment file", path);
+  expfile_free(f);
+  return -1;
+}
+
+/* Reads a whole file for a loader; -1 with *err when it cannot. */
+static int read_input(const char *path, char **data, size_t *len, char **err) {
+  if (read_file(path, data, len) == 0) return 0;
+  *err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+  return -1;
+}
+
+int expfile_load(const char *path, expfile *out, char **err) {
+  char *data;
+  size_t len;
+  if (read_input(path, &data, &len, err) != 0) return -1;
+  int rc = expfile_load_buffer(path, data, len, out, err);
+  free(data);
+  return rc;
+}
+
+void expfile_free(expfile *f) {
+  for (int i = 0; i < f->nexps; i++) {
+    experiment *e = &f->exps[i];
+    for (int a = 0; a < e->naxes; a++) sv_free(&e->axes[a].values);
+    free(e->axes);
+    for (int x = 0; x < e->nexcl; x++) {
+      for (int j = 0; j < e->excl[x].naxes; j++) sv_free(&e->excl[x].values[j]);
+      free(e->excl[x].axis);
+      free(e->excl[x].values);
+    }
+    free(e->excl);
+    free(e->params.v);
+    free(e->systems);
+  }
+  free(f->exps);
+  y_free(f->tree);
+  free(f->path);
+  free(f->dir);
+  memset(f, 0, sizeof *f);
+}
+
+const system_def *experiment_system(const experiment *e, const char *name) {
+  for (int i = 0; i < e->nsystems; i++)
+    if (strcmp(e->systems[i].name, name) == 0) return &e->systems[i];
+  return NULL;
+}
+
+int experiment_axis(const experiment *e, const char *name) {
+  for (int i = 0; i < e->naxes; i++)
+    if (strcmp(e->axes[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* ---- cluster file ---------------------------------------------------------------------- */
+
+/* Values of #SBATCH options: no whitespace, nothing a shell or sbatch would split on. */
+static int slurm_word(ydoc_err *err, const ynode *n, const char *what, const char **out) {
+  if (n->type != Y_SCALAR || !*n->str)
+    return y_error(err, n, "%s: expected a non-empty string", what);
+  for (const char *p = n->str; *p; p++)
+    if (!(tpl_is_shell_safe((char[]){*p, 0}) || *p == '='))
+      return y_error(err, n, "%s: '%s' has character '%c': expected [A-Za-z0-9._:,=+@%%/-]+", what,
+                     n->str, *p);
+  *out = n->str;
+  return 0;
+}
+
+static int load_device(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root, device_def *d) {
+  static const char *const keys[] = {"partition", "gres", "account", "qos", "mem", "max_concurrent",
+                                     "cpus_per_task", "setup", "vars", NULL};
+  if (y_name(err, k, "device label", &d->name) != 0) return -1;
+  d->at = k;
+  if (y_expect(err, v, Y_MAP, "device") != 0) return -1;
+  if (y_check_keys(err, v, keys, "a device") != 0) return -1;
+  const ynode *n;
+  if ((n = y_get(v, "partition")) && slurm_word(err, n, "partition", &d->partition) != 0) return -1;
+  if ((n = y_get(v, "gres")) && slurm_word(err, n, "gres", &d->gres) != 0) return -1;
+  if ((n = y_get(v, "account")) && slurm_word(err, n, "account", &d->account) != 0) return -1;
+  if ((n = y_get(v, "qos")) && slurm_word(err, n, "qos", &d->qos) != 0) return -1;
+  if ((n = y_get(v, "mem")) && slurm_word(err, n, "mem", &d->mem) != 0) return -1;
+  if ((n = y_get(v, "max_concurrent")) && y_int(err, n, 1, 100000, &d->max_concurrent) != 0) return -1;
+  if ((n = y_get(v, "cpus_per_task")) && y_int(err, n, 1, 100000, &d->cpus_per_task) != 0) return -1;
+  if ((n = y_get(v, "setup"))) {
+    if (n->type == Y_SCALAR) {
+      sv_push(&d->setup, n->str);
+    } else if (n->type == Y_SEQ) {
+      for (int i = 0; i < n->n; i++) {
+        if (n->items[i]->type != Y_SCALAR) return y_error(err, n->items[i], "setup: expected a shell line");
+        sv_push(&d->setup, n->items[i]->str);
+      }
+    } else {
+      return y_error(err, n, "setup: expected a shell line or a list of lines");
+    }
+  }
+  if ((n = y_get(root, "vars")) && load_params(err, n, "vars", &d->vars) != 0) return -1;
+  if ((n = y_get(v, "vars")) && load_params(err, n, "vars", &d->vars) != 0) return -1;
+  return 0;
+}
+
+int cluster_load_buffer(const char *path, const char *data, size_t len, clusterfile *c, char **errmsg) {
+  static const char *const keys[] = {"name", "executor", "vars", "devices", NULL};
+  memset(c, 0, sizeof *c);
+  ydoc_err err = {0};
+  c->path = path_absolute(path);
+  c->tree = y_parse(path, data, len, &err);
+  if (!c->tree) goto fail;
+  const ynode *root = c->tree, *n;
+  if (y_check_keys(&err, root, keys, "the cluster file") != 0) goto fail;
+  c->name = path_basename(c->path);
+  if ((n = y_get(root, "name")) && y_name(&err, n, "name", &c->name) != 0) goto fail;
+  if ((n = y_get(root, "executor"))) {
+    if (n->type == Y_SCALAR && strcmp(n->str, "slurm") == 0) c->executor = EXEC_SLURM;
+    else if (n->type == Y_SCALAR && strcmp(n->str, "local") == 0) c->executor = EXEC_LOCAL;
+    else if (n->type == Y_SCALAR && strcmp(n->str, "auto") == 0) c->executor = EXEC_AUTO;
+    else { y_error(&err, n, "executor: expected auto, slurm or local"); goto fail; }
+  }
+  if ((n = y_get(root, "vars")) && y_expect(&err, n, Y_MAP, "vars") != 0) goto fail;
+  const ynode *devs = y_get(root, "devices");
+  if (!devs) {
+    y_error(&err, root, "missing 'devices' (a mapping of device label to partition, gres, ...)");
+    goto fail;
+  }
+  if (y_expect(&err, devs, Y_MAP, "devices") != 0) goto fail;
+  c->devices = xcalloc((size_t)devs->n, sizeof *c->devices);
+  for (int i = 0; i < devs->n; i++) {
+    c->ndevices++;
+    if (load_device(&err, devs->items[2 * i], devs->items[2 * i + 1], root, &c->devices[i]) != 0) goto fail;
+  }
+  return 0;
+fail:
+  *errmsg = err.msg ? err.msg : xasprintf("%s: invalid cluster file", path);
+  cluster_free(c);
+  return -1;
+}
+
+int cluster_load(const char *path, clusterfile *out, char **err) {
+  char *data;
+  size_t len;
+  if (read_input(path, &data, &len, err) != 0) return -1;
+  int rc = cluster_load_buffer(path, data, len, out, err);
+  free(data);
+  return rc;
+}
+
+void cluster_free(clusterfile *c) {
+  for (int i = 0; i < c->ndevices; i++) {
+    sv_free(&c->devices[i].setup);
+    free(c->devices[i].vars.v);
+  }
+  free(c->devices);
+  y_free(c->tree);
+  free(c->path);
+  memset(c, 0, sizeof *c);
+}
+
+const device_def *cluster_device(const clusterfile *c, const char *name) {
+  for (int i = 0; i < c->ndevices; i++)
+    if (strcmp(c->devices[i].name, name) == 0) return &c->devices[i];
+  return NULL;
+}

@@ -1,0 +1,103 @@
+/* config: where YAML trees become experiments and clusters (the schema lives here, and is
+ * documented in runner/README.md). Strings point into the parsed trees, which the structs own. */
+#ifndef RUNNER_CONFIG_H
+#define RUNNER_CONFIG_H
+
+#include "util.h"
+#include "ynode.h"
+
+typedef struct {
+  const char *name, *value;
+  const ynode *at;
+} param;
+
+typedef struct {
+  int n;
+  param *v;
+} paramlist;
+
+const char *params_get(const paramlist *p, const char *name);
+/* Sets or overrides name (later definitions win). */
+void params_set(paramlist *p, const char *name, const char *value, const ynode *at);
+
+typedef struct {
+  const char *name;
+  const char *command; /* template, or NULL for an absent system */
+  const char *absent;  /* why it cannot run here (absent systems), or NULL */
+  const ynode *at;
+} system_def;
+
+typedef struct {
+  const char *name;
+  strvec values; /* names; copies */
+  const ynode *at;
+} axis;
+
+typedef struct {
+  int naxes;
+  int *axis;       /* axis index per condition */
+  strvec *values;  /* accepted values per condition */
+} exclusion;
+
+typedef struct {
+  const char *name;
+  const char *log_tpl;
+  const ynode *log_at;
+  long time_limit_s;
+  int naxes;
+  axis *axes;
+  int device_axis, system_axis;
+  int nexcl;
+  exclusion *excl;
+  paramlist params; /* file defaults merged with the experiment's params */
+  int nsystems;
+  system_def *systems; /* file systems merged with the experiment's */
+} experiment;
+
+typedef struct {
+  char *path;    /* absolute path of the file */
+  char *dir;     /* its directory (the figure folder) */
+  const char *figure;
+  int nexps;
+  experiment *exps;
+  ynode *tree;
+} expfile;
+
+typedef struct {
+  const char *name;
+  const char *partition, *gres, *account, *qos, *mem;
+  long max_concurrent; /* 0: no throttle */
+  long cpus_per_task;  /* 0: Slurm's default */
+  strvec setup;        /* verbatim shell lines */
+  paramlist vars;      /* cluster-wide vars merged with the device's */
+  const ynode *at;
+} device_def;
+
+typedef enum { EXEC_AUTO, EXEC_SLURM, EXEC_LOCAL } executor_kind;
+
+typedef struct {
+  char *path;
+  const char *name;
+  executor_kind executor;
+  int ndevices;
+  device_def *devices;
+  ynode *tree;
+} clusterfile;
+
+/* Load and validate; on error return -1 and set *err (caller frees) to
+ * "file:line:col: what was expected". */
+int expfile_load(const char *path, expfile *out, char **err);
+int expfile_load_buffer(const char *path, const char *data, size_t len, expfile *out, char **err);
+void expfile_free(expfile *f);
+int cluster_load(const char *path, clusterfile *out, char **err);
+int cluster_load_buffer(const char *path, const char *data, size_t len, clusterfile *out, char **err);
+void cluster_free(clusterfile *c);
+
+const system_def *experiment_system(const experiment *e, const char *name);
+int experiment_axis(const experiment *e, const char *name);
+const device_def *cluster_device(const clusterfile *c, const char *name);
+
+/* Names every template may use besides axes and params. */
+extern const char *const builtin_vars[];
+
+#endif

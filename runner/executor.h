@@ -1,0 +1,52 @@
+/* executor: the two ways cells run (Slurm job arrays, local processes) and what they share:
+ * the context of one invocation and the progress line. */
+#ifndef RUNNER_EXECUTOR_H
+#define RUNNER_EXECUTOR_H
+
+#include <signal.h>
+
+#include "config.h"
+#include "expand.h"
+#include "manifest.h"
+
+typedef struct {
+  const expfile *file;
+  const clusterfile *cluster; /* may be NULL */
+  cellset *cs;
+  run *r;
+  runtime_vars rt;
+  const char *runner_path; /* absolute path of this binary */
+  int jobs;                /* local: cells at once */
+  double poll_s;           /* slurm: seconds between polls */
+  int detach;              /* Ctrl-C leaves submitted jobs running */
+  int quiet;
+} exec_ctx;
+
+typedef struct {
+  int total, ok, failed, running, pending, unknown;
+  int held; /* of pending: held by Slurm (scontrol release) */
+} progress;
+
+/* Set by the SIGINT/SIGTERM handler; executors check it between steps. */
+extern volatile sig_atomic_t exec_interrupted;
+
+void progress_print(const exec_ctx *x, const progress *p, double started, int final);
+
+/* Test hook: REPRO_RUN_TEST_KILL=<point>:<n> makes the runner SIGKILL itself the n-th time
+ * it passes <point> (before-sbatch, after-sbatch, local-start), to test resuming. */
+void test_kill_point(const char *point);
+
+/* Local executor. */
+int local_recover(exec_ctx *x); /* kills orphans of a killed runner of this run */
+int local_run(exec_ctx *x, const int *cells, int n);
+
+/* Slurm executor. */
+int slurm_available(void);
+int slurm_recover(exec_ctx *x); /* settles submissions whose job id was never recorded */
+int slurm_write_scripts(exec_ctx *x, const int *cells, int n, int submit);
+int slurm_wait(exec_ctx *x, int once, progress *out);
+int slurm_cancel(exec_ctx *x);
+/* 1 when a cell of the run is queued or running under a live submission (resume skips it). */
+int slurm_cell_in_flight(exec_ctx *x, const char *log);
+
+#endif

@@ -1,0 +1,521 @@
+/* repro-run: YAML experiment matrices run as Slurm job arrays or local processes.
+ * See runner/README.md for the file formats and the run folder. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "cellog.h"
+#include "config.h"
+#include "executor.h"
+#include "expand.h"
+#include "manifest.h"
+
+static void usage(FILE *out) {
+  fputs("usage: repro-run [run] EXPERIMENT.yaml [options]   run a matrix (a new run, or --resume/--rerun)\n"
+        "       repro-run check EXPERIMENT.yaml [-c CLUSTER]  validate the files, count the cells\n"
+        "       repro-run status [FIGDIR|RUNDIR]             progress and failed cells of a run\n"
+        "       repro-run cancel [FIGDIR|RUNDIR]             scancel a run's jobs\n"
+        "       repro-run finish RUNDIR LOG TMP RC           (job scripts) complete one cell's log\n"
+        "options:\n"
+        "  -c, --cluster FILE   cluster file: devices -> partition, gres, vars (default $REPRO_CLUSTER)\n"
+        "  --only K=V[,K=V...]  only cells with these axis values; repeat for more (OR)\n"
+        "  --device LABEL       only cells of this device (and the --only filters)\n"
+        "  -n, --dry-run        print the cells and write the array scripts; submit nothing\n"
+        "  --local | --slurm    executor (default: the cluster file's, else slurm when sbatch exists)\n"
+        "  -j N                 local executor: cells at once (default 1: a GPU is shared)\n"
+        "  --resume             continue the current run: only cells without a good log, not queued\n"
+        "  --rerun              run the selected cells again into the current run (old logs kept)\n"
+        "  --run DIR            the run for --resume/--rerun/status (default: the one ae_logs points to)\n"
+        "  --no-wait            submit and return\n"
+        "  --detach             on Ctrl-C leave the submitted jobs running without asking\n"
+        "  --poll SECONDS       seconds between Slurm polls (default 10)\n"
+        "  --bin DIR            where the kernel binaries are (default: repro-run's own folder)\n"
+        "  --python PATH        python for the peer systems (default python3)\n"
+        "  -q, --quiet          no progress lines\n",
+        out);
+}
+
+static void on_signal(int sig) {
+  (void)sig;
+  exec_interrupted = 1;
+}
+
+static void install_signals(void) {
+  struct sigaction sa = {0};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+typedef struct {
+  const char *file, *cluster, *run_dir, *bin, *python, *device;
+  int nfilters;
+  filter *filters;
+  int dry_run, resume, rerun, no_wait, detach, quiet, jobs;
+  executor_kind executor;
+  double poll_s;
+} options;
+
+static int parse_options(int argc, char **argv, options *o) {
+  enum { O_ONLY = 256, O_DEVICE, O_LOCAL, O_SLURM, O_RESUME, O_RERUN, O_RUN, O_NOWAIT, O_DETACH, O_POLL, O_BIN, O_PYTHON };
+  static const struct option longs[] = {
+      {"cluster", required_argument, 0, 'c'}, {"only", required_argument, 0, O_ONLY},
+      {"device", required_argument, 0, O_DEVICE},
+      {"dry-run", no_argument, 0, 'n'},       {"local", no_argument, 0, O_LOCAL},
+      {"slurm", no_argument, 0, O_SLURM},     {"resume", no_argument, 0, O_RESUME},
+      {"rerun", no_argument, 0, O_RERUN},     {"run", required_argument, 0, O_RUN},
+      {"no-wait", no_argument, 0, O_NOWAIT},  {"detach", no_argument, 0, O_DETACH},
+      {"poll", required_argument, 0, O_POLL}, {"bin", required_argument, 0, O_BIN},
+      {"python", required_argument, 0, O_PYTHON}, {"quiet", no_argument, 0, 'q'},
+      {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+  int opt;
+  while ((opt = getopt_long(argc, argv, "c:nj:qh", longs, NULL)) != -1) {
+    char *err = NULL;
+    switch (opt) {
+    case 'c': o->cluster = optarg; break;
+    case 'n': o->dry_run = 1; break;
+    case 'j': o->jobs = atoi(optarg); if (o->jobs < 1) { fprintf(stderr, "repro-run: -j expects a number >= 1\n"); return -1; } break;
+    case 'q': o->quiet = 1; break;
+    case 'h': usage(stdout); exit(0);
+    case O_ONLY:
+      o->filters = xrealloc(o->filters, (size_t)(o->nfilters + 1) * sizeof *o->filters);
+      if (filter_parse(optarg, &o->filters[o->nfilters], &err) != 0) {
+        fprintf(stderr, "repro-run: %s\n", err);
+        free(err);
+        return -1;
+      }
+      o->nfilters++;
+      break;
+    case O_DEVICE: o->device = optarg; break;
+    case O_LOCAL: o->executor = EXEC_LOCAL; break;
+    case O_SLURM: o->executor = EXEC_SLURM; break;
+    case O_RESUME: o->resume = 1; break;
+    case O_RERUN: o->rerun = 1; break;
+    case O_RUN: o->run_dir = optarg; break;
+    case O_NOWAIT: o->no_wait = 1; break;
+    case O_DETACH: o->detach = 1; break;
+    case O_POLL: o->poll_s = atof(optarg); if (o->poll_s <= 0) { fprintf(stderr, "repro-run: --poll expects seconds > 0\n"); return -1; } break;
+    case O_BIN: o->bin = optarg; break;
+    case O_PYTHON: o->python = optarg; break;
+    default: usage(stderr); return -1;
+    }
+  }
+  if (!o->cluster) o->cluster = getenv("REPRO_CLUSTER");
+  if (o->cluster && !*o->cluster) o->cluster = NULL;
+  if (o->resume && o->rerun) {
+    fprintf(stderr, "repro-run: --resume and --rerun exclude each other\n");
+    return -1;
+  }
+  return 0;
+}
+
+static char *self_path(void) {
+  char *p = path_absolute("/proc/self/exe");
+  return p;
+}
+
+/* Takes run/lock for this process's lifetime: one runner per run at a time. */
+static int lock_run(const run *r) {
+  char *path = xasprintf("%s/lock", r->dir);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  free(path);
+  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    fprintf(stderr, "repro-run: another repro-run is working on %s; wait for it or stop it first\n", r->dir);
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  return 0; /* fd stays open on purpose: the lock lives as long as the process */
+}
+
+static void print_cells(const exec_ctx *x) {
+  sbuf cmd = {0};
+  for (int i = 0; i < x->cs->ncells; i++) {
+    const cell *c = &x->cs->cells[i];
+    if (c->sel != CELL_SELECTED) continue;
+    const experiment *e = &x->file->exps[c->exp];
+    const char *device = e->axes[e->device_axis].values.v[c->vals[e->device_axis]];
+    cell_env env = {x->cs, c, x->cluster ? cluster_device(x->cluster, device) : NULL, &x->rt};
+    char *err = NULL;
+    sb_clear(&cmd);
+    if (cell_command(&env, &cmd, &err) != 0) {
+      fprintf(stderr, "repro-run: %s\n", err);
+      free(err);
+      continue;
+    }
+    printf("%s\t%s\n", c->log, cmd.s);
+  }
+  sb_free(&cmd);
+}
+
+static void print_selection_notes(const exec_ctx *x) {
+  int absent = 0, nodev = 0, selected = 0;
+  strvec devs = {0};
+  for (int i = 0; i < x->cs->ncells; i++) {
+    const cell *c = &x->cs->cells[i];
+    if (c->sel == CELL_SELECTED) selected++;
+    if (c->sel == CELL_ABSENT) absent++;
+    if (c->sel == CELL_NO_DEVICE) {
+      nodev++;
+      const char *d = cell_value(x->cs, c, "device");
+      if (sv_find(&devs, d) < 0) sv_push(&devs, d);
+    }
+  }
+  if (!x->quiet) {
+    fprintf(stderr, "%s: %d cells selected of %d", x->file->figure, selected, x->cs->ncells);
+    if (absent) fprintf(stderr, "; %d of absent systems (not run: they plot as NS)", absent);
+    if (nodev) {
+      fprintf(stderr, "; %d on devices not in the cluster file (", nodev);
+      for (int i = 0; i < devs.n; i++) fprintf(stderr, "%s%s", i ? " " : "", devs.v[i]);
+      fputc(')', stderr);
+    }
+    fputc('\n', stderr);
+  }
+  sv_free(&devs);
+}
+
+/* Prints the run's cells (or, with cs, the selected ones) whose logs do not say
+ * ok/unsupported/oom; returns their count. */
+static int report_failures(const run *r, const cellset *cs) {
+  int bad = 0;
+  for (int i = 0; i < (cs ? cs->ncells : r->cap); i++) {
+    const char *log = cs ? cs->cells[i].log : r->cells[i].log;
+    if (!log || (cs && cs->cells[i].sel != CELL_SELECTED)) continue;
+    char *path = run_log_path(r, log);
+    char status[64];
+    int have = cellog_status(path, status, sizeof status) == 0;
+    if (!have || !cellog_status_good(status)) {
+      if (bad < 30) fprintf(stderr, "  %-10s %s\n", have ? (status[0] ? status : "no-result") : "no-log", path);
+      bad++;
+    }
+    free(path);
+  }
+  if (bad > 30) fprintf(stderr, "  ... and %d more\n", bad - 30);
+  return bad;
+}
+
+static int has_slurm_subs(const run *r) {
+  for (int i = 0; i < r->nsubs; i++)
+    if (r->subs[i].executor && strcmp(r->subs[i].executor, "slurm") == 0) return 1;
+  return 0;
+}
+
+/* --device: cells of other devices are filtered out. */
+static int restrict_device(cellset *cs, const char *device) {
+  if (!device) return 0;
+  int known = 0;
+  for (int i = 0; i < cs->ncells; i++) {
+    cell *c = &cs->cells[i];
+    int same = strcmp(cell_value(cs, c, "device"), device) == 0;
+    known |= same;
+    if (!same && c->sel != CELL_FILTERED) c->sel = CELL_FILTERED;
+  }
+  if (!known) fprintf(stderr, "repro-run: --device %s: no experiment has this device on its device axis\n", device);
+  return known ? 0 : -1;
+}
+
+/* One machine has one kind of GPU: the local executor runs the cells of one device. */
+static int check_local_devices(const cellset *cs) {
+  const char *first = NULL;
+  for (int i = 0; i < cs->ncells; i++) {
+    if (cs->cells[i].sel != CELL_SELECTED) continue;
+    const char *d = cell_value(cs, &cs->cells[i], "device");
+    if (!first) first = d;
+    else if (strcmp(first, d) != 0) {
+      fprintf(stderr, "repro-run: the local executor runs on this machine's GPU, but the cells span devices %s and %s: pick one with --device LABEL\n", first, d);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Loads the experiment file, the cluster file when given, and expands the matrix with the
+ * filters and --device. Returns 0, or 2 with everything freed and the error printed. */
+typedef struct {
+  expfile file;
+  clusterfile cluster;
+  int have_cluster;
+  cellset cs;
+} inputs;
+
+static int load_inputs(const options *o, inputs *in) {
+  char *err = NULL;
+  memset(in, 0, sizeof *in);
+  if (expfile_load(o->file, &in->file, &err) != 0) goto fail;
+  if (o->cluster) {
+    if (cluster_load(o->cluster, &in->cluster, &err) != 0) {
+      expfile_free(&in->file);
+      goto fail;
+    }
+    in->have_cluster = 1;
+  }
+  if (expand(&in->file, in->have_cluster ? &in->cluster : NULL, o->filters, o->nfilters, &in->cs, &err) != 0 ||
+      restrict_device(&in->cs, o->device) != 0) {
+    cellset_free(&in->cs);
+    if (in->have_cluster) cluster_free(&in->cluster);
+    expfile_free(&in->file);
+    goto fail;
+  }
+  return 0;
+fail:
+  if (err) fprintf(stderr, "repro-run: %s\n", err);
+  free(err);
+  return 2;
+}
+
+static void free_inputs(inputs *in) {
+  cellset_free(&in->cs);
+  if (in->have_cluster) cluster_free(&in->cluster);
+  expfile_free(&in->file);
+}
+
+static int cmd_run(options *o) {
+  inputs in;
+  if (load_inputs(o, &in) != 0) return 2;
+  expfile *file = &in.file;
+  clusterfile *cluster = &in.cluster;
+  cellset *cs = &in.cs;
+  int have_cluster = in.have_cluster, rc = 2;
+  executor_kind kind = o->executor;
+  if (kind == EXEC_AUTO && have_cluster) kind = cluster->executor;
+  if (kind == EXEC_AUTO) kind = slurm_available() ? EXEC_SLURM : EXEC_LOCAL;
+  char *self = self_path(), *bin = o->bin ? path_absolute(o->bin) : path_dirname(self);
+  char *rootdir = xasprintf("%s/..", file->dir), *root = path_absolute(rootdir);
+  run r;
+  exec_ctx x = {.file = file, .cluster = have_cluster ? cluster : NULL, .cs = cs, .r = &r,
+                .rt = {.bin = bin, .root = root, .python = o->python ? o->python : getenv("REPRO_PYTHON")},
+                .runner_path = self, .jobs = o->jobs ? o->jobs : 1, .poll_s = o->poll_s > 0 ? o->poll_s : 10,
+                .detach = o->detach, .quiet = o->quiet};
+  memset(&r, 0, sizeof r);
+  r.fd = -1;
+  print_selection_notes(&x);
+  if (kind == EXEC_LOCAL && !o->dry_run && check_local_devices(cs) != 0) goto out_all;
+  if (kind == EXEC_SLURM && !have_cluster && !o->dry_run) {
+    fprintf(stderr, "repro-run: the Slurm executor needs a cluster file (-c FILE or $REPRO_CLUSTER): it says which partition and GPUs a device means\n");
+    goto out_all;
+  }
+  char *current = o->run_dir ? path_absolute(o->run_dir) : run_current(file->dir);
+  int reuse = (o->resume || o->rerun) && !o->dry_run;
+  if (o->resume && !current) {
+    fprintf(stderr, "repro-run: --resume: %s has no current run (ae_logs); start one without --resume\n", file->dir);
+    free(current);
+    goto out_all;
+  }
+  if (reuse && current) {
+    if (run_open(&r, current) != 0) {
+      free(current);
+      goto out_all;
+    }
+  } else if (run_create(&r, file->dir, o->dry_run ? "dry-run-" : NULL, file->figure, file->path,
+                        have_cluster ? cluster->path : NULL) != 0) {
+    free(current);
+    goto out_all;
+  }
+  free(current);
+  x.rt.run_dir = r.dir;
+  if (o->dry_run) {
+    print_cells(&x);
+    int *sel = xmalloc((size_t)(cs->ncells ? cs->ncells : 1) * sizeof *sel), n = 0;
+    for (int i = 0; i < cs->ncells; i++)
+      if (cs->cells[i].sel == CELL_SELECTED) sel[n++] = i;
+    rc = slurm_write_scripts(&x, sel, n, 0) == 0 ? 0 : 2;
+    if (!o->quiet) fprintf(stderr, "dry run: array scripts in %s/jobs (nothing submitted)\n", r.dir);
+    free(sel);
+    goto out_all;
+  }
+  if (lock_run(&r) != 0) goto out_all;
+  if (!reuse || o->rerun) run_make_current(&r, file->dir);
+  install_signals();
+  local_recover(&x);
+  if (has_slurm_subs(&r)) {
+    if (!slurm_available()) {
+      fprintf(stderr, "repro-run: this run has Slurm jobs but sbatch/squeue are not on PATH here\n");
+      goto out_all;
+    }
+    if (slurm_recover(&x) != 0) goto out_all;
+    progress p;
+    int quiet = x.quiet;
+    x.quiet = 1;
+    slurm_wait(&x, 1, &p); /* learn which cells are queued or running; record ended ones */
+    x.quiet = quiet;
+  }
+  /* the cells to submit now */
+  int *todo = xmalloc((size_t)(cs->ncells ? cs->ncells : 1) * sizeof *todo), n = 0, inflight = 0, good = 0;
+  for (int i = 0; i < cs->ncells; i++) {
+    const cell *c = &cs->cells[i];
+    if (c->sel != CELL_SELECTED) continue;
+    if (reuse && slurm_cell_in_flight(&x, c->log)) {
+      inflight++;
+      continue;
+    }
+    if (o->resume) {
+      char *path = run_log_path(&r, c->log);
+      char status[64];
+      int keep = cellog_status(path, status, sizeof status) == 0 && cellog_status_good(status);
+      free(path);
+      if (keep) {
+        good++;
+        continue;
+      }
+    }
+    todo[n++] = i;
+  }
+  if (inflight && !x.quiet) fprintf(stderr, "%d cells are already queued or running: not submitted again\n", inflight);
+  if (good && !x.quiet) fprintf(stderr, "%d cells already have a good log: kept\n", good);
+  if (!x.quiet) fprintf(stderr, "run %s: %d cells to run (%s executor)\n", r.dir, n, kind == EXEC_SLURM ? "slurm" : "local");
+  rc = 0;
+  if (kind == EXEC_SLURM) {
+    if (n && slurm_write_scripts(&x, todo, n, 1) != 0) rc = 2;
+    if (rc == 0 && !o->no_wait) {
+      progress p;
+      rc = slurm_wait(&x, 0, &p);
+    }
+  } else if (n) {
+    int lr = local_run(&x, todo, n);
+    rc = lr == 130 ? 130 : lr != 0 ? 2 : 0;
+  }
+  free(todo);
+  if (rc == 0 && !o->no_wait) {
+    int bad = report_failures(&r, cs);
+    if (bad) fprintf(stderr, "%d cells did not end ok (their logs say why); `--resume` runs them again\n", bad);
+    rc = bad ? 1 : 0;
+  }
+  if (rc == 0 || rc == 1) fprintf(stderr, "logs: %s/logs (ae_logs points there)\n", r.dir);
+out_all:
+  run_close(&r);
+  free(self);
+  free(bin);
+  free(rootdir);
+  free(root);
+  free_inputs(&in);
+  return rc;
+}
+
+static int cmd_check(options *o) {
+  inputs in;
+  if (load_inputs(o, &in) != 0) return 2;
+  /* render every command once, so a bad value shows up now, not on the cluster */
+  runtime_vars rt = {.bin = "/bin", .root = "/", .run_dir = "/run"};
+  sbuf cmd = {0};
+  int selected = 0, rc = 0;
+  for (int i = 0; i < in.cs.ncells && rc == 0; i++) {
+    const cell *c = &in.cs.cells[i];
+    if (c->sel != CELL_SELECTED) continue;
+    selected++;
+    const char *dev = cell_value(&in.cs, c, "device");
+    cell_env env = {&in.cs, c, in.have_cluster ? cluster_device(&in.cluster, dev) : NULL, &rt};
+    char *err = NULL;
+    sb_clear(&cmd);
+    if (cell_command(&env, &cmd, &err) != 0) {
+      fprintf(stderr, "repro-run: %s\n", err);
+      free(err);
+      rc = 2;
+    }
+  }
+  sb_free(&cmd);
+  if (rc == 0)
+    printf("%s: ok: %d experiments, %d cells, %d selected, %d arrays\n", in.file.path, in.file.nexps,
+           in.cs.ncells, selected, in.cs.ngroups);
+  free_inputs(&in);
+  return rc;
+}
+
+/* A figure folder (its ae_logs) or a run folder. */
+static int open_run_arg(const char *arg, run *r) {
+  const char *where = arg ? arg : ".";
+  char *manifest = xasprintf("%s/manifest", where);
+  int is_run = file_exists(manifest);
+  free(manifest);
+  if (is_run) return run_open(r, where);
+  char *cur = run_current(where);
+  if (!cur) {
+    fprintf(stderr, "repro-run: %s is neither a run folder nor a figure folder with ae_logs\n", where);
+    return -1;
+  }
+  int rc = run_open(r, cur);
+  free(cur);
+  return rc;
+}
+
+static int cmd_status(const char *arg, int cancel) {
+  run r;
+  if (open_run_arg(arg, &r) != 0) return 2;
+  expfile dummy = {.figure = r.figure ? r.figure : r.id};
+  exec_ctx x = {.file = &dummy, .r = &r, .poll_s = 1};
+  int rc = 0;
+  if (has_slurm_subs(&r) && slurm_available()) {
+    if (cancel) {
+      if (lock_run(&r) != 0) {
+        run_close(&r);
+        return 2;
+      }
+      rc = slurm_cancel(&x) == 0 ? 0 : 1;
+    } else {
+      progress p;
+      slurm_wait(&x, 1, &p);
+    }
+  } else if (cancel) {
+    fprintf(stderr, "repro-run: %s has no Slurm jobs to cancel\n", r.dir);
+  }
+  int total = 0;
+  for (int i = 0; i < r.cap; i++) total += r.cells[i].log != NULL;
+  printf("run %s: %d cells\n", r.dir, total);
+  int bad = report_failures(&r, NULL);
+  printf("%d cells without a good log (failed, timed out, still running or never run)\n", bad);
+  run_close(&r);
+  return rc;
+}
+
+static int cmd_finish(int argc, char **argv) {
+  if (argc != 4) {
+    usage(stderr);
+    return 2;
+  }
+  char *end;
+  long rc = strtol(argv[3], &end, 10);
+  if (*end || rc < 0 || rc > 255) {
+    fprintf(stderr, "repro-run finish: RC must be an exit code, got '%s'\n", argv[3]);
+    return 2;
+  }
+  if (cellog_finish(argv[0], argv[1], argv[2], (int)rc, NULL, NULL, NULL) != 0) return 2;
+  return (int)rc; /* so Slurm records FAILED for a failed cell */
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stderr, NULL, _IOLBF, 0);
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "finish") == 0) return cmd_finish(argc - 2, argv + 2);
+  if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
+    if (argc > 3) {
+      usage(stderr);
+      return 2;
+    }
+    return cmd_status(argc == 3 ? argv[2] : NULL, strcmp(cmd, "cancel") == 0);
+  }
+  int check = strcmp(cmd, "check") == 0;
+  if (check || strcmp(cmd, "run") == 0) {
+    argv++;
+    argc--;
+  }
+  options o = {0};
+  if (parse_options(argc, argv, &o) != 0) return 2;
+  if (optind != argc - 1) {
+    usage(stderr);
+    return 2;
+  }
+  o.file = argv[optind];
+  int rc = check ? cmd_check(&o) : cmd_run(&o);
+  for (int i = 0; i < o.nfilters; i++) filter_free(&o.filters[i]);
+  free(o.filters);
+  return rc;
+}

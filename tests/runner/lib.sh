@@ -1,0 +1,90 @@
+# Shared helpers of the runner's shell tests (sourced). Each test counts its checks and ends
+# with "N passed, N failed"; exit 77 means skipped (CTest SKIP_RETURN_CODE).
+set -u
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
+check_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: expected '$3', got '$2'"; fi; }
+finish() { echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+# The last result line's value of KEY in a log.
+last_result() { grep '^result ' "$1" 2>/dev/null | tail -1 | grep -o "$2=[^ ]*" | head -1 | cut -d= -f2; }
+
+# A figure folder for tests: experiment.yaml with the stand-in program.
+#   make_matrix DIR TIME_LIMIT HANG_SECONDS SLOW_SECONDS RQ_DEVICE
+make_matrix() {
+  local dir=$1 limit=$2 hang=$3 slow=$4 rqdev=$5 standin
+  standin=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/standin.sh
+  mkdir -p "$dir"
+  cat >"$dir/experiment.yaml" <<EOF2
+# test matrix: the stand-in program (tests/runner/standin.sh), not the kernels
+figure: testfig
+defaults: {count: "$dir/count", standin: "$standin"}
+systems:
+  good:  {command: "{standin} --workload {workload} --system {system} --count {count}"}
+  bad:   {command: "{standin} --workload {workload} --system {system} --mode fail --count {count}"}
+  crash: {command: "{standin} --workload {workload} --system {system} --mode crash --count {count}"}
+  hang:  {command: "{standin} --workload {workload} --system {system} --mode hang --sleep $hang --count {count}"}
+  slow:  {command: "{standin} --workload {workload} --system {system} --sleep $slow --count {count}"}
+experiments:
+  main:
+    log: "{experiment}.{device}.{workload}.{system}.log"
+    time_limit: 300
+    axes: {device: [h100], workload: [a, b], system: [good, bad, crash]}
+  tle:
+    log: "{experiment}.{device}.{workload}.{system}.log"
+    time_limit: $limit
+    axes: {device: [h100], workload: [z], system: [hang]}
+  rq:
+    log: "{experiment}.{device}.{workload}.{system}.log"
+    time_limit: 300
+    axes: {device: [$rqdev], workload: [r], system: [slow]}
+EOF2
+}
+
+# Checks the final states every executor must reach on that matrix.
+#   check_matrix_logs LOGS_DIR RQ_DEVICE
+check_matrix_logs() {
+  local logs=$1 rqdev=$2 n
+  n=$(ls "$logs" | wc -l)
+  check_eq "number of logs" "$n" 8
+  for w in a b; do
+    check_eq "main $w good" "$(last_result "$logs/main.h100.$w.good.log" status)" ok
+    check_eq "main $w bad (its own result line)" "$(last_result "$logs/main.h100.$w.bad.log" status)" error
+    check "main $w bad keeps the program's line" grep -q 'reason="stand-in asked to fail"' "$logs/main.h100.$w.bad.log"
+    check_eq "main $w crash" "$(last_result "$logs/main.h100.$w.crash.log" status)" error
+    check_eq "main $w crash source" "$(last_result "$logs/main.h100.$w.crash.log" source)" runner
+    check_eq "main $w crash exit" "$(last_result "$logs/main.h100.$w.crash.log" exit)" 7:0
+  done
+  check_eq "tle status" "$(last_result "$logs/tle.h100.z.hang.log" status)" timeout
+  check_eq "tle state" "$(last_result "$logs/tle.h100.z.hang.log" state)" TIMEOUT
+  check "tle log keeps the program's output" grep -q '^config workload=z system=hang' "$logs/tle.h100.z.hang.log"
+  check_eq "rq status" "$(last_result "$logs/rq.$rqdev.r.slow.log" status)" ok
+}
+
+# The run folder ae_logs points to (physical path).
+current_run() { (cd -P ae_logs/.. && pwd); }
+
+# How often each cell started, from the stand-in's count file: "<cell> <times>" lines.
+starts() { awk '{print $2}' "$1" | sort | uniq -c | awk '{print $2, $1}'; }
+
+slurm_reachable() { command -v sinfo >/dev/null && timeout 10 sinfo -h -o %P 2>/dev/null | grep -q .; }
+
+# Skips unless the test cluster (partitions h100 and a100) answers; root starts it.
+need_test_cluster() {
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  if ! slurm_reachable; then
+    if [ "$(id -u)" = 0 ] && [ -x "$root/scripts/slurm-local.sh" ]; then
+      "$root/scripts/slurm-local.sh" start >/dev/null 2>&1 || skip "could not start the local Slurm cluster"
+    else
+      skip "no Slurm cluster reachable (scripts/slurm-local.sh start, as root, makes one)"
+    fi
+  fi
+  local parts
+  parts=$(sinfo -h -o %P 2>/dev/null | tr -d '*' | tr '\n' ' ')
+  case " $parts " in *" h100 "*) ;; *) skip "no partition h100: not the test cluster" ;; esac
+  case " $parts " in *" a100 "*) ;; *) skip "no partition a100: not the test cluster" ;; esac
+}

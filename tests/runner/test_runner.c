@@ -1,0 +1,452 @@
+/* Unit tests of the runner: quoting (checked by a real shell), templates, names, YAML errors
+ * with positions, expansion, the run journal, finishing logs, and golden job scripts.
+ *   test_runner SOURCE_DIR WORK_DIR        (REPRO_UPDATE_GOLDEN=1 rewrites the golden files) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cellog.h"
+#include "config.h"
+#include "expand.h"
+#include "jobscript.h"
+#include "manifest.h"
+#include "template.h"
+#include "util.h"
+
+static int failures, checks;
+#define CHECK(cond) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); checks++; if (!a_ || !b_ || strcmp(a_, b_) != 0) { failures++; fprintf(stderr, "%s:%d: '%s' != '%s'\n", __FILE__, __LINE__, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } } while (0)
+
+static const char *src_dir, *work_dir;
+
+/* The shell must read back exactly the value we quoted. */
+static void quote_roundtrip(const char *val) {
+  sbuf cmd = {0};
+  sb_add(&cmd, "printf '%s' ");
+  tpl_shell_quote(&cmd, val);
+  FILE *p = popen(cmd.s, "r");
+  sbuf out = {0};
+  char buf[4096];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) sb_addn(&out, buf, n);
+  CHECK(p && pclose(p) == 0);
+  CHECK_STR(out.s ? out.s : "", val);
+  sb_free(&cmd);
+  sb_free(&out);
+}
+
+static void test_quoting(void) {
+  const char *vals[] = {"plain", "", "with space", "; rm -rf /tmp/x", "$(touch /tmp/x)", "`id`", "a'b",
+                        "'", "\"dq\"", "back\\slash", "new\nline", "*", "~root", "$HOME", "a;b|c&d>e<f",
+                        "{bin}", "-n", "%s", "tab\there"};
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) quote_roundtrip(vals[i]);
+  char *long_val = xmalloc(5000);
+  memset(long_val, 'x', 4999);
+  long_val[4999] = '\0';
+  long_val[100] = '\'';
+  quote_roundtrip(long_val);
+  free(long_val);
+  CHECK(tpl_is_shell_safe("/usr/bin/x-1.2"));
+  CHECK(!tpl_is_shell_safe("a b"));
+  CHECK(!tpl_is_shell_safe(""));
+  CHECK(!tpl_is_shell_safe("a=b"));
+}
+
+static void test_names(void) {
+  CHECK(tpl_is_name("kernel.h100.h2o.fused.log"));
+  CHECK(tpl_is_name("sdpa-flash"));
+  CHECK(!tpl_is_name(""));
+  CHECK(!tpl_is_name(".hidden"));
+  CHECK(!tpl_is_name(".."));
+  CHECK(!tpl_is_name("a/b"));
+  CHECK(!tpl_is_name("a b"));
+  CHECK(!tpl_is_name("a;b"));
+  CHECK(tpl_value_problem("ok value") == NULL);
+  CHECK(tpl_value_problem("new\nline") != NULL);
+}
+
+static const char *lookup_fixed(void *ctx, const char *name) {
+  (void)ctx;
+  if (strcmp(name, "a") == 0) return "x y";
+  if (strcmp(name, "b") == 0) return "plain";
+  return NULL;
+}
+
+static void test_templates(void) {
+  sbuf out = {0};
+  char *err = NULL;
+  CHECK(tpl_render("run {a} {b} {{literal}}", TPL_SHELL, lookup_fixed, NULL, &out, &err) == 0);
+  CHECK_STR(out.s, "run 'x y' plain {literal}");
+  sb_clear(&out);
+  CHECK(tpl_render("{b}.log", TPL_NAME, lookup_fixed, NULL, &out, &err) == 0);
+  CHECK_STR(out.s, "plain.log");
+  sb_clear(&out);
+  CHECK(tpl_render("{a}.log", TPL_NAME, lookup_fixed, NULL, &out, &err) == -1);
+  CHECK(err && strstr(err, "not a name"));
+  free(err);
+  err = NULL;
+  sb_clear(&out);
+  CHECK(tpl_render("{nope}", TPL_SHELL, lookup_fixed, NULL, &out, &err) == -1);
+  CHECK(err && strstr(err, "unknown placeholder {nope}"));
+  free(err);
+  const char *msg;
+  size_t off;
+  CHECK(tpl_scan("a {b", NULL, NULL, &msg, &off) == -1 && off == 2);
+  CHECK(tpl_scan("a }", NULL, NULL, &msg, &off) == -1);
+  CHECK(tpl_scan("${HOME}", NULL, NULL, &msg, &off) == -1);
+  CHECK(tpl_scan("{{x}} {y_1}", NULL, NULL, &msg, &off) == 0);
+  sb_free(&out);
+}
+
+/* A YAML text must fail with a message containing `where` (file:line:col) and `what`. */
+static void expect_yaml_error(const char *text, const char *where, const char *what, int cluster) {
+  char *err = NULL;
+  int rc;
+  if (cluster) {
+    clusterfile c;
+    rc = cluster_load_buffer("c.yaml", text, strlen(text), &c, &err);
+    if (rc == 0) cluster_free(&c);
+  } else {
+    expfile f;
+    rc = expfile_load_buffer("e.yaml", text, strlen(text), &f, &err);
+    if (rc == 0) expfile_free(&f);
+  }
+  CHECK(rc == -1);
+  if (rc == -1) {
+    if (!strstr(err, where) || !strstr(err, what))
+      fprintf(stderr, "  expected '%s' ... '%s' in: %s\n", where, what, err);
+    CHECK(strstr(err, where) != NULL);
+    CHECK(strstr(err, what) != NULL);
+  }
+  free(err);
+}
+
+#define EXP_HEAD "systems:\n  s: {command: \"run {workload}\"}\nexperiments:\n  k:\n"
+
+static void test_yaml_errors(void) {
+  expect_yaml_error("experiments: [\n", "e.yaml:", "YAML syntax error", 0);
+  expect_yaml_error("- a\n", "e.yaml:1:1", "expected a mapping", 0);
+  expect_yaml_error("bogus: 1\n", "e.yaml:1:1", "unknown key 'bogus'", 0);
+  expect_yaml_error("figure: x\n", "e.yaml:1:1", "missing 'experiments'", 0);
+  expect_yaml_error("experiments: {}\n", "e.yaml:1:14", "at least one experiment", 0);
+  expect_yaml_error(EXP_HEAD "    log: \"{device}.log\"\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n    extra: 1\n",
+                    "e.yaml:8:5", "unknown key 'extra' in an experiment", 0);
+  expect_yaml_error(EXP_HEAD "    time_limit: 10\n    axes: {device: [a], system: [s]}\n", "e.yaml:5:5", "missing 'log'", 0);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: soon\n    axes: {device: [a], system: [s]}\n",
+                    "e.yaml:6:17", "time_limit: expected seconds", 0);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n    params: {p: [1]}\n",
+                    "e.yaml:8:17", "expected a scalar", 0);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: [w], system: [s, t]}\n",
+                    "e.yaml:7:52", "system 't' of experiment 'k' has no entry", 0);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], system: [\"s;rm\"]}\n",
+                    "e.yaml:7:34", "not a valid name", 0);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n",
+                    "e.yaml:2:16", "unknown placeholder {workload}", 0);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: [w], system: [s]}\n    exclude: [{system: t}]\n",
+                    "e.yaml:8:24", "'t' is not a value of axis 'system'", 0);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: [w], system: [s]}\n    params: {p: \"a\\nb\"}\n",
+                    "e.yaml:8:17", "control character", 0);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {workload: [w], system: [s]}\n",
+                    "e.yaml:7:11", "expected a 'device' axis", 0);
+  expect_yaml_error("a: &x 1\nb: *x\n", "e.yaml:1:4", "anchors", 0);
+  expect_yaml_error("a: 1\na: 2\n", "e.yaml:2:1", "duplicate key 'a'", 0);
+  expect_yaml_error("plot: [1]\nexperiments: {}\n", "e.yaml:1:7", "plot: expected a mapping", 0);
+  expect_yaml_error("devices: {h100: {partition: \"a b\"}}\n", "c.yaml:1:29", "partition", 1);
+  expect_yaml_error("devices: {h100: {max_concurrent: 0}}\n", "c.yaml:1:34", "expected an integer", 1);
+  expect_yaml_error("devices: {h100: {gpus: 1}}\n", "c.yaml:1:18", "unknown key 'gpus' in a device", 1);
+  expect_yaml_error("executor: pbs\ndevices: {}\n", "c.yaml:1:11", "expected auto, slurm or local", 1);
+  expect_yaml_error("name: x\n", "c.yaml:1:1", "missing 'devices'", 1);
+}
+
+static const char *matrix_yaml =
+    "defaults: {n: 1}\n"
+    "systems:\n"
+    "  fast: {command: \"/bin/echo {workload} {n} {seqlen}\"}\n"
+    "  slow: {command: \"/bin/echo slow {workload} {extra}\"}\n"
+    "  gone: {absent: \"not here\"}\n"
+    "experiments:\n"
+    "  kernel:\n"
+    "    log: \"{experiment}.{device}.{workload}.{system}.log\"\n"
+    "    time_limit: \"1:30\"\n"
+    "    axes:\n"
+    "      device: [h100, a100]\n"
+    "      workload: [w1, w2, w3]\n"
+    "      system: [fast, slow, gone]\n"
+    "    exclude:\n"
+    "      - {system: slow, workload: [w2, w3]}\n"
+    "    params: {extra: \"x y\", seqlen: 64}\n"
+    "plot: {anything: [goes, here]}\n";
+
+static const char *cluster_yaml =
+    "vars: {n: 7}\n"
+    "devices:\n"
+    "  h100: {partition: gpu-h100, gres: \"gpu:h100:1\", account: proj, qos: normal, max_concurrent: 2,\n"
+    "         cpus_per_task: 4, mem: 16G, setup: [\"module load cuda\"], vars: {extra: \"$(danger)\"}}\n";
+
+static void test_expansion(void) {
+  expfile f;
+  clusterfile c;
+  cellset cs;
+  char *err = NULL;
+  CHECK(expfile_load_buffer("m.yaml", matrix_yaml, strlen(matrix_yaml), &f, &err) == 0);
+  if (err) { fprintf(stderr, "%s\n", err); free(err); return; }
+  CHECK(cluster_load_buffer("c.yaml", cluster_yaml, strlen(cluster_yaml), &c, &err) == 0);
+  if (err) { fprintf(stderr, "%s\n", err); free(err); expfile_free(&f); return; }
+  CHECK(f.exps[0].time_limit_s == 90);
+  CHECK(expand(&f, &c, NULL, 0, &cs, &err) == 0);
+  /* 2 devices x (3 workloads x 3 systems - 2 excluded) */
+  CHECK(cs.ncells == 14);
+  CHECK(cs.ngroups == 2);
+  CHECK_STR(cs.cells[0].log, "kernel.h100.w1.fast.log");
+  CHECK_STR(cs.cells[1].log, "kernel.h100.w1.slow.log");
+  CHECK_STR(cs.cells[2].log, "kernel.h100.w1.gone.log");
+  CHECK_STR(cs.cells[3].log, "kernel.h100.w2.fast.log");
+  CHECK(cs.cells[2].sel == CELL_ABSENT);
+  CHECK(cs.cells[0].sel == CELL_SELECTED);
+  CHECK(cs.cells[7].sel == CELL_NO_DEVICE); /* a100 is not in the cluster file */
+  CHECK(cs.cells[3].task == 3 && cs.cells[7].task == 0);
+  /* commands: cluster vars override params; values are quoted */
+  runtime_vars rt = {.bin = "/b", .root = "/r", .run_dir = "/x"};
+  cell_env env = {&cs, &cs.cells[1], cluster_device(&c, "h100"), &rt};
+  sbuf cmd = {0};
+  CHECK(cell_command(&env, &cmd, &err) == 0);
+  CHECK_STR(cmd.s, "/bin/echo slow w1 '$(danger)'");
+  sb_clear(&cmd);
+  env.c = &cs.cells[0];
+  CHECK(cell_command(&env, &cmd, &err) == 0);
+  CHECK_STR(cmd.s, "/bin/echo w1 7 64");
+  env.c = &cs.cells[2];
+  CHECK(cell_command(&env, &cmd, &err) == -1);
+  free(err);
+  err = NULL;
+  sb_free(&cmd);
+  cellset_free(&cs);
+
+  /* filters: AND inside one --only, OR across */
+  filter flt[2];
+  CHECK(filter_parse("workload=w2,device=h100", &flt[0], &err) == 0);
+  CHECK(filter_parse("system=slow", &flt[1], &err) == 0);
+  CHECK(expand(&f, NULL, flt, 2, &cs, &err) == 0);
+  int sel = 0;
+  for (int i = 0; i < cs.ncells; i++) sel += cs.cells[i].sel == CELL_SELECTED;
+  CHECK(sel == 3); /* h100.w2.fast, h100.w1.slow, a100.w1.slow (h100.w2.gone is absent) */
+  cellset_free(&cs);
+  filter_free(&flt[0]);
+  filter_free(&flt[1]);
+  CHECK(filter_parse("workload=nope", &flt[0], &err) == 0);
+  CHECK(expand(&f, NULL, flt, 1, &cs, &err) == -1 && err && strstr(err, "workload=nope"));
+  free(err);
+  err = NULL;
+  filter_free(&flt[0]);
+  CHECK(filter_parse("colour=red", &flt[0], &err) == 0);
+  CHECK(expand(&f, NULL, flt, 1, &cs, &err) == -1 && err && strstr(err, "'colour' is not an axis"));
+  free(err);
+  err = NULL;
+  filter_free(&flt[0]);
+  CHECK(filter_parse("novalue", &flt[0], &err) == -1);
+  free(err);
+  cluster_free(&c);
+  expfile_free(&f);
+
+  /* a log template that does not separate cells is refused */
+  const char *dup = "systems: {s: {command: x}, t: {command: y}}\nexperiments:\n  k:\n    log: \"{device}.log\"\n"
+                    "    time_limit: 5\n    axes: {device: [d], system: [s, t]}\n";
+  CHECK(expfile_load_buffer("d.yaml", dup, strlen(dup), &f, &err) == 0);
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == -1 && err && strstr(err, "two cells get the log name 'd.log'"));
+  free(err);
+  expfile_free(&f);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *fp = fopen(path, "w");
+  CHECK(fp != NULL);
+  if (!fp) return;
+  fputs(text, fp);
+  fclose(fp);
+}
+
+static char *read_text(const char *path) {
+  char *data = NULL;
+  if (read_file(path, &data, NULL) != 0) return NULL;
+  return data;
+}
+
+static void test_cellog(void) {
+  char *run_dir = xasprintf("%s/cellog", work_dir);
+  char *cmd = xasprintf("rm -rf '%s' && mkdir -p '%s/tmp' '%s/logs'", run_dir, run_dir, run_dir);
+  CHECK(system(cmd) == 0);
+  free(cmd);
+  char *tmp = xasprintf("%s/tmp/a.log.1", run_dir);
+  char *final = xasprintf("%s/logs/a.log", run_dir);
+  char status[64];
+
+  /* exited 0 with its own result line: kept as is */
+  write_text(tmp, "config x=1\nresult status=ok avg_ms=1\n");
+  CHECK(cellog_finish(run_dir, "a.log", tmp, 0, NULL, NULL, NULL) == 0);
+  CHECK(!file_exists(tmp));
+  CHECK(cellog_status(final, status, sizeof status) == 0);
+  CHECK_STR(status, "ok");
+
+  /* crashed without a result line: the runner's line, and the old log goes to attempts/ */
+  write_text(tmp, "config x=1\n");
+  CHECK(cellog_finish(run_dir, "a.log", tmp, 7, NULL, NULL, NULL) == 0);
+  char *text = read_text(final);
+  CHECK(text && strstr(text, "result status=error source=runner state=FAILED exit=7:0"));
+  free(text);
+  char *old = xasprintf("%s/attempts/a.log.1", run_dir);
+  CHECK(cellog_status(old, status, sizeof status) == 0);
+  CHECK_STR(status, "ok");
+  free(old);
+
+  /* result ok but a non-zero exit: not trusted */
+  write_text(tmp, "result status=ok\n");
+  CHECK(cellog_finish(run_dir, "a.log", tmp, 1, NULL, NULL, NULL) == 0);
+  CHECK(cellog_status(final, status, sizeof status) == 0);
+  CHECK_STR(status, "error");
+
+  /* the program's own oom with exit 3 stands */
+  write_text(tmp, "result status=oom\n");
+  CHECK(cellog_finish(run_dir, "a.log", tmp, 3, NULL, NULL, NULL) == 0);
+  CHECK(cellog_status(final, status, sizeof status) == 0);
+  CHECK_STR(status, "oom");
+
+  /* killed by Slurm: newest tmp found by itself, TIMEOUT recorded */
+  char *tmp2 = xasprintf("%s/tmp/b.log.5_0.r0", run_dir);
+  write_text(tmp2, "config partial=1\nresult status=ok\n");
+  CHECK(cellog_finish(run_dir, "b.log", NULL, -1, "TIMEOUT", "0:15", NULL) == 0);
+  char *fb = xasprintf("%s/logs/b.log", run_dir);
+  text = read_text(fb);
+  CHECK(text && strstr(text, "config partial=1"));
+  CHECK(text && strstr(text, "result status=timeout source=runner state=TIMEOUT exit=0:15"));
+  CHECK(cellog_status(fb, status, sizeof status) == 0);
+  CHECK_STR(status, "timeout");
+  free(text);
+  /* never started (cancelled while pending): a log with only the runner's line */
+  CHECK(cellog_finish(run_dir, "c.log", NULL, -1, "CANCELLED", "0:0", NULL) == 0);
+  char *fc = xasprintf("%s/logs/c.log", run_dir);
+  CHECK(cellog_status(fc, status, sizeof status) == 0);
+  CHECK_STR(status, "error");
+  CHECK(cellog_status_good("ok") && cellog_status_good("unsupported") && cellog_status_good("oom"));
+  CHECK(!cellog_status_good("error") && !cellog_status_good("timeout") && !cellog_status_good(""));
+  free(fb);
+  free(fc);
+  free(tmp2);
+  free(tmp);
+  free(final);
+  free(run_dir);
+}
+
+static void test_journal(void) {
+  char *fig = xasprintf("%s/journalfig", work_dir);
+  char *cmd = xasprintf("rm -rf '%s' && mkdir -p '%s'", fig, fig);
+  CHECK(system(cmd) == 0);
+  free(cmd);
+  run r;
+  CHECK(run_create(&r, fig, NULL, "figx", "/e.yaml", NULL) == 0);
+  CHECK(run_next_sub(&r) == 1);
+  CHECK(run_note_cell(&r, 1, 0, "a.log") == 0);
+  CHECK(run_note_cell(&r, 1, 1, "b.log") == 0);
+  CHECK(run_note_submit(&r, 1, "slurm", "k.h100", "repro-x-1") == 0);
+  CHECK(run_note_job(&r, 1, "77") == 0);
+  /* submission 2 announced, its sbatch never answered (runner killed) */
+  CHECK(run_note_cell(&r, 2, 0, "c.log") == 0);
+  CHECK(run_note_submit(&r, 2, "slurm", "k.a100", "repro-x-2") == 0);
+  /* submission 3: cells written, killed before its submit record */
+  CHECK(run_note_cell(&r, 3, 0, "d.log") == 0);
+  CHECK(run_make_current(&r, fig) == 0);
+  char *dir = xstrdup(r.dir);
+  /* a torn record at the end, as a SIGKILL mid-write would leave */
+  char *mpath = xasprintf("%s/manifest", dir);
+  FILE *mf = fopen(mpath, "a");
+  fputs("job sub=2 jobid=9", mf);
+  fclose(mf);
+  run_close(&r);
+
+  char *cur = run_current(fig);
+  CHECK(cur && strcmp(cur, dir) == 0);
+  CHECK(run_open(&r, cur) == 0);
+  CHECK_STR(r.figure, "figx");
+  submission *s1 = run_sub(&r, 1), *s2 = run_sub(&r, 2);
+  CHECK(s1 && s1->jobid && strcmp(s1->jobid, "77") == 0 && s1->ncells == 2);
+  CHECK(s2 && s2->jobid == NULL); /* the torn job record does not count */
+  const cellrec *a = run_cell(&r, "a.log"), *c = run_cell(&r, "c.log"), *d = run_cell(&r, "d.log");
+  CHECK(a && a->sub == 1 && a->task == 0);
+  CHECK(c && c->sub == 2);
+  CHECK(d == NULL); /* never sealed by a submit record: never submitted */
+  CHECK(run_next_sub(&r) == 4);
+  /* after the torn line, new records still parse */
+  CHECK(run_note_cancel(&r, 2) == 0);
+  run_close(&r);
+  CHECK(run_open(&r, cur) == 0);
+  CHECK(run_sub(&r, 2)->cancelled == 1);
+  run_close(&r);
+  free(mpath);
+  free(cur);
+  free(dir);
+  free(fig);
+}
+
+/* The rendered array script of a fixed matrix must equal tests/runner/golden/<name>. */
+static void test_golden(void) {
+  expfile f;
+  clusterfile c;
+  cellset cs;
+  char *err = NULL;
+  CHECK(expfile_load_buffer("m.yaml", matrix_yaml, strlen(matrix_yaml), &f, &err) == 0);
+  CHECK(cluster_load_buffer("c.yaml", cluster_yaml, strlen(cluster_yaml), &c, &err) == 0);
+  CHECK(expand(&f, &c, NULL, 0, &cs, &err) == 0);
+  int cells[16], tasks[16], n = 0;
+  for (int i = 0; i < cs.ncells; i++)
+    if (cs.cells[i].sel == CELL_SELECTED) {
+      cells[n] = i;
+      tasks[n] = cs.cells[i].task;
+      n++;
+    }
+  runtime_vars rt = {.bin = "/opt/kit/build/bin", .root = "/opt/kit", .run_dir = "/opt/kit/fig/runs/T"};
+  jobscript_spec spec = {.run_dir = "/opt/kit/fig/runs/T", .runner = "/opt/kit/build/bin/repro-run",
+                         .jobname = "repro-T-1", .dev = cluster_device(&c, "h100"), .time_limit_s = 90,
+                         .ncells = n, .cells = cells, .tasks = tasks};
+  sbuf text = {0};
+  CHECK(jobscript_render(&spec, &cs, &rt, &text, &err) == 0);
+  char *golden = xasprintf("%s/tests/runner/golden/kernel.h100.sbatch", src_dir);
+  if (getenv("REPRO_UPDATE_GOLDEN")) write_text(golden, text.s);
+  char *want = read_text(golden);
+  CHECK(want != NULL);
+  if (want && strcmp(want, text.s) != 0) {
+    fprintf(stderr, "golden mismatch: %s\n--- rendered:\n%s", golden, text.s);
+    CHECK(0);
+  }
+  sbuf r = {0};
+  int t[] = {0, 1, 2, 5, 7, 8, 9};
+  jobscript_ranges(&r, t, 7);
+  CHECK_STR(r.s, "0-2,5,7-9");
+  sb_free(&r);
+  free(want);
+  free(golden);
+  sb_free(&text);
+  cellset_free(&cs);
+  cluster_free(&c);
+  expfile_free(&f);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: test_runner SOURCE_DIR WORK_DIR\n");
+    return 2;
+  }
+  src_dir = argv[1];
+  work_dir = argv[2];
+  mkdir_p(work_dir, 0755);
+  test_quoting();
+  test_names();
+  test_templates();
+  test_yaml_errors();
+  test_expansion();
+  test_cellog();
+  test_journal();
+  test_golden();
+  printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
+}
