@@ -129,10 +129,19 @@ def command_output(cmd, cwd=None):
 
 
 def git_commit():
+    """The repo's commit: from git, else (a copy of the tree without .git, as on a GPU
+    machine) $REPRO_COMMIT, else build/bin/COMMIT written by the build beside our binaries."""
     here = os.path.dirname(os.path.abspath(__file__))
     commit = command_output(["git", "rev-parse", "--short", "HEAD"], cwd=here)
     if not commit:
-        return "unknown"
+        commit = os.environ.get("REPRO_COMMIT", "").strip()
+        if not commit:
+            try:
+                with open(os.path.join(here, "..", "..", "build", "bin", "COMMIT")) as f:
+                    commit = f.read().strip()
+            except OSError:
+                pass
+        return commit or "unknown"
     dirty = command_output(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here)
     return commit + ("-dirty" if dirty else "")
 
