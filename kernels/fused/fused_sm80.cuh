@@ -114,6 +114,48 @@ struct RowState {
   __device__ float lse(int rr) const { return m[rr] + __log2f(l[rr]); }
 };
 
+// Column-pass state of the two key columns (g and g + 8) one thread holds, shared by the
+// sm_80 and sm_90 column kernels.
+template <int WL>
+struct ColState {
+  float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
+  bool hit[2] = {false, false};
+  // One (query, key) element: x its log2 score, row_lse its query's LSE (of the KeyFormer
+  // logits for kf), aux its noise (kf) or mask (corm) value, live false where masked.
+  __device__ void add(int rr, float x, float row_lse, float aux, bool live) {
+    if (WL == WL_KF) {
+      const float v = fast_exp2(kf_logit_log2(x, aux) - row_lse);
+      acc[rr] += live ? v : 0.f;
+    } else if (WL == WL_CORM) {
+      hit[rr] |= live && fast_exp2(x - row_lse) >= aux;
+    } else {
+      const float prob = live ? fast_exp2(x - row_lse) : 0.f;
+      acc[rr] += prob;
+      if (WL == WL_ROCO) acc2[rr] += prob * prob;
+    }
+  }
+  // Reduce over the quad (the threads holding the same keys) and write keys col_base and
+  // col_base + 8 of row bh.
+  __device__ void store(const Params &p, long bh, int col_base) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+      const float a = quad_sum(acc[rr]);
+      const float a2 = quad_sum(acc2[rr]);
+      const unsigned hits = __ballot_sync(0xffffffff, hit[rr]);
+      const int col = col_base + rr * 8;
+      if ((lane & 3) != 0 || col >= p.Lkv) continue;
+      const long idx = bh * p.Lkv + col;
+      if (WL == WL_CORM) {
+        p.flags[idx] = ((hits >> lane) & 0xfu) != 0; // any of this quad's four lanes
+      } else {
+        p.col[idx] = a;
+        if (WL == WL_ROCO) p.col2[idx] = a2;
+      }
+    }
+  }
+};
+
 template <int D, int WL>
 __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -265,8 +307,7 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
   }
   cp_async_commit();
 
-  float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
-  bool hit[2] = {false, false};
+  ColState<WL> cs;
   uint32_t ka[D / 16][4];
 
   for (int n = qb0; n < nblocks; n++) {
@@ -302,35 +343,12 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
           const int col = j0 + jl;
           const bool live = !edge || (row < p.Lq && col < p.Lkv && col <= row + p.offset);
           const float x = score_log2<WL>(s[nt][2 * rr + c], scale_log2);
-          if (WL == WL_KF) {
-            const float e = fast_exp2(kf_logit_log2(x, aux[il * kColAuxPitch + jl]) - row_lse);
-            acc[rr] += live ? e : 0.f;
-          } else if (WL == WL_CORM) {
-            hit[rr] |= live && fast_exp2(x - row_lse) >= aux[il * kColAuxPitch + jl];
-          } else {
-            const float prob = live ? fast_exp2(x - row_lse) : 0.f;
-            acc[rr] += prob;
-            if (WL == WL_ROCO) acc2[rr] += prob * prob;
-          }
+          cs.add(rr, x, row_lse, has_aux<WL>() ? aux[il * kColAuxPitch + jl] : 0.f, live);
         }
       }
   }
 
-#pragma unroll
-  for (int rr = 0; rr < 2; rr++) {
-    float a = quad_sum(acc[rr]);
-    float a2 = quad_sum(acc2[rr]);
-    const unsigned hits = __ballot_sync(0xffffffff, hit[rr]);
-    const int col = col_base + rr * 8;
-    if (t != 0 || col >= p.Lkv) continue;
-    const long idx = bh * p.Lkv + col;
-    if (WL == WL_CORM) {
-      p.flags[idx] = ((hits >> lane) & 0xfu) != 0; // any of this quad's four lanes (t == 0)
-    } else {
-      p.col[idx] = a;
-      if (WL == WL_ROCO) p.col2[idx] = a2;
-    }
-  }
+  cs.store(p, bh, col_base);
 }
 
 // snapkv: score[j] = (col[j-2] + ... + col[j+2]) / 5, zero padding counted in the divisor.

@@ -65,6 +65,22 @@ __device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t
   else wgmma_m64n128k16_rs_tb(d, a, b);
 }
 
+// acc = A·Bᵀ for one warpgroup, issued and waited: A is rows a_row0 .. a_row0 + 63 of an
+// A_ROWS-row sw128 tile, B an N-row sw128 tile, both D wide (D / 16 k-steps of 16).
+template <int D, int N, int A_ROWS>
+__device__ __forceinline__ void wgmma_abt(float (&acc)[N / 8][4], const half *a_tile, int a_row0,
+                                          const half *b_tile) {
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < D / 16; kk++) {
+    uint64_t da = sw128_desc(a_tile + (kk >> 2) * A_ROWS * 64 + a_row0 * 64 + (kk & 3) * 16, 16, 1024);
+    uint64_t db = sw128_desc(b_tile + (kk >> 2) * N * 64 + (kk & 3) * 16, 16, 1024);
+    wgmma_ss<N>(acc, da, db, kk > 0);
+  }
+  wgmma_commit();
+  wgmma_wait<0>();
+}
+
 template <int D, int WL, int NWG, int BN>
 __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
   using C = Cfg90<NWG, BN>;
@@ -123,15 +139,7 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
     const half *sv = sv0 + (n & 1) * k90Cols * D;
 
     float s[k90Cols / 8][4];
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < D / 16; kk++) {
-      uint64_t da = sw128_desc(sq + (kk >> 2) * k90Rows * 64 + wg * 64 * 64 + (kk & 3) * 16, 16, 1024);
-      uint64_t db = sw128_desc(sk + (kk >> 2) * k90Cols * 64 + (kk & 3) * 16, 16, 1024);
-      wgmma_ss<k90Cols>(s, da, db, kk > 0);
-    }
-    wgmma_commit();
-    wgmma_wait<0>();
+    wgmma_abt<D, k90Cols, k90Rows>(s, sq, wg * 64, sk);
 
     const int j0 = n * k90Cols;
     const bool edge = j0 + k90Cols - 1 > m0 + p.offset || j0 + k90Cols > p.Lkv;
@@ -259,8 +267,7 @@ __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
   if (qb0 < nblocks) load_queries(qb0, 0);
   cp_async_commit();
 
-  float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
-  bool hit[2] = {false, false};
+  ColState<WL> cs;
   for (int n = qb0; n < nblocks; n++) {
     const int stage = (n - qb0) & 1;
     cp_async_wait<0>();
@@ -273,15 +280,7 @@ __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
     const float *slse = slse0 + stage * QN;
     const float *aux = saux0 + stage * QN * kCol90AuxPitch;
     float s[QN / 8][4];
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < D / 16; kk++) {
-      uint64_t da = sw128_desc(sk + (kk >> 2) * kCol90Keys * 64 + wg * 64 * 64 + (kk & 3) * 16, 16, 1024);
-      uint64_t db = sw128_desc(sq + (kk >> 2) * QN * 64 + (kk & 3) * 16, 16, 1024);
-      wgmma_ss<QN>(s, da, db, kk > 0);
-    }
-    wgmma_commit();
-    wgmma_wait<0>();
+    wgmma_abt<D, QN, kCol90Keys>(s, sk, wg * 64, sq);
 
     const int i0 = n * QN;
     const bool edge = j0 + kCol90Keys - 1 > i0 + p.offset || i0 + QN > p.Lq || j0 + kCol90Keys > p.Lkv;
@@ -295,35 +294,12 @@ __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
         const float x = score_log2<WL>(s[nt][e], scale_log2);
         bool live = true;
         if (edge) live = j0 + jl < p.Lkv && j0 + jl <= i0 + il + p.offset && i0 + il < p.Lq;
-        if (WL == WL_KF) {
-          const float v = fast_exp2(kf_logit_log2(x, aux[il * kCol90AuxPitch + jl]) - row_lse);
-          acc[rr] += live ? v : 0.f;
-        } else if (WL == WL_CORM) {
-          hit[rr] |= live && fast_exp2(x - row_lse) >= aux[il * kCol90AuxPitch + jl];
-        } else {
-          const float prob = live ? fast_exp2(x - row_lse) : 0.f;
-          acc[rr] += prob;
-          if (WL == WL_ROCO) acc2[rr] += prob * prob;
-        }
+        cs.add(rr, x, row_lse, has_aux<WL>() ? aux[il * kCol90AuxPitch + jl] : 0.f, live);
       }
     }
   }
 
-#pragma unroll
-  for (int rr = 0; rr < 2; rr++) {
-    const float a = quad_sum(acc[rr]);
-    const float a2 = quad_sum(acc2[rr]);
-    const unsigned hits = __ballot_sync(0xffffffff, hit[rr]);
-    const int col = col_base + rr * 8;
-    if (t != 0 || col >= p.Lkv) continue;
-    const long idx = bh * p.Lkv + col;
-    if (WL == WL_CORM) {
-      p.flags[idx] = ((hits >> lane) & 0xfu) != 0; // any of this quad's four lanes (t == 0)
-    } else {
-      p.col[idx] = a;
-      if (WL == WL_ROCO) p.col2[idx] = a2;
-    }
-  }
+  cs.store(p, bh, col_base);
 #else
   __trap();
 #endif
