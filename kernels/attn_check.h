@@ -17,7 +17,7 @@
 #ifndef ATTN_CHECK_H
 #define ATTN_CHECK_H
 
-#include "attnvar.h"
+#include "attn_system.h"
 #include "ref/ref.h"
 
 #include <stdint.h>

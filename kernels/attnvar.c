@@ -1,4 +1,4 @@
-/* attnvar: one attention-variant cell -> one log (CONTRACTS.md "attnvar CLI", log contract).
+/* attnvar: one attention-variant cell -> one log (README "Log contract").
  *
  *   parse -> header (meta) -> config -> [check: poison, run once, compare] -> time -> result
  *
@@ -7,32 +7,14 @@
  * machines without a GPU and is the only path when CUDA is absent at build time. The GPU
  * path is attnvar_gpu.c. */
 #include "attnvar_cli.h"
-#include "attnvar_main.h"
+#include "attnvar_gpu.h"
 #include "attn_check.h"
 #include "harness.h"
 #include "kvline.h"
 #include "ref/ref.h"
-#include "workload.h"
 
 #include <math.h>
 #include <stdio.h>
-
-void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl) {
-  FILE *out = hx_log();
-  fputs("config", out);
-  kv_put(out, "workload", workload_names[a->workload]);
-  kv_put(out, "system", system_names[a->system]);
-  kv_putf(out, "batch", "%d", a->shape.batch);
-  kv_putf(out, "heads", "%d", a->shape.heads);
-  kv_putf(out, "dim", "%d", a->shape.dim);
-  kv_putf(out, "seqlen", "%d", a->shape.q_len);
-  kv_put(out, "dtype", "fp16");
-  kv_put(out, "device", device);
-  kv_put(out, "impl", impl);
-  kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
-  fputc('\n', out);
-  fflush(out);
-}
 
 static void poison_ref_outputs(workload_id wl, const attn_shape *s, const ref_outputs *o) {
   size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
@@ -69,7 +51,7 @@ static int run_cpu(const attnvar_args *a) {
     ref_run(a->workload, s, &in, &got);
     ref_online_run(a->workload, s, &in, &want);
     ok = attn_check_ref_outputs(a->workload, s, &want, &got, &ATTN_TOL_CPU);
-    ref_outputs_free(s, &want);
+    ref_outputs_free(&want);
   }
   if (!ok) {
     hx_print_result_status("error", "check failed: ref and the online formulation disagree");
@@ -85,9 +67,9 @@ static int run_cpu(const attnvar_args *a) {
   hx_stats st = hx_stats_of(ms, a->runs);
   /* host bytes of inputs, outputs, scratch (and the checker's second copy when checked) */
   hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(s), (double)hx_host_peak_bytes());
-  hx_host_free(ms, (size_t)a->runs * sizeof *ms);
-  ref_outputs_free(s, &got);
-  ref_inputs_free(s, &hin);
+  hx_host_free(ms);
+  ref_outputs_free(&got);
+  ref_inputs_free(&hin);
   return HX_EXIT_OK;
 }
 
@@ -103,7 +85,7 @@ int main(int argc, char **argv) {
   hx_device_info info;
   hx_device_info_cpu(&info);
   hx_print_header(&info);
-  attnvar_print_config(&args, "gpu", system_names[args.system]);
+  attnvar_print_config(&args, "gpu", system_table[args.system].name);
   hx_die(HX_EXIT_UNSUPPORTED, "unsupported",
          "this attnvar was built without CUDA; only --device cpu runs");
 #endif

@@ -2,26 +2,25 @@
 #include "attnvar_cli.h"
 
 #include "harness.h"
-#include "workload.h"
+#include "kvline.h"
 
 #include <stdio.h>
 #include <string.h>
-
-const char *const system_names[SYS_COUNT] = {"ref", "unfused", "fused"};
 
 static const char *const device_names[] = {"gpu", "cpu"};
 
 static void usage(FILE *f, const char *prog) {
   fprintf(f,
-          "usage: %s --workload attn|h2o|roco|kf|snapkv|corm|gemma2 --system ref|unfused|fused\n"
+          "usage: %s --workload %s --system %s\n"
           "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
           "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
           "          [--force-sm80]\n"
+          "       %s --list-workloads | --list-systems\n"
           "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
           "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
           "the defaults are --warmup 1 --runs 3 and the work B*H*S*S*D is capped at 2^32.\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
-          prog);
+          prog, workload_choices(), system_choices(), prog);
 }
 
 /* Options taking an integer: name, where it goes, range. */
@@ -34,7 +33,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   const char *prog = argc > 0 ? argv[0] : "attnvar";
   memset(a, 0, sizeof *a);
   a->workload = WL_COUNT;
-  a->system = SYS_COUNT;
+  a->system = -1;
   a->shape = (attn_shape){1, 32, 128, 4096, 4096};
   a->warmup = -1; /* defaults depend on the device, set below */
   a->runs = -1;
@@ -48,6 +47,12 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
     if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
       usage(stdout, prog);
       return 1;
+    } else if (!strcmp(opt, "--list-workloads")) {
+      workload_list(stdout);
+      return 1;
+    } else if (!strcmp(opt, "--list-systems")) {
+      system_list(stdout);
+      return 1;
     } else if (!strcmp(opt, "--check")) {
       a->check = 1;
     } else if (!strcmp(opt, "--no-check")) {
@@ -58,8 +63,8 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if ((idx = hx_parse_choice(prog, opt, val, workload_names, WL_COUNT)) < 0) goto bad;
       a->workload = (workload_id)idx, i++;
     } else if (!strcmp(opt, "--system")) {
-      if ((idx = hx_parse_choice(prog, opt, val, system_names, SYS_COUNT)) < 0) goto bad;
-      a->system = (system_id)idx, i++;
+      if ((idx = hx_parse_choice(prog, opt, val, system_names(), system_count)) < 0) goto bad;
+      a->system = idx, i++;
     } else if (!strcmp(opt, "--device")) {
       if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
       a->device_cpu = idx == 1, i++;
@@ -87,15 +92,32 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       }
     }
   }
-  if (a->workload == WL_COUNT || a->system == SYS_COUNT) {
+  if (a->workload == WL_COUNT || a->system < 0) {
     fprintf(stderr, "%s: --workload and --system are required\n", prog);
     goto bad;
   }
-  if (a->system == SYS_REF) a->device_cpu = 1;
+  if (system_table[a->system].on_cpu) a->device_cpu = 1;
   if (a->warmup < 0) a->warmup = a->device_cpu ? 1 : 100;
   if (a->runs < 0) a->runs = a->device_cpu ? 3 : 10;
   return 0;
 bad:
   usage(stderr, prog);
   return -1;
+}
+
+void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl) {
+  FILE *out = hx_log();
+  fputs("config", out);
+  kv_put(out, "workload", workload_table[a->workload].name);
+  kv_put(out, "system", system_table[a->system].name);
+  kv_putf(out, "batch", "%d", a->shape.batch);
+  kv_putf(out, "heads", "%d", a->shape.heads);
+  kv_putf(out, "dim", "%d", a->shape.dim);
+  kv_putf(out, "seqlen", "%d", a->shape.q_len);
+  kv_put(out, "dtype", "fp16");
+  kv_put(out, "device", device);
+  kv_put(out, "impl", impl);
+  kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
+  fputc('\n', out);
+  fflush(out);
 }

@@ -1,28 +1,28 @@
-/* attnvar_cli.h: attnvar's command line (CONTRACTS.md "attnvar CLI"). */
+/* attnvar_cli.h: attnvar's command line, and its config log line. */
 #ifndef ATTNVAR_CLI_H
 #define ATTNVAR_CLI_H
 
-#include "attnvar.h"
+#include "attn_system.h"
 
 #include <stdint.h>
 
-typedef enum { SYS_REF, SYS_UNFUSED, SYS_FUSED, SYS_COUNT } system_id;
-extern const char *const system_names[SYS_COUNT];
-
 typedef struct {
   workload_id workload;
-  system_id system;
+  int system; /* index into system_table */
   attn_shape shape; /* q_len == kv_len == --seqlen */
   int warmup, runs;
   uint64_t seed;
   int check;      /* --check (default) | --no-check */
-  int device_cpu; /* --device cpu, or --system ref */
+  int device_cpu; /* --device cpu, or a CPU system (ref) */
   int force_sm80;
 } attnvar_args;
 
 /* Fill args from argv; on a usage error print why (and the usage) to stderr and return -1;
- * return 1 after printing the usage for --help. */
+ * return 1 after printing what was asked (--help, --list-workloads, --list-systems). */
 int attnvar_parse(int argc, char **argv, attnvar_args *args);
+
+/* "config workload=.. system=.. batch=.. heads=.. dim=.. seqlen=.. dtype=fp16 device=.. impl=.." */
+void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl);
 
 /* --device cpu refuses work beyond this many B*H*Lq*Lkv*D multiply-adds (about 4e9: a few
  * seconds per run of the double reference). */

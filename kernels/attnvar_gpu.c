@@ -8,13 +8,12 @@
  *        large cells: the naive fp32 GPU reference
  *   -> peak := what is live now -> warmup + timed runs (CUDA events) -> result line. */
 #include "attn_check.h"
-#include "attnvar_main.h"
+#include "attnvar_gpu.h"
 #include "gpuref/gpuref.h"
 #include "harness.h"
 #include "harness_gpu.h"
 #include "ref/ref.h"
 #include "rng.h"
-#include "workload.h"
 
 #include <string.h>
 
@@ -36,14 +35,6 @@ static int run_once(void *arg) {
   return c->sys->run(c->ctx, c->wl, c->shape, c->io, c->workspace);
 }
 
-/* A system's run() said no: end the log with the matching status. */
-static void die_on_run_rc(const attn_system *sys, int rc) {
-  if (rc == ATTN_UNSUPPORTED)
-    hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s refused the run", sys->name);
-  if (rc == ATTN_OOM) hx_die(HX_EXIT_OOM, "oom", "%s ran out of memory", sys->name);
-  hx_die(HX_EXIT_ERROR, "error", "%s run failed (code %d)", sys->name, rc);
-}
-
 /* Device buffers of the cell. */
 typedef struct {
   attn_io io;
@@ -63,9 +54,9 @@ static void cell_alloc(workload_id wl, const attn_shape *s, cell_buffers *c) {
   c->k = hx_dev_alloc(c->nkv * 2, "k");
   c->v = hx_dev_alloc(c->nkv * 2, "v");
   c->out = hx_dev_alloc(c->nq * 2, "out");
-  if (w->needs_exp_rand)
+  if (workload_needs_exp_rand(wl))
     c->exp_rand = hx_dev_alloc(shape_exp_rand_elems(s) * sizeof(float), "exp_rand");
-  if (w->needs_corm_mask)
+  if (workload_needs_corm_mask(wl))
     c->corm_mask = hx_dev_alloc(shape_corm_mask_elems(s) * sizeof(float), "corm_mask");
   if (w->score_name) c->score = hx_dev_alloc(c->ns * sizeof(float), "score");
   if (w->score2_name) c->score2 = hx_dev_alloc(c->ns * sizeof(float), "score2");
@@ -125,7 +116,7 @@ static int inputs_from_device(workload_id wl, const attn_shape *s, uint64_t seed
     differ += memcmp(&dev_in->exp_rand[e], &host_in.exp_rand[e], sizeof(float)) != 0;
   for (size_t e = 0; dev_in->corm_mask && e < shape_corm_mask_elems(s); e++)
     differ += memcmp(&dev_in->corm_mask[e], &host_in.corm_mask[e], sizeof(float)) != 0;
-  ref_inputs_free(s, &host_in);
+  ref_inputs_free(&host_in);
   hx_check chk;
   memset(&chk, 0, sizeof chk);
   chk.is_bool = 1;
@@ -144,7 +135,7 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
   const attn_shape *s = &a->shape;
   cell_poison(c, ctx);
   int rc = run_once((void *)run);
-  if (rc != ATTN_OK) die_on_run_rc(run->sys, rc);
+  if (rc != ATTN_OK) hx_die_system(ctx, run->sys->name, rc);
   HX_CUDA(cudaStreamSynchronize(ctx->stream));
   HX_CUDA_LAUNCH();
 
@@ -159,7 +150,7 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
     ok &= inputs_from_device(a->workload, s, a->seed, c, &dev_in);
     ref_inputs in = {dev_in.q, dev_in.k, dev_in.v, dev_in.exp_rand, dev_in.corm_mask};
     ref_run(a->workload, s, &in, &want);
-    ref_inputs_free(s, &dev_in);
+    ref_inputs_free(&dev_in);
   } else {
     if (!gpuref_supports(s))
       hx_die(HX_EXIT_UNSUPPORTED, "unsupported",
@@ -167,11 +158,11 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
     gpuref_run(ctx, a->workload, s, &c->io, &want);
   }
   ok &= attn_check_outputs(a->workload, s, &want, &got, &ATTN_TOL_GPU);
-  ref_outputs_free(s, &want);
-  hx_host_free((void *)got.out, c->nq * 2);
-  hx_host_free((void *)got.score, got.score ? c->ns * 4 : 0);
-  hx_host_free((void *)got.score2, got.score2 ? c->ns * 4 : 0);
-  hx_host_free((void *)got.flags, got.flags ? c->ns : 0);
+  ref_outputs_free(&want);
+  hx_host_free((void *)got.out);
+  hx_host_free((void *)got.score);
+  hx_host_free((void *)got.score2);
+  hx_host_free((void *)got.flags);
   return ok;
 }
 
@@ -182,12 +173,13 @@ int attnvar_run_gpu(const attnvar_args *a) {
   if (!hx_gpu_available(why, sizeof why)) { /* still a complete log: header, config, result */
     hx_device_info_cpu(&info);
     hx_print_header(&info);
-    attnvar_print_config(a, "gpu", system_names[a->system]);
+    attnvar_print_config(a, "gpu", system_table[a->system].name);
     hx_die(HX_EXIT_ERROR, "error", "%s", why);
   }
   hx_gpu_init(&ctx, &info, a->force_sm80);
   hx_print_header(&info);
-  const attn_system *sys = a->system == SYS_FUSED ? &attn_system_fused : &attn_system_unfused;
+  const attn_system *sys = system_table[a->system].gpu;
+  if (!sys) hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation in this build", system_table[a->system].name);
   const attn_shape *s = &a->shape;
   const char *impl = sys->impl ? sys->impl(&ctx, a->workload, s) : sys->name;
   attnvar_print_config(a, "gpu", impl);
@@ -211,11 +203,11 @@ int attnvar_run_gpu(const attnvar_args *a) {
   hx_dev_reset_peak();
   float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "timings");
   int rc = hx_time_runs(ctx.stream, run_once, &run, a->warmup, a->runs, ms);
-  if (rc != ATTN_OK) die_on_run_rc(sys, rc);
+  if (rc != ATTN_OK) hx_die_system(&ctx, sys->name, rc);
   hx_stats st = hx_stats_of(ms, a->runs);
   hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(s), (double)hx_dev_peak_bytes());
 
-  hx_host_free(ms, (size_t)a->runs * sizeof *ms);
+  hx_host_free(ms);
   hx_dev_free(ws);
   cell_free(&c);
   hx_gpu_shutdown(&ctx);

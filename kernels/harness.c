@@ -1,12 +1,16 @@
 /* harness.c: log lines, exit path, option parsing, statistics and comparison (host only). */
 #include "harness.h"
 
+#include "attn_system.h"
+
 #include "kvline.h"
 #include "rng.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -255,19 +259,30 @@ hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n
 /* Host allocations of the CPU path, counted like the device ones. */
 static size_t host_current, host_peak;
 
+/* Each block carries its size in a header, so hx_host_free needs only the pointer. The
+ * header is max_align_t wide to keep the caller's pointer aligned for any type. */
+typedef union {
+  size_t bytes;
+  max_align_t align;
+} host_header;
+
 void *hx_host_alloc(size_t bytes, const char *what) {
-  void *p = malloc(bytes ? bytes : 1);
-  if (!p)
+  if (bytes > SIZE_MAX - sizeof(host_header))
+    hx_die(HX_EXIT_OOM, "oom", "host allocation of %zu bytes for %s is too large", bytes, what);
+  host_header *h = malloc(sizeof *h + bytes);
+  if (!h)
     hx_die(HX_EXIT_OOM, "oom", "out of host memory allocating %zu bytes for %s", bytes, what);
+  h->bytes = bytes;
   host_current += bytes;
   if (host_current > host_peak) host_peak = host_current;
-  return p;
+  return h + 1;
 }
 
-void hx_host_free(void *p, size_t bytes) {
+void hx_host_free(void *p) {
   if (!p) return;
-  free(p);
-  host_current -= bytes;
+  host_header *h = (host_header *)p - 1;
+  host_current -= h->bytes;
+  free(h);
 }
 
 size_t hx_host_peak_bytes(void) { return host_peak; }
@@ -276,4 +291,14 @@ double hx_wall_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+int attn_fail(const attn_ctx *ctx, int code, const char *fmt, ...) {
+  if (ctx && ctx->err && ctx->err_len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->err, ctx->err_len, fmt, ap);
+    va_end(ap);
+  }
+  return code;
 }

@@ -26,7 +26,7 @@ void hx_log_open(FILE *out);
 FILE *hx_log(void);
 
 typedef struct {
-  char gpu[128];   /* "NVIDIA H100 80GB HBM3", or "none" on the CPU path */
+  char gpu[256];   /* "NVIDIA H100 80GB HBM3", or "none" on the CPU path (cudaDeviceProp.name) */
   char cc[16];     /* "9.0" */
   char driver[48]; /* kernel driver version, "580.159.04" */
   char cuda[16];   /* CUDA runtime version, "13.0" */
@@ -105,9 +105,10 @@ hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n
 /* ---- small host things --------------------------------------------------------------- */
 
 /* Host allocation that dies (status=oom, exit 3) on failure and counts the bytes, so the
- * CPU path can report peak_mib of its buffers. hx_host_free(NULL, 0) is fine. */
+ * CPU path can report peak_mib of its buffers. The block remembers its size: free with
+ * hx_host_free(p) (NULL is fine), never free(). */
 void *hx_host_alloc(size_t bytes, const char *what);
-void hx_host_free(void *p, size_t bytes);
+void hx_host_free(void *p);
 size_t hx_host_peak_bytes(void);
 
 /* Wall clock in milliseconds (CLOCK_MONOTONIC), for the CPU path's timing. */

@@ -171,6 +171,10 @@ extern "C" void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80)
   ctx->cc_major = prop.major;
   ctx->cc_minor = prop.minor;
   ctx->force_sm80 = force_sm80;
+  static char system_err[512];
+  system_err[0] = '\0';
+  ctx->err = system_err;
+  ctx->err_len = sizeof system_err;
   HX_CUDA(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
   cublasHandle_t handle;
   HX_CUBLAS(cublasCreate(&handle));
@@ -178,6 +182,13 @@ extern "C" void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80)
   cublas_workspace = hx_dev_alloc(HX_CUBLAS_WORKSPACE_BYTES, "cuBLAS workspace");
   HX_CUBLAS(cublasSetWorkspace(handle, cublas_workspace, HX_CUBLAS_WORKSPACE_BYTES));
   ctx->cublas = handle;
+}
+
+extern "C" void hx_die_system(const attn_ctx *ctx, const char *what, int rc) {
+  const char *why = ctx->err && ctx->err[0] ? ctx->err : "no reason given";
+  if (rc == ATTN_UNSUPPORTED) hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s: %s", what, why);
+  if (rc == ATTN_OOM) hx_die(HX_EXIT_OOM, "oom", "%s: out of memory: %s", what, why);
+  hx_die(HX_EXIT_ERROR, "error", "%s failed (code %d): %s", what, rc, why);
 }
 
 extern "C" void hx_gpu_shutdown(attn_ctx *ctx) {

@@ -12,7 +12,7 @@
 #ifndef HARNESS_GPU_H
 #define HARNESS_GPU_H
 
-#include "attnvar.h"
+#include "attn_system.h"
 #include "harness.h"
 
 #include <stddef.h>
@@ -45,6 +45,9 @@ void hx_dev_reset_peak(void); /* peak := current */
  * workspace from the tracking allocator), read the properties, fill info for the meta line. */
 void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80);
 void hx_gpu_shutdown(attn_ctx *ctx);
+/* A system's entry point returned rc != ATTN_OK: end the log with the matching status
+ * (unsupported, oom, error) and the system's own reason from ctx->err. what names the call. */
+void hx_die_system(const attn_ctx *ctx, const char *what, int rc) __attribute__((noreturn));
 /* 1 when a CUDA device can be used; otherwise 0 with the runtime's reason in why (call this
  * before hx_gpu_init to end a GPU-less run with a complete log instead of a bare error). */
 int hx_gpu_available(char *why, size_t why_len);

@@ -1,18 +1,28 @@
-/* workload.c: the workload table and buffer sizes (see workload.h). */
+/* workload.c: look-ups over the registry (workload.h) and buffer sizes. */
 #include "workload.h"
 
-const workload_info workload_table[WL_COUNT] = {
-    [WL_ATTN] = {"attn", NULL, NULL, NULL, 0, 0},
-    [WL_H2O] = {"h2o", "h2o_score", NULL, NULL, 0, 0},
-    [WL_ROCO] = {"roco", "roco_score", "roco_sq_score", NULL, 0, 0},
-    [WL_KF] = {"kf", "kf_score", NULL, NULL, 1, 0},
-    [WL_SNAPKV] = {"snapkv", "snapkv_score", NULL, NULL, 0, 0},
-    [WL_CORM] = {"corm", NULL, NULL, "corm_score", 0, 1},
-    [WL_GEMMA2] = {"gemma2", NULL, NULL, NULL, 0, 0},
-};
+#include <stdio.h>
+#include <string.h>
 
-const char *const workload_names[WL_COUNT] = {"attn", "h2o", "roco", "kf",
-                                              "snapkv", "corm", "gemma2"};
+int workload_find(const char *name) {
+  for (int w = 0; w < WL_COUNT; w++)
+    if (name && strcmp(name, workload_table[w].name) == 0) return w;
+  return -1;
+}
+
+const char *workload_choices(void) {
+  static char buf[512];
+  if (buf[0]) return buf;
+  size_t used = 0;
+  for (int w = 0; w < WL_COUNT; w++)
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", w ? "|" : "",
+                             workload_table[w].name);
+  return buf;
+}
+
+void workload_list(FILE *out) {
+  for (int w = 0; w < WL_COUNT; w++) fprintf(out, "%s\n", workload_table[w].name);
+}
 
 size_t shape_q_elems(const attn_shape *s) {
   return (size_t)s->batch * s->q_len * s->heads * s->dim;

@@ -1,33 +1,100 @@
-/* workload.h: what each of the seven workloads reads and writes (names, extra inputs, output
- * tensors), sizes of its buffers, and its flop count. Host C, shared by attnvar, the
- * references, the checks and the tests. The math itself: shared design notes. */
+/* workload.h: the workload registry (workloads.def) as C: the ids, one row of features per
+ * workload, the shape of a cell, buffer sizes and the flop count. Host C and CUDA C alike;
+ * the math of each feature is in the implementations (ref/, gpuref/, unfused/, fused/).
+ *
+ * Layouts (row-major):
+ *   q, out        fp16 [B, Lq,  H, D]      k, v   fp16 [B, Lkv, H, D]
+ *   exp_rand      fp32 [B, H, Lq, Lkv]     (COL_KEYFORMER)
+ *   corm_mask     fp32 [Lq, Lkv]           (COL_ANY_GE_MASK)
+ *   score         fp32 [B, H, Lkv]         the column statistic (pooled when pool > 0)
+ *   score2        fp32 [B, H, Lkv]         the second statistic (COL_SUM_SQ)
+ *   flags         uint8 [B, H, Lkv]        0 or 1 (COL_ANY_GE_MASK)
+ * Causal mask: element (i, j) is masked when j > i + (Lkv - Lq). Scale 1/sqrt(D). */
 #ifndef WORKLOAD_H
 #define WORKLOAD_H
 
-#include "attnvar.h"
-
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+typedef enum {
+#define WORKLOAD(id, ...) WL_##id,
+#include "workloads.def"
+#undef WORKLOAD
+  WL_COUNT
+} workload_id;
+
+/* Feature values of workloads.def (its header says what each computes). */
+typedef enum { LOGITS_SCALED, LOGITS_SOFTCAP } logits_kind;
+typedef enum { COL_NONE, COL_SUM, COL_SUM_SQ, COL_KEYFORMER, COL_ANY_GE_MASK } column_kind;
+typedef enum { SEL_NONE, SEL_TOPK, SEL_TOPK_STD, SEL_FLAGS } select_kind;
+
+#define KF_TAU 1.5f
+#define GEMMA2_SOFTCAP 50.0f
+
 typedef struct {
-  const char *name;        /* CLI and log name: attn h2o roco kf snapkv corm gemma2 */
-  const char *score_name;  /* check-line name of io.score, NULL when absent */
-  const char *score2_name; /* io.score2 (roco_sq_score) */
-  const char *flags_name;  /* io.flags (corm_score) */
-  int needs_exp_rand, needs_corm_mask;
+  const char *name;  /* CLI and log name */
+  const char *label; /* plot and table label */
+  logits_kind logits;
+  column_kind column;
+  int pool; /* 0, or the width of the average pool applied to score */
+  select_kind select;
+  const char *score_name, *score2_name, *flags_name; /* NULL when the output is absent */
+  double tol_rel_l2, tol_max_abs;
 } workload_info;
 
-extern const workload_info workload_table[WL_COUNT];
-extern const char *const workload_names[WL_COUNT];
+#ifdef __cplusplus
+#define WORKLOAD_TABLE_CONST constexpr /* usable in templates and `if constexpr` */
+#else
+#define WORKLOAD_TABLE_CONST const
+#endif
+/* The registry, indexed by workload_id. */
+static WORKLOAD_TABLE_CONST workload_info workload_table[WL_COUNT] = {
+#define WORKLOAD(id, name, label, logits, column, pool, select, score, score2, flags, rel, mx) \
+  {name, label, logits, column, pool, select, score, score2, flags, rel, mx},
+#include "workloads.def"
+#undef WORKLOAD
+};
+
+/* Extra inputs and outputs implied by the features. */
+static inline int workload_needs_exp_rand(workload_id wl) {
+  return workload_table[wl].column == COL_KEYFORMER;
+}
+static inline int workload_needs_corm_mask(workload_id wl) {
+  return workload_table[wl].column == COL_ANY_GE_MASK;
+}
+/* A column statistic needs a second pass over the keys and the row log-sum-exp. */
+static inline int workload_has_column_pass(workload_id wl) {
+  return workload_table[wl].column != COL_NONE;
+}
+
+/* The names alone, in registry order (for option parsing). */
+static const char *const workload_names[WL_COUNT] = {
+#define WORKLOAD(id, name, ...) name,
+#include "workloads.def"
+#undef WORKLOAD
+};
+
+/* Index of name, or -1. */
+int workload_find(const char *name);
+/* "attn|h2o|..." for usage strings; static storage. */
+const char *workload_choices(void);
+/* One name per line (--list-workloads). */
+void workload_list(FILE *out);
+
+typedef struct {
+  int batch, heads, dim;
+  int q_len, kv_len; /* prefill: q_len == kv_len == seqlen */
+} attn_shape;
 
 /* Element counts of each buffer (0 when the workload lacks it). */
-size_t shape_q_elems(const attn_shape *s);     /* q and out: B * Lq * H * D */
-size_t shape_kv_elems(const attn_shape *s);    /* k and v:   B * Lkv * H * D */
-size_t shape_score_elems(const attn_shape *s); /* B * H * Lkv */
-size_t shape_exp_rand_elems(const attn_shape *s); /* B * H * Lq * Lkv */
+size_t shape_q_elems(const attn_shape *s);         /* q and out: B * Lq * H * D */
+size_t shape_kv_elems(const attn_shape *s);        /* k and v:   B * Lkv * H * D */
+size_t shape_score_elems(const attn_shape *s);     /* B * H * Lkv */
+size_t shape_exp_rand_elems(const attn_shape *s);  /* B * H * Lq * Lkv */
 size_t shape_corm_mask_elems(const attn_shape *s); /* Lq * Lkv */
 
 /* The paper's count, every workload, causal or not: 4 * B * H * Lq * Lkv * D / 2, in GFLOP. */
@@ -40,5 +107,18 @@ static inline int causal_masked(const attn_shape *s, int i, int j) {
 
 #ifdef __cplusplus
 }
+
+/* Compile-time features of workload WL, for kernels templated on it. */
+template <int WL>
+struct wl_traits {
+  static constexpr logits_kind logits = workload_table[WL].logits;
+  static constexpr column_kind column = workload_table[WL].column;
+  static constexpr int pool = workload_table[WL].pool;
+  static constexpr bool softcap = logits == LOGITS_SOFTCAP;
+  static constexpr bool keyformer = column == COL_KEYFORMER;
+  static constexpr bool any_ge_mask = column == COL_ANY_GE_MASK;
+  static constexpr bool sum_sq = column == COL_SUM_SQ;
+  static constexpr bool column_pass = column != COL_NONE;
+};
 #endif
 #endif

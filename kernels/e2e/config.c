@@ -38,11 +38,11 @@ const char *e2e_config_invalid(const e2e_config *cfg) {
 
 int e2e_cache_cap(const e2e_config *cfg) {
   int s = cfg->seqlen, cap;
-  switch (cfg->workload) {
-  case WL_H2O: case WL_KF: case WL_SNAPKV: cap = cfg->keep; break;
-  case WL_ROCO: cap = cfg->keep_std + cfg->keep; break;
-  case WL_CORM: cap = cfg->corm_cap; break;
-  default: return 0; /* attn, gemma2: no selection */
+  switch (workload_table[cfg->workload].select) {
+  case SEL_TOPK: cap = cfg->keep; break;
+  case SEL_TOPK_STD: cap = cfg->keep_std + cfg->keep; break;
+  case SEL_FLAGS: cap = cfg->corm_cap; break;
+  default: return 0; /* SEL_NONE: no selection */
   }
   return cap < s ? cap : s;
 }

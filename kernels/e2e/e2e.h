@@ -11,14 +11,14 @@
  *   llama_e2e.c  the binary: CLI, log, check, timing
  *
  * Layouts (row-major, fp16 unless said): hidden states [S, hidden]; a linear layer's weight
- * [out, in] as in PyTorch (y = x·Wᵀ); q, k, v [S, heads, head_dim] each (attnvar.h layout,
+ * [out, in] as in PyTorch (y = x·Wᵀ); q, k, v [S, heads, head_dim] each (workload.h layout,
  * batch 1); wqkv is q_proj, k_proj, v_proj stacked [3·hidden, hidden]; wgu is gate_proj, up_proj
  * stacked [2·mlp, hidden]. RoPE uses the rotate-half pairing (i, i + head_dim/2) of HF Llama,
  * so real checkpoints load unchanged. */
 #ifndef E2E_H
 #define E2E_H
 
-#include "attnvar.h"
+#include "attn_system.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +33,7 @@ typedef struct {
   double rms_eps;    /* 1e-5 */
   double rope_theta; /* 10000 */
   /* KV-cache budgets per head (the original artifact's numbers at S=4096). */
-  int keep;     /* h2o, kf, snapkv: top-k by score; roco: top-k by score after the std part */
+  int keep;     /* SEL_TOPK: top-k by score; SEL_TOPK_STD: top-k by score after the std part */
   int keep_std; /* roco: top-k by standard deviation of attention */
   int corm_cap; /* corm: at most this many marked keys, the most recent ones */
   uint64_t seed;

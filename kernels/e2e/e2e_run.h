@@ -11,11 +11,9 @@
 extern "C" {
 #endif
 
-enum { SYS_UNFUSED, SYS_FUSED, SYS_REF };
-
 typedef struct {
   e2e_config cfg;
-  int system;
+  int system; /* index into system_table (attn_system.h) */
   int device_cpu;
   int warmup, runs;
   int check, breakdown, gemm_bench, force_sm80;

@@ -73,7 +73,7 @@ static void trace_layer(const e2e_model *m, int layer, cudaStream_t s) {
 static int attention(e2e_model *m, const attn_system *sys, const attn_ctx *ctx, int layer) {
   const e2e_config *c = &m->cfg;
   const size_t hd = (size_t)c->seqlen * c->hidden;
-  if (c->workload == WL_KF)
+  if (workload_needs_exp_rand(c->workload))
     e2e_fill_exp_rand(m->exp_rand, (size_t)c->heads * c->seqlen * c->seqlen, c->seed, layer,
                       ctx->stream);
   attn_io io = {};

@@ -21,16 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const e2e_system_names[] = {"unfused", "fused", "ref"};
 static const char *const device_names[] = {"gpu", "cpu"};
 
 static void usage(FILE *out) {
-  fputs("usage: llama_e2e --workload attn|h2o|roco|kf|snapkv|corm|gemma2 --system unfused|fused|ref\n"
-        "         [--seqlen 4096] [--layers 32] [--hidden 4096] [--heads 32] [--mlp 11008]\n"
+  fprintf(out, "usage: llama_e2e --workload %s --system %s\n", workload_choices(),
+          system_choices());
+  fputs("         [--seqlen 4096] [--layers 32] [--hidden 4096] [--heads 32] [--mlp 11008]\n"
         "         [--vocab 32000] [--warmup 2] [--runs 5] [--seed 1] [--check|--no-check]\n"
         "         [--device gpu|cpu] [--keep 512] [--keep-std 256] [--corm-cap 512]\n"
         "         [--weights FILE[,FILE...]] [--breakdown] [--gemm-bench] [--force-sm80]\n"
-        "         [--dump FILE]\n", out);
+        "         [--dump FILE]\n"
+        "       llama_e2e --list-workloads | --list-systems\n", out);
 }
 
 static void usage_error(const char *fmt, const char *arg) {
@@ -59,6 +60,8 @@ static void parse_args(int argc, char **argv, e2e_options *o) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(HX_EXIT_OK); }
+    if (!strcmp(a, "--list-workloads")) { workload_list(stdout); exit(HX_EXIT_OK); }
+    if (!strcmp(a, "--list-systems")) { system_list(stdout); exit(HX_EXIT_OK); }
     if (!strcmp(a, "--check")) { o->check = 1; continue; }
     if (!strcmp(a, "--no-check")) { o->check = 0; continue; }
     if (!strcmp(a, "--breakdown")) { o->breakdown = 1; continue; }
@@ -73,7 +76,7 @@ static void parse_args(int argc, char **argv, e2e_options *o) {
       if ((k = hx_parse_choice("llama_e2e", a, v, workload_names, WL_COUNT)) < 0) exit(HX_EXIT_USAGE);
       o->cfg.workload = (workload_id)k, have_workload = 1;
     } else if (!strcmp(a, "--system")) {
-      if ((k = hx_parse_choice("llama_e2e", a, v, e2e_system_names, 3)) < 0) exit(HX_EXIT_USAGE);
+      if ((k = hx_parse_choice("llama_e2e", a, v, system_names(), system_count)) < 0) exit(HX_EXIT_USAGE);
       o->system = k, have_system = 1;
     } else if (!strcmp(a, "--device")) {
       if ((device = hx_parse_choice("llama_e2e", a, v, device_names, 2)) < 0) exit(HX_EXIT_USAGE);
@@ -97,7 +100,7 @@ static void parse_args(int argc, char **argv, e2e_options *o) {
   }
   if (!have_workload) usage_error("%s", "--workload is required");
   if (!have_system) usage_error("%s", "--system is required");
-  o->device_cpu = device == 1 || o->system == SYS_REF;
+  o->device_cpu = device == 1 || system_table[o->system].on_cpu;
   o->cfg.head_dim = o->cfg.hidden / o->cfg.heads;
   const char *bad = e2e_config_invalid(&o->cfg);
   if (bad) usage_error("%s", bad);
@@ -109,7 +112,7 @@ void e2e_print_config(const e2e_options *o, const char *impl) {
   fputs("config", out);
   kv_put(out, "experiment", "e2e");
   kv_put(out, "workload", workload_names[c->workload]);
-  kv_put(out, "system", e2e_system_names[o->system]);
+  kv_put(out, "system", system_table[o->system].name);
   kv_put(out, "batch", "1");
   kv_putf(out, "heads", "%d", c->heads);
   kv_putf(out, "dim", "%d", c->head_dim);
@@ -178,14 +181,14 @@ static void run_cpu(const e2e_options *o) {
     for (size_t i = 0; i < n_out; i++) f[i] = (float)out[i];
     if (e2e_dump_floats(o->dump, f, n_out))
       hx_die(HX_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, strerror(errno));
-    hx_host_free(f, n_out * sizeof *f);
+    hx_host_free(f);
   }
   hx_stats st = hx_stats_of(ms, o->runs);
   hx_print_result_ok(&st, o->runs, o->warmup, -1.0, (double)hx_host_peak_bytes());
-  hx_host_free(ms, (size_t)o->runs * sizeof *ms);
-  e2e_ref_trace_free(&trace, c);
-  hx_host_free(out, n_out * sizeof *out);
-  hx_host_free(tokens, (size_t)c->seqlen * sizeof *tokens);
+  hx_host_free(ms);
+  e2e_ref_trace_free(&trace);
+  hx_host_free(out);
+  hx_host_free(tokens);
   e2e_ref_model_free(&m);
   exit(HX_EXIT_OK);
 }

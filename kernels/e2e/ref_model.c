@@ -36,8 +36,8 @@ void e2e_ref_model_alloc(e2e_ref_model *m, const e2e_config *cfg) {
 void e2e_ref_model_free(e2e_ref_model *m) {
   if (!m->layer) return;
   E2E_FOR_EACH_WEIGHT(&m->cfg, l, t)
-      hx_host_free(*weight_ptr(m, l, t), e2e_weight_elems(&m->cfg, l, t) * sizeof(double));
-  hx_host_free(m->layer, (size_t)m->cfg.layers * sizeof *m->layer);
+      hx_host_free(*weight_ptr(m, l, t));
+  hx_host_free(m->layer);
   memset(m, 0, sizeof *m);
 }
 
@@ -73,10 +73,10 @@ void e2e_ref_trace_alloc(e2e_ref_trace *t, const e2e_config *cfg) {
   memset(t, 0, sizeof *t);
   size_t n = trace_n(cfg), cap = (size_t)e2e_cache_cap(cfg), lh = (size_t)cfg->layers * cfg->heads;
   workload_id wl = cfg->workload;
-  if (wl == WL_H2O || wl == WL_ROCO || wl == WL_KF || wl == WL_SNAPKV)
-    t->score = hx_host_alloc(n * sizeof(double), "trace score");
-  if (wl == WL_ROCO) t->score2 = hx_host_alloc(n * sizeof(double), "trace score2");
-  if (wl == WL_CORM) {
+  if (workload_table[wl].score_name) t->score = hx_host_alloc(n * sizeof(double), "trace score");
+  if (workload_table[wl].score2_name)
+    t->score2 = hx_host_alloc(n * sizeof(double), "trace score2");
+  if (workload_table[wl].flags_name) {
     t->flags = hx_host_alloc(n, "trace flags");
     t->corm_margin = hx_host_alloc(n * sizeof(double), "trace corm margin");
   }
@@ -86,14 +86,13 @@ void e2e_ref_trace_alloc(e2e_ref_trace *t, const e2e_config *cfg) {
   }
 }
 
-void e2e_ref_trace_free(e2e_ref_trace *t, const e2e_config *cfg) {
-  size_t n = trace_n(cfg), cap = (size_t)e2e_cache_cap(cfg), lh = (size_t)cfg->layers * cfg->heads;
-  hx_host_free(t->score, t->score ? n * sizeof(double) : 0);
-  hx_host_free(t->score2, t->score2 ? n * sizeof(double) : 0);
-  hx_host_free(t->flags, t->flags ? n : 0);
-  hx_host_free(t->corm_margin, t->corm_margin ? n * sizeof(double) : 0);
-  hx_host_free(t->idx, t->idx ? lh * cap * sizeof(int32_t) : 0);
-  hx_host_free(t->count, t->count ? lh * sizeof(int32_t) : 0);
+void e2e_ref_trace_free(e2e_ref_trace *t) {
+  hx_host_free(t->score);
+  hx_host_free(t->score2);
+  hx_host_free(t->flags);
+  hx_host_free(t->corm_margin);
+  hx_host_free(t->idx);
+  hx_host_free(t->count);
   memset(t, 0, sizeof *t);
 }
 
@@ -157,7 +156,7 @@ void e2e_ref_topk_flags(const double *key, int n, int k, uint8_t *flags) {
     if (!flags[j]) v[m].key = key[j], v[m].pos = j, m++;
   qsort(v, (size_t)m, sizeof *v, by_key_then_pos);
   for (int i = 0; i < k && i < m; i++) flags[v[i].pos] = 1;
-  hx_host_free(v, (size_t)(n ? n : 1) * sizeof *v);
+  hx_host_free(v);
 }
 
 int e2e_ref_compact(const uint8_t *flags, int n, int cap, int32_t *idx) {
@@ -184,19 +183,20 @@ int e2e_ref_select_head(const e2e_config *cfg, const double *score, const double
   uint8_t *flags = hx_host_alloc((size_t)S, "selection flags");
   double *std = NULL;
   memset(flags, 0, (size_t)S);
-  switch (cfg->workload) {
-  case WL_ROCO:
-    std = hx_host_alloc((size_t)S * sizeof *std, "roco std");
+  switch (workload_table[cfg->workload].select) {
+  case SEL_TOPK_STD:
+    std = hx_host_alloc((size_t)S * sizeof *std, "selection std");
     for (int j = 0; j < S; j++) std[j] = e2e_ref_roco_std(score[j], score2[j], S);
     e2e_ref_topk_flags(std, S, cfg->keep_std, flags);
     e2e_ref_topk_flags(score, S, cfg->keep, flags);
-    hx_host_free(std, (size_t)S * sizeof *std);
+    hx_host_free(std);
     break;
-  case WL_CORM: memcpy(flags, corm_flags, (size_t)S); break;
-  default: e2e_ref_topk_flags(score, S, cfg->keep, flags); break;
+  case SEL_FLAGS: memcpy(flags, corm_flags, (size_t)S); break;
+  case SEL_TOPK: e2e_ref_topk_flags(score, S, cfg->keep, flags); break;
+  case SEL_NONE: break;
   }
   int count = e2e_ref_compact(flags, S, cap, idx);
-  hx_host_free(flags, (size_t)S);
+  hx_host_free(flags);
   return count;
 }
 
@@ -231,7 +231,7 @@ static void attention_layer(const e2e_config *c, int layer, ref_scratch *sc, con
     sc->k16[i] = rng_float_to_half((float)sc->k[i]);
     sc->v16[i] = rng_float_to_half((float)sc->v[i]);
   }
-  if (c->workload == WL_KF)
+  if (workload_needs_exp_rand(c->workload))
     for (size_t i = 0; i < (size_t)c->heads * S * S; i++)
       sc->exp_rand[i] = draw_exp_rand(c->seed, layer, i);
   ref_inputs in = {sc->q16, sc->k16, sc->v16, sc->exp_rand, sc->corm_mask};
@@ -259,8 +259,8 @@ void e2e_ref_forward(const e2e_ref_model *m, const int32_t *tokens, double *out,
   sc.q16 = scratch(&sc, 9, S * hid * 2);
   sc.k16 = scratch(&sc, 10, S * hid * 2);
   sc.v16 = scratch(&sc, 11, S * hid * 2);
-  if (wl == WL_KF) sc.exp_rand = scratch(&sc, 12, HS * S * sizeof(float));
-  if (wl == WL_CORM) {
+  if (workload_needs_exp_rand(wl)) sc.exp_rand = scratch(&sc, 12, HS * S * sizeof(float));
+  if (workload_needs_corm_mask(wl)) {
     sc.corm_mask = scratch(&sc, 13, S * S * sizeof(float));
     for (size_t i = 0; i < S; i++)
       for (size_t j = 0; j < S; j++) sc.corm_mask[i * S + j] = corm_mask_value((int)i);
@@ -297,8 +297,8 @@ void e2e_ref_forward(const e2e_ref_model *m, const int32_t *tokens, double *out,
   }
   e2e_ref_rmsnorm(x, m->final_norm, out, (int)S, (int)hid, c->rms_eps);
 
-  ref_outputs_free(&shape, &sc.o);
+  ref_outputs_free(&sc.o);
   void *bufs[] = {x, sc.xn, sc.qkv, sc.q, sc.k, sc.v, NULL, sc.gu, sc.act, sc.q16, sc.k16,
                   sc.v16, sc.exp_rand, sc.corm_mask};
-  for (int i = 0; i < 14; i++) hx_host_free(bufs[i], sc.bytes[i]);
+  for (int i = 0; i < 14; i++) hx_host_free(bufs[i]);
 }

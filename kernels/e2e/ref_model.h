@@ -46,7 +46,7 @@ int e2e_ref_model_put(void *user, const st_slot *slot, const uint16_t *data, siz
 double *e2e_ref_weight(e2e_ref_model *m, int layer, int tensor);
 
 void e2e_ref_trace_alloc(e2e_ref_trace *t, const e2e_config *cfg);
-void e2e_ref_trace_free(e2e_ref_trace *t, const e2e_config *cfg);
+void e2e_ref_trace_free(e2e_ref_trace *t);
 
 /* tokens drawn as the GPU draws them */
 void e2e_ref_tokens(const e2e_config *cfg, int32_t *tokens);

@@ -40,7 +40,7 @@ static double *widen(const float *dev, size_t n, const char *what) {
   double *d = host(n * 8, what);
   hx_dev_to_host(f, dev, n * 4);
   for (size_t i = 0; i < n; i++) d[i] = f[i];
-  hx_host_free(f, n * 4);
+  hx_host_free(f);
   return d;
 }
 
@@ -93,8 +93,8 @@ static int check_select_rule(const e2e_config *c, const run_copy *got) {
   e2e_sel_want want = {idx, count, got->score, got->score2, NULL};
   e2e_sel_check r = e2e_compare_selection(c, &want, got->idx, got->count, 1e-6, 0.0);
   e2e_print_selection_check("kv_select_rule", "cpu-rule-on-own-scores", &r);
-  hx_host_free(idx, lh * cap * 4);
-  hx_host_free(count, lh * 4);
+  hx_host_free(idx);
+  hx_host_free(count);
   return r.ok;
 }
 
@@ -126,11 +126,11 @@ static int check_gather(const e2e_model *m) {
   kv_putf(out, "mismatches", "%zu", bad);
   kv_putf(out, "ok", "%d", bad == 0);
   fputc('\n', out);
-  hx_host_free(kv, 2 * hd * 2);
-  hx_host_free(kc, H * cap * D * 2);
-  hx_host_free(vc, H * cap * D * 2);
-  hx_host_free(idx, H * cap * 4);
-  hx_host_free(count, H * 4);
+  hx_host_free(kv);
+  hx_host_free(kc);
+  hx_host_free(vc);
+  hx_host_free(idx);
+  hx_host_free(count);
   return bad == 0;
 }
 
@@ -152,7 +152,7 @@ static int check_against_cpu(e2e_model *m, const run_copy *got) {
       hx_dev_to_host(h16, dev, n * 2);
       st_slot slot = {.layer = l, .tensor = t};
       e2e_ref_model_put(&ref, &slot, h16, n);
-      hx_host_free(h16, n * 2);
+      hx_host_free(h16);
     }
   const size_t n_out = (size_t)c->seqlen * c->hidden;
   int32_t *tokens = host((size_t)c->seqlen * 4, "tokens copy");
@@ -168,9 +168,9 @@ static int check_against_cpu(e2e_model *m, const run_copy *got) {
     e2e_print_selection_check("kv_select", "cpu-ref", &r);
     ok &= r.ok;
   }
-  e2e_ref_trace_free(&tr, c);
-  hx_host_free(want, n_out * 8);
-  hx_host_free(tokens, (size_t)c->seqlen * 4);
+  e2e_ref_trace_free(&tr);
+  hx_host_free(want);
+  hx_host_free(tokens);
   e2e_ref_model_free(&ref);
   return ok;
 }
@@ -183,7 +183,7 @@ static int check_against_gpu(const e2e_model *m, const char *other_name, const r
   double *want = host(n_out * 8, "reference hidden");
   for (size_t i = 0; i < n_out; i++) want[i] = rng_half_to_float(want_run->hidden[i]);
   int ok = report_hidden(got->hidden, want, n_out, c->layers);
-  hx_host_free(want, n_out * 8);
+  hx_host_free(want);
   if (m->cache_cap) {
     /* corm: no margins from a GPU run; differences up to 2% of kept keys pass, unjudged */
     e2e_sel_want w = {want_run->idx, want_run->count, want_run->score, want_run->score2, NULL};
@@ -194,11 +194,8 @@ static int check_against_gpu(const e2e_model *m, const char *other_name, const r
   return ok;
 }
 
-static void finish_run(int rc, const char *what) {
-  if (rc == ATTN_OK) return;
-  if (rc == ATTN_UNSUPPORTED) hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s: attention system reports unsupported", what);
-  if (rc == ATTN_OOM) hx_die(HX_EXIT_OOM, "oom", "%s: attention system out of memory", what);
-  hx_die(HX_EXIT_ERROR, "error", "%s: attention system failed (code %d)", what, rc);
+static void finish_run(const attn_ctx *ctx, int rc, const char *what) {
+  if (rc != ATTN_OK) hx_die_system(ctx, what, rc);
 }
 
 static int run_checks(e2e_model *m, const attn_system *sys, const attn_system *other,
@@ -208,12 +205,14 @@ static int run_checks(e2e_model *m, const attn_system *sys, const attn_system *o
   int ok = 1, use_cpu = e2e_ref_flops(c) <= E2E_REF_MAX_FLOPS;
   run_copy want_run, got;
   char why[256] = "";
-  int other_ok = !use_cpu && other->supports(ctx, c->workload, &m->shape, why, sizeof why) == ATTN_OK;
-  if (other_ok) finish_run(checked_forward(m, other, ctx, &want_run), other->name);
-  finish_run(checked_forward(m, sys, ctx, &got), sys->name);
+  if (!other) snprintf(why, sizeof why, "no GPU system to check %s against", sys->name);
+  int other_ok = !use_cpu && other &&
+                 other->supports(ctx, c->workload, &m->shape, why, sizeof why) == ATTN_OK;
+  if (other_ok) finish_run(ctx, checked_forward(m, other, ctx, &want_run), other->name);
+  finish_run(ctx, checked_forward(m, sys, ctx, &got), sys->name);
   if (use_cpu) ok &= check_against_cpu(m, &got);
   else if (other_ok) ok &= check_against_gpu(m, other->name, &want_run, &got);
-  else fprintf(hx_log(), "# check: hidden and kv_select skipped: too large for the CPU reference and %s is unsupported (%s)\n", other->name, why);
+  else fprintf(hx_log(), "# check: hidden and kv_select skipped: too large for the CPU reference and %s is unsupported (%s)\n", other ? other->name : "no other system", why);
   if (m->cache_cap) {
     ok &= check_select_rule(c, &got);
     ok &= check_gather(m);
@@ -232,8 +231,11 @@ void e2e_run_gpu(const e2e_options *o) {
   attn_ctx ctx;
   hx_device_info info;
   hx_gpu_init(&ctx, &info, o->force_sm80);
-  const attn_system *sys = o->system == SYS_FUSED ? &attn_system_fused : &attn_system_unfused;
-  const attn_system *other = o->system == SYS_FUSED ? &attn_system_unfused : &attn_system_fused;
+  const system_entry *entry = &system_table[o->system];
+  const attn_system *sys = entry->gpu;
+  int other_index = entry->check_against ? system_find(entry->check_against) : -1;
+  const attn_system *other = other_index >= 0 ? system_table[other_index].gpu : NULL;
+  if (!sys) hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation", entry->name);
   hx_print_header(&info);
   attn_shape shape = {1, c->heads, c->head_dim, c->seqlen, c->seqlen};
   e2e_print_config(o, sys->impl ? sys->impl(&ctx, c->workload, &shape) : sys->name);
@@ -250,7 +252,7 @@ void e2e_run_gpu(const e2e_options *o) {
   if (o->gemm_bench) e2e_gemm_bench(c, &ctx);
   if (o->breakdown) {
     e2e_phase_timer *t = e2e_phase_timer_new(c->layers);
-    finish_run(e2e_forward(&m, sys, &ctx, t), sys->name);
+    finish_run(&ctx, e2e_forward(&m, sys, &ctx, t), sys->name);
     double ms[PHASE_COUNT], total = 0;
     e2e_phase_timer_read(t, ms);
     static const char *const names[PHASE_COUNT] = {"gemm", "attention", "select", "other"};
@@ -269,7 +271,7 @@ void e2e_run_gpu(const e2e_options *o) {
   hx_dev_reset_peak();
   float *ms = host((size_t)o->runs * sizeof *ms, "timings");
   void *args[3] = {&m, (void *)sys, &ctx};
-  finish_run(hx_time_runs(ctx.stream, forward_fn, args, o->warmup, o->runs, ms), sys->name);
+  finish_run(&ctx, hx_time_runs(ctx.stream, forward_fn, args, o->warmup, o->runs, ms), sys->name);
   hx_stats st = hx_stats_of(ms, o->runs);
   double peak = (double)hx_dev_peak_bytes();
   if (o->dump) {

@@ -1,14 +1,14 @@
-// select.cu: the KV-cache selection of each workload, after its attention produced the
-// per-key scores (attnvar.h: score, score2, flags [heads, S]). Rules (as in the FlashTensor
-// artifact; budgets in e2e_config):
-//   h2o, kf, snapkv  keep the top `keep` keys of score per head;
-//   roco             keep the top `keep_std` keys by the standard deviation of their attention
-//                    over the q_len queries, sqrt(score2/q - (score/q)²), then the top `keep`
-//                    of score among the rest;
-//   corm             keep the keys its flags mark; when more than `corm_cap` are marked, the
-//                    `corm_cap` most recent ones (highest positions), a recent window in CoRM's
-//                    spirit, so the cache has a fixed size;
-//   attn, gemma2     select nothing.
+// select.cu: the KV-cache selection of each workload (its `select` feature in
+// workloads.def), after its attention produced the per-key scores (workload.h: score, score2,
+// flags [heads, S]). Rules (as in the FlashTensor artifact; budgets in e2e_config):
+//   SEL_TOPK      keep the top `keep` keys of score per head;
+//   SEL_TOPK_STD  keep the top `keep_std` keys by the standard deviation of their attention
+//                 over the q_len queries, sqrt(score2/q - (score/q)²), then the top `keep`
+//                 of score among the rest;
+//   SEL_FLAGS     keep the keys the flags mark; when more than `corm_cap` are marked, the
+//                 `corm_cap` most recent ones (highest positions), a recent window in CoRM's
+//                 spirit, so the cache has a fixed size;
+//   SEL_NONE      select nothing.
 // Top-k ties go to the lower position. Kept positions are written in ascending order to
 // cache_idx (rest -1), their count to cache_count, and K and V rows are gathered into the
 // layer's cache. One block per head: S is a few thousand, the selection is microseconds.
@@ -166,20 +166,20 @@ extern "C" void e2e_select(const e2e_model *m, int layer, cudaStream_t s) {
   if (cap == 0) return;
   const uint8_t *flags = m->keep_flags;
   size_t flag_bytes = (size_t)H * S;
-  switch (c->workload) {
-  case WL_H2O: case WL_KF: case WL_SNAPKV:
+  switch (workload_table[c->workload].select) {
+  case SEL_TOPK:
     HX_CUDA(cudaMemsetAsync(m->keep_flags, 0, flag_bytes, s));
     topk(KEY_SCORE, m->score, NULL, m, c->keep, s);
     break;
-  case WL_ROCO:
+  case SEL_TOPK_STD:
     HX_CUDA(cudaMemsetAsync(m->keep_flags, 0, flag_bytes, s));
     topk(KEY_STD, m->score, m->score2, m, c->keep_std, s);
     topk(KEY_SCORE, m->score, NULL, m, c->keep, s);
     break;
-  case WL_CORM:
+  case SEL_FLAGS:
     flags = m->attn_flags;
     break;
-  default:
+  case SEL_NONE:
     return;
   }
   int32_t *idx = m->cache_idx + (size_t)layer * H * cap;

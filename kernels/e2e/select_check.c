@@ -28,7 +28,7 @@ static void head_thresholds(const e2e_config *c, const double *score, const doub
   const int S = c->seqlen;
   th->t_score = th->t_std = NAN;
   memset(flags, 0, (size_t)S);
-  if (c->workload == WL_ROCO) {
+  if (workload_table[c->workload].select == SEL_TOPK_STD) {
     for (int j = 0; j < S; j++) th->std[j] = e2e_ref_roco_std(score[j], score2[j], S);
     if (c->keep_std < S) {
       e2e_ref_topk_flags(th->std, S, c->keep_std, flags);
@@ -63,7 +63,8 @@ e2e_sel_check e2e_compare_selection(const e2e_config *c, const e2e_sel_want *wan
   uint8_t *flags = hx_host_alloc((size_t)S, "selection flags");
   uint8_t *stage1 = hx_host_alloc((size_t)S, "selection stage");
   thresholds th = {NAN, NAN, NULL};
-  if (c->workload == WL_ROCO) th.std = hx_host_alloc((size_t)S * sizeof(double), "roco std");
+  const select_kind sel = workload_table[c->workload].select;
+  if (sel == SEL_TOPK_STD) th.std = hx_host_alloc((size_t)S * sizeof(double), "selection std");
   for (int lh = 0; lh < c->layers * H; lh++) {
     const int32_t *wi = want->idx + (size_t)lh * cap, *gi = got_idx + (size_t)lh * cap;
     int wc = want->count[lh], gc = got_count[lh];
@@ -77,13 +78,13 @@ e2e_sel_check e2e_compare_selection(const e2e_config *c, const e2e_sel_want *wan
       mark[gi[i]] |= 2;
     }
     size_t at = (size_t)lh * S;
-    if (c->workload != WL_CORM)
+    if (sel != SEL_FLAGS)
       head_thresholds(c, want->score + at, want->score2 ? want->score2 + at : NULL, &th, flags, stage1);
     for (int j = 0; j < S; j++) {
       if (mark[j] == 0 || mark[j] == 3) continue;
       r.differing++;
       int tie;
-      if (c->workload == WL_CORM) {
+      if (sel == SEL_FLAGS) {
         if (!want->corm_margin) { r.unjudged++; continue; }
         tie = fabs(want->corm_margin[at + j]) <= tie_rel;
       } else {
@@ -96,10 +97,10 @@ e2e_sel_check e2e_compare_selection(const e2e_config *c, const e2e_sel_want *wan
   }
   r.ok = r.malformed == 0 && r.hard == 0 &&
          (double)r.unjudged <= corm_unjudged_frac * (double)(r.kept ? r.kept : 1);
-  hx_host_free(th.std, th.std ? (size_t)S * sizeof(double) : 0);
-  hx_host_free(stage1, (size_t)S);
-  hx_host_free(flags, (size_t)S);
-  hx_host_free(mark, (size_t)S);
+  hx_host_free(th.std);
+  hx_host_free(stage1);
+  hx_host_free(flags);
+  hx_host_free(mark);
   return r;
 }
 

@@ -85,15 +85,15 @@ extern "C" int e2e_model_init(e2e_model *m, const e2e_config *cfg, const attn_ct
   m->out = (uint16_t *)hx_dev_alloc(S * hid * 2, "out");
 
   const workload_id wl = cfg->workload;
-  if (wl == WL_KF) m->exp_rand = (float *)hx_dev_alloc(H * S * S * 4, "exp_rand");
-  if (wl == WL_CORM) {
+  const workload_info *w = &workload_table[wl];
+  if (workload_needs_exp_rand(wl)) m->exp_rand = (float *)hx_dev_alloc(H * S * S * 4, "exp_rand");
+  if (workload_needs_corm_mask(wl)) {
     m->corm_mask = (float *)hx_dev_alloc(S * S * 4, "corm_mask");
     e2e_fill_corm_mask(m->corm_mask, (int)S, s);
-    m->attn_flags = (uint8_t *)alloc_zero(H * S, "corm flags", s);
   }
-  if (wl == WL_H2O || wl == WL_ROCO || wl == WL_KF || wl == WL_SNAPKV)
-    m->score = (float *)alloc_zero(H * S * 4, "score", s);
-  if (wl == WL_ROCO) m->score2 = (float *)alloc_zero(H * S * 4, "score2", s);
+  if (w->flags_name) m->attn_flags = (uint8_t *)alloc_zero(H * S, "flags", s);
+  if (w->score_name) m->score = (float *)alloc_zero(H * S * 4, "score", s);
+  if (w->score2_name) m->score2 = (float *)alloc_zero(H * S * 4, "score2", s);
   m->attn_ws_bytes = sys->workspace_bytes(ctx, wl, &m->shape);
   if (m->attn_ws_bytes) m->attn_ws = hx_dev_alloc(m->attn_ws_bytes, "attention workspace");
 

@@ -1,44 +1,45 @@
 // The `fused` system: FlashTensor-style kernels that never materialise the S×S matrix.
 // attn and gemma2 take one pass (attn_fwd). The column-score workloads take two: attn_fwd
 // also writes the row log-sum-exp, then attn_col recomputes the scores column-block-wise and
-// reduces them over the queries (and snapkv pools the result). See fused_sm80.cuh.
-#include "attnvar.h"
+// reduces them over the queries (and pools the result where the workload pools). Errors are
+// returned with their reason in ctx->err (attn_fail), never exited on. See fused_sm80.cuh.
+#include "attn_system.h"
 #include "fused_sm90.cuh"
 
 #include <stdio.h>
 
 namespace fused {
 
-// One launch's error, reported with the kernel's name; run() returns ATTN_ERR on any.
-static int launched(const char *what) {
+// One launch's error, reported with the kernel's name.
+static int launched(const attn_ctx *ctx, const char *what) {
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) return ATTN_OK;
-  fprintf(stderr, "fused: launching %s failed: %s\n", what, cudaGetErrorString(err));
-  return ATTN_ERR;
+  return attn_fail(ctx, ATTN_ERR, "fused: launching %s failed: %s", what, cudaGetErrorString(err));
 }
 
 template <typename Kernel>
-static int launch_cfg(Kernel kernel, const char *name, dim3 grid, int threads, int smem,
-                      cudaStream_t stream, const Params &p) {
+static int launch_cfg(const attn_ctx *ctx, Kernel kernel, const char *name, dim3 grid,
+                      int threads, int smem, const Params &p) {
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  if (err != cudaSuccess) {
-    fprintf(stderr, "fused: cudaFuncSetAttribute(%s) failed: %s\n", name, cudaGetErrorString(err));
-    return ATTN_ERR;
-  }
-  kernel<<<grid, threads, smem, stream>>>(p);
-  return launched(name);
+  if (err != cudaSuccess)
+    return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(%s) failed: %s", name,
+                     cudaGetErrorString(err));
+  kernel<<<grid, threads, smem, ctx->stream>>>(p);
+  return launched(ctx, name);
 }
 
 template <typename Kernel>
-static int launch(Kernel kernel, const char *name, dim3 grid, int smem, cudaStream_t stream,
+static int launch(const attn_ctx *ctx, Kernel kernel, const char *name, dim3 grid, int smem,
                   const Params &p) {
-  return launch_cfg(kernel, name, grid, kThreads, smem, stream, p);
+  return launch_cfg(ctx, kernel, name, grid, kThreads, smem, p);
 }
 
 // Hopper runs the wgmma kernels unless --force-sm80 asks for the mma.sync path.
 static bool hopper(const attn_ctx *ctx) { return ctx->cc_major == 9 && !ctx->force_sm80; }
-// The Hopper forward serves every workload but kf (see fused_sm90.cuh).
-static bool use_sm90(const attn_ctx *ctx, workload_id wl) { return hopper(ctx) && wl != WL_KF; }
+// The Hopper forward serves every workload but COL_KEYFORMER (see fused_sm90.cuh).
+static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
+  return hopper(ctx) && workload_table[wl].column != COL_KEYFORMER;
+}
 
 // Tile configurations measured on an H200 (PERF-fused.md, v4): two warpgroups sharing
 // 128-key stages beat one warpgroup per CTA and 64-key stages.
@@ -46,35 +47,35 @@ template <int D, int WL>
 static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   using C = Cfg90<2, 128>;
   dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
-  return launch_cfg(attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
-                    C::template smem_bytes<D>(), ctx->stream, p);
+  return launch_cfg(ctx, attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
+                    C::template smem_bytes<D>(), p);
 }
 
 template <int D, int WL>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
   int rc;
-  if constexpr (WL != WL_KF) {
+  if constexpr (!wl_traits<WL>::keyformer) {
     if (use_sm90(ctx, (workload_id)WL)) rc = launch_fwd_sm90<D, WL>(ctx, sh, p);
-    else rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
+    else rc = launch(ctx, attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), p);
   } else {
-    rc = launch(attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), ctx->stream, p);
+    rc = launch(ctx, attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), p);
   }
   if constexpr (needs_lse<WL>()) {
     if (rc != ATTN_OK) return rc;
     if (hopper(ctx)) {
       dim3 grid(sh->heads, (sh->kv_len + kCol90Keys - 1) / kCol90Keys, sh->batch);
-      rc = launch_cfg(attn_col_sm90<D, WL>, "attn_col_sm90", grid, kCol90Threads,
-                      col90_smem_bytes<D, WL>(), ctx->stream, p);
+      rc = launch_cfg(ctx, attn_col_sm90<D, WL>, "attn_col_sm90", grid, kCol90Threads,
+                      col90_smem_bytes<D, WL>(), p);
     } else {
       dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
-      rc = launch(attn_col<D, WL>, "attn_col", col_grid, col_smem_bytes<D, WL>(), ctx->stream, p);
+      rc = launch(ctx, attn_col<D, WL>, "attn_col", col_grid, col_smem_bytes<D, WL>(), p);
     }
-    if (rc != ATTN_OK || WL != WL_SNAPKV) return rc;
+    if (rc != ATTN_OK || !wl_traits<WL>::pool) return rc;
     long n = (long)sh->batch * sh->heads * sh->kv_len;
-    snapkv_pool<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
-        p.col, p.col2, sh->batch * sh->heads, sh->kv_len);
-    return launched("snapkv_pool");
+    pool_avg<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
+        p.col, p.col2, sh->batch * sh->heads, sh->kv_len, wl_traits<WL>::pool);
+    return launched(ctx, "pool_avg");
   }
   return rc;
 }
@@ -82,22 +83,19 @@ static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params 
 template <int D>
 static int run_dim(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const Params &p) {
   switch (wl) {
-  case WL_ATTN: return run_workload<D, WL_ATTN>(ctx, sh, p);
-  case WL_H2O: return run_workload<D, WL_H2O>(ctx, sh, p);
-  case WL_ROCO: return run_workload<D, WL_ROCO>(ctx, sh, p);
-  case WL_KF: return run_workload<D, WL_KF>(ctx, sh, p);
-  case WL_SNAPKV: return run_workload<D, WL_SNAPKV>(ctx, sh, p);
-  case WL_CORM: return run_workload<D, WL_CORM>(ctx, sh, p);
-  case WL_GEMMA2: return run_workload<D, WL_GEMMA2>(ctx, sh, p);
+#define WORKLOAD(id, ...) \
+  case WL_##id: return run_workload<D, WL_##id>(ctx, sh, p);
+#include "workloads.def"
+#undef WORKLOAD
   default: return ATTN_UNSUPPORTED;
   }
 }
 
-// Workspace layout (floats): lse [B*H*Lq] | lse_kf [B*H*Lq] (kf) | unpooled column sums
-// [B*H*Lkv] (snapkv). Linear in S.
+// Workspace layout (floats): lse [B*H*Lq] | lse_kf [B*H*Lq] (COL_KEYFORMER) | unpooled
+// column sums [B*H*Lkv] (pooled workloads). Linear in S.
 static size_t ws_lse_floats(workload_id wl, const attn_shape *sh) {
-  if (wl == WL_ATTN || wl == WL_GEMMA2) return 0;
-  return (size_t)sh->batch * sh->heads * sh->q_len * (wl == WL_KF ? 2 : 1);
+  if (!workload_has_column_pass(wl)) return 0;
+  return (size_t)sh->batch * sh->heads * sh->q_len * (workload_needs_exp_rand(wl) ? 2 : 1);
 }
 
 } // namespace fused
@@ -124,12 +122,16 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
     snprintf(why, why_len, "unknown workload %d", (int)wl);
     return ATTN_UNSUPPORTED;
   }
+  if (workload_table[wl].pool && workload_table[wl].column != COL_SUM) {
+    snprintf(why, why_len, "fused kernels pool COL_SUM statistics only");
+    return ATTN_UNSUPPORTED;
+  }
   return ATTN_OK;
 }
 
 static size_t fused_workspace_bytes(const attn_ctx *, workload_id wl, const attn_shape *sh) {
   size_t floats = ws_lse_floats(wl, sh);
-  if (wl == WL_SNAPKV) floats += (size_t)sh->batch * sh->heads * sh->kv_len;
+  if (workload_table[wl].pool) floats += (size_t)sh->batch * sh->heads * sh->kv_len;
   return floats * sizeof(float);
 }
 
@@ -145,10 +147,12 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   float *ws = static_cast<float *>(workspace);
   size_t lq = (size_t)sh->batch * sh->heads * sh->q_len;
   p.lse = ws;
-  p.lse_kf = wl == WL_KF ? ws + lq : nullptr;
-  // snapkv sums columns into the workspace and pools them into io->score (passed as col2).
-  p.col = wl == WL_SNAPKV ? ws + ws_lse_floats(wl, sh) : io->score;
-  p.col2 = wl == WL_SNAPKV ? io->score : io->score2;
+  p.lse_kf = workload_needs_exp_rand(wl) ? ws + lq : nullptr;
+  // A pooled workload sums columns into the workspace and pools them into io->score (passed
+  // as col2).
+  const bool pooled = workload_table[wl].pool != 0;
+  p.col = pooled ? ws + ws_lse_floats(wl, sh) : io->score;
+  p.col2 = pooled ? io->score : io->score2;
   p.flags = io->flags;
   p.B = sh->batch;
   p.H = sh->heads;

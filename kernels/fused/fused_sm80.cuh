@@ -1,5 +1,6 @@
 // The fused systems' kernels on the sm_80 instruction set (mma.sync), templated on the head
-// dimension D and the workload. Two kernels cover all seven workloads:
+// dimension D and the workload (its features: workload.h, wl_traits). Two kernels cover every
+// workload:
 //
 //   attn_fwd : one CTA per (64-row query block, head, batch); online softmax over the causal
 //              key blocks only (blocks above the diagonal are never loaded), out = P·V, and,
@@ -7,11 +8,13 @@
 //              scores and, for kf, of the KeyFormer logits. S×S is never written.
 //   attn_col : one CTA per (64-key block, head, batch); recomputes Sᵀ = K·Qᵀ for the query
 //              rows at or below the diagonal, turns it into probabilities with the row LSE
-//              and reduces over the queries in registers: Σ_i P (h2o, snapkv), Σ_i P and
-//              Σ_i P² (roco), Σ_i softmax_j((S - log r)/tau) (kf), any_i P >= mask (corm).
+//              and reduces over the queries in registers: Σ_i P (COL_SUM), Σ_i P and
+//              Σ_i P² (COL_SUM_SQ), Σ_i softmax_j((S - log r)/tau) (COL_KEYFORMER),
+//              any_i P >= mask (COL_ANY_GE_MASK).
 //              Each key column is owned by one CTA: no atomics, deterministic sums.
 #pragma once
-#include "attnvar.h"
+#include "attn_system.h"
+#include "gpu_util.cuh"
 #include "mma_sm80.cuh"
 
 #include <math_constants.h>
@@ -45,7 +48,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 // Score in the log2 domain (before the mask) from the raw dot product q·k.
 template <int WL>
 __device__ __forceinline__ float score_log2(float qk, float scale_log2) {
-  if (WL == WL_GEMMA2)
+  if (wl_traits<WL>::softcap)
     return (GEMMA2_SOFTCAP * kLog2e) * fast_tanh(qk * (scale_log2 * (1.f / (GEMMA2_SOFTCAP * kLog2e))));
   return qk * scale_log2;
 }
@@ -57,18 +60,18 @@ __device__ __forceinline__ float kf_logit_log2(float s2, float r) {
 
 template <int WL>
 __host__ __device__ constexpr bool needs_lse() {
-  return WL == WL_H2O || WL == WL_ROCO || WL == WL_KF || WL == WL_SNAPKV || WL == WL_CORM;
+  return wl_traits<WL>::column_pass;
 }
 // Workloads whose second pass reads an fp32 S×S input (kf's noise, corm's mask).
 template <int WL>
 __host__ __device__ constexpr bool has_aux() {
-  return WL == WL_KF || WL == WL_CORM;
+  return wl_traits<WL>::keyformer || wl_traits<WL>::any_ge_mask;
 }
 
 template <int D, int WL>
 constexpr int fwd_smem_bytes() {
   return (kRows + 2 * kCols) * D * (int)sizeof(half) +
-         (WL == WL_KF ? kRows * kFwdAuxPitch * (int)sizeof(float) : 0);
+         (wl_traits<WL>::keyformer ? kRows * kFwdAuxPitch * (int)sizeof(float) : 0);
 }
 template <int D, int WL>
 constexpr int col_smem_bytes() {
@@ -123,15 +126,15 @@ struct ColState {
   // One (query, key) element: x its log2 score, row_lse its query's LSE (of the KeyFormer
   // logits for kf), aux its noise (kf) or mask (corm) value, live false where masked.
   __device__ void add(int rr, float x, float row_lse, float aux, bool live) {
-    if (WL == WL_KF) {
+    if (wl_traits<WL>::keyformer) {
       const float v = fast_exp2(kf_logit_log2(x, aux) - row_lse);
       acc[rr] += live ? v : 0.f;
-    } else if (WL == WL_CORM) {
+    } else if (wl_traits<WL>::any_ge_mask) {
       hit[rr] |= live && fast_exp2(x - row_lse) >= aux;
     } else {
       const float prob = live ? fast_exp2(x - row_lse) : 0.f;
       acc[rr] += prob;
-      if (WL == WL_ROCO) acc2[rr] += prob * prob;
+      if (wl_traits<WL>::sum_sq) acc2[rr] += prob * prob;
     }
   }
   // Reduce over the quad (the threads holding the same keys) and write keys col_base and
@@ -146,11 +149,11 @@ struct ColState {
       const int col = col_base + rr * 8;
       if ((lane & 3) != 0 || col >= p.Lkv) continue;
       const long idx = bh * p.Lkv + col;
-      if (WL == WL_CORM) {
+      if (wl_traits<WL>::any_ge_mask) {
         p.flags[idx] = ((hits >> lane) & 0xfu) != 0; // any of this quad's four lanes
       } else {
         p.col[idx] = a;
-        if (WL == WL_ROCO) p.col2[idx] = a2;
+        if (wl_traits<WL>::sum_sq) p.col2[idx] = a2;
       }
     }
   }
@@ -172,7 +175,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
   const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
   const half *vbase = p.v + (long)b * p.Lkv * p.row_stride + h * D;
-  const float *rbase = WL == WL_KF ? p.exp_rand + bh * p.Lq * p.Lkv : nullptr;
+  const float *rbase = wl_traits<WL>::keyformer ? p.exp_rand + bh * p.Lq * p.Lkv : nullptr;
   const bool vec4 = (p.Lkv & 3) == 0;
 
   const int last_row = min(m0 + kRows, p.Lq) - 1;
@@ -183,7 +186,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
 
   load_tile_async<kRows, D, kThreads>(sq, qbase, p.row_stride, m0, p.Lq);
   load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, 0, p.Lkv);
-  if (WL == WL_KF)
+  if (wl_traits<WL>::keyformer)
     load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq, 0, p.Lkv, vec4);
   cp_async_commit();
 
@@ -219,7 +222,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
         }
         s[nt][e] = x;
       }
-    if (WL == WL_KF) {
+    if (wl_traits<WL>::keyformer) {
       float z[kCols / 8][4], unused[2];
 #pragma unroll
       for (int nt = 0; nt < kCols / 8; nt++)
@@ -247,7 +250,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
     __syncthreads(); // V ready; every warp is done reading K and the noise tile
     if (n + 1 < nblocks) {
       load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, (n + 1) * kCols, p.Lkv);
-      if (WL == WL_KF)
+      if (wl_traits<WL>::keyformer)
         load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq,
                                                                (n + 1) * kCols, p.Lkv, vec4);
       cp_async_commit();
@@ -256,7 +259,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   }
 
   st.finish();
-  if (WL == WL_KF) st_kf.finish();
+  if (wl_traits<WL>::keyformer) st_kf.finish();
 #pragma unroll
   for (int rr = 0; rr < 2; rr++) {
     int row = row_base + rr * 8;
@@ -268,7 +271,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
       *reinterpret_cast<__half2 *>(dst + dt * 8 + 2 * t) =
           __floats2half2_rn(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
     if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
-    if (WL == WL_KF && t == 0) p.lse_kf[bh * p.Lq + row] = st_kf.lse(rr);
+    if (wl_traits<WL>::keyformer && t == 0) p.lse_kf[bh * p.Lq + row] = st_kf.lse(rr);
   }
 }
 
@@ -287,9 +290,9 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
   const long bh = (long)b * p.H + h;
   const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
   const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
-  const float *lse = (WL == WL_KF ? p.lse_kf : p.lse) + bh * p.Lq;
+  const float *lse = (wl_traits<WL>::keyformer ? p.lse_kf : p.lse) + bh * p.Lq;
   // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
-  const float *abase = WL == WL_KF ? p.exp_rand + bh * p.Lq * p.Lkv : p.corm_mask;
+  const float *abase = wl_traits<WL>::keyformer ? p.exp_rand + bh * p.Lq * p.Lkv : p.corm_mask;
   const bool vec4 = (p.Lkv & 3) == 0;
 
   const int first_row = max(0, j0 - p.offset);
@@ -351,19 +354,18 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
   cs.store(p, bh, col_base);
 }
 
-// snapkv: score[j] = (col[j-2] + ... + col[j+2]) / 5, zero padding counted in the divisor.
-__global__ void snapkv_pool(const float *col, float *score, int rows, int len) {
+// score[j] = (col[j-w/2] + ... + col[j+w/2]) / w, zero padding counted in the divisor.
+__global__ void pool_avg(const float *col, float *score, int rows, int len, int w) {
   long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (long)rows * len) return;
   int j = (int)(i % len);
   const float *c = col + (i - j);
   float sum = 0.f;
-#pragma unroll
-  for (int d = -SNAPKV_POOL / 2; d <= SNAPKV_POOL / 2; d++) {
+  for (int d = -w / 2; d <= w / 2; d++) {
     int jj = j + d;
     if (jj >= 0 && jj < len) sum += c[jj];
   }
-  score[i] = sum * (1.f / SNAPKV_POOL);
+  score[i] = sum / w;
 }
 
 } // namespace fused

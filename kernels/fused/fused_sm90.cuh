@@ -83,9 +83,9 @@ __device__ __forceinline__ void wgmma_abt(float (&acc)[N / 8][4], const half *a_
 
 template <int D, int WL, int NWG, int BN>
 __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Cfg90<NWG, BN>;
   constexpr int k90Rows = C::kRows, k90Cols = C::kCols, k90Threads = C::kThreads;
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw90[];
   half *sq = reinterpret_cast<half *>(
       (reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) & ~(uintptr_t)(k90Align - 1));
@@ -209,7 +209,8 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
 // Column pass on wgmma: each of the two warpgroups owns 64 keys; Sᵀ = K·Qᵀ for QN queries per
 // step, both from 128B-swizzled shared memory, the query tiles (with their LSE and, for kf and
 // corm, the fp32 noise / mask tile) double-buffered. The reduction over queries stays in
-// registers. QN is 128 for h2o/roco/snapkv and 64 for kf/corm, whose fp32 tiles need the room.
+// registers. QN is 128 for the COL_SUM/COL_SUM_SQ workloads and 64 for those reading an fp32 S×S input
+// (COL_KEYFORMER, COL_ANY_GE_MASK), whose fp32 tiles need the room.
 constexpr int kCol90Keys = 128, kCol90Threads = 256;
 constexpr int kCol90AuxPitch = kCol90Keys + 4; // floats: a warp's scalar reads hit distinct banks
 template <int WL>
@@ -241,8 +242,8 @@ __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
   const long bh = (long)b * p.H + h;
   const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
   const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
-  const float *lse = (WL == WL_KF ? p.lse_kf : p.lse) + bh * p.Lq;
-  const float *abase = WL == WL_KF ? p.exp_rand + bh * p.Lq * p.Lkv : p.corm_mask;
+  const float *lse = (wl_traits<WL>::keyformer ? p.lse_kf : p.lse) + bh * p.Lq;
+  const float *abase = wl_traits<WL>::keyformer ? p.exp_rand + bh * p.Lq * p.Lkv : p.corm_mask;
   const bool vec4 = (p.Lkv & 3) == 0;
 
   const int first_row = max(0, j0 - p.offset);

@@ -5,7 +5,7 @@
 //                 chunks of keys whose p are staged in shared memory; kf also its own lse
 //   column kernel one block per key column: p_ij = exp(s_ij - lse_i) over the rows that see
 //                 key j: sum, sum of squares, KeyFormer sum, corm's relative margin
-//   pool kernel   snapkv's avg_pool1d over the column sums
+//   pool kernel   the average pool over the column sums (workloads with pool > 0)
 #include "gpuref.h"
 
 #include "gpu_util.cuh"
@@ -23,17 +23,17 @@ struct gr_args {
   const __half *q, *k, *v;
   const float *exp_rand, *corm_mask;
   int batch, heads, dim, q_len, kv_len;
-  int wl;
+  int softcap, column; // the workload's features (logits == LOGITS_SOFTCAP, column_kind)
   float scale;
 };
 
 // q_i . k_j with one operand already in shared memory as fp32 and the other in global fp16,
-// then scale and (gemma2) soft cap: the logit before the mask.
+// then scale and (LOGITS_SOFTCAP) soft cap: the logit before the mask.
 __device__ static float gr_logit(const gr_args &a, const float *row_f32, const __half *other) {
   float dot = 0.0f;
   for (int d = 0; d < a.dim; d++) dot = fmaf(row_f32[d], __half2float(other[d]), dot);
   float x = dot * a.scale;
-  if (a.wl == WL_GEMMA2) x = GEMMA2_SOFTCAP * tanhf(x / GEMMA2_SOFTCAP);
+  if (a.softcap) x = GEMMA2_SOFTCAP * tanhf(x / GEMMA2_SOFTCAP);
   return x;
 }
 
@@ -65,19 +65,19 @@ __global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) 
   for (int j = threadIdx.x; j <= last; j += blockDim.x) {
     float x = gr_logit(a, q_row, gr_row(a.k, a, a.kv_len, b, j, h));
     m = fmaxf(m, x);
-    if (a.wl == WL_KF) mk = fmaxf(mk, gr_kf_logit(a, b, h, i, j, x));
+    if (a.column == COL_KEYFORMER) mk = fmaxf(mk, gr_kf_logit(a, b, h, i, j, x));
   }
   m = block_reduce(m, scratch, op_max());
-  if (a.wl == WL_KF) mk = block_reduce(mk, scratch, op_max());
+  if (a.column == COL_KEYFORMER) mk = block_reduce(mk, scratch, op_max());
   float l = 0.0f, lk = 0.0f;
   for (int j = threadIdx.x; j <= last; j += blockDim.x) {
     float x = gr_logit(a, q_row, gr_row(a.k, a, a.kv_len, b, j, h));
     l += expf(x - m);
-    if (a.wl == WL_KF) lk += expf(gr_kf_logit(a, b, h, i, j, x) - mk);
+    if (a.column == COL_KEYFORMER) lk += expf(gr_kf_logit(a, b, h, i, j, x) - mk);
   }
   l = block_reduce(l, scratch, op_sum());
   float row_lse = m + logf(l);
-  if (a.wl == WL_KF) lk = block_reduce(lk, scratch, op_sum());
+  if (a.column == COL_KEYFORMER) lk = block_reduce(lk, scratch, op_sum());
 
   // out: each thread owns dims threadIdx.x and threadIdx.x + 128 (D <= 256)
   float acc0 = 0.0f, acc1 = 0.0f;
@@ -101,7 +101,7 @@ __global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) 
   if (threadIdx.x == 0) {
     size_t r = ((size_t)b * a.heads + h) * a.q_len + i;
     lse[r] = row_lse;
-    if (a.wl == WL_KF) lse_kf[r] = mk + logf(lk);
+    if (a.column == COL_KEYFORMER) lse_kf[r] = mk + logf(lk);
   }
 }
 
@@ -118,14 +118,14 @@ __global__ void gr_column_kernel(gr_args a, const float *lse, const float *lse_k
   for (int i = first + threadIdx.x; i < a.q_len; i += blockDim.x) {
     float x = gr_logit(a, k_row, gr_row(a.q, a, a.q_len, b, i, h));
     size_t r = ((size_t)b * a.heads + h) * a.q_len + i;
-    if (a.wl == WL_KF) {
+    if (a.column == COL_KEYFORMER) {
       sum += expf(gr_kf_logit(a, b, h, i, j, x) - lse_kf[r]);
       continue;
     }
     float p = expf(x - lse[r]);
     sum += p;
     sum_sq = fmaf(p, p, sum_sq);
-    if (a.wl == WL_CORM) {
+    if (a.column == COL_ANY_GE_MASK) {
       float mk = a.corm_mask[(size_t)i * a.kv_len + j];
       mg = fmaxf(mg, mk > 0.0f ? p / mk - 1.0f : p - mk);
     }
@@ -141,16 +141,16 @@ __global__ void gr_column_kernel(gr_args a, const float *lse, const float *lse_k
   }
 }
 
-// snapkv: pooled[j] = (x[j-2] + .. + x[j+2]) / 5 with zeros outside the row; rows of n.
-__global__ void gr_pool_kernel(const float *x, float *pooled, size_t rows, int n) {
+// pooled[j] = (x[j-w/2] + .. + x[j+w/2]) / w with zeros outside the row; rows of n.
+__global__ void gr_pool_kernel(const float *x, float *pooled, size_t rows, int n, int w) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < rows * n;
        e += (size_t)gridDim.x * blockDim.x) {
     size_t row = e / n;
     int j = (int)(e % n);
     float s = 0.0f;
-    for (int t = j - SNAPKV_POOL / 2; t <= j + SNAPKV_POOL / 2; t++)
+    for (int t = j - w / 2; t <= j + w / 2; t++)
       if (t >= 0 && t < n) s += x[row * n + t];
-    pooled[e] = s / SNAPKV_POOL;
+    pooled[e] = s / w;
   }
 }
 
@@ -159,7 +159,21 @@ static void to_host_double(double *dst, const float *src_dev, size_t n) {
   float *tmp = (float *)hx_host_alloc(n * sizeof *tmp, "gpuref copy");
   hx_dev_to_host(tmp, src_dev, n * sizeof *tmp);
   for (size_t e = 0; e < n; e++) dst[e] = tmp[e];
-  hx_host_free(tmp, n * sizeof *tmp);
+  hx_host_free(tmp);
+}
+
+extern "C" int gpuref_has_workload(workload_id wl) {
+  if ((int)wl < 0 || wl >= WL_COUNT) return 0;
+  const workload_info *w = &workload_table[wl];
+  switch (w->logits) {
+  case LOGITS_SCALED: case LOGITS_SOFTCAP: break;
+  default: return 0;
+  }
+  switch (w->column) {
+  case COL_NONE: case COL_SUM: case COL_SUM_SQ: case COL_KEYFORMER: case COL_ANY_GE_MASK: break;
+  default: return 0;
+  }
+  return w->pool >= 0;
 }
 
 extern "C" int gpuref_supports(const attn_shape *s) {
@@ -171,7 +185,8 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
                            const attn_io *in, const ref_outputs *out) {
   gr_args a = {(const __half *)in->q, (const __half *)in->k, (const __half *)in->v,
                in->exp_rand, in->corm_mask, s->batch, s->heads, s->dim, s->q_len, s->kv_len,
-               (int)wl, 1.0f / sqrtf((float)s->dim)};
+               workload_table[wl].logits == LOGITS_SOFTCAP, (int)workload_table[wl].column,
+               1.0f / sqrtf((float)s->dim)};
   size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
   size_t nrows = (size_t)s->batch * s->heads * s->q_len;
   float *d_out = (float *)hx_dev_alloc(nq * sizeof(float), "gpuref out");
@@ -183,15 +198,14 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
   dim3 rows(s->q_len, s->heads, s->batch), cols(s->kv_len, s->heads, s->batch);
   gr_row_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, d_out, d_lse, d_lse + nrows);
   HX_CUDA_LAUNCH();
-  int column_stats = wl != WL_ATTN && wl != WL_GEMMA2;
-  if (column_stats) {
+  if (workload_has_column_pass(wl)) {
     gr_column_kernel<<<cols, GR_THREADS, 0, ctx->stream>>>(a, d_lse, d_lse + nrows, d_score,
                                                            d_score2, d_margin);
     HX_CUDA_LAUNCH();
   }
-  if (wl == WL_SNAPKV) {
+  if (workload_table[wl].pool) {
     gr_pool_kernel<<<grid_stride_blocks(ns, 256), 256, 0, ctx->stream>>>(
-        d_score, d_pooled, (size_t)s->batch * s->heads, s->kv_len);
+        d_score, d_pooled, (size_t)s->batch * s->heads, s->kv_len, workload_table[wl].pool);
     HX_CUDA_LAUNCH();
     d_score = d_pooled;
   }

@@ -4,13 +4,15 @@
 #ifndef GPUREF_H
 #define GPUREF_H
 
-#include "attnvar.h"
+#include "attn_system.h"
 #include "ref/ref.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* 1 when the reference implements every feature of wl (workloads.def). */
+int gpuref_has_workload(workload_id wl);
 /* 1 when the reference handles the shape (D <= 256, Lq <= Lkv). */
 int gpuref_supports(const attn_shape *s);
 

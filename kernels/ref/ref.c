@@ -38,7 +38,7 @@ static void score_row(workload_id wl, const attn_shape *s, const qkv_double *x, 
     double dot = 0;
     for (int d = 0; d < s->dim; d++) dot += x->q[qo + d] * x->k[ko + d];
     double sc = dot * scale;
-    if (wl == WL_GEMMA2) sc = GEMMA2_SOFTCAP * tanh(sc / GEMMA2_SOFTCAP);
+    if (workload_table[wl].logits == LOGITS_SOFTCAP) sc = GEMMA2_SOFTCAP * tanh(sc / GEMMA2_SOFTCAP);
     row[j] = causal_masked(s, i, j) ? -INFINITY : sc;
   }
 }
@@ -55,31 +55,31 @@ static void softmax_inplace(double *row, int n) {
   for (int j = 0; j < n; j++) row[j] /= sum;
 }
 
-/* avg_pool1d(kernel 5, padding 2, stride 1, count_include_pad): zero outside [0, n). */
-static void pool5(const double *x, double *y, int n) {
-  const int half = SNAPKV_POOL / 2;
+/* avg_pool1d(kernel w, padding w/2, stride 1, count_include_pad): zero outside [0, n). */
+static void pool_avg(const double *x, double *y, int n, int w) {
   for (int j = 0; j < n; j++) {
     double sum = 0;
-    for (int t = j - half; t <= j + half; t++)
+    for (int t = j - w / 2; t <= j + w / 2; t++)
       if (t >= 0 && t < n) sum += x[t];
-    y[j] = sum / SNAPKV_POOL;
+    y[j] = sum / w;
   }
 }
 
 static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in,
                      const qkv_double *x, const ref_outputs *out, int b, int h, double *p,
                      double *kfp) {
+  const workload_info *w = &workload_table[wl];
   const int lq = s->q_len, lkv = s->kv_len;
   size_t col0 = ((size_t)b * s->heads + h) * lkv; /* [B, H, Lkv] outputs */
   double *colsum = out->score ? out->score + col0 : NULL;
   if (colsum) memset(colsum, 0, (size_t)lkv * sizeof *colsum);
   if (out->score2) memset(out->score2 + col0, 0, (size_t)lkv * sizeof(double));
-  if (wl == WL_CORM)
+  if (w->column == COL_ANY_GE_MASK)
     for (int j = 0; j < lkv; j++) out->corm_margin[col0 + j] = -INFINITY;
 
   for (int i = 0; i < lq; i++) {
     score_row(wl, s, x, b, h, i, p);
-    if (wl == WL_KF) { /* KeyFormer's logits come from the same masked S, before softmax */
+    if (w->column == COL_KEYFORMER) { /* KeyFormer's logits come from the same masked S, before softmax */
       const float *r = in->exp_rand + (((size_t)b * s->heads + h) * lq + i) * lkv;
       for (int j = 0; j < lkv; j++)
         kfp[j] = p[j] == -INFINITY ? -INFINITY : (p[j] - log((double)r[j])) / KF_TAU;
@@ -94,22 +94,22 @@ static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in,
       const double *vj = x->v + bshd(s, b, lkv, j, h);
       for (int d = 0; d < s->dim; d++) o[d] += p[j] * vj[d];
     }
-    if (wl == WL_H2O || wl == WL_ROCO || wl == WL_SNAPKV)
+    if (w->column == COL_SUM || w->column == COL_SUM_SQ)
       for (int j = 0; j < lkv; j++) colsum[j] += p[j];
-    if (wl == WL_ROCO)
+    if (w->column == COL_SUM_SQ)
       for (int j = 0; j < lkv; j++) out->score2[col0 + j] += p[j] * p[j];
-    if (wl == WL_CORM)
+    if (w->column == COL_ANY_GE_MASK)
       for (int j = 0; j < lkv; j++) {
         double m = in->corm_mask[(size_t)i * lkv + j];
         double rel = m > 0 ? (p[j] - m) / m : p[j] - m;
         if (rel > out->corm_margin[col0 + j]) out->corm_margin[col0 + j] = rel;
       }
   }
-  if (wl == WL_SNAPKV) { /* pool the column sums in place, through the kf scratch row */
-    pool5(colsum, kfp, lkv);
+  if (w->pool) { /* pool the column sums in place, through the kf scratch row */
+    pool_avg(colsum, kfp, lkv, w->pool);
     memcpy(colsum, kfp, (size_t)lkv * sizeof *colsum);
   }
-  if (wl == WL_CORM)
+  if (w->column == COL_ANY_GE_MASK)
     for (int j = 0; j < lkv; j++) out->flags[col0 + j] = out->corm_margin[col0 + j] >= 0;
 }
 
@@ -117,6 +117,21 @@ static double *to_double(const uint16_t *t, size_t n, const char *what) {
   double *d = hx_host_alloc(n * sizeof *d, what);
   for (size_t e = 0; e < n; e++) d[e] = rng_half_to_float(t[e]);
   return d;
+}
+
+int ref_has_workload(workload_id wl) {
+  if ((int)wl < 0 || wl >= WL_COUNT) return 0;
+  const workload_info *w = &workload_table[wl];
+  switch (w->logits) {
+  case LOGITS_SCALED: case LOGITS_SOFTCAP: break;
+  default: return 0;
+  }
+  switch (w->column) {
+  case COL_NONE: case COL_SUM: case COL_SUM_SQ: case COL_KEYFORMER: case COL_ANY_GE_MASK: break;
+  default: return 0;
+  }
+  /* the pool reads the scratch row as wide as the scores: any width works */
+  return w->pool >= 0 && (w->pool == 0 || w->score_name != NULL);
 }
 
 void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const ref_outputs *out) {
@@ -128,11 +143,11 @@ void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const re
   double *kfp = hx_host_alloc(row_bytes, "ref kf row");
   for (int b = 0; b < s->batch; b++)
     for (int h = 0; h < s->heads; h++) ref_head(wl, s, in, &x, out, b, h, p, kfp);
-  hx_host_free(kfp, row_bytes);
-  hx_host_free(p, row_bytes);
-  hx_host_free(x.v, nkv * sizeof(double));
-  hx_host_free(x.k, nkv * sizeof(double));
-  hx_host_free(x.q, nq * sizeof(double));
+  hx_host_free(kfp);
+  hx_host_free(p);
+  hx_host_free(x.v);
+  hx_host_free(x.k);
+  hx_host_free(x.q);
 }
 
 /* ---- buffers ------------------------------------------------------------------------- */
@@ -144,7 +159,6 @@ static void *alloc_or_null(int want, size_t n, size_t size, const char *what) {
 void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed,
                          ref_host_inputs *in) {
   size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
-  const workload_info *w = &workload_table[wl];
   in->q = hx_host_alloc(nq * sizeof *in->q, "q");
   in->k = hx_host_alloc(nkv * sizeof *in->k, "k");
   in->v = hx_host_alloc(nkv * sizeof *in->v, "v");
@@ -154,21 +168,20 @@ void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed,
     in->v[e] = rng_float_to_half(rng_normal(seed, RNG_STREAM_V, e));
   }
   size_t ner = shape_exp_rand_elems(s), ncm = shape_corm_mask_elems(s);
-  in->exp_rand = alloc_or_null(w->needs_exp_rand, ner, sizeof(float), "exp_rand");
+  in->exp_rand = alloc_or_null(workload_needs_exp_rand(wl), ner, sizeof(float), "exp_rand");
   if (in->exp_rand)
     for (size_t e = 0; e < ner; e++) in->exp_rand[e] = rng_exp_rand(seed, e);
-  in->corm_mask = alloc_or_null(w->needs_corm_mask, ncm, sizeof(float), "corm_mask");
+  in->corm_mask = alloc_or_null(workload_needs_corm_mask(wl), ncm, sizeof(float), "corm_mask");
   if (in->corm_mask)
     for (size_t e = 0; e < ncm; e++) in->corm_mask[e] = corm_mask_value((int)(e / s->kv_len));
 }
 
-void ref_inputs_free(const attn_shape *s, ref_host_inputs *in) {
-  size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
-  hx_host_free(in->q, nq * sizeof *in->q);
-  hx_host_free(in->k, nkv * sizeof *in->k);
-  hx_host_free(in->v, nkv * sizeof *in->v);
-  hx_host_free(in->exp_rand, shape_exp_rand_elems(s) * sizeof(float));
-  hx_host_free(in->corm_mask, shape_corm_mask_elems(s) * sizeof(float));
+void ref_inputs_free(ref_host_inputs *in) {
+  hx_host_free(in->q);
+  hx_host_free(in->k);
+  hx_host_free(in->v);
+  hx_host_free(in->exp_rand);
+  hx_host_free(in->corm_mask);
   memset(in, 0, sizeof *in);
 }
 
@@ -182,12 +195,11 @@ void ref_outputs_alloc(workload_id wl, const attn_shape *s, ref_outputs *out) {
   out->corm_margin = alloc_or_null(w->flags_name != NULL, ns, sizeof(double), "ref margin");
 }
 
-void ref_outputs_free(const attn_shape *s, ref_outputs *out) {
-  size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
-  hx_host_free(out->out, nq * sizeof(double));
-  hx_host_free(out->score, ns * sizeof(double));
-  hx_host_free(out->score2, ns * sizeof(double));
-  hx_host_free(out->flags, ns * sizeof(uint8_t));
-  hx_host_free(out->corm_margin, ns * sizeof(double));
+void ref_outputs_free(ref_outputs *out) {
+  hx_host_free(out->out);
+  hx_host_free(out->score);
+  hx_host_free(out->score2);
+  hx_host_free(out->flags);
+  hx_host_free(out->corm_margin);
   memset(out, 0, sizeof *out);
 }

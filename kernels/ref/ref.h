@@ -6,7 +6,7 @@
 #ifndef REF_H
 #define REF_H
 
-#include "attnvar.h"
+#include "attn_system.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +24,7 @@ typedef struct {
 /* Every pointer the workload writes must be non-NULL (see workload_table). */
 typedef struct {
   double *out;    /* [B, Lq, H, D], not rounded (the fp16 rounding is the GPU's error) */
-  double *score;  /* h2o | roco | kf | snapkv score, [B, H, Lkv] */
+  double *score;  /* the column statistic (pooled when the workload pools), [B, H, Lkv] */
   double *score2; /* roco_sq_score */
   uint8_t *flags; /* corm_score */
   /* corm: per column, max over rows i of (P[i,j] - mask[i,j]) / mask[i,j]; >= 0 exactly
@@ -33,6 +33,8 @@ typedef struct {
 } ref_outputs;
 
 /* The literal formulation: explicit P rows, normalised, then column sums. */
+/* 1 when the reference implements every feature of wl (workloads.def). */
+int ref_has_workload(workload_id wl);
 void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const ref_outputs *out);
 /* The second formulation: lse per row (online max/sum), P recomputed per element. */
 void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,
@@ -45,11 +47,11 @@ typedef struct {
 } ref_host_inputs;
 void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed,
                          ref_host_inputs *in);
-void ref_inputs_free(const attn_shape *s, ref_host_inputs *in);
+void ref_inputs_free(ref_host_inputs *in);
 
 /* Outputs sized for the workload (unused ones NULL), counted by hx_host_alloc. */
 void ref_outputs_alloc(workload_id wl, const attn_shape *s, ref_outputs *out);
-void ref_outputs_free(const attn_shape *s, ref_outputs *out);
+void ref_outputs_free(ref_outputs *out);
 
 /* corm_mask[i][j] = 1/(i+1) (float, rounded once: the same value the GPU fill writes). */
 static inline float corm_mask_value(int i) { return 1.0f / (float)(i + 1); }

@@ -36,7 +36,7 @@ static double logit(const head_view *hv, int i, int j) {
   double dot = 0;
   for (int d = 0; d < s->dim; d++) dot += (double)rng_half_to_float(q[d]) * rng_half_to_float(k[d]);
   double x = dot / sqrt((double)s->dim);
-  return hv->wl == WL_GEMMA2 ? GEMMA2_SOFTCAP * tanh(x / GEMMA2_SOFTCAP) : x;
+  return workload_table[hv->wl].logits == LOGITS_SOFTCAP ? GEMMA2_SOFTCAP * tanh(x / GEMMA2_SOFTCAP) : x;
 }
 
 static double kf_logit(const head_view *hv, int i, int j, double x) {
@@ -62,7 +62,7 @@ static double row_pass(const head_view *hv, int i, double *acc, double *out_row,
     l += e;
     const uint16_t *v = hv->in->v + (((size_t)hv->b * s->kv_len + j) * s->heads + hv->h) * s->dim;
     for (int d = 0; d < s->dim; d++) acc[d] += e * rng_half_to_float(v[d]);
-    if (hv->wl == WL_KF) {
+    if (workload_table[hv->wl].column == COL_KEYFORMER) {
       double t = kf_logit(hv, i, j, x);
       if (t > mk) { lk *= exp(mk - t); mk = t; }
       lk += exp(t - mk);
@@ -81,14 +81,14 @@ static void column_pass(const head_view *hv, int j, const double *lse, const dou
   int first_row = j - (s->kv_len - s->q_len); /* rows i >= first_row see key j */
   for (int i = first_row > 0 ? first_row : 0; i < s->q_len; i++) {
     double x = logit(hv, i, j);
-    if (hv->wl == WL_KF) {
+    if (workload_table[hv->wl].column == COL_KEYFORMER) {
       sum += exp(kf_logit(hv, i, j, x) - lse_kf[i]);
       continue;
     }
     double p = exp(x - lse[i]);
     sum += p;
     sum_sq += p * p;
-    if (hv->wl == WL_CORM) {
+    if (workload_table[hv->wl].column == COL_ANY_GE_MASK) {
       double mk = hv->in->corm_mask[(size_t)i * s->kv_len + j];
       double rel = mk > 0 ? p / mk - 1.0 : p - mk;
       margin = rel > margin ? rel : margin;
@@ -96,22 +96,22 @@ static void column_pass(const head_view *hv, int j, const double *lse, const dou
   }
   if (out->score) out->score[c] = sum;
   if (out->score2) out->score2[c] = sum_sq;
-  if (hv->wl == WL_CORM) {
+  if (workload_table[hv->wl].column == COL_ANY_GE_MASK) {
     /* rows that do not see key j have P = 0, below every positive mask value */
     out->corm_margin[c] = margin;
     out->flags[c] = margin >= 0;
   }
 }
 
-/* snapkv: score[j] = (sum of score[j-2 .. j+2] inside [0, n)) / 5, via prefix sums. */
-static void pool_prefix(double *score, int n, double *prefix) {
+/* score[j] = (sum of score[j-w/2 .. j+w/2] inside [0, n)) / w, via prefix sums. */
+static void pool_prefix(double *score, int n, int w, double *prefix) {
   prefix[0] = 0;
   for (int t = 0; t < n; t++) prefix[t + 1] = prefix[t] + score[t];
   for (int j = 0; j < n; j++) {
-    int lo = j - SNAPKV_POOL / 2, hi = j + SNAPKV_POOL / 2 + 1;
+    int lo = j - w / 2, hi = j + w / 2 + 1;
     lo = lo < 0 ? 0 : lo;
     hi = hi > n ? n : hi;
-    score[j] = (prefix[hi] - prefix[lo]) / SNAPKV_POOL;
+    score[j] = (prefix[hi] - prefix[lo]) / w;
   }
 }
 
@@ -124,7 +124,7 @@ void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,
   double *lse_kf = hx_host_alloc(lse_bytes, "online kf lse");
   double *acc = hx_host_alloc(acc_bytes, "online acc");
   double *prefix = hx_host_alloc(pre_bytes, "online prefix");
-  int column_stats = wl != WL_ATTN && wl != WL_GEMMA2;
+  int column_stats = workload_has_column_pass(wl), pool = workload_table[wl].pool;
   for (int b = 0; b < s->batch; b++)
     for (int h = 0; h < s->heads; h++) {
       head_view hv = {wl, s, in, b, h};
@@ -135,10 +135,10 @@ void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,
       size_t c0 = ((size_t)b * s->heads + h) * s->kv_len;
       for (int j = 0; column_stats && j < s->kv_len; j++)
         column_pass(&hv, j, lse, lse_kf, out, c0 + (size_t)j);
-      if (wl == WL_SNAPKV) pool_prefix(out->score + c0, s->kv_len, prefix);
+      if (pool) pool_prefix(out->score + c0, s->kv_len, pool, prefix);
     }
-  hx_host_free(prefix, pre_bytes);
-  hx_host_free(acc, acc_bytes);
-  hx_host_free(lse_kf, lse_bytes);
-  hx_host_free(lse, lse_bytes);
+  hx_host_free(prefix);
+  hx_host_free(acc);
+  hx_host_free(lse_kf);
+  hx_host_free(lse);
 }

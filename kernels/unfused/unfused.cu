@@ -3,20 +3,19 @@
 // like PyTorch eager with its caching allocator:
 //   S16  = Q K^T                      cuBLAS strided-batched GEMM, fp16 out, fp32 accumulate
 //   S16  = mask(softcap(S16 * scale))  one elementwise kernel, in place
-//   [kf]  KF32 = softmax_j((S16 - log r) / tau), kf_score = column sums of KF32
+//   [COL_KEYFORMER] KF32 = softmax_j((S16 - log r) / tau), score = column sums of KF32
 //   P32  = softmax(S16)               fp32 row softmax
-//   [h2o roco snapkv corm] column reductions of P32 (snapkv: then avg_pool1d)
+//   [COL_SUM, COL_SUM_SQ, COL_ANY_GE_MASK] column reductions of P32 (then the pool, if any)
 //   P16  = (fp16) P32                 written over S16, which is dead by then (the caching
 //                                     allocator would hand eager the same block)
 //   O    = P16 V                      cuBLAS, into [B, H, S, D] (each head's output one
 //                                     contiguous matrix, as cuBLAS wants its outputs)
 //   out  = O permuted to [B, S, H, D]  (eager's transpose(1, 2).contiguous())
-// Workspace: S16/P16 (2 B) + P32 (4 B) per score element, + KF32 (4 B) for kf, + a [B,H,S]
-// row for snapkv, + O. Q, K, V are read in place in [B, S, H, D]: head stride D, row
+// Workspace: S16/P16 (2 B) + P32 (4 B) per score element, + KF32 (4 B) for COL_KEYFORMER,
+// + a [B,H,S] row of unpooled sums for pooled workloads, + O. Q, K, V are read in place in [B, S, H, D]: head stride D, row
 // stride H*D.
-#include "attnvar.h"
+#include "attn_system.h"
 #include "gpu_util.cuh"
-#include "harness_gpu.h"
 #include "workload.h"
 
 #include <cublas_v2.h>
@@ -36,13 +35,14 @@ typedef struct {
 } uf_layout;
 
 static uf_layout uf_plan(workload_id wl, const attn_shape *s) {
+  const workload_info *w = &workload_table[wl];
   size_t n = (size_t)s->batch * s->heads * s->q_len * s->kv_len;
   uf_layout l;
   l.s16 = 0;
   l.p32 = align_up(l.s16 + n * sizeof(__half));
   l.kf32 = align_up(l.p32 + n * sizeof(float));
-  l.colsum = align_up(l.kf32 + (wl == WL_KF ? n * sizeof(float) : 0));
-  l.o = align_up(l.colsum + (wl == WL_SNAPKV ? shape_score_elems(s) * sizeof(float) : 0));
+  l.colsum = align_up(l.kf32 + (w->column == COL_KEYFORMER ? n * sizeof(float) : 0));
+  l.o = align_up(l.colsum + (w->pool ? shape_score_elems(s) * sizeof(float) : 0));
   l.total = align_up(l.o + shape_q_elems(s) * sizeof(__half));
   return l;
 }
@@ -149,16 +149,15 @@ __global__ void uf_permute_kernel(const __half *o, __half *out, int heads, int q
   }
 }
 
-// snapkv: avg_pool1d(kernel 5, padding 2, stride 1), zero padding counted, over rows of n.
-__global__ void uf_pool_kernel(const float *x, float *y, size_t rows, int n) {
+// avg_pool1d(kernel w, padding w/2, stride 1), zero padding counted, over rows of n.
+__global__ void uf_pool_kernel(const float *x, float *y, size_t rows, int n, int w) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < rows * n;
        e += (size_t)gridDim.x * blockDim.x) {
     size_t row = e / n;
     int j = (int)(e % n);
     float s = 0.0f;
-    for (int t = max(0, j - SNAPKV_POOL / 2); t <= min(n - 1, j + SNAPKV_POOL / 2); t++)
-      s += x[row * n + t];
-    y[e] = s / SNAPKV_POOL;
+    for (int t = max(0, j - w / 2); t <= min(n - 1, j + w / 2); t++) s += x[row * n + t];
+    y[e] = s / w;
   }
 }
 
@@ -167,44 +166,46 @@ __global__ void uf_pool_kernel(const float *x, float *y, size_t rows, int n) {
 // S[b, h] = Q[b, :, h, :] K[b, :, h, :]^T for every head, one strided-batched call per batch
 // index (the batch stride of [B, S, H, D] is not a multiple of the head stride).
 // Row-major S [Lq, Lkv] is column-major S^T [Lkv, Lq] = K Q^T: op(A) = K^T-as-stored.
-static void uf_qk(const attn_ctx *ctx, const attn_shape *s, const __half *q, const __half *k,
-                  __half *scores) {
+static int uf_qk(const attn_ctx *ctx, const attn_shape *s, const __half *q, const __half *k,
+                 __half *scores) {
   const float one = 1.0f, zero = 0.0f;
   int ld = s->heads * s->dim;
   for (int b = 0; b < s->batch; b++) {
     const __half *qb = q + (size_t)b * s->q_len * ld;
     const __half *kb = k + (size_t)b * s->kv_len * ld;
     __half *sb = scores + (size_t)b * s->heads * s->q_len * s->kv_len;
-    HX_CUBLAS(cublasGemmStridedBatchedEx(
+    ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
         (cublasHandle_t)ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, s->kv_len, s->q_len, s->dim, &one,
         kb, CUDA_R_16F, ld, s->dim, qb, CUDA_R_16F, ld, s->dim, &zero, sb, CUDA_R_16F,
         s->kv_len, (long long)s->q_len * s->kv_len, s->heads, CUBLAS_COMPUTE_32F,
         CUBLAS_GEMM_DEFAULT));
   }
+  return ATTN_OK;
 }
 
 // o[b, h] = P16[b, h] V[b, :, h, :]: column-major o^T [D, Lq] = V^T P16^T, both operands as
 // stored; o is [B, H, Lq, D], one contiguous [Lq, D] matrix per head.
-static void uf_pv(const attn_ctx *ctx, const attn_shape *s, const __half *p16, const __half *v,
-                  __half *o) {
+static int uf_pv(const attn_ctx *ctx, const attn_shape *s, const __half *p16, const __half *v,
+                 __half *o) {
   const float one = 1.0f, zero = 0.0f;
   int ld = s->heads * s->dim;
   for (int b = 0; b < s->batch; b++) {
     const __half *vb = v + (size_t)b * s->kv_len * ld;
     const __half *pb = p16 + (size_t)b * s->heads * s->q_len * s->kv_len;
     __half *ob = o + (size_t)b * s->heads * s->q_len * s->dim;
-    HX_CUBLAS(cublasGemmStridedBatchedEx(
+    ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
         (cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->dim, s->q_len, s->kv_len, &one,
         vb, CUDA_R_16F, ld, s->dim, pb, CUDA_R_16F, s->kv_len, (long long)s->q_len * s->kv_len,
         &zero, ob, CUDA_R_16F, s->dim, (long long)s->q_len * s->dim, s->heads,
         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
+  return ATTN_OK;
 }
 
 // ---- the system ---------------------------------------------------------------------------------
 
-static void uf_column_stats(const attn_ctx *ctx, const attn_shape *s, const float *p,
-                            float *out1, float *out2, const float *corm_mask, uint8_t *flags) {
+static int uf_column_stats(const attn_ctx *ctx, const attn_shape *s, const float *p,
+                           float *out1, float *out2, const float *corm_mask, uint8_t *flags) {
   dim3 grid((s->kv_len + UF_COL_X - 1) / UF_COL_X, s->batch * s->heads);
   dim3 block(UF_COL_X, UF_COL_Y);
   if (flags)
@@ -213,13 +214,42 @@ static void uf_column_stats(const attn_ctx *ctx, const attn_shape *s, const floa
   else
     uf_columns_kernel<false><<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, out1,
                                                               out2, NULL, NULL);
-  HX_CUDA_LAUNCH();
+  ATTN_TRY_LAUNCH(ctx, "uf_columns_kernel");
+  return ATTN_OK;
+}
+
+// The column statistic of P32 (or of KF32) into the workload's outputs, pooled if asked.
+static int uf_columns(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
+                      const attn_io *io, const float *p, float *colsum) {
+  const workload_info *w = &workload_table[wl];
+  float *sums = w->pool ? colsum : io->score;
+  switch (w->column) {
+  case COL_NONE: return ATTN_OK;
+  case COL_SUM:
+  case COL_KEYFORMER: ATTN_TRY(uf_column_stats(ctx, s, p, sums, NULL, NULL, NULL)); break;
+  case COL_SUM_SQ: ATTN_TRY(uf_column_stats(ctx, s, p, sums, io->score2, NULL, NULL)); break;
+  case COL_ANY_GE_MASK:
+    return uf_column_stats(ctx, s, p, NULL, NULL, io->corm_mask, io->flags);
+  }
+  if (!w->pool) return ATTN_OK;
+  size_t ns = shape_score_elems(s);
+  uf_pool_kernel<<<grid_stride_blocks(ns, 256), 256, 0, ctx->stream>>>(
+      colsum, io->score, (size_t)s->batch * s->heads, s->kv_len, w->pool);
+  ATTN_TRY_LAUNCH(ctx, "uf_pool_kernel");
+  return ATTN_OK;
 }
 
 static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s, char *why,
                        size_t why_len) {
   (void)ctx;
-  (void)wl;
+  if ((int)wl < 0 || wl >= WL_COUNT) {
+    snprintf(why, why_len, "unknown workload %d", (int)wl);
+    return ATTN_UNSUPPORTED;
+  }
+  if (workload_table[wl].pool && workload_table[wl].column != COL_SUM) {
+    snprintf(why, why_len, "pooling is implemented for COL_SUM only");
+    return ATTN_UNSUPPORTED;
+  }
   if (s->q_len > s->kv_len) {
     snprintf(why, why_len, "q_len %d > kv_len %d leaves rows fully masked", s->q_len, s->kv_len);
     return ATTN_UNSUPPORTED;
@@ -239,45 +269,37 @@ static size_t uf_workspace_bytes(const attn_ctx *ctx, workload_id wl, const attn
 
 static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
                   void *workspace) {
+  const workload_info *w = &workload_table[wl];
   uf_layout l = uf_plan(wl, s);
   char *ws = (char *)workspace;
   __half *s16 = (__half *)(ws + l.s16);
   float *p32 = (float *)(ws + l.p32);
+  float *colsum = (float *)(ws + l.colsum);
   size_t n = (size_t)s->batch * s->heads * s->q_len * s->kv_len;
   unsigned rows = (unsigned)((size_t)s->batch * s->heads * s->q_len);
 
-  uf_qk(ctx, s, (const __half *)io->q, (const __half *)io->k, s16);
+  ATTN_TRY(uf_qk(ctx, s, (const __half *)io->q, (const __half *)io->k, s16));
   uf_scale_mask_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(
-      s16, n, s->q_len, s->kv_len, 1.0f / sqrtf((float)s->dim), wl == WL_GEMMA2);
-  HX_CUDA_LAUNCH();
-  if (wl == WL_KF) {
+      s16, n, s->q_len, s->kv_len, 1.0f / sqrtf((float)s->dim), w->logits == LOGITS_SOFTCAP);
+  ATTN_TRY_LAUNCH(ctx, "uf_scale_mask_kernel");
+  if (w->column == COL_KEYFORMER) {
     float *kf32 = (float *)(ws + l.kf32);
     uf_softmax_kernel<true><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, io->exp_rand, kf32,
                                                                       s->kv_len);
-    HX_CUDA_LAUNCH();
-    uf_column_stats(ctx, s, kf32, io->score, NULL, NULL, NULL);
+    ATTN_TRY_LAUNCH(ctx, "uf_softmax_kernel<keyformer>");
+    ATTN_TRY(uf_columns(ctx, wl, s, io, kf32, colsum));
   }
   uf_softmax_kernel<false><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, NULL, p32, s->kv_len);
-  HX_CUDA_LAUNCH();
-  if (wl == WL_H2O || wl == WL_ROCO)
-    uf_column_stats(ctx, s, p32, io->score, wl == WL_ROCO ? io->score2 : NULL, NULL, NULL);
-  if (wl == WL_SNAPKV) {
-    float *colsum = (float *)(ws + l.colsum);
-    uf_column_stats(ctx, s, p32, colsum, NULL, NULL, NULL);
-    size_t ns = shape_score_elems(s);
-    uf_pool_kernel<<<grid_stride_blocks(ns, 256), 256, 0, ctx->stream>>>(
-        colsum, io->score, (size_t)s->batch * s->heads, s->kv_len);
-    HX_CUDA_LAUNCH();
-  }
-  if (wl == WL_CORM) uf_column_stats(ctx, s, p32, NULL, NULL, io->corm_mask, io->flags);
+  ATTN_TRY_LAUNCH(ctx, "uf_softmax_kernel");
+  if (w->column != COL_KEYFORMER) ATTN_TRY(uf_columns(ctx, wl, s, io, p32, colsum));
   uf_cast_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(p32, s16, n);
-  HX_CUDA_LAUNCH();
+  ATTN_TRY_LAUNCH(ctx, "uf_cast_kernel");
   __half *o = (__half *)(ws + l.o);
-  uf_pv(ctx, s, s16, (const __half *)io->v, o);
+  ATTN_TRY(uf_pv(ctx, s, s16, (const __half *)io->v, o));
   size_t nq = shape_q_elems(s);
   uf_permute_kernel<<<grid_stride_blocks(nq, 256), 256, 0, ctx->stream>>>(
       o, (__half *)io->out, s->heads, s->q_len, s->dim, nq);
-  HX_CUDA_LAUNCH();
+  ATTN_TRY_LAUNCH(ctx, "uf_permute_kernel");
   return ATTN_OK;
 }
 

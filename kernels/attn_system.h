@@ -1,0 +1,100 @@
+/* attn_system.h: what every attention system (unfused, fused, ...) implements and what it is
+ * given, and the system registry that the binaries (attnvar, llama_e2e) choose from.
+ * The workloads themselves: workload.h (registry: workloads.def). */
+#ifndef ATTN_SYSTEM_H
+#define ATTN_SYSTEM_H
+
+#include "workload.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+#elif defined(REPRO_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#else
+typedef struct CUstream_st *cudaStream_t;
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  const void *q, *k, *v;  /* fp16 */
+  const float *exp_rand;  /* COL_KEYFORMER */
+  const float *corm_mask; /* COL_ANY_GE_MASK */
+  void *out;              /* fp16, every workload */
+  float *score;           /* workloads with score_name */
+  float *score2;          /* workloads with score2_name */
+  uint8_t *flags;         /* workloads with flags_name */
+} attn_io;
+
+/* What a system needs from the process: created once by the harness. */
+typedef struct {
+  cudaStream_t stream;
+  void *cublas; /* cublasHandle_t, bound to stream */
+  int sm_count;
+  int cc_major, cc_minor;
+  int force_sm80; /* run the sm_80 (mma.sync) path even on Hopper */
+  char *err;      /* where a system writes why it failed (attn_fail), err_len bytes */
+  size_t err_len;
+} attn_ctx;
+
+/* Return codes of every system entry point. */
+typedef enum { ATTN_OK = 0, ATTN_ERR = 1, ATTN_OOM = 3, ATTN_UNSUPPORTED = 4 } attn_status;
+
+/* Write the reason to ctx->err (when there is one) and return code: systems report
+ * failures this way and never exit. */
+int attn_fail(const attn_ctx *ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+typedef struct {
+  const char *name;
+  /* ATTN_OK or ATTN_UNSUPPORTED with a reason written to why. ctx may be NULL: then only
+   * the workload and the shape are judged (what --list-systems reports). */
+  int (*supports)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, char *why,
+                  size_t why_len);
+  /* Device workspace the run needs, allocated (and counted in peak memory) by the caller. */
+  size_t (*workspace_bytes)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape);
+  /* Enqueue the computation on ctx->stream; no allocation, no synchronisation. On failure
+   * returns ATTN_ERR/ATTN_OOM/ATTN_UNSUPPORTED with the reason in ctx->err. */
+  int (*run)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, const attn_io *io,
+             void *workspace);
+  /* Optional (NULL: use name): the implementation run() picks for this case, for the log's
+   * config impl=... (e.g. "fused-sm90", "fused-sm80"). */
+  const char *(*impl)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape);
+} attn_system;
+
+extern const attn_system attn_system_unfused; /* kernels/unfused/ */
+extern const attn_system attn_system_fused;   /* kernels/fused/   */
+
+/* ---- the system registry (systems.c) ------------------------------------------------- */
+
+typedef struct {
+  const char *name;    /* --system NAME, the log's system= */
+  int on_cpu;          /* 1: the CPU double reference (no attn_system, no CUDA) */
+  const attn_system *gpu; /* the GPU implementation; NULL on_cpu or in a build without CUDA */
+  const char *check_against; /* GPU system whose output checks this one where the CPU
+                                reference is too slow (llama_e2e at full size) */
+  const char *about;   /* one line for --list-systems */
+} system_entry;
+
+extern const system_entry system_table[];
+extern const int system_count;
+
+/* Index of name in system_table, or -1. */
+int system_find(const char *name);
+/* The names alone, in registry order (for option parsing). */
+const char *const *system_names(void);
+/* "ref|unfused|fused" for usage strings; static storage. */
+const char *system_choices(void);
+/* One line per system: "NAME<TAB>cpu|gpu<TAB>about" (--list-systems). */
+void system_list(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,48 @@
+/* systems.c: the system registry, the one list of the systems the kernel binaries run. */
+#include "attn_system.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef REPRO_HAVE_CUDA
+#define GPU_SYSTEM(sym) (&(sym))
+#else
+#define GPU_SYSTEM(sym) NULL
+#endif
+
+const system_entry system_table[] = {
+    {"ref", 1, NULL, NULL, "CPU double-precision reference (small sizes)"},
+    {"unfused", 0, GPU_SYSTEM(attn_system_unfused), "fused",
+     "eager: cuBLAS GEMMs and separate kernels, materialises S x S"},
+    {"fused", 0, GPU_SYSTEM(attn_system_fused), "unfused",
+     "FlashTensor-style kernels, never materialises S x S"},
+};
+const int system_count = (int)(sizeof system_table / sizeof *system_table);
+
+int system_find(const char *name) {
+  for (int i = 0; i < system_count; i++)
+    if (name && strcmp(name, system_table[i].name) == 0) return i;
+  return -1;
+}
+
+const char *const *system_names(void) {
+  static const char *names[sizeof system_table / sizeof *system_table];
+  for (int i = 0; i < system_count; i++) names[i] = system_table[i].name;
+  return names;
+}
+
+const char *system_choices(void) {
+  static char buf[256];
+  if (buf[0]) return buf;
+  size_t used = 0;
+  for (int i = 0; i < system_count; i++)
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? "|" : "",
+                             system_table[i].name);
+  return buf;
+}
+
+void system_list(FILE *out) {
+  for (int i = 0; i < system_count; i++)
+    fprintf(out, "%s\t%s\t%s\n", system_table[i].name, system_table[i].on_cpu ? "cpu" : "gpu",
+            system_table[i].about);
+}
