@@ -6,8 +6,13 @@
 
 #include <math.h>
 
-const attn_tolerance ATTN_TOL_GPU = {5e-3, 1e-2, 5e-3};
 const attn_tolerance ATTN_TOL_CPU = {1e-9, 1e-9, 1e-9};
+
+attn_tolerance attn_tol_gpu(workload_id wl) {
+  const workload_info *w = &workload_table[wl];
+  attn_tolerance t = {w->tol_rel_l2, w->tol_max_abs, ATTN_FLAG_MARGIN_GPU};
+  return t;
+}
 
 typedef enum { GOT_F16, GOT_F32, GOT_F64 } got_kind;
 

@@ -2,7 +2,8 @@
  * with a reference (ref.h outputs, double), one `check output=...` line each.
  *
  * Tolerances (why these numbers):
- *  GPU systems vs the CPU double reference or the fp32 GPU reference. Inputs are fp16
+ *  GPU systems vs the CPU double reference or the fp32 GPU reference (the numbers are each
+ *  workload's tol_rel_l2 and tol_max_abs in workloads.def; today all alike). Inputs are fp16
  *  (exact in both), accumulation fp32, and the eager path rounds S to fp16 before the
  *  softmax (|S| up to ~6 after scaling: up to ~2e-3 absolute error in a logit, ~4e-4 rms)
  *  and P to fp16 before P.V, then out to fp16 (2^-12 relative rms). Expected relative L2
@@ -27,7 +28,12 @@ typedef struct {
   double corm_margin;
 } attn_tolerance;
 
-extern const attn_tolerance ATTN_TOL_GPU, ATTN_TOL_CPU;
+/* GPU systems: the workload's tolerances from the registry (workloads.def). */
+attn_tolerance attn_tol_gpu(workload_id wl);
+/* CPU: ref against ref_online, both double. */
+extern const attn_tolerance ATTN_TOL_CPU;
+/* Relative margin within which a flag is too close to call (see above). */
+#define ATTN_FLAG_MARGIN_GPU 5e-3
 
 /* System outputs on the host, in the system's own types. */
 typedef struct {

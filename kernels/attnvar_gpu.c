@@ -157,7 +157,8 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
              "no reference for this shape (the GPU reference needs dim <= 256); use --no-check");
     gpuref_run(ctx, a->workload, s, &c->io, &want);
   }
-  ok &= attn_check_outputs(a->workload, s, &want, &got, &ATTN_TOL_GPU);
+  const attn_tolerance tol = attn_tol_gpu(a->workload);
+  ok &= attn_check_outputs(a->workload, s, &want, &got, &tol);
   ref_outputs_free(&want);
   hx_host_free((void *)got.out);
   hx_host_free((void *)got.score);

@@ -10,6 +10,39 @@ int workload_find(const char *name) {
   return -1;
 }
 
+const char *workload_row_problem(const workload_info *w) {
+  int score = w->score_name != NULL, score2 = w->score2_name != NULL, flags = w->flags_name != NULL;
+  if (!w->name || !w->name[0]) return "empty name";
+  switch (w->column) {
+  case COL_NONE:
+    if (score || score2 || flags) return "COL_NONE with score outputs";
+    break;
+  case COL_SUM:
+  case COL_KEYFORMER:
+    if (!score || score2 || flags) return "this column statistic writes score only";
+    break;
+  case COL_SUM_SQ:
+    if (!score || !score2 || flags) return "COL_SUM_SQ writes score and score2";
+    break;
+  case COL_ANY_GE_MASK:
+    if (score || score2 || !flags) return "COL_ANY_GE_MASK writes flags only";
+    break;
+  default: return "unknown column statistic";
+  }
+  if (w->logits != LOGITS_SCALED && w->logits != LOGITS_SOFTCAP) return "unknown logits";
+  if (w->pool < 0 || (w->pool && (w->pool % 2 == 0 || !score)))
+    return "pool must be 0 or an odd width over a score";
+  switch (w->select) {
+  case SEL_NONE: break;
+  case SEL_TOPK: if (!score) return "SEL_TOPK needs a score"; break;
+  case SEL_TOPK_STD: if (!score2) return "SEL_TOPK_STD needs score and score2"; break;
+  case SEL_FLAGS: if (!flags) return "SEL_FLAGS needs flags"; break;
+  default: return "unknown selection";
+  }
+  if (!(w->tol_rel_l2 > 0) || !(w->tol_max_abs > 0)) return "tolerances must be positive";
+  return NULL;
+}
+
 const char *workload_choices(void) {
   static char buf[512];
   if (buf[0]) return buf;

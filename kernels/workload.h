@@ -80,6 +80,9 @@ static const char *const workload_names[WL_COUNT] = {
 
 /* Index of name, or -1. */
 int workload_find(const char *name);
+/* NULL when the row is consistent (its features have the outputs they write, its selection
+ * the statistic it reads), else why not; static storage. */
+const char *workload_row_problem(const workload_info *w);
 /* "attn|h2o|..." for usage strings; static storage. */
 const char *workload_choices(void);
 /* One name per line (--list-workloads). */

@@ -162,9 +162,7 @@ static void to_host_double(double *dst, const float *src_dev, size_t n) {
   hx_host_free(tmp);
 }
 
-extern "C" int gpuref_has_workload(workload_id wl) {
-  if ((int)wl < 0 || wl >= WL_COUNT) return 0;
-  const workload_info *w = &workload_table[wl];
+extern "C" int gpuref_has_workload(const workload_info *w) {
   switch (w->logits) {
   case LOGITS_SCALED: case LOGITS_SOFTCAP: break;
   default: return 0;

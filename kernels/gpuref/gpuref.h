@@ -11,8 +11,8 @@
 extern "C" {
 #endif
 
-/* 1 when the reference implements every feature of wl (workloads.def). */
-int gpuref_has_workload(workload_id wl);
+/* 1 when the reference implements every feature of the registry row w (workloads.def). */
+int gpuref_has_workload(const workload_info *w);
 /* 1 when the reference handles the shape (D <= 256, Lq <= Lkv). */
 int gpuref_supports(const attn_shape *s);
 

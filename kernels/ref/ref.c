@@ -119,9 +119,7 @@ static double *to_double(const uint16_t *t, size_t n, const char *what) {
   return d;
 }
 
-int ref_has_workload(workload_id wl) {
-  if ((int)wl < 0 || wl >= WL_COUNT) return 0;
-  const workload_info *w = &workload_table[wl];
+int ref_has_workload(const workload_info *w) {
   switch (w->logits) {
   case LOGITS_SCALED: case LOGITS_SOFTCAP: break;
   default: return 0;

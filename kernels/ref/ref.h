@@ -33,8 +33,8 @@ typedef struct {
 } ref_outputs;
 
 /* The literal formulation: explicit P rows, normalised, then column sums. */
-/* 1 when the reference implements every feature of wl (workloads.def). */
-int ref_has_workload(workload_id wl);
+/* 1 when the reference implements every feature of the registry row w (workloads.def). */
+int ref_has_workload(const workload_info *w);
 void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const ref_outputs *out);
 /* The second formulation: lse per row (online max/sum), P recomputed per element. */
 void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,

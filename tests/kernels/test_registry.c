@@ -1,0 +1,113 @@
+/* The workload and system registries are complete: every registry workload is consistent
+ * (its features have the outputs they write) and has a CPU reference, a GPU reference and
+ * every GPU system (with CUDA in the build); the names are unique; the command lines list
+ * exactly the registry. The checks are shown to fail on broken rows. No GPU needed: only
+ * host-side support functions run.
+ *   test_registry PATH/TO/attnvar */
+#include "attn_system.h"
+#include "check.h"
+#include "ref/ref.h"
+#ifdef REPRO_HAVE_CUDA
+#include "gpuref/gpuref.h"
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_rows(void) {
+  for (int w = 0; w < WL_COUNT; w++) {
+    const workload_info *row = &workload_table[w];
+    const char *problem = workload_row_problem(row);
+    CHECKF(problem == NULL, "%s: %s", row->name, problem ? problem : "");
+    CHECKF(workload_find(row->name) == w, "%s: name not unique", row->name);
+    CHECKF(ref_has_workload(row), "%s: no CPU reference for its features", row->name);
+#ifdef REPRO_HAVE_CUDA
+    CHECKF(gpuref_has_workload(row), "%s: no GPU reference for its features", row->name);
+#endif
+  }
+}
+
+/* Every GPU system of the registry runs every workload at a plain shape (host-side check). */
+static void test_systems_cover_workloads(void) {
+  attn_shape shape = {1, 2, 64, 128, 128};
+  int gpu_systems = 0;
+  for (int i = 0; i < system_count; i++) {
+    const system_entry *e = &system_table[i];
+    CHECKF(system_find(e->name) == i, "system %s: name not unique", e->name);
+    if (e->on_cpu) continue;
+    CHECKF(e->check_against == NULL || system_find(e->check_against) >= 0,
+           "system %s: check_against %s is not a system", e->name, e->check_against);
+#ifdef REPRO_HAVE_CUDA
+    CHECKF(e->gpu != NULL, "system %s has no implementation", e->name);
+    if (!e->gpu) continue;
+    gpu_systems++;
+    for (int w = 0; w < WL_COUNT; w++) {
+      char why[256] = "";
+      int rc = e->gpu->supports(NULL, (workload_id)w, &shape, why, sizeof why);
+      CHECKF(rc == ATTN_OK, "system %s lacks workload %s: %s", e->name, workload_table[w].name,
+             why);
+    }
+#endif
+  }
+#ifdef REPRO_HAVE_CUDA
+  CHECKF(gpu_systems >= 2, "only %d GPU systems registered", gpu_systems);
+#else
+  (void)gpu_systems;
+  printf("# built without CUDA: GPU systems and the GPU reference not checked\n");
+#endif
+}
+
+/* The checks above can fail: broken rows are caught. */
+static void test_broken_rows_are_caught(void) {
+  workload_info bad = workload_table[0];
+  bad.column = (column_kind)99;
+  CHECK(workload_row_problem(&bad) != NULL);
+  CHECK(!ref_has_workload(&bad));
+#ifdef REPRO_HAVE_CUDA
+  CHECK(!gpuref_has_workload(&bad));
+#endif
+  bad = workload_table[0];
+  bad.logits = (logits_kind)42;
+  CHECK(workload_row_problem(&bad) != NULL);
+  CHECK(!ref_has_workload(&bad));
+  bad = workload_table[0];
+  bad.column = COL_SUM_SQ; /* without score outputs */
+  CHECK(workload_row_problem(&bad) != NULL);
+  bad = workload_table[0];
+  bad.select = SEL_TOPK; /* nothing to select by */
+  CHECK(workload_row_problem(&bad) != NULL);
+  bad = workload_table[0];
+  bad.tol_rel_l2 = 0;
+  CHECK(workload_row_problem(&bad) != NULL);
+}
+
+/* `attnvar --list-workloads` prints the registry, in order, and nothing else. */
+static void test_list_matches(const char *attnvar) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' --list-workloads", attnvar);
+  FILE *p = popen(cmd, "r");
+  CHECKF(p != NULL, "cannot run %s", cmd);
+  if (!p) return;
+  char line[256];
+  int n = 0;
+  while (fgets(line, sizeof line, p)) {
+    line[strcspn(line, "\n")] = '\0';
+    CHECKF(n < WL_COUNT && strcmp(line, workload_table[n].name) == 0,
+           "--list-workloads line %d: '%s'", n + 1, line);
+    n++;
+  }
+  CHECKF(pclose(p) == 0, "%s failed", cmd);
+  CHECKF(n == WL_COUNT, "--list-workloads printed %d names, the registry has %d", n, WL_COUNT);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_registry PATH/TO/attnvar\n");
+    return 2;
+  }
+  test_rows();
+  test_systems_cover_workloads();
+  test_broken_rows_are_caught();
+  test_list_matches(argv[1]);
+  return check_report();
+}
