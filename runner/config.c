@@ -280,8 +280,10 @@ fail:
 
 /* Reads a whole file for a loader; -1 with *err when it cannot. */
 static int read_input(const char *path, char **data, size_t *len, char **err) {
-  if (read_file(path, data, len) == 0) return 0;
-  *err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+  char why[128];
+  *data = repro_slurp(path, REPRO_MAX_YAML_BYTES, len, why, sizeof why);
+  if (*data) return 0;
+  *err = xasprintf("%s: cannot read: %s", path, why);
   return -1;
 }
 

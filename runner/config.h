@@ -4,7 +4,7 @@
 #define RUNNER_CONFIG_H
 
 #include "util.h"
-#include "ynode.h"
+#include "yamlnode.h"
 
 typedef struct {
   const char *name, *value;
