@@ -305,6 +305,9 @@ int pc_load_msg(const char *path, pc_config *c, char **msg) {
     goto out;
   }
   if (load_plot(&y, plot, c) || load_log_name(&y, root, plot, c)) goto out;
+  /* the figure's name: plot.figure, else the file's own figure:, else the folder's name */
+  const ynode *fig = y_get(root, "figure");
+  if (!c->figure[0] && fig && get_name(&y, fig, c->figure, "figure")) goto out;
   if (!c->figure[0]) default_figure_name(path, c->figure);
   rc = 0;
 out:

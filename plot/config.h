@@ -2,7 +2,7 @@
  * loader (common/yamlnode.h).
  *
  *   plot:
- *     figure: fig12                       # name stored in the table (default: the folder name)
+ *     figure: fig12      # name stored in the table (default: the file's figure:, else the folder name)
  *     defaults: {experiment: kernel, workload: h2o, seqlen: 4096}
  *     devices:   [{name: a100, label: A100}, ...]          # row order
  *     workloads: [{name: kf, label: KeyFormer, aliases: [keyformer]}, ...]
