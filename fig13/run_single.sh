@@ -1,4 +1,10 @@
 #!/usr/bin/env bash
 # Reruns one cell (or a filter) into the current run, e.g.
 #   ./run_single.sh fused 8192             # one system at one sequence length
-exec "$(dirname "$0")/../scripts/run-single.sh" "$(dirname "$0")" "system seqlen" "$@"
+# the repository root: the nearest folder above this one that holds .repro-root
+root=$(cd "$(dirname "$0")" && pwd)
+until [ -e "$root/.repro-root" ]; do
+  [ "$root" = / ] && { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+  root=$(dirname "$root")
+done
+exec "$root/scripts/run-single.sh" "$(dirname "$0")" "system seqlen" "$@"

@@ -5,4 +5,10 @@
 # tables and the list of missing or broken logs. See plot/README.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-exec "$here/../plot/plot-figure.sh" "$here" "$@"
+# the repository root: the nearest folder above this one that holds .repro-root
+root=$(cd "$(dirname "$0")" && pwd)
+until [ -e "$root/.repro-root" ]; do
+  [ "$root" = / ] && { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+  root=$(dirname "$root")
+done
+exec "$root/plot/plot-figure.sh" "$here" "$@"

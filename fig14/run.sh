@@ -4,4 +4,10 @@
 # ae_logs points to the newest; nothing is deleted.
 #   ./run.sh [--dry-run] [-c CLUSTER.yaml] [--only key=value,...] [--resume] [--local -j N] ...
 # `build/bin/repro-run --help` lists every option; runner/README.md explains them.
-exec "$(dirname "$0")/../scripts/run-figure.sh" "$(dirname "$0")" "$@"
+# the repository root: the nearest folder above this one that holds .repro-root
+root=$(cd "$(dirname "$0")" && pwd)
+until [ -e "$root/.repro-root" ]; do
+  [ "$root" = / ] && { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+  root=$(dirname "$root")
+done
+exec "$root/scripts/run-figure.sh" "$(dirname "$0")" "$@"

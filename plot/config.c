@@ -2,35 +2,21 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
+
+#include "yamlnode.h"
 
 typedef struct {
-  const char *path;
-  yaml_document_t *doc;
+  ydoc_err err; /* the first error, "file:line:col: message" */
 } ycx;
 
-static int yerr(const ycx *y, const yaml_node_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int yerr(const ycx *y, const yaml_node_t *n, const char *fmt, ...) {
-  fprintf(stderr, "%s:%zu:%zu: ", y->path, n ? n->start_mark.line + 1 : 0,
-          n ? n->start_mark.column + 1 : 0);
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  return -1;
-}
+#define yerr(y, n, ...) y_error(&(y)->err, (n), __VA_ARGS__)
 
-static const char *scalar(const yaml_node_t *n) {
-  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
+static const char *scalar(const ynode *n) { return n && n->type == Y_SCALAR ? n->str : NULL; }
 
-static int get_name(const ycx *y, const yaml_node_t *n, char *dst, const char *what) {
+static int get_name(ycx *y, const ynode *n, char *dst, const char *what) {
   const char *s = scalar(n);
   if (!s || !pt_valid_name(s))
     return yerr(y, n, "expected %s: a name of [A-Za-z0-9._-]+ shorter than %d characters", what,
@@ -39,7 +25,7 @@ static int get_name(const ycx *y, const yaml_node_t *n, char *dst, const char *w
   return 0;
 }
 
-static int get_text(const ycx *y, const yaml_node_t *n, char *dst, size_t cap, const char *what) {
+static int get_text(ycx *y, const ynode *n, char *dst, size_t cap, const char *what) {
   const char *s = scalar(n);
   if (!s || strlen(s) >= cap)
     return yerr(y, n, "expected %s: a string shorter than %zu characters", what, cap);
@@ -52,7 +38,7 @@ static int get_text(const ycx *y, const yaml_node_t *n, char *dst, size_t cap, c
   return 0;
 }
 
-static int get_number(const ycx *y, const yaml_node_t *n, double *dst, const char *what) {
+static int get_number(ycx *y, const ynode *n, double *dst, const char *what) {
   const char *s = scalar(n);
   char *end;
   errno = 0;
@@ -62,7 +48,7 @@ static int get_number(const ycx *y, const yaml_node_t *n, double *dst, const cha
   return 0;
 }
 
-static int get_int(const ycx *y, const yaml_node_t *n, int *dst, const char *what) {
+static int get_int(ycx *y, const ynode *n, int *dst, const char *what) {
   double v;
   if (get_number(y, n, &v, what)) return -1;
   if (v != (int)v || v > 1 << 24) return yerr(y, n, "expected %s: a whole number", what);
@@ -70,14 +56,14 @@ static int get_int(const ycx *y, const yaml_node_t *n, int *dst, const char *wha
   return 0;
 }
 
-static int get_bool(const ycx *y, const yaml_node_t *n, int *dst, const char *what) {
+static int get_bool(ycx *y, const ynode *n, int *dst, const char *what) {
   const char *s = scalar(n);
   if (s && (!strcmp(s, "true") || !strcmp(s, "yes"))) { *dst = 1; return 0; }
   if (s && (!strcmp(s, "false") || !strcmp(s, "no"))) { *dst = 0; return 0; }
   return yerr(y, n, "expected %s: true or false", what);
 }
 
-static int get_color(const ycx *y, const yaml_node_t *n, unsigned *dst) {
+static int get_color(ycx *y, const ynode *n, unsigned *dst) {
   const char *s = scalar(n);
   char *end;
   if (!s || s[0] != '#' || strlen(s) != 7) return yerr(y, n, "expected color: \"#rrggbb\"");
@@ -87,40 +73,31 @@ static int get_color(const ycx *y, const yaml_node_t *n, unsigned *dst) {
   return 0;
 }
 
-#define FOR_PAIRS(y, map, k, v)                                                             \
-  for (yaml_node_pair_t *p_ = (map)->data.mapping.pairs.start;                              \
-       p_ < (map)->data.mapping.pairs.top &&                                                \
-       ((k) = yaml_document_get_node((y)->doc, p_->key),                                    \
-       (v) = yaml_document_get_node((y)->doc, p_->value), 1);                               \
-       p_++)
+/* Mapping pairs (k, v) and list items (v) of the loader's tree. */
+#define FOR_PAIRS(map, k, v)                                                                \
+  for (int p_ = 0; p_ < (map)->n && ((k) = (map)->items[2 * p_], (v) = (map)->items[2 * p_ + 1], 1); p_++)
+#define FOR_ITEMS(seq, v) for (int i_ = 0; i_ < (seq)->n && ((v) = (seq)->items[i_], 1); i_++)
 
-#define FOR_ITEMS(y, seq, v)                                                                \
-  for (yaml_node_item_t *i_ = (seq)->data.sequence.items.start;                             \
-       i_ < (seq)->data.sequence.items.top && ((v) = yaml_document_get_node((y)->doc, *i_), 1); \
-       i_++)
-
-static int want(const ycx *y, const yaml_node_t *n, yaml_node_type_t t, const char *what) {
+static int want(ycx *y, const ynode *n, ytype t, const char *what) {
   if (n && n->type == t) return 0;
-  return yerr(y, n, "expected %s: a %s", what,
-              t == YAML_MAPPING_NODE ? "mapping" : t == YAML_SEQUENCE_NODE ? "list" : "scalar");
+  return yerr(y, n, "expected %s: %s, found %s", what, y_type_name(t), n ? y_type_name(n->type) : "nothing");
 }
 
-static int load_item(const ycx *y, const yaml_node_t *n, pc_item *it, int is_system) {
-  if (want(y, n, YAML_MAPPING_NODE, "an item {name: ..., label: ...}")) return -1;
+static int load_item(ycx *y, const ynode *n, pc_item *it, int is_system) {
+  if (want(y, n, Y_MAP, "an item {name: ..., label: ...}")) return -1;
   memset(it, 0, sizeof *it);
   it->expected = 1;
-  yaml_node_t *k, *v;
-  FOR_PAIRS(y, n, k, v) {
-    const char *key = scalar(k);
+  const ynode *k, *v;
+  FOR_PAIRS(n, k, v) {
+    const char *key = k->str;
     int rc;
-    if (!key) return yerr(y, k, "expected a key");
     if (!strcmp(key, "name")) rc = get_name(y, v, it->name, "name");
     else if (!strcmp(key, "label")) rc = get_text(y, v, it->label, sizeof it->label, "label");
     else if (!strcmp(key, "aliases")) {
-      if (want(y, v, YAML_SEQUENCE_NODE, "aliases")) return -1;
-      yaml_node_t *a;
+      if (want(y, v, Y_SEQ, "aliases")) return -1;
+      const ynode *a;
       rc = 0;
-      FOR_ITEMS(y, v, a) {
+      FOR_ITEMS(v, a) {
         if (it->naliases == PC_MAX_ALIASES) return yerr(y, a, "at most %d aliases", PC_MAX_ALIASES);
         if (get_name(y, a, it->aliases[it->naliases++], "alias")) return -1;
       }
@@ -139,11 +116,11 @@ static int load_item(const ycx *y, const yaml_node_t *n, pc_item *it, int is_sys
   return 0;
 }
 
-static int load_list(const ycx *y, const yaml_node_t *n, pc_item *items, int *count,
-                     int is_system, const char *what) {
-  if (want(y, n, YAML_SEQUENCE_NODE, what)) return -1;
-  yaml_node_t *v;
-  FOR_ITEMS(y, n, v) {
+static int load_list(ycx *y, const ynode *n, pc_item *items, int *count, int is_system,
+                     const char *what) {
+  if (want(y, n, Y_SEQ, what)) return -1;
+  const ynode *v;
+  FOR_ITEMS(n, v) {
     if (*count == PC_MAX_ITEMS) return yerr(y, v, "at most %d %s", PC_MAX_ITEMS, what);
     if (load_item(y, v, &items[*count], is_system)) return -1;
     const pc_item *it = &items[*count];
@@ -155,15 +132,14 @@ static int load_list(const ycx *y, const yaml_node_t *n, pc_item *items, int *co
   return 0;
 }
 
-static int load_figure(const ycx *y, const yaml_node_t *n, pc_figure *f) {
-  if (want(y, n, YAML_MAPPING_NODE, "a figure {name: ..., kind: grid|sweep, ...}")) return -1;
+static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
+  if (want(y, n, Y_MAP, "a figure {name: ..., kind: grid|sweep, ...}")) return -1;
   memset(f, 0, sizeof *f);
-  yaml_node_t *k, *v;
+  const ynode *k, *v;
   int have_kind = 0;
-  FOR_PAIRS(y, n, k, v) {
-    const char *key = scalar(k);
+  FOR_PAIRS(n, k, v) {
+    const char *key = k->str;
     int rc = 0;
-    if (!key) return yerr(y, k, "expected a key");
     if (!strcmp(key, "name")) rc = get_name(y, v, f->name, "figure name");
     else if (!strcmp(key, "kind")) {
       const char *s = scalar(v);
@@ -178,9 +154,9 @@ static int load_figure(const ycx *y, const yaml_node_t *n, pc_figure *f) {
     else if (!strcmp(key, "ymax")) rc = get_number(y, v, &f->ymax, "ymax");
     else if (!strcmp(key, "ytics")) rc = get_number(y, v, &f->ytics, "ytics");
     else if (!strcmp(key, "seqlens")) {
-      if (want(y, v, YAML_SEQUENCE_NODE, "seqlens")) return -1;
-      yaml_node_t *s;
-      FOR_ITEMS(y, v, s) {
+      if (want(y, v, Y_SEQ, "seqlens")) return -1;
+      const ynode *s;
+      FOR_ITEMS(v, s) {
         if (f->nseqlens == PC_MAX_SEQLENS) return yerr(y, s, "at most %d seqlens", PC_MAX_SEQLENS);
         if (get_int(y, s, &f->seqlens[f->nseqlens++], "seqlen")) return -1;
       }
@@ -195,13 +171,12 @@ static int load_figure(const ycx *y, const yaml_node_t *n, pc_figure *f) {
   return 0;
 }
 
-static int load_defaults(const ycx *y, const yaml_node_t *n, pc_config *c) {
-  if (want(y, n, YAML_MAPPING_NODE, "defaults")) return -1;
-  yaml_node_t *k, *v;
-  FOR_PAIRS(y, n, k, v) {
-    const char *key = scalar(k);
+static int load_defaults(ycx *y, const ynode *n, pc_config *c) {
+  if (want(y, n, Y_MAP, "defaults")) return -1;
+  const ynode *k, *v;
+  FOR_PAIRS(n, k, v) {
+    const char *key = k->str;
     int rc;
-    if (!key) return yerr(y, k, "expected a key");
     if (!strcmp(key, "experiment")) rc = get_name(y, v, c->default_experiment, "experiment");
     else if (!strcmp(key, "workload")) rc = get_name(y, v, c->default_workload, "workload");
     else if (!strcmp(key, "seqlen")) rc = get_int(y, v, &c->default_seqlen, "seqlen");
@@ -211,37 +186,87 @@ static int load_defaults(const ycx *y, const yaml_node_t *n, pc_config *c) {
   return 0;
 }
 
-static int load_plot(const ycx *y, const yaml_node_t *n, pc_config *c) {
-  if (want(y, n, YAML_MAPPING_NODE, "plot")) return -1;
-  yaml_node_t *k, *v;
-  FOR_PAIRS(y, n, k, v) {
-    const char *key = scalar(k);
+static int load_plot(ycx *y, const ynode *n, pc_config *c) {
+  if (want(y, n, Y_MAP, "plot")) return -1;
+  const ynode *k, *v;
+  FOR_PAIRS(n, k, v) {
+    const char *key = k->str;
     int rc;
-    if (!key) return yerr(y, k, "expected a key");
     if (!strcmp(key, "figure")) rc = get_name(y, v, c->figure, "figure");
-    else if (!strcmp(key, "log_name")) rc = get_text(y, v, c->log_name, sizeof c->log_name, "log_name");
+    else if (!strcmp(key, "log_name"))
+      return yerr(y, k, "plot: log_name is not read: the log file name is the drawn experiment's "
+                  "own 'log:' (experiments.NAME.log); remove this key");
     else if (!strcmp(key, "defaults")) rc = load_defaults(y, v, c);
     else if (!strcmp(key, "devices")) rc = load_list(y, v, c->devices, &c->ndevices, 0, "devices");
     else if (!strcmp(key, "workloads")) rc = load_list(y, v, c->workloads, &c->nworkloads, 0, "workloads");
     else if (!strcmp(key, "systems")) rc = load_list(y, v, c->systems, &c->nsystems, 1, "systems");
     else if (!strcmp(key, "figures")) {
-      if (want(y, v, YAML_SEQUENCE_NODE, "figures")) return -1;
-      yaml_node_t *f;
+      if (want(y, v, Y_SEQ, "figures")) return -1;
+      const ynode *f;
       rc = 0;
-      FOR_ITEMS(y, v, f) {
+      FOR_ITEMS(v, f) {
         if (c->nfigures == PC_MAX_FIGURES) return yerr(y, f, "at most %d figures", PC_MAX_FIGURES);
         if (load_figure(y, f, &c->figures[c->nfigures++])) return -1;
       }
     } else
-      return yerr(y, k, "unknown key \"%s\" in plot; expected figure, log_name, defaults, "
-                  "devices, workloads, systems, figures", key);
+      return yerr(y, k, "unknown key \"%s\" in plot; expected figure, defaults, devices, "
+                  "workloads, systems, figures", key);
     if (rc) return -1;
   }
-  if (!c->log_name[0]) return yerr(y, n, "plot needs log_name");
   if (!c->ndevices || !c->nsystems || !c->nfigures)
     return yerr(y, n, "plot needs devices, systems and figures");
-  if (!strstr(c->log_name, "{device}"))
-    return yerr(y, n, "log_name must contain {device}");
+  return 0;
+}
+
+/* The `log:` template of experiment name (the runner checks the rest of the experiment). */
+static const ynode *experiment_log(ycx *y, const ynode *exps, const char *name, const ynode *at) {
+  const ynode *e = y_get(exps, name);
+  if (!e) {
+    yerr(y, at, "experiment '%s' is not under experiments: (the plot draws the logs it names)", name);
+    return NULL;
+  }
+  const ynode *log = y_get(e, "log");
+  if (!log || log->type != Y_SCALAR) {
+    yerr(y, log ? log : e, "experiments.%s.log: expected the log file name template", name);
+    return NULL;
+  }
+  return log;
+}
+
+/* One log folder is read with one file name pattern: the `log:` template of the experiments
+ * the figures draw (every experiment when a figure names none). They must agree. */
+static int load_log_name(ycx *y, const ynode *root, const ynode *plot, pc_config *c) {
+  const ynode *exps = y_get(root, "experiments"), *first = NULL;
+  const char *first_exp = NULL;
+  if (!exps || exps->type != Y_MAP || exps->n == 0)
+    return yerr(y, exps ? exps : root, "expected an 'experiments:' mapping: the plot takes the log "
+                "file name from experiments.NAME.log");
+  for (int i = 0; i < exps->n; i++) {
+    const char *name = exps->items[2 * i]->str;
+    int drawn = 0;
+    for (int f = 0; f < c->nfigures; f++)
+      drawn |= !c->figures[f].experiment[0] || !strcmp(c->figures[f].experiment, name);
+    if (!drawn) continue;
+    const ynode *log = experiment_log(y, exps, name, exps->items[2 * i]);
+    if (!log) return -1;
+    if (!first) { first = log; first_exp = name; continue; }
+    if (strcmp(log->str, first->str) != 0)
+      return yerr(y, log, "experiments '%s' and '%s' (line %d) have different log templates "
+                  "(\"%s\" and \"%s\"), but one log folder is read with one name pattern: give "
+                  "the experiments the plot draws the same log:", name, first_exp, first->line,
+                  log->str, first->str);
+  }
+  const ynode *figs = y_get(plot, "figures"); /* load_plot checked: a list of c->nfigures */
+  for (int f = 0; f < c->nfigures; f++)
+    if (c->figures[f].experiment[0] &&
+        !experiment_log(y, exps, c->figures[f].experiment, y_get(figs->items[f], "experiment")))
+      return -1;
+  if (!first) return yerr(y, plot, "the plot draws no experiment of this file");
+  if (strlen(first->str) >= sizeof c->log_name)
+    return yerr(y, first, "log: expected a template shorter than %zu characters", sizeof c->log_name);
+  if (!strstr(first->str, "{device}"))
+    return yerr(y, first, "log: the plot needs {device} in the log file name");
+  strcpy(c->log_name, first->str);
   return 0;
 }
 
@@ -259,46 +284,35 @@ static void default_figure_name(const char *path, char *dst) {
 }
 
 int pc_load(const char *path, pc_config *c) {
+  char *msg = NULL;
+  int rc = pc_load_msg(path, c, &msg);
+  if (msg) fprintf(stderr, "%s\n", msg);
+  free(msg);
+  return rc;
+}
+
+int pc_load_msg(const char *path, pc_config *c, char **msg) {
+  *msg = NULL;
   memset(c, 0, sizeof *c);
   snprintf(c->path, sizeof c->path, "%s", path);
-  FILE *in = fopen(path, "rb");
-  if (!in) {
-    fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
-    return -1;
-  }
-  yaml_parser_t parser;
-  yaml_document_t doc;
-  yaml_parser_initialize(&parser);
-  yaml_parser_set_input_file(&parser, in);
+  ycx y = {0};
+  ynode *root = y_load_file(path, &y.err);
   int rc = -1;
-  if (!yaml_parser_load(&parser, &doc)) {
-    fprintf(stderr, "%s:%zu:%zu: YAML error: %s\n", path, parser.problem_mark.line + 1,
-            parser.problem_mark.column + 1, parser.problem ? parser.problem : "?");
-    goto out_parser;
-  }
-  ycx y = {path, &doc};
-  yaml_node_t *root = yaml_document_get_root_node(&doc);
-  if (!root || root->type != YAML_MAPPING_NODE) {
-    yerr(&y, root, "expected a mapping at the top with a plot: key");
-    goto out_doc;
-  }
-  yaml_node_t *k, *v, *plot = NULL;
-  FOR_PAIRS(&y, root, k, v) {
-    const char *key = scalar(k);
-    if (key && !strcmp(key, "plot")) plot = v;
-  }
+  if (!root) goto out;
+  const ynode *plot = y_get(root, "plot");
   if (!plot) {
     yerr(&y, root, "no top-level plot: section");
-    goto out_doc;
+    goto out;
   }
-  if (load_plot(&y, plot, c)) goto out_doc;
+  if (load_plot(&y, plot, c) || load_log_name(&y, root, plot, c)) goto out;
+  /* the figure's name: plot.figure, else the file's own figure:, else the folder's name */
+  const ynode *fig = y_get(root, "figure");
+  if (!c->figure[0] && fig && get_name(&y, fig, c->figure, "figure")) goto out;
   if (!c->figure[0]) default_figure_name(path, c->figure);
   rc = 0;
-out_doc:
-  yaml_document_delete(&doc);
-out_parser:
-  yaml_parser_delete(&parser);
-  fclose(in);
+out:
+  *msg = y.err.msg;
+  y_free(root);
   return rc;
 }
 

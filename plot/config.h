@@ -1,8 +1,8 @@
-/* config: the `plot:` section of a figure's experiment.yaml (libyaml).
+/* config: the `plot:` section of a figure's experiment.yaml, read with the kit's one YAML
+ * loader (common/yamlnode.h).
  *
  *   plot:
- *     figure: fig12                       # name stored in the table (default: the folder name)
- *     log_name: "{experiment}.{device}.{workload}.{system}.log"
+ *     figure: fig12      # name stored in the table (default: the file's figure:, else the folder name)
  *     defaults: {experiment: kernel, workload: h2o, seqlen: 4096}
  *     devices:   [{name: a100, label: A100}, ...]          # row order
  *     workloads: [{name: kf, label: KeyFormer, aliases: [keyformer]}, ...]
@@ -13,6 +13,8 @@
  *          ylabel: "Execution Time (ms)"}
  *       - {name: fig13, kind: sweep, experiment: h2o, workload: h2o, seqlens: [1024, 2048]}
  *
+ * The log file name pattern is not repeated here: it is the `log:` template of the experiments
+ * the figures draw (experiments.NAME.log); experiments drawn from one log folder must share it.
  * Everything the plotter shows is data here; a new system or workload is a YAML edit.
  * Errors name file:line:column and what was expected. */
 #ifndef PLOT_CONFIG_H
@@ -64,8 +66,11 @@ typedef struct {
   int nfigures;
 } pc_config;
 
-/* Loads path's plot: section. Returns 0, or -1 after printing file:line:column: message. */
+/* Loads path's plot: section and the log name of the experiments it draws. Returns 0, or -1
+ * after printing "file:line:column: message" (pc_load_msg: hands it over in *msg instead,
+ * the caller frees it). */
 int pc_load(const char *path, pc_config *c);
+int pc_load_msg(const char *path, pc_config *c, char **msg);
 
 /* Reader options for this config (canonical names through the aliases). */
 rd_opts pc_reader_opts(const pc_config *c);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fileio.h"
 #include "figure.h"
 #include "reader.h"
 #include "render.h"
@@ -115,18 +116,6 @@ static int print_issues(const rd_issues *is, FILE *out) {
   return (int)is->n;
 }
 
-static int mkdir_p(const char *dir) {
-  char tmp[PT_PATH];
-  snprintf(tmp, sizeof tmp, "%s", dir);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static const char *template_dir(const cli *c) {
   if (c->templates) return c->templates;
   const char *env = getenv("REPRO_PLOT_TEMPLATES");
@@ -142,7 +131,7 @@ static int cmd_draw(const cli *c) {
   int rc = 0;
   if (read_logs(&cfg, c->logs, &t, &is)) { rc = 1; goto out; }
   const char *out = c->out ? c->out : "figures";
-  if (mkdir_p(out)) { fprintf(stderr, "%s: cannot create: %s\n", out, strerror(errno)); rc = 1; goto out; }
+  if (mkdir_p(out, 0777)) { fprintf(stderr, "%s: cannot create: %s\n", out, strerror(errno)); rc = 1; goto out; }
   printf("repro-plot: %zu logs read from %s (%s)\n", t.n, c->logs, cfg.figure);
   char names[PC_MAX_FIGURES][48];
   int missing = 0;

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "kvline.h"
 #include "patterns.h"
 
-#define MAX_LOG_BYTES ((size_t)1 << 30) /* a 1 GiB "log" is not a log */
 
 /* ---- issues ---- */
 
@@ -415,41 +415,6 @@ int rd_match_name(const char *tmpl, const char *base, pt_row *row) {
 
 /* ---- files and directories ---- */
 
-static char *slurp(const char *path, size_t *len, const char **why) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) { *why = strerror(errno); return NULL; }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    *why = "not a regular file";
-    close(fd);
-    return NULL;
-  }
-  if ((size_t)st.st_size > MAX_LOG_BYTES) {
-    *why = "larger than 1 GiB";
-    close(fd);
-    return NULL;
-  }
-  size_t cap = (size_t)st.st_size + 1, n = 0;
-  char *buf = malloc(cap);
-  if (!buf) { *why = "out of memory"; close(fd); return NULL; }
-  for (;;) {
-    if (n == cap) { /* the file grew while we read it */
-      char *nb = cap < MAX_LOG_BYTES ? realloc(buf, cap * 2) : NULL;
-      if (!nb) { free(buf); close(fd); *why = "too large or out of memory"; return NULL; }
-      buf = nb;
-      cap *= 2;
-    }
-    ssize_t r = read(fd, buf + n, cap - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) { *why = strerror(errno); free(buf); close(fd); return NULL; }
-    if (r == 0) break;
-    n += (size_t)r;
-  }
-  close(fd);
-  *len = n;
-  return buf;
-}
-
 static void canon_key(const rd_opts *o, rd_axis axis, char *key) {
   if (!o->canon || !*key) return;
   const char *c = o->canon(o->canon_ctx, axis, key);
@@ -496,8 +461,8 @@ static int read_file(const rd_opts *o, const char *path, pt_table *t, rd_issues 
     return 0;
   }
   size_t len = 0;
-  const char *why = "";
-  char *buf = slurp(path, &len, &why);
+  char why[128]; /* a 1 GiB "log" is not a log */
+  char *buf = repro_slurp(path, REPRO_MAX_LOG_BYTES, &len, why, sizeof why);
   if (!buf) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "cannot read: %s", why);
     return 0;

@@ -93,28 +93,85 @@ static int parse_duration(const char *s, long *out) {
   return 0;
 }
 
-static int load_system(ydoc_err *err, const ynode *k, const ynode *v, system_def *out) {
-  static const char *const keys[] = {"command", "absent", NULL};
+/* A family: one command template shared by several systems, which differ only in {system}. */
+typedef struct {
+  const char *name;
+  const ynode *tpl;
+} family_def;
+
+typedef struct {
+  int n;
+  family_def *v;
+} familylist;
+
+static const family_def *family_find(const familylist *fl, const char *name) {
+  for (int i = 0; i < fl->n; i++)
+    if (strcmp(fl->v[i].name, name) == 0) return &fl->v[i];
+  return NULL;
+}
+
+/* families: name -> template; a later definition (the experiment's) overrides the file's. */
+static int load_families(ydoc_err *err, const ynode *map, familylist *fl) {
+  if (y_expect(err, map, Y_MAP, "families") != 0) return -1;
+  for (int i = 0; i < map->n; i++) {
+    const ynode *k = map->items[2 * i], *v = map->items[2 * i + 1];
+    const char *name;
+    if (y_name(err, k, "family name", &name) != 0) return -1;
+    if (v->type != Y_SCALAR || !*v->str)
+      return y_error(err, v, "family '%s': expected a command template (a non-empty string)", name);
+    if (!strstr(v->str, "{system}"))
+      return y_error(err, v, "family '%s': expected {system} in the template: the systems of a family differ only in it", name);
+    family_def *f = (family_def *)family_find(fl, name);
+    if (!f) {
+      fl->v = xrealloc(fl->v, (size_t)(fl->n + 1) * sizeof *fl->v);
+      f = &fl->v[fl->n++];
+    }
+    *f = (family_def){name, v};
+  }
+  return 0;
+}
+
+/* The list of family names, for messages. */
+static void family_names(const familylist *fl, sbuf *out) {
+  for (int i = 0; i < fl->n; i++) sb_addf(out, "%s%s", i ? ", " : "", fl->v[i].name);
+  if (fl->n == 0) sb_add(out, "(none: no 'families:' defined)");
+}
+
+static int load_system(ydoc_err *err, const ynode *k, const ynode *v, const familylist *fl,
+                       system_def *out) {
+  static const char *const keys[] = {"command", "family", "absent", NULL};
   const char *name;
   if (y_name(err, k, "system name", &name) != 0) return -1;
   if (y_expect(err, v, Y_MAP, "system") != 0) return -1;
   if (y_check_keys(err, v, keys, "a system") != 0) return -1;
-  const ynode *cmd = y_get(v, "command"), *absent = y_get(v, "absent");
-  if (!cmd == !absent)
-    return y_error(err, v, "system '%s': expected exactly one of 'command' (a template) or 'absent' (why it cannot run)", name);
-  const ynode *s = cmd ? cmd : absent;
+  const ynode *cmd = y_get(v, "command"), *fam = y_get(v, "family"), *absent = y_get(v, "absent");
+  if (!!cmd + !!fam + !!absent != 1)
+    return y_error(err, v, "system '%s': expected exactly one of 'command' (a template), 'family' (the name of a shared template) or 'absent' (why it cannot run)", name);
+  const ynode *s = cmd ? cmd : fam ? fam : absent;
   if (s->type != Y_SCALAR || !*s->str)
     return y_error(err, s, "system '%s': expected a non-empty string", name);
+  if (fam) {
+    const family_def *f = family_find(fl, fam->str);
+    if (!f) {
+      sbuf names = {0};
+      family_names(fl, &names);
+      y_error(err, fam, "system '%s': unknown family '%s': expected one of %s", name, fam->str, names.s);
+      sb_free(&names);
+      return -1;
+    }
+    *out = (system_def){.name = name, .command = f->tpl->str, .at = f->tpl};
+    return 0;
+  }
   *out = (system_def){.name = name, .command = cmd ? cmd->str : NULL,
                       .absent = absent ? absent->str : NULL, .at = s};
   return 0;
 }
 
-static int load_systems(ydoc_err *err, const ynode *map, int *n, system_def **out) {
+static int load_systems(ydoc_err *err, const ynode *map, const familylist *fl, int *n, system_def **out) {
   if (y_expect(err, map, Y_MAP, "systems") != 0) return -1;
   for (int i = 0; i < map->n; i++) {
     system_def sd;
-    if (load_system(err, map->items[2 * i], map->items[2 * i + 1], &sd) != 0) return -1;
+    if (load_system(err, map->items[2 * i], map->items[2 * i + 1], fl, &sd) != 0) return -1;
     int j;
     for (j = 0; j < *n; j++)
       if (strcmp((*out)[j].name, sd.name) == 0) break;
@@ -122,6 +179,21 @@ static int load_systems(ydoc_err *err, const ynode *map, int *n, system_def **ou
     (*out)[j] = sd; /* an experiment's own definition overrides the file's */
   }
   return 0;
+}
+
+/* The systems of experiment v: the file's, then its own; families likewise (its own win). */
+static int load_experiment_systems(ydoc_err *err, const ynode *v, const ynode *root, experiment *e) {
+  familylist fl = {0};
+  int rc = -1;
+  const ynode *n;
+  if ((n = y_get(root, "families")) && load_families(err, n, &fl) != 0) goto out;
+  if ((n = y_get(v, "families")) && load_families(err, n, &fl) != 0) goto out;
+  if ((n = y_get(root, "systems")) && load_systems(err, n, &fl, &e->nsystems, &e->systems) != 0) goto out;
+  if ((n = y_get(v, "systems")) && load_systems(err, n, &fl, &e->nsystems, &e->systems) != 0) goto out;
+  rc = 0;
+out:
+  free(fl.v);
+  return rc;
 }
 
 static int load_axes(ydoc_err *err, const ynode *map, experiment *e) {
@@ -203,7 +275,8 @@ static int check_template(ydoc_err *err, const experiment *e, const ynode *at, c
 
 static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root,
                            experiment *e) {
-  static const char *const keys[] = {"log", "time_limit", "axes", "exclude", "params", "systems", NULL};
+  static const char *const keys[] = {"log", "time_limit", "axes", "exclude", "params", "families",
+                                     "systems", NULL};
   if (y_name(err, k, "experiment name", &e->name) != 0) return -1;
   if (y_expect(err, v, Y_MAP, "experiment") != 0) return -1;
   if (y_check_keys(err, v, keys, "an experiment") != 0) return -1;
@@ -223,8 +296,7 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
   for (int i = 0; i < e->params.n; i++)
     if (experiment_axis(e, e->params.v[i].name) >= 0)
       return y_error(err, e->params.v[i].at, "param '%s' has the name of an axis", e->params.v[i].name);
-  if ((n = y_get(root, "systems")) && load_systems(err, n, &e->nsystems, &e->systems) != 0) return -1;
-  if ((n = y_get(v, "systems")) && load_systems(err, n, &e->nsystems, &e->systems) != 0) return -1;
+  if (load_experiment_systems(err, v, root, e) != 0) return -1;
   if ((n = y_get(v, "exclude")) && load_exclusions(err, n, e) != 0) return -1;
   const axis *sys = &e->axes[e->system_axis];
   const ynode *sys_list = y_get(axes, "system");
@@ -240,7 +312,7 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
 }
 
 int expfile_load_buffer(const char *path, const char *data, size_t len, expfile *f, char **errmsg) {
-  static const char *const keys[] = {"figure", "defaults", "systems", "experiments", "plot", NULL};
+  static const char *const keys[] = {"figure", "defaults", "families", "systems", "experiments", "plot", NULL};
   memset(f, 0, sizeof *f);
   ydoc_err err = {0};
   f->path = path_absolute(path);
@@ -254,6 +326,7 @@ int expfile_load_buffer(const char *path, const char *data, size_t len, expfile 
   /* plot: belongs to the plotter; the runner only checks its shape. */
   if ((n = y_get(root, "plot")) && y_expect(&err, n, Y_MAP, "plot") != 0) goto fail;
   if ((n = y_get(root, "defaults")) && y_expect(&err, n, Y_MAP, "defaults") != 0) goto fail;
+  if ((n = y_get(root, "families")) && y_expect(&err, n, Y_MAP, "families") != 0) goto fail;
   if ((n = y_get(root, "systems")) && y_expect(&err, n, Y_MAP, "systems") != 0) goto fail;
   const ynode *exps = y_get(root, "experiments");
   if (!exps) {
@@ -280,8 +353,10 @@ fail:
 
 /* Reads a whole file for a loader; -1 with *err when it cannot. */
 static int read_input(const char *path, char **data, size_t *len, char **err) {
-  if (read_file(path, data, len) == 0) return 0;
-  *err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+  char why[128];
+  *data = repro_slurp(path, REPRO_MAX_YAML_BYTES, len, why, sizeof why);
+  if (*data) return 0;
+  *err = xasprintf("%s: cannot read: %s", path, why);
   return -1;
 }
 

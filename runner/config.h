@@ -4,7 +4,7 @@
 #define RUNNER_CONFIG_H
 
 #include "util.h"
-#include "ynode.h"
+#include "yamlnode.h"
 
 typedef struct {
   const char *name, *value;
@@ -22,7 +22,7 @@ void params_set(paramlist *p, const char *name, const char *value, const ynode *
 
 typedef struct {
   const char *name;
-  const char *command; /* template, or NULL for an absent system */
+  const char *command; /* template (its own or its family's), or NULL for an absent system */
   const char *absent;  /* why it cannot run here (absent systems), or NULL */
   const ynode *at;
 } system_def;

@@ -256,7 +256,10 @@ int cell_command(const cell_env *env, sbuf *out, char **err) {
     return -1;
   }
   char *msg = NULL;
-  if (tpl_render(s->command, TPL_SHELL, cell_lookup, (void *)env, out, &msg) != 0) {
+  if (!env->rt->root && strstr(s->command, "{root}"))
+    msg = xasprintf("{root}: no repository root above %s (expected a folder holding %s)",
+                    env->cs->file->dir, REPO_ROOT_MARKER);
+  if (msg || tpl_render(s->command, TPL_SHELL, cell_lookup, (void *)env, out, &msg) != 0) {
     *err = xasprintf("%s:%d:%d: command of system '%s' for %s: %s", env->cs->file->path, s->at->line,
                      s->at->col, s->name, env->c->log, msg);
     free(msg);

@@ -286,7 +286,7 @@ static int cmd_run(options *o) {
   if (kind == EXEC_AUTO && have_cluster) kind = cluster->executor;
   if (kind == EXEC_AUTO) kind = slurm_available() ? EXEC_SLURM : EXEC_LOCAL;
   char *self = self_path(), *bin = o->bin ? path_absolute(o->bin) : path_dirname(self);
-  char *rootdir = xasprintf("%s/..", file->dir), *root = path_absolute(rootdir);
+  char *root = repo_root_find(file->dir); /* NULL: {root} cannot be rendered (expand.c) */
   run r;
   exec_ctx x = {.file = file, .cluster = have_cluster ? cluster : NULL, .cs = cs, .r = &r,
                 .rt = {.bin = bin, .root = root, .python = o->python ? o->python : getenv("REPRO_PYTHON")},
@@ -391,7 +391,6 @@ out_all:
   run_close(&r);
   free(self);
   free(bin);
-  free(rootdir);
   free(root);
   free_inputs(&in);
   return rc;

@@ -3,18 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
+
 static int is_name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
          c == '_' || c == '-';
 }
 
-int tpl_is_name(const char *s) {
-  size_t n = 0;
-  if (!*s || *s == '.') return 0;
-  for (; *s; s++, n++)
-    if (!is_name_char(*s) || n >= 200) return 0;
-  return 1;
-}
+int tpl_is_name(const char *s) { return repro_is_name(s); }
 
 int tpl_is_shell_safe(const char *s) {
   if (!*s) return 0; /* an empty value must be written '' to stay one word */

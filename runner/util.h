@@ -1,53 +1,31 @@
-/* Small helpers shared by the runner's files: checked allocation, a growable string, a
- * growable array of strings, file and path helpers. Out of memory is fatal (the runner
- * cannot do anything useful without memory); every other error is returned. */
+/* Small helpers of the runner's files: file and path helpers on top of common/ (checked
+ * allocation, strings and string arrays in strbuf.h, slurp and mkdir_p in fileio.h). */
 #ifndef RUNNER_UTIL_H
 #define RUNNER_UTIL_H
 
 #include <stdarg.h>
 #include <stddef.h>
 
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Growable NUL-terminated string. */
-typedef struct {
-  char *s;
-  size_t len, cap;
-} sbuf;
-void sb_addn(sbuf *b, const char *s, size_t n);
-void sb_add(sbuf *b, const char *s);
-void sb_addc(sbuf *b, char c);
-void sb_addf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_clear(sbuf *b);
-void sb_free(sbuf *b);
-char *sb_take(sbuf *b); /* hands the string to the caller, leaves b empty */
-
-/* Growable array of owned strings. */
-typedef struct {
-  char **v;
-  int n, cap;
-} strvec;
-void sv_push(strvec *sv, const char *s);     /* copies s */
-void sv_push_own(strvec *sv, char *s);        /* takes s */
-int sv_find(const strvec *sv, const char *s); /* index or -1 */
-void sv_free(strvec *sv);
+#include "fileio.h"
+#include "strbuf.h"
 
 /* Files. Return 0 on success, -1 with errno set. */
+/* Whole file, no size limit beyond memory (journals, markers); see repro_slurp. */
 int read_file(const char *path, char **out, size_t *len);
 /* Write the whole content to path via path.tmp.<pid> + fsync + rename. */
 int write_file_atomic(const char *path, const char *data, size_t len);
-int mkdir_p(const char *path, int mode);
 int file_exists(const char *path);
 
 /* Directory part of path ("." when none) and absolute form of a path; caller frees. */
 char *path_dirname(const char *path);
 char *path_absolute(const char *path);
 const char *path_basename(const char *path);
+
+/* The file that marks the repository root. */
+#define REPO_ROOT_MARKER ".repro-root"
+/* The repository root of an experiment folder: dir itself or the nearest folder above it
+ * holding REPO_ROOT_MARKER (absolute; caller frees), or NULL when there is none. */
+char *repo_root_find(const char *dir);
 
 double now_seconds(void); /* monotonic clock */
 

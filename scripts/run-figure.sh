@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Shared body of figNN/run.sh: runs the figure's matrix with build/bin/repro-run.
-#   run-figure.sh FIGDIR [repro-run options...]
+#   run-figure.sh FIGDIR [repro-run options...]   (FIGDIR: any experiment folder of the tree)
 # Picks what a reviewer would otherwise have to type:
 #   - the cluster file: -c/--cluster if given, else $REPRO_CLUSTER, else, when Slurm's sbatch
 #     is on PATH, clusters/local-test.yaml on the test cluster of scripts/slurm-local.sh and
@@ -10,7 +10,13 @@
 set -euo pipefail
 fig=$(cd "$1" && pwd)
 shift
-root=$(dirname "$fig")
+# the repository root: the nearest folder above FIGDIR holding .repro-root (FIGDIR may be
+# fig12/ or a study nested deeper, e.g. studies/sdpa-scale/)
+root=$fig
+until [ -e "$root/.repro-root" ]; do
+  [ "$root" = / ] && { echo "run.sh: no .repro-root above $fig" >&2; exit 2; }
+  root=$(dirname "$root")
+done
 runner=${REPRO_RUN:-$root/build/bin/repro-run}
 if [ ! -x "$runner" ]; then
   echo "run.sh: $runner is not built: run scripts/build.sh first" >&2

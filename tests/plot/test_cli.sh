@@ -71,9 +71,13 @@ check 'grep -q "only in B: 4" "$tmp/c3.out"' "compare tables: cells only in B"
 # 6. bad usage and bad config are clear errors
 "$bin" draw --config "$src/fig12/experiment.yaml" > /dev/null 2>&1
 check '[ $? -eq 2 ]' "missing --logs is a usage error"
-printf 'plot:\n  log_name: "{device}.log"\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: pie}]\n' > "$tmp/bad.yaml"
+printf 'experiments: {k: {log: "{device}.log"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: pie}]\n' > "$tmp/bad.yaml"
 "$bin" draw --config "$tmp/bad.yaml" --logs "$tmp" 2> "$tmp/bad.err" > /dev/null
-check '[ $? -eq 1 ] && grep -q "bad.yaml:5:.*expected kind: grid or sweep" "$tmp/bad.err"' "bad config names file:line:column"
+check '[ $? -eq 1 ] && grep -q "bad.yaml:5:29: expected kind: grid or sweep" "$tmp/bad.err"' "bad config names file:line:column"
+# the log name is the experiment's own: a leftover plot: log_name is refused, with where
+printf 'experiments: {k: {log: "{device}.log"}}\nplot:\n  log_name: "{device}.log"\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n' > "$tmp/bad.yaml"
+"$bin" draw --config "$tmp/bad.yaml" --logs "$tmp" 2> "$tmp/bad.err" > /dev/null
+check '[ $? -eq 1 ] && grep -q "bad.yaml:3:3: plot: log_name is not read" "$tmp/bad.err"' "plot: log_name refused"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

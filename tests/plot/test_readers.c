@@ -254,25 +254,63 @@ static void test_fixture_dirs(void) {
   rd_issues_free(&is);
 }
 
+#define EXPS "experiments: {k: {log: \"{device}.log\"}, e: {log: \"e.{device}.log\"}}\n"
 static void test_config_errors(void) {
-  const char *bad[] = {
-      "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a}]\n  systems: [{name: s, colour: red}]\n  figures: [{name: f, kind: grid}]\n",
-      "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: \"a;rm -rf\"}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
-      "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a, label: \"x\\\" y\"}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
-      "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a}, {name: b, aliases: [a]}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
-      "plot: [1, 2\n",
-      "runner: {}\n",
+  /* each bad file and the start of the message it must give ("file:" is cut off) */
+  const char *bad[][2] = {
+      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s, colour: red}]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+       "4:23: unknown key \"colour\""},
+      {EXPS "plot:\n  devices: [{name: \"a;rm -rf\"}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+       "3:20: expected name: a name"},
+      {EXPS "plot:\n  devices: [{name: a, label: \"x\\\" y\"}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+       "3:30: expected label without quotes"},
+      {EXPS "plot:\n  devices: [{name: a}, {name: b, aliases: [a]}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+       "3:24: devices \"b\" is listed twice"},
+      {"plot: [1, 2\n", "2:1: YAML syntax error"},
+      {"runner: {}\n", "1:1: no top-level plot: section"},
+      {"a: 1\na: 2\nplot: {}\n", "2:1: duplicate key 'a'"},
+      {"a: &x 1\nplot: {}\n", "1:4: anchors (&name) are not supported"},
+      /* the log name comes from the experiment; a leftover copy is refused */
+      {EXPS "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+       "3:3: plot: log_name is not read"},
+      /* two drawn experiments whose logs could not be told apart by one pattern */
+      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n",
+       "1:50: experiments 'e' and 'k' (line 1) have different log templates"},
+      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: nope}]\n",
+       "5:47: experiment 'nope' is not under experiments:"},
+      {"experiments: {k: {log: \"x.log\"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+       "1:24: log: the plot needs {device}"},
+      {"plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+       "1:1: expected an 'experiments:' mapping"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char path[] = "/tmp/test_plot_yaml_XXXXXX";
     int fd = mkstemp(path);
     FILE *f = fdopen(fd, "w");
-    fputs(bad[i], f);
+    fputs(bad[i][0], f);
     fclose(f);
     pc_config c;
-    CHECK(pc_load(path, &c) == -1, "bad config %zu is rejected", i);
+    char *msg = NULL;
+    CHECK(pc_load_msg(path, &c, &msg) == -1, "bad config %zu is rejected", i);
+    size_t n = strlen(path);
+    int named = msg && !strncmp(msg, path, n) && msg[n] == ':' && !strncmp(msg + n + 1, bad[i][1], strlen(bad[i][1]));
+    CHECK(named, "bad config %zu: expected '%s', got '%s'", i, bad[i][1], msg ? msg : "(none)");
+    free(msg);
     unlink(path);
   }
+  /* one log template shared by two drawn experiments is fine */
+  char path[] = "/tmp/test_plot_yaml_XXXXXX";
+  FILE *f = fdopen(mkstemp(path), "w");
+  fputs("experiments: {k: {log: \"{experiment}.{device}.log\"}, e: {log: \"{experiment}.{device}.log\"}}\n"
+        "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n"
+        "  figures: [{name: f, kind: grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n", f);
+  fclose(f);
+  pc_config c;
+  char *msg = NULL;
+  CHECK(pc_load_msg(path, &c, &msg) == 0 && !strcmp(c.log_name, "{experiment}.{device}.log"),
+        "shared log template: %s", msg ? msg : c.log_name);
+  free(msg);
+  unlink(path);
 }
 
 int main(void) {

@@ -11,6 +11,7 @@ bin=$(dirname "$runner")
 rm -rf "$work"; mkdir -p "$work/fig12"
 cp "$src/fig12/experiment.yaml" "$work/fig12/"
 ln -s "$src/scripts" "$work/scripts"
+touch "$work/.repro-root"   # {root} is $work, like the repository root
 cd "$work/fig12"
 cluster="$src/clusters/local-test.yaml"
 cells="--only experiment=kernel,system=fused --only experiment=kernel,system=unfused"

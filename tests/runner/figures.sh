@@ -8,6 +8,7 @@ runner=$1 work=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work"; mkdir -p "$work"
 ln -s "$src/scripts" "$work/scripts"
+touch "$work/.repro-root"   # {root} is $work, like the repository root
 ln -s "$src/clusters" "$work/clusters"
 export REPRO_RUN=$runner
 # expected selected cells with the local test cluster (h100 + a100) and the arrays written

@@ -259,6 +259,54 @@ static void test_expansion(void) {
   expfile_free(&f);
 }
 
+#define FAM_TAIL "experiments:\n  k:\n    log: \"{device}.{system}.log\"\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n"
+
+/* families: one command template for several systems; {system} is each one's own name. */
+static void test_families(void) {
+  expect_yaml_error("families: {f: \"run {system}\"}\nsystems: {s: {family: g}}\n" FAM_TAIL, "e.yaml:2:23",
+                    "system 's': unknown family 'g': expected one of f", 0);
+  expect_yaml_error("systems: {s: {family: g}}\n" FAM_TAIL, "e.yaml:1:23", "no 'families:' defined", 0);
+  expect_yaml_error("families: {f: \"run x\"}\nsystems: {s: {family: f}}\n" FAM_TAIL, "e.yaml:1:15",
+                    "family 'f': expected {system} in the template", 0);
+  expect_yaml_error("families: {f: [a]}\nsystems: {s: {family: f}}\n" FAM_TAIL, "e.yaml:1:15",
+                    "family 'f': expected a command template", 0);
+  expect_yaml_error("families: {\"f;x\": \"run {system}\"}\nsystems: {s: {family: f}}\n" FAM_TAIL, "e.yaml:1:12",
+                    "family name", 0);
+  expect_yaml_error("families: {f: \"run {system}\"}\nsystems: {s: {family: f, command: x}}\n" FAM_TAIL, "e.yaml:2:14",
+                    "expected exactly one of 'command' (a template), 'family'", 0);
+  expect_yaml_error("families: {f: \"run {system} {nope}\"}\nsystems: {s: {family: f}}\n" FAM_TAIL, "e.yaml:1:15",
+                    "unknown placeholder {nope}", 0);
+  expect_yaml_error("families: []\nsystems: {s: {command: x}}\n" FAM_TAIL, "e.yaml:1:11", "families: expected a mapping", 0);
+
+  /* the file's families, overridden by one experiment's; a system's own command beside them */
+  const char *yaml =
+      "families: {f: \"/bin/echo file {system} {w}\"}\n"
+      "defaults: {w: \"a b\"}\n"
+      "systems: {s: {family: f}, \"t-2\": {family: f}, own: {command: \"/bin/echo own\"}}\n"
+      "experiments:\n"
+      "  k: {log: \"{experiment}.{device}.{system}.log\", time_limit: 10, axes: {device: [d], system: [s, t-2, own]}}\n"
+      "  e: {log: \"{experiment}.{device}.{system}.log\", time_limit: 10, axes: {device: [d], system: [s]},\n"
+      "      families: {f: \"/bin/echo exp {system}\"}}\n";
+  expfile f;
+  cellset cs;
+  char *err = NULL;
+  CHECK(expfile_load_buffer("f.yaml", yaml, strlen(yaml), &f, &err) == 0);
+  if (err) { fprintf(stderr, "%s\n", err); free(err); return; }
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0);
+  CHECK(cs.ncells == 4);
+  const char *want[] = {"/bin/echo file s 'a b'", "/bin/echo file t-2 'a b'", "/bin/echo own", "/bin/echo exp s"};
+  runtime_vars rt = {.bin = "/b", .root = "/r", .run_dir = "/x"};
+  for (int i = 0; i < cs.ncells && i < 4; i++) {
+    cell_env env = {&cs, &cs.cells[i], NULL, &rt};
+    sbuf cmd = {0};
+    CHECK(cell_command(&env, &cmd, &err) == 0);
+    CHECK_STR(cmd.s, want[i]);
+    sb_free(&cmd);
+  }
+  cellset_free(&cs);
+  expfile_free(&f);
+}
+
 static void write_text(const char *path, const char *text) {
   FILE *fp = fopen(path, "w");
   CHECK(fp != NULL);
@@ -444,6 +492,7 @@ int main(int argc, char **argv) {
   test_templates();
   test_yaml_errors();
   test_expansion();
+  test_families();
   test_cellog();
   test_journal();
   test_golden();

@@ -1,11 +1,11 @@
-/* ynode: where a YAML file becomes a tree with positions.
+/* yamlnode: the kit's one YAML loader (runner and plotter), a tree with positions.
  *
  * libyaml parses; we keep a small tree of scalars, sequences and mappings, each node with its
  * 1-based line and column, so every schema error can say file:line:column and what was
  * expected. Aliases and anchors are refused (no expansion bombs, no surprises); a document
- * must be a single mapping. Duplicate mapping keys are errors. */
-#ifndef RUNNER_YNODE_H
-#define RUNNER_YNODE_H
+ * must be a single mapping. Duplicate mapping keys are errors. Out of memory exits (strbuf.h). */
+#ifndef REPRO_YAMLNODE_H
+#define REPRO_YAMLNODE_H
 
 #include <stddef.h>
 
@@ -28,6 +28,9 @@ typedef struct {
 
 /* Parse a whole buffer; returns the root mapping or NULL with err->msg set. */
 ynode *y_parse(const char *file, const char *data, size_t len, ydoc_err *err);
+/* Read (at most REPRO_MAX_YAML_BYTES) and parse a file; NULL with err->msg set, e.g.
+ * "file: cannot read: No such file or directory". */
+ynode *y_load_file(const char *file, ydoc_err *err);
 void y_free(ynode *n);
 
 /* Record an error at a node (only the first error is kept). Returns -1. */
@@ -43,8 +46,8 @@ int y_expect(ydoc_err *err, const ynode *n, ytype t, const char *what);
 /* Every key of map must be one of the NULL-terminated list `allowed`. */
 int y_check_keys(ydoc_err *err, const ynode *map, const char *const *allowed, const char *where);
 int y_int(ydoc_err *err, const ynode *n, long min, long max, long *out);
-/* A scalar matching the name pattern [A-Za-z0-9._-]+ (what may appear in file names and
- * shell scripts unquoted). */
+/* A scalar matching the name pattern of names.h (what may appear in file names and shell
+ * scripts unquoted). */
 int y_name(ydoc_err *err, const ynode *n, const char *what, const char **out);
 
 #endif

@@ -1,4 +1,4 @@
-#include "ynode.h"
+#include "yamlnode.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -7,8 +7,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "template.h"
-#include "util.h"
+#include "fileio.h"
+#include "names.h"
+#include "strbuf.h"
 
 /* Deep documents are a fuzzing hazard (recursion); no real matrix nests this far. */
 #define Y_MAX_DEPTH 64
@@ -219,6 +220,20 @@ done:
   return root;
 }
 
+ynode *y_load_file(const char *file, ydoc_err *err) {
+  char why[128];
+  size_t len;
+  err->file = file;
+  char *data = repro_slurp(file, REPRO_MAX_YAML_BYTES, &len, why, sizeof why);
+  if (!data) {
+    y_error(err, NULL, "cannot read: %s", why);
+    return NULL;
+  }
+  ynode *root = y_parse(file, data, len, err);
+  free(data);
+  return root;
+}
+
 ynode *y_get(const ynode *map, const char *key) {
   if (!map || map->type != Y_MAP) return NULL;
   for (int i = 0; i < map->n; i++)
@@ -262,7 +277,7 @@ int y_int(ydoc_err *err, const ynode *n, long min, long max, long *out) {
 int y_name(ydoc_err *err, const ynode *n, const char *what, const char **out) {
   if (n->type != Y_SCALAR)
     return y_error(err, n, "%s: expected a name, found %s", what, y_type_name(n->type));
-  if (!tpl_is_name(n->str))
+  if (!repro_is_name(n->str))
     return y_error(err, n, "%s: '%.60s%s' is not a valid name: expected [A-Za-z0-9._-]+, not starting with '.'",
                    what, n->str, strlen(n->str) > 60 ? "..." : "");
   *out = n->str;
