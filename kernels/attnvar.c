@@ -33,7 +33,7 @@ static int run_cpu(const attnvar_args *a) {
   const attn_shape *s = &a->shape;
   double macs = (double)s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim;
   if (macs > (double)ATTNVAR_CPU_MAX_MACS)
-    hx_die(HX_EXIT_UNSUPPORTED, "unsupported",
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
            "--device cpu runs the double reference only up to B*H*S*S*D = 2^32 (%.3g asked); "
            "use a smaller --seqlen/--heads or the GPU", macs);
 
@@ -55,7 +55,7 @@ static int run_cpu(const attnvar_args *a) {
   }
   if (!ok) {
     hx_print_result_status("error", "check failed: ref and the online formulation disagree");
-    return HX_EXIT_CHECK;
+    return REPRO_EXIT_CHECK_FAILED;
   }
 
   float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "timings");
@@ -70,13 +70,13 @@ static int run_cpu(const attnvar_args *a) {
   hx_host_free(ms);
   ref_outputs_free(&got);
   ref_inputs_free(&hin);
-  return HX_EXIT_OK;
+  return REPRO_EXIT_OK;
 }
 
 int main(int argc, char **argv) {
   attnvar_args args;
   int rc = attnvar_parse(argc, argv, &args);
-  if (rc != 0) return rc > 0 ? HX_EXIT_OK : HX_EXIT_USAGE;
+  if (rc != 0) return rc > 0 ? REPRO_EXIT_OK : REPRO_EXIT_USAGE;
   hx_log_open(stdout);
   if (args.device_cpu) return run_cpu(&args);
 #ifdef REPRO_HAVE_CUDA
@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
   hx_device_info_cpu(&info);
   hx_print_header(&info);
   attnvar_print_config(&args, "gpu", system_table[args.system].name);
-  hx_die(HX_EXIT_UNSUPPORTED, "unsupported",
+  hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
          "this attnvar was built without CUDA; only --device cpu runs");
 #endif
 }

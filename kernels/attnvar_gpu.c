@@ -153,7 +153,7 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
     ref_inputs_free(&dev_in);
   } else {
     if (!gpuref_supports(s))
-      hx_die(HX_EXIT_UNSUPPORTED, "unsupported",
+      hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
              "no reference for this shape (the GPU reference needs dim <= 256); use --no-check");
     gpuref_run(ctx, a->workload, s, &c->io, &want);
   }
@@ -175,18 +175,18 @@ int attnvar_run_gpu(const attnvar_args *a) {
     hx_device_info_cpu(&info);
     hx_print_header(&info);
     attnvar_print_config(a, "gpu", system_table[a->system].name);
-    hx_die(HX_EXIT_ERROR, "error", "%s", why);
+    hx_die(REPRO_EXIT_ERROR, "error", "%s", why);
   }
   hx_gpu_init(&ctx, &info, a->force_sm80);
   hx_print_header(&info);
   const attn_system *sys = system_table[a->system].gpu;
-  if (!sys) hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation in this build", system_table[a->system].name);
+  if (!sys) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation in this build", system_table[a->system].name);
   const attn_shape *s = &a->shape;
   const char *impl = sys->impl ? sys->impl(&ctx, a->workload, s) : sys->name;
   attnvar_print_config(a, "gpu", impl);
 
   if (sys->supports(&ctx, a->workload, s, why, sizeof why) != ATTN_OK)
-    hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name, why[0] ? why : "unsupported");
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name, why[0] ? why : "unsupported");
 
   cell_buffers c;
   cell_alloc(a->workload, s, &c);
@@ -197,7 +197,7 @@ int attnvar_run_gpu(const attnvar_args *a) {
 
   if (a->check && !check_cell(a, &ctx, &run, &c)) {
     hx_print_result_status("error", "check failed: see the check lines with ok=0");
-    return HX_EXIT_CHECK;
+    return REPRO_EXIT_CHECK_FAILED;
   }
 
   /* peak_mib: inputs, outputs, workspace, cuBLAS workspace (the check's buffers are gone) */
@@ -212,5 +212,5 @@ int attnvar_run_gpu(const attnvar_args *a) {
   hx_dev_free(ws);
   cell_free(&c);
   hx_gpu_shutdown(&ctx);
-  return HX_EXIT_OK;
+  return REPRO_EXIT_OK;
 }

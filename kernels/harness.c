@@ -104,7 +104,7 @@ hx_stats hx_stats_of(const float *ms, int n) {
   hx_stats s = {0, 0, 0, 0};
   if (n <= 0) return s;
   float *sorted = malloc((size_t)n * sizeof *sorted);
-  if (!sorted) hx_die(HX_EXIT_OOM, "oom", "out of host memory sorting %d timings", n);
+  if (!sorted) hx_die(REPRO_EXIT_OOM, "oom", "out of host memory sorting %d timings", n);
   memcpy(sorted, ms, (size_t)n * sizeof *sorted);
   qsort(sorted, (size_t)n, sizeof *sorted, cmp_float);
   double sum = 0;
@@ -268,10 +268,10 @@ typedef union {
 
 void *hx_host_alloc(size_t bytes, const char *what) {
   if (bytes > SIZE_MAX - sizeof(host_header))
-    hx_die(HX_EXIT_OOM, "oom", "host allocation of %zu bytes for %s is too large", bytes, what);
+    hx_die(REPRO_EXIT_OOM, "oom", "host allocation of %zu bytes for %s is too large", bytes, what);
   host_header *h = malloc(sizeof *h + bytes);
   if (!h)
-    hx_die(HX_EXIT_OOM, "oom", "out of host memory allocating %zu bytes for %s", bytes, what);
+    hx_die(REPRO_EXIT_OOM, "oom", "out of host memory allocating %zu bytes for %s", bytes, what);
   h->bytes = bytes;
   host_current += bytes;
   if (host_current > host_peak) host_peak = host_current;

@@ -1,10 +1,12 @@
 /* harness.h: the host half of the kernel harness shared by attnvar and llama_e2e. Plain C,
- * no CUDA: the log lines of the log contract (README / shared design "Log contract"), the
+ * no CUDA: the log lines of the log contract (README "Log contract"), the
  * exit codes, option parsing helpers, run statistics, a fatal-error path that still ends
  * the log with a result line, and array comparison for the check lines.
  * The device half (allocator, timing, fills, CUDA checks) is harness_gpu.h. */
 #ifndef HARNESS_H
 #define HARNESS_H
+
+#include "exitcode.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,9 +16,7 @@
 extern "C" {
 #endif
 
-/* Exit codes of every kernel binary (CONTRACTS.md). */
-enum { HX_EXIT_OK = 0, HX_EXIT_ERROR = 1, HX_EXIT_USAGE = 2, HX_EXIT_OOM = 3,
-       HX_EXIT_UNSUPPORTED = 4, HX_EXIT_CHECK = 5 };
+/* Exit codes: common/exitcode.h (REPRO_EXIT_*), shared with the runner, plot and peers. */
 
 /* ---- the log ----------------------------------------------------------------------- */
 

@@ -17,8 +17,8 @@ extern "C" void hx_cuda_check(int err, const char *call, const char *file, int l
   if (err == cudaSuccess) return;
   cudaError_t e = (cudaError_t)err;
   if (e == cudaErrorMemoryAllocation)
-    hx_die(HX_EXIT_OOM, "oom", "%s:%d: %s: %s", file, line, call, cudaGetErrorString(e));
-  hx_die(HX_EXIT_ERROR, "error", "%s:%d: %s: %s (%s)", file, line, call, cudaGetErrorString(e),
+    hx_die(REPRO_EXIT_OOM, "oom", "%s:%d: %s: %s", file, line, call, cudaGetErrorString(e));
+  hx_die(REPRO_EXIT_ERROR, "error", "%s:%d: %s: %s (%s)", file, line, call, cudaGetErrorString(e),
          cudaGetErrorName(e));
 }
 
@@ -26,8 +26,8 @@ extern "C" void hx_cublas_check(int status, const char *call, const char *file, 
   if (status == CUBLAS_STATUS_SUCCESS) return;
   cublasStatus_t s = (cublasStatus_t)status;
   if (s == CUBLAS_STATUS_ALLOC_FAILED)
-    hx_die(HX_EXIT_OOM, "oom", "%s:%d: %s: %s", file, line, call, cublasGetStatusString(s));
-  hx_die(HX_EXIT_ERROR, "error", "%s:%d: %s: %s (%s)", file, line, call,
+    hx_die(REPRO_EXIT_OOM, "oom", "%s:%d: %s: %s", file, line, call, cublasGetStatusString(s));
+  hx_die(REPRO_EXIT_ERROR, "error", "%s:%d: %s: %s (%s)", file, line, call,
          cublasGetStatusString(s), cublasGetStatusName(s));
 }
 
@@ -49,12 +49,12 @@ extern "C" void *hx_dev_try_alloc(size_t bytes, const char *what) {
     return NULL;
   }
   if (e != cudaSuccess)
-    hx_die(HX_EXIT_ERROR, "error", "cudaMalloc(%zu bytes for %s): %s", bytes, what,
+    hx_die(REPRO_EXIT_ERROR, "error", "cudaMalloc(%zu bytes for %s): %s", bytes, what,
            cudaGetErrorString(e));
   if (n_blocks == cap_blocks) {
     size_t cap = cap_blocks ? 2 * cap_blocks : 32;
     live_block *grown = (live_block *)realloc(blocks, cap * sizeof *grown);
-    if (!grown) hx_die(HX_EXIT_OOM, "oom", "out of host memory tracking device blocks");
+    if (!grown) hx_die(REPRO_EXIT_OOM, "oom", "out of host memory tracking device blocks");
     blocks = grown;
     cap_blocks = cap;
   }
@@ -69,7 +69,7 @@ extern "C" void *hx_dev_try_alloc(size_t bytes, const char *what) {
 extern "C" void *hx_dev_alloc(size_t bytes, const char *what) {
   void *p = hx_dev_try_alloc(bytes, what);
   if (!p)
-    hx_die(HX_EXIT_OOM, "oom", "out of device memory allocating %.1f MiB for %s (%.1f MiB held)",
+    hx_die(REPRO_EXIT_OOM, "oom", "out of device memory allocating %.1f MiB for %s (%.1f MiB held)",
            bytes / 1048576.0, what, dev_current / 1048576.0);
   return p;
 }
@@ -83,7 +83,7 @@ extern "C" void hx_dev_free(void *p) {
     HX_CUDA(cudaFree(p));
     return;
   }
-  hx_die(HX_EXIT_ERROR, "error", "hx_dev_free: %p was not allocated by hx_dev_alloc", p);
+  hx_die(REPRO_EXIT_ERROR, "error", "hx_dev_free: %p was not allocated by hx_dev_alloc", p);
 }
 
 extern "C" size_t hx_dev_current_bytes(void) { return dev_current; }
@@ -186,9 +186,9 @@ extern "C" void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80)
 
 extern "C" void hx_die_system(const attn_ctx *ctx, const char *what, int rc) {
   const char *why = ctx->err && ctx->err[0] ? ctx->err : "no reason given";
-  if (rc == ATTN_UNSUPPORTED) hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s: %s", what, why);
-  if (rc == ATTN_OOM) hx_die(HX_EXIT_OOM, "oom", "%s: out of memory: %s", what, why);
-  hx_die(HX_EXIT_ERROR, "error", "%s failed (code %d): %s", what, rc, why);
+  if (rc == ATTN_UNSUPPORTED) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s: %s", what, why);
+  if (rc == ATTN_OOM) hx_die(REPRO_EXIT_OOM, "oom", "%s: out of memory: %s", what, why);
+  hx_die(REPRO_EXIT_ERROR, "error", "%s failed (code %d): %s", what, rc, why);
 }
 
 extern "C" void hx_gpu_shutdown(attn_ctx *ctx) {
@@ -213,7 +213,7 @@ extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int wa
   /* one event pair per run, all recorded before the first synchronisation, so the runs go
    * back to back as in the warmup */
   cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * (size_t)runs * sizeof *ev);
-  if (!ev) hx_die(HX_EXIT_OOM, "oom", "out of host memory for %d timing events", runs);
+  if (!ev) hx_die(REPRO_EXIT_OOM, "oom", "out of host memory for %d timing events", runs);
   for (int i = 0; i < 2 * runs; i++) HX_CUDA(cudaEventCreate(&ev[i]));
   int rc = 0;
   for (int i = 0; i < runs && !rc; i++) {

@@ -7,8 +7,8 @@
  *   gemm.cu      the cuBLAS GEMM wrapper (y = x·Wᵀ [+ y]) and the GEMM benchmark
  *   select.cu    KV-cache selection: top-k flags, compaction to sorted indices, gathers
  *   forward.cu   one forward: the layer loop, calling the attention system through attn_system
- *   ref.c        the CPU double reference of the same model (small configurations)
- *   llama_e2e.c  the binary: CLI, log, check, timing
+ *   ref_model.c  the CPU double reference of the same model (small configurations)
+ *   llama_e2e.c  the binary: CLI, log, CPU path; run_gpu.c its GPU path: check, timing
  *
  * Layouts (row-major, fp16 unless said): hidden states [S, hidden]; a linear layer's weight
  * [out, in] as in PyTorch (y = x·Wᵀ); q, k, v [S, heads, head_dim] each (workload.h layout,

@@ -22,18 +22,18 @@ struct e2e_phase_timer {
 
 extern "C" e2e_phase_timer *e2e_phase_timer_new(int layers) {
   e2e_phase_timer *t = (e2e_phase_timer *)calloc(1, sizeof *t);
-  if (!t) hx_die(HX_EXIT_ERROR, "error", "out of host memory for the phase timer");
+  if (!t) hx_die(REPRO_EXIT_ERROR, "error", "out of host memory for the phase timer");
   t->cap = 16 * layers + 8;
   t->events = (cudaEvent_t *)calloc((size_t)t->cap, sizeof *t->events);
   t->phase = (int *)calloc((size_t)t->cap, sizeof *t->phase);
-  if (!t->events || !t->phase) hx_die(HX_EXIT_ERROR, "error", "out of host memory for the phase timer");
+  if (!t->events || !t->phase) hx_die(REPRO_EXIT_ERROR, "error", "out of host memory for the phase timer");
   for (int i = 0; i < t->cap; i++) HX_CUDA(cudaEventCreate(&t->events[i]));
   return t;
 }
 
 static void mark(e2e_phase_timer *t, int phase, cudaStream_t s) {
   if (!t) return;
-  if (t->n == t->cap) hx_die(HX_EXIT_ERROR, "error", "phase timer: more than %d events", t->cap);
+  if (t->n == t->cap) hx_die(REPRO_EXIT_ERROR, "error", "phase timer: more than %d events", t->cap);
   t->phase[t->n] = phase;
   HX_CUDA(cudaEventRecord(t->events[t->n++], s));
 }

@@ -1,5 +1,5 @@
 /* llama_e2e: the prefill of a Llama-2-7B-shaped decoder with one attention variant, timed,
- * printed as one log (CONTRACTS.md "llama_e2e CLI", README "Log contract").
+ * printed as one log (README "Log contract").
  *
  *   llama_e2e --workload W --system unfused|fused|ref [--seqlen 4096] [--layers 32]
  *             [--hidden 4096] [--heads 32] [--mlp 11008] [--vocab 32000] [--warmup 2]
@@ -39,7 +39,7 @@ static void usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, fmt, arg);
   fputc('\n', stderr);
   usage(stderr);
-  exit(HX_EXIT_USAGE);
+  exit(REPRO_EXIT_USAGE);
 }
 
 /* Integer option into *dst, within [lo, hi]. */
@@ -47,7 +47,7 @@ static void int_opt(const char *opt, const char *text, long lo, long hi, int *ds
   long v;
   if (hx_parse_int("llama_e2e", opt, text, lo, hi, &v) != 0) {
     usage(stderr);
-    exit(HX_EXIT_USAGE);
+    exit(REPRO_EXIT_USAGE);
   }
   *dst = (int)v;
 }
@@ -59,9 +59,9 @@ static void parse_args(int argc, char **argv, e2e_options *o) {
   int have_workload = 0, have_system = 0, device = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(HX_EXIT_OK); }
-    if (!strcmp(a, "--list-workloads")) { workload_list(stdout); exit(HX_EXIT_OK); }
-    if (!strcmp(a, "--list-systems")) { system_list(stdout); exit(HX_EXIT_OK); }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(REPRO_EXIT_OK); }
+    if (!strcmp(a, "--list-workloads")) { workload_list(stdout); exit(REPRO_EXIT_OK); }
+    if (!strcmp(a, "--list-systems")) { system_list(stdout); exit(REPRO_EXIT_OK); }
     if (!strcmp(a, "--check")) { o->check = 1; continue; }
     if (!strcmp(a, "--no-check")) { o->check = 0; continue; }
     if (!strcmp(a, "--breakdown")) { o->breakdown = 1; continue; }
@@ -73,13 +73,13 @@ static void parse_args(int argc, char **argv, e2e_options *o) {
     int k;
     long seed;
     if (!strcmp(a, "--workload")) {
-      if ((k = hx_parse_choice("llama_e2e", a, v, workload_names, WL_COUNT)) < 0) exit(HX_EXIT_USAGE);
+      if ((k = hx_parse_choice("llama_e2e", a, v, workload_names, WL_COUNT)) < 0) exit(REPRO_EXIT_USAGE);
       o->cfg.workload = (workload_id)k, have_workload = 1;
     } else if (!strcmp(a, "--system")) {
-      if ((k = hx_parse_choice("llama_e2e", a, v, system_names(), system_count)) < 0) exit(HX_EXIT_USAGE);
+      if ((k = hx_parse_choice("llama_e2e", a, v, system_names(), system_count)) < 0) exit(REPRO_EXIT_USAGE);
       o->system = k, have_system = 1;
     } else if (!strcmp(a, "--device")) {
-      if ((device = hx_parse_choice("llama_e2e", a, v, device_names, 2)) < 0) exit(HX_EXIT_USAGE);
+      if ((device = hx_parse_choice("llama_e2e", a, v, device_names, 2)) < 0) exit(REPRO_EXIT_USAGE);
     } else if (!strcmp(a, "--seqlen")) int_opt(a, v, 1, 1 << 17, &o->cfg.seqlen);
     else if (!strcmp(a, "--layers")) int_opt(a, v, 1, 1024, &o->cfg.layers);
     else if (!strcmp(a, "--hidden")) int_opt(a, v, 8, 1 << 16, &o->cfg.hidden);
@@ -92,7 +92,7 @@ static void parse_args(int argc, char **argv, e2e_options *o) {
     else if (!strcmp(a, "--keep-std")) int_opt(a, v, 0, 1 << 20, &o->cfg.keep_std);
     else if (!strcmp(a, "--corm-cap")) int_opt(a, v, 1, 1 << 20, &o->cfg.corm_cap);
     else if (!strcmp(a, "--seed")) {
-      if (hx_parse_int("llama_e2e", a, v, 0, 0x7fffffffL, &seed) != 0) exit(HX_EXIT_USAGE);
+      if (hx_parse_int("llama_e2e", a, v, 0, 0x7fffffffL, &seed) != 0) exit(REPRO_EXIT_USAGE);
       o->cfg.seed = (uint64_t)seed;
     } else if (!strcmp(a, "--weights")) o->weights = v;
     else if (!strcmp(a, "--dump")) o->dump = v;
@@ -150,7 +150,7 @@ static void run_cpu(const e2e_options *o) {
   hx_print_header(&info);
   e2e_print_config(o, "ref");
   if (e2e_ref_flops(c) > E2E_REF_MAX_FLOPS)
-    hx_die(HX_EXIT_UNSUPPORTED, "unsupported",
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
            "the CPU reference is for small configurations: this one needs %.1f GFLOP (limit %.0f)",
            e2e_ref_flops(c) / 1e9, E2E_REF_MAX_FLOPS / 1e9);
   e2e_ref_model m;
@@ -158,7 +158,7 @@ static void run_cpu(const e2e_options *o) {
   if (o->weights) {
     char err[512];
     if (st_load_weights(c, o->weights, e2e_ref_model_put, &m, err, sizeof err))
-      hx_die(HX_EXIT_ERROR, "error", "%s", err);
+      hx_die(REPRO_EXIT_ERROR, "error", "%s", err);
   } else {
     e2e_ref_model_draw(&m);
   }
@@ -180,7 +180,7 @@ static void run_cpu(const e2e_options *o) {
     float *f = hx_host_alloc(n_out * sizeof *f, "dump");
     for (size_t i = 0; i < n_out; i++) f[i] = (float)out[i];
     if (e2e_dump_floats(o->dump, f, n_out))
-      hx_die(HX_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, strerror(errno));
+      hx_die(REPRO_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, strerror(errno));
     hx_host_free(f);
   }
   hx_stats st = hx_stats_of(ms, o->runs);
@@ -190,7 +190,7 @@ static void run_cpu(const e2e_options *o) {
   hx_host_free(out);
   hx_host_free(tokens);
   e2e_ref_model_free(&m);
-  exit(HX_EXIT_OK);
+  exit(REPRO_EXIT_OK);
 }
 
 int main(int argc, char **argv) {

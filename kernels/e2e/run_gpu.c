@@ -235,20 +235,20 @@ void e2e_run_gpu(const e2e_options *o) {
   const attn_system *sys = entry->gpu;
   int other_index = entry->check_against ? system_find(entry->check_against) : -1;
   const attn_system *other = other_index >= 0 ? system_table[other_index].gpu : NULL;
-  if (!sys) hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation", entry->name);
+  if (!sys) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation", entry->name);
   hx_print_header(&info);
   attn_shape shape = {1, c->heads, c->head_dim, c->seqlen, c->seqlen};
   e2e_print_config(o, sys->impl ? sys->impl(&ctx, c->workload, &shape) : sys->name);
   char why[256] = "";
   if (sys->supports(&ctx, c->workload, &shape, why, sizeof why) != ATTN_OK)
-    hx_die(HX_EXIT_UNSUPPORTED, "unsupported", "%s", why);
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);
 
   e2e_model m;
   char err[512];
   if (e2e_model_init(&m, c, &ctx, sys, o->weights, err, sizeof err))
-    hx_die(HX_EXIT_ERROR, "error", "%s", err);
+    hx_die(REPRO_EXIT_ERROR, "error", "%s", err);
   int ok = o->check ? run_checks(&m, sys, other, &ctx) : 1;
-  if (!ok) hx_die(HX_EXIT_CHECK, "error", "check failed (see the check lines)");
+  if (!ok) hx_die(REPRO_EXIT_CHECK_FAILED, "error", "check failed (see the check lines)");
   if (o->gemm_bench) e2e_gemm_bench(c, &ctx);
   if (o->breakdown) {
     e2e_phase_timer *t = e2e_phase_timer_new(c->layers);
@@ -281,10 +281,10 @@ void e2e_run_gpu(const e2e_options *o) {
     hx_dev_to_host(h16, m.out, n * 2);
     for (size_t i = 0; i < n; i++) f[i] = rng_half_to_float(h16[i]);
     if (e2e_dump_floats(o->dump, f, n))
-      hx_die(HX_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, strerror(errno));
+      hx_die(REPRO_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, strerror(errno));
   }
   hx_print_result_ok(&st, o->runs, o->warmup, -1.0, peak);
   e2e_model_free(&m);
   hx_gpu_shutdown(&ctx);
-  exit(HX_EXIT_OK);
+  exit(REPRO_EXIT_OK);
 }

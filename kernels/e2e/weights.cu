@@ -59,7 +59,7 @@ extern "C" int e2e_model_init(e2e_model *m, const e2e_config *cfg, const attn_ct
   const size_t S = (size_t)cfg->seqlen, H = (size_t)cfg->heads, hid = (size_t)cfg->hidden;
 
   m->w.layer = (e2e_layer_weights *)calloc((size_t)cfg->layers, sizeof *m->w.layer);
-  if (!m->w.layer) hx_die(HX_EXIT_OOM, "oom", "out of host memory for the layer table");
+  if (!m->w.layer) hx_die(REPRO_EXIT_OOM, "oom", "out of host memory for the layer table");
   for_each_weight(cfg, [&](int layer, int tensor) {
     *weight_slot(m, layer, tensor) =
         (uint16_t *)hx_dev_alloc(e2e_weight_elems(cfg, layer, tensor) * 2, "weights");

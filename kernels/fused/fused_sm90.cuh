@@ -4,8 +4,10 @@
 // 128-byte-swizzled shared memory that the tensor cores read directly (no ldmatrix, no per-warp
 // copies of K and V). S = Q·Kᵀ takes Q and K from shared memory; O += P·V takes P from
 // registers (the S accumulators converted to fp16) and V from shared memory, transposed by the
-// instruction. Used for every workload but kf (whose noise tiles need the shared memory this
-// path spends on K/V stages; kf stays on the sm_80 forward). The column pass is shared.
+// instruction. Used for every workload but COL_KEYFORMER (whose noise tiles need the shared
+// memory this path spends on K/V stages; it stays on the sm_80 forward). Below it, the sm_90a
+// column pass (attn_col_sm90), which every column-statistic workload uses on Hopper; the two
+// share the column element logic (ColState) with the sm_80 kernels.
 #pragma once
 #include "fused_sm80.cuh"
 #include "wgmma_sm90.cuh"

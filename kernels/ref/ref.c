@@ -1,4 +1,4 @@
-/* ref.c: the seven workloads in double precision, following the shared design literally.
+/* ref.c: the seven workloads in double precision, following the workload definitions (workloads.def, README) literally.
  * For each (b, h) and each query row i:
  *   S[i,j] = q_i . k_j / sqrt(D)             (gemma2: S = 50 tanh(S / 50), before the mask)
  *   S[i,j] = -inf where j > i + (Lkv - Lq)   (causal)

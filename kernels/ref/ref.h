@@ -1,5 +1,5 @@
 /* ref.h: the CPU double-precision reference of the seven workloads (ref.c, written to follow
- * the shared design's definitions line by line), an independently written second
+ * the workload definitions line by line), an independently written second
  * formulation (ref_online.c: row log-sum-exp first, then column sweeps, like a fused
  * kernel) used to check the first, and host input generation with the same generator the
  * GPU fills use. */
