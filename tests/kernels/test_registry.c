@@ -53,6 +53,7 @@ static void test_systems_cover_workloads(void) {
   CHECKF(gpu_systems >= 2, "only %d GPU systems registered", gpu_systems);
 #else
   (void)gpu_systems;
+  (void)shape;
   printf("# built without CUDA: GPU systems and the GPU reference not checked\n");
 #endif
 }
