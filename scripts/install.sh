@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages this kit needs. Idempotent: installs only what is missing.
 #   scripts/install.sh            build + plot: compiler, cmake, libyaml, pcre2, gnuplot, python3 (peers, their tests)
-#   scripts/install.sh --tests    also what the tests need: Slurm (slurmctld, slurmd, client), munge, poppler-utils
+#   scripts/install.sh --tests    also what the tests need: Slurm (slurmctld, slurmd, client), munge, poppler-utils,
+#                                 clang-format (the format check)
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev gnuplot-nox python3)
 case "${1:-}" in
-  --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps) ;;
+  --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format) ;;
   "") ;;
   *) echo "usage: $0 [--tests]" >&2; exit 2 ;;
 esac

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The test command (README quick start, .ci/run): installs what is missing (as root), builds,
-# starts the local single-node Slurm cluster for the end-to-end tests, runs every CTest test.
+# The test command (README quick start, .ci/run): installs what is missing (as root), checks
+# the format, builds (warnings are errors), starts the local single-node Slurm cluster for
+# the end-to-end tests, runs every CTest test, then runs the unit tests again in a build of
+# the C code with AddressSanitizer and UndefinedBehaviorSanitizer.
+#   scripts/test.sh [CTEST ARGS...]     e.g. -L unit for the fast set only
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 if [ "$(id -u)" = 0 ]; then scripts/install.sh --tests; fi
+scripts/format.sh --check
 scripts/build.sh
 if [ "$(id -u)" = 0 ] && [ -x scripts/slurm-local.sh ]; then
   scripts/slurm-local.sh start
@@ -12,3 +16,9 @@ else
   echo "test.sh: not root, the local Slurm cluster is not started; the Slurm tests skip unless one is running"
 fi
 ctest --test-dir "${REPRO_BUILD_DIR:-$root/build}" --output-on-failure -j"$(nproc)" "$@"
+
+# ASan + UBSan: the C code without CUDA, the fast tests.
+san=${REPRO_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+cmake -S "$root" -B "$san" -DCMAKE_BUILD_TYPE=Debug -DREPRO_SANITIZE=ON -DREPRO_WITH_CUDA=OFF >/dev/null
+cmake --build "$san" -j"$(nproc)" >/dev/null
+ctest --test-dir "$san" --output-on-failure -j"$(nproc)" -L unit
