@@ -3,6 +3,7 @@
 
     registry.py [--def PATH] names     one workload name per line, in the file's (enum) order
     registry.py [--def PATH] show      a table of the rows
+(PATH: default <repo>/kernels/workloads.def beside this script, or $REPRO_WORKLOADS_DEF.)
 
 load() returns one Workload per WORKLOAD(...) row. Reading is strict: a row that is not
 `WORKLOAD(` twelve comma-separated arguments `)` on one line, or an argument of the wrong
@@ -15,8 +16,9 @@ import os
 import re
 import sys
 
-DEF_PATH = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                         "kernels", "workloads.def"))
+# <repo>/kernels/workloads.def; $REPRO_WORKLOADS_DEF names another file (the tests use it).
+DEF_PATH = os.environ.get("REPRO_WORKLOADS_DEF") or os.path.normpath(os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "workloads.def"))
 
 OUTPUT_SLOTS = ("score", "score2", "flags")
 
@@ -148,6 +150,9 @@ def load(path=DEF_PATH):
             continue  # blank, comment, or a preprocessor line of the C includer
         where = "%s:%d" % (path, number)
         row = _row(line, where)
+        if "out" in (row.score, row.score2, row.flags):
+            raise RegistryError("%s: output name 'out' is the attention output's, expected "
+                                "another name" % where)
         for key in ("id", "name") + OUTPUT_SLOTS:
             value = getattr(row, key)
             kind = "output name" if key in OUTPUT_SLOTS else key
