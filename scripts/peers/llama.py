@@ -1,4 +1,4 @@
-"""The Llama-2-7B-shaped prefill of issue 5 in PyTorch, for the e2e peers.
+"""The Llama-2-7B-shaped prefill of kernels/e2e (llama_e2e) in PyTorch, for the e2e peers.
 
 Per layer: RMSNorm -> one QKV GEMM -> RoPE -> the workload's attention (the peer system's
 callable) -> the workload's KV-cache selection -> output projection -> residual -> RMSNorm ->
@@ -207,7 +207,7 @@ class Cache:
 
 def attention_extra(workload, cfg, device, gen, corm_mask):
     """The workload's extra input for one layer: exp_rand (COL_KEYFORMER) drawn uniform in
-    (1e-8, 1] each layer (issue 5); corm_mask (COL_ANY_GE_MASK) reused."""
+    (1e-8, 1] each layer, as llama_e2e does; corm_mask (COL_ANY_GE_MASK) reused."""
     extra = wl.extra_input(workload)
     if extra == "exp_rand":
         u = torch.empty(1, cfg.heads, cfg.seqlen, cfg.seqlen, device=device, dtype=torch.float32)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """peer.py: one FlashTensor workload (or the e2e Llama prefill) run by a PyTorch peer system,
-printed as one log of the kit's contract (CONTRACTS.md "Log contract", common/kvline.h).
+printed as one log of the kit's contract (README.md "Log contract", common/kvline.h).
 
     peer.py --system S --workload W       (S: systems.SYSTEMS; W: kernels/workloads.def)
             [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup N] [--runs N]
