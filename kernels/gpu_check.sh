@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kernels/gpu_check.sh: correctness sweep of the GPU systems, for a GPU machine. Builds
 # nothing: it runs build/bin/attnvar (built elsewhere and carried) over
-#   every workload x {unfused, fused, fused --force-sm80}
+#   every workload (attnvar --list-workloads) x {unfused, fused, fused --force-sm80}
 #   x odd sizes (S = 1, 17, 100, 257; heads 1..3; dim 64 and 128; batch 2 once)
 #     the smallest ones under compute-sanitizer memcheck (cuBLAS included)
 #   x the benchmark size S = 4096, H = 32, D = 128 (checked against the fp32 GPU reference)
@@ -12,6 +12,9 @@
 # Exit 0 when nothing failed (unsupported cells are listed, not failures), 1 otherwise.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+prog=gpu_check.sh
+# shellcheck source=kernels/script_lib.sh
+. "$root/kernels/script_lib.sh"
 bin=$root/build/bin/attnvar
 jobs=4
 sanitize=1
@@ -22,15 +25,16 @@ while [ $# -gt 0 ]; do
     --no-sanitizer) sanitize=0 ;;
     --no-big) big=0 ;;
     --no-small) small=0 ;;
-    --jobs) jobs=${2:?--jobs needs a number}; shift ;;
-    --bin) bin=${2:?--bin needs a path}; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-    *) echo "gpu_check.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    --jobs) need_value "$@"; jobs=$2; shift ;;
+    --bin) need_value "$@"; bin=$2; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) die_usage "unknown argument '$1'" ;;
   esac
   shift
 done
-[[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -ge 1 ] || { echo "gpu_check.sh: --jobs: expected a positive integer, got '$jobs'" >&2; exit 2; }
-[ -x "$bin" ] || { echo "gpu_check.sh: $bin is not an executable (build it and carry build/)" >&2; exit 1; }
+need_int --jobs "$jobs" 1
+[ -x "$bin" ] || { echo "$prog: $bin is not an executable (build it and carry build/)" >&2; exit 1; }
+workloads=$(workloads_of "$bin") || exit 1
 
 out=${OUT:-$root/build}/gpu_check
 mkdir -p "$out/logs" "$out/results"
@@ -40,10 +44,9 @@ sanitizer=""
 if [ "$sanitize" = 1 ]; then
   sanitizer=$(command -v compute-sanitizer || true)
   [ -z "$sanitizer" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
-  [ -z "$sanitizer" ] && echo "gpu_check.sh: compute-sanitizer not found; running without memcheck" >&2
+  [ -z "$sanitizer" ] && echo "$prog: compute-sanitizer not found; running without memcheck" >&2
 fi
 
-workloads="attn h2o roco kf snapkv corm gemma2"
 systems="unfused fused fused-sm80"
 # name:args of the shapes; the ones marked memcheck also run under compute-sanitizer
 small_shapes="s1:--seqlen 1 --heads 1 --dim 64:memcheck

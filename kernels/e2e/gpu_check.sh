@@ -2,19 +2,22 @@
 # gpu_check.sh: llama_e2e's checks and timings on the GPU machine, in one go. Builds nothing.
 #   kernels/e2e/gpu_check.sh [BIN_DIR]      (default build/bin; logs under $OUT, default ./e2e_gpu_out)
 # 1. tiny configuration (2 layers, hidden 256, 4 heads of 64, S=64, budgets 16/8/16) for every
-#    workload, unfused and fused, each checked against the CPU double reference
+#    workload (llama_e2e --list-workloads), unfused and fused, each checked against the CPU double reference
 #    (hidden rel_l2 <= 9.9e-3, selections exact up to near ties, gather exact);
 # 2. full size (Llama-2-7B shapes, S=4096) for every workload, unfused and fused, each checked
 #    against the other system (hidden rel_l2 <= 4.0e-2; see e2e_run.h for why), then timed,
 #    with a per-phase breakdown; the first cell also benchmarks the layer's GEMM shapes.
 # Prints one table at the end. Exit status: 0 when every ran cell passed its checks.
 set -uo pipefail
+prog=gpu_check.sh
+# shellcheck source=kernels/script_lib.sh
+. "$(cd "$(dirname "$0")/.." && pwd)/script_lib.sh"
 bin=${1:-build/bin}
 out=${OUT:-./e2e_gpu_out}
 exe="$bin/llama_e2e"
-[ -x "$exe" ] || { echo "gpu_check.sh: $exe not found or not executable" >&2; exit 2; }
+[ -x "$exe" ] || { echo "$prog: $exe not found or not executable" >&2; exit 2; }
+workloads=$(workloads_of "$exe") || exit 2
 mkdir -p "$out/tiny" "$out/full"
-workloads="attn h2o roco kf snapkv corm gemma2"
 systems="unfused fused"
 tiny=(--layers 2 --hidden 256 --heads 4 --mlp 688 --vocab 1000 --seqlen 64 --keep 16 --keep-std 8 --corm-cap 16)
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1 || true
@@ -74,7 +77,7 @@ fail=0
   echo "full size (32 layers, hidden 4096, S=4096); paper H100 fused anchor in ms"
   printf "%-8s %-8s %-7s %-8s %9s %9s %9s %6s %s\n" workload system paper status avg_ms med_ms peak_mib gemm checks
   for w in $workloads; do for s in $systems; do
-    printf "%-8s %-8s %-7s " "$w" "$s" "${paper[$w]}"; summarize "$out/full/$w.$s.log" || fail=1
+    printf "%-8s %-8s %-7s " "$w" "$s" "${paper[$w]:--}"; summarize "$out/full/$w.$s.log" || fail=1
   done; done
   echo
   echo "GEMM shapes (cuBLAS, fp16 in/out, fp32 accumulate):"

@@ -5,6 +5,8 @@
 #
 #   OUT=/some/dir scripts/peers/gpu_check.sh        (PYTHON=python3 by default)
 #
+# The workloads are the registry's (registry.py names, kernels/workloads.def), the systems
+# systems.py's (systems.py names).
 # Stages (their logs' names start with the stage):
 #   small  S=256, H=32, D=128, every system x workload, PAR (6) at a time (checks matter, not
 #          times);
@@ -29,8 +31,12 @@ mkdir -p "$logs" || { echo "gpu_check.sh: cannot create $logs" >&2; exit 1; }
 # the compile cache stays out of $OUT (thousands of files nobody needs back)
 export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-${TMPDIR:-/tmp}/peers-inductor-cache}
 start=$(date +%s)
-workloads=(attn h2o roco kf snapkv corm gemma2)
-systems=(torch inductor sdpa-flash sdpa-cudnn flex)
+mapfile -t workloads < <("$PYTHON" "$here/registry.py" names)
+mapfile -t systems < <("$PYTHON" "$here/systems.py" names)
+if [ ${#workloads[@]} -eq 0 ] || [ ${#systems[@]} -eq 0 ]; then
+  echo "gpu_check.sh: no workload (registry.py names) or no system (systems.py names) listed" >&2
+  exit 1
+fi
 small=(--seqlen 256 --heads 32 --dim 128 --warmup 10 --runs 10)
 big=(--seqlen 4096 --heads 32 --dim 128 --warmup 100 --runs 10)
 e2e=(--e2e --seqlen 512 --layers 4 --hidden 1024 --heads 8 --mlp 2816 --vocab 32000

@@ -1,4 +1,4 @@
-"""The Llama-2-7B-shaped prefill of issue 5 in PyTorch, for the e2e peers.
+"""The Llama-2-7B-shaped prefill of kernels/e2e (llama_e2e) in PyTorch, for the e2e peers.
 
 Per layer: RMSNorm -> one QKV GEMM -> RoPE -> the workload's attention (the peer system's
 callable) -> the workload's KV-cache selection -> output projection -> residual -> RMSNorm ->
@@ -7,18 +7,23 @@ weights and activations, random weights from a seeded generator (the time does n
 the values). Layouts follow kernels/e2e/e2e.h: weights [out, in] (y = x W^T), QKV stacked
 [3 hidden, hidden], gate/up stacked [2 mlp, hidden], RoPE rotate-half (i, i + D/2).
 
-KV-cache selection (issue 5, budgets of kernels/e2e/e2e.h): h2o, kf, snapkv keep the top 512
-keys per head by score; roco keeps the 256 with the largest standard deviation of attention
-over q_len, plus the top 512 by roco_score among the rest; corm keeps the keys its flags mark,
-at most 512, the most recent ones; attn and gemma2 keep none. Kept indices are ascending, -1
-past a head's count; K and V rows are gathered into a preallocated per-layer cache.
+KV-cache selection, the registry row's `select` feature (budgets of kernels/e2e/e2e.h):
+SEL_TOPK keeps the top 512 keys per head by score (h2o, kf, snapkv); SEL_TOPK_STD the 256 with
+the largest standard deviation of attention over q_len, sqrt(score2/Lq - (score/Lq)^2), plus
+the top 512 by score among the rest (roco); SEL_FLAGS the keys whose flag is set, at most 512,
+the most recent ones (corm); SEL_NONE none (attn, gemma2). Kept indices are ascending, -1 past
+a head's count; K and V rows are gathered into a preallocated per-layer cache.
 """
 import math
 from dataclasses import dataclass
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # selection_missing() needs no torch
+    torch = F = None
 
+import registry
 import workloads as wl
 
 KEEP = 512
@@ -54,19 +59,45 @@ class Config:
         return None
 
 
+# SEL_*: (the output slots the rule reads, the keys it keeps per head at most).
+SELECTS = {
+    "SEL_NONE": ((), lambda seqlen: 0),
+    "SEL_TOPK": (("score",), lambda seqlen: min(KEEP, seqlen)),
+    "SEL_TOPK_STD": (("score", "score2"), lambda seqlen: min(KEEP_STD + KEEP, seqlen)),
+    "SEL_FLAGS": (("flags",), lambda seqlen: min(CORM_CAP, seqlen)),
+}
+
+
+def selection_missing(row):
+    """None when the e2e model implements registry row `row`'s select rule on the outputs the
+    row has, else the reason."""
+    if row.select not in SELECTS:
+        return "workload %s: select %s has no PyTorch formulation" % (row.name, row.select)
+    missing = [slot for slot in SELECTS[row.select][0] if slot not in row.slots]
+    if missing:
+        return "workload %s: select %s reads %s, which the row does not output" % (
+            row.name, row.select, "+".join(missing))
+    return None
+
+
+def select_rule(workload):
+    """The registry row's select feature, checked (else workloads.Unformulated)."""
+    row = registry.find(workload)
+    reason = selection_missing(row)
+    if reason:
+        raise wl.Unformulated(reason)
+    return row.select
+
+
 def cache_cap(workload, seqlen):
-    """Keys kept per head: 0 for attn and gemma2, which select nothing."""
-    if workload in ("attn", "gemma2"):
-        return 0
-    if workload == "roco":
-        return min(KEEP_STD + KEEP, seqlen)
-    if workload == "corm":
-        return min(CORM_CAP, seqlen)
-    return min(KEEP, seqlen)
+    """Keys kept per head (0 for SEL_NONE, which selects nothing)."""
+    return SELECTS[select_rule(workload)][1](seqlen)
 
 
-def make_weights(cfg, seed, device, dtype=torch.float16):
-    """Seeded N(0, 1/in) linear weights, N(0, 1) embedding, unit norms; tokens uniform."""
+def make_weights(cfg, seed, device, dtype=None):
+    """Seeded N(0, 1/in) linear weights, N(0, 1) embedding, unit norms; tokens uniform; fp16
+    unless `dtype` says otherwise."""
+    dtype = torch.float16 if dtype is None else dtype
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
 
@@ -120,11 +151,13 @@ def rope(x, cos, sin):
 
 def selected_indices(workload, scores, q_len, cap):
     """(idx int64 [H, cap] ascending with -1 past count, count int64 [H]) from the attention
-    outputs' score tensors of one layer (batch 1: [1, H, S] each)."""
+    outputs' score tensors of one layer (batch 1: [1, H, S] each, in the row's slot order)."""
+    select = select_rule(workload)
+    named = dict(zip(registry.find(workload).slots, scores))
     heads, seqlen = scores[0].shape[1], scores[0].shape[2]
     device = scores[0].device
-    if workload == "corm":
-        flags = scores[0][0].bool()
+    if select == "SEL_FLAGS":
+        flags = named["flags"][0].bool()
         count = flags.sum(dim=-1).clamp(max=cap)
         # most recent marked keys first: marked keys rank by index, unmarked below them all
         pos = torch.arange(seqlen, device=device)
@@ -135,23 +168,24 @@ def selected_indices(workload, scores, q_len, cap):
         idx = torch.where(marked, idx, torch.full_like(idx, seqlen)).sort(dim=-1).values
         idx = torch.where(idx == seqlen, torch.full_like(idx, -1), idx)
         return idx, count
-    if workload == "roco":
-        mean = scores[0][0] / q_len
-        std = (scores[1][0] / q_len - mean * mean).clamp_(min=0).sqrt_()
+    if select == "SEL_TOPK_STD":
+        mean = named["score"][0] / q_len
+        std = (named["score2"][0] / q_len - mean * mean).clamp_(min=0).sqrt_()
         n_std = min(KEEP_STD, seqlen)
         by_std = std.topk(n_std, dim=-1).indices
-        rest = scores[0][0].scatter(-1, by_std, float("-inf"))
+        rest = named["score"][0].scatter(-1, by_std, float("-inf"))
         by_score = rest.topk(cap - n_std, dim=-1).indices
         idx = torch.cat((by_std, by_score), dim=-1).sort(dim=-1).values
-    else:
-        idx = scores[0][0].topk(cap, dim=-1).indices.sort(dim=-1).values
+    else:  # SEL_TOPK
+        idx = named["score"][0].topk(cap, dim=-1).indices.sort(dim=-1).values
     return idx, torch.full((heads,), cap, device=device, dtype=torch.int64)
 
 
 class Cache:
     """Preallocated per-layer cache of the kept keys (allocated before the timed region)."""
 
-    def __init__(self, cfg, workload, device, dtype=torch.float16):
+    def __init__(self, cfg, workload, device, dtype=None):
+        dtype = torch.float16 if dtype is None else dtype
         self.cap = cache_cap(workload, cfg.seqlen)
         shape = (cfg.layers, cfg.heads, self.cap)
         self.idx = torch.full(shape, -1, device=device, dtype=torch.int64)
@@ -172,12 +206,13 @@ class Cache:
 
 
 def attention_extra(workload, cfg, device, gen, corm_mask):
-    """The workload's side input for one layer: kf draws exp_rand uniform in (1e-8, 1] each
-    layer (issue 5); corm reuses its mask."""
-    if workload == "kf":
+    """The workload's extra input for one layer: exp_rand (COL_KEYFORMER) drawn uniform in
+    (1e-8, 1] each layer, as llama_e2e does; corm_mask (COL_ANY_GE_MASK) reused."""
+    extra = wl.extra_input(workload)
+    if extra == "exp_rand":
         u = torch.empty(1, cfg.heads, cfg.seqlen, cfg.seqlen, device=device, dtype=torch.float32)
         return u.uniform_(EXP_RAND_MIN, 1.0, generator=gen)
-    if workload == "corm":
+    if extra == "corm_mask":
         return corm_mask
     return None
 
@@ -211,9 +246,10 @@ def forward(attn_fn, workload, cfg, weights, cache, corm_mask, gen, layer_fn=lay
     return rmsnorm(x, weights["final_norm"])
 
 
-def reference_forward(workload, cfg, weights, corm_mask, gen, dtype=torch.float32):
+def reference_forward(workload, cfg, weights, corm_mask, gen, dtype=None):
     """The same model in `dtype` (weights upcast one layer at a time) with the independent
     reference attention; returns the final hidden states. Same generator stream for kf."""
+    dtype = torch.float32 if dtype is None else dtype
     def ref_attn(q, k, v, extra=None):
         return wl.reference(workload, q, k, v, extra, dtype=dtype)
 

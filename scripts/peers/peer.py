@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """peer.py: one FlashTensor workload (or the e2e Llama prefill) run by a PyTorch peer system,
-printed as one log of the kit's contract (CONTRACTS.md "Log contract", common/kvline.h).
+printed as one log of the kit's contract (README.md "Log contract", common/kvline.h).
 
-    peer.py --system torch|inductor|sdpa-flash|sdpa-cudnn|flex --workload W
+    peer.py --system S --workload W       (S: systems.SYSTEMS; W: kernels/workloads.def)
             [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup N] [--runs N]
             [--seed 1] [--check|--no-check] [--device gpu|cpu]
             [--e2e [--layers 32] [--hidden 4096] [--mlp 11008] [--vocab 32000]]
 
 Rules shared with the kit's binaries (scripts/peers/README.md says more):
-  inputs   q, k, v ~ N(0, 1) fp16 [B, S, H, D] from torch.Generator(seed); kf exp_rand =
-           1 + |N(0, 1)| fp32 [B, H, S, S]; corm_mask[i][j] = 1 / (i + 1) fp32 [S, S]
+  inputs   q, k, v ~ N(0, 1) fp16 [B, S, H, D] from torch.Generator(seed); COL_KEYFORMER's
+           exp_rand = 1 + |N(0, 1)| fp32 [B, H, S, S]; COL_ANY_GE_MASK's corm_mask[i][j] =
+           1 / (i + 1) fp32 [S, S]
   timing   `warmup` untimed calls, then `runs` calls each between two CUDA events (the first
            call, which compiles for inductor and flex, comes before and is reported as
            compile_s); avg/median/min/max in ms
@@ -31,9 +32,8 @@ import sys
 import time
 
 import kvlog
+import registry
 
-WORKLOADS = ("attn", "h2o", "roco", "kf", "snapkv", "corm", "gemma2")
-SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "flex")
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_OOM, EXIT_UNSUPPORTED, EXIT_CHECK = 0, 1, 2, 3, 4, 5
 
 
@@ -82,9 +82,10 @@ positive_int, non_negative_int = int_at_least(1), int_at_least(0)
 
 
 def parse_args(argv):
+    import systems
     p = argparse.ArgumentParser(prog="peer.py", description=__doc__.split("\n")[0])
-    p.add_argument("--system", required=True, choices=SYSTEMS)
-    p.add_argument("--workload", required=True, choices=WORKLOADS)
+    p.add_argument("--system", required=True, choices=systems.SYSTEMS)
+    p.add_argument("--workload", required=True, choices=registry.names())
     p.add_argument("--seqlen", type=positive_int, default=4096)
     p.add_argument("--batch", type=positive_int, default=1)
     p.add_argument("--heads", type=positive_int, default=32)
@@ -235,8 +236,8 @@ def first_call(torch, call, on_gpu):
 
 # ---- the two experiments ---------------------------------------------------------------------
 
-def check_pairs(name, got, want, compare):
-    rel, max_abs, ok = compare(name, got, want)
+def check_pairs(name, got, want, compare, tol):
+    rel, max_abs, ok = compare(got, want, tol)
     return ok, [("output", name), ("rel_l2", "%.3e" % rel), ("max_abs", "%.3e" % max_abs),
                 ("ok", int(ok))]
 
@@ -255,7 +256,8 @@ def run_kernel(torch, args, log, device):
         ref_dtype = torch.float32 if on_gpu else torch.float64
         want = wl.reference(args.workload, *inputs, dtype=ref_dtype)
         for name, got, ref in zip(wl.OUTPUTS[args.workload], outputs, want):
-            ok, pairs = check_pairs(name, got, ref, wl.compare)
+            ok, pairs = check_pairs(name, got, ref, wl.compare,
+                                    wl.tolerance(args.workload, name))
             checks_ok &= ok
             log.record("check", pairs)
         del want
@@ -291,7 +293,8 @@ def run_e2e(torch, args, log, device):
         attn_fn, impl = systems.build(args.system, args.workload, args.seqlen, device)
     log.record("config", config_pairs(args, impl))
     weights = llama.make_weights(cfg, args.seed, device)
-    corm_mask = wl.corm_mask(cfg.seqlen, device) if args.workload == "corm" else None
+    corm_mask = (wl.corm_mask(cfg.seqlen, device) if wl.extra_input(args.workload) == "corm_mask"
+                 else None)
     cache = llama.Cache(cfg, args.workload, device)
 
     def forward(gen):
@@ -309,7 +312,7 @@ def run_e2e(torch, args, log, device):
         ref_dtype = torch.float32 if on_gpu else torch.float64
         want = llama.reference_forward(args.workload, cfg, weights, corm_mask,
                                        generator(args.seed + 1), dtype=ref_dtype)
-        checks_ok, pairs = check_pairs("hidden", hidden, want, wl.compare)
+        checks_ok, pairs = check_pairs("hidden", hidden, want, wl.compare, wl.HIDDEN_TOLERANCE)
         log.record("check", pairs)
         del want
     del hidden
@@ -324,9 +327,10 @@ def run_e2e(torch, args, log, device):
 
 def finish(torch, pairs, compile_s, system, checks_ok, on_gpu):
     """The result pairs of a completed run (peak memory, compile time) and its exit code."""
+    import systems
     if on_gpu:
         pairs.append(("peak_mib", "%.1f" % (torch.cuda.max_memory_allocated() / 2 ** 20)))
-    if system in ("inductor", "flex"):
+    if system in systems.COMPILED:
         pairs.append(("compile_s", "%.2f" % compile_s))
     if not checks_ok:
         raise Outcome("error", EXIT_CHECK, "check failed: an output is off the reference "
@@ -391,6 +395,11 @@ def run(args, log):
 
 
 def main(argv=None):
+    try:
+        registry.workloads()
+    except registry.RegistryError as e:
+        print("peer.py: %s" % e, file=sys.stderr)
+        return EXIT_ERROR
     args = parse_args(sys.argv[1:] if argv is None else argv)
     return run(args, Log())
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """CPU semantic checks of the PyTorch peers; they need torch and exit 77 (CTest SKIP) without.
 
+  Every workload is every row of kernels/workloads.def plus synthetic rows that combine the
+  existing features anew (COMBINED, added through $REPRO_WORKLOADS_DEF): a new combination
+  must need no Python change.
   1. workloads.reference (fp64) against a plain-Python loop implementation of the design's
      math at a tiny size, every workload (the reference must itself be right);
   2. the eager formulation (the `torch` peer) with fp32 inputs against the reference (tight),
@@ -18,6 +21,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 
 try:
     import torch
@@ -38,14 +42,14 @@ def rel_l2(a, b):
 
 # ---- 1. plain-Python reference ------------------------------------------------------------
 
-def loops_reference(workload, q, k, v, extra):
-    """The design's math with Python floats, one element at a time."""
+def loops_reference(row, q, k, v, extra):
+    """The design's math with Python floats, one element at a time, from the row's features."""
     B, S, H, D = q.shape
     q, k, v = q.tolist(), k.tolist(), v.tolist()
     extra = extra.tolist() if extra is not None else None
     out = [[[[0.0] * D for _ in range(H)] for _ in range(S)] for _ in range(B)]
-    s1 = [[[0.0] * S for _ in range(H)] for _ in range(B)]
-    s2 = [[[0.0] * S for _ in range(H)] for _ in range(B)]
+    s1 = [[[0.0] * S for _ in range(H)] for _ in range(B)]  # sum, keyformer sum or flags
+    s2 = [[[0.0] * S for _ in range(H)] for _ in range(B)]  # sum of squares
     for b in range(B):
         for h in range(H):
             col = [0.0] * S
@@ -53,7 +57,7 @@ def loops_reference(workload, q, k, v, extra):
                 logits = []
                 for j in range(i + 1):  # causal, q_len == kv_len
                     x = sum(q[b][i][h][d] * k[b][j][h][d] for d in range(D)) / math.sqrt(D)
-                    if workload == "gemma2":
+                    if row.logits == "LOGITS_SOFTCAP":
                         x = 50.0 * math.tanh(x / 50.0)
                     logits.append(x)
                 m = max(logits)
@@ -65,24 +69,25 @@ def loops_reference(workload, q, k, v, extra):
                 for j in range(i + 1):
                     col[j] += p[j]
                     s2[b][h][j] += p[j] * p[j]
-                    if workload == "corm" and p[j] >= extra[i][j]:
+                    if row.column == "COL_ANY_GE_MASK" and p[j] >= extra[i][j]:
                         s1[b][h][j] = 1.0
-                if workload == "kf":
+                if row.column == "COL_KEYFORMER":
                     g = [(logits[j] - math.log(extra[b][h][i][j])) / 1.5 for j in range(i + 1)]
                     gm = max(g)
                     ge = [math.exp(x - gm) for x in g]
                     gz = sum(ge)
                     for j in range(i + 1):
                         s1[b][h][j] += ge[j] / gz
-            if workload in ("h2o", "roco"):
+            if row.column in ("COL_SUM", "COL_SUM_SQ"):
                 s1[b][h] = col
-            if workload == "snapkv":
-                s1[b][h] = [sum(col[t] for t in range(j - 2, j + 3) if 0 <= t < S) / 5.0
-                            for j in range(S)]
+            if row.pool:
+                w = row.pool
+                s1[b][h] = [sum(s1[b][h][t] for t in range(j - w // 2, j + w // 2 + 1)
+                                if 0 <= t < S) / w for j in range(S)]
     outs = [torch.tensor(out, dtype=torch.float64)]
-    if workload in ("h2o", "kf", "snapkv", "corm", "roco"):
+    if row.column != "COL_NONE":
         outs.append(torch.tensor(s1, dtype=torch.float64))
-    if workload == "roco":
+    if row.column == "COL_SUM_SQ":
         outs.append(torch.tensor(s2, dtype=torch.float64))
     return outs
 
@@ -90,10 +95,10 @@ def loops_reference(workload, q, k, v, extra):
 def test_reference_against_loops():
     for workload in wl.WORKLOADS:
         inputs = wl.make_inputs(workload, 2, 7, 2, 3, seed=3, device="cpu", dtype=torch.float64)
-        if workload == "kf":
+        if len(inputs) > 3:
             inputs = inputs[:3] + (inputs[3].double(),)
         extra = inputs[3] if len(inputs) > 3 else None
-        want = loops_reference(workload, *inputs[:3], extra)
+        want = loops_reference(registry.find(workload), *inputs[:3], extra)
         got = wl.reference(workload, *inputs, dtype=torch.float64)
         check(len(got) == len(want) == len(wl.OUTPUTS[workload]),
               "%s: reference gives %d outputs, loops %d" % (workload, len(got), len(want)))
@@ -116,7 +121,7 @@ def test_eager_against_reference():
         got16 = wl.eager(workload, *inputs16)
         want16 = wl.reference(workload, *inputs16, dtype=torch.float64)
         for name, g, w in zip(wl.OUTPUTS[workload], got16, want16):
-            rel, _, ok = wl.compare(name, g, w)
+            rel, _, ok = wl.compare(g, w, wl.tolerance(workload, name))
             check(ok, "%s %s: fp16 eager fails the peers' check (rel_l2 %.3e)" % (workload, name,
                                                                                 rel))
     # the check must be able to fail: attention without the causal mask is wrong
@@ -124,22 +129,25 @@ def test_eager_against_reference():
     full = torch.softmax(q.double().transpose(1, 2) @ k.double().transpose(1, 2).transpose(-1, -2)
                          / math.sqrt(32), dim=-1) @ v.double().transpose(1, 2)
     want = wl.reference("attn", q, k, v, dtype=torch.float64)[0]
-    check(not wl.compare("out", full.transpose(1, 2), want)[2], "check accepts a non-causal out")
+    check(not wl.compare(full.transpose(1, 2), want, wl.tolerance("attn", "out"))[2],
+          "check accepts a non-causal out")
 
 
 # ---- 3. selection ---------------------------------------------------------------------------
 
-def brute_selection(workload, scores, q_len, cap):
-    """Python lists: the kept indices of each head, ascending."""
+def brute_selection(select, named, q_len, cap):
+    """Python lists: the kept indices of each head, ascending (named: slot -> [1, H, S])."""
     kept = []
-    for h in range(scores[0].shape[1]):
-        s = scores[0][0, h].tolist()
-        n = len(s)
-        if workload == "corm":
-            marked = [j for j in range(n) if s[j]]
+    for h in range(next(iter(named.values())).shape[1]):
+        if select == "SEL_FLAGS":
+            f = named["flags"][0, h].tolist()
+            marked = [j for j in range(len(f)) if f[j]]
             kept.append(sorted(marked[-cap:]))
-        elif workload == "roco":
-            sq = scores[1][0, h].tolist()
+            continue
+        s = named["score"][0, h].tolist()
+        n = len(s)
+        if select == "SEL_TOPK_STD":
+            sq = named["score2"][0, h].tolist()
             std = [math.sqrt(max(sq[j] / q_len - (s[j] / q_len) ** 2, 0.0)) for j in range(n)]
             by_std = sorted(range(n), key=lambda j: -std[j])[:min(llama.KEEP_STD, n)]
             rest = [j for j in sorted(range(n), key=lambda j: -s[j]) if j not in by_std]
@@ -151,24 +159,29 @@ def brute_selection(workload, scores, q_len, cap):
 
 def test_selection():
     rng = random.Random(11)
-    for workload in ("h2o", "kf", "snapkv", "roco", "corm"):
+    for row in registry.workloads():
+        if row.select == "SEL_NONE":
+            continue
+        workload = row.name
         for seqlen in (40, 700, 1000):
             heads = 3
             cap = llama.cache_cap(workload, seqlen)
-            # distinct values: no ties, so the selection is unique
-            vals = rng.sample(range(1, 10 * seqlen * heads), seqlen * heads)
-            s1 = torch.tensor(vals, dtype=torch.float32).view(1, heads, seqlen) / (10 * seqlen)
-            if workload == "corm":
-                s1 = (s1 > 0.5 + 0.3 * torch.arange(heads).view(1, heads, 1) / heads).float()
-            scores = (s1,)
-            if workload == "roco":
+
+            def distinct():  # distinct values: no ties, so the selection is unique
+                vals = rng.sample(range(1, 10 * seqlen * heads), seqlen * heads)
+                return torch.tensor(vals, dtype=torch.float64).view(1, heads, seqlen) / (
+                    10 * seqlen)
+            s1 = distinct().float()
+            named = {"score": s1, "score2": distinct(),
+                     "flags": (s1 > 0.5 + 0.3 * torch.arange(heads).view(1, heads, 1)
+                               / heads).float()}
+            if row.select == "SEL_TOPK_STD":
                 # sum of squares = sum^2 / q_len + r with r distinct: distinct std, no ties
-                vals2 = rng.sample(range(1, 10 * seqlen * heads), seqlen * heads)
-                r = torch.tensor(vals2, dtype=torch.float64).view(1, heads, seqlen) / (10 * seqlen)
                 s1 = s1.double() * 50
-                scores = (s1, s1 * s1 / seqlen + r)
-            idx, count = llama.selected_indices(workload, scores, seqlen, cap)
-            want = brute_selection(workload, scores, seqlen, cap)
+                named.update(score=s1, score2=s1 * s1 / seqlen + distinct())
+            named = {slot: named[slot] for slot in row.slots}
+            idx, count = llama.selected_indices(workload, tuple(named.values()), seqlen, cap)
+            want = brute_selection(row.select, named, seqlen, cap)
             for h in range(heads):
                 n = int(count[h])
                 got = idx[h].tolist()
@@ -183,7 +196,8 @@ def test_e2e_model():
     cfg = llama.Config(layers=2, hidden=64, heads=4, mlp=96, vocab=50, seqlen=24)
     for workload in wl.WORKLOADS:
         weights = llama.make_weights(cfg, 1, "cpu", dtype=torch.float32)
-        corm_mask = wl.corm_mask(cfg.seqlen, "cpu") if workload == "corm" else None
+        corm_mask = (wl.corm_mask(cfg.seqlen, "cpu") if wl.extra_input(workload) == "corm_mask"
+                     else None)
         cache = llama.Cache(cfg, workload, "cpu", dtype=torch.float32)
         attn = lambda *a, w=workload: wl.eager(w, *a)
         got = llama.forward(attn, workload, cfg, weights, cache, corm_mask,
@@ -237,23 +251,46 @@ def test_peer_cli(peer):
                 check(("gflops_s" in d) != ("--e2e" in args), "%s: gflops_s presence" % what)
 
 
+# New combinations of the existing features, added to a copy of the registry.
+COMBINED = [
+    'WORKLOAD(C1, "combo_softcap_sq", "C1", LOGITS_SOFTCAP, COL_SUM_SQ, 3, SEL_TOPK_STD, '
+    '"c1_score", "c1_sq", NULL, 5e-3, 1e-2)',
+    'WORKLOAD(C2, "combo_kf_pool", "C2", LOGITS_SOFTCAP, COL_KEYFORMER, 7, SEL_TOPK, '
+    '"c2_score", NULL, NULL, 5e-3, 1e-2)',
+    'WORKLOAD(C3, "combo_flags_cap", "C3", LOGITS_SOFTCAP, COL_ANY_GE_MASK, 0, SEL_FLAGS, NULL, '
+    'NULL, "c3_flags", 5e-3, 1e-2)',
+]
+
+
 def main():
-    global wl, llama, kvlog
+    global wl, llama, kvlog, registry
     p = argparse.ArgumentParser()
     p.add_argument("--peer", required=True)
+    p.add_argument("--def", dest="def_path",
+                   help="the registry (default: kernels/workloads.def beside scripts/peers)")
     a = p.parse_args()
     peer = os.path.abspath(a.peer)
     sys.path.insert(0, os.path.dirname(peer))
-    import kvlog as kvlog_module
-    import llama as llama_module
-    import workloads as wl_module
-    wl, llama, kvlog = wl_module, llama_module, kvlog_module
-    torch.manual_seed(0)
-    test_reference_against_loops()
-    test_eager_against_reference()
-    test_selection()
-    test_e2e_model()
-    test_peer_cli(peer)
+    source = a.def_path or os.environ.get("REPRO_WORKLOADS_DEF") or os.path.join(
+        os.path.dirname(peer), "..", "..", "kernels", "workloads.def")
+    with tempfile.TemporaryDirectory() as directory:
+        combined = os.path.join(directory, "combined.def")
+        with open(source, encoding="utf-8") as f, open(combined, "w", encoding="utf-8") as g:
+            g.write(f.read() + "\n" + "\n".join(COMBINED) + "\n")
+        os.environ["REPRO_WORKLOADS_DEF"] = combined  # before registry is imported; peer.py too
+        import registry as registry_module
+        import kvlog as kvlog_module
+        import llama as llama_module
+        import workloads as wl_module
+        wl, llama, kvlog, registry = wl_module, llama_module, kvlog_module, registry_module
+        check(len(wl.WORKLOADS) == len(registry_module.load(source)) + len(COMBINED),
+              "the combined registry has %d workloads" % len(wl.WORKLOADS))
+        torch.manual_seed(0)
+        test_reference_against_loops()
+        test_eager_against_reference()
+        test_selection()
+        test_e2e_model()
+        test_peer_cli(peer)
     return tally.finish()
 
 
