@@ -7,7 +7,7 @@
 
 /* Limits for repro_slurp callers. */
 #define REPRO_MAX_YAML_BYTES ((size_t)16 << 20) /* experiment and cluster files */
-#define REPRO_MAX_LOG_BYTES ((size_t)1 << 30)   /* one cell's log */
+#define REPRO_MAX_LOG_BYTES  ((size_t)1 << 30)  /* one cell's log */
 
 /* Reads the regular file path whole into a NUL-terminated buffer (the caller frees it) and
  * sets *len (NUL excluded). On failure returns NULL with errno set and, when why is not

@@ -22,8 +22,14 @@ void kv_put(FILE *out, const char *key, const char *val) {
   fputc('"', out);
   for (const char *p = val; *p; p++) {
     if (*p == '"' || *p == '\\') fputc('\\', out);
-    if (*p == '\n') { fputs("\\n", out); continue; }
-    if (*p == '\r') { fputs("\\r", out); continue; }
+    if (*p == '\n') {
+      fputs("\\n", out);
+      continue;
+    }
+    if (*p == '\r') {
+      fputs("\\r", out);
+      continue;
+    }
     fputc(*p, out);
   }
   fputc('"', out);
@@ -72,7 +78,10 @@ int kv_parse(kv_record *rec, const char *line, size_t len, const char **err) {
   while (len && is_space(line[len - 1])) len--;
   if (rec->cap < len + 1) {
     char *nb = realloc(rec->buf, len + 1);
-    if (!nb) { *err = "out of memory"; return -1; }
+    if (!nb) {
+      *err = "out of memory";
+      return -1;
+    }
     rec->buf = nb;
     rec->cap = len + 1;
   }
@@ -81,27 +90,45 @@ int kv_parse(kv_record *rec, const char *line, size_t len, const char **err) {
   char *p = rec->buf, *end = rec->buf + len;
   rec->npairs = 0;
   while (p < end && is_space(*p)) p++;
-  if (p == end) { *err = "empty line"; return -1; }
+  if (p == end) {
+    *err = "empty line";
+    return -1;
+  }
   rec->tag = p;
   while (p < end && !is_space(*p)) {
-    if (*p == '=' || *p == '"') { *err = "line starts with a key=value, expected a tag word"; return -1; }
+    if (*p == '=' || *p == '"') {
+      *err = "line starts with a key=value, expected a tag word";
+      return -1;
+    }
     p++;
   }
   if (p < end) *p++ = '\0';
   for (;;) {
     while (p < end && is_space(*p)) p++;
     if (p >= end) return 0;
-    if (rec->npairs == KV_MAX_PAIRS) { *err = "too many key=value pairs"; return -1; }
+    if (rec->npairs == KV_MAX_PAIRS) {
+      *err = "too many key=value pairs";
+      return -1;
+    }
     char *key = p;
     while (p < end && *p != '=' && !is_space(*p)) p++;
-    if (p >= end || *p != '=' || p == key) { *err = "expected key=value"; return -1; }
+    if (p >= end || *p != '=' || p == key) {
+      *err = "expected key=value";
+      return -1;
+    }
     *p++ = '\0';
     char *val = p;
     if (p < end && *p == '"') {
       val = p + 1;
       p = unquote(p + 1, end);
-      if (!p) { *err = "unterminated quoted value"; return -1; }
-      if (p < end && !is_space(*p)) { *err = "text after a closing quote"; return -1; }
+      if (!p) {
+        *err = "unterminated quoted value";
+        return -1;
+      }
+      if (p < end && !is_space(*p)) {
+        *err = "text after a closing quote";
+        return -1;
+      }
     } else {
       while (p < end && !is_space(*p)) p++;
       if (p < end) *p++ = '\0';

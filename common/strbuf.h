@@ -32,7 +32,7 @@ typedef struct {
   char **v;
   int n, cap;
 } strvec;
-void sv_push(strvec *sv, const char *s);     /* copies s */
+void sv_push(strvec *sv, const char *s);      /* copies s */
 void sv_push_own(strvec *sv, char *s);        /* takes s */
 int sv_find(const strvec *sv, const char *s); /* index or -1 */
 void sv_free(strvec *sv);

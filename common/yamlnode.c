@@ -107,12 +107,14 @@ static ynode *read_collection(yreader *r, ynode *n, yaml_event_type_t end, int d
     ynode *key = child;
     int bad = 0;
     if (key->type != Y_SCALAR) {
-      y_error(r->err, key, "expected a plain scalar as mapping key, found %s", y_type_name(key->type));
+      y_error(r->err, key, "expected a plain scalar as mapping key, found %s",
+              y_type_name(key->type));
       bad = 1;
     }
     for (int i = 0; !bad && i < n->n; i++)
       if (strcmp(n->items[2 * i]->str, key->str) == 0) {
-        y_error(r->err, key, "duplicate key '%s' (first at line %d)", key->str, n->items[2 * i]->line);
+        y_error(r->err, key, "duplicate key '%s' (first at line %d)", key->str,
+                n->items[2 * i]->line);
         bad = 1;
       }
     ynode *val = bad ? NULL : read_next(r, end, depth + 1, &at_end);
@@ -254,7 +256,8 @@ int y_check_keys(ydoc_err *err, const ynode *map, const char *const *allowed, co
       if (strcmp(key->str, *a) == 0) ok = 1;
     if (ok) continue;
     sbuf list = {0};
-    for (const char *const *a = allowed; *a; a++) sb_addf(&list, "%s%s", a == allowed ? "" : ", ", *a);
+    for (const char *const *a = allowed; *a; a++)
+      sb_addf(&list, "%s%s", a == allowed ? "" : ", ", *a);
     y_error(err, key, "unknown key '%s' in %s: expected one of %s", key->str, where, list.s);
     sb_free(&list);
     return -1;
@@ -278,8 +281,10 @@ int y_name(ydoc_err *err, const ynode *n, const char *what, const char **out) {
   if (n->type != Y_SCALAR)
     return y_error(err, n, "%s: expected a name, found %s", what, y_type_name(n->type));
   if (!repro_is_name(n->str))
-    return y_error(err, n, "%s: '%.60s%s' is not a valid name: expected [A-Za-z0-9._-]+, not starting with '.'",
-                   what, n->str, strlen(n->str) > 60 ? "..." : "");
+    return y_error(
+        err, n,
+        "%s: '%.60s%s' is not a valid name: expected [A-Za-z0-9._-]+, not starting with '.'", what,
+        n->str, strlen(n->str) > 60 ? "..." : "");
   *out = n->str;
   return 0;
 }

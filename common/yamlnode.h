@@ -15,10 +15,10 @@ typedef struct ynode ynode;
 struct ynode {
   ytype type;
   int line, col;
-  int quoted;     /* scalar written with quotes: never a null/bool/number */
-  char *str;      /* Y_SCALAR: the text */
-  int n;          /* Y_SEQ: items; Y_MAP: pairs */
-  ynode **items;  /* Y_SEQ: n items; Y_MAP: 2n nodes, key then value */
+  int quoted;    /* scalar written with quotes: never a null/bool/number */
+  char *str;     /* Y_SCALAR: the text */
+  int n;         /* Y_SEQ: items; Y_MAP: pairs */
+  ynode **items; /* Y_SEQ: n items; Y_MAP: 2n nodes, key then value */
 };
 
 typedef struct {

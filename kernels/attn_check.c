@@ -16,21 +16,20 @@ attn_tolerance attn_tol_gpu(workload_id wl) {
 
 typedef enum { GOT_F16, GOT_F32, GOT_F64 } got_kind;
 
-static int check_one(const char *name, got_kind kind, const void *got, const double *want,
-                     size_t n, const attn_tolerance *tol) {
+static int check_one(const char *name, got_kind kind, const void *got, const double *want, size_t n,
+                     const attn_tolerance *tol) {
   double lim = tol->max_abs_scale * fmax(1.0, hx_max_abs_f64(want, n));
-  hx_check c = kind == GOT_F16 ? hx_compare_f16(got, want, n, tol->rel_l2, lim)
-             : kind == GOT_F32 ? hx_compare_f32(got, want, n, tol->rel_l2, lim)
-                               : hx_compare_f64(got, want, n, tol->rel_l2, lim);
+  hx_check c = kind == GOT_F16   ? hx_compare_f16(got, want, n, tol->rel_l2, lim)
+               : kind == GOT_F32 ? hx_compare_f32(got, want, n, tol->rel_l2, lim)
+                                 : hx_compare_f64(got, want, n, tol->rel_l2, lim);
   hx_print_check(name, &c);
   return c.ok;
 }
 
 /* out first, then the workload's scores and flags, in the order of workload_table. */
 static int check_all(workload_id wl, const attn_shape *s, const ref_outputs *want,
-                     got_kind out_kind, const void *out, got_kind score_kind,
-                     const void *score, const void *score2, const uint8_t *flags,
-                     const attn_tolerance *tol) {
+                     got_kind out_kind, const void *out, got_kind score_kind, const void *score,
+                     const void *score2, const uint8_t *flags, const attn_tolerance *tol) {
   const workload_info *w = &workload_table[wl];
   size_t ns = shape_score_elems(s);
   int ok = check_one("out", out_kind, out, want->out, shape_q_elems(s), tol);
@@ -46,12 +45,12 @@ static int check_all(workload_id wl, const attn_shape *s, const ref_outputs *wan
 
 int attn_check_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
                        const attn_host_outputs *got, const attn_tolerance *tol) {
-  return check_all(wl, s, want, GOT_F16, got->out, GOT_F32, got->score, got->score2,
-                   got->flags, tol);
+  return check_all(wl, s, want, GOT_F16, got->out, GOT_F32, got->score, got->score2, got->flags,
+                   tol);
 }
 
 int attn_check_ref_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
                            const ref_outputs *got, const attn_tolerance *tol) {
-  return check_all(wl, s, want, GOT_F64, got->out, GOT_F64, got->score, got->score2,
-                   got->flags, tol);
+  return check_all(wl, s, want, GOT_F64, got->out, GOT_F64, got->score, got->score2, got->flags,
+                   tol);
 }

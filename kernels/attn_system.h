@@ -74,12 +74,12 @@ extern const attn_system attn_system_fused;   /* kernels/fused/   */
 /* ---- the system registry (systems.c) ------------------------------------------------- */
 
 typedef struct {
-  const char *name;    /* --system NAME, the log's system= */
-  int on_cpu;          /* 1: the CPU double reference (no attn_system, no CUDA) */
-  const attn_system *gpu; /* the GPU implementation; NULL on_cpu or in a build without CUDA */
+  const char *name;          /* --system NAME, the log's system= */
+  int on_cpu;                /* 1: the CPU double reference (no attn_system, no CUDA) */
+  const attn_system *gpu;    /* the GPU implementation; NULL on_cpu or in a build without CUDA */
   const char *check_against; /* GPU system whose output checks this one where the CPU
                                 reference is too slow (llama_e2e at full size) */
-  const char *about;   /* one line for --list-systems */
+  const char *about;         /* one line for --list-systems */
 } system_entry;
 
 extern const system_entry system_table[];

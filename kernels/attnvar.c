@@ -6,9 +6,9 @@
  * against the independent online formulation; it makes no CUDA call at all, so it runs on
  * machines without a GPU and is the only path when CUDA is absent at build time. The GPU
  * path is attnvar_gpu.c. */
+#include "attn_check.h"
 #include "attnvar_cli.h"
 #include "attnvar_gpu.h"
-#include "attn_check.h"
 #include "harness.h"
 #include "kvline.h"
 #include "ref/ref.h"
@@ -35,7 +35,8 @@ static int run_cpu(const attnvar_args *a) {
   if (macs > (double)ATTNVAR_CPU_MAX_MACS)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
            "--device cpu runs the double reference only up to B*H*S*S*D = 2^32 (%.3g asked); "
-           "use a smaller --seqlen/--heads or the GPU", macs);
+           "use a smaller --seqlen/--heads or the GPU",
+           macs);
 
   ref_host_inputs hin;
   ref_inputs_generate(a->workload, s, a->seed, &hin);

@@ -69,7 +69,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
       a->device_cpu = idx == 1, i++;
     } else {
-      static const int_opt ints[] = {{"--seqlen", 1, 1 << 20}, {"--batch", 1, 4096},
+      static const int_opt ints[] = {{"--seqlen", 1, 1 << 20},  {"--batch", 1, 4096},
                                      {"--heads", 1, 4096},      {"--dim", 1, 256},
                                      {"--warmup", 0, 1000000},  {"--runs", 1, 1000000},
                                      {"--seed", 0, 2147483647L}};
@@ -82,13 +82,13 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if (hx_parse_int(prog, opt, val, ints[k].lo, ints[k].hi, &n) < 0) goto bad;
       i++;
       switch (k) {
-        case 0: a->shape.q_len = a->shape.kv_len = (int)n; break;
-        case 1: a->shape.batch = (int)n; break;
-        case 2: a->shape.heads = (int)n; break;
-        case 3: a->shape.dim = (int)n; break;
-        case 4: a->warmup = (int)n; break;
-        case 5: a->runs = (int)n; break;
-        default: a->seed = (uint64_t)n; break;
+      case 0: a->shape.q_len = a->shape.kv_len = (int)n; break;
+      case 1: a->shape.batch = (int)n; break;
+      case 2: a->shape.heads = (int)n; break;
+      case 3: a->shape.dim = (int)n; break;
+      case 4: a->warmup = (int)n; break;
+      case 5: a->runs = (int)n; break;
+      default: a->seed = (uint64_t)n; break;
       }
     }
   }

@@ -8,7 +8,7 @@
 
 typedef struct {
   workload_id workload;
-  int system; /* index into system_table */
+  int system;       /* index into system_table */
   attn_shape shape; /* q_len == kv_len == --seqlen */
   int warmup, runs;
   uint64_t seed;

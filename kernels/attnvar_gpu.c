@@ -7,8 +7,8 @@
  *        plus an exact comparison of those inputs with the host generator's;
  *        large cells: the naive fp32 GPU reference
  *   -> peak := what is live now -> warmup + timed runs (CUDA events) -> result line. */
-#include "attn_check.h"
 #include "attnvar_gpu.h"
+#include "attn_check.h"
 #include "gpuref/gpuref.h"
 #include "harness.h"
 #include "harness_gpu.h"
@@ -61,14 +61,13 @@ static void cell_alloc(workload_id wl, const attn_shape *s, cell_buffers *c) {
   if (w->score_name) c->score = hx_dev_alloc(c->ns * sizeof(float), "score");
   if (w->score2_name) c->score2 = hx_dev_alloc(c->ns * sizeof(float), "score2");
   if (w->flags_name) c->flags = hx_dev_alloc(c->ns, "flags");
-  attn_io io = {c->q, c->k, c->v, c->exp_rand, c->corm_mask, c->out, c->score, c->score2,
-                c->flags};
+  attn_io io = {c->q, c->k, c->v, c->exp_rand, c->corm_mask, c->out, c->score, c->score2, c->flags};
   c->io = io;
 }
 
 static void cell_free(cell_buffers *c) {
-  void *all[] = {c->q, c->k, c->v, c->out, c->exp_rand, c->corm_mask, c->score, c->score2,
-                 c->flags};
+  void *all[] = {c->q,         c->k,     c->v,      c->out,  c->exp_rand,
+                 c->corm_mask, c->score, c->score2, c->flags};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) hx_dev_free(all[i]);
   memset(c, 0, sizeof *c);
 }
@@ -180,13 +179,16 @@ int attnvar_run_gpu(const attnvar_args *a) {
   hx_gpu_init(&ctx, &info, a->force_sm80);
   hx_print_header(&info);
   const attn_system *sys = system_table[a->system].gpu;
-  if (!sys) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation in this build", system_table[a->system].name);
+  if (!sys)
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation in this build",
+           system_table[a->system].name);
   const attn_shape *s = &a->shape;
   const char *impl = sys->impl ? sys->impl(&ctx, a->workload, s) : sys->name;
   attnvar_print_config(a, "gpu", impl);
 
   if (sys->supports(&ctx, a->workload, s, why, sizeof why) != ATTN_OK)
-    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name, why[0] ? why : "unsupported");
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name,
+           why[0] ? why : "unsupported");
 
   cell_buffers c;
   cell_alloc(a->workload, s, &c);

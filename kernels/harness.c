@@ -117,8 +117,7 @@ hx_stats hx_stats_of(const float *ms, int n) {
   return s;
 }
 
-void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop,
-                        double peak_bytes) {
+void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, double peak_bytes) {
   FILE *out = hx_log();
   fputs("result", out);
   kv_put(out, "status", "ok");
@@ -154,8 +153,7 @@ void hx_die(int exit_code, const char *status, const char *fmt, ...) {
   exit(exit_code);
 }
 
-int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, long hi,
-                 long *out) {
+int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, long hi, long *out) {
   char *end = NULL;
   errno = 0;
   long v = text ? strtol(text, &end, 10) : 0;
@@ -168,8 +166,8 @@ int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, l
   return 0;
 }
 
-int hx_parse_choice(const char *prog, const char *opt, const char *text,
-                    const char *const *names, int n) {
+int hx_parse_choice(const char *prog, const char *opt, const char *text, const char *const *names,
+                    int n) {
   for (int i = 0; text && i < n; i++)
     if (strcmp(text, names[i]) == 0) return i;
   fprintf(stderr, "%s: %s: unknown '%s' (expected ", prog, opt, text ? text : "(missing)");
@@ -185,7 +183,10 @@ typedef struct {
 } diff_acc;
 
 static void acc_add(diff_acc *a, double got, double want) {
-  if (!isfinite(got)) { a->nonfinite++; return; }
+  if (!isfinite(got)) {
+    a->nonfinite++;
+    return;
+  }
   double d = got - want;
   a->diff2 += d * d;
   a->want2 += want * want;
@@ -206,8 +207,8 @@ static hx_check acc_finish(const diff_acc *a, size_t n, double tol_rel_l2, doubl
   return c;
 }
 
-hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n,
-                        double tol_rel_l2, double tol_max_abs) {
+hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n, double tol_rel_l2,
+                        double tol_max_abs) {
   diff_acc a = {0, 0, 0, 0};
   for (size_t i = 0; i < n; i++) acc_add(&a, rng_half_to_float(got_f16[i]), want[i]);
   return acc_finish(&a, n, tol_rel_l2, tol_max_abs);
@@ -233,8 +234,7 @@ double hx_max_abs_f64(const double *x, size_t n) {
   return m;
 }
 
-hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n,
-                         double margin) {
+hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n, double margin) {
   hx_check c;
   memset(&c, 0, sizeof c);
   c.is_bool = 1;
@@ -242,8 +242,15 @@ hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n
   size_t ones = 0;
   for (size_t i = 0; i < n; i++) {
     int want = want_margin[i] > margin ? 1 : want_margin[i] < -margin ? 0 : -1;
-    if (got[i] > 1) { c.mismatches++; c.n_nonfinite++; continue; }
-    if (want < 0) { c.ambiguous++; continue; }
+    if (got[i] > 1) {
+      c.mismatches++;
+      c.n_nonfinite++;
+      continue;
+    }
+    if (want < 0) {
+      c.ambiguous++;
+      continue;
+    }
     ones += (size_t)want;
     if (got[i] != want) c.mismatches++;
   }

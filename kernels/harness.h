@@ -43,9 +43,9 @@ const char *hx_commit(void);
 
 /* "check output=NAME rel_l2=.. max_abs=.. ok=0|1" (+ extra pairs set in the struct). */
 typedef struct {
-  double rel_l2;      /* ||got - want||_2 / ||want||_2 (or the absolute norm when want is 0) */
-  double max_abs;     /* max |got - want| */
-  double tol_rel_l2;  /* limits the check was held to */
+  double rel_l2;     /* ||got - want||_2 / ||want||_2 (or the absolute norm when want is 0) */
+  double max_abs;    /* max |got - want| */
+  double tol_rel_l2; /* limits the check was held to */
   double tol_max_abs;
   size_t n;           /* elements compared */
   size_t n_nonfinite; /* got NaN/inf where want is finite (poison left unwritten) */
@@ -63,8 +63,7 @@ hx_stats hx_stats_of(const float *ms, int n);
 
 /* "result status=ok avg_ms=.. median_ms=.. min_ms=.. max_ms=.. runs=.. warmup=..
  *  [gflops_s=..] peak_mib=.." ; gflop < 0 leaves gflops_s out (e2e). */
-void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop,
-                        double peak_bytes);
+void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, double peak_bytes);
 /* "result status=STATUS reason=\"...\"" */
 void hx_print_result_status(const char *status, const char *reason);
 
@@ -77,19 +76,18 @@ void hx_die(int exit_code, const char *status, const char *fmt, ...)
 
 /* Parse a whole decimal integer in [lo, hi] for option `opt`. On error prints
  * "PROG: --opt: expected an integer in [lo, hi], got 'x'" to stderr and returns -1. */
-int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, long hi,
-                 long *out);
+int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, long hi, long *out);
 /* Index of text in names[0..n), or -1 after printing "PROG: --opt: unknown 'x' (expected
  * a|b|c)" to stderr. */
-int hx_parse_choice(const char *prog, const char *opt, const char *text,
-                    const char *const *names, int n);
+int hx_parse_choice(const char *prog, const char *opt, const char *text, const char *const *names,
+                    int n);
 
 /* ---- comparison --------------------------------------------------------------------- */
 
 /* Compare n values against a double reference; tolerances set by the caller.
  * got_f16 holds IEEE fp16 bits. */
-hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n,
-                        double tol_rel_l2, double tol_max_abs);
+hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n, double tol_rel_l2,
+                        double tol_max_abs);
 hx_check hx_compare_f32(const float *got, const double *want, size_t n, double tol_rel_l2,
                         double tol_max_abs);
 hx_check hx_compare_f64(const double *got, const double *want, size_t n, double tol_rel_l2,
@@ -99,8 +97,7 @@ double hx_max_abs_f64(const double *x, size_t n);
 /* Boolean output: want_margin[i] > +margin means want 1, < -margin want 0, otherwise the
  * element is ambiguous (too close to the threshold to call) and skipped. Any got value
  * other than 0 or 1 (poison) is a mismatch. */
-hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n,
-                         double margin);
+hx_check hx_compare_bool(const uint8_t *got, const double *want_margin, size_t n, double margin);
 
 /* ---- small host things --------------------------------------------------------------- */
 

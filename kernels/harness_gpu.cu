@@ -96,8 +96,10 @@ extern "C" void hx_dev_reset_peak(void) { dev_peak = dev_current; }
 static int is_version_token(const char *tok, size_t len) {
   int dots = 0;
   for (size_t i = 0; i < len; i++) {
-    if (tok[i] == '.') dots++;
-    else if (tok[i] < '0' || tok[i] > '9') return 0;
+    if (tok[i] == '.')
+      dots++;
+    else if (tok[i] < '0' || tok[i] > '9')
+      return 0;
   }
   return dots > 0 && tok[0] != '.';
 }
@@ -223,7 +225,8 @@ extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int wa
   }
   HX_CUDA(cudaStreamSynchronize(stream));
   HX_CUDA_LAUNCH();
-  for (int i = 0; i < runs && !rc; i++) HX_CUDA(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+  for (int i = 0; i < runs && !rc; i++)
+    HX_CUDA(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
   for (int i = 0; i < 2 * runs; i++) HX_CUDA(cudaEventDestroy(ev[i]));
   free(ev);
   return rc;

@@ -25,7 +25,7 @@ extern "C" {
 /* Check helpers (the macros pass the call's text, file and line). */
 void hx_cuda_check(int err, const char *call, const char *file, int line);
 void hx_cublas_check(int status, const char *call, const char *file, int line);
-#define HX_CUDA(call) hx_cuda_check((int)(call), #call, __FILE__, __LINE__)
+#define HX_CUDA(call)   hx_cuda_check((int)(call), #call, __FILE__, __LINE__)
 #define HX_CUBLAS(call) hx_cublas_check((int)(call), #call, __FILE__, __LINE__)
 /* Check the last kernel launch (launch configuration errors). */
 #define HX_CUDA_LAUNCH() HX_CUDA(cudaGetLastError())
@@ -58,8 +58,7 @@ void hx_device_info_gpu(hx_device_info *info); /* also called by hx_gpu_init */
  * on ctx->stream; per-run milliseconds go to ms[0..runs). fn returns 0 or an ATTN_ code,
  * which stops the loop and is returned. */
 typedef int (*hx_run_fn)(void *arg);
-int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs,
-                 float *ms);
+int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs, float *ms);
 
 /* ---- fills ---------------------------------------------------------------------------------- */
 /* Every byte 0xff: fp16 and fp32 NaN, uint8 255 (neither 0 nor 1): unwritten outputs fail. */

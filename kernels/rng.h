@@ -21,26 +21,33 @@
 #endif
 
 /* Streams: one per input tensor, so adding a tensor never shifts another's values. */
-enum { RNG_STREAM_Q = 1, RNG_STREAM_K = 2, RNG_STREAM_V = 3, RNG_STREAM_EXP_RAND = 4,
-       RNG_STREAM_USER = 16 /* first stream free for other binaries (e2e weights, ...) */ };
+enum {
+  RNG_STREAM_Q = 1,
+  RNG_STREAM_K = 2,
+  RNG_STREAM_V = 3,
+  RNG_STREAM_EXP_RAND = 4,
+  RNG_STREAM_USER = 16 /* first stream free for other binaries (e2e weights, ...) */
+};
 
 #if defined(__CUDA_ARCH__)
 #define RNG_ADD(a, b) __fadd_rn((a), (b))
 #define RNG_SUB(a, b) __fsub_rn((a), (b))
 #define RNG_MUL(a, b) __fmul_rn((a), (b))
 #define RNG_DIV(a, b) __fdiv_rn((a), (b))
-#define RNG_SQRT(a) __fsqrt_rn(a)
+#define RNG_SQRT(a)   __fsqrt_rn(a)
 #else
 #define RNG_ADD(a, b) ((a) + (b))
 #define RNG_SUB(a, b) ((a) - (b))
 #define RNG_MUL(a, b) ((a) * (b))
 #define RNG_DIV(a, b) ((a) / (b))
-#define RNG_SQRT(a) sqrtf(a)
+#define RNG_SQRT(a)   sqrtf(a)
 #endif
 
 RNG_FN uint64_t rng_mix64(uint64_t x) {
-  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
   x ^= x >> 31;
   return x;
 }
@@ -58,12 +65,18 @@ RNG_FN float rng_signed_unit(uint32_t bits23) {
 /* Natural log of x in (0, 1], relative error ~1e-7: x = m * 2^e with m in [0.75, 1.5),
  * ln m = 2 atanh(s), s = (m - 1)/(m + 1), |s| < 0.2, series up to s^11. */
 RNG_FN float rng_log(float x) {
-  union { float f; uint32_t u; } v;
+  union {
+    float f;
+    uint32_t u;
+  } v;
   v.f = x;
   int e = (int)((v.u >> 23) & 0xff) - 127;
   v.u = (v.u & 0x007fffffu) | 0x3f800000u; /* m in [1, 2) */
   float m = v.f;
-  if (m >= 1.5f) { m = RNG_MUL(m, 0.5f); e += 1; }
+  if (m >= 1.5f) {
+    m = RNG_MUL(m, 0.5f);
+    e += 1;
+  }
   float s = RNG_DIV(RNG_SUB(m, 1.0f), RNG_ADD(m, 1.0f));
   float s2 = RNG_MUL(s, s);
   float poly = 1.0f / 11.0f;
@@ -84,8 +97,7 @@ RNG_FN float rng_normal(uint64_t seed, uint32_t stream, uint64_t index) {
     float u = rng_signed_unit((uint32_t)(r >> 41));
     float w = rng_signed_unit((uint32_t)(r >> 18) & 0x7fffffu);
     float s = RNG_ADD(RNG_MUL(u, u), RNG_MUL(w, w));
-    if (s < 1.0f && s > 0.0f)
-      return RNG_MUL(u, RNG_SQRT(RNG_DIV(RNG_MUL(-2.0f, rng_log(s)), s)));
+    if (s < 1.0f && s > 0.0f) return RNG_MUL(u, RNG_SQRT(RNG_DIV(RNG_MUL(-2.0f, rng_log(s)), s)));
     /* ~21% of attempts miss the disc; 255 attempts all missing has probability 1e-172 */
     if (attempt == 255) return 0.0f;
   }
@@ -99,7 +111,10 @@ RNG_FN float rng_exp_rand(uint64_t seed, uint64_t index) {
 
 /* float -> IEEE fp16 bits, round to nearest even (what __float2half_rn does). */
 RNG_FN uint16_t rng_float_to_half(float f) {
-  union { float f; uint32_t u; } v;
+  union {
+    float f;
+    uint32_t u;
+  } v;
   v.f = f;
   uint32_t sign = (v.u >> 16) & 0x8000u;
   uint32_t absu = v.u & 0x7fffffffu;
@@ -125,7 +140,10 @@ RNG_FN uint16_t rng_float_to_half(float f) {
 RNG_FN float rng_half_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t expo = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  union { float f; uint32_t u; } v;
+  union {
+    float f;
+    uint32_t u;
+  } v;
   if (expo == 0x1fu) {
     v.u = sign | 0x7f800000u | (mant << 13);
   } else if (expo == 0) { /* zero or subnormal: mant * 2^-24 is exact in float */

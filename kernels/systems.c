@@ -36,8 +36,8 @@ const char *system_choices(void) {
   if (buf[0]) return buf;
   size_t used = 0;
   for (int i = 0; i < system_count; i++)
-    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? "|" : "",
-                             system_table[i].name);
+    used +=
+        (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? "|" : "", system_table[i].name);
   return buf;
 }
 

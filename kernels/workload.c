@@ -34,9 +34,15 @@ const char *workload_row_problem(const workload_info *w) {
     return "pool must be 0 or an odd width over a score";
   switch (w->select) {
   case SEL_NONE: break;
-  case SEL_TOPK: if (!score) return "SEL_TOPK needs a score"; break;
-  case SEL_TOPK_STD: if (!score2) return "SEL_TOPK_STD needs score and score2"; break;
-  case SEL_FLAGS: if (!flags) return "SEL_FLAGS needs flags"; break;
+  case SEL_TOPK:
+    if (!score) return "SEL_TOPK needs a score";
+    break;
+  case SEL_TOPK_STD:
+    if (!score2) return "SEL_TOPK_STD needs score and score2";
+    break;
+  case SEL_FLAGS:
+    if (!flags) return "SEL_FLAGS needs flags";
+    break;
   default: return "unknown selection";
   }
   if (!(w->tol_rel_l2 > 0) || !(w->tol_max_abs > 0)) return "tolerances must be positive";
@@ -63,9 +69,7 @@ size_t shape_q_elems(const attn_shape *s) {
 size_t shape_kv_elems(const attn_shape *s) {
   return (size_t)s->batch * s->kv_len * s->heads * s->dim;
 }
-size_t shape_score_elems(const attn_shape *s) {
-  return (size_t)s->batch * s->heads * s->kv_len;
-}
+size_t shape_score_elems(const attn_shape *s) { return (size_t)s->batch * s->heads * s->kv_len; }
 size_t shape_exp_rand_elems(const attn_shape *s) {
   return (size_t)s->batch * s->heads * s->q_len * s->kv_len;
 }

@@ -32,7 +32,7 @@ typedef enum { LOGITS_SCALED, LOGITS_SOFTCAP } logits_kind;
 typedef enum { COL_NONE, COL_SUM, COL_SUM_SQ, COL_KEYFORMER, COL_ANY_GE_MASK } column_kind;
 typedef enum { SEL_NONE, SEL_TOPK, SEL_TOPK_STD, SEL_FLAGS } select_kind;
 
-#define KF_TAU 1.5f
+#define KF_TAU         1.5f
 #define GEMMA2_SOFTCAP 50.0f
 
 typedef struct {
@@ -112,8 +112,7 @@ static inline int causal_masked(const attn_shape *s, int i, int j) {
 }
 
 /* Compile-time features of workload WL, for kernels templated on it. */
-template <int WL>
-struct wl_traits {
+template <int WL> struct wl_traits {
   static constexpr logits_kind logits = workload_table[WL].logits;
   static constexpr column_kind column = workload_table[WL].column;
   static constexpr int pool = workload_table[WL].pool;

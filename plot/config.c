@@ -32,8 +32,10 @@ static int get_text(ycx *y, const ynode *n, char *dst, size_t cap, const char *w
   /* labels reach gnuplot scripts inside double quotes: keep them printable and quote-free */
   for (const char *p = s; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == '"' || *p == '\'' || *p == '\\' || *p == '`')
-      return yerr(y, n, "expected %s without quotes, apostrophes, backslashes, backticks or control characters",
-                  what);
+      return yerr(
+          y, n,
+          "expected %s without quotes, apostrophes, backslashes, backticks or control characters",
+          what);
   strcpy(dst, s);
   return 0;
 }
@@ -58,8 +60,14 @@ static int get_int(ycx *y, const ynode *n, int *dst, const char *what) {
 
 static int get_bool(ycx *y, const ynode *n, int *dst, const char *what) {
   const char *s = scalar(n);
-  if (s && (!strcmp(s, "true") || !strcmp(s, "yes"))) { *dst = 1; return 0; }
-  if (s && (!strcmp(s, "false") || !strcmp(s, "no"))) { *dst = 0; return 0; }
+  if (s && (!strcmp(s, "true") || !strcmp(s, "yes"))) {
+    *dst = 1;
+    return 0;
+  }
+  if (s && (!strcmp(s, "false") || !strcmp(s, "no"))) {
+    *dst = 0;
+    return 0;
+  }
   return yerr(y, n, "expected %s: true or false", what);
 }
 
@@ -74,13 +82,15 @@ static int get_color(ycx *y, const ynode *n, unsigned *dst) {
 }
 
 /* Mapping pairs (k, v) and list items (v) of the loader's tree. */
-#define FOR_PAIRS(map, k, v)                                                                \
-  for (int p_ = 0; p_ < (map)->n && ((k) = (map)->items[2 * p_], (v) = (map)->items[2 * p_ + 1], 1); p_++)
+#define FOR_PAIRS(map, k, v) \
+  for (int p_ = 0;           \
+       p_ < (map)->n && ((k) = (map)->items[2 * p_], (v) = (map)->items[2 * p_ + 1], 1); p_++)
 #define FOR_ITEMS(seq, v) for (int i_ = 0; i_ < (seq)->n && ((v) = (seq)->items[i_], 1); i_++)
 
 static int want(ycx *y, const ynode *n, ytype t, const char *what) {
   if (n && n->type == t) return 0;
-  return yerr(y, n, "expected %s: %s, found %s", what, y_type_name(t), n ? y_type_name(n->type) : "nothing");
+  return yerr(y, n, "expected %s: %s, found %s", what, y_type_name(t),
+              n ? y_type_name(n->type) : "nothing");
 }
 
 static int load_item(ycx *y, const ynode *n, pc_item *it, int is_system) {
@@ -91,8 +101,10 @@ static int load_item(ycx *y, const ynode *n, pc_item *it, int is_system) {
   FOR_PAIRS(n, k, v) {
     const char *key = k->str;
     int rc;
-    if (!strcmp(key, "name")) rc = get_name(y, v, it->name, "name");
-    else if (!strcmp(key, "label")) rc = get_text(y, v, it->label, sizeof it->label, "label");
+    if (!strcmp(key, "name"))
+      rc = get_name(y, v, it->name, "name");
+    else if (!strcmp(key, "label"))
+      rc = get_text(y, v, it->label, sizeof it->label, "label");
     else if (!strcmp(key, "aliases")) {
       if (want(y, v, Y_SEQ, "aliases")) return -1;
       const ynode *a;
@@ -101,8 +113,10 @@ static int load_item(ycx *y, const ynode *n, pc_item *it, int is_system) {
         if (it->naliases == PC_MAX_ALIASES) return yerr(y, a, "at most %d aliases", PC_MAX_ALIASES);
         if (get_name(y, a, it->aliases[it->naliases++], "alias")) return -1;
       }
-    } else if (is_system && !strcmp(key, "ours")) rc = get_bool(y, v, &it->ours, "ours");
-    else if (is_system && !strcmp(key, "expected")) rc = get_bool(y, v, &it->expected, "expected");
+    } else if (is_system && !strcmp(key, "ours"))
+      rc = get_bool(y, v, &it->ours, "ours");
+    else if (is_system && !strcmp(key, "expected"))
+      rc = get_bool(y, v, &it->expected, "expected");
     else if (is_system && !strcmp(key, "color")) {
       rc = get_color(y, v, &it->color);
       it->has_color = 1;
@@ -140,19 +154,29 @@ static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
   FOR_PAIRS(n, k, v) {
     const char *key = k->str;
     int rc = 0;
-    if (!strcmp(key, "name")) rc = get_name(y, v, f->name, "figure name");
+    if (!strcmp(key, "name"))
+      rc = get_name(y, v, f->name, "figure name");
     else if (!strcmp(key, "kind")) {
       const char *s = scalar(v);
-      if (s && !strcmp(s, "grid")) f->kind = FIG_GRID;
-      else if (s && !strcmp(s, "sweep")) f->kind = FIG_SWEEP;
-      else return yerr(y, v, "expected kind: grid or sweep");
+      if (s && !strcmp(s, "grid"))
+        f->kind = FIG_GRID;
+      else if (s && !strcmp(s, "sweep"))
+        f->kind = FIG_SWEEP;
+      else
+        return yerr(y, v, "expected kind: grid or sweep");
       have_kind = 1;
-    } else if (!strcmp(key, "experiment")) rc = get_name(y, v, f->experiment, "experiment");
-    else if (!strcmp(key, "workload")) rc = get_name(y, v, f->workload, "workload");
-    else if (!strcmp(key, "title")) rc = get_text(y, v, f->title, sizeof f->title, "title");
-    else if (!strcmp(key, "ylabel")) rc = get_text(y, v, f->ylabel, sizeof f->ylabel, "ylabel");
-    else if (!strcmp(key, "ymax")) rc = get_number(y, v, &f->ymax, "ymax");
-    else if (!strcmp(key, "ytics")) rc = get_number(y, v, &f->ytics, "ytics");
+    } else if (!strcmp(key, "experiment"))
+      rc = get_name(y, v, f->experiment, "experiment");
+    else if (!strcmp(key, "workload"))
+      rc = get_name(y, v, f->workload, "workload");
+    else if (!strcmp(key, "title"))
+      rc = get_text(y, v, f->title, sizeof f->title, "title");
+    else if (!strcmp(key, "ylabel"))
+      rc = get_text(y, v, f->ylabel, sizeof f->ylabel, "ylabel");
+    else if (!strcmp(key, "ymax"))
+      rc = get_number(y, v, &f->ymax, "ymax");
+    else if (!strcmp(key, "ytics"))
+      rc = get_number(y, v, &f->ytics, "ytics");
     else if (!strcmp(key, "seqlens")) {
       if (want(y, v, Y_SEQ, "seqlens")) return -1;
       const ynode *s;
@@ -161,8 +185,10 @@ static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
         if (get_int(y, s, &f->seqlens[f->nseqlens++], "seqlen")) return -1;
       }
     } else
-      return yerr(y, k, "unknown key \"%s\"; expected name, kind, experiment, workload, title, "
-                  "ylabel, ymax, ytics, seqlens", key);
+      return yerr(y, k,
+                  "unknown key \"%s\"; expected name, kind, experiment, workload, title, "
+                  "ylabel, ymax, ytics, seqlens",
+                  key);
     if (rc) return -1;
   }
   if (!f->name[0] || !have_kind) return yerr(y, n, "a figure needs name and kind");
@@ -177,10 +203,14 @@ static int load_defaults(ycx *y, const ynode *n, pc_config *c) {
   FOR_PAIRS(n, k, v) {
     const char *key = k->str;
     int rc;
-    if (!strcmp(key, "experiment")) rc = get_name(y, v, c->default_experiment, "experiment");
-    else if (!strcmp(key, "workload")) rc = get_name(y, v, c->default_workload, "workload");
-    else if (!strcmp(key, "seqlen")) rc = get_int(y, v, &c->default_seqlen, "seqlen");
-    else return yerr(y, k, "unknown key \"%s\"; expected experiment, workload, seqlen", key);
+    if (!strcmp(key, "experiment"))
+      rc = get_name(y, v, c->default_experiment, "experiment");
+    else if (!strcmp(key, "workload"))
+      rc = get_name(y, v, c->default_workload, "workload");
+    else if (!strcmp(key, "seqlen"))
+      rc = get_int(y, v, &c->default_seqlen, "seqlen");
+    else
+      return yerr(y, k, "unknown key \"%s\"; expected experiment, workload, seqlen", key);
     if (rc) return -1;
   }
   return 0;
@@ -192,14 +222,20 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
   FOR_PAIRS(n, k, v) {
     const char *key = k->str;
     int rc;
-    if (!strcmp(key, "figure")) rc = get_name(y, v, c->figure, "figure");
+    if (!strcmp(key, "figure"))
+      rc = get_name(y, v, c->figure, "figure");
     else if (!strcmp(key, "log_name"))
-      return yerr(y, k, "plot: log_name is not read: the log file name is the drawn experiment's "
+      return yerr(y, k,
+                  "plot: log_name is not read: the log file name is the drawn experiment's "
                   "own 'log:' (experiments.NAME.log); remove this key");
-    else if (!strcmp(key, "defaults")) rc = load_defaults(y, v, c);
-    else if (!strcmp(key, "devices")) rc = load_list(y, v, c->devices, &c->ndevices, 0, "devices");
-    else if (!strcmp(key, "workloads")) rc = load_list(y, v, c->workloads, &c->nworkloads, 0, "workloads");
-    else if (!strcmp(key, "systems")) rc = load_list(y, v, c->systems, &c->nsystems, 1, "systems");
+    else if (!strcmp(key, "defaults"))
+      rc = load_defaults(y, v, c);
+    else if (!strcmp(key, "devices"))
+      rc = load_list(y, v, c->devices, &c->ndevices, 0, "devices");
+    else if (!strcmp(key, "workloads"))
+      rc = load_list(y, v, c->workloads, &c->nworkloads, 0, "workloads");
+    else if (!strcmp(key, "systems"))
+      rc = load_list(y, v, c->systems, &c->nsystems, 1, "systems");
     else if (!strcmp(key, "figures")) {
       if (want(y, v, Y_SEQ, "figures")) return -1;
       const ynode *f;
@@ -209,8 +245,10 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
         if (load_figure(y, f, &c->figures[c->nfigures++])) return -1;
       }
     } else
-      return yerr(y, k, "unknown key \"%s\" in plot; expected figure, defaults, devices, "
-                  "workloads, systems, figures", key);
+      return yerr(y, k,
+                  "unknown key \"%s\" in plot; expected figure, defaults, devices, "
+                  "workloads, systems, figures",
+                  key);
     if (rc) return -1;
   }
   if (!c->ndevices || !c->nsystems || !c->nfigures)
@@ -222,7 +260,8 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
 static const ynode *experiment_log(ycx *y, const ynode *exps, const char *name, const ynode *at) {
   const ynode *e = y_get(exps, name);
   if (!e) {
-    yerr(y, at, "experiment '%s' is not under experiments: (the plot draws the logs it names)", name);
+    yerr(y, at, "experiment '%s' is not under experiments: (the plot draws the logs it names)",
+         name);
     return NULL;
   }
   const ynode *log = y_get(e, "log");
@@ -239,7 +278,8 @@ static int load_log_name(ycx *y, const ynode *root, const ynode *plot, pc_config
   const ynode *exps = y_get(root, "experiments"), *first = NULL;
   const char *first_exp = NULL;
   if (!exps || exps->type != Y_MAP || exps->n == 0)
-    return yerr(y, exps ? exps : root, "expected an 'experiments:' mapping: the plot takes the log "
+    return yerr(y, exps ? exps : root,
+                "expected an 'experiments:' mapping: the plot takes the log "
                 "file name from experiments.NAME.log");
   for (int i = 0; i < exps->n; i++) {
     const char *name = exps->items[2 * i]->str;
@@ -249,12 +289,17 @@ static int load_log_name(ycx *y, const ynode *root, const ynode *plot, pc_config
     if (!drawn) continue;
     const ynode *log = experiment_log(y, exps, name, exps->items[2 * i]);
     if (!log) return -1;
-    if (!first) { first = log; first_exp = name; continue; }
+    if (!first) {
+      first = log;
+      first_exp = name;
+      continue;
+    }
     if (strcmp(log->str, first->str) != 0)
-      return yerr(y, log, "experiments '%s' and '%s' (line %d) have different log templates "
+      return yerr(y, log,
+                  "experiments '%s' and '%s' (line %d) have different log templates "
                   "(\"%s\" and \"%s\"), but one log folder is read with one name pattern: give "
-                  "the experiments the plot draws the same log:", name, first_exp, first->line,
-                  log->str, first->str);
+                  "the experiments the plot draws the same log:",
+                  name, first_exp, first->line, log->str, first->str);
   }
   const ynode *figs = y_get(plot, "figures"); /* load_plot checked: a list of c->nfigures */
   for (int f = 0; f < c->nfigures; f++)
@@ -263,7 +308,8 @@ static int load_log_name(ycx *y, const ynode *root, const ynode *plot, pc_config
       return -1;
   if (!first) return yerr(y, plot, "the plot draws no experiment of this file");
   if (strlen(first->str) >= sizeof c->log_name)
-    return yerr(y, first, "log: expected a template shorter than %zu characters", sizeof c->log_name);
+    return yerr(y, first, "log: expected a template shorter than %zu characters",
+                sizeof c->log_name);
   if (!strstr(first->str, "{device}"))
     return yerr(y, first, "log: the plot needs {device} in the log file name");
   strcpy(c->log_name, first->str);
@@ -275,8 +321,11 @@ static void default_figure_name(const char *path, char *dst) {
   char tmp[PT_PATH];
   snprintf(tmp, sizeof tmp, "%s", path);
   char *slash = strrchr(tmp, '/');
-  if (!slash) { strcpy(tmp, "."); slash = NULL; }
-  else *slash = '\0';
+  if (!slash) {
+    strcpy(tmp, ".");
+    slash = NULL;
+  } else
+    *slash = '\0';
   const char *base = strrchr(tmp, '/');
   base = base ? base + 1 : tmp;
   if (!strcmp(base, ".") || !pt_valid_name(base)) base = "figure";
@@ -330,9 +379,18 @@ static const char *canon(void *ctx, rd_axis axis, const char *name) {
   const pc_item *items = NULL;
   int n = 0;
   switch (axis) {
-  case AXIS_DEVICE: items = c->devices; n = c->ndevices; break;
-  case AXIS_WORKLOAD: items = c->workloads; n = c->nworkloads; break;
-  case AXIS_SYSTEM: items = c->systems; n = c->nsystems; break;
+  case AXIS_DEVICE:
+    items = c->devices;
+    n = c->ndevices;
+    break;
+  case AXIS_WORKLOAD:
+    items = c->workloads;
+    n = c->nworkloads;
+    break;
+  case AXIS_SYSTEM:
+    items = c->systems;
+    n = c->nsystems;
+    break;
   case AXIS_EXPERIMENT: return name;
   }
   int i = pc_find(items, n, name);

@@ -23,9 +23,9 @@
 #include "reader.h"
 #include "table.h"
 
-#define PC_LABEL 64
+#define PC_LABEL       64
 #define PC_MAX_ALIASES 8
-#define PC_MAX_ITEMS 32
+#define PC_MAX_ITEMS   32
 #define PC_MAX_FIGURES 8
 #define PC_MAX_SEQLENS 16
 
@@ -36,8 +36,8 @@ typedef struct {
   int naliases;
   unsigned color; /* 0xRRGGBB; systems only */
   int has_color;
-  int ours;       /* systems only: the hatched bar the speedup is computed for */
-  int expected;   /* systems only: 0 = nobody can run it here, do not list it as missing */
+  int ours;     /* systems only: the hatched bar the speedup is computed for */
+  int expected; /* systems only: 0 = nobody can run it here, do not list it as missing */
 } pc_item;
 
 typedef enum { FIG_GRID, FIG_SWEEP } pc_kind;

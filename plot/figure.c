@@ -124,7 +124,9 @@ typedef enum { MET_MS, MET_TFLOPS, MET_MIB } metric;
 
 static double cell_value(const fg_cell *c, metric k) {
   if (c->status != ST_OK || !c->row) return NAN;
-  double v = k == MET_MS ? c->row->avg_ms : k == MET_TFLOPS ? c->row->gflops_s / 1000.0 : c->row->peak_mib;
+  double v = k == MET_MS       ? c->row->avg_ms
+             : k == MET_TFLOPS ? c->row->gflops_s / 1000.0
+                               : c->row->peak_mib;
   return isfinite(v) && v > 0 ? v : NAN;
 }
 
@@ -148,8 +150,8 @@ static double nice_ceiling(double v) {
 static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax) {
   const pc_config *c = m->cfg;
   double spd = fg_speedup(m, d, x);
-  fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name,
-          c->workloads[x].name, ymax);
+  fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name, c->workloads[x].name,
+          ymax);
   fprintf(f, "# idx letter value_ms bar_h color ours mark mark_y cut cut_y speedup speedup_y\n");
   for (int s = 0; s < c->nsystems; s++) {
     const fg_cell *cell = fg_at(m, d, x, s);
@@ -190,7 +192,8 @@ static void sweep_range(const fg_model *m, int d, metric k, double *lo, double *
       mx = fmax(mx, v);
     }
   if (k == MET_MIB) { /* log axis: whole decades around the data */
-    *lo = isfinite(mn) ? pow(10, floor(log10(mn)) - (mn < 3 * pow(10, floor(log10(mn))) ? 1 : 0)) : 1;
+    *lo =
+        isfinite(mn) ? pow(10, floor(log10(mn)) - (mn < 3 * pow(10, floor(log10(mn))) ? 1 : 0)) : 1;
     *hi = mx > 0 ? pow(10, ceil(log10(mx * 2))) : 1e5;
     if (*hi <= *lo) *hi = *lo * 100;
   } else {
@@ -220,8 +223,8 @@ static void dat_sweep_panel(FILE *f, const fg_model *m, int d, metric k, double 
 
 /* ---- .gp ---- */
 
-static void gp_array_str(FILE *f, const char *name, int n, const char *(*get)(const fg_model *, int),
-                         const fg_model *m) {
+static void gp_array_str(FILE *f, const char *name, int n,
+                         const char *(*get)(const fg_model *, int), const fg_model *m) {
   fprintf(f, "array %s[%d] = [", name, n);
   for (int i = 0; i < n; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", get(m, i));
   fputs("]\n", f);
@@ -233,8 +236,10 @@ static const char *get_sys(const fg_model *m, int i) { return m->cfg->systems[i]
 static const char *get_seq(const fg_model *m, int i) {
   static char buf[PC_MAX_SEQLENS][16];
   int s = m->fig->seqlens[i];
-  if (s % 1024 == 0) snprintf(buf[i], sizeof buf[i], "%dK", s / 1024);
-  else snprintf(buf[i], sizeof buf[i], "%d", s);
+  if (s % 1024 == 0)
+    snprintf(buf[i], sizeof buf[i], "%dK", s / 1024);
+  else
+    snprintf(buf[i], sizeof buf[i], "%d", s);
   return buf[i];
 }
 
@@ -245,12 +250,14 @@ static void gp_header(FILE *f, const fg_model *m, int ncols, double w_in, double
   fprintf(f, "outbase = \"%s\"\ndatafile = \"%s.dat\"\n", m->fig->name, m->fig->name);
   fprintf(f, "formats = \"pdf png svg\"\n");
   fprintf(f, "title_text = \"%s\"\nylabel_text = \"%s\"\n", m->fig->title, m->fig->ylabel);
-  fprintf(f, "nrows = %d\nncols = %d\nnsys = %d\nours = %d\n", m->ndev, ncols, c->nsystems, m->ours);
+  fprintf(f, "nrows = %d\nncols = %d\nnsys = %d\nours = %d\n", m->ndev, ncols, c->nsystems,
+          m->ours);
   fprintf(f, "W = %.3f\nH = %.3f\n", w_in, h_in);
   gp_array_str(f, "rowlabel", m->ndev, get_row, m);
   gp_array_str(f, "syslabel", c->nsystems, get_sys, m);
   fprintf(f, "array syscolor[%d] = [", c->nsystems);
-  for (int s = 0; s < c->nsystems; s++) fprintf(f, "%s%u", s ? ", " : "", system_color(&c->systems[s], s));
+  for (int s = 0; s < c->nsystems; s++)
+    fprintf(f, "%s%u", s ? ", " : "", system_color(&c->systems[s], s));
   fputs("]\n", f);
   /* legend texts; labels hold no quotes (config.c rejects them) */
   int cols = (int)((w_in - 0.85) / 2.2); /* about 2.2 in per legend entry */
@@ -259,8 +266,10 @@ static void gp_header(FILE *f, const fg_model *m, int ncols, double w_in, double
   fprintf(f, "legend_cols = %d\nlegend_rows = %d\n", cols, (c->nsystems + cols - 1) / cols);
   fprintf(f, "array legend_text[%d] = [", c->nsystems);
   for (int s = 0; s < c->nsystems; s++) {
-    if (m->fig->kind == FIG_GRID) fprintf(f, "%s\"(%c) %s\"", s ? ", " : "", 'A' + s, c->systems[s].label);
-    else fprintf(f, "%s\"%s\"", s ? ", " : "", c->systems[s].label);
+    if (m->fig->kind == FIG_GRID)
+      fprintf(f, "%s\"(%c) %s\"", s ? ", " : "", 'A' + s, c->systems[s].label);
+    else
+      fprintf(f, "%s\"%s\"", s ? ", " : "", c->systems[s].label);
   }
   fputs("]\n", f);
 }
@@ -343,7 +352,10 @@ int fg_emit(const fg_model *m, const char *dir, const char *template_dir) {
   FILE *dat = open_out(dir, m->fig->name, "dat");
   if (!dat) return -1;
   FILE *gp = open_out(dir, m->fig->name, "gp");
-  if (!gp) { fclose(dat); return -1; }
+  if (!gp) {
+    fclose(dat);
+    return -1;
+  }
   fprintf(dat, "# %s: gnuplot data written by repro-plot from the logs; NaN = no bar.\n",
           m->fig->name);
   int rc = m->fig->kind == FIG_GRID ? emit_grid(m, dat, gp) : emit_sweep(m, dat, gp);
@@ -359,8 +371,10 @@ int fg_emit(const fg_model *m, const char *dir, const char *template_dir) {
 
 static void print_cell(FILE *out, const fg_cell *c, int w) {
   double v = cell_ms(c);
-  if (!isnan(v)) fprintf(out, " %*.3f", w, v);
-  else fprintf(out, " %*s", w, c->status == ST_OK ? "n/a" : status_mark(c->status));
+  if (!isnan(v))
+    fprintf(out, " %*.3f", w, v);
+  else
+    fprintf(out, " %*s", w, c->status == ST_OK ? "n/a" : status_mark(c->status));
 }
 
 static const char *column_label(const fg_model *m, int x, char *buf, size_t cap) {
@@ -376,12 +390,14 @@ void fg_print_table(const fg_model *m, FILE *out) {
     int l = (int)strlen(c->systems[s].name);
     w[s] = l > 8 ? l : 8;
   }
-  fprintf(out, "\n== %s: %s%s%s, execution time in ms (NS = no log or not supported, "
-          "OOM, TLE = timeout, ERR = failed)\n", m->fig->name,
-          m->fig->experiment[0] ? m->fig->experiment : "all",
+  fprintf(out,
+          "\n== %s: %s%s%s, execution time in ms (NS = no log or not supported, "
+          "OOM, TLE = timeout, ERR = failed)\n",
+          m->fig->name, m->fig->experiment[0] ? m->fig->experiment : "all",
           m->fig->kind == FIG_SWEEP ? " " : "", m->fig->kind == FIG_SWEEP ? m->fig->workload : "");
   for (int d = 0; d < m->ndev; d++) {
-    fprintf(out, "[%s]\n%-12s", c->devices[m->dev[d]].label, m->fig->kind == FIG_GRID ? "workload" : "seqlen");
+    fprintf(out, "[%s]\n%-12s", c->devices[m->dev[d]].label,
+            m->fig->kind == FIG_GRID ? "workload" : "seqlen");
     for (int s = 0; s < c->nsystems; s++) fprintf(out, " %*s", w[s], c->systems[s].name);
     fprintf(out, " %9s\n", "speedup");
     double logsum = 0;
@@ -391,7 +407,8 @@ void fg_print_table(const fg_model *m, FILE *out) {
       fprintf(out, "%-12s", column_label(m, x, buf, sizeof buf));
       for (int s = 0; s < c->nsystems; s++) print_cell(out, fg_at(m, d, x, s), w[s]);
       double sp = fg_speedup(m, d, x);
-      if (isnan(sp)) fprintf(out, " %9s\n", "-");
+      if (isnan(sp))
+        fprintf(out, " %9s\n", "-");
       else {
         fprintf(out, " %8.2fx\n", sp);
         logsum += log(sp);
@@ -415,18 +432,26 @@ static void cell_file_name(const fg_model *m, int d, int x, int s, char *out, si
   const char *t = c->log_name;
   size_t n = 0;
   while (*t && n + 1 < cap) {
-    if (*t != '{') { out[n++] = *t++; continue; }
+    if (*t != '{') {
+      out[n++] = *t++;
+      continue;
+    }
     const char *close = strchr(t, '}');
     if (!close) break;
     char key[32] = "", val[PT_NAME] = "";
     snprintf(key, sizeof key, "%.*s", (int)(close - t - 1), t + 1);
-    if (!strcmp(key, "experiment")) snprintf(val, sizeof val, "%s", m->fig->experiment);
-    else if (!strcmp(key, "device")) snprintf(val, sizeof val, "%s", c->devices[m->dev[d]].name);
+    if (!strcmp(key, "experiment"))
+      snprintf(val, sizeof val, "%s", m->fig->experiment);
+    else if (!strcmp(key, "device"))
+      snprintf(val, sizeof val, "%s", c->devices[m->dev[d]].name);
     else if (!strcmp(key, "workload"))
-      snprintf(val, sizeof val, "%s", m->fig->kind == FIG_GRID ? c->workloads[x].name : m->fig->workload);
-    else if (!strcmp(key, "system")) snprintf(val, sizeof val, "%s", c->systems[s].name);
+      snprintf(val, sizeof val, "%s",
+               m->fig->kind == FIG_GRID ? c->workloads[x].name : m->fig->workload);
+    else if (!strcmp(key, "system"))
+      snprintf(val, sizeof val, "%s", c->systems[s].name);
     else if (!strcmp(key, "seqlen"))
-      snprintf(val, sizeof val, "%d", m->fig->kind == FIG_SWEEP ? m->fig->seqlens[x] : c->default_seqlen);
+      snprintf(val, sizeof val, "%d",
+               m->fig->kind == FIG_SWEEP ? m->fig->seqlens[x] : c->default_seqlen);
     n += (size_t)snprintf(out + n, cap - n, "%s", val);
     if (n >= cap) n = cap - 1;
     t = close + 1;

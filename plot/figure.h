@@ -22,9 +22,9 @@ typedef struct {
   const pc_figure *fig;
   int dev[PC_MAX_ITEMS]; /* config indices of the devices shown, in YAML order */
   int ndev;
-  int nx;                /* columns: workloads (grid) or sequence lengths (sweep) */
-  int ours;              /* index of the ours system, -1 when none */
-  fg_cell *cells;        /* [ndev][nx][nsystems] */
+  int nx;         /* columns: workloads (grid) or sequence lengths (sweep) */
+  int ours;       /* index of the ours system, -1 when none */
+  fg_cell *cells; /* [ndev][nx][nsystems] */
 } fg_model;
 
 /* Returns 0, or -1 when out of memory. */

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fileio.h"
 #include "figure.h"
+#include "fileio.h"
 #include "reader.h"
 #include "render.h"
 #include "table.h"
@@ -55,22 +55,42 @@ static int parse_cli(int argc, char **argv, cli *c) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     const char **slot = NULL;
-    if (!strcmp(a, "--config")) slot = &c->config;
-    else if (!strcmp(a, "--logs")) slot = &c->logs;
-    else if (!strcmp(a, "--out")) slot = &c->out;
-    else if (!strcmp(a, "--format")) slot = &c->format;
-    else if (!strcmp(a, "-o")) slot = &c->output;
-    else if (!strcmp(a, "--templates")) slot = &c->templates;
-    else if (!strcmp(a, "--strict")) { c->strict = 1; continue; }
-    else if (!strcmp(a, "--no-render")) { c->no_render = 1; continue; }
-    else if (!strcmp(a, "--verbose")) { c->verbose = 1; continue; }
-    else if (!strcmp(a, "-j") || !strcmp(a, "--tol")) {
-      if (i + 1 >= argc) { fprintf(stderr, "repro-plot: %s needs a value\n", a); return -1; }
+    if (!strcmp(a, "--config"))
+      slot = &c->config;
+    else if (!strcmp(a, "--logs"))
+      slot = &c->logs;
+    else if (!strcmp(a, "--out"))
+      slot = &c->out;
+    else if (!strcmp(a, "--format"))
+      slot = &c->format;
+    else if (!strcmp(a, "-o"))
+      slot = &c->output;
+    else if (!strcmp(a, "--templates"))
+      slot = &c->templates;
+    else if (!strcmp(a, "--strict")) {
+      c->strict = 1;
+      continue;
+    } else if (!strcmp(a, "--no-render")) {
+      c->no_render = 1;
+      continue;
+    } else if (!strcmp(a, "--verbose")) {
+      c->verbose = 1;
+      continue;
+    } else if (!strcmp(a, "-j") || !strcmp(a, "--tol")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "repro-plot: %s needs a value\n", a);
+        return -1;
+      }
       char *end;
       double v = strtod(argv[++i], &end);
-      if (*end || v < 0) { fprintf(stderr, "repro-plot: %s: expected a number >= 0, got \"%s\"\n", a, argv[i]); return -1; }
-      if (a[1] == 'j') c->jobs = (int)v;
-      else c->tol = v;
+      if (*end || v < 0) {
+        fprintf(stderr, "repro-plot: %s: expected a number >= 0, got \"%s\"\n", a, argv[i]);
+        return -1;
+      }
+      if (a[1] == 'j')
+        c->jobs = (int)v;
+      else
+        c->tol = v;
       continue;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "repro-plot: unknown option %s\n", a);
@@ -79,7 +99,10 @@ static int parse_cli(int argc, char **argv, cli *c) {
       c->rest[c->nrest++] = argv[i];
       continue;
     }
-    if (i + 1 >= argc) { fprintf(stderr, "repro-plot: %s needs a value\n", a); return -1; }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "repro-plot: %s needs a value\n", a);
+      return -1;
+    }
     *slot = argv[++i];
   }
   if (strcmp(c->format, "csv") && strcmp(c->format, "json")) {
@@ -110,8 +133,12 @@ static int print_issues(const rd_issues *is, FILE *out) {
   fprintf(out, "\n== broken, unknown or odd logs (%zu)\n", is->n);
   for (size_t i = 0; i < is->n; i++) {
     const rd_issue *it = &is->v[i];
-    if (it->line) fprintf(out, "  %-7s %s:%d: %s\n", it->kind == ISSUE_SKIPPED ? "skipped" : "warning", it->path, it->line, it->msg);
-    else fprintf(out, "  %-7s %s: %s\n", it->kind == ISSUE_SKIPPED ? "skipped" : "warning", it->path, it->msg);
+    if (it->line)
+      fprintf(out, "  %-7s %s:%d: %s\n", it->kind == ISSUE_SKIPPED ? "skipped" : "warning",
+              it->path, it->line, it->msg);
+    else
+      fprintf(out, "  %-7s %s: %s\n", it->kind == ISSUE_SKIPPED ? "skipped" : "warning", it->path,
+              it->msg);
   }
   return (int)is->n;
 }
@@ -123,21 +150,35 @@ static const char *template_dir(const cli *c) {
 }
 
 static int cmd_draw(const cli *c) {
-  if (!c->config || !c->logs) { usage(stderr); return 2; }
+  if (!c->config || !c->logs) {
+    usage(stderr);
+    return 2;
+  }
   pc_config cfg;
   if (pc_load(c->config, &cfg)) return 1;
   pt_table t = {0};
   rd_issues is = {0};
   int rc = 0;
-  if (read_logs(&cfg, c->logs, &t, &is)) { rc = 1; goto out; }
+  if (read_logs(&cfg, c->logs, &t, &is)) {
+    rc = 1;
+    goto out;
+  }
   const char *out = c->out ? c->out : "figures";
-  if (mkdir_p(out, 0777)) { fprintf(stderr, "%s: cannot create: %s\n", out, strerror(errno)); rc = 1; goto out; }
+  if (mkdir_p(out, 0777)) {
+    fprintf(stderr, "%s: cannot create: %s\n", out, strerror(errno));
+    rc = 1;
+    goto out;
+  }
   printf("repro-plot: %zu logs read from %s (%s)\n", t.n, c->logs, cfg.figure);
   char names[PC_MAX_FIGURES][48];
   int missing = 0;
   for (int f = 0; f < cfg.nfigures; f++) {
     fg_model m;
-    if (fg_build(&m, &cfg, &cfg.figures[f], &t)) { fprintf(stderr, "out of memory\n"); rc = 1; goto out; }
+    if (fg_build(&m, &cfg, &cfg.figures[f], &t)) {
+      fprintf(stderr, "out of memory\n");
+      rc = 1;
+      goto out;
+    }
     if (fg_emit(&m, out, template_dir(c))) rc = 1;
     fg_print_table(&m, stdout);
     if (t.n) missing += fg_print_missing(&m, stdout, c->verbose ? 0 : 24);
@@ -148,8 +189,10 @@ static int cmd_draw(const cli *c) {
   print_issues(&is, stdout);
   if (rc == 0 && !c->no_render) {
     if (!render_have_gnuplot()) {
-      fprintf(stderr, "repro-plot: gnuplot is not installed (scripts/install.sh installs gnuplot-nox); "
-              "the .dat and .gp files are in %s\n", out);
+      fprintf(stderr,
+              "repro-plot: gnuplot is not installed (scripts/install.sh installs gnuplot-nox); "
+              "the .dat and .gp files are in %s\n",
+              out);
       rc = 1;
     } else if (render_all(out, names, cfg.nfigures, c->jobs) > 0) {
       rc = 1;
@@ -173,17 +216,28 @@ out:
 static int write_table(const cli *c, pt_table *t) {
   qsort(t->rows, t->n, sizeof *t->rows, pt_cmp_cell);
   FILE *out = c->output ? fopen(c->output, "w") : stdout;
-  if (!out) { fprintf(stderr, "%s: cannot write: %s\n", c->output, strerror(errno)); return 1; }
-  if (!strcmp(c->format, "json")) pt_write_json(out, t);
-  else pt_write_csv(out, t);
+  if (!out) {
+    fprintf(stderr, "%s: cannot write: %s\n", c->output, strerror(errno));
+    return 1;
+  }
+  if (!strcmp(c->format, "json"))
+    pt_write_json(out, t);
+  else
+    pt_write_csv(out, t);
   int bad = ferror(out);
   if (out != stdout && fclose(out) != 0) bad = 1;
-  if (bad) { fprintf(stderr, "%s: write failed\n", c->output ? c->output : "stdout"); return 1; }
+  if (bad) {
+    fprintf(stderr, "%s: write failed\n", c->output ? c->output : "stdout");
+    return 1;
+  }
   return 0;
 }
 
 static int cmd_table(const cli *c) {
-  if (!c->config || !c->logs) { usage(stderr); return 2; }
+  if (!c->config || !c->logs) {
+    usage(stderr);
+    return 2;
+  }
   pc_config cfg;
   if (pc_load(c->config, &cfg)) return 1;
   pt_table t = {0};
@@ -216,7 +270,10 @@ static int merge_into(pt_table *dst, const pt_table *src, const char *name) {
 }
 
 static int cmd_merge(const cli *c) {
-  if (c->nrest < 1) { usage(stderr); return 2; }
+  if (c->nrest < 1) {
+    usage(stderr);
+    return 2;
+  }
   pt_table all = {0};
   int rc = 0;
   for (int i = 0; i < c->nrest && !rc; i++) {
@@ -242,19 +299,26 @@ static int load_any(const cli *c, const char *what, pt_table *t) {
   rd_issues is = {0};
   struct stat st;
   int rc = stat(what, &st) != 0 ? (fprintf(stderr, "%s: %s\n", what, strerror(errno)), -1)
-                                 : read_logs(&cfg, what, t, &is);
+                                : read_logs(&cfg, what, t, &is);
   if (is.n) fprintf(stderr, "compare: %zu logs in %s were broken or skipped\n", is.n, what);
   rd_issues_free(&is);
   return rc;
 }
 
 static int cmd_compare(const cli *c) {
-  if (c->nrest != 2) { usage(stderr); return 2; }
+  if (c->nrest != 2) {
+    usage(stderr);
+    return 2;
+  }
   pt_table a = {0}, b = {0};
   int rc = 0;
-  if (load_any(c, c->rest[0], &a) || load_any(c, c->rest[1], &b)) { rc = 1; goto out; }
+  if (load_any(c, c->rest[0], &a) || load_any(c, c->rest[1], &b)) {
+    rc = 1;
+    goto out;
+  }
   qsort(a.rows, a.n, sizeof *a.rows, pt_cmp_cell);
-  printf("%-44s %12s %12s %8s\n", "cell (experiment.device.workload.system@seqlen)", "A ms", "B ms", "B/A");
+  printf("%-44s %12s %12s %8s\n", "cell (experiment.device.workload.system@seqlen)", "A ms", "B ms",
+         "B/A");
   double logsum = 0;
   int n = 0, outside = 0, only_a = 0;
   for (size_t i = 0; i < a.n; i++) {
@@ -262,16 +326,23 @@ static int cmd_compare(const cli *c) {
     for (size_t j = 0; j < b.n && !rb; j++)
       if (pt_same_cell(ra, &b.rows[j])) rb = &b.rows[j];
     char name[4 * PT_NAME + 16];
-    snprintf(name, sizeof name, "%s.%s.%s.%s@%d", ra->experiment, ra->device, ra->workload, ra->system, ra->seqlen);
-    if (!rb) { only_a++; printf("%-44s %12s %12s %8s\n", name, "", "absent", "-"); continue; }
+    snprintf(name, sizeof name, "%s.%s.%s.%s@%d", ra->experiment, ra->device, ra->workload,
+             ra->system, ra->seqlen);
+    if (!rb) {
+      only_a++;
+      printf("%-44s %12s %12s %8s\n", name, "", "absent", "-");
+      continue;
+    }
     int ok = ra->status == ST_OK && rb->status == ST_OK && ra->avg_ms > 0 && rb->avg_ms > 0;
     if (!ok) {
-      printf("%-44s %12s %12s %8s\n", name, pt_status_name(ra->status), pt_status_name(rb->status), "-");
+      printf("%-44s %12s %12s %8s\n", name, pt_status_name(ra->status), pt_status_name(rb->status),
+             "-");
       continue;
     }
     double r = rb->avg_ms / ra->avg_ms;
     int off = fabs(r - 1) > c->tol;
-    printf("%-44s %12.4f %12.4f %8.3f%s\n", name, ra->avg_ms, rb->avg_ms, r, off ? "  <- outside" : "");
+    printf("%-44s %12.4f %12.4f %8.3f%s\n", name, ra->avg_ms, rb->avg_ms, r,
+           off ? "  <- outside" : "");
     logsum += log(r);
     n++;
     outside += off;
@@ -282,13 +353,16 @@ static int cmd_compare(const cli *c) {
     for (size_t i = 0; i < a.n && !found; i++) found = pt_same_cell(&a.rows[i], &b.rows[j]);
     if (!found) {
       only_b++;
-      printf("%-36s.%s.%s.%s@%d only in B\n", b.rows[j].experiment, b.rows[j].device, b.rows[j].workload,
-             b.rows[j].system, b.rows[j].seqlen);
+      printf("%-36s.%s.%s.%s@%d only in B\n", b.rows[j].experiment, b.rows[j].device,
+             b.rows[j].workload, b.rows[j].system, b.rows[j].seqlen);
     }
   }
-  if (n) printf("\ngeometric mean of B/A over %d cells: %.4f\n", n, exp(logsum / n));
-  else printf("\nno cell has a time in both A and B\n");
-  printf("cells outside +-%.0f%%: %d; only in A: %d; only in B: %d\n", c->tol * 100, outside, only_a, only_b);
+  if (n)
+    printf("\ngeometric mean of B/A over %d cells: %.4f\n", n, exp(logsum / n));
+  else
+    printf("\nno cell has a time in both A and B\n");
+  printf("cells outside +-%.0f%%: %d; only in A: %d; only in B: %d\n", c->tol * 100, outside,
+         only_a, only_b);
   rc = outside ? 4 : 0;
 out:
   pt_free(&a);
@@ -302,14 +376,29 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   cli c;
-  if (parse_cli(argc, argv, &c)) { usage(stderr); free(c.rest); return 2; }
-  if (rd_init()) { free(c.rest); return 1; }
+  if (parse_cli(argc, argv, &c)) {
+    usage(stderr);
+    free(c.rest);
+    return 2;
+  }
+  if (rd_init()) {
+    free(c.rest);
+    return 1;
+  }
   int rc;
-  if (!strcmp(argv[1], "draw")) rc = cmd_draw(&c);
-  else if (!strcmp(argv[1], "table")) rc = cmd_table(&c);
-  else if (!strcmp(argv[1], "merge")) rc = cmd_merge(&c);
-  else if (!strcmp(argv[1], "compare")) rc = cmd_compare(&c);
-  else { fprintf(stderr, "repro-plot: unknown command \"%s\"\n", argv[1]); usage(stderr); rc = 2; }
+  if (!strcmp(argv[1], "draw"))
+    rc = cmd_draw(&c);
+  else if (!strcmp(argv[1], "table"))
+    rc = cmd_table(&c);
+  else if (!strcmp(argv[1], "merge"))
+    rc = cmd_merge(&c);
+  else if (!strcmp(argv[1], "compare"))
+    rc = cmd_compare(&c);
+  else {
+    fprintf(stderr, "repro-plot: unknown command \"%s\"\n", argv[1]);
+    usage(stderr);
+    rc = 2;
+  }
   rd_cleanup();
   free(c.rest);
   return rc;

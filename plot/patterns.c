@@ -21,10 +21,10 @@ const ae_pattern ae_patterns[] = {
     /* peak memory of the PyTorch-based systems: mib=<float> (not peak_mib=, not xmib=) */
     {"mib", "mib=", "(?<![A-Za-z0-9_])mib=(?<mib>" NUM ")", PICK_MAX, 1, 0, ST_OK},
     /* TensorRT engine memory: activation + weights, summed by the reader */
-    {"trt_act", "Total Activation Memory:", "Total Activation Memory: (?<trt_act_bytes>[0-9]+) bytes",
-     PICK_FIRST, 1, 0, ST_OK},
-    {"trt_weights", "Total Weights Memory:", "Total Weights Memory: (?<trt_weight_bytes>[0-9]+) bytes",
-     PICK_FIRST, 1, 0, ST_OK},
+    {"trt_act", "Total Activation Memory:",
+     "Total Activation Memory: (?<trt_act_bytes>[0-9]+) bytes", PICK_FIRST, 1, 0, ST_OK},
+    {"trt_weights", "Total Weights Memory:",
+     "Total Weights Memory: (?<trt_weight_bytes>[0-9]+) bytes", PICK_FIRST, 1, 0, ST_OK},
     /* a cell without a time line is NS, unless its output says why it failed */
     {"oom", "out of memory", "out of memory", PICK_FIRST, 0, 1, ST_OOM},
     {"oom", "OutOfMemoryError", "OutOfMemoryError", PICK_FIRST, 0, 1, ST_OOM},

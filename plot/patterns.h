@@ -30,12 +30,12 @@ typedef enum {
 } ae_pick;
 
 typedef struct {
-  const char *name;     /* for messages */
-  const char *literal;  /* must occur in the line; the regex runs only on such lines */
-  const char *regex;    /* PCRE2, named groups = ae_metric_names */
+  const char *name;    /* for messages */
+  const char *literal; /* must occur in the line; the regex runs only on such lines */
+  const char *regex;   /* PCRE2, named groups = ae_metric_names */
   ae_pick pick;
-  int required_shape;   /* 1: a line with the literal that does not match is malformed */
-  int sets_status;      /* 1: a match marks the cell with `status` when it has no time */
+  int required_shape; /* 1: a line with the literal that does not match is malformed */
+  int sets_status;    /* 1: a match marks the cell with `status` when it has no time */
   pt_status status;
 } ae_pattern;
 

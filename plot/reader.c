@@ -1,5 +1,5 @@
 /* reader: where a log becomes a number (see reader.h). */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE           /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "reader.h"
 
@@ -20,11 +20,10 @@
 #include "kvline.h"
 #include "patterns.h"
 
-
 /* ---- issues ---- */
 
-void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line,
-                  const char *fmt, ...) {
+void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line, const char *fmt,
+                  ...) {
   if (is->n == is->cap) {
     size_t cap = is->cap ? is->cap * 2 : 16;
     rd_issue *nv = realloc(is->v, cap * sizeof *nv);
@@ -66,8 +65,8 @@ int rd_init(void) {
     int err;
     PCRE2_SIZE off;
     compiled_pattern *cp = &compiled[i];
-    cp->code = pcre2_compile((PCRE2_SPTR)ae_patterns[i].regex, PCRE2_ZERO_TERMINATED, 0, &err,
-                             &off, NULL);
+    cp->code =
+        pcre2_compile((PCRE2_SPTR)ae_patterns[i].regex, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
     if (!cp->code) {
       PCRE2_UCHAR msg[256];
       pcre2_get_error_message(err, msg, sizeof msg);
@@ -310,8 +309,7 @@ static void ours_config(const kv_record *rec, const char *path, int line, pt_row
   }
 }
 
-static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row,
-                      rd_issues *is) {
+static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
   kv_record rec = {0};
   const char *p = buf, *end = buf + len;
   int lineno = 0, have_result = 0, rc = 0;
@@ -326,8 +324,8 @@ static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row
       const char *err = NULL;
       if (kv_parse(&rec, q, (size_t)(le - q), &err) != 0) {
         if (!nl)
-          rd_issue_add(is, ISSUE_WARNING, path, lineno,
-                       "last line is cut (%s; truncated log?)", err);
+          rd_issue_add(is, ISSUE_WARNING, path, lineno, "last line is cut (%s; truncated log?)",
+                       err);
         else
           rd_issue_add(is, ISSUE_WARNING, path, lineno,
                        "column %d: not a `tag key=value ...` record (%s)", (int)(q - p) + 1, err);
@@ -438,8 +436,8 @@ static void merge_keys(const pt_row *named, pt_row *row, const char *path, rd_is
   for (int k = 0; k < 3; k++) {
     if (!src[k][0]) continue;
     if (dst[k][0] && strcmp(dst[k], src[k]) != 0)
-      rd_issue_add(is, ISSUE_WARNING, path, 0, "file name says %s=%s but the log says %s",
-                   names[k], src[k], dst[k]);
+      rd_issue_add(is, ISSUE_WARNING, path, 0, "file name says %s=%s but the log says %s", names[k],
+                   src[k], dst[k]);
     strcpy(dst[k], src[k]);
   }
   if (named->seqlen) {

@@ -29,15 +29,15 @@ typedef struct {
   size_t n, cap;
 } rd_issues;
 
-void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line, const char *fmt,
+                  ...) __attribute__((format(printf, 5, 6)));
 void rd_issues_free(rd_issues *is);
 
 typedef enum { AXIS_EXPERIMENT, AXIS_DEVICE, AXIS_WORKLOAD, AXIS_SYSTEM } rd_axis;
 
 typedef struct {
-  const char *figure;     /* stored in every row */
-  const char *log_name;   /* file name template; placeholders {experiment} {device}
+  const char *figure;   /* stored in every row */
+  const char *log_name; /* file name template; placeholders {experiment} {device}
                              {workload} {system} {seqlen} */
   const char *default_experiment, *default_workload;
   int default_seqlen;

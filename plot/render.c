@@ -106,8 +106,9 @@ int render_all(const char *dir, char names[][48], int n, int jobs) {
       if (pids[i] != done) continue;
       const char *name = names[which[i]];
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "%s/%s.gp: gnuplot failed (exit %d); its messages, from %s/%s.gnuplot.log:\n",
-                dir, name, WIFEXITED(status) ? WEXITSTATUS(status) : -1, dir, name);
+        fprintf(stderr,
+                "%s/%s.gp: gnuplot failed (exit %d); its messages, from %s/%s.gnuplot.log:\n", dir,
+                name, WIFEXITED(status) ? WEXITSTATUS(status) : -1, dir, name);
         show_log(dir, name);
         failed++;
       } else if (!outputs_ok(dir, name)) {

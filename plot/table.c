@@ -137,12 +137,22 @@ static int csv_split(char *line, char **fields, int max) {
       fields[n++] = w;
       for (;;) {
         if (!*p) return -1;
-        if (*p == '"' && p[1] == '"') { *w++ = '"'; p += 2; continue; }
-        if (*p == '"') { p++; break; }
+        if (*p == '"' && p[1] == '"') {
+          *w++ = '"';
+          p += 2;
+          continue;
+        }
+        if (*p == '"') {
+          p++;
+          break;
+        }
         *w++ = *p++;
       }
       *w = '\0';
-      if (*p == ',') { p++; continue; }
+      if (*p == ',') {
+        p++;
+        continue;
+      }
       if (!*p) return n;
       return -1;
     }
@@ -154,7 +164,10 @@ static int csv_split(char *line, char **fields, int max) {
 }
 
 static int csv_double(const char *s, double *out) {
-  if (!*s) { *out = NAN; return 0; }
+  if (!*s) {
+    *out = NAN;
+    return 0;
+  }
   char *end;
   errno = 0;
   *out = strtod(s, &end);
@@ -162,7 +175,10 @@ static int csv_double(const char *s, double *out) {
 }
 
 static int copy_name(char *dst, const char *src, int allow_empty) {
-  if (!*src && allow_empty) { dst[0] = '\0'; return 0; }
+  if (!*src && allow_empty) {
+    dst[0] = '\0';
+    return 0;
+  }
   if (!pt_valid_name(src)) return -1;
   strcpy(dst, src);
   return 0;
@@ -229,7 +245,11 @@ int pt_read_csv(const char *path, pt_table *t) {
       rc = -1;
       break;
     }
-    if (pt_append(t, &row)) { fprintf(stderr, "%s: out of memory\n", path); rc = -1; break; }
+    if (pt_append(t, &row)) {
+      fprintf(stderr, "%s: out of memory\n", path);
+      rc = -1;
+      break;
+    }
   }
   free(line);
   fclose(in);
@@ -241,17 +261,22 @@ int pt_read_csv(const char *path, pt_table *t) {
 static void json_str(FILE *out, const char *s) {
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-    else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-    else fputc(*p, out);
+    if (*p == '"' || *p == '\\')
+      fprintf(out, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
   }
   fputc('"', out);
 }
 
 static void json_num(FILE *out, const char *key, double v) {
   fprintf(out, ", \"%s\": ", key);
-  if (isnan(v) || isinf(v)) fputs("null", out);
-  else put_double(out, v);
+  if (isnan(v) || isinf(v))
+    fputs("null", out);
+  else
+    put_double(out, v);
 }
 
 void pt_write_json(FILE *out, const pt_table *t) {

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define PT_NAME 48   /* figure/experiment/device/workload/system names (validated, short) */
-#define PT_PATH 512
+#define PT_NAME   48 /* figure/experiment/device/workload/system names (validated, short) */
+#define PT_PATH   512
 #define PT_REASON 160
 
 typedef enum {
@@ -28,7 +28,7 @@ typedef struct {
   char device[PT_NAME];
   char workload[PT_NAME];
   char system[PT_NAME];
-  int seqlen; /* 0 when unknown */
+  int seqlen;                                        /* 0 when unknown */
   double avg_ms, min_ms, max_ms, gflops_s, peak_mib; /* NAN when absent */
   pt_status status;
   char format[8]; /* "ours" or "ae" */
@@ -46,7 +46,7 @@ void pt_row_init(pt_row *row);
 int pt_append(pt_table *t, const pt_row *row);
 void pt_free(pt_table *t);
 
-const char *pt_status_name(pt_status s);       /* ok oom unsupported error timeout missing */
+const char *pt_status_name(pt_status s);            /* ok oom unsupported error timeout missing */
 int pt_status_parse(const char *s, pt_status *out); /* 0 or -1 for an unknown word */
 
 /* Same cell: experiment, device, workload, system and seqlen equal (figure ignored). */

@@ -34,7 +34,8 @@ int cellog_status(const char *path, char *buf, int size) {
 }
 
 int cellog_status_good(const char *status) {
-  return strcmp(status, "ok") == 0 || strcmp(status, "unsupported") == 0 || strcmp(status, "oom") == 0;
+  return strcmp(status, "ok") == 0 || strcmp(status, "unsupported") == 0 ||
+         strcmp(status, "oom") == 0;
 }
 
 const char *cellog_status_for_state(const char *state) {
@@ -105,7 +106,8 @@ int cellog_finish(const char *run_dir, const char *log, const char *tmp, int rc,
 
   /* The program's own result line stands when it exited by itself and agrees with its
    * exit code; otherwise the runner says what happened. */
-  int by_itself = rc >= 0 && (!state || strcmp(state, "COMPLETED") == 0 || strcmp(state, "FAILED") == 0);
+  int by_itself =
+      rc >= 0 && (!state || strcmp(state, "COMPLETED") == 0 || strcmp(state, "FAILED") == 0);
   int need_line = !by_itself || status[0] == '\0' || (rc != 0 && strcmp(status, "ok") == 0);
   int result = 0;
   if (need_line) {

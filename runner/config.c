@@ -7,7 +7,8 @@
 
 #include "template.h"
 
-const char *const builtin_vars[] = {"bin", "root", "python", "experiment", "figure", "run_dir", NULL};
+const char *const builtin_vars[] = {"bin",    "root",    "python", "experiment",
+                                    "figure", "run_dir", NULL};
 
 const char *params_get(const paramlist *p, const char *name) {
   for (int i = p->n - 1; i >= 0; i--)
@@ -39,7 +40,8 @@ static int load_params(ydoc_err *err, const ynode *map, const char *what, paraml
   for (int i = 0; i < map->n; i++) {
     const ynode *k = map->items[2 * i], *v = map->items[2 * i + 1];
     if (!is_ident(k->str))
-      return y_error(err, k, "%s: '%s' is not a variable name: expected [a-z_][a-z0-9_]*", what, k->str);
+      return y_error(err, k, "%s: '%s' is not a variable name: expected [a-z_][a-z0-9_]*", what,
+                     k->str);
     if (v->type != Y_SCALAR)
       return y_error(err, v, "%s: value of '%s': expected a scalar, found %s", what, k->str,
                      y_type_name(v->type));
@@ -59,11 +61,13 @@ static int load_names(ydoc_err *err, const ynode *n, const char *what, strvec *o
     return 0;
   }
   if (n->type != Y_SEQ)
-    return y_error(err, n, "%s: expected a name or a list of names, found %s", what, y_type_name(n->type));
+    return y_error(err, n, "%s: expected a name or a list of names, found %s", what,
+                   y_type_name(n->type));
   if (n->n == 0) return y_error(err, n, "%s: expected at least one name", what);
   for (int i = 0; i < n->n; i++) {
     if (y_name(err, n->items[i], what, &name) != 0) return -1;
-    if (sv_find(out, name) >= 0) return y_error(err, n->items[i], "%s: '%s' listed twice", what, name);
+    if (sv_find(out, name) >= 0)
+      return y_error(err, n->items[i], "%s: '%s' listed twice", what, name);
     sv_push(out, name);
   }
   return 0;
@@ -120,7 +124,10 @@ static int load_families(ydoc_err *err, const ynode *map, familylist *fl) {
     if (v->type != Y_SCALAR || !*v->str)
       return y_error(err, v, "family '%s': expected a command template (a non-empty string)", name);
     if (!strstr(v->str, "{system}"))
-      return y_error(err, v, "family '%s': expected {system} in the template: the systems of a family differ only in it", name);
+      return y_error(err, v,
+                     "family '%s': expected {system} in the template: the systems of a family "
+                     "differ only in it",
+                     name);
     family_def *f = (family_def *)family_find(fl, name);
     if (!f) {
       fl->v = xrealloc(fl->v, (size_t)(fl->n + 1) * sizeof *fl->v);
@@ -146,7 +153,10 @@ static int load_system(ydoc_err *err, const ynode *k, const ynode *v, const fami
   if (y_check_keys(err, v, keys, "a system") != 0) return -1;
   const ynode *cmd = y_get(v, "command"), *fam = y_get(v, "family"), *absent = y_get(v, "absent");
   if (!!cmd + !!fam + !!absent != 1)
-    return y_error(err, v, "system '%s': expected exactly one of 'command' (a template), 'family' (the name of a shared template) or 'absent' (why it cannot run)", name);
+    return y_error(err, v,
+                   "system '%s': expected exactly one of 'command' (a template), 'family' (the "
+                   "name of a shared template) or 'absent' (why it cannot run)",
+                   name);
   const ynode *s = cmd ? cmd : fam ? fam : absent;
   if (s->type != Y_SCALAR || !*s->str)
     return y_error(err, s, "system '%s': expected a non-empty string", name);
@@ -155,19 +165,23 @@ static int load_system(ydoc_err *err, const ynode *k, const ynode *v, const fami
     if (!f) {
       sbuf names = {0};
       family_names(fl, &names);
-      y_error(err, fam, "system '%s': unknown family '%s': expected one of %s", name, fam->str, names.s);
+      y_error(err, fam, "system '%s': unknown family '%s': expected one of %s", name, fam->str,
+              names.s);
       sb_free(&names);
       return -1;
     }
     *out = (system_def){.name = name, .command = f->tpl->str, .at = f->tpl};
     return 0;
   }
-  *out = (system_def){.name = name, .command = cmd ? cmd->str : NULL,
-                      .absent = absent ? absent->str : NULL, .at = s};
+  *out = (system_def){.name = name,
+                      .command = cmd ? cmd->str : NULL,
+                      .absent = absent ? absent->str : NULL,
+                      .at = s};
   return 0;
 }
 
-static int load_systems(ydoc_err *err, const ynode *map, const familylist *fl, int *n, system_def **out) {
+static int load_systems(ydoc_err *err, const ynode *map, const familylist *fl, int *n,
+                        system_def **out) {
   if (y_expect(err, map, Y_MAP, "systems") != 0) return -1;
   for (int i = 0; i < map->n; i++) {
     system_def sd;
@@ -182,14 +196,17 @@ static int load_systems(ydoc_err *err, const ynode *map, const familylist *fl, i
 }
 
 /* The systems of experiment v: the file's, then its own; families likewise (its own win). */
-static int load_experiment_systems(ydoc_err *err, const ynode *v, const ynode *root, experiment *e) {
+static int load_experiment_systems(ydoc_err *err, const ynode *v, const ynode *root,
+                                   experiment *e) {
   familylist fl = {0};
   int rc = -1;
   const ynode *n;
   if ((n = y_get(root, "families")) && load_families(err, n, &fl) != 0) goto out;
   if ((n = y_get(v, "families")) && load_families(err, n, &fl) != 0) goto out;
-  if ((n = y_get(root, "systems")) && load_systems(err, n, &fl, &e->nsystems, &e->systems) != 0) goto out;
-  if ((n = y_get(v, "systems")) && load_systems(err, n, &fl, &e->nsystems, &e->systems) != 0) goto out;
+  if ((n = y_get(root, "systems")) && load_systems(err, n, &fl, &e->nsystems, &e->systems) != 0)
+    goto out;
+  if ((n = y_get(v, "systems")) && load_systems(err, n, &fl, &e->nsystems, &e->systems) != 0)
+    goto out;
   rc = 0;
 out:
   free(fl.v);
@@ -233,12 +250,14 @@ static int load_exclusions(ydoc_err *err, const ynode *seq, experiment *e) {
     for (int j = 0; j < m->n; j++) {
       const ynode *k = m->items[2 * j], *v = m->items[2 * j + 1];
       int a = experiment_axis(e, k->str);
-      if (a < 0) return y_error(err, k, "exclude: '%s' is not an axis of experiment '%s'", k->str, e->name);
+      if (a < 0)
+        return y_error(err, k, "exclude: '%s' is not an axis of experiment '%s'", k->str, e->name);
       x->axis[j] = a;
       if (load_names(err, v, "exclude value", &x->values[j]) != 0) return -1;
       for (int t = 0; t < x->values[j].n; t++)
         if (sv_find(&e->axes[a].values, x->values[j].v[t]) < 0)
-          return y_error(err, v, "exclude: '%s' is not a value of axis '%s'", x->values[j].v[t], k->str);
+          return y_error(err, v, "exclude: '%s' is not a value of axis '%s'", x->values[j].v[t],
+                         k->str);
     }
   }
   return 0;
@@ -260,7 +279,9 @@ static int check_name(void *ctx, const char *name, size_t len) {
   if (experiment_axis(c->e, key) >= 0 || params_get(&c->e->params, key)) return 0;
   for (const char *const *b = builtin_vars; *b; b++)
     if (strcmp(*b, key) == 0) return 0;
-  return y_error(c->err, c->at, "unknown placeholder {%s} in experiment '%s': expected an axis, a param or one of bin, root, python, experiment, figure, run_dir",
+  return y_error(c->err, c->at,
+                 "unknown placeholder {%s} in experiment '%s': expected an axis, a param or one of "
+                 "bin, root, python, experiment, figure, run_dir",
                  key, c->e->name);
 }
 
@@ -275,27 +296,31 @@ static int check_template(ydoc_err *err, const experiment *e, const ynode *at, c
 
 static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root,
                            experiment *e) {
-  static const char *const keys[] = {"log", "time_limit", "axes", "exclude", "params", "families",
-                                     "systems", NULL};
+  static const char *const keys[] = {"log",    "time_limit", "axes",    "exclude",
+                                     "params", "families",   "systems", NULL};
   if (y_name(err, k, "experiment name", &e->name) != 0) return -1;
   if (y_expect(err, v, Y_MAP, "experiment") != 0) return -1;
   if (y_check_keys(err, v, keys, "an experiment") != 0) return -1;
   const ynode *log = y_get(v, "log"), *tl = y_get(v, "time_limit"), *axes = y_get(v, "axes");
-  if (!log) return y_error(err, v, "experiment '%s': missing 'log' (the log file name template)", e->name);
-  if (!tl) return y_error(err, v, "experiment '%s': missing 'time_limit' (seconds or H:MM:SS)", e->name);
+  if (!log)
+    return y_error(err, v, "experiment '%s': missing 'log' (the log file name template)", e->name);
+  if (!tl)
+    return y_error(err, v, "experiment '%s': missing 'time_limit' (seconds or H:MM:SS)", e->name);
   if (!axes) return y_error(err, v, "experiment '%s': missing 'axes'", e->name);
   if (log->type != Y_SCALAR) return y_error(err, log, "log: expected a template string");
   e->log_tpl = log->str;
   e->log_at = log;
   if (tl->type != Y_SCALAR || parse_duration(tl->str, &e->time_limit_s) != 0)
-    return y_error(err, tl, "time_limit: expected seconds (e.g. 600) or H:MM:SS / MM:SS greater than 0");
+    return y_error(err, tl,
+                   "time_limit: expected seconds (e.g. 600) or H:MM:SS / MM:SS greater than 0");
   if (load_axes(err, axes, e) != 0) return -1;
   const ynode *n;
   if ((n = y_get(root, "defaults")) && load_params(err, n, "defaults", &e->params) != 0) return -1;
   if ((n = y_get(v, "params")) && load_params(err, n, "params", &e->params) != 0) return -1;
   for (int i = 0; i < e->params.n; i++)
     if (experiment_axis(e, e->params.v[i].name) >= 0)
-      return y_error(err, e->params.v[i].at, "param '%s' has the name of an axis", e->params.v[i].name);
+      return y_error(err, e->params.v[i].at, "param '%s' has the name of an axis",
+                     e->params.v[i].name);
   if (load_experiment_systems(err, v, root, e) != 0) return -1;
   if ((n = y_get(v, "exclude")) && load_exclusions(err, n, e) != 0) return -1;
   const axis *sys = &e->axes[e->system_axis];
@@ -303,16 +328,19 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
   for (int i = 0; i < sys->values.n; i++)
     if (!experiment_system(e, sys->values.v[i]))
       return y_error(err, sys_list->type == Y_SEQ ? sys_list->items[i] : sys_list,
-                     "system '%s' of experiment '%s' has no entry under 'systems:'", sys->values.v[i], e->name);
+                     "system '%s' of experiment '%s' has no entry under 'systems:'",
+                     sys->values.v[i], e->name);
   if (check_template(err, e, log, e->log_tpl) != 0) return -1;
   for (int i = 0; i < e->nsystems; i++)
-    if (e->systems[i].command && check_template(err, e, e->systems[i].at, e->systems[i].command) != 0)
+    if (e->systems[i].command &&
+        check_template(err, e, e->systems[i].at, e->systems[i].command) != 0)
       return -1;
   return 0;
 }
 
 int expfile_load_buffer(const char *path, const char *data, size_t len, expfile *f, char **errmsg) {
-  static const char *const keys[] = {"figure", "defaults", "families", "systems", "experiments", "plot", NULL};
+  static const char *const keys[] = {"figure",      "defaults", "families", "systems",
+                                     "experiments", "plot",     NULL};
   memset(f, 0, sizeof *f);
   ydoc_err err = {0};
   f->path = path_absolute(path);
@@ -416,9 +444,10 @@ static int slurm_word(ydoc_err *err, const ynode *n, const char *what, const cha
   return 0;
 }
 
-static int load_device(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root, device_def *d) {
-  static const char *const keys[] = {"partition", "gres", "account", "qos", "mem", "max_concurrent",
-                                     "cpus_per_task", "setup", "vars", NULL};
+static int load_device(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root,
+                       device_def *d) {
+  static const char *const keys[] = {"partition",      "gres",          "account", "qos",  "mem",
+                                     "max_concurrent", "cpus_per_task", "setup",   "vars", NULL};
   if (y_name(err, k, "device label", &d->name) != 0) return -1;
   d->at = k;
   if (y_expect(err, v, Y_MAP, "device") != 0) return -1;
@@ -429,14 +458,17 @@ static int load_device(ydoc_err *err, const ynode *k, const ynode *v, const ynod
   if ((n = y_get(v, "account")) && slurm_word(err, n, "account", &d->account) != 0) return -1;
   if ((n = y_get(v, "qos")) && slurm_word(err, n, "qos", &d->qos) != 0) return -1;
   if ((n = y_get(v, "mem")) && slurm_word(err, n, "mem", &d->mem) != 0) return -1;
-  if ((n = y_get(v, "max_concurrent")) && y_int(err, n, 1, 100000, &d->max_concurrent) != 0) return -1;
-  if ((n = y_get(v, "cpus_per_task")) && y_int(err, n, 1, 100000, &d->cpus_per_task) != 0) return -1;
+  if ((n = y_get(v, "max_concurrent")) && y_int(err, n, 1, 100000, &d->max_concurrent) != 0)
+    return -1;
+  if ((n = y_get(v, "cpus_per_task")) && y_int(err, n, 1, 100000, &d->cpus_per_task) != 0)
+    return -1;
   if ((n = y_get(v, "setup"))) {
     if (n->type == Y_SCALAR) {
       sv_push(&d->setup, n->str);
     } else if (n->type == Y_SEQ) {
       for (int i = 0; i < n->n; i++) {
-        if (n->items[i]->type != Y_SCALAR) return y_error(err, n->items[i], "setup: expected a shell line");
+        if (n->items[i]->type != Y_SCALAR)
+          return y_error(err, n->items[i], "setup: expected a shell line");
         sv_push(&d->setup, n->items[i]->str);
       }
     } else {
@@ -448,7 +480,8 @@ static int load_device(ydoc_err *err, const ynode *k, const ynode *v, const ynod
   return 0;
 }
 
-int cluster_load_buffer(const char *path, const char *data, size_t len, clusterfile *c, char **errmsg) {
+int cluster_load_buffer(const char *path, const char *data, size_t len, clusterfile *c,
+                        char **errmsg) {
   static const char *const keys[] = {"name", "executor", "vars", "devices", NULL};
   memset(c, 0, sizeof *c);
   ydoc_err err = {0};
@@ -460,10 +493,16 @@ int cluster_load_buffer(const char *path, const char *data, size_t len, clusterf
   c->name = path_basename(c->path);
   if ((n = y_get(root, "name")) && y_name(&err, n, "name", &c->name) != 0) goto fail;
   if ((n = y_get(root, "executor"))) {
-    if (n->type == Y_SCALAR && strcmp(n->str, "slurm") == 0) c->executor = EXEC_SLURM;
-    else if (n->type == Y_SCALAR && strcmp(n->str, "local") == 0) c->executor = EXEC_LOCAL;
-    else if (n->type == Y_SCALAR && strcmp(n->str, "auto") == 0) c->executor = EXEC_AUTO;
-    else { y_error(&err, n, "executor: expected auto, slurm or local"); goto fail; }
+    if (n->type == Y_SCALAR && strcmp(n->str, "slurm") == 0)
+      c->executor = EXEC_SLURM;
+    else if (n->type == Y_SCALAR && strcmp(n->str, "local") == 0)
+      c->executor = EXEC_LOCAL;
+    else if (n->type == Y_SCALAR && strcmp(n->str, "auto") == 0)
+      c->executor = EXEC_AUTO;
+    else {
+      y_error(&err, n, "executor: expected auto, slurm or local");
+      goto fail;
+    }
   }
   if ((n = y_get(root, "vars")) && y_expect(&err, n, Y_MAP, "vars") != 0) goto fail;
   const ynode *devs = y_get(root, "devices");
@@ -475,7 +514,8 @@ int cluster_load_buffer(const char *path, const char *data, size_t len, clusterf
   c->devices = xcalloc((size_t)devs->n, sizeof *c->devices);
   for (int i = 0; i < devs->n; i++) {
     c->ndevices++;
-    if (load_device(&err, devs->items[2 * i], devs->items[2 * i + 1], root, &c->devices[i]) != 0) goto fail;
+    if (load_device(&err, devs->items[2 * i], devs->items[2 * i + 1], root, &c->devices[i]) != 0)
+      goto fail;
   }
   return 0;
 fail:

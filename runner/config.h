@@ -35,8 +35,8 @@ typedef struct {
 
 typedef struct {
   int naxes;
-  int *axis;       /* axis index per condition */
-  strvec *values;  /* accepted values per condition */
+  int *axis;      /* axis index per condition */
+  strvec *values; /* accepted values per condition */
 } exclusion;
 
 typedef struct {
@@ -55,8 +55,8 @@ typedef struct {
 } experiment;
 
 typedef struct {
-  char *path;    /* absolute path of the file */
-  char *dir;     /* its directory (the figure folder) */
+  char *path; /* absolute path of the file */
+  char *dir;  /* its directory (the figure folder) */
   const char *figure;
   int nexps;
   experiment *exps;
@@ -90,7 +90,8 @@ int expfile_load(const char *path, expfile *out, char **err);
 int expfile_load_buffer(const char *path, const char *data, size_t len, expfile *out, char **err);
 void expfile_free(expfile *f);
 int cluster_load(const char *path, clusterfile *out, char **err);
-int cluster_load_buffer(const char *path, const char *data, size_t len, clusterfile *out, char **err);
+int cluster_load_buffer(const char *path, const char *data, size_t len, clusterfile *out,
+                        char **err);
 void cluster_free(clusterfile *c);
 
 const system_def *experiment_system(const experiment *e, const char *name);

@@ -22,11 +22,13 @@ void progress_print(const exec_ctx *x, const progress *p, double started, int fi
   int done = p->ok + p->failed;
   char el[32], eta[32] = "?";
   fmt_duration(el, sizeof el, elapsed);
-  if (done > 0 && done < p->total) fmt_duration(eta, sizeof eta, elapsed / done * (p->total - done));
+  if (done > 0 && done < p->total)
+    fmt_duration(eta, sizeof eta, elapsed / done * (p->total - done));
   if (done == p->total) snprintf(eta, sizeof eta, "0:00");
   char held[64] = "";
   if (p->held) snprintf(held, sizeof held, " (%d held: scontrol release)", p->held);
-  fprintf(stderr, "[%s] done %d/%d (ok %d, failed %d)  running %d  pending %d%s%s  elapsed %s  eta %s\n",
+  fprintf(stderr,
+          "[%s] done %d/%d (ok %d, failed %d)  running %d  pending %d%s%s  elapsed %s  eta %s\n",
           x->file->figure, done, p->total, p->ok, p->failed, p->running, p->pending, held,
           p->unknown ? "  (state unknown for some)" : "", el, eta);
 }

@@ -32,8 +32,8 @@ typedef struct {
   char *tmp;
 } slot;
 
-static pid_t start_cell(exec_ctx *x, const cell *c, const char *cmd, const device_def *dev, char **tmp_out,
-                        int sub) {
+static pid_t start_cell(exec_ctx *x, const cell *c, const char *cmd, const device_def *dev,
+                        char **tmp_out, int sub) {
   char *tmp = xasprintf("%s/tmp/%s.L%d", x->r->dir, c->log, sub);
   char *err = xasprintf("%s/err/%s.L%d", x->r->dir, c->log, sub);
   sbuf script = {0};
@@ -73,7 +73,8 @@ static int tagged(pid_t pid, const char *run_dir) {
   if (read_file(path, &data, &len) != 0) return 0;
   char *want = xasprintf("%s=%s", LOCAL_TAG, run_dir);
   int hit = 0;
-  for (size_t off = 0; off < len && !hit; off += strlen(data + off) + 1) hit = strcmp(data + off, want) == 0;
+  for (size_t off = 0; off < len && !hit; off += strlen(data + off) + 1)
+    hit = strcmp(data + off, want) == 0;
   free(want);
   free(data);
   return hit;
@@ -91,7 +92,10 @@ int local_recover(exec_ctx *x) {
   }
   closedir(d);
   if (killed)
-    fprintf(stderr, "repro-run: ended %d process(es) left running by a runner of this run that was killed\n", killed);
+    fprintf(
+        stderr,
+        "repro-run: ended %d process(es) left running by a runner of this run that was killed\n",
+        killed);
   return 0;
 }
 
@@ -130,7 +134,8 @@ int local_run(exec_ctx *x, const int *cells, int n) {
   int sub = run_next_sub(x->r);
   for (int i = 0; i < n; i++) {
     const char *log = x->cs->cells[cells[i]].log;
-    if (cellog_retire(x->r->dir, log) != 0 || run_note_cell(x->r, sub, x->cs->cells[cells[i]].task, log) != 0)
+    if (cellog_retire(x->r->dir, log) != 0 ||
+        run_note_cell(x->r, sub, x->cs->cells[cells[i]].task, log) != 0)
       return -1;
   }
   if (run_note_submit(x->r, sub, "local", "local", "-") != 0) return -1;
@@ -144,7 +149,12 @@ int local_run(exec_ctx *x, const int *cells, int n) {
     /* start cells while there is room */
     while (!exec_interrupted && next < n && active < jobs) {
       const cell *c = &x->cs->cells[cells[next]];
-      const device_def *dev = x->cluster ? cluster_device(x->cluster, x->file->exps[c->exp].axes[x->file->exps[c->exp].device_axis].values.v[c->vals[x->file->exps[c->exp].device_axis]]) : NULL;
+      const device_def *dev =
+          x->cluster ? cluster_device(x->cluster,
+                                      x->file->exps[c->exp]
+                                          .axes[x->file->exps[c->exp].device_axis]
+                                          .values.v[c->vals[x->file->exps[c->exp].device_axis]])
+                     : NULL;
       cell_env env = {x->cs, c, dev, &x->rt};
       char *err = NULL;
       sb_clear(&cmd);
@@ -165,7 +175,8 @@ int local_run(exec_ctx *x, const int *cells, int n) {
         rc = -1;
         continue;
       }
-      slots[k] = (slot){.cell = cells[next], .pid = pid, .started = now_seconds(), .tmp = slots[k].tmp};
+      slots[k] =
+          (slot){.cell = cells[next], .pid = pid, .started = now_seconds(), .tmp = slots[k].tmp};
       run_note_start(x->r, sub, c->log, (long)pid);
       test_kill_point("local-start");
       next++;
@@ -203,7 +214,8 @@ int local_run(exec_ctx *x, const int *cells, int n) {
         if (!exec_interrupted) s->term_sent = now;
         kill(-s->pid, SIGTERM);
         if (exec_interrupted) s->term_sent = -now; /* remember when, but not as a timeout */
-      } else if (s->term_sent != 0 && now - (s->term_sent > 0 ? s->term_sent : -s->term_sent) > grace) {
+      } else if (s->term_sent != 0 &&
+                 now - (s->term_sent > 0 ? s->term_sent : -s->term_sent) > grace) {
         kill(-s->pid, SIGKILL);
       }
     }

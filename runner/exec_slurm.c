@@ -106,7 +106,8 @@ static int sbatch(exec_ctx *x, const char *script, const char *after, char **job
   argv[a++] = "--parsable";
   argv[a++] = chdir_arg;
   if (dep) argv[a++] = dep;
-  for (char *w = strtok_r(extra, " ", &save); w && a < 36; w = strtok_r(NULL, " ", &save)) argv[a++] = w;
+  for (char *w = strtok_r(extra, " ", &save); w && a < 36; w = strtok_r(NULL, " ", &save))
+    argv[a++] = w;
   argv[a++] = (char *)script;
   argv[a] = NULL;
   sbuf out = {0};
@@ -128,13 +129,15 @@ static int sbatch(exec_ctx *x, const char *script, const char *after, char **job
 /* Announces, then submits, one array: cells journaled, `submit` record synced, sbatch, `job`
  * record. A runner killed between the last two leaves a submission without a job id, which
  * slurm_recover settles from the job name before anything is submitted again. */
-static int submit_chunk(exec_ctx *x, int sub, const group *g, const char *jobname, const char *script,
-                        const int *cells, const int *tasks, int n, const char *after, char **jobid) {
+static int submit_chunk(exec_ctx *x, int sub, const group *g, const char *jobname,
+                        const char *script, const int *cells, const int *tasks, int n,
+                        const char *after, char **jobid) {
   for (int i = 0; i < n; i++) {
     const char *log = x->cs->cells[cells[i]].log;
     /* a rerun must not mistake the previous log for its result: move it to attempts/ */
     if (cellog_retire(x->r->dir, log) != 0) {
-      fprintf(stderr, "repro-run: cannot move the previous log of %s aside: %s\n", log, strerror(errno));
+      fprintf(stderr, "repro-run: cannot move the previous log of %s aside: %s\n", log,
+              strerror(errno));
       return -1;
     }
     if (run_note_cell(x->r, sub, tasks[i], log) != 0) return -1;
@@ -161,7 +164,8 @@ int slurm_write_scripts(exec_ctx *x, const int *cells_in, int n, int submit) {
     /* one chunk: same group, task ids within one window of MaxArraySize */
     const cell *first = &x->cs->cells[cells[i]];
     int chunk = first->task / max, j = i;
-    while (j < n && x->cs->cells[cells[j]].group == first->group && x->cs->cells[cells[j]].task / max == chunk) {
+    while (j < n && x->cs->cells[cells[j]].group == first->group &&
+           x->cs->cells[cells[j]].task / max == chunk) {
       tasks[j] = x->cs->cells[cells[j]].task - chunk * max;
       j++;
     }
@@ -170,9 +174,13 @@ int slurm_write_scripts(exec_ctx *x, const int *cells_in, int n, int submit) {
     int sub = next_sub++;
     char *jobname = xasprintf("repro-%s-%d", x->r->id, sub);
     char *script = xasprintf("%s/jobs/%s.%d.sbatch", x->r->dir, g->name, sub);
-    jobscript_spec spec = {.run_dir = x->r->dir, .runner = x->runner_path, .jobname = jobname,
+    jobscript_spec spec = {.run_dir = x->r->dir,
+                           .runner = x->runner_path,
+                           .jobname = jobname,
                            .dev = x->cluster ? cluster_device(x->cluster, g->device) : NULL,
-                           .time_limit_s = e->time_limit_s, .ncells = j - i, .cells = cells + i,
+                           .time_limit_s = e->time_limit_s,
+                           .ncells = j - i,
+                           .cells = cells + i,
                            .tasks = tasks + i};
     char *err = NULL;
     sb_clear(&text);
@@ -185,7 +193,8 @@ int slurm_write_scripts(exec_ctx *x, const int *cells_in, int n, int submit) {
       rc = -1;
     } else if (submit) {
       /* chunks of one group run one after the other, so %N still bounds the group */
-      const char *after = prev_job && i > 0 && x->cs->cells[cells[i - 1]].group == first->group ? prev_job : NULL;
+      const char *after =
+          prev_job && i > 0 && x->cs->cells[cells[i - 1]].group == first->group ? prev_job : NULL;
       char *jobid = NULL;
       rc = submit_chunk(x, sub, g, jobname, script, cells + i, tasks + i, j - i, after, &jobid);
       free(prev_job);
@@ -236,7 +245,8 @@ int slurm_recover(exec_ctx *x) {
       char *argv[] = {"squeue", "-h", "-t", "all", "-n", s->jobname, "-o", "%F", NULL};
       int rc = capture(argv, &out, 1);
       if (rc != 0) {
-        fprintf(stderr, "repro-run: cannot ask Slurm whether submission %d (%s) exists; not resubmitting\n",
+        fprintf(stderr,
+                "repro-run: cannot ask Slurm whether submission %d (%s) exists; not resubmitting\n",
                 s->id, s->jobname);
         sb_free(&out);
         return -1;
@@ -246,14 +256,18 @@ int slurm_recover(exec_ctx *x) {
       sb_free(&out);
     }
     if (jobid) {
-      fprintf(stderr, "repro-run: submission %d reached Slurm as job %s before the runner stopped\n", s->id, jobid);
+      fprintf(stderr,
+              "repro-run: submission %d reached Slurm as job %s before the runner stopped\n", s->id,
+              jobid);
       if (run_note_job(r, s->id, jobid) != 0) {
         free(jobid);
         return -1;
       }
       free(jobid);
     } else {
-      fprintf(stderr, "repro-run: submission %d never reached Slurm; its cells will be submitted again\n", s->id);
+      fprintf(stderr,
+              "repro-run: submission %d never reached Slurm; its cells will be submitted again\n",
+              s->id);
       if (run_note_cancel(r, s->id) != 0) return -1;
     }
   }
@@ -264,8 +278,9 @@ int slurm_recover(exec_ctx *x) {
 
 /* Final and live job states, as squeue/sacct/scontrol print them. */
 static int state_is_final(const char *s) {
-  static const char *const final[] = {"COMPLETED", "FAILED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL",
-                                      "CANCELLED", "PREEMPTED", "BOOT_FAIL", "DEADLINE", NULL};
+  static const char *const final[] = {"COMPLETED", "FAILED",    "TIMEOUT",   "OUT_OF_MEMORY",
+                                      "NODE_FAIL", "CANCELLED", "PREEMPTED", "BOOT_FAIL",
+                                      "DEADLINE",  NULL};
   for (const char *const *f = final; *f; f++)
     if (strncmp(s, *f, strlen(*f)) == 0) return 1;
   return 0;
@@ -398,13 +413,15 @@ static void query_final(taskstates *t, const int *need_slot) {
     if (capture(sc, &out, 1) != 0) continue;
     char *save = NULL;
     for (char *line = strtok_r(out.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-      char *task = strstr(line, " ArrayTaskId="), *st = strstr(line, " JobState="), *ex = strstr(line, " ExitCode=");
+      char *task = strstr(line, " ArrayTaskId="), *st = strstr(line, " JobState="),
+           *ex = strstr(line, " ExitCode=");
       if (!task || !st) continue;
       char state[64] = "", code[32] = "";
       sscanf(st + 10, "%63[^ ]", state);
       if (ex) sscanf(ex + 10, "%31[^ ]", code);
       char id[96];
-      snprintf(id, sizeof id, "%s_%.*s", t->subs[i]->jobid, (int)strcspn(task + 13, " "), task + 13);
+      snprintf(id, sizeof id, "%s_%.*s", t->subs[i]->jobid, (int)strcspn(task + 13, " "),
+               task + 13);
       ts_apply_id(t, id, state, code[0] ? code : NULL);
     }
   }
@@ -481,8 +498,9 @@ static int poll_once(exec_ctx *x, int finalize_unknown, progress *p) {
       } else if (++c->misses >= 3 && finalize_unknown) {
         count_log(r, c);
         if (c->seen != SEEN_OK && c->seen != SEEN_FAILED) {
-          cellog_finish(r->dir, c->log, NULL, -1, "UNKNOWN", NULL,
-                        "the job left the queue without a log and Slurm keeps no record of how it ended");
+          cellog_finish(
+              r->dir, c->log, NULL, -1, "UNKNOWN", NULL,
+              "the job left the queue without a log and Slurm keeps no record of how it ended");
           count_log(r, c);
         }
       } else {
@@ -584,7 +602,9 @@ int slurm_wait(exec_ctx *x, int once, progress *out) {
     if (!x->detach && isatty(0) && ask_yes("\nCancel the submitted jobs?")) {
       slurm_cancel(x);
     } else {
-      fprintf(stderr, "\nrepro-run: the jobs keep running; `repro-run status %s` shows them later\n", x->r->dir);
+      fprintf(stderr,
+              "\nrepro-run: the jobs keep running; `repro-run status %s` shows them later\n",
+              x->r->dir);
     }
     *out = p;
     return 130;

@@ -112,8 +112,9 @@ static int check_unique_logs(const cellset *cs, char **err) {
   for (int i = 1; i < cs->ncells && rc == 0; i++)
     if (strcmp(cs->cells[idx[i]].log, cs->cells[idx[i - 1]].log) == 0) {
       const experiment *e = &cs->file->exps[cs->cells[idx[i]].exp];
-      *err = xasprintf("%s:%d:%d: two cells get the log name '%s': the template must use every axis that varies",
-                       cs->file->path, e->log_at->line, e->log_at->col, cs->cells[idx[i]].log);
+      *err = xasprintf(
+          "%s:%d:%d: two cells get the log name '%s': the template must use every axis that varies",
+          cs->file->path, e->log_at->line, e->log_at->col, cs->cells[idx[i]].log);
       rc = -1;
     }
   free(idx);
@@ -125,8 +126,8 @@ static int group_of(cellset *cs, int exp, const char *device) {
     if (cs->groups[g].exp == exp && strcmp(cs->groups[g].device, device) == 0) return g;
   cs->groups = xrealloc(cs->groups, (size_t)(cs->ngroups + 1) * sizeof *cs->groups);
   group *g = &cs->groups[cs->ngroups];
-  *g = (group){.exp = exp, .device = device,
-               .name = xasprintf("%s.%s", cs->file->exps[exp].name, device)};
+  *g = (group){
+      .exp = exp, .device = device, .name = xasprintf("%s.%s", cs->file->exps[exp].name, device)};
   return cs->ngroups++;
 }
 
@@ -205,7 +206,8 @@ int expand(const expfile *file, const clusterfile *cluster, const filter *filter
         if (matches(cs, c, &filters[f])) c->sel = CELL_SELECTED;
       if (nfilters == 0) c->sel = CELL_SELECTED;
       if (c->sel == CELL_SELECTED && experiment_system(ex, system)->absent) c->sel = CELL_ABSENT;
-      if (c->sel == CELL_SELECTED && cluster && !cluster_device(cluster, device)) c->sel = CELL_NO_DEVICE;
+      if (c->sel == CELL_SELECTED && cluster && !cluster_device(cluster, device))
+        c->sel = CELL_NO_DEVICE;
       cs->ncells++;
     }
     free(idx);
@@ -250,7 +252,8 @@ const char *cell_lookup(void *ptr, const char *name) {
 
 int cell_command(const cell_env *env, sbuf *out, char **err) {
   const experiment *e = &env->cs->file->exps[env->c->exp];
-  const system_def *s = experiment_system(e, e->axes[e->system_axis].values.v[env->c->vals[e->system_axis]]);
+  const system_def *s =
+      experiment_system(e, e->axes[e->system_axis].values.v[env->c->vals[e->system_axis]]);
   if (!s->command) {
     *err = xasprintf("system '%s' is absent: %s", s->name, s->absent);
     return -1;
@@ -260,8 +263,8 @@ int cell_command(const cell_env *env, sbuf *out, char **err) {
     msg = xasprintf("{root}: no repository root above %s (expected a folder holding %s)",
                     env->cs->file->dir, REPO_ROOT_MARKER);
   if (msg || tpl_render(s->command, TPL_SHELL, cell_lookup, (void *)env, out, &msg) != 0) {
-    *err = xasprintf("%s:%d:%d: command of system '%s' for %s: %s", env->cs->file->path, s->at->line,
-                     s->at->col, s->name, env->c->log, msg);
+    *err = xasprintf("%s:%d:%d: command of system '%s' for %s: %s", env->cs->file->path,
+                     s->at->line, s->at->col, s->name, env->c->log, msg);
     free(msg);
     return -1;
   }

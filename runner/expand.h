@@ -12,9 +12,9 @@
 
 typedef enum {
   CELL_SELECTED = 0,
-  CELL_FILTERED,   /* not matched by --only */
-  CELL_ABSENT,     /* its system is declared absent (plots as NS) */
-  CELL_NO_DEVICE,  /* its device is not in the cluster file */
+  CELL_FILTERED,  /* not matched by --only */
+  CELL_ABSENT,    /* its system is declared absent (plots as NS) */
+  CELL_NO_DEVICE, /* its device is not in the cluster file */
 } cell_selection;
 
 typedef struct {

@@ -16,8 +16,8 @@ typedef struct {
   const device_def *dev; /* may be NULL: no partition/gres lines */
   long time_limit_s;
   int ncells;
-  const int *cells;  /* cell indices into cs */
-  const int *tasks;  /* array index of each */
+  const int *cells; /* cell indices into cs */
+  const int *tasks; /* array index of each */
 } jobscript_spec;
 
 /* "0-3,5,7-9": compact array index list (tasks must be ascending). */

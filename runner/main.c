@@ -17,28 +17,33 @@
 #include "manifest.h"
 
 static void usage(FILE *out) {
-  fputs("usage: repro-run [run] EXPERIMENT.yaml [options]   run a matrix (a new run, or --resume/--rerun)\n"
-        "       repro-run check EXPERIMENT.yaml [-c CLUSTER]  validate the files, count the cells\n"
-        "       repro-run status [FIGDIR|RUNDIR]             progress and failed cells of a run\n"
-        "       repro-run cancel [FIGDIR|RUNDIR]             scancel a run's jobs\n"
-        "       repro-run finish RUNDIR LOG TMP RC           (job scripts) complete one cell's log\n"
-        "options:\n"
-        "  -c, --cluster FILE   cluster file: devices -> partition, gres, vars (default $REPRO_CLUSTER)\n"
-        "  --only K=V[,K=V...]  only cells with these axis values; repeat for more (OR)\n"
-        "  --device LABEL       only cells of this device (and the --only filters)\n"
-        "  -n, --dry-run        print the cells and write the array scripts; submit nothing\n"
-        "  --local | --slurm    executor (default: the cluster file's, else slurm when sbatch exists)\n"
-        "  -j N                 local executor: cells at once (default 1: a GPU is shared)\n"
-        "  --resume             continue the current run: only cells without a good log, not queued\n"
-        "  --rerun              run the selected cells again into the current run (old logs kept)\n"
-        "  --run DIR            the run for --resume/--rerun/status (default: the one ae_logs points to)\n"
-        "  --no-wait            submit and return\n"
-        "  --detach             on Ctrl-C leave the submitted jobs running without asking\n"
-        "  --poll SECONDS       seconds between Slurm polls (default 10)\n"
-        "  --bin DIR            where the kernel binaries are (default: repro-run's own folder)\n"
-        "  --python PATH        python for the peer systems (default python3)\n"
-        "  -q, --quiet          no progress lines\n",
-        out);
+  fputs(
+      "usage: repro-run [run] EXPERIMENT.yaml [options]   run a matrix (a new run, or "
+      "--resume/--rerun)\n"
+      "       repro-run check EXPERIMENT.yaml [-c CLUSTER]  validate the files, count the cells\n"
+      "       repro-run status [FIGDIR|RUNDIR]             progress and failed cells of a run\n"
+      "       repro-run cancel [FIGDIR|RUNDIR]             scancel a run's jobs\n"
+      "       repro-run finish RUNDIR LOG TMP RC           (job scripts) complete one cell's log\n"
+      "options:\n"
+      "  -c, --cluster FILE   cluster file: devices -> partition, gres, vars (default "
+      "$REPRO_CLUSTER)\n"
+      "  --only K=V[,K=V...]  only cells with these axis values; repeat for more (OR)\n"
+      "  --device LABEL       only cells of this device (and the --only filters)\n"
+      "  -n, --dry-run        print the cells and write the array scripts; submit nothing\n"
+      "  --local | --slurm    executor (default: the cluster file's, else slurm when sbatch "
+      "exists)\n"
+      "  -j N                 local executor: cells at once (default 1: a GPU is shared)\n"
+      "  --resume             continue the current run: only cells without a good log, not queued\n"
+      "  --rerun              run the selected cells again into the current run (old logs kept)\n"
+      "  --run DIR            the run for --resume/--rerun/status (default: the one ae_logs points "
+      "to)\n"
+      "  --no-wait            submit and return\n"
+      "  --detach             on Ctrl-C leave the submitted jobs running without asking\n"
+      "  --poll SECONDS       seconds between Slurm polls (default 10)\n"
+      "  --bin DIR            where the kernel binaries are (default: repro-run's own folder)\n"
+      "  --python PATH        python for the peer systems (default python3)\n"
+      "  -q, --quiet          no progress lines\n",
+      out);
 }
 
 static void on_signal(int sig) {
@@ -64,24 +69,50 @@ typedef struct {
 } options;
 
 static int parse_options(int argc, char **argv, options *o) {
-  enum { O_ONLY = 256, O_DEVICE, O_LOCAL, O_SLURM, O_RESUME, O_RERUN, O_RUN, O_NOWAIT, O_DETACH, O_POLL, O_BIN, O_PYTHON };
-  static const struct option longs[] = {
-      {"cluster", required_argument, 0, 'c'}, {"only", required_argument, 0, O_ONLY},
-      {"device", required_argument, 0, O_DEVICE},
-      {"dry-run", no_argument, 0, 'n'},       {"local", no_argument, 0, O_LOCAL},
-      {"slurm", no_argument, 0, O_SLURM},     {"resume", no_argument, 0, O_RESUME},
-      {"rerun", no_argument, 0, O_RERUN},     {"run", required_argument, 0, O_RUN},
-      {"no-wait", no_argument, 0, O_NOWAIT},  {"detach", no_argument, 0, O_DETACH},
-      {"poll", required_argument, 0, O_POLL}, {"bin", required_argument, 0, O_BIN},
-      {"python", required_argument, 0, O_PYTHON}, {"quiet", no_argument, 0, 'q'},
-      {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+  enum {
+    O_ONLY = 256,
+    O_DEVICE,
+    O_LOCAL,
+    O_SLURM,
+    O_RESUME,
+    O_RERUN,
+    O_RUN,
+    O_NOWAIT,
+    O_DETACH,
+    O_POLL,
+    O_BIN,
+    O_PYTHON
+  };
+  static const struct option longs[] = {{"cluster", required_argument, 0, 'c'},
+                                        {"only", required_argument, 0, O_ONLY},
+                                        {"device", required_argument, 0, O_DEVICE},
+                                        {"dry-run", no_argument, 0, 'n'},
+                                        {"local", no_argument, 0, O_LOCAL},
+                                        {"slurm", no_argument, 0, O_SLURM},
+                                        {"resume", no_argument, 0, O_RESUME},
+                                        {"rerun", no_argument, 0, O_RERUN},
+                                        {"run", required_argument, 0, O_RUN},
+                                        {"no-wait", no_argument, 0, O_NOWAIT},
+                                        {"detach", no_argument, 0, O_DETACH},
+                                        {"poll", required_argument, 0, O_POLL},
+                                        {"bin", required_argument, 0, O_BIN},
+                                        {"python", required_argument, 0, O_PYTHON},
+                                        {"quiet", no_argument, 0, 'q'},
+                                        {"help", no_argument, 0, 'h'},
+                                        {0, 0, 0, 0}};
   int opt;
   while ((opt = getopt_long(argc, argv, "c:nj:qh", longs, NULL)) != -1) {
     char *err = NULL;
     switch (opt) {
     case 'c': o->cluster = optarg; break;
     case 'n': o->dry_run = 1; break;
-    case 'j': o->jobs = atoi(optarg); if (o->jobs < 1) { fprintf(stderr, "repro-run: -j expects a number >= 1\n"); return -1; } break;
+    case 'j':
+      o->jobs = atoi(optarg);
+      if (o->jobs < 1) {
+        fprintf(stderr, "repro-run: -j expects a number >= 1\n");
+        return -1;
+      }
+      break;
     case 'q': o->quiet = 1; break;
     case 'h': usage(stdout); exit(0);
     case O_ONLY:
@@ -101,7 +132,13 @@ static int parse_options(int argc, char **argv, options *o) {
     case O_RUN: o->run_dir = optarg; break;
     case O_NOWAIT: o->no_wait = 1; break;
     case O_DETACH: o->detach = 1; break;
-    case O_POLL: o->poll_s = atof(optarg); if (o->poll_s <= 0) { fprintf(stderr, "repro-run: --poll expects seconds > 0\n"); return -1; } break;
+    case O_POLL:
+      o->poll_s = atof(optarg);
+      if (o->poll_s <= 0) {
+        fprintf(stderr, "repro-run: --poll expects seconds > 0\n");
+        return -1;
+      }
+      break;
     case O_BIN: o->bin = optarg; break;
     case O_PYTHON: o->python = optarg; break;
     default: usage(stderr); return -1;
@@ -127,7 +164,8 @@ static int lock_run(const run *r) {
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   free(path);
   if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    fprintf(stderr, "repro-run: another repro-run is working on %s; wait for it or stop it first\n", r->dir);
+    fprintf(stderr, "repro-run: another repro-run is working on %s; wait for it or stop it first\n",
+            r->dir);
     if (fd >= 0) close(fd);
     return -1;
   }
@@ -191,7 +229,8 @@ static int report_failures(const run *r, const cellset *cs) {
     char status[64];
     int have = cellog_status(path, status, sizeof status) == 0;
     if (!have || !cellog_status_good(status)) {
-      if (bad < 30) fprintf(stderr, "  %-10s %s\n", have ? (status[0] ? status : "no-result") : "no-log", path);
+      if (bad < 30)
+        fprintf(stderr, "  %-10s %s\n", have ? (status[0] ? status : "no-result") : "no-log", path);
       bad++;
     }
     free(path);
@@ -216,7 +255,9 @@ static int restrict_device(cellset *cs, const char *device) {
     known |= same;
     if (!same && c->sel != CELL_FILTERED) c->sel = CELL_FILTERED;
   }
-  if (!known) fprintf(stderr, "repro-run: --device %s: no experiment has this device on its device axis\n", device);
+  if (!known)
+    fprintf(stderr, "repro-run: --device %s: no experiment has this device on its device axis\n",
+            device);
   return known ? 0 : -1;
 }
 
@@ -226,9 +267,13 @@ static int check_local_devices(const cellset *cs) {
   for (int i = 0; i < cs->ncells; i++) {
     if (cs->cells[i].sel != CELL_SELECTED) continue;
     const char *d = cell_value(cs, &cs->cells[i], "device");
-    if (!first) first = d;
+    if (!first)
+      first = d;
     else if (strcmp(first, d) != 0) {
-      fprintf(stderr, "repro-run: the local executor runs on this machine's GPU, but the cells span devices %s and %s: pick one with --device LABEL\n", first, d);
+      fprintf(stderr,
+              "repro-run: the local executor runs on this machine's GPU, but the cells span "
+              "devices %s and %s: pick one with --device LABEL\n",
+              first, d);
       return -1;
     }
   }
@@ -255,7 +300,8 @@ static int load_inputs(const options *o, inputs *in) {
     }
     in->have_cluster = 1;
   }
-  if (expand(&in->file, in->have_cluster ? &in->cluster : NULL, o->filters, o->nfilters, &in->cs, &err) != 0 ||
+  if (expand(&in->file, in->have_cluster ? &in->cluster : NULL, o->filters, o->nfilters, &in->cs,
+             &err) != 0 ||
       restrict_device(&in->cs, o->device) != 0) {
     cellset_free(&in->cs);
     if (in->have_cluster) cluster_free(&in->cluster);
@@ -288,22 +334,32 @@ static int cmd_run(options *o) {
   char *self = self_path(), *bin = o->bin ? path_absolute(o->bin) : path_dirname(self);
   char *root = repo_root_find(file->dir); /* NULL: {root} cannot be rendered (expand.c) */
   run r;
-  exec_ctx x = {.file = file, .cluster = have_cluster ? cluster : NULL, .cs = cs, .r = &r,
-                .rt = {.bin = bin, .root = root, .python = o->python ? o->python : getenv("REPRO_PYTHON")},
-                .runner_path = self, .jobs = o->jobs ? o->jobs : 1, .poll_s = o->poll_s > 0 ? o->poll_s : 10,
-                .detach = o->detach, .quiet = o->quiet};
+  exec_ctx x = {
+      .file = file,
+      .cluster = have_cluster ? cluster : NULL,
+      .cs = cs,
+      .r = &r,
+      .rt = {.bin = bin, .root = root, .python = o->python ? o->python : getenv("REPRO_PYTHON")},
+      .runner_path = self,
+      .jobs = o->jobs ? o->jobs : 1,
+      .poll_s = o->poll_s > 0 ? o->poll_s : 10,
+      .detach = o->detach,
+      .quiet = o->quiet};
   memset(&r, 0, sizeof r);
   r.fd = -1;
   print_selection_notes(&x);
   if (kind == EXEC_LOCAL && !o->dry_run && check_local_devices(cs) != 0) goto out_all;
   if (kind == EXEC_SLURM && !have_cluster && !o->dry_run) {
-    fprintf(stderr, "repro-run: the Slurm executor needs a cluster file (-c FILE or $REPRO_CLUSTER): it says which partition and GPUs a device means\n");
+    fprintf(stderr, "repro-run: the Slurm executor needs a cluster file (-c FILE or "
+                    "$REPRO_CLUSTER): it says which partition and GPUs a device means\n");
     goto out_all;
   }
   char *current = o->run_dir ? path_absolute(o->run_dir) : run_current(file->dir);
   int reuse = (o->resume || o->rerun) && !o->dry_run;
   if (o->resume && !current) {
-    fprintf(stderr, "repro-run: --resume: %s has no current run (ae_logs); start one without --resume\n", file->dir);
+    fprintf(stderr,
+            "repro-run: --resume: %s has no current run (ae_logs); start one without --resume\n",
+            file->dir);
     free(current);
     goto out_all;
   }
@@ -325,7 +381,8 @@ static int cmd_run(options *o) {
     for (int i = 0; i < cs->ncells; i++)
       if (cs->cells[i].sel == CELL_SELECTED) sel[n++] = i;
     rc = slurm_write_scripts(&x, sel, n, 0) == 0 ? 0 : 2;
-    if (!o->quiet) fprintf(stderr, "dry run: array scripts in %s/jobs (nothing submitted)\n", r.dir);
+    if (!o->quiet)
+      fprintf(stderr, "dry run: array scripts in %s/jobs (nothing submitted)\n", r.dir);
     free(sel);
     goto out_all;
   }
@@ -335,7 +392,8 @@ static int cmd_run(options *o) {
   local_recover(&x);
   if (has_slurm_subs(&r)) {
     if (!slurm_available()) {
-      fprintf(stderr, "repro-run: this run has Slurm jobs but sbatch/squeue are not on PATH here\n");
+      fprintf(stderr,
+              "repro-run: this run has Slurm jobs but sbatch/squeue are not on PATH here\n");
       goto out_all;
     }
     if (slurm_recover(&x) != 0) goto out_all;
@@ -346,7 +404,8 @@ static int cmd_run(options *o) {
     x.quiet = quiet;
   }
   /* the cells to submit now */
-  int *todo = xmalloc((size_t)(cs->ncells ? cs->ncells : 1) * sizeof *todo), n = 0, inflight = 0, good = 0;
+  int *todo = xmalloc((size_t)(cs->ncells ? cs->ncells : 1) * sizeof *todo), n = 0, inflight = 0,
+      good = 0;
   for (int i = 0; i < cs->ncells; i++) {
     const cell *c = &cs->cells[i];
     if (c->sel != CELL_SELECTED) continue;
@@ -366,9 +425,12 @@ static int cmd_run(options *o) {
     }
     todo[n++] = i;
   }
-  if (inflight && !x.quiet) fprintf(stderr, "%d cells are already queued or running: not submitted again\n", inflight);
+  if (inflight && !x.quiet)
+    fprintf(stderr, "%d cells are already queued or running: not submitted again\n", inflight);
   if (good && !x.quiet) fprintf(stderr, "%d cells already have a good log: kept\n", good);
-  if (!x.quiet) fprintf(stderr, "run %s: %d cells to run (%s executor)\n", r.dir, n, kind == EXEC_SLURM ? "slurm" : "local");
+  if (!x.quiet)
+    fprintf(stderr, "run %s: %d cells to run (%s executor)\n", r.dir, n,
+            kind == EXEC_SLURM ? "slurm" : "local");
   rc = 0;
   if (kind == EXEC_SLURM) {
     if (n && slurm_write_scripts(&x, todo, n, 1) != 0) rc = 2;
@@ -383,7 +445,9 @@ static int cmd_run(options *o) {
   free(todo);
   if (rc == 0 && !o->no_wait) {
     int bad = report_failures(&r, cs);
-    if (bad) fprintf(stderr, "%d cells did not end ok (their logs say why); `--resume` runs them again\n", bad);
+    if (bad)
+      fprintf(stderr, "%d cells did not end ok (their logs say why); `--resume` runs them again\n",
+              bad);
     rc = bad ? 1 : 0;
   }
   if (rc == 0 || rc == 1) fprintf(stderr, "logs: %s/logs (ae_logs points there)\n", r.dir);
@@ -419,8 +483,8 @@ static int cmd_check(options *o) {
   }
   sb_free(&cmd);
   if (rc == 0)
-    printf("%s: ok: %d experiments, %d cells, %d selected, %d arrays\n", in.file.path, in.file.nexps,
-           in.cs.ncells, selected, in.cs.ngroups);
+    printf("%s: ok: %d experiments, %d cells, %d selected, %d arrays\n", in.file.path,
+           in.file.nexps, in.cs.ncells, selected, in.cs.ngroups);
   free_inputs(&in);
   return rc;
 }
@@ -434,7 +498,8 @@ static int open_run_arg(const char *arg, run *r) {
   if (is_run) return run_open(r, where);
   char *cur = run_current(where);
   if (!cur) {
-    fprintf(stderr, "repro-run: %s is neither a run folder nor a figure folder with ae_logs\n", where);
+    fprintf(stderr, "repro-run: %s is neither a run folder nor a figure folder with ae_logs\n",
+            where);
     return -1;
   }
   int rc = run_open(r, cur);

@@ -34,7 +34,8 @@ static cellrec *cell_slot(run *r, const char *log, int create) {
   }
   if (!r->cap) return NULL;
   unsigned long i = hash_str(log) & (unsigned long)(r->cap - 1);
-  while (r->cells[i].log && strcmp(r->cells[i].log, log) != 0) i = (i + 1) & (unsigned long)(r->cap - 1);
+  while (r->cells[i].log && strcmp(r->cells[i].log, log) != 0)
+    i = (i + 1) & (unsigned long)(r->cap - 1);
   if (!r->cells[i].log && !create) return NULL;
   return &r->cells[i];
 }
@@ -70,10 +71,22 @@ static void apply(run *r, const kv_record *rec) {
   const char *v;
   int sub = (v = kv_get(rec, "sub")) ? atoi(v) : -1;
   if (strcmp(rec->tag, "run") == 0) {
-    if ((v = kv_get(rec, "id"))) { free(r->id); r->id = xstrdup(v); }
-    if ((v = kv_get(rec, "file"))) { free(r->file); r->file = xstrdup(v); }
-    if ((v = kv_get(rec, "cluster"))) { free(r->cluster); r->cluster = xstrdup(v); }
-    if ((v = kv_get(rec, "figure"))) { free(r->figure); r->figure = xstrdup(v); }
+    if ((v = kv_get(rec, "id"))) {
+      free(r->id);
+      r->id = xstrdup(v);
+    }
+    if ((v = kv_get(rec, "file"))) {
+      free(r->file);
+      r->file = xstrdup(v);
+    }
+    if ((v = kv_get(rec, "cluster"))) {
+      free(r->cluster);
+      r->cluster = xstrdup(v);
+    }
+    if ((v = kv_get(rec, "figure"))) {
+      free(r->figure);
+      r->figure = xstrdup(v);
+    }
   } else if (strcmp(rec->tag, "cell") == 0 && sub >= 0 && (v = kv_get(rec, "log"))) {
     /* cells belong to their submission only once its `submit` record seals them */
     submission *s = add_sub(r, sub);
@@ -86,7 +99,10 @@ static void apply(run *r, const kv_record *rec) {
     if ((v = kv_get(rec, "jobname"))) s->jobname = xstrdup(v);
     for (int i = 0; i < s->ncells; i++) {
       cellrec *c = cell_slot(r, s->logs[i], 1);
-      if (!c->log) { c->log = xstrdup(s->logs[i]); r->count++; }
+      if (!c->log) {
+        c->log = xstrdup(s->logs[i]);
+        r->count++;
+      }
       c->sub = sub;
       c->task = s->tasks[i];
       c->pgid = 0;
@@ -180,7 +196,8 @@ int run_create(run *r, const char *figdir, const char *prefix, const char *figur
   }
   free(runs);
   if (!r->dir || make_run_dirs(r->dir) != 0) {
-    fprintf(stderr, "repro-run: cannot create a run folder under %s/runs: %s\n", figdir, strerror(errno));
+    fprintf(stderr, "repro-run: cannot create a run folder under %s/runs: %s\n", figdir,
+            strerror(errno));
     return -1;
   }
   char *path = xasprintf("%s/manifest", r->dir);
@@ -189,7 +206,8 @@ int run_create(run *r, const char *figdir, const char *prefix, const char *figur
   if (r->fd < 0) return -1;
   const char *hdr = "# repro-manifest 1\n";
   if (journal_write(r, hdr, strlen(hdr)) != 0) return -1;
-  const char *kv[] = {"id", r->id, "figure", figure, "file", file, "cluster", cluster ? cluster : "", NULL};
+  const char *kv[] = {
+      "id", r->id, "figure", figure, "file", file, "cluster", cluster ? cluster : "", NULL};
   return journal_record(r, "run", kv);
 }
 
@@ -223,7 +241,8 @@ int run_open(run *r, const char *dir) {
   if (r->fd >= 0 && start < len) {
     /* a torn last record (the runner was killed mid-write): end it so the next record
      * starts on a line of its own; readers skip the torn line */
-    if (write(r->fd, "\n", 1) != 1) { /* reported by the next record's write */ }
+    if (write(r->fd, "\n", 1) != 1) { /* reported by the next record's write */
+    }
   }
   free(path);
   if (!r->id) r->id = xstrdup(path_basename(r->dir));

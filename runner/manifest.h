@@ -33,7 +33,7 @@ typedef struct {
 
 typedef struct {
   char *log;
-  int sub;   /* latest submission that ran this cell, -1 none */
+  int sub; /* latest submission that ran this cell, -1 none */
   int task;
   long pgid; /* local executor: process group of its latest start, 0 none */
   /* what the last poll saw (not journaled) */
@@ -47,7 +47,7 @@ typedef struct {
   char *dir; /* absolute run folder */
   char *id;
   char *file, *cluster, *figure;
-  int fd;    /* journal, O_APPEND */
+  int fd; /* journal, O_APPEND */
   int nsubs;
   submission *subs;
   /* log name -> cellrec, open addressing */

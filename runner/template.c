@@ -51,13 +51,19 @@ static int is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <=
 int tpl_scan(const char *tpl, tpl_name_fn fn, void *ctx, const char **err, size_t *err_off) {
   for (const char *p = tpl; *p; p++) {
     if (*p == '}') {
-      if (p[1] == '}') { p++; continue; }
+      if (p[1] == '}') {
+        p++;
+        continue;
+      }
       *err = "a lone '}': write '}}' for a literal brace";
       *err_off = (size_t)(p - tpl);
       return -1;
     }
     if (*p != '{') continue;
-    if (p[1] == '{') { p++; continue; }
+    if (p[1] == '{') {
+      p++;
+      continue;
+    }
     const char *name = p + 1, *q = name;
     if (!is_ident_start(*q)) {
       *err = "expected {name} with name [a-z_][a-z0-9_]* (write '{{' for a literal brace)";
@@ -129,7 +135,8 @@ int tpl_render(const char *tpl, tpl_mode mode, tpl_lookup_fn lookup, void *ctx, 
   }
   const char *result = out->s ? out->s + start : ""; /* nothing appended: still NULL */
   if (mode == TPL_NAME && !tpl_is_name(result)) {
-    *err = xasprintf("'%s' is not a valid file name ([A-Za-z0-9._-]+, not starting with '.')", result);
+    *err =
+        xasprintf("'%s' is not a valid file name ([A-Za-z0-9._-]+, not starting with '.')", result);
     return -1;
   }
   return 0;

@@ -60,8 +60,12 @@ double e2e_attn_flops(const e2e_config *cfg) {
 
 e2e_weight_sizes e2e_weight_sizes_of(const e2e_config *cfg) {
   size_t h = (size_t)cfg->hidden, f = (size_t)cfg->mlp;
-  e2e_weight_sizes z = {.embed = (size_t)cfg->vocab * h, .norm = h, .wqkv = 3 * h * h,
-                        .wo = h * h, .wgu = 2 * f * h, .wdown = h * f};
+  e2e_weight_sizes z = {.embed = (size_t)cfg->vocab * h,
+                        .norm = h,
+                        .wqkv = 3 * h * h,
+                        .wo = h * h,
+                        .wgu = 2 * f * h,
+                        .wdown = h * f};
   return z;
 }
 
@@ -69,7 +73,8 @@ size_t e2e_weight_elems(const e2e_config *cfg, int layer, int tensor) {
   e2e_weight_sizes z = e2e_weight_sizes_of(cfg);
   if (layer < 0) return tensor == DRAW_EMBED ? z.embed : z.norm;
   switch (tensor) {
-  case DRAW_ATTN_NORM: case DRAW_MLP_NORM: return z.norm;
+  case DRAW_ATTN_NORM:
+  case DRAW_MLP_NORM: return z.norm;
   case DRAW_WQKV: return z.wqkv;
   case DRAW_WO: return z.wo;
   case DRAW_WGU: return z.wgu;
@@ -80,10 +85,12 @@ size_t e2e_weight_elems(const e2e_config *cfg, int layer, int tensor) {
 draw_params e2e_draw_params(const e2e_config *cfg, int tensor) {
   draw_params p = {0.0f, 1.0f};
   switch (tensor) {
-  case DRAW_ATTN_NORM: case DRAW_MLP_NORM: case DRAW_FINAL_NORM:
-    p.mean = 1.0f, p.stddev = 0.1f; break;
-  case DRAW_WQKV: case DRAW_WO: case DRAW_WGU:
-    p.stddev = (float)(1.0 / sqrt((double)cfg->hidden)); break;
+  case DRAW_ATTN_NORM:
+  case DRAW_MLP_NORM:
+  case DRAW_FINAL_NORM: p.mean = 1.0f, p.stddev = 0.1f; break;
+  case DRAW_WQKV:
+  case DRAW_WO:
+  case DRAW_WGU: p.stddev = (float)(1.0 / sqrt((double)cfg->hidden)); break;
   case DRAW_WDOWN: p.stddev = (float)(1.0 / sqrt((double)cfg->mlp)); break;
   default: break; /* DRAW_EMBED: N(0, 1) */
   }

@@ -5,21 +5,20 @@
 #ifndef E2E_DRAWS_H
 #define E2E_DRAWS_H
 
-#include "rng.h"
 #include "e2e.h"
-
+#include "rng.h"
 
 /* Streams: tokens, embedding, final norm, then 16 per layer, then one per layer for
  * KeyFormer's noise. */
-#define DRAW_STREAM_TOKENS (RNG_STREAM_USER + 0u)
-#define DRAW_STREAM_EMBED (RNG_STREAM_USER + 1u)
+#define DRAW_STREAM_TOKENS     (RNG_STREAM_USER + 0u)
+#define DRAW_STREAM_EMBED      (RNG_STREAM_USER + 1u)
 #define DRAW_STREAM_FINAL_NORM (RNG_STREAM_USER + 2u)
 /* Stream of a weight tensor: layer < 0 for the model-wide ones (embedding, final norm). */
-#define DRAW_STREAM_WEIGHT(layer, tensor) \
+#define DRAW_STREAM_WEIGHT(layer, tensor)                                              \
   ((layer) < 0 ? ((tensor) == DRAW_EMBED ? DRAW_STREAM_EMBED : DRAW_STREAM_FINAL_NORM) \
                : DRAW_STREAM_LAYER(layer, tensor))
 #define DRAW_STREAM_LAYER(layer, tensor) (0x1000u + 16u * (uint32_t)(layer) + (uint32_t)(tensor))
-#define DRAW_STREAM_EXP_RAND(layer) (0x100000u + (uint32_t)(layer))
+#define DRAW_STREAM_EXP_RAND(layer)      (0x100000u + (uint32_t)(layer))
 
 /* Weight element: mean + stddev·N(0,1), rounded once to fp16 (scales: e2e_draw_params). */
 RNG_FN uint16_t draw_weight(uint64_t seed, uint32_t stream, uint64_t index, float mean,

@@ -53,8 +53,17 @@ double e2e_attn_flops(const e2e_config *cfg);
 
 /* Weight tensors, for the draws (draws.h) and the loaders: six per layer, then the two
  * model-wide ones. */
-enum { DRAW_ATTN_NORM, DRAW_WQKV, DRAW_WO, DRAW_MLP_NORM, DRAW_WGU, DRAW_WDOWN, DRAW_PER_LAYER,
-       DRAW_EMBED = DRAW_PER_LAYER, DRAW_FINAL_NORM };
+enum {
+  DRAW_ATTN_NORM,
+  DRAW_WQKV,
+  DRAW_WO,
+  DRAW_MLP_NORM,
+  DRAW_WGU,
+  DRAW_WDOWN,
+  DRAW_PER_LAYER,
+  DRAW_EMBED = DRAW_PER_LAYER,
+  DRAW_FINAL_NORM
+};
 /* A weight element is mean + stddev·N(0,1) rounded to fp16: 1/sqrt(fan_in) for the linear
  * layers, N(0,1) for the embedding, 1 ± 0.1 for the RMSNorm gains, so activations stay near
  * unit size through the layers. */
@@ -71,8 +80,8 @@ e2e_weight_sizes e2e_weight_sizes_of(const e2e_config *cfg);
 /* Elements of one weight tensor: layer -1 for the model-wide ones (DRAW_EMBED, DRAW_FINAL_NORM). */
 size_t e2e_weight_elems(const e2e_config *cfg, int layer, int tensor);
 /* Loop over every weight tensor: (layer -1, embed), (-1, final norm), then each layer's six. */
-#define E2E_FOR_EACH_WEIGHT(cfg, l, t)                                                       \
-  for (int l = -1; l < (cfg)->layers; l++)                                                   \
+#define E2E_FOR_EACH_WEIGHT(cfg, l, t)     \
+  for (int l = -1; l < (cfg)->layers; l++) \
     for (int t = l < 0 ? DRAW_EMBED : 0; t < (l < 0 ? DRAW_FINAL_NORM + 1 : DRAW_PER_LAYER); t++)
 
 /* ---- the device model (weights.cu, forward.cu) --------------------------------------- */
@@ -82,8 +91,8 @@ typedef struct {
 } e2e_layer_weights;
 
 typedef struct {
-  uint16_t *embed;      /* [vocab, hidden] */
-  uint16_t *final_norm; /* [hidden] */
+  uint16_t *embed;          /* [vocab, hidden] */
+  uint16_t *final_norm;     /* [hidden] */
   e2e_layer_weights *layer; /* host array of `layers` entries */
 } e2e_weights;
 
@@ -102,25 +111,25 @@ typedef struct {
   e2e_config cfg;
   attn_shape shape;
   e2e_weights w;
-  int32_t *tokens;     /* [S] */
-  uint16_t *x;         /* residual stream [S, hidden] */
-  uint16_t *xn;        /* normed input of a GEMM [S, hidden] */
-  uint16_t *qkv;       /* q, k, v, each [S, heads, head_dim], back to back */
-  uint16_t *attn_out;  /* [S, hidden] */
-  uint16_t *gu;        /* gate | up [S, 2·mlp]; SiLU(gate)·up is written over gate */
-  uint16_t *out;       /* final normed hidden states [S, hidden] */
+  int32_t *tokens;    /* [S] */
+  uint16_t *x;        /* residual stream [S, hidden] */
+  uint16_t *xn;       /* normed input of a GEMM [S, hidden] */
+  uint16_t *qkv;      /* q, k, v, each [S, heads, head_dim], back to back */
+  uint16_t *attn_out; /* [S, hidden] */
+  uint16_t *gu;       /* gate | up [S, 2·mlp]; SiLU(gate)·up is written over gate */
+  uint16_t *out;      /* final normed hidden states [S, hidden] */
   /* attention side inputs/outputs (NULL where the workload has none) */
-  float *exp_rand;     /* kf: [heads, S, S], drawn per layer */
-  float *corm_mask;    /* corm: [S, S] */
+  float *exp_rand;  /* kf: [heads, S, S], drawn per layer */
+  float *corm_mask; /* corm: [S, S] */
   float *score, *score2;
   uint8_t *attn_flags;
   void *attn_ws;
   size_t attn_ws_bytes;
   /* selection: per-layer cache of the kept keys */
   int cache_cap;
-  uint8_t *keep_flags;  /* [heads, S] scratch */
-  int32_t *cache_idx;   /* [layers, heads, cache_cap], ascending, -1 past count */
-  int32_t *cache_count; /* [layers, heads] */
+  uint8_t *keep_flags;         /* [heads, S] scratch */
+  int32_t *cache_idx;          /* [layers, heads, cache_cap], ascending, -1 past count */
+  int32_t *cache_count;        /* [layers, heads] */
   uint16_t *k_cache, *v_cache; /* [layers, heads, cache_cap, head_dim] */
   e2e_trace trace;
 } e2e_model;
@@ -129,9 +138,8 @@ typedef struct {
  * run with status=oom); draw weights and tokens from cfg->seed, or load the weights from a
  * safetensors file when weights_path is not NULL (tokens are still drawn). Returns 0, or -1
  * with a message in err for a bad weights file. */
-int e2e_model_init(e2e_model *m, const e2e_config *cfg, const attn_ctx *ctx,
-                   const attn_system *sys, const char *weights_path, char *err,
-                   size_t err_len);
+int e2e_model_init(e2e_model *m, const e2e_config *cfg, const attn_ctx *ctx, const attn_system *sys,
+                   const char *weights_path, char *err, size_t err_len);
 void e2e_model_free(e2e_model *m);
 /* Allocate / free the per-layer trace (check mode). */
 void e2e_trace_alloc(e2e_model *m);
@@ -139,8 +147,7 @@ void e2e_trace_free(e2e_model *m);
 
 /* One forward on ctx->stream with the given attention system: no allocation, no sync.
  * Returns ATTN_OK or the system's error code. timer may be NULL. */
-int e2e_forward(e2e_model *m, const attn_system *sys, const attn_ctx *ctx,
-                e2e_phase_timer *timer);
+int e2e_forward(e2e_model *m, const attn_system *sys, const attn_ctx *ctx, e2e_phase_timer *timer);
 
 e2e_phase_timer *e2e_phase_timer_new(int layers);
 /* Milliseconds per phase of the forward the timer was passed to (synchronises). */
@@ -148,10 +155,10 @@ void e2e_phase_timer_read(e2e_phase_timer *t, double ms[PHASE_COUNT]);
 void e2e_phase_timer_free(e2e_phase_timer *t);
 
 /* ---- kernels (layers.cu, select.cu) ---------------------------------------------------- */
-void e2e_embed(const int32_t *tokens, const uint16_t *embed, uint16_t *x, int seqlen,
-               int hidden, cudaStream_t s);
-void e2e_rmsnorm(const uint16_t *x, const uint16_t *w, uint16_t *y, int rows, int n,
-                 float eps, cudaStream_t s);
+void e2e_embed(const int32_t *tokens, const uint16_t *embed, uint16_t *x, int seqlen, int hidden,
+               cudaStream_t s);
+void e2e_rmsnorm(const uint16_t *x, const uint16_t *w, uint16_t *y, int rows, int n, float eps,
+                 cudaStream_t s);
 void e2e_rope(uint16_t *qk, int seqlen, int heads, int head_dim, float theta, int tensors,
               cudaStream_t s);
 void e2e_silu_mul(uint16_t *gu, int rows, int mlp, cudaStream_t s);
@@ -168,9 +175,8 @@ void e2e_select(const e2e_model *m, int layer, cudaStream_t s);
 /* y[b] = x·W[b]ᵀ + beta·y[b] for b < batch: x [rows, in] (leading dimension ldx), W[b]
  * [out, in] at w + b·out·in, y[b] [rows, out] (leading dimension ldy) at y + b·stride_y.
  * fp16 in and out, fp32 accumulation. */
-void e2e_gemm_xwT(void *cublas, const uint16_t *x, int ldx, const uint16_t *w, uint16_t *y,
-                  int ldy, long long stride_y, int rows, int out, int in, float beta,
-                  int batch);
+void e2e_gemm_xwT(void *cublas, const uint16_t *x, int ldx, const uint16_t *w, uint16_t *y, int ldy,
+                  long long stride_y, int rows, int out, int in, float beta, int batch);
 /* Time each GEMM shape of a layer alone and a large square GEMM (the ceiling); prints one
  * `gemm` line per shape to the log. */
 void e2e_gemm_bench(const e2e_config *cfg, const attn_ctx *ctx);

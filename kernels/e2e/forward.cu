@@ -26,7 +26,8 @@ extern "C" e2e_phase_timer *e2e_phase_timer_new(int layers) {
   t->cap = 16 * layers + 8;
   t->events = (cudaEvent_t *)calloc((size_t)t->cap, sizeof *t->events);
   t->phase = (int *)calloc((size_t)t->cap, sizeof *t->phase);
-  if (!t->events || !t->phase) hx_die(REPRO_EXIT_ERROR, "error", "out of host memory for the phase timer");
+  if (!t->events || !t->phase)
+    hx_die(REPRO_EXIT_ERROR, "error", "out of host memory for the phase timer");
   for (int i = 0; i < t->cap; i++) HX_CUDA(cudaEventCreate(&t->events[i]));
   return t;
 }

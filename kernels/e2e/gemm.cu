@@ -12,26 +12,26 @@ extern "C" {
 // Row-major y[rows, out] = x[rows, in]·W[out, in]ᵀ is, in cuBLAS's column-major view,
 // yᵀ (out x rows) = W (in x out)ᵀ · xᵀ (in x rows): op(A) = T on W, op(B) = N on x.
 extern "C" void e2e_gemm_xwT(void *cublas, const uint16_t *x, int ldx, const uint16_t *w,
-                             uint16_t *y, int ldy, long long stride_y, int rows, int out,
-                             int in, float beta, int batch) {
+                             uint16_t *y, int ldy, long long stride_y, int rows, int out, int in,
+                             float beta, int batch) {
   cublasHandle_t h = (cublasHandle_t)cublas;
   const float alpha = 1.0f;
   if (batch == 1) {
-    HX_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, out, rows, in, &alpha, w, CUDA_R_16F,
-                           in, x, CUDA_R_16F, ldx, &beta, y, CUDA_R_16F, ldy,
-                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    HX_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, out, rows, in, &alpha, w, CUDA_R_16F, in, x,
+                           CUDA_R_16F, ldx, &beta, y, CUDA_R_16F, ldy, CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT));
     return;
   }
   // The same x for every batch entry (stride 0): one launch for q, k and v projections.
-  HX_CUBLAS(cublasGemmStridedBatchedEx(
-      h, CUBLAS_OP_T, CUBLAS_OP_N, out, rows, in, &alpha, w, CUDA_R_16F, in,
-      (long long)out * in, x, CUDA_R_16F, ldx, 0, &beta, y, CUDA_R_16F, ldy, stride_y, batch,
-      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  HX_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, out, rows, in, &alpha, w,
+                                       CUDA_R_16F, in, (long long)out * in, x, CUDA_R_16F, ldx, 0,
+                                       &beta, y, CUDA_R_16F, ldy, stride_y, batch,
+                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 // Median milliseconds of `runs` launches of one GEMM shape (after 3 warmups).
-static double time_gemm(const attn_ctx *ctx, const uint16_t *x, const uint16_t *w,
-                        uint16_t *y, int rows, int out, int in, int batch, int runs) {
+static double time_gemm(const attn_ctx *ctx, const uint16_t *x, const uint16_t *w, uint16_t *y,
+                        int rows, int out, int in, int batch, int runs) {
   struct arg_t {
     const attn_ctx *ctx;
     const uint16_t *x, *w;
@@ -56,8 +56,11 @@ extern "C" void e2e_gemm_bench(const e2e_config *cfg, const attn_ctx *ctx) {
     const char *name;
     int rows, out, in, batch;
   } shapes[] = {
-      {"qkv", s, h, h, 3},   {"o", s, h, h, 1},      {"gate_up", s, 2 * f, h, 1},
-      {"down", s, h, f, 1},  {"ceiling", 8192, 8192, 8192, 1},
+      {"qkv", s, h, h, 3},
+      {"o", s, h, h, 1},
+      {"gate_up", s, 2 * f, h, 1},
+      {"down", s, h, f, 1},
+      {"ceiling", 8192, 8192, 8192, 1},
   };
   size_t max_x = 0, max_w = 0, max_y = 0;
   for (auto &g : shapes) {

@@ -28,8 +28,8 @@ __global__ void embed_kernel(const int32_t *tokens, const uint4 *embed, uint4 *x
 extern "C" void e2e_embed(const int32_t *tokens, const uint16_t *embed, uint16_t *x, int seqlen,
                           int hidden, cudaStream_t s) {
   int vec = hidden / 8;
-  embed_kernel<<<blocks_for((size_t)seqlen * vec, 256), 256, 0, s>>>(
-      tokens, (const uint4 *)embed, (uint4 *)x, seqlen, vec);
+  embed_kernel<<<blocks_for((size_t)seqlen * vec, 256), 256, 0, s>>>(tokens, (const uint4 *)embed,
+                                                                     (uint4 *)x, seqlen, vec);
   HX_CUDA_LAUNCH();
 }
 
@@ -106,8 +106,8 @@ __global__ void rope_kernel(__half *qk, int seqlen, int heads, int head_dim, flo
 extern "C" void e2e_rope(uint16_t *qk, int seqlen, int heads, int head_dim, float theta,
                          int tensors, cudaStream_t s) {
   size_t pairs = (size_t)tensors * seqlen * heads * (head_dim / 2);
-  rope_kernel<<<blocks_for(pairs, 256), 256, 0, s>>>((__half *)qk, seqlen, heads, head_dim,
-                                                     theta, tensors);
+  rope_kernel<<<blocks_for(pairs, 256), 256, 0, s>>>((__half *)qk, seqlen, heads, head_dim, theta,
+                                                     tensors);
   HX_CUDA_LAUNCH();
 }
 
@@ -146,8 +146,7 @@ __global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed, int la
   }
 }
 
-extern "C" void e2e_fill_exp_rand(float *dst, size_t n, uint64_t seed, int layer,
-                                  cudaStream_t s) {
+extern "C" void e2e_fill_exp_rand(float *dst, size_t n, uint64_t seed, int layer, cudaStream_t s) {
   fill_exp_rand_kernel<<<blocks_for((n + 1) / 2, 256), 256, 0, s>>>(dst, n, seed, layer);
   HX_CUDA_LAUNCH();
 }
@@ -185,8 +184,7 @@ __global__ void fill_tokens_kernel(int32_t *dst, int n, int vocab, uint64_t seed
     dst[i] = draw_token(seed, (uint64_t)i, vocab);
 }
 
-extern "C" void e2e_fill_tokens(int32_t *dst, int n, int vocab, uint64_t seed,
-                                cudaStream_t s) {
+extern "C" void e2e_fill_tokens(int32_t *dst, int n, int vocab, uint64_t seed, cudaStream_t s) {
   fill_tokens_kernel<<<blocks_for((size_t)n, 256), 256, 0, s>>>(dst, n, vocab, seed);
   HX_CUDA_LAUNCH();
 }

@@ -31,7 +31,8 @@ static void usage(FILE *out) {
         "         [--device gpu|cpu] [--keep 512] [--keep-std 256] [--corm-cap 512]\n"
         "         [--weights FILE[,FILE...]] [--breakdown] [--gemm-bench] [--force-sm80]\n"
         "         [--dump FILE]\n"
-        "       llama_e2e --list-workloads | --list-systems\n", out);
+        "       llama_e2e --list-workloads | --list-systems\n",
+        out);
 }
 
 static void usage_error(const char *fmt, const char *arg) {
@@ -59,44 +60,85 @@ static void parse_args(int argc, char **argv, e2e_options *o) {
   int have_workload = 0, have_system = 0, device = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(REPRO_EXIT_OK); }
-    if (!strcmp(a, "--list-workloads")) { workload_list(stdout); exit(REPRO_EXIT_OK); }
-    if (!strcmp(a, "--list-systems")) { system_list(stdout); exit(REPRO_EXIT_OK); }
-    if (!strcmp(a, "--check")) { o->check = 1; continue; }
-    if (!strcmp(a, "--no-check")) { o->check = 0; continue; }
-    if (!strcmp(a, "--breakdown")) { o->breakdown = 1; continue; }
-    if (!strcmp(a, "--gemm-bench")) { o->gemm_bench = 1; continue; }
-    if (!strcmp(a, "--force-sm80")) { o->force_sm80 = 1; continue; }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      exit(REPRO_EXIT_OK);
+    }
+    if (!strcmp(a, "--list-workloads")) {
+      workload_list(stdout);
+      exit(REPRO_EXIT_OK);
+    }
+    if (!strcmp(a, "--list-systems")) {
+      system_list(stdout);
+      exit(REPRO_EXIT_OK);
+    }
+    if (!strcmp(a, "--check")) {
+      o->check = 1;
+      continue;
+    }
+    if (!strcmp(a, "--no-check")) {
+      o->check = 0;
+      continue;
+    }
+    if (!strcmp(a, "--breakdown")) {
+      o->breakdown = 1;
+      continue;
+    }
+    if (!strcmp(a, "--gemm-bench")) {
+      o->gemm_bench = 1;
+      continue;
+    }
+    if (!strcmp(a, "--force-sm80")) {
+      o->force_sm80 = 1;
+      continue;
+    }
     if (strncmp(a, "--", 2) != 0) usage_error("unexpected argument '%s'", a);
     if (i + 1 >= argc) usage_error("%s needs a value", a);
     const char *v = argv[++i];
     int k;
     long seed;
     if (!strcmp(a, "--workload")) {
-      if ((k = hx_parse_choice("llama_e2e", a, v, workload_names, WL_COUNT)) < 0) exit(REPRO_EXIT_USAGE);
+      if ((k = hx_parse_choice("llama_e2e", a, v, workload_names, WL_COUNT)) < 0)
+        exit(REPRO_EXIT_USAGE);
       o->cfg.workload = (workload_id)k, have_workload = 1;
     } else if (!strcmp(a, "--system")) {
-      if ((k = hx_parse_choice("llama_e2e", a, v, system_names(), system_count)) < 0) exit(REPRO_EXIT_USAGE);
+      if ((k = hx_parse_choice("llama_e2e", a, v, system_names(), system_count)) < 0)
+        exit(REPRO_EXIT_USAGE);
       o->system = k, have_system = 1;
     } else if (!strcmp(a, "--device")) {
-      if ((device = hx_parse_choice("llama_e2e", a, v, device_names, 2)) < 0) exit(REPRO_EXIT_USAGE);
-    } else if (!strcmp(a, "--seqlen")) int_opt(a, v, 1, 1 << 17, &o->cfg.seqlen);
-    else if (!strcmp(a, "--layers")) int_opt(a, v, 1, 1024, &o->cfg.layers);
-    else if (!strcmp(a, "--hidden")) int_opt(a, v, 8, 1 << 16, &o->cfg.hidden);
-    else if (!strcmp(a, "--heads")) int_opt(a, v, 1, 1024, &o->cfg.heads);
-    else if (!strcmp(a, "--mlp")) int_opt(a, v, 8, 1 << 18, &o->cfg.mlp);
-    else if (!strcmp(a, "--vocab")) int_opt(a, v, 1, 1 << 22, &o->cfg.vocab);
-    else if (!strcmp(a, "--warmup")) int_opt(a, v, 0, 100000, &o->warmup);
-    else if (!strcmp(a, "--runs")) int_opt(a, v, 1, 100000, &o->runs);
-    else if (!strcmp(a, "--keep")) int_opt(a, v, 0, 1 << 20, &o->cfg.keep);
-    else if (!strcmp(a, "--keep-std")) int_opt(a, v, 0, 1 << 20, &o->cfg.keep_std);
-    else if (!strcmp(a, "--corm-cap")) int_opt(a, v, 1, 1 << 20, &o->cfg.corm_cap);
+      if ((device = hx_parse_choice("llama_e2e", a, v, device_names, 2)) < 0)
+        exit(REPRO_EXIT_USAGE);
+    } else if (!strcmp(a, "--seqlen"))
+      int_opt(a, v, 1, 1 << 17, &o->cfg.seqlen);
+    else if (!strcmp(a, "--layers"))
+      int_opt(a, v, 1, 1024, &o->cfg.layers);
+    else if (!strcmp(a, "--hidden"))
+      int_opt(a, v, 8, 1 << 16, &o->cfg.hidden);
+    else if (!strcmp(a, "--heads"))
+      int_opt(a, v, 1, 1024, &o->cfg.heads);
+    else if (!strcmp(a, "--mlp"))
+      int_opt(a, v, 8, 1 << 18, &o->cfg.mlp);
+    else if (!strcmp(a, "--vocab"))
+      int_opt(a, v, 1, 1 << 22, &o->cfg.vocab);
+    else if (!strcmp(a, "--warmup"))
+      int_opt(a, v, 0, 100000, &o->warmup);
+    else if (!strcmp(a, "--runs"))
+      int_opt(a, v, 1, 100000, &o->runs);
+    else if (!strcmp(a, "--keep"))
+      int_opt(a, v, 0, 1 << 20, &o->cfg.keep);
+    else if (!strcmp(a, "--keep-std"))
+      int_opt(a, v, 0, 1 << 20, &o->cfg.keep_std);
+    else if (!strcmp(a, "--corm-cap"))
+      int_opt(a, v, 1, 1 << 20, &o->cfg.corm_cap);
     else if (!strcmp(a, "--seed")) {
       if (hx_parse_int("llama_e2e", a, v, 0, 0x7fffffffL, &seed) != 0) exit(REPRO_EXIT_USAGE);
       o->cfg.seed = (uint64_t)seed;
-    } else if (!strcmp(a, "--weights")) o->weights = v;
-    else if (!strcmp(a, "--dump")) o->dump = v;
-    else usage_error("unknown option '%s'", a);
+    } else if (!strcmp(a, "--weights"))
+      o->weights = v;
+    else if (!strcmp(a, "--dump"))
+      o->dump = v;
+    else
+      usage_error("unknown option '%s'", a);
   }
   if (!have_workload) usage_error("%s", "--workload is required");
   if (!have_system) usage_error("%s", "--system is required");

@@ -30,13 +30,14 @@ void e2e_ref_model_alloc(e2e_ref_model *m, const e2e_config *cfg) {
   m->layer = hx_host_alloc((size_t)cfg->layers * sizeof *m->layer, "reference layers");
   memset(m->layer, 0, (size_t)cfg->layers * sizeof *m->layer);
   E2E_FOR_EACH_WEIGHT(cfg, l, t)
-      *weight_ptr(m, l, t) = hx_host_alloc(e2e_weight_elems(cfg, l, t) * sizeof(double), "reference weights");
+  *weight_ptr(m, l, t) =
+      hx_host_alloc(e2e_weight_elems(cfg, l, t) * sizeof(double), "reference weights");
 }
 
 void e2e_ref_model_free(e2e_ref_model *m) {
   if (!m->layer) return;
   E2E_FOR_EACH_WEIGHT(&m->cfg, l, t)
-      hx_host_free(*weight_ptr(m, l, t));
+  hx_host_free(*weight_ptr(m, l, t));
   hx_host_free(m->layer);
   memset(m, 0, sizeof *m);
 }
@@ -44,13 +45,13 @@ void e2e_ref_model_free(e2e_ref_model *m) {
 void e2e_ref_model_draw(e2e_ref_model *m) {
   const e2e_config *cfg = &m->cfg;
   E2E_FOR_EACH_WEIGHT(cfg, l, t) {
-      draw_params p = e2e_draw_params(cfg, t);
-      uint32_t stream = DRAW_STREAM_WEIGHT(l, t);
-      double *w = *weight_ptr(m, l, t);
-      size_t n = e2e_weight_elems(cfg, l, t);
-      for (size_t i = 0; i < n; i++)
-        w[i] = rng_half_to_float(draw_weight(cfg->seed, stream, i, p.mean, p.stddev));
-    }
+    draw_params p = e2e_draw_params(cfg, t);
+    uint32_t stream = DRAW_STREAM_WEIGHT(l, t);
+    double *w = *weight_ptr(m, l, t);
+    size_t n = e2e_weight_elems(cfg, l, t);
+    for (size_t i = 0; i < n; i++)
+      w[i] = rng_half_to_float(draw_weight(cfg->seed, stream, i, p.mean, p.stddev));
+  }
 }
 
 int e2e_ref_model_put(void *user, const st_slot *slot, const uint16_t *data, size_t n) {
@@ -74,8 +75,7 @@ void e2e_ref_trace_alloc(e2e_ref_trace *t, const e2e_config *cfg) {
   size_t n = trace_n(cfg), cap = (size_t)e2e_cache_cap(cfg), lh = (size_t)cfg->layers * cfg->heads;
   workload_id wl = cfg->workload;
   if (workload_table[wl].score_name) t->score = hx_host_alloc(n * sizeof(double), "trace score");
-  if (workload_table[wl].score2_name)
-    t->score2 = hx_host_alloc(n * sizeof(double), "trace score2");
+  if (workload_table[wl].score2_name) t->score2 = hx_host_alloc(n * sizeof(double), "trace score2");
   if (workload_table[wl].flags_name) {
     t->flags = hx_host_alloc(n, "trace flags");
     t->corm_margin = hx_host_alloc(n * sizeof(double), "trace corm margin");
@@ -216,7 +216,8 @@ static void *scratch(ref_scratch *s, int slot, size_t bytes) {
   return hx_host_alloc(bytes, "reference activations");
 }
 
-static void attention_layer(const e2e_config *c, int layer, ref_scratch *sc, const attn_shape *shape) {
+static void attention_layer(const e2e_config *c, int layer, ref_scratch *sc,
+                            const attn_shape *shape) {
   const size_t S = (size_t)c->seqlen, hid = (size_t)c->hidden;
   /* split q|k|v rows, RoPE in double, round to fp16 as the GPU stores them */
   for (size_t s = 0; s < S; s++) {
@@ -279,7 +280,8 @@ void e2e_ref_forward(const e2e_ref_model *m, const int32_t *tokens, double *out,
       if (trace->score) memcpy(trace->score + at, sc.o.score, HS * sizeof(double));
       if (trace->score2) memcpy(trace->score2 + at, sc.o.score2, HS * sizeof(double));
       if (trace->flags) memcpy(trace->flags + at, sc.o.flags, HS);
-      if (trace->corm_margin) memcpy(trace->corm_margin + at, sc.o.corm_margin, HS * sizeof(double));
+      if (trace->corm_margin)
+        memcpy(trace->corm_margin + at, sc.o.corm_margin, HS * sizeof(double));
       for (int h = 0; h < c->heads && cap; h++) {
         size_t hs = (size_t)h * S;
         trace->count[(size_t)l * c->heads + h] = e2e_ref_select_head(
@@ -298,7 +300,7 @@ void e2e_ref_forward(const e2e_ref_model *m, const int32_t *tokens, double *out,
   e2e_ref_rmsnorm(x, m->final_norm, out, (int)S, (int)hid, c->rms_eps);
 
   ref_outputs_free(&sc.o);
-  void *bufs[] = {x, sc.xn, sc.qkv, sc.q, sc.k, sc.v, NULL, sc.gu, sc.act, sc.q16, sc.k16,
-                  sc.v16, sc.exp_rand, sc.corm_mask};
+  void *bufs[] = {x,     sc.xn,  sc.qkv, sc.q,   sc.k,   sc.v,        NULL,
+                  sc.gu, sc.act, sc.q16, sc.k16, sc.v16, sc.exp_rand, sc.corm_mask};
   for (int i = 0; i < 14; i++) hx_host_free(bufs[i]);
 }

@@ -29,10 +29,10 @@ typedef struct {
 
 /* What the selection saw and chose, per layer (host, sized by e2e_ref_trace_alloc). */
 typedef struct {
-  double *score, *score2;     /* [layers, heads, S] (NULL where the workload has none) */
-  uint8_t *flags;             /* corm [layers, heads, S] */
-  double *corm_margin;        /* corm [layers, heads, S]: >= 0 exactly when flagged */
-  int32_t *idx, *count;       /* [layers, heads, cap], [layers, heads] */
+  double *score, *score2; /* [layers, heads, S] (NULL where the workload has none) */
+  uint8_t *flags;         /* corm [layers, heads, S] */
+  double *corm_margin;    /* corm [layers, heads, S]: >= 0 exactly when flagged */
+  int32_t *idx, *count;   /* [layers, heads, cap], [layers, heads] */
 } e2e_ref_trace;
 
 void e2e_ref_model_alloc(e2e_ref_model *m, const e2e_config *cfg);

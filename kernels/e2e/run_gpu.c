@@ -26,8 +26,8 @@
 
 /* What one checked forward leaves on the host. */
 typedef struct {
-  uint16_t *hidden;      /* [S, hidden] fp16 */
-  int32_t *idx, *count;  /* [L, H, cap], [L, H] */
+  uint16_t *hidden;                     /* [S, hidden] fp16 */
+  int32_t *idx, *count;                 /* [L, H, cap], [L, H] */
   double *score, *score2, *corm_margin; /* traced keys, widened (corm_margin stays NULL) */
   uint8_t *flags;
 } run_copy;
@@ -45,7 +45,8 @@ static double *widen(const float *dev, size_t n, const char *what) {
 }
 
 /* Run one forward with sys (its own workspace if it is not the model's) and copy it out. */
-static int checked_forward(e2e_model *m, const attn_system *sys, const attn_ctx *ctx, run_copy *rc) {
+static int checked_forward(e2e_model *m, const attn_system *sys, const attn_ctx *ctx,
+                           run_copy *rc) {
   const e2e_config *c = &m->cfg;
   void *own_ws = m->attn_ws;
   size_t ws_bytes = sys->workspace_bytes(ctx, c->workload, &m->shape);
@@ -84,7 +85,8 @@ static int report_hidden(const uint16_t *got, const double *want, size_t n, int 
 
 /* GPU selection == the CPU rule applied to the GPU's own traced scores. */
 static int check_select_rule(const e2e_config *c, const run_copy *got) {
-  const size_t S = (size_t)c->seqlen, lh = (size_t)c->layers * c->heads, cap = (size_t)e2e_cache_cap(c);
+  const size_t S = (size_t)c->seqlen, lh = (size_t)c->layers * c->heads,
+               cap = (size_t)e2e_cache_cap(c);
   int32_t *idx = host(lh * cap * 4, "rule idx"), *count = host(lh * 4, "rule count");
   for (size_t i = 0; i < lh; i++)
     count[i] = e2e_ref_select_head(c, got->score ? got->score + i * S : NULL,
@@ -140,20 +142,21 @@ static int check_against_cpu(e2e_model *m, const run_copy *got) {
   e2e_ref_model ref;
   e2e_ref_model_alloc(&ref, c);
   E2E_FOR_EACH_WEIGHT(c, l, t) {
-      const uint16_t *dev;
-      if (l < 0) dev = t == DRAW_EMBED ? m->w.embed : m->w.final_norm;
-      else {
-        const e2e_layer_weights *w = &m->w.layer[l];
-        const uint16_t *p[] = {w->attn_norm, w->wqkv, w->wo, w->mlp_norm, w->wgu, w->wdown};
-        dev = p[t];
-      }
-      size_t n = e2e_weight_elems(c, l, t);
-      uint16_t *h16 = host(n * 2, "weight copy");
-      hx_dev_to_host(h16, dev, n * 2);
-      st_slot slot = {.layer = l, .tensor = t};
-      e2e_ref_model_put(&ref, &slot, h16, n);
-      hx_host_free(h16);
+    const uint16_t *dev;
+    if (l < 0)
+      dev = t == DRAW_EMBED ? m->w.embed : m->w.final_norm;
+    else {
+      const e2e_layer_weights *w = &m->w.layer[l];
+      const uint16_t *p[] = {w->attn_norm, w->wqkv, w->wo, w->mlp_norm, w->wgu, w->wdown};
+      dev = p[t];
     }
+    size_t n = e2e_weight_elems(c, l, t);
+    uint16_t *h16 = host(n * 2, "weight copy");
+    hx_dev_to_host(h16, dev, n * 2);
+    st_slot slot = {.layer = l, .tensor = t};
+    e2e_ref_model_put(&ref, &slot, h16, n);
+    hx_host_free(h16);
+  }
   const size_t n_out = (size_t)c->seqlen * c->hidden;
   int32_t *tokens = host((size_t)c->seqlen * 4, "tokens copy");
   hx_dev_to_host(tokens, m->tokens, (size_t)c->seqlen * 4);
@@ -164,7 +167,8 @@ static int check_against_cpu(e2e_model *m, const run_copy *got) {
   int ok = report_hidden(got->hidden, want, n_out, c->layers);
   if (m->cache_cap) {
     e2e_sel_want w = {tr.idx, tr.count, tr.score, tr.score2, tr.corm_margin};
-    e2e_sel_check r = e2e_compare_selection(c, &w, got->idx, got->count, e2e_hidden_bound(c->layers), 0.0);
+    e2e_sel_check r =
+        e2e_compare_selection(c, &w, got->idx, got->count, e2e_hidden_bound(c->layers), 0.0);
     e2e_print_selection_check("kv_select", "cpu-ref", &r);
     ok &= r.ok;
   }
@@ -187,7 +191,8 @@ static int check_against_gpu(const e2e_model *m, const char *other_name, const r
   if (m->cache_cap) {
     /* corm: no margins from a GPU run; differences up to 2% of kept keys pass, unjudged */
     e2e_sel_want w = {want_run->idx, want_run->count, want_run->score, want_run->score2, NULL};
-    e2e_sel_check r = e2e_compare_selection(c, &w, got->idx, got->count, e2e_hidden_bound(c->layers), 0.02);
+    e2e_sel_check r =
+        e2e_compare_selection(c, &w, got->idx, got->count, e2e_hidden_bound(c->layers), 0.02);
     e2e_print_selection_check("kv_select", other_name, &r);
     ok &= r.ok;
   }
@@ -206,13 +211,19 @@ static int run_checks(e2e_model *m, const attn_system *sys, const attn_system *o
   run_copy want_run, got;
   char why[256] = "";
   if (!other) snprintf(why, sizeof why, "no GPU system to check %s against", sys->name);
-  int other_ok = !use_cpu && other &&
-                 other->supports(ctx, c->workload, &m->shape, why, sizeof why) == ATTN_OK;
+  int other_ok =
+      !use_cpu && other && other->supports(ctx, c->workload, &m->shape, why, sizeof why) == ATTN_OK;
   if (other_ok) finish_run(ctx, checked_forward(m, other, ctx, &want_run), other->name);
   finish_run(ctx, checked_forward(m, sys, ctx, &got), sys->name);
-  if (use_cpu) ok &= check_against_cpu(m, &got);
-  else if (other_ok) ok &= check_against_gpu(m, other->name, &want_run, &got);
-  else fprintf(hx_log(), "# check: hidden and kv_select skipped: too large for the CPU reference and %s is unsupported (%s)\n", other ? other->name : "no other system", why);
+  if (use_cpu)
+    ok &= check_against_cpu(m, &got);
+  else if (other_ok)
+    ok &= check_against_gpu(m, other->name, &want_run, &got);
+  else
+    fprintf(hx_log(),
+            "# check: hidden and kv_select skipped: too large for the CPU reference and %s is "
+            "unsupported (%s)\n",
+            other ? other->name : "no other system", why);
   if (m->cache_cap) {
     ok &= check_select_rule(c, &got);
     ok &= check_gather(m);
@@ -235,7 +246,8 @@ void e2e_run_gpu(const e2e_options *o) {
   const attn_system *sys = entry->gpu;
   int other_index = entry->check_against ? system_find(entry->check_against) : -1;
   const attn_system *other = other_index >= 0 ? system_table[other_index].gpu : NULL;
-  if (!sys) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation", entry->name);
+  if (!sys)
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation", entry->name);
   hx_print_header(&info);
   attn_shape shape = {1, c->heads, c->head_dim, c->seqlen, c->seqlen};
   e2e_print_config(o, sys->impl ? sys->impl(&ctx, c->workload, &shape) : sys->name);
@@ -262,7 +274,8 @@ void e2e_run_gpu(const e2e_options *o) {
       kv_put(hx_log(), "name", names[p]);
       kv_putf(hx_log(), "ms", "%.3f", ms[p]);
       kv_putf(hx_log(), "share", "%.3f", total > 0 ? ms[p] / total : 0.0);
-      if (p == PHASE_GEMM) kv_putf(hx_log(), "tflops", "%.1f", e2e_gemm_flops(c) / (ms[p] * 1e-3) / 1e12);
+      if (p == PHASE_GEMM)
+        kv_putf(hx_log(), "tflops", "%.1f", e2e_gemm_flops(c) / (ms[p] * 1e-3) / 1e12);
       fputc('\n', hx_log());
     }
     e2e_phase_timer_free(t);

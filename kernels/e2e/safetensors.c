@@ -23,8 +23,10 @@ typedef struct {
 static int json_fail(json_reader *r, const char *expected) {
   int line = 1, col = 1;
   for (size_t i = 0; i < r->pos && i < r->len; i++) {
-    if (r->s[i] == '\n') line++, col = 1;
-    else col++;
+    if (r->s[i] == '\n')
+      line++, col = 1;
+    else
+      col++;
   }
   snprintf(r->err, r->err_len, "%s: header line %d, column %d: expected %s", r->src, line, col,
            expected);
@@ -32,8 +34,8 @@ static int json_fail(json_reader *r, const char *expected) {
 }
 
 static void json_ws(json_reader *r) {
-  while (r->pos < r->len && (r->s[r->pos] == ' ' || r->s[r->pos] == '\t' ||
-                             r->s[r->pos] == '\n' || r->s[r->pos] == '\r'))
+  while (r->pos < r->len && (r->s[r->pos] == ' ' || r->s[r->pos] == '\t' || r->s[r->pos] == '\n' ||
+                             r->s[r->pos] == '\r'))
     r->pos++;
 }
 
@@ -54,17 +56,24 @@ static int hex4(json_reader *r, unsigned *out) {
     if (r->pos >= r->len) return json_fail(r, "4 hex digits after \\u");
     char c = r->s[r->pos++];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-    else { r->pos--; return json_fail(r, "a hex digit in \\u escape"); }
+    if (c >= '0' && c <= '9')
+      v |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= (unsigned)(c - 'A' + 10);
+    else {
+      r->pos--;
+      return json_fail(r, "a hex digit in \\u escape");
+    }
   }
   *out = v;
   return 0;
 }
 
 static void put_utf8(char *buf, size_t *n, unsigned cp) {
-  if (cp < 0x80) buf[(*n)++] = (char)cp;
+  if (cp < 0x80)
+    buf[(*n)++] = (char)cp;
   else if (cp < 0x800) {
     buf[(*n)++] = (char)(0xc0 | (cp >> 6));
     buf[(*n)++] = (char)(0x80 | (cp & 0x3f));
@@ -89,23 +98,42 @@ static int json_string(json_reader *r, char **out) {
   char *buf = malloc(r->len - start + 1);
   if (!buf) return json_fail(r, "memory for a string (out of memory)");
   for (;;) {
-    if (r->pos >= r->len) { free(buf); r->pos = start - 1; return json_fail(r, "a closing '\"'"); }
+    if (r->pos >= r->len) {
+      free(buf);
+      r->pos = start - 1;
+      return json_fail(r, "a closing '\"'");
+    }
     unsigned char c = (unsigned char)r->s[r->pos++];
     if (c == '"') break;
-    if (c < 0x20) { free(buf); r->pos--; return json_fail(r, "no control character in a string"); }
-    if (c != '\\') { buf[n++] = (char)c; continue; }
-    if (r->pos >= r->len) { free(buf); return json_fail(r, "an escape after '\\'"); }
+    if (c < 0x20) {
+      free(buf);
+      r->pos--;
+      return json_fail(r, "no control character in a string");
+    }
+    if (c != '\\') {
+      buf[n++] = (char)c;
+      continue;
+    }
+    if (r->pos >= r->len) {
+      free(buf);
+      return json_fail(r, "an escape after '\\'");
+    }
     char e = r->s[r->pos++];
     unsigned cp;
     switch (e) {
-    case '"': case '\\': case '/': buf[n++] = e; break;
+    case '"':
+    case '\\':
+    case '/': buf[n++] = e; break;
     case 'b': buf[n++] = '\b'; break;
     case 'f': buf[n++] = '\f'; break;
     case 'n': buf[n++] = '\n'; break;
     case 'r': buf[n++] = '\r'; break;
     case 't': buf[n++] = '\t'; break;
     case 'u':
-      if (hex4(r, &cp)) { free(buf); return -1; }
+      if (hex4(r, &cp)) {
+        free(buf);
+        return -1;
+      }
       if (cp >= 0xd800 && cp < 0xdc00) { /* high surrogate: a low one must follow */
         unsigned lo;
         if (r->pos + 1 >= r->len || r->s[r->pos] != '\\' || r->s[r->pos + 1] != 'u') {
@@ -113,8 +141,14 @@ static int json_string(json_reader *r, char **out) {
           return json_fail(r, "a low surrogate \\uDC00-\\uDFFF");
         }
         r->pos += 2;
-        if (hex4(r, &lo)) { free(buf); return -1; }
-        if (lo < 0xdc00 || lo > 0xdfff) { free(buf); return json_fail(r, "a low surrogate"); }
+        if (hex4(r, &lo)) {
+          free(buf);
+          return -1;
+        }
+        if (lo < 0xdc00 || lo > 0xdfff) {
+          free(buf);
+          return json_fail(r, "a low surrogate");
+        }
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
       }
       put_utf8(buf, &n, cp);
@@ -126,8 +160,10 @@ static int json_string(json_reader *r, char **out) {
     }
   }
   buf[n] = '\0';
-  if (out) *out = buf;
-  else free(buf);
+  if (out)
+    *out = buf;
+  else
+    free(buf);
   return 0;
 }
 
@@ -139,11 +175,17 @@ static int json_uint(json_reader *r, uint64_t *out) {
   size_t start = r->pos;
   while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9') {
     unsigned d = (unsigned)(r->s[r->pos] - '0');
-    if (v > (UINT64_MAX - d) / 10) { r->pos = start; return json_fail(r, "an integer below 2^64"); }
+    if (v > (UINT64_MAX - d) / 10) {
+      r->pos = start;
+      return json_fail(r, "an integer below 2^64");
+    }
     v = v * 10 + d;
     r->pos++;
   }
-  if (r->pos - start > 1 && r->s[start] == '0') { r->pos = start; return json_fail(r, "no leading zero"); }
+  if (r->pos - start > 1 && r->s[start] == '0') {
+    r->pos = start;
+    return json_fail(r, "no leading zero");
+  }
   if (r->pos < r->len && (r->s[r->pos] == '.' || r->s[r->pos] == 'e' || r->s[r->pos] == 'E'))
     return json_fail(r, "an integer (no fraction or exponent)");
   *out = v;
@@ -181,7 +223,10 @@ static int json_skip_value(json_reader *r, int depth) {
   if (c == '{' || c == '[') {
     char close = c == '{' ? '}' : ']';
     r->pos++;
-    if (json_peek(r) == close) { r->pos++; return 0; }
+    if (json_peek(r) == close) {
+      r->pos++;
+      return 0;
+    }
     for (;;) {
       if (c == '{') {
         if (json_string(r, NULL) || json_expect(r, ':', "':'")) return -1;
@@ -190,7 +235,10 @@ static int json_skip_value(json_reader *r, int depth) {
       int d = json_peek(r);
       r->pos++;
       if (d == close) return 0;
-      if (d != ',') { r->pos--; return json_fail(r, c == '{' ? "',' or '}'" : "',' or ']'"); }
+      if (d != ',') {
+        r->pos--;
+        return json_fail(r, c == '{' ? "',' or '}'" : "',' or ']'");
+      }
     }
   }
   if (c == '-' || (c >= '0' && c <= '9')) return json_skip_number(r);
@@ -209,14 +257,20 @@ static int json_skip_value(json_reader *r, int depth) {
 static int json_uint_array(json_reader *r, uint64_t *v, int max, int *n) {
   if (json_expect(r, '[', "'['")) return -1;
   *n = 0;
-  if (json_peek(r) == ']') { r->pos++; return 0; }
+  if (json_peek(r) == ']') {
+    r->pos++;
+    return 0;
+  }
   for (;;) {
     if (*n == max) return json_fail(r, "fewer array elements");
     if (json_uint(r, &v[(*n)++])) return -1;
     int d = json_peek(r);
     r->pos++;
     if (d == ']') return 0;
-    if (d != ',') { r->pos--; return json_fail(r, "',' or ']'"); }
+    if (d != ',') {
+      r->pos--;
+      return json_fail(r, "',' or ']'");
+    }
   }
 }
 
@@ -226,9 +280,9 @@ static const struct {
   const char *name;
   st_dtype dtype;
   int bytes;
-} dtypes[] = {{"F16", ST_F16, 2}, {"BF16", ST_BF16, 2}, {"F32", ST_F32, 4},
-              {"F64", ST_OTHER, 8}, {"I64", ST_OTHER, 8}, {"I32", ST_OTHER, 4},
-              {"I16", ST_OTHER, 2}, {"I8", ST_OTHER, 1}, {"U8", ST_OTHER, 1},
+} dtypes[] = {{"F16", ST_F16, 2},    {"BF16", ST_BF16, 2},     {"F32", ST_F32, 4},
+              {"F64", ST_OTHER, 8},  {"I64", ST_OTHER, 8},     {"I32", ST_OTHER, 4},
+              {"I16", ST_OTHER, 2},  {"I8", ST_OTHER, 1},      {"U8", ST_OTHER, 1},
               {"BOOL", ST_OTHER, 1}, {"F8_E4M3", ST_OTHER, 1}, {"F8_E5M2", ST_OTHER, 1}};
 
 static int parse_tensor(json_reader *r, st_tensor *t, uint64_t data_size) {
@@ -239,11 +293,17 @@ static int parse_tensor(json_reader *r, st_tensor *t, uint64_t data_size) {
   for (;;) {
     char *key = NULL;
     if (json_string(r, &key)) return -1;
-    if (json_expect(r, ':', "':'")) { free(key); return -1; }
+    if (json_expect(r, ':', "':'")) {
+      free(key);
+      return -1;
+    }
     size_t val_pos = r->pos;
     if (strcmp(key, "dtype") == 0) {
       char *dt = NULL;
-      if (json_string(r, &dt)) { free(key); return -1; }
+      if (json_string(r, &dt)) {
+        free(key);
+        return -1;
+      }
       int found = 0;
       for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
         if (strcmp(dt, dtypes[i].name) == 0) {
@@ -261,14 +321,24 @@ static int parse_tensor(json_reader *r, st_tensor *t, uint64_t data_size) {
       have_dtype = 1;
     } else if (strcmp(key, "shape") == 0) {
       uint64_t dims[ST_MAX_DIMS];
-      if (json_uint_array(r, dims, ST_MAX_DIMS, &t->ndim)) { free(key); return -1; }
+      if (json_uint_array(r, dims, ST_MAX_DIMS, &t->ndim)) {
+        free(key);
+        return -1;
+      }
       for (int i = 0; i < t->ndim; i++) t->shape[i] = (int64_t)dims[i];
       have_shape = 1;
     } else if (strcmp(key, "data_offsets") == 0) {
       uint64_t off[2];
       int n;
-      if (json_uint_array(r, off, 2, &n)) { free(key); return -1; }
-      if (n != 2) { r->pos = val_pos; free(key); return json_fail(r, "[begin, end]"); }
+      if (json_uint_array(r, off, 2, &n)) {
+        free(key);
+        return -1;
+      }
+      if (n != 2) {
+        r->pos = val_pos;
+        free(key);
+        return json_fail(r, "[begin, end]");
+      }
       t->begin = off[0], t->end = off[1];
       have_offsets = 1;
     } else if (json_skip_value(r, 1)) {
@@ -279,7 +349,10 @@ static int parse_tensor(json_reader *r, st_tensor *t, uint64_t data_size) {
     int d = json_peek(r);
     r->pos++;
     if (d == '}') break;
-    if (d != ',') { r->pos--; return json_fail(r, "',' or '}'"); }
+    if (d != ',') {
+      r->pos--;
+      return json_fail(r, "',' or '}'");
+    }
   }
   if (!(have_dtype && have_shape && have_offsets)) {
     r->pos = obj_pos;
@@ -319,41 +392,57 @@ void st_free(st_file *f) {
   f->count = 0;
 }
 
-int st_parse_header(const char *src, const char *json, size_t len, uint64_t data_size,
-                    st_file *out, char *err, size_t err_len) {
+int st_parse_header(const char *src, const char *json, size_t len, uint64_t data_size, st_file *out,
+                    char *err, size_t err_len) {
   json_reader r = {json, len, 0, src, err, err_len};
   memset(out, 0, sizeof *out);
   int cap = 0;
   if (json_expect(&r, '{', "'{' opening the header")) return -1;
-  if (json_peek(&r) == '}') r.pos++;
-  else for (;;) {
-    char *name = NULL;
-    if (json_string(&r, &name)) goto fail;
-    if (json_expect(&r, ':', "':'")) { free(name); goto fail; }
-    if (strcmp(name, "__metadata__") == 0) {
-      free(name);
-      if (json_skip_value(&r, 1)) goto fail;
-    } else {
-      if (out->count == cap) {
-        int ncap = cap ? 2 * cap : 64;
-        st_tensor *nt = realloc(out->tensors, (size_t)ncap * sizeof *nt);
-        if (!nt) { free(name); json_fail(&r, "memory for the tensor table (out of memory)"); goto fail; }
-        out->tensors = nt;
-        cap = ncap;
-      }
-      st_tensor *t = &out->tensors[out->count];
-      memset(t, 0, sizeof *t);
-      t->name = name;
-      out->count++;
-      if (parse_tensor(&r, t, data_size)) goto fail;
-    }
-    int d = json_peek(&r);
+  if (json_peek(&r) == '}')
     r.pos++;
-    if (d == '}') break;
-    if (d != ',') { r.pos--; json_fail(&r, "',' or '}'"); goto fail; }
-  }
+  else
+    for (;;) {
+      char *name = NULL;
+      if (json_string(&r, &name)) goto fail;
+      if (json_expect(&r, ':', "':'")) {
+        free(name);
+        goto fail;
+      }
+      if (strcmp(name, "__metadata__") == 0) {
+        free(name);
+        if (json_skip_value(&r, 1)) goto fail;
+      } else {
+        if (out->count == cap) {
+          int ncap = cap ? 2 * cap : 64;
+          st_tensor *nt = realloc(out->tensors, (size_t)ncap * sizeof *nt);
+          if (!nt) {
+            free(name);
+            json_fail(&r, "memory for the tensor table (out of memory)");
+            goto fail;
+          }
+          out->tensors = nt;
+          cap = ncap;
+        }
+        st_tensor *t = &out->tensors[out->count];
+        memset(t, 0, sizeof *t);
+        t->name = name;
+        out->count++;
+        if (parse_tensor(&r, t, data_size)) goto fail;
+      }
+      int d = json_peek(&r);
+      r.pos++;
+      if (d == '}') break;
+      if (d != ',') {
+        r.pos--;
+        json_fail(&r, "',' or '}'");
+        goto fail;
+      }
+    }
   json_ws(&r);
-  if (r.pos != r.len) { json_fail(&r, "the end of the header"); goto fail; }
+  if (r.pos != r.len) {
+    json_fail(&r, "the end of the header");
+    goto fail;
+  }
   return 0;
 fail:
   st_free(out);
@@ -370,7 +459,10 @@ int st_read_header(const char *path, st_file *out, char *err, size_t err_len) {
   unsigned char size8[8];
   int rc = -1;
   char *json = NULL;
-  if (fseeko(f, 0, SEEK_END) != 0) { snprintf(err, err_len, "%s: cannot seek: %s", path, strerror(errno)); goto done; }
+  if (fseeko(f, 0, SEEK_END) != 0) {
+    snprintf(err, err_len, "%s: cannot seek: %s", path, strerror(errno));
+    goto done;
+  }
   off_t file_size = ftello(f);
   rewind(f);
   if (file_size < 8 || fread(size8, 1, 8, f) != 8) {
@@ -381,12 +473,17 @@ int st_read_header(const char *path, st_file *out, char *err, size_t err_len) {
   uint64_t n = 0;
   for (int i = 7; i >= 0; i--) n = n << 8 | size8[i];
   if (n == 0 || n > (100u << 20) || n > (uint64_t)file_size - 8) {
-    snprintf(err, err_len, "%s: expected a header size of 1 byte to 100 MiB within the file's "
-             "%lld bytes, got %llu", path, (long long)file_size, (unsigned long long)n);
+    snprintf(err, err_len,
+             "%s: expected a header size of 1 byte to 100 MiB within the file's "
+             "%lld bytes, got %llu",
+             path, (long long)file_size, (unsigned long long)n);
     goto done;
   }
   json = malloc(n);
-  if (!json) { snprintf(err, err_len, "%s: out of memory for a %llu-byte header", path, (unsigned long long)n); goto done; }
+  if (!json) {
+    snprintf(err, err_len, "%s: out of memory for a %llu-byte header", path, (unsigned long long)n);
+    goto done;
+  }
   if (fread(json, 1, n, f) != n) {
     snprintf(err, err_len, "%s: short read of the %llu-byte header", path, (unsigned long long)n);
     goto done;
@@ -405,10 +502,14 @@ static const struct {
   const char *suffix;
   int tensor, part; /* part: which stacked block of rows (q|k|v, gate|up) */
 } layer_names[] = {
-    {"input_layernorm.weight", DRAW_ATTN_NORM, 0},  {"self_attn.q_proj.weight", DRAW_WQKV, 0},
-    {"self_attn.k_proj.weight", DRAW_WQKV, 1},      {"self_attn.v_proj.weight", DRAW_WQKV, 2},
-    {"self_attn.o_proj.weight", DRAW_WO, 0},        {"post_attention_layernorm.weight", DRAW_MLP_NORM, 0},
-    {"mlp.gate_proj.weight", DRAW_WGU, 0},          {"mlp.up_proj.weight", DRAW_WGU, 1},
+    {"input_layernorm.weight", DRAW_ATTN_NORM, 0},
+    {"self_attn.q_proj.weight", DRAW_WQKV, 0},
+    {"self_attn.k_proj.weight", DRAW_WQKV, 1},
+    {"self_attn.v_proj.weight", DRAW_WQKV, 2},
+    {"self_attn.o_proj.weight", DRAW_WO, 0},
+    {"post_attention_layernorm.weight", DRAW_MLP_NORM, 0},
+    {"mlp.gate_proj.weight", DRAW_WGU, 0},
+    {"mlp.up_proj.weight", DRAW_WGU, 1},
     {"mlp.down_proj.weight", DRAW_WDOWN, 0},
 };
 #define LAYER_PARTS ((int)(sizeof layer_names / sizeof layer_names[0]))
@@ -427,8 +528,7 @@ int st_slot_of(const e2e_config *cfg, const char *name, st_slot *slot) {
   }
   if (strcmp(name, "lm_head.weight") == 0) return 1; /* the prefill ends at the final norm */
   int layer, used = 0;
-  if (sscanf(name, "model.layers.%d.%n", &layer, &used) != 1 || used == 0 || layer < 0)
-    return -1;
+  if (sscanf(name, "model.layers.%d.%n", &layer, &used) != 1 || used == 0 || layer < 0) return -1;
   const char *suffix = name + used;
   if (strcmp(suffix, "self_attn.rotary_emb.inv_freq") == 0) return 1; /* recomputed */
   if (layer >= cfg->layers) return 1; /* a deeper checkpoint run with fewer --layers */
@@ -437,8 +537,10 @@ int st_slot_of(const e2e_config *cfg, const char *name, st_slot *slot) {
     slot->layer = layer;
     slot->tensor = layer_names[i].tensor;
     switch (slot->tensor) {
-    case DRAW_ATTN_NORM: case DRAW_MLP_NORM: slot->rows = h; break;
-    case DRAW_WQKV: case DRAW_WO: slot->rows = h, slot->cols = h; break;
+    case DRAW_ATTN_NORM:
+    case DRAW_MLP_NORM: slot->rows = h; break;
+    case DRAW_WQKV:
+    case DRAW_WO: slot->rows = h, slot->cols = h; break;
     case DRAW_WGU: slot->rows = f, slot->cols = h; break;
     case DRAW_WDOWN: slot->rows = h, slot->cols = f; break;
     }
@@ -470,15 +572,17 @@ static int load_one(FILE *f, const char *path, const st_file *sf, const st_tenso
     for (int i = 0; i < t->ndim && used < sizeof got; i++)
       used += (size_t)snprintf(got + used, sizeof got - used, "%s%lld", i ? ", " : "",
                                (long long)t->shape[i]);
-    if (want_ndim == 2) snprintf(expect, sizeof expect, "%lld, %lld", (long long)want[0], (long long)want[1]);
-    else snprintf(expect, sizeof expect, "%lld", (long long)want[0]);
+    if (want_ndim == 2)
+      snprintf(expect, sizeof expect, "%lld, %lld", (long long)want[0], (long long)want[1]);
+    else
+      snprintf(expect, sizeof expect, "%lld", (long long)want[0]);
     snprintf(err, err_len, "%s: tensor %s: expected shape [%s] for this configuration, got [%s]",
              path, t->name, expect, got);
     return -1;
   }
   if (t->dtype == ST_OTHER) {
-    snprintf(err, err_len, "%s: tensor %s: expected dtype F16, BF16 or F32, got %s", path,
-             t->name, t->dtype_name);
+    snprintf(err, err_len, "%s: tensor %s: expected dtype F16, BF16 or F32, got %s", path, t->name,
+             t->dtype_name);
     return -1;
   }
   size_t n = (size_t)slot->rows * (size_t)(slot->cols ? slot->cols : 1);
@@ -490,7 +594,8 @@ static int load_one(FILE *f, const char *path, const st_file *sf, const st_tenso
     snprintf(err, err_len, "%s: tensor %s: out of host memory (%zu bytes)", path, t->name, bytes);
     goto done;
   }
-  if (fseeko(f, (off_t)(sf->data_start + t->begin), SEEK_SET) != 0 || fread(raw, 1, bytes, f) != bytes) {
+  if (fseeko(f, (off_t)(sf->data_start + t->begin), SEEK_SET) != 0 ||
+      fread(raw, 1, bytes, f) != bytes) {
     snprintf(err, err_len, "%s: tensor %s: short read of %zu bytes at offset %llu", path, t->name,
              bytes, (unsigned long long)(sf->data_start + t->begin));
     goto done;
@@ -498,7 +603,10 @@ static int load_one(FILE *f, const char *path, const st_file *sf, const st_tenso
   if (t->dtype == ST_BF16) {
     const uint16_t *b = raw;
     for (size_t i = 0; i < n; i++) {
-      union { uint32_t u; float f; } v = {.u = (uint32_t)b[i] << 16};
+      union {
+        uint32_t u;
+        float f;
+      } v = {.u = (uint32_t)b[i] << 16};
       half[i] = rng_float_to_half(v.f);
     }
   } else if (t->dtype == ST_F32) {
@@ -513,25 +621,34 @@ done:
   return rc;
 }
 
-int st_load_weights(const e2e_config *cfg, const char *paths, st_put_fn put, void *user,
-                    char *err, size_t err_len) {
+int st_load_weights(const e2e_config *cfg, const char *paths, st_put_fn put, void *user, char *err,
+                    size_t err_len) {
   int total = 2 + cfg->layers * LAYER_PARTS, rc = -1;
   char *list = strdup(paths);
   unsigned char *seen = calloc((size_t)total, 1);
-  if (!list || !seen) { snprintf(err, err_len, "out of host memory"); goto done; }
+  if (!list || !seen) {
+    snprintf(err, err_len, "out of host memory");
+    goto done;
+  }
   for (char *save = NULL, *path = strtok_r(list, ",", &save); path;
        path = strtok_r(NULL, ",", &save)) {
     st_file sf;
     if (st_read_header(path, &sf, err, err_len)) goto done;
     FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno)); st_free(&sf); goto done; }
+    if (!f) {
+      snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+      st_free(&sf);
+      goto done;
+    }
     int bad = 0, ignored = 0;
     for (int i = 0; i < sf.count && !bad; i++) {
       st_slot slot;
       int kind = st_slot_of(cfg, sf.tensors[i].name, &slot);
       if (kind == 1) continue;
       if (kind < 0) {
-        if (ignored++ < 5) fprintf(stderr, "llama_e2e: %s: ignoring tensor %s (not a Llama weight)\n", path, sf.tensors[i].name);
+        if (ignored++ < 5)
+          fprintf(stderr, "llama_e2e: %s: ignoring tensor %s (not a Llama weight)\n", path,
+                  sf.tensors[i].name);
         continue;
       }
       int k = slot_index(&slot);
@@ -549,9 +666,12 @@ int st_load_weights(const e2e_config *cfg, const char *paths, st_put_fn put, voi
   }
   for (int k = 0; k < total; k++) {
     if (seen[k]) continue;
-    if (k < 2) snprintf(err, err_len, "%s: tensor %s missing", paths, k == 0 ? "model.embed_tokens.weight" : "model.norm.weight");
-    else snprintf(err, err_len, "%s: tensor model.layers.%d.%s missing", paths, (k - 2) / LAYER_PARTS,
-                  layer_names[(k - 2) % LAYER_PARTS].suffix);
+    if (k < 2)
+      snprintf(err, err_len, "%s: tensor %s missing", paths,
+               k == 0 ? "model.embed_tokens.weight" : "model.norm.weight");
+    else
+      snprintf(err, err_len, "%s: tensor model.layers.%d.%s missing", paths, (k - 2) / LAYER_PARTS,
+               layer_names[(k - 2) % LAYER_PARTS].suffix);
     goto done;
   }
   rc = 0;

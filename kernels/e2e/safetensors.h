@@ -41,8 +41,8 @@ typedef struct {
 int st_read_header(const char *path, st_file *out, char *err, size_t err_len);
 /* Same on a header held in memory (tests): json is the header text, data_size the size of
  * the data section after it. src names it in messages. */
-int st_parse_header(const char *src, const char *json, size_t len, uint64_t data_size,
-                    st_file *out, char *err, size_t err_len);
+int st_parse_header(const char *src, const char *json, size_t len, uint64_t data_size, st_file *out,
+                    char *err, size_t err_len);
 void st_free(st_file *f);
 
 /* Where a checkpoint tensor goes: layer (-1 for model-wide), tensor (DRAW_* id), the first
@@ -59,8 +59,8 @@ int st_slot_of(const e2e_config *cfg, const char *name, st_slot *slot);
  * put(user, slot, fp16 data, elements) is called once per tensor. Returns 0, or -1 with a
  * message naming the file and tensor (wrong shape, dtype, missing tensor, read error). */
 typedef int (*st_put_fn)(void *user, const st_slot *slot, const uint16_t *data, size_t n);
-int st_load_weights(const e2e_config *cfg, const char *paths, st_put_fn put, void *user,
-                    char *err, size_t err_len);
+int st_load_weights(const e2e_config *cfg, const char *paths, st_put_fn put, void *user, char *err,
+                    size_t err_len);
 
 #ifdef __cplusplus
 }

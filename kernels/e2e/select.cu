@@ -108,8 +108,7 @@ __global__ void topk_flags_kernel(int mode, const float *score, const float *sco
 
 // flags[head, :] -> ascending positions in idx[head, 0..count), -1 after; when more than
 // cap are marked, the last cap of them.
-__global__ void compact_kernel(const uint8_t *flags, int S, int cap, int32_t *idx,
-                               int32_t *count) {
+__global__ void compact_kernel(const uint8_t *flags, int S, int cap, int32_t *idx, int32_t *count) {
   __shared__ typename block_scan::TempStorage scan_tmp;
   __shared__ int s_total, s_carry;
   flags += (size_t)blockIdx.x * S;
@@ -176,11 +175,8 @@ extern "C" void e2e_select(const e2e_model *m, int layer, cudaStream_t s) {
     topk(KEY_STD, m->score, m->score2, m, c->keep_std, s);
     topk(KEY_SCORE, m->score, NULL, m, c->keep, s);
     break;
-  case SEL_FLAGS:
-    flags = m->attn_flags;
-    break;
-  case SEL_NONE:
-    return;
+  case SEL_FLAGS: flags = m->attn_flags; break;
+  case SEL_NONE: return;
   }
   int32_t *idx = m->cache_idx + (size_t)layer * H * cap;
   int32_t *count = m->cache_count + (size_t)layer * H;
@@ -191,8 +187,9 @@ extern "C" void e2e_select(const e2e_model *m, int layer, cudaStream_t s) {
   const int vec = c->head_dim / 8;
   size_t layer_cache = (size_t)H * cap * c->head_dim;
   dim3 grid(cap, H);
-  gather_kernel<<<grid, vec < 128 ? vec : 128, 0, s>>>(
-      (const uint4 *)(m->qkv + hd), (const uint4 *)(m->qkv + 2 * hd), idx, count, H, cap, vec,
-      (uint4 *)(m->k_cache + layer * layer_cache), (uint4 *)(m->v_cache + layer * layer_cache));
+  gather_kernel < <<grid, vec<128 ? vec : 128, 0, s>>>(
+                      (const uint4 *)(m->qkv + hd), (const uint4 *)(m->qkv + 2 * hd), idx, count, H,
+                      cap, vec, (uint4 *)(m->k_cache + layer * layer_cache),
+                      (uint4 *)(m->v_cache + layer * layer_cache));
   HX_CUDA_LAUNCH();
 }

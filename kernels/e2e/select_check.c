@@ -58,7 +58,10 @@ e2e_sel_check e2e_compare_selection(const e2e_config *c, const e2e_sel_want *wan
   e2e_sel_check r;
   memset(&r, 0, sizeof r);
   r.tie_rel = tie_rel;
-  if (cap == 0) { r.ok = 1; return r; }
+  if (cap == 0) {
+    r.ok = 1;
+    return r;
+  }
   uint8_t *mark = hx_host_alloc((size_t)S, "selection marks");
   uint8_t *flags = hx_host_alloc((size_t)S, "selection flags");
   uint8_t *stage1 = hx_host_alloc((size_t)S, "selection stage");
@@ -68,31 +71,43 @@ e2e_sel_check e2e_compare_selection(const e2e_config *c, const e2e_sel_want *wan
   for (int lh = 0; lh < c->layers * H; lh++) {
     const int32_t *wi = want->idx + (size_t)lh * cap, *gi = got_idx + (size_t)lh * cap;
     int wc = want->count[lh], gc = got_count[lh];
-    if (wc < 0 || wc > cap || gc < 0 || gc > cap) { r.malformed++; continue; }
+    if (wc < 0 || wc > cap || gc < 0 || gc > cap) {
+      r.malformed++;
+      continue;
+    }
     r.heads++;
     r.kept += (size_t)wc;
     memset(mark, 0, (size_t)S);
     for (int i = 0; i < wc; i++) mark[wi[i]] |= 1;
     for (int i = 0; i < gc; i++) {
-      if (gi[i] < 0 || gi[i] >= S || (i && gi[i] <= gi[i - 1])) { r.malformed++; break; }
+      if (gi[i] < 0 || gi[i] >= S || (i && gi[i] <= gi[i - 1])) {
+        r.malformed++;
+        break;
+      }
       mark[gi[i]] |= 2;
     }
     size_t at = (size_t)lh * S;
     if (sel != SEL_FLAGS)
-      head_thresholds(c, want->score + at, want->score2 ? want->score2 + at : NULL, &th, flags, stage1);
+      head_thresholds(c, want->score + at, want->score2 ? want->score2 + at : NULL, &th, flags,
+                      stage1);
     for (int j = 0; j < S; j++) {
       if (mark[j] == 0 || mark[j] == 3) continue;
       r.differing++;
       int tie;
       if (sel == SEL_FLAGS) {
-        if (!want->corm_margin) { r.unjudged++; continue; }
+        if (!want->corm_margin) {
+          r.unjudged++;
+          continue;
+        }
         tie = fabs(want->corm_margin[at + j]) <= tie_rel;
       } else {
         tie = near(want->score[at + j], th.t_score, tie_rel) ||
               (th.std && near(th.std[j], th.t_std, tie_rel));
       }
-      if (tie) r.near_tie++;
-      else r.hard++;
+      if (tie)
+        r.near_tie++;
+      else
+        r.hard++;
     }
   }
   r.ok = r.malformed == 0 && r.hard == 0 &&

@@ -34,8 +34,7 @@ e2e_sel_check e2e_compare_selection(const e2e_config *c, const e2e_sel_want *wan
                                     const int32_t *got_idx, const int32_t *got_count,
                                     double tie_rel, double corm_unjudged_frac);
 /* "check output=NAME reference=REF heads=.. kept=.. differing=.. near_tie=.. hard=.. ok=" */
-void e2e_print_selection_check(const char *output, const char *reference,
-                               const e2e_sel_check *r);
+void e2e_print_selection_check(const char *output, const char *reference, const e2e_sel_check *r);
 
 #ifdef __cplusplus
 }

@@ -70,8 +70,8 @@ extern "C" int e2e_model_init(e2e_model *m, const e2e_config *cfg, const attn_ct
   } else {
     for_each_weight(cfg, [&](int layer, int tensor) {
       draw_params p = e2e_draw_params(cfg, tensor);
-      e2e_fill_normal(*weight_slot(m, layer, tensor), e2e_weight_elems(cfg, layer, tensor), cfg->seed,
-                      DRAW_STREAM_WEIGHT(layer, tensor), p.mean, p.stddev, s);
+      e2e_fill_normal(*weight_slot(m, layer, tensor), e2e_weight_elems(cfg, layer, tensor),
+                      cfg->seed, DRAW_STREAM_WEIGHT(layer, tensor), p.mean, p.stddev, s);
     });
   }
   m->tokens = (int32_t *)hx_dev_alloc(S * 4, "tokens");
@@ -126,13 +126,14 @@ extern "C" void e2e_trace_free(e2e_model *m) {
 
 extern "C" void e2e_model_free(e2e_model *m) {
   e2e_trace_free(m);
-  if (m->w.layer) for_each_weight(&m->cfg, [&](int layer, int tensor) {
-    hx_dev_free(*weight_slot(m, layer, tensor));
-  });
+  if (m->w.layer)
+    for_each_weight(&m->cfg,
+                    [&](int layer, int tensor) { hx_dev_free(*weight_slot(m, layer, tensor)); });
   free(m->w.layer);
-  void *bufs[] = {m->tokens, m->x, m->xn, m->qkv, m->attn_out, m->gu, m->out, m->exp_rand,
-                  m->corm_mask, m->score, m->score2, m->attn_flags, m->attn_ws, m->keep_flags,
-                  m->cache_idx, m->cache_count, m->k_cache, m->v_cache};
+  void *bufs[] = {m->tokens,      m->x,          m->xn,       m->qkv,        m->attn_out,
+                  m->gu,          m->out,        m->exp_rand, m->corm_mask,  m->score,
+                  m->score2,      m->attn_flags, m->attn_ws,  m->keep_flags, m->cache_idx,
+                  m->cache_count, m->k_cache,    m->v_cache};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hx_dev_free(bufs[i]);
   memset(m, 0, sizeof *m);
 }

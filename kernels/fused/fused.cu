@@ -18,8 +18,8 @@ static int launched(const attn_ctx *ctx, const char *what) {
 }
 
 template <typename Kernel>
-static int launch_cfg(const attn_ctx *ctx, Kernel kernel, const char *name, dim3 grid,
-                      int threads, int smem, const Params &p) {
+static int launch_cfg(const attn_ctx *ctx, Kernel kernel, const char *name, dim3 grid, int threads,
+                      int smem, const Params &p) {
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (err != cudaSuccess)
     return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(%s) failed: %s", name,
@@ -56,8 +56,10 @@ static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params 
   dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
   int rc;
   if constexpr (!wl_traits<WL>::keyformer) {
-    if (use_sm90(ctx, (workload_id)WL)) rc = launch_fwd_sm90<D, WL>(ctx, sh, p);
-    else rc = launch(ctx, attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), p);
+    if (use_sm90(ctx, (workload_id)WL))
+      rc = launch_fwd_sm90<D, WL>(ctx, sh, p);
+    else
+      rc = launch(ctx, attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), p);
   } else {
     rc = launch(ctx, attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), p);
   }
@@ -84,7 +86,8 @@ template <int D>
 static int run_dim(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const Params &p) {
   switch (wl) {
 #define WORKLOAD(id, ...) \
-  case WL_##id: return run_workload<D, WL_##id>(ctx, sh, p);
+  case WL_##id:           \
+    return run_workload<D, WL_##id>(ctx, sh, p);
 #include "workloads.def"
 #undef WORKLOAD
   default: return ATTN_UNSUPPORTED;

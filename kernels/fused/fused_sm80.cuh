@@ -46,10 +46,10 @@ constexpr int kColAuxPitch = kRows + 4; // floats; scalar reads of a warp hit di
 constexpr float kLog2e = 1.4426950408889634f;
 
 // Score in the log2 domain (before the mask) from the raw dot product q·k.
-template <int WL>
-__device__ __forceinline__ float score_log2(float qk, float scale_log2) {
+template <int WL> __device__ __forceinline__ float score_log2(float qk, float scale_log2) {
   if (wl_traits<WL>::softcap)
-    return (GEMMA2_SOFTCAP * kLog2e) * fast_tanh(qk * (scale_log2 * (1.f / (GEMMA2_SOFTCAP * kLog2e))));
+    return (GEMMA2_SOFTCAP * kLog2e) *
+           fast_tanh(qk * (scale_log2 * (1.f / (GEMMA2_SOFTCAP * kLog2e))));
   return qk * scale_log2;
 }
 
@@ -58,23 +58,19 @@ __device__ __forceinline__ float kf_logit_log2(float s2, float r) {
   return (s2 - __log2f(r)) * (1.f / KF_TAU);
 }
 
-template <int WL>
-__host__ __device__ constexpr bool needs_lse() {
+template <int WL> __host__ __device__ constexpr bool needs_lse() {
   return wl_traits<WL>::column_pass;
 }
 // Workloads whose second pass reads an fp32 S×S input (kf's noise, corm's mask).
-template <int WL>
-__host__ __device__ constexpr bool has_aux() {
+template <int WL> __host__ __device__ constexpr bool has_aux() {
   return wl_traits<WL>::keyformer || wl_traits<WL>::any_ge_mask;
 }
 
-template <int D, int WL>
-constexpr int fwd_smem_bytes() {
+template <int D, int WL> constexpr int fwd_smem_bytes() {
   return (kRows + 2 * kCols) * D * (int)sizeof(half) +
          (wl_traits<WL>::keyformer ? kRows * kFwdAuxPitch * (int)sizeof(float) : 0);
 }
-template <int D, int WL>
-constexpr int col_smem_bytes() {
+template <int D, int WL> constexpr int col_smem_bytes() {
   return (kRows + 2 * kCols) * D * (int)sizeof(half) +
          (has_aux<WL>() ? 2 * kCols * kColAuxPitch * (int)sizeof(float) : 0);
 }
@@ -88,8 +84,7 @@ struct RowState {
   }
   // Fold a tile of log2 scores x into the state; overwrite x with exp2(x - new max) and return
   // the factors the previous accumulators must be rescaled by.
-  template <int NT>
-  __device__ void update(float x[NT][4], float alpha[2]) {
+  template <int NT> __device__ void update(float x[NT][4], float alpha[2]) {
 #pragma unroll
     for (int rr = 0; rr < 2; rr++) {
       float mx = -CUDART_INF_F;
@@ -119,8 +114,7 @@ struct RowState {
 
 // Column-pass state of the two key columns (g and g + 8) one thread holds, shared by the
 // sm_80 and sm_90 column kernels.
-template <int WL>
-struct ColState {
+template <int WL> struct ColState {
   float acc[2] = {0.f, 0.f}, acc2[2] = {0.f, 0.f};
   bool hit[2] = {false, false};
   // One (query, key) element: x its log2 score, row_lse its query's LSE (of the KeyFormer
@@ -159,8 +153,7 @@ struct ColState {
   }
 };
 
-template <int D, int WL>
-__global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
+template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sq = reinterpret_cast<half *>(smem_raw);
   half *sk = sq + kRows * D;
@@ -187,7 +180,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   load_tile_async<kRows, D, kThreads>(sq, qbase, p.row_stride, m0, p.Lq);
   load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, 0, p.Lkv);
   if (wl_traits<WL>::keyformer)
-    load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq, 0, p.Lkv, vec4);
+    load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq, 0, p.Lkv,
+                                                           vec4);
   cp_async_commit();
 
   float o[D / 8][4];
@@ -228,8 +222,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
       for (int nt = 0; nt < kCols / 8; nt++)
 #pragma unroll
         for (int rr = 0; rr < 2; rr++) {
-          float2 r = *reinterpret_cast<const float2 *>(saux + (warp * 16 + g + rr * 8) * kFwdAuxPitch +
-                                                      nt * 8 + 2 * t);
+          float2 r = *reinterpret_cast<const float2 *>(
+              saux + (warp * 16 + g + rr * 8) * kFwdAuxPitch + nt * 8 + 2 * t);
           float x0 = s[nt][2 * rr], x1 = s[nt][2 * rr + 1];
           z[nt][2 * rr] = x0 == -CUDART_INF_F ? x0 : kf_logit_log2(x0, r.x);
           z[nt][2 * rr + 1] = x1 == -CUDART_INF_F ? x1 : kf_logit_log2(x1, r.y);
@@ -277,11 +271,10 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
 
 // Grid: (heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work on
 // the same key columns of different heads and share corm's mask tiles in L2.
-template <int D, int WL>
-__global__ void __launch_bounds__(kThreads) attn_col(Params p) {
+template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sk = reinterpret_cast<half *>(smem_raw);
-  half *sq0 = sk + kRows * D; // two query tiles, double-buffered
+  half *sq0 = sk + kRows * D;                                    // two query tiles, double-buffered
   float *saux0 = reinterpret_cast<float *>(sq0 + 2 * kCols * D); // two [kCols][kColAuxPitch] tiles
 
   const int h = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;

@@ -17,13 +17,11 @@ namespace fused {
 constexpr int k90Align = 1024; // 128B-swizzle atoms must start 1024-byte aligned
 
 // Tile configuration: NWG warpgroups of 64 query rows each share BN-key K/V stages.
-template <int NWG, int BN>
-struct Cfg90 {
+template <int NWG, int BN> struct Cfg90 {
   static constexpr int kRows = 64 * NWG;
   static constexpr int kCols = BN;
   static constexpr int kThreads = 128 * NWG;
-  template <int D>
-  static constexpr int smem_bytes() {
+  template <int D> static constexpr int smem_bytes() {
     return (kRows + 4 * kCols) * D * (int)sizeof(half) + k90Align;
   }
 };
@@ -31,8 +29,7 @@ struct Cfg90 {
 // A [ROWS, D] fp16 tile as wgmma's 128B-swizzled K-major (or, for V, MN-major) layout: D is cut
 // into 64-element slices of ROWS x 128 bytes; within a slice row r's 16-byte chunk c sits at
 // chunk c ^ (r & 7). Offset in halves.
-template <int ROWS>
-__device__ __forceinline__ int sw128(int row, int chunk) {
+template <int ROWS> __device__ __forceinline__ int sw128(int row, int chunk) {
   return (chunk >> 3) * ROWS * 64 + row * 64 + (((chunk & 7) ^ (row & 7)) << 3);
 }
 
@@ -50,21 +47,28 @@ __device__ __forceinline__ void load_tile_sw128(half *tile, const half *base, lo
 }
 
 // wgmma shared-memory matrix descriptor, 128-byte swizzle.
-__device__ __forceinline__ uint64_t sw128_desc(const half *p, uint32_t lbo_bytes, uint32_t sbo_bytes) {
+__device__ __forceinline__ uint64_t sw128_desc(const half *p, uint32_t lbo_bytes,
+                                               uint32_t sbo_bytes) {
   uint64_t addr = smem_u32(p);
   return ((addr & 0x3FFFF) >> 4) | ((uint64_t)((lbo_bytes & 0x3FFFF) >> 4) << 16) |
          ((uint64_t)((sbo_bytes & 0x3FFFF) >> 4) << 32) | ((uint64_t)1 << 62);
 }
 
 template <int N>
-__device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a, uint64_t b, int scale_d) {
-  if constexpr (N == 64) wgmma_m64n64k16_ss(d, a, b, scale_d);
-  else wgmma_m64n128k16_ss(d, a, b, scale_d);
+__device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a, uint64_t b,
+                                         int scale_d) {
+  if constexpr (N == 64)
+    wgmma_m64n64k16_ss(d, a, b, scale_d);
+  else
+    wgmma_m64n128k16_ss(d, a, b, scale_d);
 }
 template <int N>
-__device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t (&a)[4], uint64_t b) {
-  if constexpr (N == 64) wgmma_m64n64k16_rs_tb(d, a, b);
-  else wgmma_m64n128k16_rs_tb(d, a, b);
+__device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t (&a)[4],
+                                            uint64_t b) {
+  if constexpr (N == 64)
+    wgmma_m64n64k16_rs_tb(d, a, b);
+  else
+    wgmma_m64n128k16_rs_tb(d, a, b);
 }
 
 // acc = A·Bᵀ for one warpgroup, issued and waited: A is rows a_row0 .. a_row0 + 63 of an
@@ -75,7 +79,8 @@ __device__ __forceinline__ void wgmma_abt(float (&acc)[N / 8][4], const half *a_
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < D / 16; kk++) {
-    uint64_t da = sw128_desc(a_tile + (kk >> 2) * A_ROWS * 64 + a_row0 * 64 + (kk & 3) * 16, 16, 1024);
+    uint64_t da =
+        sw128_desc(a_tile + (kk >> 2) * A_ROWS * 64 + a_row0 * 64 + (kk & 3) * 16, 16, 1024);
     uint64_t db = sw128_desc(b_tile + (kk >> 2) * N * 64 + (kk & 3) * 16, 16, 1024);
     wgmma_ss<N>(acc, da, db, kk > 0);
   }
@@ -89,10 +94,10 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
   using C = Cfg90<NWG, BN>;
   constexpr int k90Rows = C::kRows, k90Cols = C::kCols, k90Threads = C::kThreads;
   extern __shared__ unsigned char smem_raw90[];
-  half *sq = reinterpret_cast<half *>(
-      (reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) & ~(uintptr_t)(k90Align - 1));
-  half *sk0 = sq + k90Rows * D;       // K stages 0, 1
-  half *sv0 = sk0 + 2 * k90Cols * D;  // V stages 0, 1
+  half *sq = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) &
+                                      ~(uintptr_t)(k90Align - 1));
+  half *sk0 = sq + k90Rows * D;      // K stages 0, 1
+  half *sv0 = sk0 + 2 * k90Cols * D; // V stages 0, 1
 
   const int qb = gridDim.x - 1 - blockIdx.x;
   const int h = blockIdx.y, b = blockIdx.z;
@@ -215,27 +220,24 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
 // (COL_KEYFORMER, COL_ANY_GE_MASK), whose fp32 tiles need the room.
 constexpr int kCol90Keys = 128, kCol90Threads = 256;
 constexpr int kCol90AuxPitch = kCol90Keys + 4; // floats: a warp's scalar reads hit distinct banks
-template <int WL>
-__host__ __device__ constexpr int col90_queries() {
+template <int WL> __host__ __device__ constexpr int col90_queries() {
   return has_aux<WL>() ? 64 : 128;
 }
-template <int D, int WL>
-constexpr int col90_smem_bytes() {
+template <int D, int WL> constexpr int col90_smem_bytes() {
   constexpr int QN = col90_queries<WL>();
   return (kCol90Keys + 2 * QN) * D * (int)sizeof(half) + 2 * QN * (int)sizeof(float) +
          (has_aux<WL>() ? 2 * QN * kCol90AuxPitch * (int)sizeof(float) : 0) + k90Align;
 }
 
-template <int D, int WL>
-__global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
+template <int D, int WL> __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int QN = col90_queries<WL>();
   extern __shared__ unsigned char smem_raw90[];
-  half *sk = reinterpret_cast<half *>(
-      (reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) & ~(uintptr_t)(k90Align - 1));
-  half *sq0 = sk + kCol90Keys * D;                             // query stages 0, 1
-  float *slse0 = reinterpret_cast<float *>(sq0 + 2 * QN * D);  // their LSE
-  float *saux0 = slse0 + 2 * QN;                               // their noise / mask tiles
+  half *sk = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_raw90) + k90Align - 1) &
+                                      ~(uintptr_t)(k90Align - 1));
+  half *sq0 = sk + kCol90Keys * D;                            // query stages 0, 1
+  float *slse0 = reinterpret_cast<float *>(sq0 + 2 * QN * D); // their LSE
+  float *saux0 = slse0 + 2 * QN;                              // their noise / mask tiles
 
   const int h = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;
   const int j0 = kb * kCol90Keys;
@@ -286,7 +288,8 @@ __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
     wgmma_abt<D, QN, kCol90Keys>(s, sk, wg * 64, sq);
 
     const int i0 = n * QN;
-    const bool edge = j0 + kCol90Keys - 1 > i0 + p.offset || i0 + QN > p.Lq || j0 + kCol90Keys > p.Lkv;
+    const bool edge =
+        j0 + kCol90Keys - 1 > i0 + p.offset || i0 + QN > p.Lq || j0 + kCol90Keys > p.Lkv;
 #pragma unroll
     for (int nt = 0; nt < QN / 8; nt++) {
       const float2 l2 = *reinterpret_cast<const float2 *>(slse + nt * 8 + 2 * t);

@@ -164,26 +164,39 @@ static void to_host_double(double *dst, const float *src_dev, size_t n) {
 
 extern "C" int gpuref_has_workload(const workload_info *w) {
   switch (w->logits) {
-  case LOGITS_SCALED: case LOGITS_SOFTCAP: break;
+  case LOGITS_SCALED:
+  case LOGITS_SOFTCAP: break;
   default: return 0;
   }
   switch (w->column) {
-  case COL_NONE: case COL_SUM: case COL_SUM_SQ: case COL_KEYFORMER: case COL_ANY_GE_MASK: break;
+  case COL_NONE:
+  case COL_SUM:
+  case COL_SUM_SQ:
+  case COL_KEYFORMER:
+  case COL_ANY_GE_MASK: break;
   default: return 0;
   }
   return w->pool >= 0;
 }
 
 extern "C" int gpuref_supports(const attn_shape *s) {
-  return s->dim <= GR_MAX_DIM && s->q_len <= s->kv_len && s->heads <= 65535 &&
-         s->batch <= 65535;
+  return s->dim <= GR_MAX_DIM && s->q_len <= s->kv_len && s->heads <= 65535 && s->batch <= 65535;
 }
 
 extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
                            const attn_io *in, const ref_outputs *out) {
-  gr_args a = {(const __half *)in->q, (const __half *)in->k, (const __half *)in->v,
-               in->exp_rand, in->corm_mask, s->batch, s->heads, s->dim, s->q_len, s->kv_len,
-               workload_table[wl].logits == LOGITS_SOFTCAP, (int)workload_table[wl].column,
+  gr_args a = {(const __half *)in->q,
+               (const __half *)in->k,
+               (const __half *)in->v,
+               in->exp_rand,
+               in->corm_mask,
+               s->batch,
+               s->heads,
+               s->dim,
+               s->q_len,
+               s->kv_len,
+               workload_table[wl].logits == LOGITS_SOFTCAP,
+               (int)workload_table[wl].column,
                1.0f / sqrtf((float)s->dim)};
   size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
   size_t nrows = (size_t)s->batch * s->heads * s->q_len;

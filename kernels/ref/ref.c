@@ -29,8 +29,8 @@ static size_t bshd(const attn_shape *s, int b, int len, int i, int h) {
 }
 
 /* Row i of the scores of head (b, h), masked entries -inf. */
-static void score_row(workload_id wl, const attn_shape *s, const qkv_double *x, int b, int h,
-                      int i, double *row) {
+static void score_row(workload_id wl, const attn_shape *s, const qkv_double *x, int b, int h, int i,
+                      double *row) {
   const double scale = 1.0 / sqrt((double)s->dim);
   size_t qo = bshd(s, b, s->q_len, i, h);
   for (int j = 0; j < s->kv_len; j++) {
@@ -38,7 +38,8 @@ static void score_row(workload_id wl, const attn_shape *s, const qkv_double *x, 
     double dot = 0;
     for (int d = 0; d < s->dim; d++) dot += x->q[qo + d] * x->k[ko + d];
     double sc = dot * scale;
-    if (workload_table[wl].logits == LOGITS_SOFTCAP) sc = GEMMA2_SOFTCAP * tanh(sc / GEMMA2_SOFTCAP);
+    if (workload_table[wl].logits == LOGITS_SOFTCAP)
+      sc = GEMMA2_SOFTCAP * tanh(sc / GEMMA2_SOFTCAP);
     row[j] = causal_masked(s, i, j) ? -INFINITY : sc;
   }
 }
@@ -65,9 +66,8 @@ static void pool_avg(const double *x, double *y, int n, int w) {
   }
 }
 
-static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in,
-                     const qkv_double *x, const ref_outputs *out, int b, int h, double *p,
-                     double *kfp) {
+static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in, const qkv_double *x,
+                     const ref_outputs *out, int b, int h, double *p, double *kfp) {
   const workload_info *w = &workload_table[wl];
   const int lq = s->q_len, lkv = s->kv_len;
   size_t col0 = ((size_t)b * s->heads + h) * lkv; /* [B, H, Lkv] outputs */
@@ -79,7 +79,8 @@ static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in,
 
   for (int i = 0; i < lq; i++) {
     score_row(wl, s, x, b, h, i, p);
-    if (w->column == COL_KEYFORMER) { /* KeyFormer's logits come from the same masked S, before softmax */
+    if (w->column ==
+        COL_KEYFORMER) { /* KeyFormer's logits come from the same masked S, before softmax */
       const float *r = in->exp_rand + (((size_t)b * s->heads + h) * lq + i) * lkv;
       for (int j = 0; j < lkv; j++)
         kfp[j] = p[j] == -INFINITY ? -INFINITY : (p[j] - log((double)r[j])) / KF_TAU;
@@ -121,11 +122,16 @@ static double *to_double(const uint16_t *t, size_t n, const char *what) {
 
 int ref_has_workload(const workload_info *w) {
   switch (w->logits) {
-  case LOGITS_SCALED: case LOGITS_SOFTCAP: break;
+  case LOGITS_SCALED:
+  case LOGITS_SOFTCAP: break;
   default: return 0;
   }
   switch (w->column) {
-  case COL_NONE: case COL_SUM: case COL_SUM_SQ: case COL_KEYFORMER: case COL_ANY_GE_MASK: break;
+  case COL_NONE:
+  case COL_SUM:
+  case COL_SUM_SQ:
+  case COL_KEYFORMER:
+  case COL_ANY_GE_MASK: break;
   default: return 0;
   }
   /* the pool reads the scratch row as wide as the scores: any width works */
@@ -154,8 +160,7 @@ static void *alloc_or_null(int want, size_t n, size_t size, const char *what) {
   return want ? hx_host_alloc(n * size, what) : NULL;
 }
 
-void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed,
-                         ref_host_inputs *in) {
+void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed, ref_host_inputs *in) {
   size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
   in->q = hx_host_alloc(nq * sizeof *in->q, "q");
   in->k = hx_host_alloc(nkv * sizeof *in->k, "k");

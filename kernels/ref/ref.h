@@ -45,8 +45,7 @@ typedef struct {
   uint16_t *q, *k, *v;
   float *exp_rand, *corm_mask; /* NULL unless the workload needs them */
 } ref_host_inputs;
-void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed,
-                         ref_host_inputs *in);
+void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed, ref_host_inputs *in);
 void ref_inputs_free(ref_host_inputs *in);
 
 /* Outputs sized for the workload (unused ones NULL), counted by hx_host_alloc. */

@@ -36,7 +36,8 @@ static double logit(const head_view *hv, int i, int j) {
   double dot = 0;
   for (int d = 0; d < s->dim; d++) dot += (double)rng_half_to_float(q[d]) * rng_half_to_float(k[d]);
   double x = dot / sqrt((double)s->dim);
-  return workload_table[hv->wl].logits == LOGITS_SOFTCAP ? GEMMA2_SOFTCAP * tanh(x / GEMMA2_SOFTCAP) : x;
+  return workload_table[hv->wl].logits == LOGITS_SOFTCAP ? GEMMA2_SOFTCAP * tanh(x / GEMMA2_SOFTCAP)
+                                                         : x;
 }
 
 static double kf_logit(const head_view *hv, int i, int j, double x) {
@@ -64,7 +65,10 @@ static double row_pass(const head_view *hv, int i, double *acc, double *out_row,
     for (int d = 0; d < s->dim; d++) acc[d] += e * rng_half_to_float(v[d]);
     if (workload_table[hv->wl].column == COL_KEYFORMER) {
       double t = kf_logit(hv, i, j, x);
-      if (t > mk) { lk *= exp(mk - t); mk = t; }
+      if (t > mk) {
+        lk *= exp(mk - t);
+        mk = t;
+      }
       lk += exp(t - mk);
     }
   }

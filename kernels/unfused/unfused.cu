@@ -22,10 +22,10 @@
 #include <cuda_fp16.h>
 #include <stdio.h>
 
-#define UF_ALIGN 256
+#define UF_ALIGN       256
 #define UF_ROW_THREADS 256
-#define UF_COL_X 32 /* columns per block in the column reductions */
-#define UF_COL_Y 8  /* row groups per block */
+#define UF_COL_X       32 /* columns per block in the column reductions */
+#define UF_COL_Y       8  /* row groups per block */
 
 static size_t align_up(size_t x) { return (x + UF_ALIGN - 1) / UF_ALIGN * UF_ALIGN; }
 
@@ -99,8 +99,8 @@ __global__ void uf_cast_kernel(const float *p, __half *p16, size_t n) {
 // Thread (x, y) walks rows y, y+8, ... of column j; shared memory folds the 8 partials.
 // SUM: out1 = sum_i P, out2 = sum_i P^2 (when out2). CORM: flags = any_i P >= mask[i][j].
 template <bool CORM>
-__global__ void uf_columns_kernel(const float *p, int q_len, int kv_len, float *out1,
-                                  float *out2, const float *corm_mask, uint8_t *flags) {
+__global__ void uf_columns_kernel(const float *p, int q_len, int kv_len, float *out1, float *out2,
+                                  const float *corm_mask, uint8_t *flags) {
   __shared__ float part1[UF_COL_Y][UF_COL_X], part2[UF_COL_Y][UF_COL_X];
   int j = blockIdx.x * UF_COL_X + threadIdx.x;
   size_t mat = blockIdx.y;
@@ -174,11 +174,12 @@ static int uf_qk(const attn_ctx *ctx, const attn_shape *s, const __half *q, cons
     const __half *qb = q + (size_t)b * s->q_len * ld;
     const __half *kb = k + (size_t)b * s->kv_len * ld;
     __half *sb = scores + (size_t)b * s->heads * s->q_len * s->kv_len;
-    ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
-        (cublasHandle_t)ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, s->kv_len, s->q_len, s->dim, &one,
-        kb, CUDA_R_16F, ld, s->dim, qb, CUDA_R_16F, ld, s->dim, &zero, sb, CUDA_R_16F,
-        s->kv_len, (long long)s->q_len * s->kv_len, s->heads, CUBLAS_COMPUTE_32F,
-        CUBLAS_GEMM_DEFAULT));
+    ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx((cublasHandle_t)ctx->cublas, CUBLAS_OP_T,
+                                                    CUBLAS_OP_N, s->kv_len, s->q_len, s->dim, &one,
+                                                    kb, CUDA_R_16F, ld, s->dim, qb, CUDA_R_16F, ld,
+                                                    s->dim, &zero, sb, CUDA_R_16F, s->kv_len,
+                                                    (long long)s->q_len * s->kv_len, s->heads,
+                                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
   return ATTN_OK;
 }
@@ -194,33 +195,34 @@ static int uf_pv(const attn_ctx *ctx, const attn_shape *s, const __half *p16, co
     const __half *pb = p16 + (size_t)b * s->heads * s->q_len * s->kv_len;
     __half *ob = o + (size_t)b * s->heads * s->q_len * s->dim;
     ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
-        (cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->dim, s->q_len, s->kv_len, &one,
-        vb, CUDA_R_16F, ld, s->dim, pb, CUDA_R_16F, s->kv_len, (long long)s->q_len * s->kv_len,
-        &zero, ob, CUDA_R_16F, s->dim, (long long)s->q_len * s->dim, s->heads,
-        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                             (cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->dim,
+                             s->q_len, s->kv_len, &one, vb, CUDA_R_16F, ld, s->dim, pb, CUDA_R_16F,
+                             s->kv_len, (long long)s->q_len * s->kv_len, &zero, ob, CUDA_R_16F,
+                             s->dim, (long long)s->q_len * s->dim, s->heads, CUBLAS_COMPUTE_32F,
+                             CUBLAS_GEMM_DEFAULT));
   }
   return ATTN_OK;
 }
 
 // ---- the system ---------------------------------------------------------------------------------
 
-static int uf_column_stats(const attn_ctx *ctx, const attn_shape *s, const float *p,
-                           float *out1, float *out2, const float *corm_mask, uint8_t *flags) {
+static int uf_column_stats(const attn_ctx *ctx, const attn_shape *s, const float *p, float *out1,
+                           float *out2, const float *corm_mask, uint8_t *flags) {
   dim3 grid((s->kv_len + UF_COL_X - 1) / UF_COL_X, s->batch * s->heads);
   dim3 block(UF_COL_X, UF_COL_Y);
   if (flags)
-    uf_columns_kernel<true><<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, NULL, NULL,
-                                                             corm_mask, flags);
+    uf_columns_kernel<true>
+        <<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, NULL, NULL, corm_mask, flags);
   else
-    uf_columns_kernel<false><<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, out1,
-                                                              out2, NULL, NULL);
+    uf_columns_kernel<false>
+        <<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, out1, out2, NULL, NULL);
   ATTN_TRY_LAUNCH(ctx, "uf_columns_kernel");
   return ATTN_OK;
 }
 
 // The column statistic of P32 (or of KF32) into the workload's outputs, pooled if asked.
-static int uf_columns(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
-                      const attn_io *io, const float *p, float *colsum) {
+static int uf_columns(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
+                      const float *p, float *colsum) {
   const workload_info *w = &workload_table[wl];
   float *sums = w->pool ? colsum : io->score;
   switch (w->column) {
@@ -228,8 +230,7 @@ static int uf_columns(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
   case COL_SUM:
   case COL_KEYFORMER: ATTN_TRY(uf_column_stats(ctx, s, p, sums, NULL, NULL, NULL)); break;
   case COL_SUM_SQ: ATTN_TRY(uf_column_stats(ctx, s, p, sums, io->score2, NULL, NULL)); break;
-  case COL_ANY_GE_MASK:
-    return uf_column_stats(ctx, s, p, NULL, NULL, io->corm_mask, io->flags);
+  case COL_ANY_GE_MASK: return uf_column_stats(ctx, s, p, NULL, NULL, io->corm_mask, io->flags);
   }
   if (!w->pool) return ATTN_OK;
   size_t ns = shape_score_elems(s);
@@ -284,8 +285,8 @@ static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, cons
   ATTN_TRY_LAUNCH(ctx, "uf_scale_mask_kernel");
   if (w->column == COL_KEYFORMER) {
     float *kf32 = (float *)(ws + l.kf32);
-    uf_softmax_kernel<true><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, io->exp_rand, kf32,
-                                                                      s->kv_len);
+    uf_softmax_kernel<true>
+        <<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, io->exp_rand, kf32, s->kv_len);
     ATTN_TRY_LAUNCH(ctx, "uf_softmax_kernel<keyformer>");
     ATTN_TRY(uf_columns(ctx, wl, s, io, kf32, colsum));
   }

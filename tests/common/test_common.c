@@ -13,11 +13,21 @@
 #include "yamlnode.h"
 
 static int failures, checks;
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    checks++;                                                                  \
+    if (!(cond)) {                                                             \
+      failures++;                                                              \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+    }                                                                          \
+  } while (0)
 
 static void write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
-  if (!f) { perror(path); exit(1); }
+  if (!f) {
+    perror(path);
+    exit(1);
+  }
   fputs(text, f);
   fclose(f);
 }
@@ -63,7 +73,8 @@ static void test_mkdir_p(const char *work) {
 
 static void test_names_and_strings(void) {
   CHECK(repro_is_name("kernel.h100.h2o.fused.log"));
-  CHECK(!repro_is_name(".hidden") && !repro_is_name("") && !repro_is_name("a b") && !repro_is_name("a/b"));
+  CHECK(!repro_is_name(".hidden") && !repro_is_name("") && !repro_is_name("a b") &&
+        !repro_is_name("a/b"));
   char long_name[REPRO_NAME_MAX + 2];
   memset(long_name, 'x', sizeof long_name - 1);
   long_name[sizeof long_name - 1] = '\0';
@@ -82,8 +93,8 @@ static void test_names_and_strings(void) {
   sv_push(&v, "y");
   CHECK(sv_find(&v, "y") == 1 && sv_find(&v, "z") == -1);
   sv_free(&v);
-  CHECK(REPRO_EXIT_OK == 0 && REPRO_EXIT_ERROR == 1 && REPRO_EXIT_USAGE == 2 && REPRO_EXIT_OOM == 3 &&
-        REPRO_EXIT_UNSUPPORTED == 4 && REPRO_EXIT_CHECK_FAILED == 5);
+  CHECK(REPRO_EXIT_OK == 0 && REPRO_EXIT_ERROR == 1 && REPRO_EXIT_USAGE == 2 &&
+        REPRO_EXIT_OOM == 3 && REPRO_EXIT_UNSUPPORTED == 4 && REPRO_EXIT_CHECK_FAILED == 5);
 }
 
 /* Parses text; returns the error message (static copy) or NULL when it parsed. */
@@ -120,7 +131,8 @@ static void test_yaml(const char *work) {
   CHECK(y_check_keys(&err, fused, keys, "a system") == 0);
   static const char *const none[] = {"absent", NULL};
   CHECK(y_check_keys(&err, fused, none, "a system") == -1);
-  CHECK(err.msg && strstr(err.msg, "e.yaml:2:11: unknown key 'command' in a system: expected one of absent"));
+  CHECK(err.msg &&
+        strstr(err.msg, "e.yaml:2:11: unknown key 'command' in a system: expected one of absent"));
   free(err.msg);
   y_free(root);
   err = (ydoc_err){0};
@@ -141,7 +153,10 @@ int main(int argc, char **argv) {
   char *cmd = xasprintf("rm -rf '%s'", work);
   if (system(cmd) != 0) return 1;
   free(cmd);
-  if (mkdir_p(work, 0755) != 0) { perror(work); return 1; }
+  if (mkdir_p(work, 0755) != 0) {
+    perror(work);
+    return 1;
+  }
   test_slurp(work);
   test_mkdir_p(work);
   test_names_and_strings();

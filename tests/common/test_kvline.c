@@ -6,10 +6,18 @@
 #include <string.h>
 
 static int failures, checks;
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    checks++;                                                                  \
+    if (!(cond)) {                                                             \
+      failures++;                                                              \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+    }                                                                          \
+  } while (0)
 
 static void roundtrip(const char *val) {
-  char *buf = NULL; size_t n = 0;
+  char *buf = NULL;
+  size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
   fputs("meta", f);
   kv_put(f, "k", val);
@@ -35,8 +43,16 @@ static void rejects(const char *line) {
 }
 
 int main(void) {
-  const char *vals[] = {"plain", "", "NVIDIA H100 80GB HBM3", "a\"b", "back\\slash", "x=y",
-                        "new\nline", "#hash", "tab\there", "1.2997"};
+  const char *vals[] = {"plain",
+                        "",
+                        "NVIDIA H100 80GB HBM3",
+                        "a\"b",
+                        "back\\slash",
+                        "x=y",
+                        "new\nline",
+                        "#hash",
+                        "tab\there",
+                        "1.2997"};
   for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) roundtrip(vals[i]);
 
   kv_record rec = {0};

@@ -58,17 +58,21 @@ static int find_last(const char *text, const char *tag, kv_record *last) {
   return found;
 }
 
-#define TINY "--layers 2 --hidden 256 --heads 4 --mlp 688 --vocab 1000 --seqlen 64 --keep 16 --keep-std 8 --corm-cap 16"
+#define TINY                                                                                     \
+  "--layers 2 --hidden 256 --heads 4 --mlp 688 --vocab 1000 --seqlen 64 --keep 16 --keep-std 8 " \
+  "--corm-cap 16"
 
 static void check_log(const char *workload) {
   char args[512];
-  snprintf(args, sizeof args, "--workload %s --system fused --device cpu --runs 2 --warmup 1 " TINY, workload);
+  snprintf(args, sizeof args, "--workload %s --system fused --device cpu --runs 2 --warmup 1 " TINY,
+           workload);
   int rc = run(args);
   char *log = slurp(out_path);
   CHECKF(rc == 0, "%s: exit %d", workload, rc);
   CHECKF(strncmp(log, "# repro-log 1\n", 14) == 0, "%s: header", workload);
   kv_record meta = {0}, cfg = {0}, res = {0};
-  CHECK(find_last(log, "meta", &meta) && kv_get(&meta, "gpu") && kv_get(&meta, "commit") && kv_get(&meta, "date"));
+  CHECK(find_last(log, "meta", &meta) && kv_get(&meta, "gpu") && kv_get(&meta, "commit") &&
+        kv_get(&meta, "date"));
   CHECK(find_last(log, "config", &cfg));
   const char *v;
   CHECK((v = kv_get(&cfg, "experiment")) && !strcmp(v, "e2e"));
@@ -81,13 +85,15 @@ static void check_log(const char *workload) {
   CHECK((v = kv_get(&res, "runs")) && !strcmp(v, "2"));
   CHECK((v = kv_get(&res, "warmup")) && !strcmp(v, "1"));
   const char *fields[] = {"avg_ms", "median_ms", "min_ms", "max_ms", "peak_mib"};
-  for (int i = 0; i < 5; i++) CHECKF((v = kv_get(&res, fields[i])) && atof(v) > 0, "%s: %s", workload, fields[i]);
+  for (int i = 0; i < 5; i++)
+    CHECKF((v = kv_get(&res, fields[i])) && atof(v) > 0, "%s: %s", workload, fields[i]);
   CHECKF(kv_get(&res, "gflops_s") == NULL, "%s: e2e result has no gflops_s", workload);
   kv_record_free(&meta), kv_record_free(&cfg), kv_record_free(&res);
   free(log);
 }
 
-static void check_error(const char *args, int want_rc, const char *want_stderr, const char *want_status) {
+static void check_error(const char *args, int want_rc, const char *want_stderr,
+                        const char *want_status) {
   int rc = run(args);
   char *err = slurp(err_path), *log = slurp(out_path);
   CHECKF(rc == want_rc, "'%s': exit %d, want %d", args, rc, want_rc);
@@ -103,10 +109,16 @@ static void check_error(const char *args, int want_rc, const char *want_stderr, 
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) { fprintf(stderr, "usage: %s path/to/llama_e2e\n", argv[0]); return 2; }
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s path/to/llama_e2e\n", argv[0]);
+    return 2;
+  }
   bin = argv[1];
   int fd1 = mkstemp(out_path), fd2 = mkstemp(err_path);
-  if (fd1 < 0 || fd2 < 0) { perror("mkstemp"); return 1; }
+  if (fd1 < 0 || fd2 < 0) {
+    perror("mkstemp");
+    return 1;
+  }
   close(fd1), close(fd2);
   const char *workloads[] = {"attn", "h2o", "roco", "kf", "snapkv", "corm", "gemma2"};
   for (int i = 0; i < 7; i++) check_log(workloads[i]);
@@ -118,7 +130,8 @@ int main(int argc, char **argv) {
   check_error("--workload h2o --system fused --seqlen 12x", 2, "--seqlen", NULL);
   check_error("--workload h2o --system fused --layers 0", 2, "--layers", NULL);
   check_error("--workload h2o --system fused --hidden 250 --heads 4", 2, "not a multiple", NULL);
-  check_error("--workload h2o --system fused --frobnicate 1", 2, "unknown option '--frobnicate'", NULL);
+  check_error("--workload h2o --system fused --frobnicate 1", 2, "unknown option '--frobnicate'",
+              NULL);
   check_error("--workload h2o --system fused --runs", 2, "--runs needs a value", NULL);
   /* default (7B) sizes are far beyond the CPU reference: unsupported, exit 4, log complete */
   check_error("--workload h2o --system ref", 4, "CPU reference", "unsupported");

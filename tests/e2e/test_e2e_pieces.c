@@ -42,7 +42,8 @@ static void test_rmsnorm(void) {
       CHECKF(fabs(u - ratio * x[r * N + i]) < 1e-12 * (1 + fabs(u)), "row %d col %d", r, i);
     }
     CHECK(ratio > 0);
-    CHECKF(fabs(ms_y - ms / (ms + eps)) < 1e-12, "row %d: mean square %g vs %g", r, ms_y, ms / (ms + eps));
+    CHECKF(fabs(ms_y - ms / (ms + eps)) < 1e-12, "row %d: mean square %g vs %g", r, ms_y,
+           ms / (ms + eps));
   }
 }
 
@@ -71,7 +72,8 @@ static void test_rope(void) {
   for (int m = 0; m + 3 < S; m++)
     for (int n = 0; n + 3 < S; n++) {
       double d0 = 0, d1 = 0;
-      for (int i = 0; i < D; i++) d0 += qs[m * D + i] * ks[n * D + i], d1 += qs[(m + 3) * D + i] * ks[(n + 3) * D + i];
+      for (int i = 0; i < D; i++)
+        d0 += qs[m * D + i] * ks[n * D + i], d1 += qs[(m + 3) * D + i] * ks[(n + 3) * D + i];
       CHECKF(fabs(d0 - d1) < 1e-12, "m=%d n=%d: %g vs %g", m, n, d0, d1);
     }
 }
@@ -116,7 +118,10 @@ static void test_topk_and_compact(void) {
     int want_first = total - kept, seen = 0, i = 0;
     for (int j = 0; j < N; j++) {
       if (!a[j]) continue;
-      if (seen++ >= want_first) { CHECKF(idx[i] == j, "slot %d: %d vs %d", i, idx[i], j); i++; }
+      if (seen++ >= want_first) {
+        CHECKF(idx[i] == j, "slot %d: %d vs %d", i, idx[i], j);
+        i++;
+      }
     }
     for (int s = kept; s < cap; s++) CHECK(idx[s] == -1);
   }
@@ -138,7 +143,11 @@ static void test_roco_rule(void) {
   argmax_topk(std, 200, 20, want);
   argmax_topk(score, 200, 30, want);
   int n = 0;
-  for (int j = 0; j < 200; j++) if (want[j]) { CHECKF(n < count && idx[n] == j, "pos %d", j); n++; }
+  for (int j = 0; j < 200; j++)
+    if (want[j]) {
+      CHECKF(n < count && idx[n] == j, "pos %d", j);
+      n++;
+    }
   CHECK(count == 50 && n == 50);
 }
 
@@ -147,8 +156,9 @@ static void test_select_check(void) {
   e2e_config_default(&c);
   c.workload = WL_H2O, c.layers = 1, c.heads = 1, c.seqlen = 100, c.keep = 10;
   double score[100];
-  for (int j = 0; j < 100; j++) score[j] = 100.0 - j + 0.1 * urand(); /* descending: top 10 = 0..9 */
-  score[10] = score[9] * (1 - 1e-4);                                  /* a near tie at the boundary */
+  for (int j = 0; j < 100; j++)
+    score[j] = 100.0 - j + 0.1 * urand(); /* descending: top 10 = 0..9 */
+  score[10] = score[9] * (1 - 1e-4);      /* a near tie at the boundary */
   int32_t want_idx[10], got_idx[10], count = 10;
   for (int i = 0; i < 10; i++) want_idx[i] = got_idx[i] = i;
   e2e_sel_want w = {want_idx, &count, score, NULL, NULL};

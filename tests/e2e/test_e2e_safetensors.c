@@ -25,14 +25,16 @@ static void expect_parse_error(const char *json, const char *want) {
   int rc = st_parse_header("mem.safetensors", json, strlen(json), 64, &f, err, sizeof err);
   CHECKF(rc == -1, "accepted: %s", json);
   CHECKF(strstr(err, want) != NULL, "for %s: message '%s' lacks '%s'", json, err, want);
-  CHECKF(strstr(err, "mem.safetensors: header line 1, column") != NULL || strstr(want, "line") != NULL,
+  CHECKF(strstr(err, "mem.safetensors: header line 1, column") != NULL ||
+             strstr(want, "line") != NULL,
          "message names file, line and column: %s", err);
 }
 
 static void test_parser(void) {
   const char *ok_json =
       "{\"__metadata__\":{\"format\":\"pt\",\"n\":[1,2.5e3,{\"x\":null}]},"
-      " \"a\\u00e9\\n\": {\"dtype\":\"F16\",\"shape\":[2,3],\"data_offsets\":[0,12],\"extra\":true},\n"
+      " \"a\\u00e9\\n\": "
+      "{\"dtype\":\"F16\",\"shape\":[2,3],\"data_offsets\":[0,12],\"extra\":true},\n"
       "\"b\":{\"shape\":[],\"dtype\":\"F32\",\"data_offsets\":[12,16]} }";
   st_file f;
   char err[512] = "";
@@ -48,14 +50,21 @@ static void test_parser(void) {
   }
   expect_parse_error("[]", "'{' opening the header");
   expect_parse_error("{\"a\" {}}", "':'");
-  expect_parse_error("{\"a\":{\"dtype\":\"F17\",\"shape\":[1],\"data_offsets\":[0,2]}}", "a safetensors dtype");
+  expect_parse_error("{\"a\":{\"dtype\":\"F17\",\"shape\":[1],\"data_offsets\":[0,2]}}",
+                     "a safetensors dtype");
   expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[1]}}", "dtype, shape and data_offsets");
-  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[4],\"data_offsets\":[0,6]}}", "8 bytes for dtype F16");
-  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[64],\"data_offsets\":[0,128]}}", "within the 64 data bytes");
-  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[-1],\"data_offsets\":[0,2]}}", "a non-negative integer");
-  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[01],\"data_offsets\":[0,2]}}", "no leading zero");
-  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]}} x", "the end of the header");
-  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]}", "',' or '}'");
+  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[4],\"data_offsets\":[0,6]}}",
+                     "8 bytes for dtype F16");
+  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[64],\"data_offsets\":[0,128]}}",
+                     "within the 64 data bytes");
+  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[-1],\"data_offsets\":[0,2]}}",
+                     "a non-negative integer");
+  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[01],\"data_offsets\":[0,2]}}",
+                     "no leading zero");
+  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]}} x",
+                     "the end of the header");
+  expect_parse_error("{\"a\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]}",
+                     "',' or '}'");
   expect_parse_error("{\"a", "a closing '\"'");
   expect_parse_error("{\"a\\q\":1}", "one of \\\"");
   /* line and column are counted: the bad value sits on line 2, column 6 */
@@ -79,16 +88,21 @@ static int write_safetensors(const char *path, const out_tensor *t, int n) {
     size_t elems = (size_t)t[i].shape[0] * (size_t)(t[i].ndim == 2 ? t[i].shape[1] : 1);
     size_t bytes = elems * (t[i].f32 ? 4 : 2);
     if (t[i].ndim == 2)
-      len += (size_t)sprintf(json + len, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%lld,%lld],\"data_offsets\":[%zu,%zu]}",
-                             t[i].name, t[i].f32 ? "F32" : "F16", t[i].shape[0], t[i].shape[1], off, off + bytes);
+      len += (size_t)sprintf(
+          json + len, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%lld,%lld],\"data_offsets\":[%zu,%zu]}",
+          t[i].name, t[i].f32 ? "F32" : "F16", t[i].shape[0], t[i].shape[1], off, off + bytes);
     else
-      len += (size_t)sprintf(json + len, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%lld],\"data_offsets\":[%zu,%zu]}",
-                             t[i].name, t[i].f32 ? "F32" : "F16", t[i].shape[0], off, off + bytes);
+      len += (size_t)sprintf(
+          json + len, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%lld],\"data_offsets\":[%zu,%zu]}",
+          t[i].name, t[i].f32 ? "F32" : "F16", t[i].shape[0], off, off + bytes);
     off += bytes;
   }
   len += (size_t)sprintf(json + len, "}");
   FILE *f = fopen(path, "wb");
-  if (!f) { free(json); return -1; }
+  if (!f) {
+    free(json);
+    return -1;
+  }
   unsigned char size8[8];
   for (int i = 0; i < 8; i++) size8[i] = (unsigned char)((uint64_t)len >> (8 * i));
   fwrite(size8, 1, 8, f);
@@ -96,19 +110,28 @@ static int write_safetensors(const char *path, const out_tensor *t, int n) {
   for (int i = 0; i < n; i++) {
     size_t elems = (size_t)t[i].shape[0] * (size_t)(t[i].ndim == 2 ? t[i].shape[1] : 1);
     for (size_t e = 0; e < elems; e++) {
-      if (t[i].f32) { float v = (float)t[i].src[e]; fwrite(&v, 4, 1, f); }
-      else { uint16_t h = rng_float_to_half((float)t[i].src[e]); fwrite(&h, 2, 1, f); }
+      if (t[i].f32) {
+        float v = (float)t[i].src[e];
+        fwrite(&v, 4, 1, f);
+      } else {
+        uint16_t h = rng_float_to_half((float)t[i].src[e]);
+        fwrite(&h, 2, 1, f);
+      }
     }
   }
   free(json);
   return fclose(f);
 }
 
-#define TINY "--layers 2 --hidden 256 --heads 4 --mlp 688 --vocab 1000 --seqlen 64 --keep 16 --keep-std 8 --corm-cap 16"
+#define TINY                                                                                     \
+  "--layers 2 --hidden 256 --heads 4 --mlp 688 --vocab 1000 --seqlen 64 --keep 16 --keep-std 8 " \
+  "--corm-cap 16"
 
 static int run(const char *bin, const char *args, const char *err_file) {
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' --workload h2o --system ref --runs 1 --warmup 0 --no-check " TINY " %s >/dev/null 2>%s",
+  snprintf(cmd, sizeof cmd,
+           "'%s' --workload h2o --system ref --runs 1 --warmup 0 --no-check " TINY
+           " %s >/dev/null 2>%s",
            bin, args, err_file);
   int st = system(cmd);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -139,7 +162,8 @@ static int file_has(const char *path, const char *needle) {
 static void test_round_trip(const char *bin) {
   e2e_config c;
   e2e_config_default(&c);
-  c.layers = 2, c.hidden = 256, c.heads = 4, c.head_dim = 64, c.mlp = 688, c.vocab = 1000, c.seqlen = 64;
+  c.layers = 2, c.hidden = 256, c.heads = 4, c.head_dim = 64, c.mlp = 688, c.vocab = 1000,
+  c.seqlen = 64;
   c.workload = WL_H2O, c.keep = 16, c.keep_std = 8, c.corm_cap = 16;
   e2e_ref_model m;
   e2e_ref_model_alloc(&m, &c);
@@ -150,16 +174,19 @@ static void test_round_trip(const char *bin) {
   t[n++] = (out_tensor){"model.norm.weight", 1, 1, {h, 0}, m.final_norm};
   for (int l = c.layers - 1; l >= 0; l--) { /* reverse order: the loader must not care */
     const e2e_ref_layer *w = &m.layer[l];
-    struct { const char *suffix; long long r, cols; const double *src; } parts[] = {
-        {"input_layernorm.weight", h, 0, w->attn_norm},
-        {"self_attn.q_proj.weight", h, h, w->wqkv},
-        {"self_attn.k_proj.weight", h, h, w->wqkv + h * h},
-        {"self_attn.v_proj.weight", h, h, w->wqkv + 2 * h * h},
-        {"self_attn.o_proj.weight", h, h, w->wo},
-        {"post_attention_layernorm.weight", h, 0, w->mlp_norm},
-        {"mlp.gate_proj.weight", f, h, w->wgu},
-        {"mlp.up_proj.weight", f, h, w->wgu + f * h},
-        {"mlp.down_proj.weight", h, f, w->wdown}};
+    struct {
+      const char *suffix;
+      long long r, cols;
+      const double *src;
+    } parts[] = {{"input_layernorm.weight", h, 0, w->attn_norm},
+                 {"self_attn.q_proj.weight", h, h, w->wqkv},
+                 {"self_attn.k_proj.weight", h, h, w->wqkv + h * h},
+                 {"self_attn.v_proj.weight", h, h, w->wqkv + 2 * h * h},
+                 {"self_attn.o_proj.weight", h, h, w->wo},
+                 {"post_attention_layernorm.weight", h, 0, w->mlp_norm},
+                 {"mlp.gate_proj.weight", f, h, w->wgu},
+                 {"mlp.up_proj.weight", f, h, w->wgu + f * h},
+                 {"mlp.down_proj.weight", h, f, w->wdown}};
     for (int p = 0; p < 9; p++) {
       out_tensor *o = &t[n++];
       snprintf(o->name, sizeof o->name, "model.layers.%d.%s", l, parts[p].suffix);
@@ -206,7 +233,10 @@ static void test_round_trip(const char *bin) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) { fprintf(stderr, "usage: %s path/to/llama_e2e\n", argv[0]); return 2; }
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s path/to/llama_e2e\n", argv[0]);
+    return 2;
+  }
   test_parser();
   test_round_trip(argv[1]);
   return check_report();

@@ -47,7 +47,10 @@ static run_result run(const char *args) {
   return r;
 }
 
-static void run_free(run_result *r) { free(r->out); free(r->err); }
+static void run_free(run_result *r) {
+  free(r->out);
+  free(r->err);
+}
 
 static int has_keys(const kv_record *rec, const char *const *keys) {
   for (; *keys; keys++)
@@ -60,11 +63,12 @@ static int has_keys(const kv_record *rec, const char *const *keys) {
 
 /* Parse the log of one workload run and check its shape and contents. */
 static void check_log(workload_id wl, const char *log) {
-  static const char *const meta_keys[] = {"gpu", "cc", "driver", "cuda", "commit", "date", "host", NULL};
-  static const char *const config_keys[] = {"workload", "system", "batch", "heads", "dim", "seqlen",
-                                            "dtype", "device", "impl", NULL};
-  static const char *const result_keys[] = {"status", "avg_ms", "median_ms", "min_ms", "max_ms",
-                                            "runs", "warmup", "gflops_s", "peak_mib", NULL};
+  static const char *const meta_keys[] = {"gpu",    "cc",   "driver", "cuda",
+                                          "commit", "date", "host",   NULL};
+  static const char *const config_keys[] = {"workload", "system", "batch",  "heads", "dim",
+                                            "seqlen",   "dtype",  "device", "impl",  NULL};
+  static const char *const result_keys[] = {"status", "avg_ms", "median_ms", "min_ms",   "max_ms",
+                                            "runs",   "warmup", "gflops_s",  "peak_mib", NULL};
   const workload_info *w = &workload_table[wl];
   /* the outputs the workload has, in the order attnvar checks them */
   const char *all[4] = {"out", w->score_name, w->score2_name, w->flags_name}, *want_checks[4];
@@ -92,14 +96,16 @@ static void check_log(workload_id wl, const char *log) {
       } else if (ok && !strcmp(rec.tag, "config")) {
         n_config++;
         CHECK(has_keys(&rec, config_keys));
-        CHECKF(!strcmp(kv_get(&rec, "workload"), w->name), "config workload=%s", kv_get(&rec, "workload"));
+        CHECKF(!strcmp(kv_get(&rec, "workload"), w->name), "config workload=%s",
+               kv_get(&rec, "workload"));
         CHECK(!strcmp(kv_get(&rec, "device"), "cpu") && !strcmp(kv_get(&rec, "impl"), "ref"));
         CHECK(!strcmp(kv_get(&rec, "seqlen"), "19") && !strcmp(kv_get(&rec, "dtype"), "fp16"));
       } else if (ok && !strcmp(rec.tag, "check")) {
         const char *out = kv_get(&rec, "output");
         CHECKF(n_checks < n_want && out && !strcmp(out, want_checks[n_checks]),
                "%s: check line %d is for '%s'", w->name, n_checks, out ? out : "(none)");
-        CHECKF(kv_get(&rec, "ok") && !strcmp(kv_get(&rec, "ok"), "1"), "%s: %s not ok", w->name, out);
+        CHECKF(kv_get(&rec, "ok") && !strcmp(kv_get(&rec, "ok"), "1"), "%s: %s not ok", w->name,
+               out);
         CHECK(kv_get(&rec, "rel_l2") && kv_get(&rec, "max_abs"));
         n_checks++;
       } else if (ok && !strcmp(rec.tag, "result")) {
@@ -107,14 +113,16 @@ static void check_log(workload_id wl, const char *log) {
         result_last = 1;
         CHECK(has_keys(&rec, result_keys));
         CHECK(!strcmp(kv_get(&rec, "status"), "ok"));
-        CHECK(atof(kv_get(&rec, "avg_ms")) > 0 && atof(kv_get(&rec, "min_ms")) <= atof(kv_get(&rec, "max_ms")));
+        CHECK(atof(kv_get(&rec, "avg_ms")) > 0 &&
+              atof(kv_get(&rec, "min_ms")) <= atof(kv_get(&rec, "max_ms")));
         CHECK(!strcmp(kv_get(&rec, "runs"), "2") && !strcmp(kv_get(&rec, "warmup"), "1"));
       }
     }
     p = nl ? nl + 1 : p + len;
   }
   CHECKF(n_meta == 1 && n_config == 1 && n_result == 1 && result_last,
-         "%s: meta %d config %d result %d (last %d)", w->name, n_meta, n_config, n_result, result_last);
+         "%s: meta %d config %d result %d (last %d)", w->name, n_meta, n_config, n_result,
+         result_last);
   CHECKF(n_checks == n_want, "%s: %d check lines, want %d", w->name, n_checks, n_want);
   kv_record_free(&rec);
 }
@@ -143,11 +151,14 @@ static void expect_usage_error(const char *args, const char *msg) {
 }
 
 static void test_cli_errors(void) {
-  expect_usage_error("--workload nope --system ref", "--workload: unknown 'nope' (expected attn|h2o");
+  expect_usage_error("--workload nope --system ref",
+                     "--workload: unknown 'nope' (expected attn|h2o");
   expect_usage_error("--workload h2o --system best", "--system: unknown 'best'");
-  expect_usage_error("--workload h2o --system ref --seqlen 0", "--seqlen: expected an integer in [1, 1048576], got '0'");
+  expect_usage_error("--workload h2o --system ref --seqlen 0",
+                     "--seqlen: expected an integer in [1, 1048576], got '0'");
   expect_usage_error("--workload h2o --system ref --seqlen 12x", "got '12x'");
-  expect_usage_error("--workload h2o --system ref --dim 1000", "--dim: expected an integer in [1, 256]");
+  expect_usage_error("--workload h2o --system ref --dim 1000",
+                     "--dim: expected an integer in [1, 256]");
   expect_usage_error("--workload h2o --system ref --heads", "--heads: expected an integer");
   expect_usage_error("--workload h2o --system ref --device tpu", "--device: unknown 'tpu'");
   expect_usage_error("--workload h2o --system ref --frobnicate", "unknown option '--frobnicate'");
@@ -173,8 +184,10 @@ static void test_gpu_cell_log_complete(void) {
   CHECKF(res != NULL, "gpu cell: no result line: %s", r.out);
   if (res) {
     res += strlen("\nresult status=");
-    int want = !strncmp(res, "ok ", 3) ? 0 : !strncmp(res, "error ", 6) ? 1
-             : !strncmp(res, "unsupported ", 12) ? 4 : -1;
+    int want = !strncmp(res, "ok ", 3)             ? 0
+               : !strncmp(res, "error ", 6)        ? 1
+               : !strncmp(res, "unsupported ", 12) ? 4
+                                                   : -1;
     CHECKF(want == r.exit_code, "gpu cell: status '%.20s' but exit %d", res, r.exit_code);
   }
   run_free(&r);
@@ -187,7 +200,10 @@ int main(int argc, char **argv) {
   }
   attnvar = argv[1];
   snprintf(dir, sizeof dir, "/tmp/test_attnvar.XXXXXX");
-  if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
   test_logs();
   test_cli_errors();
   test_gpu_cell_log_complete();

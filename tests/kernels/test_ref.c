@@ -32,7 +32,10 @@ static void run_free(run_t *r) {
 
 static double rel_diff(const double *a, const double *b, size_t n) {
   double d2 = 0, b2 = 0;
-  for (size_t i = 0; i < n; i++) { d2 += (a[i] - b[i]) * (a[i] - b[i]); b2 += b[i] * b[i]; }
+  for (size_t i = 0; i < n; i++) {
+    d2 += (a[i] - b[i]) * (a[i] - b[i]);
+    b2 += b[i] * b[i];
+  }
   return b2 > 0 ? sqrt(d2 / b2) : sqrt(d2);
 }
 
@@ -47,7 +50,8 @@ static void test_two_formulations(const attn_shape *s, uint64_t seed) {
     size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
     CHECKF(rel_diff(o.out, r.out.out, nq) < 1e-12, "%s out", workload_names[w]);
     if (o.score) CHECKF(rel_diff(o.score, r.out.score, ns) < 1e-12, "%s score", workload_names[w]);
-    if (o.score2) CHECKF(rel_diff(o.score2, r.out.score2, ns) < 1e-12, "%s score2", workload_names[w]);
+    if (o.score2)
+      CHECKF(rel_diff(o.score2, r.out.score2, ns) < 1e-12, "%s score2", workload_names[w]);
     if (o.flags) CHECKF(memcmp(o.flags, r.out.flags, ns) == 0, "%s flags", workload_names[w]);
     ref_outputs_free(&o);
     run_free(&r);
@@ -66,8 +70,8 @@ static void test_column_sums(const attn_shape *s, uint64_t seed) {
     for (int bh = 0; bh < s->batch * s->heads; bh++) {
       double sum = 0;
       for (int j = 0; j < s->kv_len; j++) sum += r.out.score[(size_t)bh * s->kv_len + j];
-      CHECKF(fabs(sum - s->q_len) < 1e-9 * s->q_len, "%s: column sums %.12f, rows %d",
-             w->name, sum, s->q_len);
+      CHECKF(fabs(sum - s->q_len) < 1e-9 * s->q_len, "%s: column sums %.12f, rows %d", w->name, sum,
+             s->q_len);
     }
     run_free(&r);
   }
@@ -103,8 +107,10 @@ static void test_causal(const attn_shape *s, uint64_t seed) {
     for (size_t e = 0; e < (size_t)s->q_len * row; e++) {
       size_t idx = (size_t)b * s->q_len * row + e;
       int changed = o.out[idx] != r.out.out[idx];
-      if (e / row == (size_t)s->q_len - 1) changed_last += changed;
-      else changed_early += changed;
+      if (e / row == (size_t)s->q_len - 1)
+        changed_last += changed;
+      else
+        changed_early += changed;
     }
   CHECKF(changed_early == 0, "%zu elements of rows < S-1 changed with key S-1", changed_early);
   CHECKF(s->q_len == 1 || changed_last > 0, "the last row ignored its last key");
@@ -174,8 +180,8 @@ static void test_by_hand(void) {
   ref_outputs_free(&o);
   ref_outputs_alloc(WL_H2O, &s, &o);
   ref_run(WL_H2O, &s, &in, &o);
-  CHECKF(fabs(o.score[0] - 1.5) < 1e-15 && fabs(o.score[1] - 0.5) < 1e-15, "h2o %g %g",
-         o.score[0], o.score[1]);
+  CHECKF(fabs(o.score[0] - 1.5) < 1e-15 && fabs(o.score[1] - 0.5) < 1e-15, "h2o %g %g", o.score[0],
+         o.score[1]);
   ref_outputs_free(&o);
 }
 
@@ -184,8 +190,11 @@ int main(void) {
   uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
   printf("seed %llu (set REPRO_TEST_SEED to replay)\n", (unsigned long long)seed);
   /* B, H, D, Lq, Lkv: S = 1, odd sizes, two batches, several heads */
-  const attn_shape shapes[] = {{1, 1, 8, 1, 1},   {1, 2, 16, 17, 17}, {2, 3, 8, 33, 33},
-                               {1, 1, 64, 50, 50}, {1, 2, 128, 9, 9}};
+  const attn_shape shapes[] = {{1, 1, 8, 1, 1},
+                               {1, 2, 16, 17, 17},
+                               {2, 3, 8, 33, 33},
+                               {1, 1, 64, 50, 50},
+                               {1, 2, 128, 9, 9}};
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
     const attn_shape *s = &shapes[i];
     uint64_t sd = seed + i;

@@ -1,13 +1,17 @@
 /* The counter-based generator and the fp16 conversions of kernels/rng.h: exact fp16
  * rounding, the log's accuracy, the normal's moments and tails, determinism. */
-#include "rng.h"
 #include "check.h"
+#include "rng.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-static float bits_to_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static float bits_to_float(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
 
 /* Every finite fp16 survives half -> float -> half, and the float is the exact value. */
 static void test_half_roundtrip(void) {
@@ -32,7 +36,10 @@ static void test_half_rounding(void) {
     float f = bits_to_float((uint32_t)(0x32000000u + (r % (0x47800000u - 0x32000000u))));
     if (r >> 63) f = -f;
     uint16_t h = rng_float_to_half(f);
-    if ((h & 0x7fff) == 0x7c00) { bad += fabs(f) < 65520.0f; continue; } /* overflow to inf */
+    if ((h & 0x7fff) == 0x7c00) {
+      bad += fabs(f) < 65520.0f;
+      continue;
+    } /* overflow to inf */
     double got = rng_half_to_float(h), x = f;
     /* neighbours of h in the fp16 line (same sign) */
     uint16_t up = (uint16_t)(h + 1), down = (uint16_t)(h - 1);
@@ -51,9 +58,9 @@ static void test_half_rounding(void) {
   CHECK(rng_float_to_half(65519.99f) == 0x7bff);
   CHECK(rng_float_to_half(65520.0f) == 0x7c00);
   CHECK(rng_float_to_half(-1e9f) == 0xfc00);
-  CHECK(rng_float_to_half(ldexpf(1.0f, -25)) == 0x0000);       /* tie to even: 0 */
-  CHECK(rng_float_to_half(ldexpf(1.5f, -24)) == 0x0002);       /* tie to even: 2 units */
-  CHECK(rng_float_to_half(ldexpf(1.0f, -14)) == 0x0400);       /* smallest normal */
+  CHECK(rng_float_to_half(ldexpf(1.0f, -25)) == 0x0000);        /* tie to even: 0 */
+  CHECK(rng_float_to_half(ldexpf(1.5f, -24)) == 0x0002);        /* tie to even: 2 units */
+  CHECK(rng_float_to_half(ldexpf(1.0f, -14)) == 0x0400);        /* smallest normal */
   CHECK(rng_float_to_half(1.0f + ldexpf(1.0f, -11)) == 0x3c00); /* tie to even: 1.0 */
   CHECK(rng_float_to_half(NAN) != 0x7c00 && (rng_float_to_half(NAN) & 0x7c00) == 0x7c00);
   CHECK(isnan(rng_half_to_float(0x7e00)) && isinf(rng_half_to_float(0x7c00)));
@@ -77,7 +84,10 @@ static void test_normal(void) {
   int tail3 = 0;
   for (int i = 0; i < n; i++) {
     double z = rng_normal(1, RNG_STREAM_Q, (uint64_t)i);
-    s1 += z; s2 += z * z; s3 += z * z * z; s4 += z * z * z * z;
+    s1 += z;
+    s2 += z * z;
+    s3 += z * z * z;
+    s4 += z * z * z * z;
     tail3 += fabs(z) > 3;
   }
   double mean = s1 / n, var = s2 / n - mean * mean;

@@ -26,7 +26,10 @@ static char *unhex(const char *hex) {
   if (!out) return NULL;
   for (size_t i = 0; i < n / 2; i++) {
     int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) { free(out); return NULL; }
+    if (hi < 0 || lo < 0) {
+      free(out);
+      return NULL;
+    }
     out[i] = (char)(hi * 16 + lo);
   }
   out[n / 2] = '\0';

@@ -55,11 +55,17 @@ static int ninputs;
 
 static void add_file(const char *path) {
   FILE *f = fopen(path, "rb");
-  if (!f || ninputs == 512) { if (f) fclose(f); return; }
+  if (!f || ninputs == 512) {
+    if (f) fclose(f);
+    return;
+  }
   fseek(f, 0, SEEK_END);
   long len = ftell(f);
   fseek(f, 0, SEEK_SET);
-  if (len < 0 || len > (1 << 20)) { fclose(f); return; }
+  if (len < 0 || len > (1 << 20)) {
+    fclose(f);
+    return;
+  }
   char *d = malloc((size_t)len + 1);
   if (d && fread(d, 1, (size_t)len, f) == (size_t)len) {
     inputs[ninputs].data = d;
@@ -73,7 +79,10 @@ static void add_file(const char *path) {
 static void add_path(const char *path) {
   struct stat st;
   if (stat(path, &st) != 0) return;
-  if (!S_ISDIR(st.st_mode)) { add_file(path); return; }
+  if (!S_ISDIR(st.st_mode)) {
+    add_file(path);
+    return;
+  }
   DIR *d = opendir(path);
   if (!d) return;
   struct dirent *de;
@@ -95,9 +104,27 @@ static uint64_t next(void) {
 }
 
 /* Pieces that steer mutations towards the interesting parsers. */
-static const char *tokens[] = {"] avg ", " ms, min ", " ms, max ", " gflops/s", " (10 runs, 4 warmups, profiled)",
-                               "mib=", "Total Activation Memory: ", " bytes", "\r", "\n", "result status=",
-                               "ok", " avg_ms=", "\"", "\\", "# repro-log 1\n", "nan", "1e999", "-", "=", "\0"};
+static const char *tokens[] = {"] avg ",
+                               " ms, min ",
+                               " ms, max ",
+                               " gflops/s",
+                               " (10 runs, 4 warmups, profiled)",
+                               "mib=",
+                               "Total Activation Memory: ",
+                               " bytes",
+                               "\r",
+                               "\n",
+                               "result status=",
+                               "ok",
+                               " avg_ms=",
+                               "\"",
+                               "\\",
+                               "# repro-log 1\n",
+                               "nan",
+                               "1e999",
+                               "-",
+                               "=",
+                               "\0"};
 
 static size_t mutate(char *out, size_t cap, const input *src) {
   size_t len = src->len < cap ? src->len : cap;
@@ -106,10 +133,20 @@ static size_t mutate(char *out, size_t cap, const input *src) {
   for (int e = 0; e < edits; e++) {
     size_t at = len ? next() % (len + 1) : 0;
     switch (next() % 4) {
-    case 0: if (len) out[at % len] ^= (char)(1u << (next() % 8)); break;          /* flip a bit */
-    case 1: if (len) { len = at; } break;                                         /* truncate */
-    case 2: if (at < len) { size_t k = next() % (len - at + 1); memmove(out + at, out + at + k, len - at - k); len -= k; } break;
-    default: {                                                                    /* insert a token */
+    case 0:
+      if (len) out[at % len] ^= (char)(1u << (next() % 8));
+      break; /* flip a bit */
+    case 1:
+      if (len) { len = at; }
+      break; /* truncate */
+    case 2:
+      if (at < len) {
+        size_t k = next() % (len - at + 1);
+        memmove(out + at, out + at + k, len - at - k);
+        len -= k;
+      }
+      break;
+    default: { /* insert a token */
       const char *t = tokens[next() % (sizeof tokens / sizeof *tokens)];
       size_t tl = strlen(t) ? strlen(t) : 1;
       if (len + tl > cap) break;
@@ -125,14 +162,17 @@ static size_t mutate(char *out, size_t cap, const input *src) {
 int main(int argc, char **argv) {
   long iterations = 20000;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atol(argv[++i]);
-    else add_path(argv[i]);
+    if (!strcmp(argv[i], "--iterations") && i + 1 < argc)
+      iterations = atol(argv[++i]);
+    else
+      add_path(argv[i]);
   }
   if (ninputs == 0) {
     fprintf(stderr, "fuzz: no corpus files given\n");
     return 2;
   }
-  for (int i = 0; i < ninputs; i++) LLVMFuzzerTestOneInput((const uint8_t *)inputs[i].data, inputs[i].len);
+  for (int i = 0; i < ninputs; i++)
+    LLVMFuzzerTestOneInput((const uint8_t *)inputs[i].data, inputs[i].len);
   size_t cap = 1 << 16;
   char *buf = malloc(cap);
   for (long it = 0; it < iterations; it++) {

@@ -22,11 +22,13 @@ static double dev_factor(const char *dev) {
 }
 
 static double sys_factor(const char *sys) {
-  static const struct { const char *name; double f; } t[] = {
-      {"torch", 1.0},  {"dynamo", 0.8},   {"inductor", 0.8}, {"tensorrt", 0.7},
-      {"tvm", 1.4},    {"korch", 0.9},    {"einnet", 1.1},   {"flex", 0.6},
-      {"unfused", 0.9}, {"our", 0.28},    {"fused", 0.28},   {"flashattn", 0.3},
-      {"sdpa-flash", 0.3}, {"sdpa-cudnn", 0.27}, {"flashinfer", 0.31}};
+  static const struct {
+    const char *name;
+    double f;
+  } t[] = {{"torch", 1.0},      {"dynamo", 0.8},      {"inductor", 0.8},   {"tensorrt", 0.7},
+           {"tvm", 1.4},        {"korch", 0.9},       {"einnet", 1.1},     {"flex", 0.6},
+           {"unfused", 0.9},    {"our", 0.28},        {"fused", 0.28},     {"flashattn", 0.3},
+           {"sdpa-flash", 0.3}, {"sdpa-cudnn", 0.27}, {"flashinfer", 0.31}};
   for (size_t i = 0; i < sizeof t / sizeof *t; i++)
     if (!strcmp(t[i].name, sys)) return t[i].f;
   return 1.0;
@@ -57,8 +59,9 @@ static void noise(FILE *f, int kb, unsigned seed) {
                          "####################", 20 - p / 5, "", p, 100, p % 60);
       bytes += fprintf(f, "\n");
     } else {
-      bytes += fprintf(f, "[Task %3u/%3u] Current/Best: %8.2f/%8.2f GFLOPS | Progress: (%u/%u) | %.2f s\n",
-                       x % 97, 97u, (x % 10000) / 7.0, (x % 20000) / 9.0, x % 512, 512u, (x % 3000) / 100.0);
+      bytes += fprintf(
+          f, "[Task %3u/%3u] Current/Best: %8.2f/%8.2f GFLOPS | Progress: (%u/%u) | %.2f s\n",
+          x % 97, 97u, (x % 10000) / 7.0, (x % 20000) / 9.0, x % 512, 512u, (x % 3000) / 100.0);
     }
   }
 }
@@ -91,9 +94,11 @@ static void ae_fig12(const char *dir, int noise_kb) {
           if (!strcmp(sys, "tvm") && !strcmp(wl, "corm")) {
             fprintf(f, "tvm: corm's any() reduction is not supported\n");
           } else if (!strcmp(sys, "tensorrt") && !strcmp(wl, "kf") && e == 1) {
-            fprintf(f, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+            fprintf(
+                f, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
           } else if (!strcmp(sys, "tvm") && !strcmp(wl, "snapkv") && e == 1) {
-            fprintf(f, "slurmstepd: error: *** STEP 123.0 ON node1 CANCELLED AT 2024-08-01T10:00:00 DUE TO TIME LIMIT ***\n");
+            fprintf(f, "slurmstepd: error: *** STEP 123.0 ON node1 CANCELLED AT "
+                       "2024-08-01T10:00:00 DUE TO TIME LIMIT ***\n");
           } else {
             ae_time(f, sys, ms, 4096, e == 0);
           }
@@ -113,7 +118,8 @@ static void ae_fig13(const char *dir, int noise_kb) {
       fprintf(f, "FIXTURE: synthetic test log for repro-plot, not a measurement\n");
       double scale = (double)lens[l] * lens[l] / (4096.0 * 4096.0);
       double ms = base_ms[0] * 0.6 * sys_factor(syss[s]) * scale;
-      double mib = !strcmp(syss[s], "our") ? 64.0 * lens[l] / 1024 : 2.0 * 32 * (double)lens[l] * lens[l] * 4 / (1 << 20);
+      double mib = !strcmp(syss[s], "our") ? 64.0 * lens[l] / 1024
+                                           : 2.0 * 32 * (double)lens[l] * lens[l] * 4 / (1 << 20);
       if (!strcmp(syss[s], "torch") && lens[l] == 8192) {
         fprintf(f, "torch.cuda.OutOfMemoryError: CUDA out of memory.\n");
         fclose(f);
@@ -121,8 +127,10 @@ static void ae_fig13(const char *dir, int noise_kb) {
       }
       if (!strcmp(syss[s], "tensorrt")) {
         noise(f, noise_kb / 4, (unsigned)l + 7);
-        fprintf(f, "[08/01/2024-10:00:00] [TRT] [I] Total Activation Memory: %.0f bytes\n", mib * 0.8 * (1 << 20));
-        fprintf(f, "[08/01/2024-10:00:00] [TRT] [I] Total Weights Memory: %.0f bytes\n", mib * 0.2 * (1 << 20));
+        fprintf(f, "[08/01/2024-10:00:00] [TRT] [I] Total Activation Memory: %.0f bytes\n",
+                mib * 0.8 * (1 << 20));
+        fprintf(f, "[08/01/2024-10:00:00] [TRT] [I] Total Weights Memory: %.0f bytes\n",
+                mib * 0.2 * (1 << 20));
       } else {
         fprintf(f, "mib=%.3f\n", mib);
       }
@@ -156,12 +164,19 @@ static void ours_log(const char *dir, const char *name, const char *exp, const c
                      double mib, const char *runner_line) {
   FILE *f = open_log(dir, name);
   fprintf(f, "# repro-log 1\n# FIXTURE: synthetic test log for repro-plot, not a measurement\n");
-  fprintf(f, "meta gpu=\"NVIDIA %s (fixture)\" cc=9.0 driver=0 cuda=13.0 commit=fixture date=2026-01-01T00:00:00Z host=fixture\n", dev);
-  fprintf(f, "config workload=%s system=%s batch=1 heads=32 dim=128 seqlen=%d dtype=fp16 device=gpu impl=fixture%s\n",
+  fprintf(f,
+          "meta gpu=\"NVIDIA %s (fixture)\" cc=9.0 driver=0 cuda=13.0 commit=fixture "
+          "date=2026-01-01T00:00:00Z host=fixture\n",
+          dev);
+  fprintf(f,
+          "config workload=%s system=%s batch=1 heads=32 dim=128 seqlen=%d dtype=fp16 device=gpu "
+          "impl=fixture%s\n",
           wl, sys, seqlen, !strcmp(exp, "e2e") ? " experiment=e2e layers=32" : "");
   if (!strcmp(status, "ok")) {
     fprintf(f, "check output=out rel_l2=3.1e-04 max_abs=1.9e-03 ok=1\n");
-    fprintf(f, "result status=ok avg_ms=%.4f median_ms=%.4f min_ms=%.4f max_ms=%.4f runs=10 warmup=100", ms, ms, ms * 0.98, ms * 1.04);
+    fprintf(
+        f, "result status=ok avg_ms=%.4f median_ms=%.4f min_ms=%.4f max_ms=%.4f runs=10 warmup=100",
+        ms, ms, ms * 0.98, ms * 1.04);
     if (strcmp(exp, "e2e")) fprintf(f, " gflops_s=%.1f", gflop(seqlen) / (ms / 1000.0));
     fprintf(f, " peak_mib=%.1f\n", mib);
   } else {
@@ -184,10 +199,12 @@ static void ours_fig12(const char *dir) {
           snprintf(name, sizeof name, "%s.%s.%s.%s.log", exps[e], devs[d], wl, sys);
           double ms = base_ms[w] * dev_factor(devs[d]) * sys_factor(sys) * (e ? 38.0 : 1.0);
           const char *status = "ok", *runner = NULL;
-          if (!strcmp(sys, "flex") && (!strcmp(wl, "corm") || !strcmp(wl, "kf"))) status = "unsupported";
+          if (!strcmp(sys, "flex") && (!strcmp(wl, "corm") || !strcmp(wl, "kf")))
+            status = "unsupported";
           if (!strcmp(sys, "torch") && !strcmp(wl, "kf") && e == 1) status = "oom";
           if (!strcmp(sys, "inductor") && !strcmp(wl, "snapkv") && e == 1)
-            runner = "result status=timeout source=runner state=TIMEOUT exit=0:15 reason=\"time limit\"";
+            runner =
+                "result status=timeout source=runner state=TIMEOUT exit=0:15 reason=\"time limit\"";
           ours_log(dir, name, exps[e], devs[d], wl, sys, 4096, status, ms, 420.0, runner);
         }
 }
@@ -200,14 +217,16 @@ static void ours_fig13(const char *dir) {
       char name[256];
       snprintf(name, sizeof name, "h100.%s.%d.log", syss[s], lens[l]);
       double scale = (double)lens[l] * lens[l] / (4096.0 * 4096.0);
-      double mib = !strcmp(syss[s], "fused") ? 64.0 * lens[l] / 1024 : 2.0 * 32 * (double)lens[l] * lens[l] * 4 / (1 << 20);
+      double mib = !strcmp(syss[s], "fused") ? 64.0 * lens[l] / 1024
+                                             : 2.0 * 32 * (double)lens[l] * lens[l] * 4 / (1 << 20);
       ours_log(dir, name, "h2o", "h100", "h2o", syss[s], lens[l], "ok",
                base_ms[0] * 0.6 * sys_factor(syss[s]) * scale, mib, NULL);
     }
 }
 
 static void ours_fig14(const char *dir) {
-  static const char *syss[] = {"torch", "inductor", "sdpa-flash", "sdpa-cudnn", "flex", "unfused", "fused"};
+  static const char *syss[] = {"torch", "inductor", "sdpa-flash", "sdpa-cudnn",
+                               "flex",  "unfused",  "fused"};
   for (int w = 5; w < 7; w++)
     for (int s = 0; s < 7; s++) {
       char name[256];
@@ -222,7 +241,11 @@ static void make_dir(const char *path) {
   char tmp[1024];
   snprintf(tmp, sizeof tmp, "%s", path);
   for (char *p = tmp + 1; *p; p++)
-    if (*p == '/') { *p = '\0'; mkdir(tmp, 0777); *p = '/'; }
+    if (*p == '/') {
+      *p = '\0';
+      mkdir(tmp, 0777);
+      *p = '/';
+    }
   if (mkdir(path, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "%s: %s\n", path, strerror(errno));
     exit(1);
@@ -233,9 +256,12 @@ int main(int argc, char **argv) {
   const char *format = NULL, *out = NULL;
   int noise_kb = 2048;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--format")) format = argv[i + 1];
-    else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
-    else if (!strcmp(argv[i], "--noise-kb")) noise_kb = atoi(argv[i + 1]);
+    if (!strcmp(argv[i], "--format"))
+      format = argv[i + 1];
+    else if (!strcmp(argv[i], "--out"))
+      out = argv[i + 1];
+    else if (!strcmp(argv[i], "--noise-kb"))
+      noise_kb = atoi(argv[i + 1]);
   }
   if (!format || !out || (strcmp(format, "ae") && strcmp(format, "ours"))) {
     fprintf(stderr, "usage: gen_fixtures --format ae|ours --out DIR [--noise-kb N]\n");

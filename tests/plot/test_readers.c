@@ -18,15 +18,16 @@
 
 static int passed, failed;
 
-#define CHECK(cond, ...)                                                         \
-  do {                                                                           \
-    if (cond) passed++;                                                          \
-    else {                                                                       \
-      failed++;                                                                  \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-      fprintf(stderr, __VA_ARGS__);                                              \
-      fputc('\n', stderr);                                                       \
-    }                                                                            \
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (cond)                                                         \
+      passed++;                                                       \
+    else {                                                            \
+      failed++;                                                       \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fputc('\n', stderr);                                            \
+    }                                                                 \
   } while (0)
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, fabs(b)); }
@@ -40,22 +41,28 @@ static int parse(const char *text, pt_row *row, rd_issues *is) {
 static void test_ae_time_lines(void) {
   pt_row r;
   rd_issues is = {0};
-  int rc = parse("noise\n 50%|#####| 5/10\r[our] avg 1.2500 ms, min 1.2000 ms, max 1.3100 ms, "
-                 "109951.16277760 gflops/s (10 runs, 4 warmups, profiled)\n"
-                 "[our] avg 9.0 ms, min 9.0 ms, max 9.0 ms, 1.0 gflops/s (1 runs, 1 warmups, profiled)\n",
-                 &r, &is);
+  int rc = parse(
+      "noise\n 50%|#####| 5/10\r[our] avg 1.2500 ms, min 1.2000 ms, max 1.3100 ms, "
+      "109951.16277760 gflops/s (10 runs, 4 warmups, profiled)\n"
+      "[our] avg 9.0 ms, min 9.0 ms, max 9.0 ms, 1.0 gflops/s (1 runs, 1 warmups, profiled)\n",
+      &r, &is);
   CHECK(rc == 0 && r.status == ST_OK, "rc=%d status=%d", rc, r.status);
   CHECK(near(r.avg_ms, 1.25) && near(r.min_ms, 1.2) && near(r.max_ms, 1.31), "avg=%g min=%g max=%g",
         r.avg_ms, r.min_ms, r.max_ms);
   CHECK(near(r.gflops_s, 109951.1627776), "gflops=%.8f (the first time line wins)", r.gflops_s);
   CHECK(!strcmp(r.format, "ae"), "format=%s", r.format);
 
-  rc = parse("[torch] avg 312.5000 ms, min 310.0000 ms, max 320.0000 ms (5 runs, 2 warmups, profiled)\n", &r, &is);
-  CHECK(rc == 0 && near(r.avg_ms, 312.5) && isnan(r.gflops_s), "e2e: avg=%g gflops=%g", r.avg_ms, r.gflops_s);
+  rc = parse(
+      "[torch] avg 312.5000 ms, min 310.0000 ms, max 320.0000 ms (5 runs, 2 warmups, profiled)\n",
+      &r, &is);
+  CHECK(rc == 0 && near(r.avg_ms, 312.5) && isnan(r.gflops_s), "e2e: avg=%g gflops=%g", r.avg_ms,
+        r.gflops_s);
 
-  rc = parse("[d] avg 4 ms, min 3.9 ms, max 4.2 ms, 3.4e+04 gflops/s, 12.5 gb/s (10 runs, 4 warmups)", &r, &is);
-  CHECK(rc == 0 && near(r.avg_ms, 4) && near(r.gflops_s, 34000), "gb/s, no profiled, exponent: avg=%g gflops=%g",
-        r.avg_ms, r.gflops_s);
+  rc = parse(
+      "[d] avg 4 ms, min 3.9 ms, max 4.2 ms, 3.4e+04 gflops/s, 12.5 gb/s (10 runs, 4 warmups)", &r,
+      &is);
+  CHECK(rc == 0 && near(r.avg_ms, 4) && near(r.gflops_s, 34000),
+        "gb/s, no profiled, exponent: avg=%g gflops=%g", r.avg_ms, r.gflops_s);
   CHECK(is.n == 0, "%zu unexpected issues", is.n);
   rd_issues_free(&is);
 }
@@ -65,18 +72,24 @@ static void test_ae_status_and_memory(void) {
   rd_issues is = {0};
   CHECK(parse("building...\nValueError: no\n", &r, &is) == 0 && r.status == ST_UNSUPPORTED,
         "no time line -> NS, status=%d", r.status);
-  CHECK(parse("torch.cuda.OutOfMemoryError: CUDA out of memory.\n", &r, &is) == 0 && r.status == ST_OOM,
+  CHECK(parse("torch.cuda.OutOfMemoryError: CUDA out of memory.\n", &r, &is) == 0 &&
+            r.status == ST_OOM,
         "oom status=%d", r.status);
-  CHECK(parse("*** STEP 1.0 CANCELLED AT x DUE TO TIME LIMIT ***\n", &r, &is) == 0 && r.status == ST_TIMEOUT,
+  CHECK(parse("*** STEP 1.0 CANCELLED AT x DUE TO TIME LIMIT ***\n", &r, &is) == 0 &&
+            r.status == ST_TIMEOUT,
         "timeout status=%d", r.status);
-  CHECK(parse("CUDA out of memory (retried)\n[a] avg 1 ms, min 1 ms, max 1 ms (1 runs, 1 warmups)\n", &r, &is) == 0 &&
-            r.status == ST_OK,
-        "a time line beats an out-of-memory message, status=%d", r.status);
+  CHECK(
+      parse("CUDA out of memory (retried)\n[a] avg 1 ms, min 1 ms, max 1 ms (1 runs, 1 warmups)\n",
+            &r, &is) == 0 &&
+          r.status == ST_OK,
+      "a time line beats an out-of-memory message, status=%d", r.status);
   parse("[I] Total Activation Memory: 1073741824 bytes\n[I] Total Weights Memory: 536870912 bytes\n"
-        "[t] avg 2 ms, min 1.9 ms, max 2.1 ms, 1 gflops/s (10 runs, 4 warmups, profiled)\n", &r, &is);
+        "[t] avg 2 ms, min 1.9 ms, max 2.1 ms, 1 gflops/s (10 runs, 4 warmups, profiled)\n",
+        &r, &is);
   CHECK(near(r.peak_mib, 1536.0), "TensorRT activation+weights = %g MiB", r.peak_mib);
   parse("peak_mib=99999 xmib=88888\nmib=256.5\nmib=300.25\nmib=12.0\n", &r, &is);
-  CHECK(near(r.peak_mib, 300.25), "mib= takes the largest, ignores peak_mib=/xmib=: %g", r.peak_mib);
+  CHECK(near(r.peak_mib, 300.25), "mib= takes the largest, ignores peak_mib=/xmib=: %g",
+        r.peak_mib);
   CHECK(is.n == 0, "%zu unexpected issues", is.n);
   rd_issues_free(&is);
 }
@@ -84,9 +97,10 @@ static void test_ae_status_and_memory(void) {
 static void test_ae_broken(void) {
   pt_row r;
   rd_issues is = {0};
-  CHECK(parse("x\n[our] avg 1.2500 ms, min 1.2000 ms, max", &r, &is) == -1, "a cut time line is skipped");
-  CHECK(is.n == 1 && is.v[0].line == 2 && is.v[0].kind == ISSUE_SKIPPED, "issue at line 2: n=%zu line=%d",
-        is.n, is.n ? is.v[0].line : -1);
+  CHECK(parse("x\n[our] avg 1.2500 ms, min 1.2000 ms, max", &r, &is) == -1,
+        "a cut time line is skipped");
+  CHECK(is.n == 1 && is.v[0].line == 2 && is.v[0].kind == ISSUE_SKIPPED,
+        "issue at line 2: n=%zu line=%d", is.n, is.n ? is.v[0].line : -1);
   rd_issues_free(&is);
   CHECK(parse("", &r, &is) == -1 && is.n == 1 && strstr(is.v[0].msg, "empty"), "empty file");
   rd_issues_free(&is);
@@ -94,7 +108,8 @@ static void test_ae_broken(void) {
   bin[20] = '\0';
   memset(bin + 21, 0x01, 40);
   pt_row_init(&r);
-  CHECK(rd_parse_buffer(bin, sizeof bin, "bin", &r, &is) == -1 && is.n == 1 && strstr(is.v[0].msg, "binary"),
+  CHECK(rd_parse_buffer(bin, sizeof bin, "bin", &r, &is) == -1 && is.n == 1 &&
+            strstr(is.v[0].msg, "binary"),
         "binary file");
   rd_issues_free(&is);
 }
@@ -102,11 +117,11 @@ static void test_ae_broken(void) {
 static void test_ours(void) {
   pt_row r;
   rd_issues is = {0};
-  const char *ok =
-      "# repro-log 1\nmeta gpu=\"NVIDIA H100 80GB HBM3\" cc=9.0\n"
-      "config workload=h2o system=fused batch=1 seqlen=4096 experiment=e2e\n"
-      "check output=out rel_l2=3.1e-04 max_abs=1.9e-03 ok=1\n"
-      "result status=ok avg_ms=1.2997 median_ms=1.2950 min_ms=1.2891 max_ms=1.3592 gflops_s=105749.3 peak_mib=417.0\n";
+  const char *ok = "# repro-log 1\nmeta gpu=\"NVIDIA H100 80GB HBM3\" cc=9.0\n"
+                   "config workload=h2o system=fused batch=1 seqlen=4096 experiment=e2e\n"
+                   "check output=out rel_l2=3.1e-04 max_abs=1.9e-03 ok=1\n"
+                   "result status=ok avg_ms=1.2997 median_ms=1.2950 min_ms=1.2891 max_ms=1.3592 "
+                   "gflops_s=105749.3 peak_mib=417.0\n";
   CHECK(parse(ok, &r, &is) == 0 && r.status == ST_OK, "ok log");
   CHECK(near(r.avg_ms, 1.2997) && near(r.min_ms, 1.2891) && near(r.max_ms, 1.3592) &&
             near(r.gflops_s, 105749.3) && near(r.peak_mib, 417.0),
@@ -114,39 +129,49 @@ static void test_ours(void) {
   CHECK(!strcmp(r.workload, "h2o") && !strcmp(r.system, "fused") && r.seqlen == 4096 &&
             !strcmp(r.experiment, "e2e") && !strcmp(r.format, "ours"),
         "keys %s %s %d %s", r.workload, r.system, r.seqlen, r.experiment);
-  const char *runner = "# repro-log 1\nresult status=ok avg_ms=3.5\n"
-                       "result status=timeout source=runner state=TIMEOUT exit=0:15 reason=\"time limit\"\n";
+  const char *runner =
+      "# repro-log 1\nresult status=ok avg_ms=3.5\n"
+      "result status=timeout source=runner state=TIMEOUT exit=0:15 reason=\"time limit\"\n";
   CHECK(parse(runner, &r, &is) == 0 && r.status == ST_TIMEOUT && isnan(r.avg_ms) &&
             !strcmp(r.reason, "time limit"),
         "the runner's last line wins: status=%d avg=%g", r.status, r.avg_ms);
-  CHECK(parse("result status=error source=runner reason=\"never started\"\n", &r, &is) == 0 && r.status == ST_ERROR,
+  CHECK(parse("result status=error source=runner reason=\"never started\"\n", &r, &is) == 0 &&
+            r.status == ST_ERROR,
         "a runner-only log");
   CHECK(is.n == 0, "%zu unexpected issues", is.n);
-  CHECK(parse("# repro-log 1\nconfig workload=attn\nresult status=ok avg_", &r, &is) == -1, "cut result line");
-  CHECK(is.n == 2 && is.v[0].kind == ISSUE_WARNING && is.v[0].line == 3 && is.v[1].kind == ISSUE_SKIPPED,
+  CHECK(parse("# repro-log 1\nconfig workload=attn\nresult status=ok avg_", &r, &is) == -1,
+        "cut result line");
+  CHECK(is.n == 2 && is.v[0].kind == ISSUE_WARNING && is.v[0].line == 3 &&
+            is.v[1].kind == ISSUE_SKIPPED,
         "warning at line 3 then skipped: n=%zu", is.n);
   rd_issues_free(&is);
   CHECK(parse("# repro-log 1\nresult status=ok\n", &r, &is) == -1, "ok without avg_ms is skipped");
-  CHECK(parse("# repro-log 1\nresult status=fine avg_ms=1\n", &r, &is) == -1, "unknown status is skipped");
+  CHECK(parse("# repro-log 1\nresult status=fine avg_ms=1\n", &r, &is) == -1,
+        "unknown status is skipped");
   rd_issues_free(&is);
 }
 
 static void test_names(void) {
   pt_row r;
   pt_row_init(&r);
-  CHECK(rd_match_name("{experiment}.{device}.{workload}.{system}.log", "kernel.H100.kf.our.log", &r) == 0 &&
-            !strcmp(r.experiment, "kernel") && !strcmp(r.device, "h100") && !strcmp(r.workload, "kf") &&
-            !strcmp(r.system, "our"),
+  CHECK(rd_match_name("{experiment}.{device}.{workload}.{system}.log", "kernel.H100.kf.our.log",
+                      &r) == 0 &&
+            !strcmp(r.experiment, "kernel") && !strcmp(r.device, "h100") &&
+            !strcmp(r.workload, "kf") && !strcmp(r.system, "our"),
         "fig12 name: %s %s %s %s", r.experiment, r.device, r.workload, r.system);
   pt_row_init(&r);
   CHECK(rd_match_name("{device}.{system}.{seqlen}.log", "a100.sdpa-flash.8192.log", &r) == 0 &&
             !strcmp(r.system, "sdpa-flash") && r.seqlen == 8192,
         "fig13 name: %s %d", r.system, r.seqlen);
   pt_row_init(&r);
-  CHECK(rd_match_name("{device}.{system}.{seqlen}.log", "a100.torch.big.log", &r) == -1, "seqlen must be a number");
-  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h100.attn.log", &r) == -1, "too few parts");
-  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h100.attn.a.b.log", &r) == -1, "too many parts");
-  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h$1.attn.x.log", &r) == -1, "unsafe characters");
+  CHECK(rd_match_name("{device}.{system}.{seqlen}.log", "a100.torch.big.log", &r) == -1,
+        "seqlen must be a number");
+  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h100.attn.log", &r) == -1,
+        "too few parts");
+  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h100.attn.a.b.log", &r) == -1,
+        "too many parts");
+  CHECK(rd_match_name("{device}.{workload}.{system}.log", "h$1.attn.x.log", &r) == -1,
+        "unsafe characters");
 }
 
 static void test_csv_roundtrip(void) {
@@ -177,7 +202,8 @@ static void test_csv_roundtrip(void) {
   fclose(f);
   CHECK(pt_read_csv(path, &back) == 0 && back.n == 2, "read back %zu rows", back.n);
   if (back.n == 2) {
-    CHECK(near(back.rows[0].avg_ms, 1.2997) && near(back.rows[0].gflops_s, 105749.3) && isnan(back.rows[0].peak_mib),
+    CHECK(near(back.rows[0].avg_ms, 1.2997) && near(back.rows[0].gflops_s, 105749.3) &&
+              isnan(back.rows[0].peak_mib),
           "numbers survive");
     CHECK(!strcmp(back.rows[0].source, r.source) && !strcmp(back.rows[1].reason, r.reason) &&
               back.rows[1].status == ST_OOM && isnan(back.rows[1].avg_ms),
@@ -208,20 +234,25 @@ static void test_fixture_dirs(void) {
     const pt_row *r = &t.rows[i];
     if (!strcmp(r->system, "fused") && !strcmp(r->workload, "h2o")) {
       seen++;
-      CHECK(near(r->avg_ms, 1.25) && r->seqlen == 4096 && !strcmp(r->experiment, "kernel"), "our -> fused");
+      CHECK(near(r->avg_ms, 1.25) && r->seqlen == 4096 && !strcmp(r->experiment, "kernel"),
+            "our -> fused");
     }
     if (!strcmp(r->system, "torch") && !strcmp(r->experiment, "e2e")) {
       seen++;
       CHECK(!strcmp(r->device, "h100") && near(r->avg_ms, 312.5), "H100 -> h100, e2e time");
     }
-    if (!strcmp(r->system, "inductor")) seen++;                       /* dynamo -> inductor */
-    if (!strcmp(r->system, "tensorrt")) { seen++; CHECK(r->status == ST_OOM, "tensorrt kf OOM"); }
+    if (!strcmp(r->system, "inductor")) seen++; /* dynamo -> inductor */
+    if (!strcmp(r->system, "tensorrt")) {
+      seen++;
+      CHECK(r->status == ST_OOM, "tensorrt kf OOM");
+    }
   }
   CHECK(seen == 4, "aliases applied: %d of 4", seen);
 
   /* the grid model: speedup of ours (1.25 ms) over the best other (inductor 4.0 ms) */
   fg_model m;
-  CHECK(fg_build(&m, &cfg, &cfg.figures[0], &t) == 0 && m.ndev == 1, "only the h100 row is drawn: %d", m.ndev);
+  CHECK(fg_build(&m, &cfg, &cfg.figures[0], &t) == 0 && m.ndev == 1,
+        "only the h100 row is drawn: %d", m.ndev);
   CHECK(near(fg_speedup(&m, 0, 0), 4.0 / 1.25), "h2o speedup %g", fg_speedup(&m, 0, 0));
   CHECK(isnan(fg_speedup(&m, 0, 1)), "no speedup without ours");
   CHECK(fg_at(&m, 0, 4, 3)->status == ST_UNSUPPORTED && fg_at(&m, 0, 3, 3)->status == ST_TIMEOUT,
@@ -234,8 +265,9 @@ static void test_fixture_dirs(void) {
   n = rd_read_path(&o, SRC_DIR "/tests/plot/fixtures/broken/fig12", &t, &is);
   int skipped = 0;
   for (size_t i = 0; i < is.n; i++) skipped += is.v[i].kind == ISSUE_SKIPPED;
-  CHECK(n == 1 && skipped == 4, "broken folder: 1 good log, 4 skipped (cut AE, cut ours, 2 unknown): n=%d skipped=%d",
-        n, skipped);
+  CHECK(n == 1 && skipped == 4,
+        "broken folder: 1 good log, 4 skipped (cut AE, cut ours, 2 unknown): n=%d skipped=%d", n,
+        skipped);
   pt_free(&t);
   rd_issues_free(&is);
 
@@ -246,9 +278,11 @@ static void test_fixture_dirs(void) {
   CHECK(n == 2 && is.n == 0, "fig13 fixtures: n=%d issues=%zu", n, is.n);
   for (size_t i = 0; i < t.n; i++) {
     const pt_row *r = &t.rows[i];
-    CHECK(!strcmp(r->workload, "h2o") && !strcmp(r->experiment, "h2o") && r->seqlen == 4096, "fig13 defaults");
+    CHECK(!strcmp(r->workload, "h2o") && !strcmp(r->experiment, "h2o") && r->seqlen == 4096,
+          "fig13 defaults");
     if (!strcmp(r->system, "tensorrt")) CHECK(near(r->peak_mib, 1536), "trt mib %g", r->peak_mib);
-    if (!strcmp(r->system, "fused")) CHECK(near(r->peak_mib, 300.25) && near(r->gflops_s, 274877.906944), "our mib");
+    if (!strcmp(r->system, "fused"))
+      CHECK(near(r->peak_mib, 300.25) && near(r->gflops_s, 274877.906944), "our mib");
   }
   pt_free(&t);
   rd_issues_free(&is);
@@ -258,29 +292,38 @@ static void test_fixture_dirs(void) {
 static void test_config_errors(void) {
   /* each bad file and the start of the message it must give ("file:" is cut off) */
   const char *bad[][2] = {
-      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s, colour: red}]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s, colour: red}]\n  figures: "
+            "[{name: f, kind: grid, experiment: k}]\n",
        "4:23: unknown key \"colour\""},
-      {EXPS "plot:\n  devices: [{name: \"a;rm -rf\"}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+      {EXPS "plot:\n  devices: [{name: \"a;rm -rf\"}]\n  systems: [{name: s}]\n  figures: [{name: "
+            "f, kind: grid, experiment: k}]\n",
        "3:20: expected name: a name"},
-      {EXPS "plot:\n  devices: [{name: a, label: \"x\\\" y\"}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+      {EXPS "plot:\n  devices: [{name: a, label: \"x\\\" y\"}]\n  systems: [{name: s}]\n  figures: "
+            "[{name: f, kind: grid, experiment: k}]\n",
        "3:30: expected label without quotes"},
-      {EXPS "plot:\n  devices: [{name: a}, {name: b, aliases: [a]}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+      {EXPS "plot:\n  devices: [{name: a}, {name: b, aliases: [a]}]\n  systems: [{name: s}]\n  "
+            "figures: [{name: f, kind: grid, experiment: k}]\n",
        "3:24: devices \"b\" is listed twice"},
       {"plot: [1, 2\n", "2:1: YAML syntax error"},
       {"runner: {}\n", "1:1: no top-level plot: section"},
       {"a: 1\na: 2\nplot: {}\n", "2:1: duplicate key 'a'"},
       {"a: &x 1\nplot: {}\n", "1:4: anchors (&name) are not supported"},
       /* the log name comes from the experiment; a leftover copy is refused */
-      {EXPS "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+      {EXPS "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a}]\n  systems: [{name: s}]\n "
+            " figures: [{name: f, kind: grid}]\n",
        "3:3: plot: log_name is not read"},
       /* two drawn experiments whose logs could not be told apart by one pattern */
-      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n",
+      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: "
+            "grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n",
        "1:50: experiments 'e' and 'k' (line 1) have different log templates"},
-      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid, experiment: nope}]\n",
+      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: "
+            "grid, experiment: nope}]\n",
        "5:47: experiment 'nope' is not under experiments:"},
-      {"experiments: {k: {log: \"x.log\"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+      {"experiments: {k: {log: \"x.log\"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: "
+       "s}]\n  figures: [{name: f, kind: grid}]\n",
        "1:24: log: the plot needs {device}"},
-      {"plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n",
+      {"plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: "
+       "grid}]\n",
        "1:1: expected an 'experiments:' mapping"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -293,7 +336,8 @@ static void test_config_errors(void) {
     char *msg = NULL;
     CHECK(pc_load_msg(path, &c, &msg) == -1, "bad config %zu is rejected", i);
     size_t n = strlen(path);
-    int named = msg && !strncmp(msg, path, n) && msg[n] == ':' && !strncmp(msg + n + 1, bad[i][1], strlen(bad[i][1]));
+    int named = msg && !strncmp(msg, path, n) && msg[n] == ':' &&
+                !strncmp(msg + n + 1, bad[i][1], strlen(bad[i][1]));
     CHECK(named, "bad config %zu: expected '%s', got '%s'", i, bad[i][1], msg ? msg : "(none)");
     free(msg);
     unlink(path);
@@ -301,9 +345,11 @@ static void test_config_errors(void) {
   /* one log template shared by two drawn experiments is fine */
   char path[] = "/tmp/test_plot_yaml_XXXXXX";
   FILE *f = fdopen(mkstemp(path), "w");
-  fputs("experiments: {k: {log: \"{experiment}.{device}.log\"}, e: {log: \"{experiment}.{device}.log\"}}\n"
+  fputs("experiments: {k: {log: \"{experiment}.{device}.log\"}, e: {log: "
+        "\"{experiment}.{device}.log\"}}\n"
         "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n"
-        "  figures: [{name: f, kind: grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n", f);
+        "  figures: [{name: f, kind: grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n",
+        f);
   fclose(f);
   pc_config c;
   char *msg = NULL;

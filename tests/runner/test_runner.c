@@ -16,8 +16,24 @@
 #include "util.h"
 
 static int failures, checks;
-#define CHECK(cond) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); checks++; if (!a_ || !b_ || strcmp(a_, b_) != 0) { failures++; fprintf(stderr, "%s:%d: '%s' != '%s'\n", __FILE__, __LINE__, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } } while (0)
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    checks++;                                                                  \
+    if (!(cond)) {                                                             \
+      failures++;                                                              \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+    }                                                                          \
+  } while (0)
+#define CHECK_STR(a, b)                                                                \
+  do {                                                                                 \
+    const char *a_ = (a), *b_ = (b);                                                   \
+    checks++;                                                                          \
+    if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                           \
+      failures++;                                                                      \
+      fprintf(stderr, "%s:%d: '%s' != '%s'\n", __FILE__, __LINE__, a_ ? a_ : "(null)", \
+              b_ ? b_ : "(null)");                                                     \
+    }                                                                                  \
+  } while (0)
 
 static const char *src_dir, *work_dir;
 
@@ -38,9 +54,10 @@ static void quote_roundtrip(const char *val) {
 }
 
 static void test_quoting(void) {
-  const char *vals[] = {"plain", "", "with space", "; rm -rf /tmp/x", "$(touch /tmp/x)", "`id`", "a'b",
-                        "'", "\"dq\"", "back\\slash", "new\nline", "*", "~root", "$HOME", "a;b|c&d>e<f",
-                        "{bin}", "-n", "%s", "tab\there"};
+  const char *vals[] = {"plain",     "",    "with space", "; rm -rf /tmp/x", "$(touch /tmp/x)",
+                        "`id`",      "a'b", "'",          "\"dq\"",          "back\\slash",
+                        "new\nline", "*",   "~root",      "$HOME",           "a;b|c&d>e<f",
+                        "{bin}",     "-n",  "%s",         "tab\there"};
   for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) quote_roundtrip(vals[i]);
   char *long_val = xmalloc(5000);
   memset(long_val, 'x', 4999);
@@ -131,59 +148,73 @@ static void test_yaml_errors(void) {
   expect_yaml_error("bogus: 1\n", "e.yaml:1:1", "unknown key 'bogus'", 0);
   expect_yaml_error("figure: x\n", "e.yaml:1:1", "missing 'experiments'", 0);
   expect_yaml_error("experiments: {}\n", "e.yaml:1:14", "at least one experiment", 0);
-  expect_yaml_error(EXP_HEAD "    log: \"{device}.log\"\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n    extra: 1\n",
+  expect_yaml_error(EXP_HEAD "    log: \"{device}.log\"\n    time_limit: 10\n    axes: {device: "
+                             "[a], system: [s]}\n    extra: 1\n",
                     "e.yaml:8:5", "unknown key 'extra' in an experiment", 0);
-  expect_yaml_error(EXP_HEAD "    time_limit: 10\n    axes: {device: [a], system: [s]}\n", "e.yaml:5:5", "missing 'log'", 0);
-  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: soon\n    axes: {device: [a], system: [s]}\n",
+  expect_yaml_error(EXP_HEAD "    time_limit: 10\n    axes: {device: [a], system: [s]}\n",
+                    "e.yaml:5:5", "missing 'log'", 0);
+  expect_yaml_error(EXP_HEAD
+                    "    log: x\n    time_limit: soon\n    axes: {device: [a], system: [s]}\n",
                     "e.yaml:6:17", "time_limit: expected seconds", 0);
-  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n    params: {p: [1]}\n",
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], system: "
+                             "[s]}\n    params: {p: [1]}\n",
                     "e.yaml:8:17", "expected a scalar", 0);
-  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: [w], system: [s, t]}\n",
-                    "e.yaml:7:52", "system 't' of experiment 'k' has no entry", 0);
-  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], system: [\"s;rm\"]}\n",
+  expect_yaml_error(
+      EXP_HEAD
+      "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: [w], system: [s, t]}\n",
+      "e.yaml:7:52", "system 't' of experiment 'k' has no entry", 0);
+  expect_yaml_error(EXP_HEAD
+                    "    log: x\n    time_limit: 10\n    axes: {device: [a], system: [\"s;rm\"]}\n",
                     "e.yaml:7:34", "not a valid name", 0);
-  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n",
+  expect_yaml_error(EXP_HEAD
+                    "    log: x\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n",
                     "e.yaml:2:16", "unknown placeholder {workload}", 0);
-  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: [w], system: [s]}\n    exclude: [{system: t}]\n",
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: "
+                             "[w], system: [s]}\n    exclude: [{system: t}]\n",
                     "e.yaml:8:24", "'t' is not a value of axis 'system'", 0);
-  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: [w], system: [s]}\n    params: {p: \"a\\nb\"}\n",
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {device: [a], workload: "
+                             "[w], system: [s]}\n    params: {p: \"a\\nb\"}\n",
                     "e.yaml:8:17", "control character", 0);
-  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: 10\n    axes: {workload: [w], system: [s]}\n",
+  expect_yaml_error(EXP_HEAD
+                    "    log: x\n    time_limit: 10\n    axes: {workload: [w], system: [s]}\n",
                     "e.yaml:7:11", "expected a 'device' axis", 0);
   expect_yaml_error("a: &x 1\nb: *x\n", "e.yaml:1:4", "anchors", 0);
   expect_yaml_error("a: 1\na: 2\n", "e.yaml:2:1", "duplicate key 'a'", 0);
   expect_yaml_error("plot: [1]\nexperiments: {}\n", "e.yaml:1:7", "plot: expected a mapping", 0);
   expect_yaml_error("devices: {h100: {partition: \"a b\"}}\n", "c.yaml:1:29", "partition", 1);
-  expect_yaml_error("devices: {h100: {max_concurrent: 0}}\n", "c.yaml:1:34", "expected an integer", 1);
-  expect_yaml_error("devices: {h100: {gpus: 1}}\n", "c.yaml:1:18", "unknown key 'gpus' in a device", 1);
-  expect_yaml_error("executor: pbs\ndevices: {}\n", "c.yaml:1:11", "expected auto, slurm or local", 1);
+  expect_yaml_error("devices: {h100: {max_concurrent: 0}}\n", "c.yaml:1:34", "expected an integer",
+                    1);
+  expect_yaml_error("devices: {h100: {gpus: 1}}\n", "c.yaml:1:18", "unknown key 'gpus' in a device",
+                    1);
+  expect_yaml_error("executor: pbs\ndevices: {}\n", "c.yaml:1:11", "expected auto, slurm or local",
+                    1);
   expect_yaml_error("name: x\n", "c.yaml:1:1", "missing 'devices'", 1);
 }
 
-static const char *matrix_yaml =
-    "defaults: {n: 1}\n"
-    "systems:\n"
-    "  fast: {command: \"/bin/echo {workload} {n} {seqlen}\"}\n"
-    "  slow: {command: \"/bin/echo slow {workload} {extra}\"}\n"
-    "  gone: {absent: \"not here\"}\n"
-    "experiments:\n"
-    "  kernel:\n"
-    "    log: \"{experiment}.{device}.{workload}.{system}.log\"\n"
-    "    time_limit: \"1:30\"\n"
-    "    axes:\n"
-    "      device: [h100, a100]\n"
-    "      workload: [w1, w2, w3]\n"
-    "      system: [fast, slow, gone]\n"
-    "    exclude:\n"
-    "      - {system: slow, workload: [w2, w3]}\n"
-    "    params: {extra: \"x y\", seqlen: 64}\n"
-    "plot: {anything: [goes, here]}\n";
+static const char *matrix_yaml = "defaults: {n: 1}\n"
+                                 "systems:\n"
+                                 "  fast: {command: \"/bin/echo {workload} {n} {seqlen}\"}\n"
+                                 "  slow: {command: \"/bin/echo slow {workload} {extra}\"}\n"
+                                 "  gone: {absent: \"not here\"}\n"
+                                 "experiments:\n"
+                                 "  kernel:\n"
+                                 "    log: \"{experiment}.{device}.{workload}.{system}.log\"\n"
+                                 "    time_limit: \"1:30\"\n"
+                                 "    axes:\n"
+                                 "      device: [h100, a100]\n"
+                                 "      workload: [w1, w2, w3]\n"
+                                 "      system: [fast, slow, gone]\n"
+                                 "    exclude:\n"
+                                 "      - {system: slow, workload: [w2, w3]}\n"
+                                 "    params: {extra: \"x y\", seqlen: 64}\n"
+                                 "plot: {anything: [goes, here]}\n";
 
-static const char *cluster_yaml =
-    "vars: {n: 7}\n"
-    "devices:\n"
-    "  h100: {partition: gpu-h100, gres: \"gpu:h100:1\", account: proj, qos: normal, max_concurrent: 2,\n"
-    "         cpus_per_task: 4, mem: 16G, setup: [\"module load cuda\"], vars: {extra: \"$(danger)\"}}\n";
+static const char *cluster_yaml = "vars: {n: 7}\n"
+                                  "devices:\n"
+                                  "  h100: {partition: gpu-h100, gres: \"gpu:h100:1\", account: "
+                                  "proj, qos: normal, max_concurrent: 2,\n"
+                                  "         cpus_per_task: 4, mem: 16G, setup: [\"module load "
+                                  "cuda\"], vars: {extra: \"$(danger)\"}}\n";
 
 static void test_expansion(void) {
   expfile f;
@@ -191,9 +222,18 @@ static void test_expansion(void) {
   cellset cs;
   char *err = NULL;
   CHECK(expfile_load_buffer("m.yaml", matrix_yaml, strlen(matrix_yaml), &f, &err) == 0);
-  if (err) { fprintf(stderr, "%s\n", err); free(err); return; }
+  if (err) {
+    fprintf(stderr, "%s\n", err);
+    free(err);
+    return;
+  }
   CHECK(cluster_load_buffer("c.yaml", cluster_yaml, strlen(cluster_yaml), &c, &err) == 0);
-  if (err) { fprintf(stderr, "%s\n", err); free(err); expfile_free(&f); return; }
+  if (err) {
+    fprintf(stderr, "%s\n", err);
+    free(err);
+    expfile_free(&f);
+    return;
+  }
   CHECK(f.exps[0].time_limit_s == 90);
   CHECK(expand(&f, &c, NULL, 0, &cs, &err) == 0);
   /* 2 devices x (3 workloads x 3 systems - 2 excluded) */
@@ -251,32 +291,39 @@ static void test_expansion(void) {
   expfile_free(&f);
 
   /* a log template that does not separate cells is refused */
-  const char *dup = "systems: {s: {command: x}, t: {command: y}}\nexperiments:\n  k:\n    log: \"{device}.log\"\n"
-                    "    time_limit: 5\n    axes: {device: [d], system: [s, t]}\n";
+  const char *dup =
+      "systems: {s: {command: x}, t: {command: y}}\nexperiments:\n  k:\n    log: \"{device}.log\"\n"
+      "    time_limit: 5\n    axes: {device: [d], system: [s, t]}\n";
   CHECK(expfile_load_buffer("d.yaml", dup, strlen(dup), &f, &err) == 0);
-  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == -1 && err && strstr(err, "two cells get the log name 'd.log'"));
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == -1 && err &&
+        strstr(err, "two cells get the log name 'd.log'"));
   free(err);
   expfile_free(&f);
 }
 
-#define FAM_TAIL "experiments:\n  k:\n    log: \"{device}.{system}.log\"\n    time_limit: 10\n    axes: {device: [a], system: [s]}\n"
+#define FAM_TAIL                                                                           \
+  "experiments:\n  k:\n    log: \"{device}.{system}.log\"\n    time_limit: 10\n    axes: " \
+  "{device: [a], system: [s]}\n"
 
 /* families: one command template for several systems; {system} is each one's own name. */
 static void test_families(void) {
-  expect_yaml_error("families: {f: \"run {system}\"}\nsystems: {s: {family: g}}\n" FAM_TAIL, "e.yaml:2:23",
-                    "system 's': unknown family 'g': expected one of f", 0);
-  expect_yaml_error("systems: {s: {family: g}}\n" FAM_TAIL, "e.yaml:1:23", "no 'families:' defined", 0);
+  expect_yaml_error("families: {f: \"run {system}\"}\nsystems: {s: {family: g}}\n" FAM_TAIL,
+                    "e.yaml:2:23", "system 's': unknown family 'g': expected one of f", 0);
+  expect_yaml_error("systems: {s: {family: g}}\n" FAM_TAIL, "e.yaml:1:23", "no 'families:' defined",
+                    0);
   expect_yaml_error("families: {f: \"run x\"}\nsystems: {s: {family: f}}\n" FAM_TAIL, "e.yaml:1:15",
                     "family 'f': expected {system} in the template", 0);
   expect_yaml_error("families: {f: [a]}\nsystems: {s: {family: f}}\n" FAM_TAIL, "e.yaml:1:15",
                     "family 'f': expected a command template", 0);
-  expect_yaml_error("families: {\"f;x\": \"run {system}\"}\nsystems: {s: {family: f}}\n" FAM_TAIL, "e.yaml:1:12",
-                    "family name", 0);
-  expect_yaml_error("families: {f: \"run {system}\"}\nsystems: {s: {family: f, command: x}}\n" FAM_TAIL, "e.yaml:2:14",
-                    "expected exactly one of 'command' (a template), 'family'", 0);
-  expect_yaml_error("families: {f: \"run {system} {nope}\"}\nsystems: {s: {family: f}}\n" FAM_TAIL, "e.yaml:1:15",
-                    "unknown placeholder {nope}", 0);
-  expect_yaml_error("families: []\nsystems: {s: {command: x}}\n" FAM_TAIL, "e.yaml:1:11", "families: expected a mapping", 0);
+  expect_yaml_error("families: {\"f;x\": \"run {system}\"}\nsystems: {s: {family: f}}\n" FAM_TAIL,
+                    "e.yaml:1:12", "family name", 0);
+  expect_yaml_error(
+      "families: {f: \"run {system}\"}\nsystems: {s: {family: f, command: x}}\n" FAM_TAIL,
+      "e.yaml:2:14", "expected exactly one of 'command' (a template), 'family'", 0);
+  expect_yaml_error("families: {f: \"run {system} {nope}\"}\nsystems: {s: {family: f}}\n" FAM_TAIL,
+                    "e.yaml:1:15", "unknown placeholder {nope}", 0);
+  expect_yaml_error("families: []\nsystems: {s: {command: x}}\n" FAM_TAIL, "e.yaml:1:11",
+                    "families: expected a mapping", 0);
 
   /* the file's families, overridden by one experiment's; a system's own command beside them */
   const char *yaml =
@@ -284,17 +331,24 @@ static void test_families(void) {
       "defaults: {w: \"a b\"}\n"
       "systems: {s: {family: f}, \"t-2\": {family: f}, own: {command: \"/bin/echo own\"}}\n"
       "experiments:\n"
-      "  k: {log: \"{experiment}.{device}.{system}.log\", time_limit: 10, axes: {device: [d], system: [s, t-2, own]}}\n"
-      "  e: {log: \"{experiment}.{device}.{system}.log\", time_limit: 10, axes: {device: [d], system: [s]},\n"
+      "  k: {log: \"{experiment}.{device}.{system}.log\", time_limit: 10, axes: {device: [d], "
+      "system: [s, t-2, own]}}\n"
+      "  e: {log: \"{experiment}.{device}.{system}.log\", time_limit: 10, axes: {device: [d], "
+      "system: [s]},\n"
       "      families: {f: \"/bin/echo exp {system}\"}}\n";
   expfile f;
   cellset cs;
   char *err = NULL;
   CHECK(expfile_load_buffer("f.yaml", yaml, strlen(yaml), &f, &err) == 0);
-  if (err) { fprintf(stderr, "%s\n", err); free(err); return; }
+  if (err) {
+    fprintf(stderr, "%s\n", err);
+    free(err);
+    return;
+  }
   CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0);
   CHECK(cs.ncells == 4);
-  const char *want[] = {"/bin/echo file s 'a b'", "/bin/echo file t-2 'a b'", "/bin/echo own", "/bin/echo exp s"};
+  const char *want[] = {"/bin/echo file s 'a b'", "/bin/echo file t-2 'a b'", "/bin/echo own",
+                        "/bin/echo exp s"};
   runtime_vars rt = {.bin = "/b", .root = "/r", .run_dir = "/x"};
   for (int i = 0; i < cs.ncells && i < 4; i++) {
     cell_env env = {&cs, &cs.cells[i], NULL, &rt};
@@ -452,10 +506,16 @@ static void test_golden(void) {
       tasks[n] = cs.cells[i].task;
       n++;
     }
-  runtime_vars rt = {.bin = "/opt/kit/build/bin", .root = "/opt/kit", .run_dir = "/opt/kit/fig/runs/T"};
-  jobscript_spec spec = {.run_dir = "/opt/kit/fig/runs/T", .runner = "/opt/kit/build/bin/repro-run",
-                         .jobname = "repro-T-1", .dev = cluster_device(&c, "h100"), .time_limit_s = 90,
-                         .ncells = n, .cells = cells, .tasks = tasks};
+  runtime_vars rt = {
+      .bin = "/opt/kit/build/bin", .root = "/opt/kit", .run_dir = "/opt/kit/fig/runs/T"};
+  jobscript_spec spec = {.run_dir = "/opt/kit/fig/runs/T",
+                         .runner = "/opt/kit/build/bin/repro-run",
+                         .jobname = "repro-T-1",
+                         .dev = cluster_device(&c, "h100"),
+                         .time_limit_s = 90,
+                         .ncells = n,
+                         .cells = cells,
+                         .tasks = tasks};
   sbuf text = {0};
   CHECK(jobscript_render(&spec, &cs, &rt, &text, &err) == 0);
   char *golden = xasprintf("%s/tests/runner/golden/kernel.h100.sbatch", src_dir);
