@@ -4,9 +4,6 @@
 #   ./run_single.sh kernel roco fused      # one cell
 #   ./run_single.sh e2e h2o device=a100    # any axis as key=value; options pass through
 # the repository root: the nearest folder above this one that holds .repro-root
-root=$(cd "$(dirname "$0")" && pwd)
-until [ -e "$root/.repro-root" ]; do
-  [ "$root" = / ] && { echo "$0: no .repro-root above this folder" >&2; exit 2; }
-  root=$(dirname "$root")
-done
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
+[ -e "$root/.repro-root" ] || { echo "$0: no .repro-root above this folder" >&2; exit 2; }
 exec "$root/scripts/run-single.sh" "$(dirname "$0")" "experiment workload system" "$@"

@@ -2,9 +2,6 @@
 # Reruns one cell (or a filter) into the current run, e.g.
 #   ./run_single.sh fused 8192             # one system at one sequence length
 # the repository root: the nearest folder above this one that holds .repro-root
-root=$(cd "$(dirname "$0")" && pwd)
-until [ -e "$root/.repro-root" ]; do
-  [ "$root" = / ] && { echo "$0: no .repro-root above this folder" >&2; exit 2; }
-  root=$(dirname "$root")
-done
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
+[ -e "$root/.repro-root" ] || { echo "$0: no .repro-root above this folder" >&2; exit 2; }
 exec "$root/scripts/run-single.sh" "$(dirname "$0")" "system seqlen" "$@"

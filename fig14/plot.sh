@@ -6,9 +6,6 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # the repository root: the nearest folder above this one that holds .repro-root
-root=$(cd "$(dirname "$0")" && pwd)
-until [ -e "$root/.repro-root" ]; do
-  [ "$root" = / ] && { echo "$0: no .repro-root above this folder" >&2; exit 2; }
-  root=$(dirname "$root")
-done
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
+[ -e "$root/.repro-root" ] || { echo "$0: no .repro-root above this folder" >&2; exit 2; }
 exec "$root/plot/plot-figure.sh" "$here" "$@"

@@ -5,9 +5,6 @@
 #   ./run.sh [--dry-run] [-c CLUSTER.yaml] [--only key=value,...] [--resume] [--local -j N] ...
 # `build/bin/repro-run --help` lists every option; runner/README.md explains them.
 # the repository root: the nearest folder above this one that holds .repro-root
-root=$(cd "$(dirname "$0")" && pwd)
-until [ -e "$root/.repro-root" ]; do
-  [ "$root" = / ] && { echo "$0: no .repro-root above this folder" >&2; exit 2; }
-  root=$(dirname "$root")
-done
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
+[ -e "$root/.repro-root" ] || { echo "$0: no .repro-root above this folder" >&2; exit 2; }
 exec "$root/scripts/run-figure.sh" "$(dirname "$0")" "$@"
