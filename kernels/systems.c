@@ -33,12 +33,7 @@ const char *const *system_names(void) {
 
 const char *system_choices(void) {
   static char buf[256];
-  if (buf[0]) return buf;
-  size_t used = 0;
-  for (int i = 0; i < system_count; i++)
-    used +=
-        (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? "|" : "", system_table[i].name);
-  return buf;
+  return buf[0] ? buf : names_join(system_names(), system_count, buf, sizeof buf);
 }
 
 void system_list(FILE *out) {

@@ -49,14 +49,22 @@ const char *workload_row_problem(const workload_info *w) {
   return NULL;
 }
 
+int workload_features_within(const workload_info *w, unsigned logits_set, unsigned column_set) {
+  if (workload_row_problem(w)) return 0; /* unknown features included */
+  return (logits_set & FEATURE_BIT(w->logits)) && (column_set & FEATURE_BIT(w->column));
+}
+
+const char *names_join(const char *const *names, int n, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n && used < cap; i++)
+    used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "|" : "", names[i]);
+  return buf;
+}
+
 const char *workload_choices(void) {
   static char buf[512];
-  if (buf[0]) return buf;
-  size_t used = 0;
-  for (int w = 0; w < WL_COUNT; w++)
-    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", w ? "|" : "",
-                             workload_table[w].name);
-  return buf;
+  return buf[0] ? buf : names_join(workload_names, WL_COUNT, buf, sizeof buf);
 }
 
 void workload_list(FILE *out) {

@@ -80,9 +80,16 @@ static const char *const workload_names[WL_COUNT] = {
 
 /* Index of name, or -1. */
 int workload_find(const char *name);
+/* 1 when the row is consistent and uses only logits kinds in logits_set and column statistics
+ * in column_set (bit sets, FEATURE_BIT(x)): what an implementation that knows those features
+ * can run. ~0u means "every feature workload.h defines". */
+#define FEATURE_BIT(x) (1u << (unsigned)(x))
+int workload_features_within(const workload_info *w, unsigned logits_set, unsigned column_set);
 /* NULL when the row is consistent (its features have the outputs they write, its selection
  * the statistic it reads), else why not; static storage. */
 const char *workload_row_problem(const workload_info *w);
+/* names joined with '|' into buf (cap bytes, truncated to fit); returns buf. */
+const char *names_join(const char *const *names, int n, char *buf, size_t cap);
 /* "attn|h2o|..." for usage strings; static storage. */
 const char *workload_choices(void);
 /* One name per line (--list-workloads). */

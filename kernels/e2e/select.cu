@@ -187,9 +187,9 @@ extern "C" void e2e_select(const e2e_model *m, int layer, cudaStream_t s) {
   const int vec = c->head_dim / 8;
   size_t layer_cache = (size_t)H * cap * c->head_dim;
   dim3 grid(cap, H);
-  gather_kernel < <<grid, vec<128 ? vec : 128, 0, s>>>(
-                      (const uint4 *)(m->qkv + hd), (const uint4 *)(m->qkv + 2 * hd), idx, count, H,
-                      cap, vec, (uint4 *)(m->k_cache + layer * layer_cache),
-                      (uint4 *)(m->v_cache + layer * layer_cache));
+  const int threads = vec < 128 ? vec : 128;
+  gather_kernel<<<grid, threads, 0, s>>>(
+      (const uint4 *)(m->qkv + hd), (const uint4 *)(m->qkv + 2 * hd), idx, count, H, cap, vec,
+      (uint4 *)(m->k_cache + layer * layer_cache), (uint4 *)(m->v_cache + layer * layer_cache));
   HX_CUDA_LAUNCH();
 }

@@ -163,20 +163,7 @@ static void to_host_double(double *dst, const float *src_dev, size_t n) {
 }
 
 extern "C" int gpuref_has_workload(const workload_info *w) {
-  switch (w->logits) {
-  case LOGITS_SCALED:
-  case LOGITS_SOFTCAP: break;
-  default: return 0;
-  }
-  switch (w->column) {
-  case COL_NONE:
-  case COL_SUM:
-  case COL_SUM_SQ:
-  case COL_KEYFORMER:
-  case COL_ANY_GE_MASK: break;
-  default: return 0;
-  }
-  return w->pool >= 0;
+  return workload_features_within(w, ~0u, ~0u); // every feature of workload.h
 }
 
 extern "C" int gpuref_supports(const attn_shape *s) {

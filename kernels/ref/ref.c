@@ -121,21 +121,9 @@ static double *to_double(const uint16_t *t, size_t n, const char *what) {
 }
 
 int ref_has_workload(const workload_info *w) {
-  switch (w->logits) {
-  case LOGITS_SCALED:
-  case LOGITS_SOFTCAP: break;
-  default: return 0;
-  }
-  switch (w->column) {
-  case COL_NONE:
-  case COL_SUM:
-  case COL_SUM_SQ:
-  case COL_KEYFORMER:
-  case COL_ANY_GE_MASK: break;
-  default: return 0;
-  }
-  /* the pool reads the scratch row as wide as the scores: any width works */
-  return w->pool >= 0 && (w->pool == 0 || w->score_name != NULL);
+  /* every logits kind and column statistic; the pool reads a scratch row as wide as the
+   * scores, so any width works */
+  return workload_features_within(w, ~0u, ~0u);
 }
 
 void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const ref_outputs *out) {

@@ -12,15 +12,7 @@
 #include "strbuf.h"
 #include "yamlnode.h"
 
-static int failures, checks;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    checks++;                                                                  \
-    if (!(cond)) {                                                             \
-      failures++;                                                              \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
+#include "../check.h"
 
 static void write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
@@ -161,6 +153,5 @@ int main(int argc, char **argv) {
   test_mkdir_p(work);
   test_names_and_strings();
   test_yaml(work);
-  printf("%d checks, %d failed\n", checks, failures);
-  return failures ? 1 : 0;
+  return check_report();
 }

@@ -5,15 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, checks;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    checks++;                                                                  \
-    if (!(cond)) {                                                             \
-      failures++;                                                              \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
+#include "../check.h"
 
 static void roundtrip(const char *val) {
   char *buf = NULL;
@@ -72,6 +64,5 @@ int main(void) {
   rejects("tag k=\"closed\"junk");
   rejects("tag =v");
 
-  printf("%d passed, %d failed\n", checks - failures, failures);
-  return failures != 0;
+  return check_report();
 }

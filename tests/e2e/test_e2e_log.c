@@ -5,7 +5,7 @@
  * Usage: test_e2e_log path/to/llama_e2e */
 #include "kvline.h"
 
-#include "../kernels/check.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

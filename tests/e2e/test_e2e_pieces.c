@@ -12,7 +12,7 @@
 #include "ref_model.h"
 #include "select_check.h"
 
-#include "../kernels/check.h"
+#include "../check.h"
 
 #include <complex.h>
 #include <math.h>

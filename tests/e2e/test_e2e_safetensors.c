@@ -11,7 +11,7 @@
 #include "rng.h"
 #include "safetensors.h"
 
-#include "../kernels/check.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * kvline: header, meta, config, one passing check line per output, a final ok result), and
  * bad command lines fail with exit 2 and a message naming the option. No GPU needed.
  *   test_attnvar_cli PATH/TO/attnvar */
-#include "check.h"
+#include "../check.h"
 #include "kvline.h"
 #include "workload.h"
 

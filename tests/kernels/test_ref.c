@@ -1,7 +1,7 @@
 /* Properties of the CPU reference (kernels/ref) on fresh random inputs, and agreement with the
  * independently written online formulation. The seed comes from the clock unless
  * REPRO_TEST_SEED is set; it is printed so a failure can be replayed. */
-#include "check.h"
+#include "../check.h"
 #include "harness.h"
 #include "ref/ref.h"
 #include "rng.h"

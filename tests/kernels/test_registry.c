@@ -4,8 +4,8 @@
  * exactly the registry. The checks are shown to fail on broken rows. No GPU needed: only
  * host-side support functions run.
  *   test_registry PATH/TO/attnvar */
+#include "../check.h"
 #include "attn_system.h"
-#include "check.h"
 #include "ref/ref.h"
 #ifdef REPRO_HAVE_CUDA
 #include "gpuref/gpuref.h"
@@ -77,6 +77,14 @@ static void test_broken_rows_are_caught(void) {
   bad = workload_table[0];
   bad.select = SEL_TOPK; /* nothing to select by */
   CHECK(workload_row_problem(&bad) != NULL);
+  /* an implementation that lacks a feature says so for the rows that use it */
+  for (int w = 0; w < WL_COUNT; w++) {
+    const workload_info *row = &workload_table[w];
+    unsigned without_own_column = ~0u & ~FEATURE_BIT(row->column);
+    CHECKF(!workload_features_within(row, ~0u, without_own_column), "%s", row->name);
+    CHECKF(workload_features_within(row, FEATURE_BIT(row->logits), FEATURE_BIT(row->column)), "%s",
+           row->name);
+  }
   bad = workload_table[0];
   bad.tol_rel_l2 = 0;
   CHECK(workload_row_problem(&bad) != NULL);

@@ -15,25 +15,7 @@
 #include "template.h"
 #include "util.h"
 
-static int failures, checks;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    checks++;                                                                  \
-    if (!(cond)) {                                                             \
-      failures++;                                                              \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
-#define CHECK_STR(a, b)                                                                \
-  do {                                                                                 \
-    const char *a_ = (a), *b_ = (b);                                                   \
-    checks++;                                                                          \
-    if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                           \
-      failures++;                                                                      \
-      fprintf(stderr, "%s:%d: '%s' != '%s'\n", __FILE__, __LINE__, a_ ? a_ : "(null)", \
-              b_ ? b_ : "(null)");                                                     \
-    }                                                                                  \
-  } while (0)
+#include "../check.h"
 
 static const char *src_dir, *work_dir;
 
@@ -556,6 +538,5 @@ int main(int argc, char **argv) {
   test_cellog();
   test_journal();
   test_golden();
-  printf("%d passed, %d failed\n", checks - failures, failures);
-  return failures != 0;
+  return check_report();
 }
