@@ -26,7 +26,7 @@ expect "one log per case" test "$(ls "$tmp"/gc/gpu_check/logs/*.log | wc -l)" = 
 
 OUT=$tmp/b "$root/kernels/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"
 expect "bad --jobs is a usage error" test $? = 2
-expect "bad --jobs names the option" grep -q -- "--jobs: expected a positive integer, got 'x'" "$tmp/err"
+expect "bad --jobs names the option" grep -q -- "--jobs: expected an integer >= 1, got 'x'" "$tmp/err"
 
 OUT=$tmp/b "$root/kernels/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
 expect "bench exits 0" test $? = 0
