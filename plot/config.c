@@ -328,8 +328,9 @@ static void default_figure_name(const char *path, char *dst) {
     *slash = '\0';
   const char *base = strrchr(tmp, '/');
   base = base ? base + 1 : tmp;
-  if (!strcmp(base, ".") || !pt_valid_name(base)) base = "figure";
-  snprintf(dst, PT_NAME, "%s", base);
+  /* a valid name fits PT_NAME; anything longer is no valid name */
+  if (!strcmp(base, ".") || strlen(base) >= PT_NAME || !pt_valid_name(base)) base = "figure";
+  snprintf(dst, PT_NAME, "%.*s", PT_NAME - 1, base);
 }
 
 int pc_load(const char *path, pc_config *c) {
