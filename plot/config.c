@@ -329,7 +329,8 @@ static void default_figure_name(const char *path, char *dst) {
   const char *base = strrchr(tmp, '/');
   base = base ? base + 1 : tmp;
   if (!strcmp(base, ".") || !pt_valid_name(base)) base = "figure";
-  snprintf(dst, PT_NAME, "%s", base);
+  memcpy(dst, base, strlen(base) + 1); /* a valid name is shorter than PT_NAME (gcc -O0 with
+                                          sanitizers warns about snprintf here) */
 }
 
 int pc_load(const char *path, pc_config *c) {
