@@ -130,17 +130,55 @@ static int read_logs(const pc_config *cfg, const char *logs, pt_table *t, rd_iss
 
 static int print_issues(const rd_issues *is, FILE *out) {
   if (!is->n) return 0;
-  fprintf(out, "\n== broken, unknown or odd logs (%zu)\n", is->n);
+  fprintf(out, "\n== broken, unknown, odd or undrawn logs (%zu)\n", is->n);
+  static const char *const kind[] = {"skipped", "warning", "not drawn"};
   for (size_t i = 0; i < is->n; i++) {
     const rd_issue *it = &is->v[i];
     if (it->line)
-      fprintf(out, "  %-7s %s:%d: %s\n", it->kind == ISSUE_SKIPPED ? "skipped" : "warning",
-              it->path, it->line, it->msg);
+      fprintf(out, "  %-7s %s:%d: %s\n", kind[it->kind], it->path, it->line, it->msg);
     else
-      fprintf(out, "  %-7s %s: %s\n", it->kind == ISSUE_SKIPPED ? "skipped" : "warning", it->path,
-              it->msg);
+      fprintf(out, "  %-7s %s: %s\n", kind[it->kind], it->path, it->msg);
   }
   return (int)is->n;
+}
+
+/* Why no figure of cfg draws row r (drawn[] says which rows some figure placed). Every log
+ * read is drawn or listed with its reason. */
+static void why_not_drawn(const pc_config *cfg, const pt_row *r, char *why, size_t cap) {
+  int in_fig = 0, col = 0;
+  for (int f = 0; f < cfg->nfigures; f++) {
+    const pc_figure *fig = &cfg->figures[f];
+    if (fig->experiment[0] && strcmp(fig->experiment, r->experiment)) continue;
+    in_fig = 1;
+    if (fig->kind == FIG_GRID) col |= pc_find(cfg->workloads, cfg->nworkloads, r->workload) >= 0;
+    for (int k = 0; fig->kind == FIG_SWEEP && k < fig->nseqlens; k++)
+      col |= !strcmp(fig->workload, r->workload) && fig->seqlens[k] == r->seqlen;
+  }
+  if (!in_fig)
+    snprintf(why, cap, "experiment %s is drawn by none of %s's plot: figures", r->experiment,
+             cfg->figure);
+  else if (pc_find(cfg->systems, cfg->nsystems, r->system) < 0)
+    snprintf(why, cap, "system %s is not in %s's plot: systems", r->system, cfg->figure);
+  else if (pc_find(cfg->devices, cfg->ndevices, r->device) < 0)
+    snprintf(why, cap, "device %s is not in %s's plot: devices", r->device, cfg->figure);
+  else if (!col)
+    snprintf(why, cap, "workload %s at seqlen %d is in no column of %s's figures", r->workload,
+             r->seqlen, cfg->figure);
+  else
+    snprintf(why, cap, "another log of the same cell is drawn (seqlen %d here)", r->seqlen);
+}
+
+static size_t note_undrawn(const pc_config *cfg, const pt_table *t, const unsigned char *drawn,
+                           rd_issues *is) {
+  size_t n = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (drawn[i]) continue;
+    char why[200];
+    why_not_drawn(cfg, &t->rows[i], why, sizeof why);
+    rd_issue_add(is, ISSUE_NOT_DRAWN, t->rows[i].source, 0, "%s", why);
+    n++;
+  }
+  return n;
 }
 
 static const char *template_dir(const cli *c) {
@@ -172,13 +210,21 @@ static int cmd_draw(const cli *c) {
   printf("repro-plot: %zu logs read from %s (%s)\n", t.n, c->logs, cfg.figure);
   char names[PC_MAX_FIGURES][48];
   int missing = 0;
+  unsigned char *drawn = calloc(t.n ? t.n : 1, 1);
+  if (!drawn) {
+    rc = 1;
+    goto out;
+  }
   for (int f = 0; f < cfg.nfigures; f++) {
     fg_model m;
     if (fg_build(&m, &cfg, &cfg.figures[f], &t)) {
       fprintf(stderr, "out of memory\n");
+      free(drawn);
       rc = 1;
       goto out;
     }
+    for (size_t k = 0; k < (size_t)m.ndev * (size_t)m.nx * (size_t)cfg.nsystems; k++)
+      if (m.cells[k].row) drawn[m.cells[k].row - t.rows] = 1;
     if (fg_emit(&m, out, template_dir(c))) rc = 1;
     fg_print_table(&m, stdout);
     if (t.n) missing += fg_print_missing(&m, stdout, c->verbose ? 0 : 24);
@@ -186,6 +232,11 @@ static int cmd_draw(const cli *c) {
     snprintf(names[f], sizeof names[f], "%s", cfg.figures[f].name);
   }
   if (!t.n) printf("\n(no logs in %s: every cell is NS)\n", c->logs);
+  size_t undrawn = note_undrawn(&cfg, &t, drawn, &is);
+  free(drawn);
+  if (t.n)
+    printf("\n%zu logs read: %zu drawn, %zu read and not drawn%s\n", t.n, t.n - undrawn, undrawn,
+           undrawn ? " (listed below, with why)" : "");
   print_issues(&is, stdout);
   if (rc == 0 && !c->no_render) {
     if (!render_have_gnuplot()) {
@@ -203,7 +254,8 @@ static int cmd_draw(const cli *c) {
     }
   }
   if (rc == 0 && c->strict && is.n) {
-    fprintf(stderr, "repro-plot: --strict: %zu logs are broken or odd (listed above)\n", is.n);
+    fprintf(stderr, "repro-plot: --strict: %zu logs are broken, odd or not drawn (listed above)\n",
+            is.n);
     rc = 3;
   }
   (void)missing;
@@ -214,7 +266,7 @@ out:
 }
 
 static int write_table(const cli *c, pt_table *t) {
-  qsort(t->rows, t->n, sizeof *t->rows, pt_cmp_cell);
+  if (t->n > 1) qsort(t->rows, t->n, sizeof *t->rows, pt_cmp_cell);
   FILE *out = c->output ? fopen(c->output, "w") : stdout;
   if (!out) {
     fprintf(stderr, "%s: cannot write: %s\n", c->output, strerror(errno));
@@ -316,7 +368,7 @@ static int cmd_compare(const cli *c) {
     rc = 1;
     goto out;
   }
-  qsort(a.rows, a.n, sizeof *a.rows, pt_cmp_cell);
+  if (a.n > 1) qsort(a.rows, a.n, sizeof *a.rows, pt_cmp_cell);
   printf("%-44s %12s %12s %8s\n", "cell (experiment.device.workload.system@seqlen)", "A ms", "B ms",
          "B/A");
   double logsum = 0;

@@ -17,18 +17,20 @@ const ae_pattern ae_patterns[] = {
      "\\[[^\\]]*\\] avg (?<avg_ms>" NUM ") ms, min (?<min_ms>" NUM ") ms, max (?<max_ms>" NUM
      ") ms(?:, (?<gflops_s>" NUM ") gflops/s)?(?:, (?:" NUM ") gb/s)? \\([0-9]+ runs, [0-9]+ "
      "warmups(?:, profiled)?\\)",
-     PICK_FIRST, 1, 0, ST_OK},
-    /* peak memory of the PyTorch-based systems: mib=<float> (not peak_mib=, not xmib=) */
-    {"mib", "mib=", "(?<![A-Za-z0-9_])mib=(?<mib>" NUM ")", PICK_MAX, 1, 0, ST_OK},
-    /* TensorRT engine memory: activation + weights, summed by the reader */
+     PICK_FIRST, 1, 0, ST_OK, 0, 1},
+    /* peak memory of the PyTorch-based systems: a line `mib=<float>` (the artifact's
+     * `\nmib=`), so start_peak_mem_mib=, peak_mib= and xmib= lines are not candidates */
+    {"mib", "mib=", "^mib=(?<mib>" NUM ")\\s*$", PICK_MAX, 1, 0, ST_OK, 1, 0},
+    /* TensorRT engine memory: activation + weights, summed by the reader; in a log that has
+     * them they win over mib= (the artifact's fig13/plot.py does the same for tensorrt) */
     {"trt_act", "Total Activation Memory:",
-     "Total Activation Memory: (?<trt_act_bytes>[0-9]+) bytes", PICK_FIRST, 1, 0, ST_OK},
+     "Total Activation Memory:\\s*(?<trt_act_bytes>[0-9]+) bytes", PICK_FIRST, 1, 0, ST_OK, 0, 0},
     {"trt_weights", "Total Weights Memory:",
-     "Total Weights Memory: (?<trt_weight_bytes>[0-9]+) bytes", PICK_FIRST, 1, 0, ST_OK},
+     "Total Weights Memory:\\s*(?<trt_weight_bytes>[0-9]+) bytes", PICK_FIRST, 1, 0, ST_OK, 0, 0},
     /* a cell without a time line is NS, unless its output says why it failed */
-    {"oom", "out of memory", "out of memory", PICK_FIRST, 0, 1, ST_OOM},
-    {"oom", "OutOfMemoryError", "OutOfMemoryError", PICK_FIRST, 0, 1, ST_OOM},
-    {"timeout", "DUE TO TIME LIMIT", "DUE TO TIME LIMIT", PICK_FIRST, 0, 1, ST_TIMEOUT},
+    {"oom", "out of memory", "out of memory", PICK_FIRST, 0, 1, ST_OOM, 0, 0},
+    {"oom", "OutOfMemoryError", "OutOfMemoryError", PICK_FIRST, 0, 1, ST_OOM, 0, 0},
+    {"timeout", "DUE TO TIME LIMIT", "DUE TO TIME LIMIT", PICK_FIRST, 0, 1, ST_TIMEOUT, 0, 0},
 };
 
 const int ae_npatterns = (int)(sizeof ae_patterns / sizeof ae_patterns[0]);

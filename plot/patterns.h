@@ -24,6 +24,8 @@ typedef enum {
 /* Group name of each metric, indexed by ae_metric ("avg_ms", "mib", ...). */
 extern const char *const ae_metric_names[AE_NMETRICS];
 
+/* Values that are not finite (nan, inf) or out of range never count: such a line is reported
+ * and skipped, and a later valid line counts. */
 typedef enum {
   PICK_FIRST, /* the first matching line wins (the original plot scripts used re.search) */
   PICK_MAX,   /* the largest value over all matching lines (peak memory) */
@@ -37,6 +39,8 @@ typedef struct {
   int required_shape; /* 1: a line with the literal that does not match is malformed */
   int sets_status;    /* 1: a match marks the cell with `status` when it has no time */
   pt_status status;
+  int line_start; /* 1: the literal must begin the line (mib=, not start_peak_mem_mib=) */
+  int positive;   /* 1: every metric of a matching line must be > 0 (times), else >= 0 */
 } ae_pattern;
 
 extern const ae_pattern ae_patterns[];

@@ -32,13 +32,15 @@ void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line,
     is->cap = cap;
   }
   rd_issue *it = &is->v[is->n++];
-  snprintf(it->path, sizeof it->path, "%s", path);
+  pt_utf8_copy(it->path, sizeof it->path, path);
   it->line = line;
   it->kind = kind;
+  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(it->msg, sizeof it->msg, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  pt_utf8_copy(it->msg, sizeof it->msg, msg); /* "%.40s" of a log's text may cut a character */
 }
 
 void rd_issues_free(rd_issues *is) {
@@ -150,43 +152,49 @@ static void line_bounds(const char *buf, const char *end, const char *p, const c
   *le = e;
 }
 
-/* Runs one pattern over the buffer; returns -1 when a line has the literal but not the
- * expected shape and no line matched (then *bad is that line). */
-static int ae_scan(int pi, const char *buf, size_t len, ae_values *vals, const char **bad) {
+/* Runs one pattern over buf[0, len). A line holding the literal that does not have the
+ * pattern's shape sets *bad_shape (the first such line); one that has the shape but a value
+ * that is not finite (or not positive where the pattern wants it) sets *bad_value and never
+ * counts. Returns the number of lines that counted. */
+static int ae_scan(int pi, const char *buf, size_t len, ae_values *vals, const char **bad_shape,
+                   const char **bad_value) {
   const ae_pattern *pat = &ae_patterns[pi];
   compiled_pattern *cp = &compiled[pi];
   size_t litlen = strlen(pat->literal);
   const char *end = buf + len, *p = buf;
   int matched = 0;
-  *bad = NULL;
+  *bad_shape = *bad_value = NULL;
   while (p < end) {
     const char *hit = memmem(p, (size_t)(end - p), pat->literal, litlen);
     if (!hit) break;
     const char *ls, *le;
     line_bounds(buf, end, hit, &ls, &le);
-    int rc = pcre2_match(cp->code, (PCRE2_SPTR)ls, (PCRE2_SIZE)(le - ls), 0, 0, cp->md, NULL);
     p = le < end ? le + 1 : end;
+    if (pat->line_start && hit != ls) continue; /* start_peak_mem_mib=: another key */
+    int rc = pcre2_match(cp->code, (PCRE2_SPTR)ls, (PCRE2_SIZE)(le - ls), 0, 0, cp->md, NULL);
     if (rc < 0) {
-      if (!*bad) *bad = ls;
+      if (!*bad_shape) *bad_shape = ls;
       continue;
     }
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(cp->md);
-    int metric_ok = 1;
+    double v[AE_NMETRICS];
+    int have[AE_NMETRICS] = {0}, line_ok = 1;
     for (int m = 0; m < AE_NMETRICS; m++) {
       int g = cp->group[m];
       if (!g || ov[2 * g] == PCRE2_UNSET) continue;
-      double v;
-      if (parse_double(ls + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v)) {
-        metric_ok = 0;
-        continue;
-      }
-      if (pat->pick == PICK_MAX && vals->have[m] && vals->v[m] >= v) continue;
-      vals->v[m] = v;
-      vals->have[m] = 1;
+      if (parse_double(ls + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v[m]) || !isfinite(v[m]) ||
+          v[m] < 0 || (pat->positive && v[m] <= 0))
+        line_ok = 0;
+      have[m] = 1;
     }
-    if (!metric_ok) {
-      if (!*bad) *bad = ls;
+    if (!line_ok) { /* nan, inf, negative: never a value; a later line counts */
+      if (!*bad_value) *bad_value = ls;
       continue;
+    }
+    for (int m = 0; m < AE_NMETRICS; m++) {
+      if (!have[m] || (pat->pick == PICK_MAX && vals->have[m] && vals->v[m] >= v[m])) continue;
+      vals->v[m] = v[m];
+      vals->have[m] = 1;
     }
     if (pat->sets_status && !vals->status_set) {
       vals->status_set = 1;
@@ -195,17 +203,40 @@ static int ae_scan(int pi, const char *buf, size_t len, ae_values *vals, const c
     matched = 1;
     if (pat->pick == PICK_FIRST) break;
   }
-  return (!matched && *bad && pat->required_shape) ? -1 : 0;
+  return matched;
+}
+
+static int pattern_has_metrics(int pi) {
+  for (int m = 0; m < AE_NMETRICS; m++)
+    if (compiled[pi].group[m]) return 1;
+  return 0;
 }
 
 static int ae_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
   ae_values vals;
   memset(&vals, 0, sizeof vals);
+  /* A record counts only when complete: metrics are read from newline-terminated lines. A
+   * cut last line that could hold one (it has a pattern's literal) makes the log torn. */
+  const char *lastnl = len ? memrchr(buf, '\n', len) : NULL;
+  size_t whole = lastnl ? (size_t)(lastnl - buf) + 1 : 0;
+  int torn = 0;
+  for (int i = 0; i < ae_npatterns && whole < len && !torn; i++)
+    torn = pattern_has_metrics(i) && memmem(buf + whole, len - whole, ae_patterns[i].literal,
+                                            strlen(ae_patterns[i].literal)) != NULL;
+  const char *bad_time = NULL;
   for (int i = 0; i < ae_npatterns; i++) {
-    const char *bad;
-    if (ae_scan(i, buf, len, &vals, &bad) == 0) continue;
+    const char *bad, *badv;
+    int is_time = strcmp(ae_patterns[i].name, "time") == 0;
+    int matched = ae_scan(i, buf, pattern_has_metrics(i) ? whole : len, &vals, &bad, &badv);
+    if (badv) {
+      rd_issue_add(is, ISSUE_WARNING, path, line_number(buf, badv),
+                   "a \"%s\" line has a value that is not a finite%s number; it does not count",
+                   ae_patterns[i].literal, ae_patterns[i].positive ? " positive" : "");
+      if (is_time && !matched) bad_time = badv;
+    }
+    if (matched || !bad || !ae_patterns[i].required_shape) continue;
     int line = line_number(buf, bad);
-    if (ae_patterns[i].pick == PICK_FIRST && strcmp(ae_patterns[i].name, "time") == 0) {
+    if (is_time) {
       rd_issue_add(is, ISSUE_SKIPPED, path, line,
                    "time line does not match \"[sys] avg <f> ms, min <f> ms, max <f> ms[, <f> "
                    "gflops/s] (<n> runs, <n> warmups[, profiled])\" (truncated?)");
@@ -215,12 +246,24 @@ static int ae_parse(const char *buf, size_t len, const char *path, pt_row *row, 
                  ae_patterns[i].literal, ae_patterns[i].regex);
   }
   snprintf(row->format, sizeof row->format, "ae");
+  if (torn) {
+    row->status = ST_ERROR;
+    snprintf(row->reason, sizeof row->reason, "torn log: the last line is cut (no newline)");
+    rd_issue_add(is, ISSUE_WARNING, path, line_number(buf, buf + whole),
+                 "last line is cut (no newline; truncated log?): the cell is ERR");
+    return 0;
+  }
   if (vals.have[AE_AVG_MS]) {
     row->status = ST_OK;
     row->avg_ms = vals.v[AE_AVG_MS];
     row->min_ms = vals.have[AE_MIN_MS] ? vals.v[AE_MIN_MS] : NAN;
     row->max_ms = vals.have[AE_MAX_MS] ? vals.v[AE_MAX_MS] : NAN;
     row->gflops_s = vals.have[AE_GFLOPS_S] ? vals.v[AE_GFLOPS_S] : NAN;
+  } else if (bad_time) {
+    row->status = ST_ERROR;
+    snprintf(row->reason, sizeof row->reason,
+             "the time line (line %d) has no finite positive avg/min/max",
+             line_number(buf, bad_time));
   } else if (vals.status_set) {
     row->status = vals.status;
     snprintf(row->reason, sizeof row->reason, "no time line; output says %s",
@@ -229,12 +272,13 @@ static int ae_parse(const char *buf, size_t len, const char *path, pt_row *row, 
     row->status = ST_UNSUPPORTED; /* the artifact's convention: no time line = NS */
     snprintf(row->reason, sizeof row->reason, "no time line");
   }
-  if (vals.have[AE_MIB])
-    row->peak_mib = vals.v[AE_MIB];
-  else if (vals.have[AE_TRT_ACT_BYTES] || vals.have[AE_TRT_WEIGHT_BYTES])
+  /* TensorRT logs: activation + weights bytes win over mib= (the artifact's rule) */
+  if (vals.have[AE_TRT_ACT_BYTES] || vals.have[AE_TRT_WEIGHT_BYTES])
     row->peak_mib = ((vals.have[AE_TRT_ACT_BYTES] ? vals.v[AE_TRT_ACT_BYTES] : 0) +
                      (vals.have[AE_TRT_WEIGHT_BYTES] ? vals.v[AE_TRT_WEIGHT_BYTES] : 0)) /
                     (1024.0 * 1024.0);
+  else if (vals.have[AE_MIB])
+    row->peak_mib = vals.v[AE_MIB];
   return 0;
 }
 
@@ -289,7 +333,24 @@ static int ours_result(const kv_record *rec, const char *path, int line, pt_row 
     return -1;
   }
   const char *reason = kv_get(rec, "reason");
-  snprintf(row->reason, sizeof row->reason, "%s", reason ? reason : "");
+  pt_utf8_copy(row->reason, sizeof row->reason, reason ? reason : "");
+  /* a time that is not a finite positive number is no time: the log is bad, not "n/a" */
+  if (!isnan(row->avg_ms) && !(isfinite(row->avg_ms) && row->avg_ms > 0)) {
+    rd_issue_add(is, ISSUE_WARNING, path, line,
+                 "avg_ms must be a positive number (got %g): the cell is ERR", row->avg_ms);
+    row->status = ST_ERROR;
+    row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = NAN;
+    snprintf(row->reason, sizeof row->reason, "avg_ms must be a positive number");
+  }
+  /* other numbers: nan/inf/negative never count */
+  double *nums[] = {&row->min_ms, &row->max_ms, &row->gflops_s, &row->peak_mib};
+  const char *keys[] = {"min_ms", "max_ms", "gflops_s", "peak_mib"};
+  for (int k = 0; k < 4; k++)
+    if (!isnan(*nums[k]) && !(isfinite(*nums[k]) && *nums[k] >= 0)) {
+      rd_issue_add(is, ISSUE_WARNING, path, line, "result %s=%g is not a finite number >= 0",
+                   keys[k], *nums[k]);
+      *nums[k] = NAN;
+    }
   return 0;
 }
 
@@ -309,10 +370,17 @@ static void ours_config(const kv_record *rec, const char *path, int line, pt_row
   }
 }
 
+static int is_result_line(const char *q, const char *le) {
+  return le - q >= 6 && memcmp(q, "result", 6) == 0 && (le - q == 6 || q[6] == ' ' || q[6] == '\t');
+}
+
+/* A record counts only when complete (newline-terminated). The last result line decides:
+ * one that is cut (a torn write) or malformed after a good one makes the cell ERR, never
+ * the earlier value; the runner's complete line after a killed cell still wins. */
 static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
   kv_record rec = {0};
   const char *p = buf, *end = buf + len;
-  int lineno = 0, have_result = 0, rc = 0;
+  int lineno = 0, have_result = 0, last_bad = 0, torn = 0;
   snprintf(row->format, sizeof row->format, "ours");
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -322,32 +390,52 @@ static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row
     while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
     if (q < le && *q != '#') {
       const char *err = NULL;
-      if (kv_parse(&rec, q, (size_t)(le - q), &err) != 0) {
-        if (!nl)
-          rd_issue_add(is, ISSUE_WARNING, path, lineno, "last line is cut (%s; truncated log?)",
-                       err);
-        else
-          rd_issue_add(is, ISSUE_WARNING, path, lineno,
-                       "column %d: not a `tag key=value ...` record (%s)", (int)(q - p) + 1, err);
+      if (!nl) {
+        torn = lineno;
+        int pr = kv_parse(&rec, q, (size_t)(le - q), &err);
+        rd_issue_add(is, ISSUE_WARNING, path, lineno,
+                     "last line is cut (%s; truncated log?): the cell is ERR",
+                     pr == 0 ? "no newline" : err);
+      } else if (kv_parse(&rec, q, (size_t)(le - q), &err) != 0) {
+        rd_issue_add(is, ISSUE_WARNING, path, lineno,
+                     "column %d: not a `tag key=value ...` record (%s)", (int)(q - p) + 1, err);
+        if (is_result_line(q, le)) last_bad = lineno;
       } else if (strcmp(rec.tag, "config") == 0) {
         ours_config(&rec, path, lineno, row, is);
       } else if (strcmp(rec.tag, "result") == 0) {
         pt_row tmp = *row;
-        if (ours_result(&rec, path, lineno, &tmp, is) == 0) {
+        rd_issues mine = {0};
+        if (ours_result(&rec, path, lineno, &tmp, have_result ? &mine : is) == 0) {
           *row = tmp; /* the last good result line wins: the runner may append one */
           have_result = 1;
+          last_bad = 0;
+        } else {
+          last_bad = lineno;
         }
+        for (size_t i = 0; i < mine.n; i++) /* after a good line: a warning, the cell is ERR */
+          rd_issue_add(is, ISSUE_WARNING, path, mine.v[i].line, "%s (the cell is ERR)",
+                       mine.v[i].msg);
+        rd_issues_free(&mine);
       }
     }
     p = le + 1;
   }
   kv_record_free(&rec);
+  if (torn || (have_result && last_bad)) {
+    row->status = ST_ERROR;
+    row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
+    snprintf(row->reason, sizeof row->reason,
+             torn ? "torn log: line %d is cut (no newline)"
+                  : "the last result line (line %d) is malformed",
+             torn ? torn : last_bad);
+    return 0;
+  }
   if (!have_result) {
     rd_issue_add(is, ISSUE_SKIPPED, path, lineno,
                  "no usable `result status=...` line (truncated or unfinished log?)");
-    rc = -1;
+    return -1;
   }
-  return rc;
+  return 0;
 }
 
 int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
@@ -449,7 +537,114 @@ static void merge_keys(const pt_row *named, pt_row *row, const char *path, rd_is
   strcpy(row->device, named->device);
 }
 
-static int read_file(const rd_opts *o, const char *path, pt_table *t, rd_issues *is) {
+/* What the walk has seen: (st_dev, st_ino) of every directory walked and file read, so
+ * directory links to . or .. and second names of one file never read anything twice. */
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+  char *path; /* where it was first seen */
+} seen_entry;
+
+typedef struct {
+  seen_entry *v; /* open addressing, cap a power of two */
+  size_t n, cap;
+} seen_set;
+
+static size_t seen_hash(dev_t d, ino_t i, size_t cap) {
+  unsigned long long h = (unsigned long long)i * 0x9E3779B97F4A7C15ull ^ (unsigned long long)d;
+  return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+/* Returns the path first seen with (dev, ino), or NULL after adding it as path. */
+static const char *seen_add(seen_set *s, dev_t dev, ino_t ino, const char *path) {
+  if (2 * (s->n + 1) > s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    seen_entry *nv = calloc(cap, sizeof *nv);
+    if (!nv) return NULL; /* out of memory: reading twice beats not reading */
+    for (size_t i = 0; i < s->cap; i++) {
+      if (!s->v[i].path) continue;
+      size_t h = seen_hash(s->v[i].dev, s->v[i].ino, cap);
+      while (nv[h].path) h = (h + 1) & (cap - 1);
+      nv[h] = s->v[i];
+    }
+    free(s->v);
+    s->v = nv;
+    s->cap = cap;
+  }
+  size_t h = seen_hash(dev, ino, s->cap);
+  for (; s->v[h].path; h = (h + 1) & (s->cap - 1))
+    if (s->v[h].dev == dev && s->v[h].ino == ino) return s->v[h].path;
+  char *copy = strdup(path);
+  if (!copy) return NULL;
+  s->v[h] = (seen_entry){dev, ino, copy};
+  s->n++;
+  return NULL;
+}
+
+static void seen_free(seen_set *s) {
+  for (size_t i = 0; i < s->cap; i++) free(s->v[i].path);
+  free(s->v);
+}
+
+typedef struct {
+  const rd_opts *o;
+  pt_table *t;
+  rd_issues *is;
+  seen_set dirs, files;
+} walk_ctx;
+
+static const char *file_kind(mode_t m) {
+  return S_ISFIFO(m)   ? "a FIFO"
+         : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m)  ? "a character device"
+         : S_ISBLK(m)  ? "a block device"
+                       : "not a regular file";
+}
+
+/* Reads a regular file whole; never blocks on a FIFO or device (opened O_NONBLOCK and
+ * checked with fstat before any read). Returns the NUL-terminated buffer, or NULL with why. */
+static char *slurp_regular(const char *path, size_t max, size_t *len, struct stat *st, char *why,
+                           size_t cap) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(why, cap, "%s", strerror(errno));
+    return NULL;
+  }
+  char *buf = NULL;
+  if (fstat(fd, st) != 0) {
+    snprintf(why, cap, "%s", strerror(errno));
+  } else if (!S_ISREG(st->st_mode)) {
+    snprintf(why, cap, "%s, not a regular file", file_kind(st->st_mode));
+  } else if ((size_t)st->st_size > max) {
+    snprintf(why, cap, "larger than %zu bytes (the limit)", max);
+  } else if (!(buf = malloc((size_t)st->st_size + 1))) {
+    snprintf(why, cap, "out of memory");
+  } else {
+    size_t n = 0, want = (size_t)st->st_size;
+    while (n < want) { /* a file that shrinks while read ends early; one that grows is cut */
+      ssize_t r = read(fd, buf + n, want - n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        snprintf(why, cap, "%s", strerror(errno));
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      if (r == 0) break;
+      n += (size_t)r;
+    }
+    if (buf) {
+      buf[n] = '\0';
+      *len = n;
+    }
+  }
+  close(fd);
+  return buf;
+}
+
+static int read_file(walk_ctx *w, const char *path) {
+  const rd_opts *o = w->o;
+  rd_issues *is = w->is;
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   pt_row named;
@@ -460,9 +655,17 @@ static int read_file(const rd_opts *o, const char *path, pt_table *t, rd_issues 
   }
   size_t len = 0;
   char why[128]; /* a 1 GiB "log" is not a log */
-  char *buf = repro_slurp(path, REPRO_MAX_LOG_BYTES, &len, why, sizeof why);
+  struct stat st;
+  char *buf = slurp_regular(path, REPRO_MAX_LOG_BYTES, &len, &st, why, sizeof why);
   if (!buf) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "cannot read: %s", why);
+    return 0;
+  }
+  const char *first = seen_add(&w->files, st.st_dev, st.st_ino, path);
+  if (first) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "already read as %s (the same file): not read twice",
+                 first);
+    free(buf);
     return 0;
   }
   pt_row row;
@@ -477,14 +680,14 @@ static int read_file(const rd_opts *o, const char *path, pt_table *t, rd_issues 
   canon_key(o, AXIS_WORKLOAD, row.workload);
   canon_key(o, AXIS_SYSTEM, row.system);
   snprintf(row.figure, sizeof row.figure, "%s", o->figure ? o->figure : "");
-  snprintf(row.source, sizeof row.source, "%s", path);
+  pt_utf8_copy(row.source, sizeof row.source, path);
   if (!row.workload[0] || !row.system[0] || !row.device[0]) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0,
                  "cannot tell the cell: device, workload and system must come from the file "
                  "name, the config line or the figure's defaults");
     return 0;
   }
-  if (pt_append(t, &row) != 0) {
+  if (pt_append(w->t, &row) != 0) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "out of memory");
     return 0;
   }
@@ -495,12 +698,46 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is) {
-  struct stat st;
-  if (stat(path, &st) != 0) return -1;
-  if (!S_ISDIR(st.st_mode)) return read_file(o, path, t, is);
+static int walk_dir(walk_ctx *w, const char *path, const struct stat *dst);
+
+/* One directory entry: lstat first, so a dangling link is reported and a FIFO, socket or
+ * device is listed without ever being opened. */
+static int walk_entry(walk_ctx *w, const char *full) {
+  struct stat lst, st;
+  if (lstat(full, &lst) != 0) {
+    rd_issue_add(w->is, ISSUE_SKIPPED, full, 0, "cannot stat: %s", strerror(errno));
+    return 0;
+  }
+  st = lst;
+  if (S_ISLNK(lst.st_mode) && stat(full, &st) != 0) {
+    char target[PT_PATH];
+    ssize_t n = readlink(full, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = '\0';
+    rd_issue_add(w->is, ISSUE_SKIPPED, full, 0, "dangling symlink (-> %s): %s", target,
+                 strerror(errno));
+    return 0;
+  }
+  if (S_ISDIR(st.st_mode)) return walk_dir(w, full, &st);
+  if (!S_ISREG(st.st_mode)) {
+    rd_issue_add(w->is, ISSUE_SKIPPED, full, 0, "%s, not a regular file: not read",
+                 file_kind(st.st_mode));
+    return 0;
+  }
+  return read_file(w, full);
+}
+
+static int walk_dir(walk_ctx *w, const char *path, const struct stat *dst) {
+  const char *first = seen_add(&w->dirs, dst->st_dev, dst->st_ino, path);
+  if (first) {
+    rd_issue_add(w->is, ISSUE_SKIPPED, path, 0,
+                 "directory already read as %s (a symlink loop?): not read twice", first);
+    return 0;
+  }
   DIR *d = opendir(path);
-  if (!d) return -1;
+  if (!d) {
+    rd_issue_add(w->is, ISSUE_SKIPPED, path, 0, "cannot open directory: %s", strerror(errno));
+    return -1;
+  }
   char **names = NULL;
   size_t n = 0, cap = 0;
   struct dirent *de;
@@ -516,19 +753,39 @@ int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is)
     n++;
   }
   closedir(d);
-  qsort(names, n, sizeof *names, cmp_str);
+  if (n > 1) qsort(names, n, sizeof *names, cmp_str);
   int added = 0;
   for (size_t i = 0; i < n; i++) {
     char full[PT_PATH];
-    int w = snprintf(full, sizeof full, "%s/%s", path, names[i]);
+    int wr = snprintf(full, sizeof full, "%s/%s", path, names[i]);
     free(names[i]);
-    if (w < 0 || (size_t)w >= sizeof full) {
-      rd_issue_add(is, ISSUE_SKIPPED, path, 0, "path too long: %s/...", path);
+    if (wr < 0 || (size_t)wr >= sizeof full) {
+      rd_issue_add(w->is, ISSUE_SKIPPED, path, 0, "path too long: %s/...", path);
       continue;
     }
-    int r = rd_read_path(o, full, t, is);
+    int r = walk_entry(w, full);
     if (r > 0) added += r;
   }
   free(names);
   return added;
+}
+
+int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is) {
+  struct stat st;
+  if (stat(path, &st) != 0) return -1;
+  walk_ctx w = {.o = o, .t = t, .is = is};
+  int r;
+  if (S_ISDIR(st.st_mode)) {
+    if (access(path, R_OK | X_OK) != 0) return -1;
+    r = walk_dir(&w, path, &st);
+  } else if (!S_ISREG(st.st_mode)) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "%s, not a regular file: not read",
+                 file_kind(st.st_mode));
+    r = 0;
+  } else {
+    r = read_file(&w, path);
+  }
+  seen_free(&w.dirs);
+  seen_free(&w.files);
+  return r;
 }

@@ -15,7 +15,9 @@
 
 #include "table.h"
 
-typedef enum { ISSUE_SKIPPED, ISSUE_WARNING } rd_issue_kind;
+/* SKIPPED: the file gave no row. WARNING: it gave a row, but something in it is odd.
+ * NOT_DRAWN: it gave a row that no figure draws (the message says why). */
+typedef enum { ISSUE_SKIPPED, ISSUE_WARNING, ISSUE_NOT_DRAWN } rd_issue_kind;
 
 typedef struct {
   char path[PT_PATH];
@@ -59,7 +61,9 @@ int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, 
 
 /* Reads one file or every regular file under a directory (recursively, sorted by name;
  * dot files ignored) and appends one row per usable log. Returns the number of rows added,
- * or -1 when dir cannot be opened at all. */
+ * or -1 when dir cannot be opened at all. Entries are lstat'ed first: a FIFO, socket or
+ * device is listed and never opened, a dangling symlink is listed, and no directory or file
+ * is read twice (their (st_dev, st_ino) are remembered: directory links to . loop no more). */
 int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is);
 
 /* Matches a file's base name against a template; fills the keys it names (device lowered).

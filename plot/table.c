@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
+
 static const char *status_names[] = {"ok", "oom", "unsupported", "error", "timeout", "missing"};
 
 void pt_row_init(pt_row *row) {
@@ -55,6 +57,50 @@ int pt_valid_name(const char *s) {
   return n > 0 && n < PT_NAME;
 }
 
+size_t pt_utf8_len(const char *s, size_t avail) {
+  const unsigned char *p = (const unsigned char *)s;
+  if (!avail) return 0;
+  unsigned c = p[0];
+  if (c < 0x80) return 1;
+  size_t k = c >= 0xC2 && c <= 0xDF ? 1 : (c & 0xF0) == 0xE0 ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : 0;
+  if (!k || avail <= k) return 0;
+  for (size_t i = 1; i <= k; i++)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  if (k == 2 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))) return 0;
+  if (k == 3 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))) return 0;
+  return k + 1;
+}
+
+static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+void pt_utf8_copy(char *dst, size_t cap, const char *src) {
+  size_t n = 0, avail = strlen(src);
+  while (avail) {
+    size_t k = pt_utf8_len(src, avail);
+    const char *from = k ? src : replacement;
+    size_t w = k ? k : 3;
+    if (n + w >= cap) break; /* cut before a character, never inside one */
+    memcpy(dst + n, from, w);
+    n += w;
+    src += k ? k : 1;
+    avail -= k ? k : 1;
+  }
+  dst[n] = '\0';
+}
+
+/* Writes s as valid UTF-8 (invalid bytes as U+FFFD). */
+static void put_utf8(FILE *out, const char *s, size_t n) {
+  while (n) {
+    size_t k = pt_utf8_len(s, n);
+    if (k)
+      fwrite(s, 1, k, out);
+    else
+      fputs(replacement, out);
+    s += k ? k : 1;
+    n -= k ? k : 1;
+  }
+}
+
 int pt_same_cell(const pt_row *a, const pt_row *b) {
   return a->seqlen == b->seqlen && strcmp(a->experiment, b->experiment) == 0 &&
          strcmp(a->device, b->device) == 0 && strcmp(a->workload, b->workload) == 0 &&
@@ -81,14 +127,15 @@ static const char *csv_header =
 
 static void csv_str(FILE *out, const char *s) {
   if (!strpbrk(s, ",\"\n\r")) {
-    fputs(s, out);
+    put_utf8(out, s, strlen(s));
     return;
   }
   fputc('"', out);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', out);
-    fputc(*s, out);
+  for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+    put_utf8(out, s, (size_t)(q - s));
+    fputs("\"\"", out);
   }
+  put_utf8(out, s, strlen(s));
   fputc('"', out);
 }
 
@@ -125,41 +172,47 @@ void pt_write_csv(FILE *out, const pt_table *t) {
   }
 }
 
-/* Splits one csv line in place into at most max fields (quoted fields unescaped).
- * Returns the field count, or -1 on an unterminated quote. */
-static int csv_split(char *line, char **fields, int max) {
+/* One RFC 4180 record from [*pp, end) split in place: quoted fields may hold commas, doubled
+ * quotes and line breaks; a record ends at LF or CRLF outside quotes. Fields are unescaped
+ * and NUL-terminated in place (the text only shrinks). *lines counts the line breaks
+ * consumed. Returns the field count, or -1 on a broken quote or more than max fields. */
+static int csv_record(char **pp, char *end, char **fields, int max, int *lines) {
+  char *p = *pp;
   int n = 0;
-  char *p = line;
   for (;;) {
     if (n == max) return -1;
-    if (*p == '"') {
-      char *w = ++p;
-      fields[n++] = w;
+    char *w = p;
+    fields[n++] = w;
+    if (p < end && *p == '"') {
+      p++;
       for (;;) {
-        if (!*p) return -1;
-        if (*p == '"' && p[1] == '"') {
+        if (p == end) return -1; /* unterminated quote */
+        if (*p == '"' && p + 1 < end && p[1] == '"') {
           *w++ = '"';
           p += 2;
-          continue;
-        }
-        if (*p == '"') {
+        } else if (*p == '"') {
           p++;
           break;
+        } else {
+          if (*p == '\n') ++*lines;
+          *w++ = *p++;
         }
-        *w++ = *p++;
       }
-      *w = '\0';
-      if (*p == ',') {
-        p++;
-        continue;
-      }
-      if (!*p) return n;
-      return -1;
+      if (p < end && *p == '\r' && p + 1 < end && p[1] == '\n') p++;
+      if (p < end && *p != ',' && *p != '\n') return -1; /* text after the closing quote */
+    } else {
+      while (p < end && *p != ',' && *p != '\n') p++;
+      w = p;
+      if (w > fields[n - 1] && w[-1] == '\r') w--;
     }
-    fields[n++] = p;
-    p += strcspn(p, ",");
-    if (!*p) return n;
-    *p++ = '\0';
+    int more = p < end && *p == ',';
+    if (p < end && *p == '\n') ++*lines;
+    if (p < end) p++;
+    *w = '\0';
+    if (!more) {
+      *pp = p;
+      return n;
+    }
   }
 }
 
@@ -202,46 +255,55 @@ static int csv_row(char **f, pt_row *r, const char **what) {
   double *nums[] = {&r->avg_ms, &r->min_ms, &r->max_ms, &r->gflops_s, &r->peak_mib};
   for (int k = 0; k < 5; k++)
     if (csv_double(f[7 + k], nums[k])) return -1;
-  snprintf(r->format, sizeof r->format, "%s", f[12]);
-  snprintf(r->source, sizeof r->source, "%s", f[13]);
-  snprintf(r->reason, sizeof r->reason, "%s", f[14]);
+  pt_utf8_copy(r->format, sizeof r->format, f[12]);
+  pt_utf8_copy(r->source, sizeof r->source, f[13]);
+  pt_utf8_copy(r->reason, sizeof r->reason, f[14]);
   return 0;
 }
 
 int pt_read_csv(const char *path, pt_table *t) {
-  FILE *in = fopen(path, "r");
-  if (!in) {
-    fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+  size_t len = 0;
+  char why[128];
+  char *buf = repro_slurp(path, (size_t)1 << 30, &len, why, sizeof why);
+  if (!buf) {
+    fprintf(stderr, "%s: cannot open: %s\n", path, why);
     return -1;
   }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  int lineno = 0, rc = 0;
-  while ((len = getline(&line, &cap, in)) > 0) {
-    lineno++;
-    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
-    if (lineno == 1) {
-      if (strcmp(line, csv_header) != 0) {
-        fprintf(stderr, "%s:1: expected the header \"%s\"\n", path, csv_header);
-        rc = -1;
-        break;
-      }
+  char *p = buf, *end = buf + len;
+  int lineno = 1, rc = 0;
+  char *hf[CSV_NFIELDS + 1];
+  int lines = 0;
+  int nh = csv_record(&p, end, hf, CSV_NFIELDS + 1, &lines);
+  char header[512] = "";
+  for (int i = 0; i < nh; i++)
+    snprintf(header + strlen(header), sizeof header - strlen(header), "%s%s", i ? "," : "", hf[i]);
+  if (nh != CSV_NFIELDS || strcmp(header, csv_header) != 0) {
+    fprintf(stderr, "%s:1: expected the header \"%s\"\n", path, csv_header);
+    free(buf);
+    return -1;
+  }
+  lineno += lines;
+  while (p < end) {
+    if (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n')) { /* an empty line */
+      p += *p == '\r' ? 2 : 1;
+      lineno++;
       continue;
     }
-    if (!len) continue;
+    int at = lineno;
     char *f[CSV_NFIELDS];
     const char *what = "";
     pt_row row;
-    int nf = csv_split(line, f, CSV_NFIELDS);
+    lines = 0;
+    int nf = csv_record(&p, end, f, CSV_NFIELDS, &lines);
+    lineno += lines;
     if (nf != CSV_NFIELDS) {
-      fprintf(stderr, "%s:%d: expected %d comma-separated fields, got %s\n", path, lineno,
-              CSV_NFIELDS, nf < 0 ? "a broken quote or too many" : "fewer");
+      fprintf(stderr, "%s:%d: expected %d comma-separated fields, got %s\n", path, at, CSV_NFIELDS,
+              nf < 0 ? "a broken quote or too many" : "fewer");
       rc = -1;
       break;
     }
     if (csv_row(f, &row, &what)) {
-      fprintf(stderr, "%s:%d: expected %s\n", path, lineno, what);
+      fprintf(stderr, "%s:%d: expected %s\n", path, at, what);
       rc = -1;
       break;
     }
@@ -251,8 +313,7 @@ int pt_read_csv(const char *path, pt_table *t) {
       break;
     }
   }
-  free(line);
-  fclose(in);
+  free(buf);
   return rc;
 }
 
@@ -260,13 +321,23 @@ int pt_read_csv(const char *path, pt_table *t) {
 
 static void json_str(FILE *out, const char *s) {
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf(out, "\\u%04x", *p);
-    else
-      fputc(*p, out);
+  for (size_t n = strlen(s); n;) {
+    unsigned char c = (unsigned char)*s;
+    size_t k = 1;
+    if (c == '"' || c == '\\')
+      fprintf(out, "\\%c", c);
+    else if (c < 0x20 || c == 0x7f)
+      fprintf(out, "\\u%04x", c);
+    else if (c < 0x80)
+      fputc(c, out);
+    else if ((k = pt_utf8_len(s, n)))
+      fwrite(s, 1, k, out);
+    else {
+      fputs(replacement, out);
+      k = 1;
+    }
+    s += k;
+    n -= k;
   }
   fputc('"', out);
 }

@@ -54,13 +54,25 @@ int pt_same_cell(const pt_row *a, const pt_row *b);
 /* Total order on the cell keys, for sorted output. */
 int pt_cmp_cell(const void *a, const void *b);
 
-/* Export. Numbers NAN are written as empty (csv) or null (json). */
+/* Export. Numbers NAN are written as empty (csv) or null (json). The output is always valid
+ * UTF-8 (invalid bytes in a source path or reason are written as U+FFFD); csv quotes a field
+ * holding a comma, quote, CR or LF as RFC 4180 says, so a reason may span lines. */
 void pt_write_csv(FILE *out, const pt_table *t);
 void pt_write_json(FILE *out, const pt_table *t);
 
-/* Reads a csv written by pt_write_csv (for merge/compare). Returns 0, or -1 with a message
+/* Reads a csv written by pt_write_csv (for merge/compare): RFC 4180 records (quoted fields
+ * may hold commas, doubled quotes and line breaks; CRLF or LF line ends). Returns 0, or -1 with a message
  * naming path:line on stderr. */
 int pt_read_csv(const char *path, pt_table *t);
+
+/* Length of the well-formed UTF-8 sequence at p (at most avail bytes), or 0 when the bytes
+ * there are not one (a stray continuation byte, an overlong form, a surrogate, a cut
+ * character). */
+size_t pt_utf8_len(const char *p, size_t avail);
+
+/* Copies src into dst[0..cap) as valid UTF-8: invalid bytes become U+FFFD, and a text too
+ * long is cut at a character boundary. dst is always NUL-terminated (cap > 0). */
+void pt_utf8_copy(char *dst, size_t cap, const char *src);
 
 /* 1 when s is a safe name: [A-Za-z0-9._-]+, shorter than PT_NAME. */
 int pt_valid_name(const char *s);

@@ -32,7 +32,7 @@ printf 'ELF\001\000\000\000\377\376binary' > "$tmp/broken/kernel.h100.corm.fused
 check '[ $? -eq 0 ]' "broken logs are not fatal"
 check 'grep -q "skipped kernel.*gemma2.fused.log: empty file\|skipped .*kernel.h100.gemma2.fused.log: empty file" "$tmp/b.out"' "empty file reported"
 check 'grep -q "kernel.h100.corm.fused.log: binary file" "$tmp/b.out"' "binary file reported"
-check 'grep -q "kernel.h100.roco.our.log:2: time line does not match" "$tmp/b.out"' "cut AE time line reported with its line"
+check 'grep -q "kernel.h100.roco.our.log:2: last line is cut" "$tmp/b.out"' "cut AE time line reported with its line (torn: ERR)"
 check 'grep -q "kernel.h100.attn.fused.log:5: last line is cut" "$tmp/b.out"' "cut result line reported"
 check 'grep -q "notes.txt: unknown file" "$tmp/b.out" && grep -q "kernel.h100.log: unknown file" "$tmp/b.out"' "unknown files reported"
 check 'grep -q "^H2O .* 2.000 " "$tmp/b.out"' "the good log beside them is used"
@@ -78,6 +78,64 @@ check '[ $? -eq 1 ] && grep -q "bad.yaml:5:29: expected kind: grid or sweep" "$t
 printf 'experiments: {k: {log: "{device}.log"}}\nplot:\n  log_name: "{device}.log"\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n' > "$tmp/bad.yaml"
 "$bin" draw --config "$tmp/bad.yaml" --logs "$tmp" 2> "$tmp/bad.err" > /dev/null
 check '[ $? -eq 1 ] && grep -q "bad.yaml:3:3: plot: log_name is not read" "$tmp/bad.err"' "plot: log_name refused"
+
+# 7. issue 11: a parser that never lies
+# 7a. every log read is drawn, or listed as read and not drawn with why (fig14: tensorrt is
+#     drawn, a system in no plot: systems list is listed)
+"$bin" draw --config "$src/fig14/experiment.yaml" --logs "$fx/ae/fig14" --out "$tmp/d14" --no-render > "$tmp/d14.out" 2>&1
+check 'grep -q "^Attn .* 0.800 .* 0.600 " "$tmp/d14.out"' "fig14 draws its tensorrt log"
+check 'grep -q "3 logs read: 2 drawn, 1 read and not drawn" "$tmp/d14.out"' "fig14: read/drawn counts"
+check 'grep -q "not drawn .*h100.attn.xformers.log: system xformers is not in fig14.s plot: systems" "$tmp/d14.out"' "an undrawn log is listed with its reason"
+"$bin" draw --config "$src/fig14/experiment.yaml" --logs "$fx/ae/fig14" --out "$tmp/d14" --no-render --strict > /dev/null 2>&1
+check '[ $? -eq 3 ]' "--strict fails when a log is not drawn"
+# 7b. fig13 TensorRT memory: activation + weights bytes win over mib= (1 GiB + 512 MiB)
+"$bin" draw --config "$src/fig13/experiment.yaml" --logs "$fx/ae/fig13" --out "$tmp/d13" --no-render > /dev/null 2>&1
+check 'grep -q "^[0-9.-]* 1536 .* 4096 tensorrt$" "$tmp/d13/fig13.dat"' "fig13 tensorrt memory 1536 MiB"
+# 7c. odd folder entries: a FIFO named like a log, two directory links to ., a dangling link
+odd=$tmp/odd; mkdir -p "$odd"
+cp "$fx/ours/fig12/kernel.h100.h2o.fused.log" "$odd/"
+mkfifo "$odd/kernel.h100.h2o.torch.log"
+ln -s . "$odd/a"; ln -s . "$odd/b"
+ln -s missing.log "$odd/kernel.h100.roco.fused.log"
+timeout 20 "$bin" table --config "$src/fig12/experiment.yaml" --logs "$odd" -o "$tmp/odd.csv" 2> "$tmp/odd.err"
+check '[ $? -eq 0 ]' "odd folder: table returns (no FIFO hang, no link explosion)"
+check '[ "$(wc -l < "$tmp/odd.csv")" -eq 2 ]' "odd folder: one row, read once"
+check 'grep -q "kernel.h100.h2o.torch.log: a FIFO, not a regular file" "$tmp/odd.err"' "the FIFO is listed"
+check 'grep -q "odd/a: directory already read" "$tmp/odd.err" && grep -q "odd/b: directory already read" "$tmp/odd.err"' "the directory loops are listed"
+check 'grep -q "kernel.h100.roco.fused.log: dangling symlink (-> missing.log)" "$tmp/odd.err"' "the dangling link is listed"
+timeout 20 "$bin" table --config "$src/fig12/experiment.yaml" --logs "$odd" --strict > /dev/null 2>&1
+check '[ $? -eq 3 ]' "--strict fails on them"
+# 7d. torn and bad records: ERR, never an earlier value or n/a
+tb=$tmp/torn; mkdir -p "$tb"
+printf '# repro-log 1\nresult status=ok avg_ms=0.7214\nresult status=erro' > "$tb/kernel.h100.h2o.fused.log"
+printf '# repro-log 1\nresult status=ok avg_ms=0.7' > "$tb/kernel.h100.roco.fused.log"
+printf '# repro-log 1\nresult status=ok avg_ms=-5\n' > "$tb/kernel.h100.kf.fused.log"
+printf '# repro-log 1\nresult status=ok avg_ms=0\n' > "$tb/kernel.h100.corm.fused.log"
+printf 'FIXTURE\n[our] avg nan ms, min nan ms, max nan ms (1 runs, 1 warmups)\n[our] avg 2.5 ms, min 2 ms, max 3 ms (1 runs, 1 warmups)\n' > "$tb/kernel.h100.attn.fused.log"
+"$bin" table --config "$src/fig12/experiment.yaml" --logs "$tb" -o "$tmp/torn.csv" 2> "$tmp/torn.err"
+check 'grep -q "^fig12,kernel,h100,h2o,fused,4096,error,,,,,,ours,.*torn log" "$tmp/torn.csv"' "torn status=erro: ERR, not the earlier 0.7214"
+check 'grep -q "^fig12,kernel,h100,roco,fused,4096,error,,,,,,ours,.*torn log" "$tmp/torn.csv"' "cut number: ERR, not 0.7"
+check 'grep -q "^fig12,kernel,h100,kf,fused,4096,error,.*avg_ms must be a positive number" "$tmp/torn.csv" && grep -q "^fig12,kernel,h100,corm,fused,4096,error,.*avg_ms must be a positive number" "$tmp/torn.csv"' "avg_ms -5 and 0: ERR with the reason"
+check 'grep -q "^fig12,kernel,h100,attn,fused,4096,ok,2.5," "$tmp/torn.csv"' "avg nan never wins; the later line counts"
+# 7e. empty folder (no qsort(NULL, 0) under UBSan) and nasty reasons: valid UTF-8, RFC 4180
+mkdir -p "$tmp/empty"
+"$bin" table --config "$src/fig12/experiment.yaml" --logs "$tmp/empty" -o "$tmp/empty.csv" 2> "$tmp/empty.err"
+check '[ $? -eq 0 ] && [ "$(wc -l < "$tmp/empty.csv")" -eq 1 ] && ! grep -q "runtime error" "$tmp/empty.err"' "empty folder: header only, no UB"
+"$bin" compare --config "$src/fig12/experiment.yaml" "$tmp/empty" "$tmp/empty" > /dev/null 2> "$tmp/empty.err"
+check '! grep -q "runtime error" "$tmp/empty.err"' "compare of empty folders: no UB"
+nr=$tmp/nasty; mkdir -p "$nr"
+printf '# repro-log 1\nresult status=error reason="a, b \\"quoted\\"\\nsecond line \xc3\xbcn\xc3\xafc\xc3\xb6de \xff\xfe"\n' > "$nr/kernel.h100.h2o.fused.log"
+long=$(printf '\xc3\xa9%.0s' $(seq 1 200))
+printf '# repro-log 1\nresult status=error reason="%s"\n' "$long" > "$nr/kernel.h100.kf.fused.log"
+"$bin" table --config "$src/fig12/experiment.yaml" --logs "$nr" -o "$tmp/nasty.csv" 2>/dev/null
+"$bin" table --config "$src/fig12/experiment.yaml" --logs "$nr" --format json -o "$tmp/nasty.json" 2>/dev/null
+if command -v python3 >/dev/null; then
+  check 'python3 -c "import sys; open(sys.argv[1], encoding=\"utf-8\", errors=\"strict\").read(); open(sys.argv[2], encoding=\"utf-8\", errors=\"strict\").read()" "$tmp/nasty.csv" "$tmp/nasty.json"' "csv and json are valid UTF-8"
+  check 'python3 -c "import json, sys; json.load(open(sys.argv[1], encoding=\"utf-8\"))" "$tmp/nasty.json"' "nasty json parses"
+  check 'python3 -c "import csv, sys; r = list(csv.reader(open(sys.argv[1], encoding=\"utf-8\", newline=\"\"))); assert len(r) == 3 and \"second line\" in r[1][14] or \"second line\" in r[2][14], r" "$tmp/nasty.csv"' "nasty csv parses (RFC 4180)"
+fi
+"$bin" merge -o "$tmp/nasty2.csv" "$tmp/nasty.csv" 2> "$tmp/nasty.err"
+check '[ $? -eq 0 ] && cmp -s "$tmp/nasty.csv" "$tmp/nasty2.csv"' "merge reads back what table writes, byte for byte"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

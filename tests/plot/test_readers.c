@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -59,8 +60,8 @@ static void test_ae_time_lines(void) {
         r.gflops_s);
 
   rc = parse(
-      "[d] avg 4 ms, min 3.9 ms, max 4.2 ms, 3.4e+04 gflops/s, 12.5 gb/s (10 runs, 4 warmups)", &r,
-      &is);
+      "[d] avg 4 ms, min 3.9 ms, max 4.2 ms, 3.4e+04 gflops/s, 12.5 gb/s (10 runs, 4 warmups)\n",
+      &r, &is);
   CHECK(rc == 0 && near(r.avg_ms, 4) && near(r.gflops_s, 34000),
         "gb/s, no profiled, exponent: avg=%g gflops=%g", r.avg_ms, r.gflops_s);
   CHECK(is.n == 0, "%zu unexpected issues", is.n);
@@ -97,10 +98,17 @@ static void test_ae_status_and_memory(void) {
 static void test_ae_broken(void) {
   pt_row r;
   rd_issues is = {0};
-  CHECK(parse("x\n[our] avg 1.2500 ms, min 1.2000 ms, max", &r, &is) == -1,
-        "a cut time line is skipped");
+  CHECK(parse("x\n[our] avg 1.2500 ms, min 1.2000 ms, max\n", &r, &is) == -1,
+        "a malformed (complete) time line is skipped");
   CHECK(is.n == 1 && is.v[0].line == 2 && is.v[0].kind == ISSUE_SKIPPED,
         "issue at line 2: n=%zu line=%d", is.n, is.n ? is.v[0].line : -1);
+  rd_issues_free(&is);
+  /* cut without its newline: a torn log, the cell is ERR */
+  CHECK(parse("x\n[our] avg 1.2500 ms, min 1.2000 ms, max", &r, &is) == 0 && r.status == ST_ERROR &&
+            strstr(r.reason, "torn log"),
+        "a cut last time line is ERR: status=%d", r.status);
+  CHECK(is.n == 1 && is.v[0].line == 2 && is.v[0].kind == ISSUE_WARNING,
+        "torn: warning at line 2: n=%zu line=%d", is.n, is.n ? is.v[0].line : -1);
   rd_issues_free(&is);
   CHECK(parse("", &r, &is) == -1 && is.n == 1 && strstr(is.v[0].msg, "empty"), "empty file");
   rd_issues_free(&is);
@@ -139,11 +147,11 @@ static void test_ours(void) {
             r.status == ST_ERROR,
         "a runner-only log");
   CHECK(is.n == 0, "%zu unexpected issues", is.n);
-  CHECK(parse("# repro-log 1\nconfig workload=attn\nresult status=ok avg_", &r, &is) == -1,
-        "cut result line");
-  CHECK(is.n == 2 && is.v[0].kind == ISSUE_WARNING && is.v[0].line == 3 &&
-            is.v[1].kind == ISSUE_SKIPPED,
-        "warning at line 3 then skipped: n=%zu", is.n);
+  CHECK(parse("# repro-log 1\nconfig workload=attn\nresult status=ok avg_", &r, &is) == 0 &&
+            r.status == ST_ERROR && !strcmp(r.workload, "attn"),
+        "cut result line: a torn log, ERR");
+  CHECK(is.n == 1 && is.v[0].kind == ISSUE_WARNING && is.v[0].line == 3, "warning at line 3: n=%zu",
+        is.n);
   rd_issues_free(&is);
   CHECK(parse("# repro-log 1\nresult status=ok\n", &r, &is) == -1, "ok without avg_ms is skipped");
   CHECK(parse("# repro-log 1\nresult status=fine avg_ms=1\n", &r, &is) == -1,
@@ -265,9 +273,10 @@ static void test_fixture_dirs(void) {
   n = rd_read_path(&o, SRC_DIR "/tests/plot/fixtures/broken/fig12", &t, &is);
   int skipped = 0;
   for (size_t i = 0; i < is.n; i++) skipped += is.v[i].kind == ISSUE_SKIPPED;
-  CHECK(n == 1 && skipped == 4,
-        "broken folder: 1 good log, 4 skipped (cut AE, cut ours, 2 unknown): n=%d skipped=%d", n,
-        skipped);
+  CHECK(n == 3 && skipped == 2,
+        "broken folder: 1 good log, 2 torn (cut AE, cut ours: ERR rows), 2 unknown skipped: n=%d "
+        "skipped=%d",
+        n, skipped);
   pt_free(&t);
   rd_issues_free(&is);
 
@@ -286,6 +295,255 @@ static void test_fixture_dirs(void) {
   }
   pt_free(&t);
   rd_issues_free(&is);
+}
+
+/* ---- issue 11: a parser that never lies ---- */
+
+static int has_issue(const rd_issues *is, const char *needle) {
+  for (size_t i = 0; i < is->n; i++)
+    if (strstr(is->v[i].msg, needle)) return 1;
+  return 0;
+}
+
+/* 1 when s[0..n) is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
+static int valid_utf8(const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s, *e = p + n;
+  while (p < e) {
+    unsigned c = *p;
+    int k = c < 0x80             ? 0
+            : (c & 0xE0) == 0xC0 ? 1
+            : (c & 0xF0) == 0xE0 ? 2
+            : (c & 0xF8) == 0xF0 ? 3
+                                 : -1;
+    if (k < 0 || (k == 1 && c < 0xC2) || e - p <= k) return 0;
+    unsigned cp = k == 0 ? c : k == 1 ? c & 0x1F : k == 2 ? c & 0x0F : c & 0x07;
+    for (int i = 1; i <= k; i++) {
+      if ((p[i] & 0xC0) != 0x80) return 0;
+      cp = cp << 6 | (p[i] & 0x3F);
+    }
+    if ((k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return 0;
+    p += k + 1;
+  }
+  return 1;
+}
+
+/* The artifact's rule for TensorRT: activation + weights bytes, even when a mib= line
+ * is there too (its fig13/plot.py overrides mib for tensorrt). Excerpted from the shape
+ * of the artifact's h100.tensorrt.1024.log; the numbers are the fixture's. */
+static void test_ae_trt_and_mib_anchor(void) {
+  pt_row r;
+  rd_issues is = {0};
+  parse("[TRT] [I] Total Activation Memory: 226492416 bytes\n"
+        "[TRT] [I] Total Weights Memory: 2097536 bytes\n"
+        "start_peak_mem_mib=56.0\nend_peak_mem_mib=64.125\nmib=64.125\n"
+        "[tensorrt] avg 0.5978 ms, min 0.5867 ms, max 0.6447 ms, 14368.4 gflops/s (10 runs, 100 "
+        "warmups, profiled)\n",
+        &r, &is);
+  CHECK(fabs(r.peak_mib - 218.0) < 0.01, "TensorRT bytes win over mib=: %g MiB (want 218)",
+        r.peak_mib);
+  CHECK(is.n == 0, "no issue for start_/end_peak_mem_mib lines: %zu (%s)", is.n,
+        is.n ? is.v[0].msg : "");
+  rd_issues_free(&is);
+  /* a start_peak_mem_mib= line alone (a tvm run that crashed) is no malformed mib= line */
+  parse("start_peak_mem_mib=168.125\nTraceback (most recent call last):\n", &r, &is);
+  CHECK(is.n == 0 && isnan(r.peak_mib), "start_peak_mem_mib= is not mib=: %zu issues, %g", is.n,
+        r.peak_mib);
+  rd_issues_free(&is);
+  parse("mib=12x\n", &r, &is);
+  CHECK(is.n == 1 && is.v[0].kind == ISSUE_WARNING, "a real mib= line of a bad shape warns: %zu",
+        is.n);
+  rd_issues_free(&is);
+}
+
+static void test_ae_nonfinite(void) {
+  pt_row r;
+  rd_issues is = {0};
+  int rc = parse("[a] avg nan ms, min nan ms, max nan ms (1 runs, 1 warmups)\n"
+                 "[a] avg 2 ms, min 1 ms, max 3 ms (1 runs, 1 warmups)\n",
+                 &r, &is);
+  CHECK(rc == 0 && r.status == ST_OK && near(r.avg_ms, 2), "avg nan never wins: status=%d avg=%g",
+        r.status, r.avg_ms);
+  CHECK(has_issue(&is, "finite"), "the nan time line is reported");
+  rd_issues_free(&is);
+  rc = parse("[a] avg inf ms, min 1 ms, max inf ms (1 runs, 1 warmups)\n", &r, &is);
+  CHECK(rc == 0 && r.status == ST_ERROR && strstr(r.reason, "finite"),
+        "only a non-finite time line: ERR, not ok with an empty time: status=%d reason=%s",
+        r.status, r.reason);
+  rd_issues_free(&is);
+  parse("mib=300.25\nmib=nan\nmib=12\n", &r, &is);
+  CHECK(near(r.peak_mib, 300.25), "mib=nan does not hide the largest valid mib=: %g", r.peak_mib);
+  parse("mib=inf\nmib=5\n", &r, &is);
+  CHECK(near(r.peak_mib, 5), "mib=inf never wins: %g", r.peak_mib);
+  rd_issues_free(&is);
+}
+
+static void test_torn(void) {
+  pt_row r;
+  rd_issues is = {0};
+  const char *ok = "# repro-log 1\nresult status=ok avg_ms=0.7214\n";
+  char buf[256];
+  snprintf(buf, sizeof buf, "%sresult status=erro", ok);
+  int rc = parse(buf, &r, &is);
+  CHECK(rc == 0 && r.status == ST_ERROR && strstr(r.reason, "torn log"),
+        "a torn `result status=erro` is ERR, not the earlier ok: rc=%d status=%d reason=%s", rc,
+        r.status, r.reason);
+  rd_issues_free(&is);
+  rc = parse("# repro-log 1\nresult status=ok avg_ms=0.7", &r, &is);
+  CHECK(rc == 0 && r.status == ST_ERROR && isnan(r.avg_ms) && strstr(r.reason, "torn log"),
+        "a cut number is not read: status=%d avg=%g", r.status, r.avg_ms);
+  CHECK(has_issue(&is, "last line is cut"), "the cut line is reported");
+  rd_issues_free(&is);
+  /* the runner's complete line after a killed cell still wins */
+  rc = parse("# repro-log 1\nresult status=ok avg_ms=3.5\n"
+             "result status=timeout source=runner reason=\"time limit\"\n",
+             &r, &is);
+  CHECK(rc == 0 && r.status == ST_TIMEOUT, "runner line wins: %d", r.status);
+  /* AE: a cut last line that could be a record */
+  rc = parse("[a] avg 2 ms, min 1 ms, max 3 ms (1 runs, 1 warmups)\nmib=12", &r, &is);
+  CHECK(rc == 0 && r.status == ST_ERROR && strstr(r.reason, "torn log"),
+        "AE torn mib= line: status=%d reason=%s", r.status, r.reason);
+  rc = parse("[a] avg 2 ms, min 1 ms, max 3 ms (1 runs, 1 warmups)\n 50%|####", &r, &is);
+  CHECK(rc == 0 && r.status == ST_OK, "AE: a cut progress bar at the end is chatter: %d", r.status);
+  rd_issues_free(&is);
+}
+
+static void test_ours_nonpositive(void) {
+  pt_row r;
+  rd_issues is = {0};
+  const char *bad[] = {"# repro-log 1\nresult status=ok avg_ms=-5\n",
+                       "# repro-log 1\nresult status=ok avg_ms=0\n",
+                       "# repro-log 1\nresult status=ok avg_ms=inf\n"};
+  for (int i = 0; i < 3; i++) {
+    int rc = parse(bad[i], &r, &is);
+    CHECK(rc == 0 && r.status == ST_ERROR && !strcmp(r.reason, "avg_ms must be a positive number"),
+          "log %d: status=%d reason=%s", i, r.status, r.reason);
+    CHECK(has_issue(&is, "avg_ms must be a positive number"), "log %d reported", i);
+    rd_issues_free(&is);
+  }
+}
+
+static void test_utf8(void) {
+  pt_row r;
+  rd_issues is = {0};
+  /* a reason of 200 two-byte characters (400 bytes) is cut at the limit, not mid-character */
+  char buf[1024] = "# repro-log 1\nresult status=error reason=\"";
+  for (int i = 0; i < 200; i++) strcat(buf, "\xc3\xa9");
+  strcat(buf, "\"\n");
+  parse(buf, &r, &is);
+  CHECK(r.status == ST_ERROR && strlen(r.reason) > 100 && valid_utf8(r.reason, strlen(r.reason)),
+        "reason cut at a character boundary (%zu bytes)", strlen(r.reason));
+  /* invalid bytes from a log become U+FFFD */
+  parse("# repro-log 1\nresult status=error reason=\"bad \xff\xfe bytes \xe2\x82\"\n", &r, &is);
+  CHECK(valid_utf8(r.reason, strlen(r.reason)) && strstr(r.reason, "\xef\xbf\xbd"),
+        "invalid bytes replaced: %s", r.reason);
+  /* and the writers never emit invalid UTF-8, whatever the row holds */
+  pt_table t = {0};
+  pt_row_init(&r);
+  strcpy(r.device, "h100");
+  strcpy(r.system, "s");
+  strcpy(r.source, "dir\xff/x.log");
+  memset(r.reason, 'a', sizeof r.reason - 2);
+  r.reason[sizeof r.reason - 3] = '\xe2'; /* a character cut by someone else */
+  r.reason[sizeof r.reason - 2] = '\0';
+  pt_append(&t, &r);
+  for (int fmt = 0; fmt < 2; fmt++) {
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    if (fmt)
+      pt_write_json(f, &t);
+    else
+      pt_write_csv(f, &t);
+    fclose(f);
+    CHECK(valid_utf8(out, n), "%s output is valid UTF-8", fmt ? "json" : "csv");
+    free(out);
+  }
+  pt_free(&t);
+  rd_issues_free(&is);
+}
+
+static void test_csv_nasty_roundtrip(void) {
+  const char *reasons[] = {
+      "a, b", "say \"no\"", "line1\nline2\r\nline3\n", "naïve — ünïcode ✓", "\"", ",",
+      "",     "trailing\n"};
+  int nr = (int)(sizeof reasons / sizeof *reasons);
+  pt_table t = {0}, back = {0};
+  for (int i = 0; i < nr; i++) {
+    pt_row r;
+    pt_row_init(&r);
+    strcpy(r.figure, "fig12");
+    strcpy(r.device, "h100");
+    snprintf(r.system, sizeof r.system, "s%d", i);
+    r.status = ST_ERROR;
+    snprintf(r.source, sizeof r.source, "dir,\"x\"\n/%d.log", i);
+    snprintf(r.reason, sizeof r.reason, "%s", reasons[i]);
+    pt_append(&t, &r);
+  }
+  char path[] = "/tmp/test_plot_csv_XXXXXX";
+  FILE *f = fdopen(mkstemp(path), "w");
+  pt_write_csv(f, &t);
+  fclose(f);
+  CHECK(pt_read_csv(path, &back) == 0 && back.n == (size_t)nr, "nasty csv read back: %zu rows",
+        back.n);
+  for (size_t i = 0; i < back.n && i < t.n; i++)
+    CHECK(!strcmp(back.rows[i].reason, t.rows[i].reason) &&
+              !strcmp(back.rows[i].source, t.rows[i].source),
+          "row %zu survives: [%s]", i, back.rows[i].reason);
+  unlink(path);
+  pt_free(&t);
+  pt_free(&back);
+}
+
+/* Folders with odd entries: empty, a FIFO, directory links to ., a dangling link. */
+static void test_walk(void) {
+  pc_config cfg;
+  pc_load(SRC_DIR "/fig12/experiment.yaml", &cfg);
+  rd_opts o = pc_reader_opts(&cfg);
+  char dir[] = "/tmp/test_plot_walk_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+  pt_table t = {0};
+  rd_issues is = {0};
+  CHECK(rd_read_path(&o, dir, &t, &is) == 0 && t.n == 0 && is.n == 0, "empty folder");
+
+  char p[600], q[600];
+  snprintf(p, sizeof p, "%s/kernel.h100.h2o.fused.log", dir);
+  FILE *f = fopen(p, "w");
+  fputs("# repro-log 1\nresult status=ok avg_ms=1.5\n", f);
+  fclose(f);
+  snprintf(p, sizeof p, "%s/kernel.h100.h2o.torch.log", dir);
+  CHECK(mkfifo(p, 0600) == 0, "mkfifo");
+  snprintf(p, sizeof p, "%s/kernel.h100.roco.fused.log", dir);
+  CHECK(symlink("nowhere.log", p) == 0, "dangling symlink");
+  snprintf(p, sizeof p, "%s/a", dir);
+  CHECK(symlink(".", p) == 0, "link a");
+  snprintf(p, sizeof p, "%s/b", dir);
+  CHECK(symlink(".", p) == 0, "link b");
+  snprintf(p, sizeof p, "%s/kernel.h100.kf.fused.log", dir);
+  snprintf(q, sizeof q, "%s/kernel.h100.h2o.fused.log", dir);
+  CHECK(link(q, p) == 0, "hard link");
+  alarm(20); /* a FIFO opened for reading blocks forever: fail loudly instead */
+  int n = rd_read_path(&o, dir, &t, &is);
+  alarm(0);
+  CHECK(n == 1 && t.n == 1, "every file read once: n=%d rows=%zu", n, t.n);
+  CHECK(has_issue(&is, "not a regular file"), "the FIFO is listed");
+  CHECK(has_issue(&is, "dangling symlink"), "the dangling link is listed");
+  CHECK(has_issue(&is, "already read"), "the directory loop / second name is listed");
+  for (size_t i = 0; i < is.n; i++) fprintf(stderr, "  (walk) %s: %s\n", is.v[i].path, is.v[i].msg);
+  pt_free(&t);
+  rd_issues_free(&is);
+  const char *names[] = {"kernel.h100.h2o.fused.log",
+                         "kernel.h100.h2o.torch.log",
+                         "kernel.h100.roco.fused.log",
+                         "kernel.h100.kf.fused.log",
+                         "a",
+                         "b"};
+  for (int i = 0; i < 6; i++) {
+    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+    unlink(p);
+  }
+  rmdir(dir);
 }
 
 #define EXPS "experiments: {k: {log: \"{device}.log\"}, e: {log: \"e.{device}.log\"}}\n"
@@ -369,6 +627,13 @@ int main(void) {
   test_csv_roundtrip();
   test_fixture_dirs();
   test_config_errors();
+  test_ae_trt_and_mib_anchor();
+  test_ae_nonfinite();
+  test_torn();
+  test_ours_nonpositive();
+  test_utf8();
+  test_csv_nasty_roundtrip();
+  test_walk();
   rd_cleanup();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
