@@ -8,20 +8,23 @@
 
 const attn_tolerance ATTN_TOL_CPU = {1e-9, 1e-9, 1e-9};
 
-attn_tolerance attn_tol_gpu(workload_id wl) {
+attn_tolerance attn_tol_gpu(workload_id wl, attn_dtype dtype) {
   const workload_info *w = &workload_table[wl];
-  attn_tolerance t = {w->tol_rel_l2, w->tol_max_abs, ATTN_FLAG_MARGIN_GPU};
+  /* bf16 keeps 8 mantissa bits to fp16's 11: its roundings of P and out are 8x coarser */
+  double scale = dtype == DTYPE_BF16 ? ATTN_BF16_TOL_SCALE : 1.0;
+  attn_tolerance t = {w->tol_rel_l2 * scale, w->tol_max_abs * scale, ATTN_FLAG_MARGIN_GPU * scale};
   return t;
 }
 
-typedef enum { GOT_F16, GOT_F32, GOT_F64 } got_kind;
+typedef enum { GOT_F16, GOT_BF16, GOT_F32, GOT_F64 } got_kind;
 
 static int check_one(const char *name, got_kind kind, const void *got, const double *want, size_t n,
                      const attn_tolerance *tol) {
   double lim = tol->max_abs_scale * fmax(1.0, hx_max_abs_f64(want, n));
-  hx_check c = kind == GOT_F16   ? hx_compare_f16(got, want, n, tol->rel_l2, lim)
-               : kind == GOT_F32 ? hx_compare_f32(got, want, n, tol->rel_l2, lim)
-                                 : hx_compare_f64(got, want, n, tol->rel_l2, lim);
+  hx_check c = kind == GOT_F16    ? hx_compare_f16(got, want, n, tol->rel_l2, lim)
+               : kind == GOT_BF16 ? hx_compare_bf16(got, want, n, tol->rel_l2, lim)
+               : kind == GOT_F32  ? hx_compare_f32(got, want, n, tol->rel_l2, lim)
+                                  : hx_compare_f64(got, want, n, tol->rel_l2, lim);
   hx_print_check(name, &c);
   return c.ok;
 }
@@ -45,8 +48,8 @@ static int check_all(workload_id wl, const attn_shape *s, const ref_outputs *wan
 
 int attn_check_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
                        const attn_host_outputs *got, const attn_tolerance *tol) {
-  return check_all(wl, s, want, GOT_F16, got->out, GOT_F32, got->score, got->score2, got->flags,
-                   tol);
+  return check_all(wl, s, want, s->dtype == DTYPE_BF16 ? GOT_BF16 : GOT_F16, got->out, GOT_F32,
+                   got->score, got->score2, got->flags, tol);
 }
 
 int attn_check_ref_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,

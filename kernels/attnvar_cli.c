@@ -8,13 +8,14 @@
 #include <string.h>
 
 static const char *const device_names[] = {"gpu", "cpu"};
+static const char *const dtype_names[] = {"fp16", "bf16"}; /* attn_dtype order */
 
 static void usage(FILE *f, const char *prog) {
   fprintf(f,
           "usage: %s --workload %s --system %s\n"
           "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
           "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
-          "          [--force-sm80]\n"
+          "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80]\n"
           "       %s --list-workloads | --list-systems\n"
           "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
           "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
@@ -34,7 +35,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   memset(a, 0, sizeof *a);
   a->workload = WL_COUNT;
   a->system = -1;
-  a->shape = (attn_shape){1, 32, 128, 4096, 4096};
+  a->shape = (attn_shape){1, 32, 128, 4096, 4096, MASK_CAUSAL, DTYPE_FP16};
   a->warmup = -1; /* defaults depend on the device, set below */
   a->runs = -1;
   a->seed = 1;
@@ -65,14 +66,17 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
     } else if (!strcmp(opt, "--system")) {
       if ((idx = hx_parse_choice(prog, opt, val, system_names(), system_count)) < 0) goto bad;
       a->system = idx, i++;
+    } else if (!strcmp(opt, "--dtype")) {
+      if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
+      a->shape.dtype = (attn_dtype)idx, i++;
     } else if (!strcmp(opt, "--device")) {
       if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
       a->device_cpu = idx == 1, i++;
     } else {
-      static const int_opt ints[] = {{"--seqlen", 1, 1 << 20},  {"--batch", 1, 4096},
-                                     {"--heads", 1, 4096},      {"--dim", 1, 256},
-                                     {"--warmup", 0, 1000000},  {"--runs", 1, 1000000},
-                                     {"--seed", 0, 2147483647L}};
+      static const int_opt ints[] = {{"--seqlen", 1, 1 << 20},   {"--batch", 1, 4096},
+                                     {"--heads", 1, 4096},       {"--dim", 1, 256},
+                                     {"--warmup", 0, 1000000},   {"--runs", 1, 1000000},
+                                     {"--seed", 0, 2147483647L}, {"--causal", 0, 1}};
       int k = 0, nk = (int)(sizeof ints / sizeof *ints);
       while (k < nk && strcmp(opt, ints[k].opt) != 0) k++;
       if (k == nk) {
@@ -88,7 +92,8 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       case 3: a->shape.dim = (int)n; break;
       case 4: a->warmup = (int)n; break;
       case 5: a->runs = (int)n; break;
-      default: a->seed = (uint64_t)n; break;
+      case 6: a->seed = (uint64_t)n; break;
+      default: a->shape.mask = n ? MASK_CAUSAL : MASK_NONE; break;
       }
     }
   }
@@ -114,7 +119,8 @@ void attnvar_print_config(const attnvar_args *a, const char *device, const char 
   kv_putf(out, "heads", "%d", a->shape.heads);
   kv_putf(out, "dim", "%d", a->shape.dim);
   kv_putf(out, "seqlen", "%d", a->shape.q_len);
-  kv_put(out, "dtype", "fp16");
+  kv_put(out, "dtype", dtype_name(a->shape.dtype));
+  kv_putf(out, "causal", "%d", a->shape.mask == MASK_CAUSAL);
   kv_put(out, "device", device);
   kv_put(out, "impl", impl);
   kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);

@@ -73,9 +73,9 @@ static void cell_free(cell_buffers *c) {
 }
 
 static void cell_fill(const attn_shape *s, uint64_t seed, const attn_ctx *ctx, cell_buffers *c) {
-  hx_dev_fill_normal_f16(c->q, c->nq, seed, RNG_STREAM_Q, ctx->stream);
-  hx_dev_fill_normal_f16(c->k, c->nkv, seed, RNG_STREAM_K, ctx->stream);
-  hx_dev_fill_normal_f16(c->v, c->nkv, seed, RNG_STREAM_V, ctx->stream);
+  hx_dev_fill_normal(c->q, c->nq, seed, RNG_STREAM_Q, s->dtype, ctx->stream);
+  hx_dev_fill_normal(c->k, c->nkv, seed, RNG_STREAM_K, s->dtype, ctx->stream);
+  hx_dev_fill_normal(c->v, c->nkv, seed, RNG_STREAM_V, s->dtype, ctx->stream);
   if (c->exp_rand) hx_dev_fill_exp_rand(c->exp_rand, shape_exp_rand_elems(s), seed, ctx->stream);
   if (c->corm_mask) hx_dev_fill_corm_mask(c->corm_mask, s->q_len, s->kv_len, ctx->stream);
   HX_CUDA(cudaStreamSynchronize(ctx->stream));
@@ -156,7 +156,7 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
              "no reference for this shape (the GPU reference needs dim <= 256); use --no-check");
     gpuref_run(ctx, a->workload, s, &c->io, &want);
   }
-  const attn_tolerance tol = attn_tol_gpu(a->workload);
+  const attn_tolerance tol = attn_tol_gpu(a->workload, s->dtype);
   ok &= attn_check_outputs(a->workload, s, &want, &got, &tol);
   ref_outputs_free(&want);
   hx_host_free((void *)got.out);

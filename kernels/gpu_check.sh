@@ -2,9 +2,11 @@
 # kernels/gpu_check.sh: correctness sweep of the GPU systems, for a GPU machine. Builds
 # nothing: it runs build/bin/attnvar (built elsewhere and carried) over
 #   every workload (attnvar --list-workloads) x {unfused, fused, fused --force-sm80}
-#   x odd sizes (S = 1, 17, 100, 257; heads 1..3; dim 64 and 128; batch 2 once)
-#     the smallest ones under compute-sanitizer memcheck (cuBLAS included)
-#   x the benchmark size S = 4096, H = 32, D = 128 (checked against the fp32 GPU reference)
+#   x odd sizes (S = 1, 17, 100, 257; heads 1..3; dim 64 and 128; batch 2 once), causal,
+#     and without a mask (--causal 0), and one bf16 shape (unsupported where a system is fp16
+#     only), the smallest ones under compute-sanitizer memcheck (cuBLAS included)
+#   x the benchmark size S = 4096, H = 32, D = 128, causal and not (checked against the fp32
+#     GPU reference)
 # every run with --check (outputs poisoned, every output compared). Logs go to
 # $OUT/gpu_check/logs/, the pass/fail table to stdout and $OUT/gpu_check/table.txt.
 #
@@ -54,8 +56,12 @@ s17:--seqlen 17 --heads 2 --dim 128:memcheck
 s100:--seqlen 100 --heads 3 --dim 64:memcheck
 s257:--seqlen 257 --heads 1 --dim 128:plain
 s257b2:--seqlen 257 --heads 2 --dim 64 --batch 2:plain
-s1000:--seqlen 1000 --heads 1 --dim 128:plain"
-big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain"
+s1000:--seqlen 1000 --heads 1 --dim 128:plain
+s100nc:--seqlen 100 --heads 3 --dim 64 --causal 0:memcheck
+s257nc:--seqlen 257 --heads 2 --dim 128 --causal 0 --batch 2:plain
+s17bf16:--seqlen 17 --heads 2 --dim 128 --dtype bf16:plain"
+big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
+s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain"
 
 # One case: run attnvar (maybe under memcheck), classify, write one .res line:
 #   name|status|detail   status: PASS FAIL UNSUP ERROR OOM MEMCHECK
@@ -108,8 +114,8 @@ add_cases() { # shapes-text
 
 t0=$(date +%s)
 # small cells in parallel; the big ones (GB of memory each) one at a time
-grep -v '\.s4096 ' "$cases" | xargs -P "$jobs" -L 1 bash -c 'run_case "$@"' _
-grep '\.s4096 ' "$cases" | xargs -P 1 -L 1 bash -c 'run_case "$@"' _
+grep -v '\.s4096' "$cases" | xargs -P "$jobs" -L 1 bash -c 'run_case "$@"' _
+grep '\.s4096' "$cases" | xargs -P 1 -L 1 bash -c 'run_case "$@"' _
 t1=$(date +%s)
 
 table=$out/table.txt

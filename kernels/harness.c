@@ -214,6 +214,13 @@ hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n, d
   return acc_finish(&a, n, tol_rel_l2, tol_max_abs);
 }
 
+hx_check hx_compare_bf16(const uint16_t *got_bf16, const double *want, size_t n, double tol_rel_l2,
+                         double tol_max_abs) {
+  diff_acc a = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; i++) acc_add(&a, rng_bf16_to_float(got_bf16[i]), want[i]);
+  return acc_finish(&a, n, tol_rel_l2, tol_max_abs);
+}
+
 hx_check hx_compare_f32(const float *got, const double *want, size_t n, double tol_rel_l2,
                         double tol_max_abs) {
   diff_acc a = {0, 0, 0, 0};

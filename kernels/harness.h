@@ -88,6 +88,9 @@ int hx_parse_choice(const char *prog, const char *opt, const char *text, const c
  * got_f16 holds IEEE fp16 bits. */
 hx_check hx_compare_f16(const uint16_t *got_f16, const double *want, size_t n, double tol_rel_l2,
                         double tol_max_abs);
+/* got_bf16 holds bfloat16 bits. */
+hx_check hx_compare_bf16(const uint16_t *got_bf16, const double *want, size_t n, double tol_rel_l2,
+                         double tol_max_abs);
 hx_check hx_compare_f32(const float *got, const double *want, size_t n, double tol_rel_l2,
                         double tol_max_abs);
 hx_check hx_compare_f64(const double *got, const double *want, size_t n, double tol_rel_l2,

@@ -243,10 +243,11 @@ static unsigned grid_for(size_t n, unsigned block) {
   return (unsigned)(g < 65535u * 16u ? (g ? g : 1) : 65535u * 16u); /* grid-stride beyond */
 }
 
-__global__ void fill_normal_f16_kernel(uint16_t *dst, size_t n, uint64_t seed, uint32_t stream_id) {
+__global__ void fill_normal_kernel(uint16_t *dst, size_t n, uint64_t seed, uint32_t stream_id,
+                                   int bf16) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x)
-    dst[i] = rng_float_to_half(rng_normal(seed, stream_id, i));
+    dst[i] = rng_float_to_elem(rng_normal(seed, stream_id, i), bf16);
 }
 
 __global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed) {
@@ -262,10 +263,11 @@ __global__ void fill_corm_mask_kernel(float *dst, int rows, int cols) {
     dst[e] = __fdiv_rn(1.0f, (float)(e / (size_t)cols + 1));
 }
 
-extern "C" void hx_dev_fill_normal_f16(void *dst, size_t n, uint64_t seed, uint32_t stream_id,
-                                       cudaStream_t stream) {
+extern "C" void hx_dev_fill_normal(void *dst, size_t n, uint64_t seed, uint32_t stream_id,
+                                   attn_dtype dtype, cudaStream_t stream) {
   if (!n) return;
-  fill_normal_f16_kernel<<<grid_for(n, 256), 256, 0, stream>>>((uint16_t *)dst, n, seed, stream_id);
+  fill_normal_kernel<<<grid_for(n, 256), 256, 0, stream>>>((uint16_t *)dst, n, seed, stream_id,
+                                                           dtype == DTYPE_BF16);
   HX_CUDA_LAUNCH();
 }
 

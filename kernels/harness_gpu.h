@@ -63,10 +63,10 @@ int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int r
 /* ---- fills ---------------------------------------------------------------------------------- */
 /* Every byte 0xff: fp16 and fp32 NaN, uint8 255 (neither 0 nor 1): unwritten outputs fail. */
 void hx_dev_poison(void *p, size_t bytes, cudaStream_t stream);
-/* fp16 N(0,1) from (seed, stream_id, element index), bit-identical to rng_normal + the
- * host's rng_float_to_half. */
-void hx_dev_fill_normal_f16(void *dst, size_t n, uint64_t seed, uint32_t stream_id,
-                            cudaStream_t stream);
+/* N(0,1) in the cell's 16-bit type from (seed, stream_id, element index), bit-identical to rng_normal + the
+ * host's rng_float_to_elem (fp16 or bf16 bits). */
+void hx_dev_fill_normal(void *dst, size_t n, uint64_t seed, uint32_t stream_id, attn_dtype dtype,
+                        cudaStream_t stream);
 /* fp32 1 + |N(0,1)| (KeyFormer's exp_rand), element index = flat index of the buffer. */
 void hx_dev_fill_exp_rand(float *dst, size_t n, uint64_t seed, cudaStream_t stream);
 /* corm_mask[i][j] = 1/(i+1), fp32 [rows, cols]. */

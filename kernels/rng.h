@@ -136,6 +136,29 @@ RNG_FN uint16_t rng_float_to_half(float f) {
   return (uint16_t)(sign | q);
 }
 
+/* float -> bfloat16 bits, round to nearest even (what __float2bfloat16_rn does); NaN stays
+ * a quiet NaN. */
+RNG_FN uint16_t rng_float_to_bf16(float f) {
+  union {
+    float f;
+    uint32_t u;
+  } v;
+  v.f = f;
+  if ((v.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((v.u >> 16) | 0x40u);
+  uint32_t rounding = 0x7fffu + ((v.u >> 16) & 1u);
+  return (uint16_t)((v.u + rounding) >> 16);
+}
+
+/* bfloat16 bits -> float, exact. */
+RNG_FN float rng_bf16_to_float(uint16_t b) {
+  union {
+    float f;
+    uint32_t u;
+  } v;
+  v.u = (uint32_t)b << 16;
+  return v.f;
+}
+
 /* IEEE fp16 bits -> float, exact. */
 RNG_FN float rng_half_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -153,6 +176,14 @@ RNG_FN float rng_half_to_float(uint16_t h) {
     v.u = sign | ((expo + 112u) << 23) | (mant << 13);
   }
   return v.f;
+}
+
+/* A 16-bit element of either type (bf16 != 0: bfloat16, else IEEE fp16), both ways. */
+RNG_FN float rng_elem_to_float(uint16_t bits, int bf16) {
+  return bf16 ? rng_bf16_to_float(bits) : rng_half_to_float(bits);
+}
+RNG_FN uint16_t rng_float_to_elem(float f, int bf16) {
+  return bf16 ? rng_float_to_bf16(f) : rng_float_to_half(f);
 }
 
 #endif

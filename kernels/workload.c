@@ -84,5 +84,8 @@ size_t shape_exp_rand_elems(const attn_shape *s) {
 size_t shape_corm_mask_elems(const attn_shape *s) { return (size_t)s->q_len * s->kv_len; }
 
 double workload_gflop(const attn_shape *s) {
-  return 4.0 * s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim / 2.0 / 1e9;
+  double full = 4.0 * s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim / 1e9;
+  return s->mask == MASK_NONE ? full : full / 2.0;
 }
+
+const char *dtype_name(attn_dtype dtype) { return dtype == DTYPE_BF16 ? "bf16" : "fp16"; }

@@ -95,10 +95,27 @@ const char *workload_choices(void);
 /* One name per line (--list-workloads). */
 void workload_list(FILE *out);
 
+/* The mask: zero is the paper's causal mask, so a zero-initialised shape is causal. */
+typedef enum { MASK_CAUSAL = 0, MASK_NONE } attn_mask;
+/* The element type of q, k, v and out (16-bit storage; softmax and accumulation in fp32). */
+typedef enum { DTYPE_FP16 = 0, DTYPE_BF16 } attn_dtype;
+
+/* One cell's problem: sizes, mask, element type. */
 typedef struct {
   int batch, heads, dim;
   int q_len, kv_len; /* prefill: q_len == kv_len == seqlen */
+  attn_mask mask;
+  attn_dtype dtype;
 } attn_shape;
+
+/* "fp16" | "bf16" (log and CLI names). */
+const char *dtype_name(attn_dtype dtype);
+/* Query row i sees key j when j <= i + mask_offset: Lkv - Lq for the causal mask (the
+ * bottom-right aligned diagonal), Lkv (every key) without a mask. Every implementation masks
+ * through this one number. */
+static inline int mask_offset(const attn_shape *s) {
+  return s->mask == MASK_NONE ? s->kv_len : s->kv_len - s->q_len;
+}
 
 /* Element counts of each buffer (0 when the workload lacks it). */
 size_t shape_q_elems(const attn_shape *s);         /* q and out: B * Lq * H * D */
@@ -107,12 +124,13 @@ size_t shape_score_elems(const attn_shape *s);     /* B * H * Lkv */
 size_t shape_exp_rand_elems(const attn_shape *s);  /* B * H * Lq * Lkv */
 size_t shape_corm_mask_elems(const attn_shape *s); /* Lq * Lkv */
 
-/* The paper's count, every workload, causal or not: 4 * B * H * Lq * Lkv * D / 2, in GFLOP. */
+/* The paper's count (4 * B * H * Lq * Lkv * D / 2 for its causal cells, whatever the
+ * workload), in GFLOP; without a mask the full 4 * B * H * Lq * Lkv * D. */
 double workload_gflop(const attn_shape *s);
 
-/* Causal mask: (i, j) is masked when j > i + (Lkv - Lq). */
+/* (i, j) is masked when j > i + mask_offset (never, without a mask). */
 static inline int causal_masked(const attn_shape *s, int i, int j) {
-  return j > i + (s->kv_len - s->q_len);
+  return j > i + mask_offset(s);
 }
 
 #ifdef __cplusplus

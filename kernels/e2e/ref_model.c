@@ -244,7 +244,8 @@ void e2e_ref_forward(const e2e_ref_model *m, const int32_t *tokens, double *out,
   const e2e_config *c = &m->cfg;
   const size_t S = (size_t)c->seqlen, hid = (size_t)c->hidden, f = (size_t)c->mlp;
   const size_t HS = (size_t)c->heads * S;
-  const attn_shape shape = {1, c->heads, c->head_dim, c->seqlen, c->seqlen};
+  const attn_shape shape = {1,         c->heads,    c->head_dim, c->seqlen,
+                            c->seqlen, MASK_CAUSAL, DTYPE_FP16};
   const workload_id wl = c->workload;
   const int cap = e2e_cache_cap(c);
   ref_scratch sc;

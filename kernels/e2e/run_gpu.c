@@ -249,7 +249,7 @@ void e2e_run_gpu(const e2e_options *o) {
   if (!sys)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation", entry->name);
   hx_print_header(&info);
-  attn_shape shape = {1, c->heads, c->head_dim, c->seqlen, c->seqlen};
+  attn_shape shape = {1, c->heads, c->head_dim, c->seqlen, c->seqlen, MASK_CAUSAL, DTYPE_FP16};
   e2e_print_config(o, sys->impl ? sys->impl(&ctx, c->workload, &shape) : sys->name);
   char why[256] = "";
   if (sys->supports(&ctx, c->workload, &shape, why, sizeof why) != ATTN_OK)

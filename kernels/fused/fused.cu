@@ -112,6 +112,12 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
              ctx->cc_major, ctx->cc_minor);
     return ATTN_UNSUPPORTED;
   }
+  if (sh->dtype != DTYPE_FP16) {
+    snprintf(why, why_len,
+             "fused kernels are fp16 only for now (bf16 needs the bf16 mma/wgmma "
+             "variants of every tile; planned with the Hopper core)");
+    return ATTN_UNSUPPORTED;
+  }
   if (sh->dim != 64 && sh->dim != 128) {
     snprintf(why, why_len, "fused kernels support head dim 64 and 128, not %d", sh->dim);
     return ATTN_UNSUPPORTED;
@@ -161,7 +167,7 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   p.H = sh->heads;
   p.Lq = sh->q_len;
   p.Lkv = sh->kv_len;
-  p.offset = sh->kv_len - sh->q_len;
+  p.offset = mask_offset(sh); // Lkv without a mask: no key is ever past the diagonal
   p.scale = 1.f / sqrtf((float)sh->dim);
   p.row_stride = (long)sh->heads * sh->dim;
   return sh->dim == 64 ? run_dim<64>(ctx, wl, sh, p) : run_dim<128>(ctx, wl, sh, p);

@@ -10,6 +10,7 @@
 
 #include "gpu_util.cuh"
 #include "harness_gpu.h"
+#include "rng.h"
 #include "workload.h"
 
 #include <cuda_fp16.h>
@@ -20,25 +21,31 @@
 #define GR_MAX_DIM 256
 
 struct gr_args {
-  const __half *q, *k, *v;
+  const uint16_t *q, *k, *v; // fp16 or bf16 bits (bf16)
   const float *exp_rand, *corm_mask;
   int batch, heads, dim, q_len, kv_len;
+  int bf16;            // element type of q, k, v
+  int offset;          // mask_offset: row i sees keys 0..i + offset
   int softcap, column; // the workload's features (logits == LOGITS_SOFTCAP, column_kind)
   float scale;
 };
 
 // q_i . k_j with one operand already in shared memory as fp32 and the other in global fp16,
 // then scale and (LOGITS_SOFTCAP) soft cap: the logit before the mask.
-__device__ static float gr_logit(const gr_args &a, const float *row_f32, const __half *other) {
+__device__ static float gr_elem(const gr_args &a, uint16_t bits) {
+  return rng_elem_to_float(bits, a.bf16);
+}
+
+__device__ static float gr_logit(const gr_args &a, const float *row_f32, const uint16_t *other) {
   float dot = 0.0f;
-  for (int d = 0; d < a.dim; d++) dot = fmaf(row_f32[d], __half2float(other[d]), dot);
+  for (int d = 0; d < a.dim; d++) dot = fmaf(row_f32[d], gr_elem(a, other[d]), dot);
   float x = dot * a.scale;
   if (a.softcap) x = GEMMA2_SOFTCAP * tanhf(x / GEMMA2_SOFTCAP);
   return x;
 }
 
-__device__ static const __half *gr_row(const __half *t, const gr_args &a, int len, int b, int i,
-                                       int h) {
+__device__ static const uint16_t *gr_row(const uint16_t *t, const gr_args &a, int len, int b, int i,
+                                         int h) {
   return t + (((size_t)b * len + i) * a.heads + h) * a.dim;
 }
 
@@ -47,8 +54,8 @@ __device__ static float gr_kf_logit(const gr_args &a, int b, int h, int i, int j
   return (x - logf(a.exp_rand[idx])) / KF_TAU;
 }
 
-__device__ static void load_row_f32(const __half *src, float *dst, int n) {
-  for (int d = threadIdx.x; d < n; d += blockDim.x) dst[d] = __half2float(src[d]);
+__device__ static void load_row_f32(const gr_args &a, const uint16_t *src, float *dst, int n) {
+  for (int d = threadIdx.x; d < n; d += blockDim.x) dst[d] = gr_elem(a, src[d]);
   __syncthreads();
 }
 
@@ -58,8 +65,8 @@ __global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) 
   __shared__ float p_chunk[GR_THREADS];
   __shared__ float scratch[32];
   int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-  load_row_f32(gr_row(a.q, a, a.q_len, b, i, h), q_row, a.dim);
-  int last = min(a.kv_len - 1, i + (a.kv_len - a.q_len)); // keys 0..last are visible
+  load_row_f32(a, gr_row(a.q, a, a.q_len, b, i, h), q_row, a.dim);
+  int last = min(a.kv_len - 1, i + a.offset); // keys 0..last are visible
 
   float m = -INFINITY, mk = -INFINITY;
   for (int j = threadIdx.x; j <= last; j += blockDim.x) {
@@ -84,14 +91,14 @@ __global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) 
   int d0 = threadIdx.x, d1 = threadIdx.x + GR_THREADS;
   for (int base = 0; base <= last; base += GR_THREADS) {
     int j = base + threadIdx.x;
-    const __half *k = gr_row(a.k, a, a.kv_len, b, j <= last ? j : 0, h);
+    const uint16_t *k = gr_row(a.k, a, a.kv_len, b, j <= last ? j : 0, h);
     p_chunk[threadIdx.x] = j <= last ? expf(gr_logit(a, q_row, k) - row_lse) : 0.0f;
     __syncthreads();
     int n = min(GR_THREADS, last + 1 - base);
     for (int t = 0; t < n; t++) {
-      const __half *v = gr_row(a.v, a, a.kv_len, b, base + t, h);
-      if (d0 < a.dim) acc0 = fmaf(p_chunk[t], __half2float(v[d0]), acc0);
-      if (d1 < a.dim) acc1 = fmaf(p_chunk[t], __half2float(v[d1]), acc1);
+      const uint16_t *v = gr_row(a.v, a, a.kv_len, b, base + t, h);
+      if (d0 < a.dim) acc0 = fmaf(p_chunk[t], gr_elem(a, v[d0]), acc0);
+      if (d1 < a.dim) acc1 = fmaf(p_chunk[t], gr_elem(a, v[d1]), acc1);
     }
     __syncthreads();
   }
@@ -112,8 +119,8 @@ __global__ void gr_column_kernel(gr_args a, const float *lse, const float *lse_k
   __shared__ float k_row[GR_MAX_DIM];
   __shared__ float scratch[32];
   int j = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-  load_row_f32(gr_row(a.k, a, a.kv_len, b, j, h), k_row, a.dim);
-  int first = max(0, j - (a.kv_len - a.q_len)); // rows first..Lq-1 see key j
+  load_row_f32(a, gr_row(a.k, a, a.kv_len, b, j, h), k_row, a.dim);
+  int first = max(0, j - a.offset); // rows first..Lq-1 see key j
   float sum = 0.0f, sum_sq = 0.0f, mg = -INFINITY;
   for (int i = first + threadIdx.x; i < a.q_len; i += blockDim.x) {
     float x = gr_logit(a, k_row, gr_row(a.q, a, a.q_len, b, i, h));
@@ -172,9 +179,9 @@ extern "C" int gpuref_supports(const attn_shape *s) {
 
 extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
                            const attn_io *in, const ref_outputs *out) {
-  gr_args a = {(const __half *)in->q,
-               (const __half *)in->k,
-               (const __half *)in->v,
+  gr_args a = {(const uint16_t *)in->q,
+               (const uint16_t *)in->k,
+               (const uint16_t *)in->v,
                in->exp_rand,
                in->corm_mask,
                s->batch,
@@ -182,6 +189,8 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
                s->dim,
                s->q_len,
                s->kv_len,
+               s->dtype == DTYPE_BF16,
+               mask_offset(s),
                workload_table[wl].logits == LOGITS_SOFTCAP,
                (int)workload_table[wl].column,
                1.0f / sqrtf((float)s->dim)};

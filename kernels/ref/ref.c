@@ -114,9 +114,9 @@ static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in, 
     for (int j = 0; j < lkv; j++) out->flags[col0 + j] = out->corm_margin[col0 + j] >= 0;
 }
 
-static double *to_double(const uint16_t *t, size_t n, const char *what) {
+static double *to_double(const uint16_t *t, size_t n, attn_dtype dtype, const char *what) {
   double *d = hx_host_alloc(n * sizeof *d, what);
-  for (size_t e = 0; e < n; e++) d[e] = rng_half_to_float(t[e]);
+  for (size_t e = 0; e < n; e++) d[e] = rng_elem_to_float(t[e], dtype == DTYPE_BF16);
   return d;
 }
 
@@ -128,8 +128,8 @@ int ref_has_workload(const workload_info *w) {
 
 void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const ref_outputs *out) {
   size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
-  qkv_double x = {to_double(in->q, nq, "ref q"), to_double(in->k, nkv, "ref k"),
-                  to_double(in->v, nkv, "ref v")};
+  qkv_double x = {to_double(in->q, nq, s->dtype, "ref q"), to_double(in->k, nkv, s->dtype, "ref k"),
+                  to_double(in->v, nkv, s->dtype, "ref v")};
   size_t row_bytes = (size_t)s->kv_len * sizeof(double);
   double *p = hx_host_alloc(row_bytes, "ref score row");
   double *kfp = hx_host_alloc(row_bytes, "ref kf row");
@@ -153,10 +153,12 @@ void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed, ref
   in->q = hx_host_alloc(nq * sizeof *in->q, "q");
   in->k = hx_host_alloc(nkv * sizeof *in->k, "k");
   in->v = hx_host_alloc(nkv * sizeof *in->v, "v");
-  for (size_t e = 0; e < nq; e++) in->q[e] = rng_float_to_half(rng_normal(seed, RNG_STREAM_Q, e));
+  const int bf16 = s->dtype == DTYPE_BF16;
+  for (size_t e = 0; e < nq; e++)
+    in->q[e] = rng_float_to_elem(rng_normal(seed, RNG_STREAM_Q, e), bf16);
   for (size_t e = 0; e < nkv; e++) {
-    in->k[e] = rng_float_to_half(rng_normal(seed, RNG_STREAM_K, e));
-    in->v[e] = rng_float_to_half(rng_normal(seed, RNG_STREAM_V, e));
+    in->k[e] = rng_float_to_elem(rng_normal(seed, RNG_STREAM_K, e), bf16);
+    in->v[e] = rng_float_to_elem(rng_normal(seed, RNG_STREAM_V, e), bf16);
   }
   size_t ner = shape_exp_rand_elems(s), ncm = shape_corm_mask_elems(s);
   in->exp_rand = alloc_or_null(workload_needs_exp_rand(wl), ner, sizeof(float), "exp_rand");

@@ -25,7 +25,7 @@ typedef struct {
 
 /* Last visible key of row i (causal, bottom-right aligned), or -1 when none. */
 static int last_key(const attn_shape *s, int i) {
-  int last = i + (s->kv_len - s->q_len);
+  int last = i + mask_offset(s);
   return last < s->kv_len - 1 ? last : s->kv_len - 1;
 }
 
@@ -34,7 +34,9 @@ static double logit(const head_view *hv, int i, int j) {
   const uint16_t *q = hv->in->q + (((size_t)hv->b * s->q_len + i) * s->heads + hv->h) * s->dim;
   const uint16_t *k = hv->in->k + (((size_t)hv->b * s->kv_len + j) * s->heads + hv->h) * s->dim;
   double dot = 0;
-  for (int d = 0; d < s->dim; d++) dot += (double)rng_half_to_float(q[d]) * rng_half_to_float(k[d]);
+  const int bf16 = s->dtype == DTYPE_BF16;
+  for (int d = 0; d < s->dim; d++)
+    dot += (double)rng_elem_to_float(q[d], bf16) * rng_elem_to_float(k[d], bf16);
   double x = dot / sqrt((double)s->dim);
   return workload_table[hv->wl].logits == LOGITS_SOFTCAP ? GEMMA2_SOFTCAP * tanh(x / GEMMA2_SOFTCAP)
                                                          : x;
@@ -62,7 +64,7 @@ static double row_pass(const head_view *hv, int i, double *acc, double *out_row,
     double e = exp(x - m);
     l += e;
     const uint16_t *v = hv->in->v + (((size_t)hv->b * s->kv_len + j) * s->heads + hv->h) * s->dim;
-    for (int d = 0; d < s->dim; d++) acc[d] += e * rng_half_to_float(v[d]);
+    for (int d = 0; d < s->dim; d++) acc[d] += e * rng_elem_to_float(v[d], s->dtype == DTYPE_BF16);
     if (workload_table[hv->wl].column == COL_KEYFORMER) {
       double t = kf_logit(hv, i, j, x);
       if (t > mk) {
@@ -82,7 +84,7 @@ static void column_pass(const head_view *hv, int j, const double *lse, const dou
                         const ref_outputs *out, size_t c) {
   const attn_shape *s = hv->s;
   double sum = 0, sum_sq = 0, margin = -INFINITY;
-  int first_row = j - (s->kv_len - s->q_len); /* rows i >= first_row see key j */
+  int first_row = j - mask_offset(s); /* rows i >= first_row see key j */
   for (int i = first_row > 0 ? first_row : 0; i < s->q_len; i++) {
     double x = logit(hv, i, j);
     if (workload_table[hv->wl].column == COL_KEYFORMER) {

@@ -50,15 +50,15 @@ static uf_layout uf_plan(workload_id wl, const attn_shape *s) {
 // ---- kernels --------------------------------------------------------------------------------
 
 // S <- mask(softcap(S * scale)) on every [Lq, Lkv] matrix of the batch, fp16 in place.
-__global__ void uf_scale_mask_kernel(__half *s, size_t n, int q_len, int kv_len, float scale,
-                                     int softcap) {
+__global__ void uf_scale_mask_kernel(__half *s, size_t n, int q_len, int kv_len, int offset,
+                                     float scale, int softcap) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
        e += (size_t)gridDim.x * blockDim.x) {
     int j = (int)(e % kv_len);
     int i = (int)((e / kv_len) % q_len);
     float x = __half2float(s[e]) * scale;
     if (softcap) x = GEMMA2_SOFTCAP * tanhf(x / GEMMA2_SOFTCAP);
-    s[e] = j > i + (kv_len - q_len) ? __float2half(-INFINITY) : __float2half(x);
+    s[e] = j > i + offset ? __float2half(-INFINITY) : __float2half(x);
   }
 }
 
@@ -255,6 +255,10 @@ static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
     snprintf(why, why_len, "q_len %d > kv_len %d leaves rows fully masked", s->q_len, s->kv_len);
     return ATTN_UNSUPPORTED;
   }
+  if (s->dtype != DTYPE_FP16) {
+    snprintf(why, why_len, "unfused runs fp16 only (cuBLAS and its kernels are written for half)");
+    return ATTN_UNSUPPORTED;
+  }
   if ((size_t)s->batch * s->heads > 65535u) {
     snprintf(why, why_len, "batch*heads %d*%d exceeds the column kernel's grid", s->batch,
              s->heads);
@@ -281,7 +285,8 @@ static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, cons
 
   ATTN_TRY(uf_qk(ctx, s, (const __half *)io->q, (const __half *)io->k, s16));
   uf_scale_mask_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(
-      s16, n, s->q_len, s->kv_len, 1.0f / sqrtf((float)s->dim), w->logits == LOGITS_SOFTCAP);
+      s16, n, s->q_len, s->kv_len, mask_offset(s), 1.0f / sqrtf((float)s->dim),
+      w->logits == LOGITS_SOFTCAP);
   ATTN_TRY_LAUNCH(ctx, "uf_scale_mask_kernel");
   if (w->column == COL_KEYFORMER) {
     float *kf32 = (float *)(ws + l.kf32);

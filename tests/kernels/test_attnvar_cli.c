@@ -141,6 +141,25 @@ static void test_logs(void) {
   }
 }
 
+/* --causal 0 and --dtype bf16 reach the config line and the CPU check passes; the GFLOP/s
+ * count doubles without the mask (same work per key, twice the keys). */
+static void test_mask_and_dtype(void) {
+  const char *base = "--workload roco --system ref --seqlen 24 --heads 2 --dim 16 --runs 1";
+  const char *variants[] = {"--causal 1 --dtype fp16", "--causal 0 --dtype fp16",
+                            "--causal 1 --dtype bf16", "--causal 0 --dtype bf16"};
+  for (int v = 0; v < 4; v++) {
+    char args[512];
+    snprintf(args, sizeof args, "%s %s", base, variants[v]);
+    run_result r = run(args);
+    CHECKF(r.exit_code == 0, "%s: exit %d, stderr %s", variants[v], r.exit_code, r.err);
+    char want[64];
+    snprintf(want, sizeof want, "dtype=%s causal=%d", v >= 2 ? "bf16" : "fp16", !(v & 1));
+    CHECKF(strstr(r.out, want) != NULL, "%s: config lacks '%s': %s", variants[v], want, r.out);
+    CHECKF(strstr(r.out, "ok=0") == NULL, "%s: a check failed: %s", variants[v], r.out);
+    run_free(&r);
+  }
+}
+
 /* A bad command line: exit 2, nothing on stdout, stderr names the problem. */
 static void expect_usage_error(const char *args, const char *msg) {
   run_result r = run(args);
@@ -163,6 +182,8 @@ static void test_cli_errors(void) {
   expect_usage_error("--workload h2o --system ref --device tpu", "--device: unknown 'tpu'");
   expect_usage_error("--workload h2o --system ref --frobnicate", "unknown option '--frobnicate'");
   expect_usage_error("--workload h2o", "--workload and --system are required");
+  expect_usage_error("--workload h2o --system ref --causal 2", "--causal: expected an integer");
+  expect_usage_error("--workload h2o --system ref --dtype fp32", "--dtype: unknown 'fp32'");
 
   run_result r = run("--help");
   CHECKF(r.exit_code == 0 && strstr(r.out, "usage:"), "--help: exit %d", r.exit_code);
@@ -205,6 +226,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   test_logs();
+  test_mask_and_dtype();
   test_cli_errors();
   test_gpu_cell_log_complete();
   char cmd[128];

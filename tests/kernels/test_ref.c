@@ -167,7 +167,7 @@ static void test_softcap(const attn_shape *s, uint64_t seed) {
 /* A hand-sized case: D = 1, S = 2, q = k = 1 everywhere, v = (1, 3): row 1 sees logits
  * (1, 1) -> P = (1/2, 1/2), out = 2; h2o = (1 + 1/2, 1/2); corm: P[1][1] = 1/2 >= 1/2. */
 static void test_by_hand(void) {
-  attn_shape s = {1, 1, 1, 2, 2};
+  attn_shape s = {1, 1, 1, 2, 2, MASK_CAUSAL, DTYPE_FP16};
   uint16_t one = rng_float_to_half(1.0f), three = rng_float_to_half(3.0f);
   uint16_t q[2] = {one, one}, k[2] = {one, one}, v[2] = {one, three};
   float mask[4] = {1.0f, 1.0f, 0.5f, 0.5f};
@@ -185,16 +185,62 @@ static void test_by_hand(void) {
   ref_outputs_free(&o);
 }
 
+/* Without a mask every row sees every key: row 0's output differs from the causal one (which
+ * is v row 0) and changing the last key moves every row. */
+static void test_unmasked(uint64_t seed) {
+  attn_shape c = {1, 2, 16, 12, 12, MASK_CAUSAL, DTYPE_FP16}, u = c;
+  u.mask = MASK_NONE;
+  run_t rc, ru;
+  run_ref(WL_H2O, &c, seed, &rc);
+  run_ref(WL_H2O, &u, seed, &ru);
+  size_t row = (size_t)c.heads * c.dim;
+  CHECKF(rel_diff(ru.out.out, rc.out.out, row) > 1e-3, "unmasked row 0 equals the causal one");
+  /* last key's column sum: causal sees it from the last row only (P = its share there), the
+   * unmasked sum runs over every row */
+  for (int h = 0; h < c.heads; h++) {
+    double causal_last = rc.out.score[(size_t)h * c.kv_len + c.kv_len - 1];
+    double free_last = ru.out.score[(size_t)h * c.kv_len + c.kv_len - 1];
+    CHECKF(free_last > causal_last, "head %d: last key's score %g <= causal %g", h, free_last,
+           causal_last);
+  }
+  CHECK(workload_gflop(&u) == 2 * workload_gflop(&c));
+  run_free(&rc);
+  run_free(&ru);
+}
+
+/* bf16 inputs are bfloat16 bits of the same N(0,1) draws: within bf16 rounding of the fp16
+ * ones, and not equal to them. */
+static void test_bf16_inputs(uint64_t seed) {
+  attn_shape h = {1, 2, 16, 9, 9, MASK_CAUSAL, DTYPE_FP16}, b = h;
+  b.dtype = DTYPE_BF16;
+  ref_host_inputs ih, ib;
+  ref_inputs_generate(WL_ATTN, &h, seed, &ih);
+  ref_inputs_generate(WL_ATTN, &b, seed, &ib);
+  size_t n = shape_q_elems(&h), differ = 0, far = 0;
+  for (size_t e = 0; e < n; e++) {
+    float x = rng_half_to_float(ih.q[e]), y = rng_bf16_to_float(ib.q[e]);
+    differ += ih.q[e] != ib.q[e];
+    far += fabsf(x - y) > fabsf(x) * (1.0f / 128) + 1e-6f;
+  }
+  CHECKF(differ > n / 2, "bf16 inputs look like fp16 bits (%zu of %zu differ)", differ, n);
+  CHECKF(far == 0, "%zu bf16 inputs are not the rounded draws", far);
+  CHECK(rng_float_to_bf16(1.0f) == 0x3f80 && rng_bf16_to_float(0x3f80) == 1.0f);
+  CHECK(rng_float_to_bf16(1.0f + 1.0f / 256) == 0x3f80); /* tie to even */
+  CHECK(rng_float_to_bf16(1.0f + 3.0f / 256) == 0x3f82); /* tie to even, up */
+  ref_inputs_free(&ih);
+  ref_inputs_free(&ib);
+}
+
 int main(void) {
   const char *env = getenv("REPRO_TEST_SEED");
   uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
   printf("seed %llu (set REPRO_TEST_SEED to replay)\n", (unsigned long long)seed);
   /* B, H, D, Lq, Lkv: S = 1, odd sizes, two batches, several heads */
-  const attn_shape shapes[] = {{1, 1, 8, 1, 1},
-                               {1, 2, 16, 17, 17},
-                               {2, 3, 8, 33, 33},
-                               {1, 1, 64, 50, 50},
-                               {1, 2, 128, 9, 9}};
+  const attn_shape shapes[] = {{1, 1, 8, 1, 1, MASK_CAUSAL, DTYPE_FP16},
+                               {1, 2, 16, 17, 17, MASK_CAUSAL, DTYPE_FP16},
+                               {2, 3, 8, 33, 33, MASK_CAUSAL, DTYPE_FP16},
+                               {1, 1, 64, 50, 50, MASK_CAUSAL, DTYPE_FP16},
+                               {1, 2, 128, 9, 9, MASK_CAUSAL, DTYPE_FP16}};
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
     const attn_shape *s = &shapes[i];
     uint64_t sd = seed + i;
@@ -204,6 +250,17 @@ int main(void) {
     test_relations(s, sd);
     test_softcap(s, sd);
   }
+  /* without a mask, and in bf16: the two formulations still agree, columns still sum */
+  const attn_shape variants[] = {{1, 2, 16, 17, 17, MASK_NONE, DTYPE_FP16},
+                                 {2, 3, 8, 33, 21, MASK_NONE, DTYPE_FP16},
+                                 {1, 2, 16, 17, 17, MASK_CAUSAL, DTYPE_BF16},
+                                 {2, 1, 64, 20, 20, MASK_NONE, DTYPE_BF16}};
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+    test_two_formulations(&variants[i], seed + 100 + i);
+    test_column_sums(&variants[i], seed + 100 + i);
+  }
+  test_unmasked(seed);
+  test_bf16_inputs(seed);
   test_by_hand();
   return check_report();
 }

@@ -29,7 +29,7 @@ static void test_rows(void) {
 
 /* Every GPU system of the registry runs every workload at a plain shape (host-side check). */
 static void test_systems_cover_workloads(void) {
-  attn_shape shape = {1, 2, 64, 128, 128};
+  attn_shape shape = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_FP16};
   int gpu_systems = 0;
   for (int i = 0; i < system_count; i++) {
     const system_entry *e = &system_table[i];
