@@ -28,7 +28,7 @@ if [ $plot = 1 ]; then
   {
     if [ ! -f "$build/CMakeCache.txt" ]; then
       echo "build.sh: building repro-plot into $build (no CUDA; about 15 s once)" >&2
-      cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" -DREPRO_WITH_CUDA=OFF
+      cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" -DREPRO_WITH_CUDA=OFF
     fi
     cmake --build "$build" --target repro-plot -j"$(nproc)"
   } >"$log" 2>&1 || { cat "$log" >&2; echo "build.sh: building repro-plot failed" >&2; exit 1; }
