@@ -15,7 +15,7 @@ ph = (H - top - bottom - (nrows - 1) * rgap) / nrows
 txt(s) = (s eq "-") ? "" : s
 
 do for [fmt in formats] {
-  if (fmt eq "pdf") { set terminal pdfcairo noenhanced color size W, H font font_name.",8" }
+  if (fmt eq "pdf") { set terminal pdfcairo noenhanced color size W, H font font_name.",8" fontscale 1.0 linewidth 2 }
   if (fmt eq "png") { set terminal pngcairo noenhanced color size W * dpi, H * dpi font font_name.",8" fontscale dpi / 72.0 linewidth dpi / 72.0 }
   if (fmt eq "svg") { set terminal svg noenhanced size W * 72, H * 72 font font_name.",8" background "white" }
   set output outbase.".".fmt
