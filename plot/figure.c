@@ -772,62 +772,101 @@ int fg_emit(const fg_model *m, const char *dir, const char *template_dir) {
   return rc;
 }
 
-/* ---- terminal output ---- */
+/* ---- terminal output: each table shows what its figure shows ---- */
 
-static void print_cell(FILE *out, const fg_cell *c, int w) {
-  double v = cell_ms(c);
-  if (!isnan(v))
-    fprintf(out, " %*.3f", w, v);
+static void print_value(FILE *out, const fg_cell *c, metric k, int w) {
+  double v = cell_value(c, k);
+  if (isnan(v))
+    fprintf(out, " %*s", w, cell_mark(c, v));
+  else if (k == MET_MS || v < 1)
+    fprintf(out, " %*.*f", w, v < 0.01 ? 5 : 3, v);
   else
-    fprintf(out, " %*s", w, c->status == ST_OK ? "n/a" : status_mark(c->status));
+    fprintf(out, " %*.*f", w, v >= 1000 ? 0 : v >= 100 ? 1 : 2, v);
 }
 
-static const char *column_label(const fg_model *m, int x, char *buf, size_t cap) {
-  if (m->fig->kind == FIG_GRID) return m->cfg->workloads[x].label;
-  snprintf(buf, cap, "S=%d", m->fig->seqlens[x]);
-  return buf;
+/* Ours against the best other system in column x: time and memory lower is better (best/ours),
+ * throughput higher is better (ours/best). NAN when either is missing. */
+static double ours_ratio(const fg_model *m, int d, int x, metric k) {
+  if (m->ours < 0) return NAN;
+  double ours = cell_value(fg_at(m, d, x, m->ours), k), best = NAN;
+  for (int s = 0; s < m->cfg->nsystems; s++) {
+    if (s == m->ours) continue;
+    double v = cell_value(fg_at(m, d, x, s), k);
+    if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
+  }
+  if (isnan(ours) || isnan(best)) return NAN;
+  return k == MET_TFLOPS ? ours / best : best / ours;
 }
 
-void fg_print_table(const fg_model *m, FILE *out) {
+/* One table: rows the figure's columns (workloads or lengths), columns the systems, then ours'
+ * ratio to the best other system and its geometric mean. */
+static void print_metric_table(const fg_model *m, int d, metric k, const char *what,
+                               const char *ratio_name, const char *ratio_what,
+                               const char *ratio_ref, FILE *out) {
   const pc_config *c = m->cfg;
   int w[PC_MAX_ITEMS];
   for (int s = 0; s < c->nsystems; s++) {
     int l = (int)strlen(c->systems[s].name);
     w[s] = l > 8 ? l : 8;
   }
-  fprintf(out,
-          "\n== %s: %s%s%s, execution time in ms (NS = no log or not supported, "
-          "OOM, TLE = timeout, ERR = failed)\n",
-          m->fig->name, m->fig->experiment[0] ? m->fig->experiment : "all",
-          m->fig->kind == FIG_SWEEP ? " " : "", m->fig->kind == FIG_SWEEP ? m->fig->workload : "");
-  for (int d = 0; d < m->ndev; d++) {
-    fprintf(out, "[%s]\n%-12s", c->devices[m->dev[d]].label,
-            m->fig->kind == FIG_GRID ? "workload" : "seqlen");
-    for (int s = 0; s < c->nsystems; s++) fprintf(out, " %*s", w[s], c->systems[s].name);
-    fprintf(out, " %9s\n", "speedup");
-    double logsum = 0;
-    int nsp = 0;
-    for (int x = 0; x < m->nx; x++) {
-      char buf[32];
-      fprintf(out, "%-12s", column_label(m, x, buf, sizeof buf));
-      for (int s = 0; s < c->nsystems; s++) print_cell(out, fg_at(m, d, x, s), w[s]);
-      double sp = fg_speedup(m, d, x);
-      if (isnan(sp))
-        fprintf(out, " %9s\n", "-");
-      else {
-        fprintf(out, " %8.2fx\n", sp);
-        logsum += log(sp);
-        nsp++;
-      }
-    }
-    if (m->ours < 0) continue;
-    if (nsp)
-      fprintf(out, "geometric mean speedup of %s over the best other system: %.2fx (%d of %d %s)\n",
-              c->systems[m->ours].label, exp(logsum / nsp), nsp, m->nx,
-              m->fig->kind == FIG_GRID ? "workloads" : "lengths");
+  fprintf(out, "[%s] %s\n%-12s", c->devices[m->dev[d]].label, what,
+          m->fig->kind == FIG_GRID ? "workload" : "seqlen");
+  for (int s = 0; s < c->nsystems; s++) fprintf(out, " %*s", w[s], c->systems[s].name);
+  fprintf(out, " %9s\n", ratio_name);
+  double logsum = 0;
+  int n = 0;
+  for (int x = 0; x < m->nx; x++) {
+    if (m->fig->kind == FIG_GRID)
+      fprintf(out, "%-12s", m->cfg->workloads[x].label);
     else
-      fprintf(out, "geometric mean speedup of %s: - (no column has both ours and another system)\n",
-              c->systems[m->ours].label);
+      fprintf(out, "%-12d", m->fig->seqlens[x]);
+    for (int s = 0; s < c->nsystems; s++) print_value(out, fg_at(m, d, x, s), k, w[s]);
+    double r = ours_ratio(m, d, x, k);
+    if (isnan(r)) {
+      fprintf(out, " %9s\n", "-");
+    } else {
+      fprintf(out, " %8.2fx\n", r);
+      logsum += log(r);
+      n++;
+    }
+  }
+  if (m->ours < 0) return;
+  const char *cols = m->fig->kind == FIG_GRID ? "workloads" : "lengths";
+  if (n)
+    fprintf(out, "geometric mean %s of %s %s: %.2fx (%d of %d %s)\n", ratio_what,
+            c->systems[m->ours].label, ratio_ref, exp(logsum / n), n, m->nx, cols);
+  else
+    fprintf(out, "geometric mean %s of %s: - (no %s has both ours and another system)\n",
+            ratio_what, c->systems[m->ours].label, cols);
+}
+
+void fg_print_table(const fg_model *m, FILE *out) {
+  const pc_config *c = m->cfg;
+  const char *marks = "NS = no log or not supported, OOM, TLE = timeout, ERR = failed";
+  if (m->fig->kind == FIG_GRID) {
+    fprintf(out, "\n== %s: execution time in ms per workload (experiment %s), as the bars; ",
+            m->fig->name, m->fig->experiment[0] ? m->fig->experiment : "all");
+    fprintf(out, "speedup = best other / ours, the red label\n");
+  } else {
+    int w = pc_find(c->workloads, c->nworkloads, m->fig->workload);
+    fprintf(out, "\n== %s: %s by sequence length: throughput in TFLOP/s and peak memory in MiB, ",
+            m->fig->name, w >= 0 ? c->workloads[w].label : m->fig->workload);
+    fprintf(out, "the figure's two columns of panels\n");
+  }
+  fprintf(out, "   (%s)\n", marks);
+  char note[160];
+  cpu_note(m, note, sizeof note);
+  if (note[0]) fprintf(out, "** %s **\n", note);
+  for (int d = 0; d < m->ndev; d++) {
+    if (m->fig->kind == FIG_GRID) {
+      print_metric_table(m, d, MET_MS, "execution time, ms (lower is better)", "speedup", "speedup",
+                         "over the best other system", out);
+    } else {
+      print_metric_table(m, d, MET_TFLOPS, "throughput, TFLOP/s (higher is better)", "ours/best",
+                         "throughput", "over the best other system (ours / best)", out);
+      print_metric_table(m, d, MET_MIB, "peak memory, MiB (lower is better)", "saving",
+                         "memory saving", "against the lowest other system (lowest / ours)", out);
+    }
   }
 }
 

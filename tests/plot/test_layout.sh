@@ -117,5 +117,14 @@ for fig in fig12/fig12_kernel fig13/fig13 fig14/fig14; do
   check 'grep -q "^note_text = \"\"" "$tmp/real/$fig.gp"' "$fig from GPU logs carries no note"
 done
 check 'grep -q "CPU reference logs" "$tmp/cpu.fig13.out"' "terminal output says the logs are CPU runs"
+
+# terminal tables show the figure's quantities: fig13 throughput (TFLOP/s) and peak MiB per
+# length, not ms; a header that names the workload once; grid figures ms and the speedup
+t=$tmp/real.fig13.out
+check 'grep -q "^== fig13: H2O by sequence length: throughput in TFLOP/s and peak memory in MiB" "$t" && ! grep -q "h2o h2o" "$t"' "fig13 table header names what the figure shows"
+check 'grep -q "^\[H200\] throughput, TFLOP/s" "$t" && grep -q "^\[H200\] peak memory, MiB" "$t" && ! grep -q " ms" "$t"' "fig13 tables are TFLOP/s and MiB, no ms"
+check 'grep -q "^4096 .* 191.2 .* 3.73x$" "$t"' "fig13 throughput row: ours 191.2 TFLOP/s, 3.73x the best other"
+check 'grep -q "^4096 .* 161.0 .* 13.53x$" "$t"' "fig13 memory row: ours 161 MiB, 13.5x less than the lowest other"
+check 'grep -q "^KeyFormer .* 1.561 .* 3.09x$" "$tmp/real.fig12.out"' "fig12 table: ms and the speedup the figure writes"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
