@@ -389,11 +389,12 @@ static void place_speedup(panel *p, int nbars, int own, const char *text, double
   }
 }
 
-static void dat_bar_box(FILE *f, const panel *p, int i) {
+static void dat_bar_box(FILE *f, const panel *p, int i, int eol) {
   if (p->has_bar[i])
-    fprintf(f, " %.4f %.4f %.4f %.4f\n", p->bar[i].x0, p->bar[i].x1, p->bar[i].y0, p->bar[i].y1);
+    fprintf(f, " %.4f %.4f %.4f %.4f", p->bar[i].x0, p->bar[i].x1, p->bar[i].y0, p->bar[i].y1);
   else
-    fputs(" nan nan nan nan\n", f);
+    fputs(" nan nan nan nan", f);
+  if (eol) fputc('\n', f);
 }
 
 /* The labels block: gnuplot's anchor in data coordinates, then the box in inches (tests). */
@@ -587,7 +588,7 @@ static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax
   for (int s = 0; s < ns; s++) {
     fprintf(f, "%d %c %.6g %.6g %u %d", s, 'A' + s, v[s], isnan(v[s]) ? NAN : fmin(v[s], ymax),
             system_color(&c->systems[s], s), s == m->ours);
-    dat_bar_box(f, &p, s);
+    dat_bar_box(f, &p, s, 1);
   }
   fputs("\n\n", f);
   dat_labels(f, &p);
@@ -700,12 +701,12 @@ static void dat_sweep_panel(FILE *f, const fg_model *m, int d, metric k, double 
                  cell_mark(fg_at(m, d, i / ns, i % ns), v[i]));
   fprintf(f, "# device=%s metric=%s range=%g:%g\n", c->devices[m->dev[d]].name,
           k == MET_TFLOPS ? "tflops" : "peak_mib", lo, hi);
-  fprintf(f, "# x value color ours seqlen system box_x0 box_x1 box_y0 box_y1\n");
+  fprintf(f, "# x value color ours box_x0 box_x1 box_y0 box_y1 seqlen system\n");
   for (int i = 0; i < nb; i++) {
     int s = i % ns;
-    fprintf(f, "%.5f %.6g %u %d %d %s", xpos[i], v[i], system_color(&c->systems[s], s),
-            s == m->ours, m->fig->seqlens[i / ns], c->systems[s].name);
-    dat_bar_box(f, &p, i);
+    fprintf(f, "%.5f %.6g %u %d", xpos[i], v[i], system_color(&c->systems[s], s), s == m->ours);
+    dat_bar_box(f, &p, i, 0);
+    fprintf(f, " %d %s\n", m->fig->seqlens[i / ns], c->systems[s].name);
   }
   fputs("\n\n", f);
   dat_labels(f, &p);

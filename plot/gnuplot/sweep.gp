@@ -2,7 +2,7 @@
 # variables above this line (the layout in inches too); rows = devices, left column
 # throughput (TFLOP/s), right column peak memory (MiB, log scale); groups = sequence lengths,
 # one bar per system, ours hatched. Data: per panel (device-major: tflops, peak_mib) two blocks:
-#   bars:   x value color ours seqlen system box_x0 box_x1 box_y0 box_y1
+#   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 seqlen system
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
 # Labels (NS/OOM/TLE/ERR marks) are placed by repro-plot: adjacent marks stack, not touch.
 set encoding utf8

@@ -64,8 +64,8 @@ layout_errors() { # prints one line per violation
       for (i = 1; i <= NF; i++) if ($i == "x" && $(i - 1) ~ /^[0-9.]+$/) { pw = $(i - 1); ph = $(i + 1); sub(/\)/, "", ph) }
       next }
     /^#/ || NF == 0 { if (mode == "labels" && NF == 0 && nl >= 0) { check_panel(); nl = -1 } next }
-    mode == "bars" { n = NF; if ($(n) == "nan") next
-      nb++; bx0[nb] = $(n - 3); bx1[nb] = $(n - 2); by0[nb] = $(n - 1); by1[nb] = $n
+    mode == "bars" { c = (kind == "grid") ? 7 : 5; if ($c == "nan") next   # box columns
+      nb++; bx0[nb] = $c; bx1[nb] = $(c + 1); by0[nb] = $(c + 2); by1[nb] = $(c + 3)
       bo[nb] = (kind == "grid") ? $6 : $4 }
     mode == "labels" && $1 != "nan" {
       # x y "text" rot bold boxed fg bg kind x0 x1 y0 y1 (texts hold no spaces)
