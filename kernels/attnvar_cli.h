@@ -15,6 +15,7 @@ typedef struct {
   int check;      /* --check (default) | --no-check */
   int device_cpu; /* --device cpu, or a CPU system (ref) */
   int force_sm80;
+  int sm90_fwd_ws; /* --sm90-fwd ws */
 } attnvar_args;
 
 /* Fill args from argv; on a usage error print why (and the usage) to stderr and return -1;

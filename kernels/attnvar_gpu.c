@@ -177,6 +177,7 @@ int attnvar_run_gpu(const attnvar_args *a) {
     hx_die(REPRO_EXIT_ERROR, "error", "%s", why);
   }
   hx_gpu_init(&ctx, &info, a->force_sm80);
+  ctx.sm90_fwd_ws = a->sm90_fwd_ws;
   hx_print_header(&info);
   const attn_system *sys = system_table[a->system].gpu;
   if (!sys)
