@@ -47,6 +47,11 @@ int kron_plan_make(const kron_shape *s, int es, kron_pass pass, size_t budget, k
     long long Q = 1;
     for (int k = k1; k < s->m; k++) Q *= s->f[k];
     long long wmin = divisor_at_least(Q, Q < 32 ? Q : 32); /* coalesced rows */
+    {
+      /* a wide factor alone: narrower (less coalesced) tiles rather than none */
+      size_t one = (size_t)s->f[k1 - 1] * (size_t)(pass == KRON_FWD ? 2 : 3) * (size_t)es;
+      if ((size_t)wmin * one > budget) wmin = divisor_at_most(Q, (long long)(budget / one));
+    }
     int k0 = k1;
     long long S = 1;
     while (k0 > 0) {

@@ -56,7 +56,7 @@ int kron_parse(int argc, char **argv, kron_args *a) {
   a->warmup = a->runs = -1;
   a->seed = 1;
   long batch = 16, factors[KRON_MAX_FACTORS] = {32, 32};
-  int nf = 2, named_shape = 0, npos = 0;
+  int nf = 2, named_shape = 0, npos = 0, by_shape = 0;
   long pos[KRON_MAX_FACTORS + 1];
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
@@ -108,7 +108,7 @@ int kron_parse(int argc, char **argv, kron_args *a) {
       batch = l[0];
       nf = c - 1;
       for (int k = 0; k < nf; k++) factors[k] = l[k + 1];
-      named_shape = 1, i++;
+      named_shape = by_shape = 1, i++;
     } else if (!strcmp(opt, "check") || !strcmp(opt, "profile") || !strcmp(opt, "bench")) {
       if ((int)a->mode >= 0) {
         fprintf(stderr, "%s: one mode only (got '%s' after '%s')\n", prog, opt,
@@ -175,11 +175,11 @@ int kron_parse(int argc, char **argv, kron_args *a) {
   for (int k = 0; k < nf; k++) fi[k] = (int)factors[k];
   char why[256];
   if (kron_shape_init(&a->shape, batch, nf, fi, why, sizeof why) != 0) {
-    fprintf(stderr, "%s: %s: %s\n", prog,
-            npos        ? "positional shape"
-            : batch < 1 ? "--batch"
-                        : "--factors",
-            why);
+    const char *opt = npos                        ? "positional shape"
+                      : by_shape                  ? "--shape"
+                      : !strncmp(why, "batch", 5) ? "--batch"
+                                                  : "--factors";
+    fprintf(stderr, "%s: %s: %s\n", prog, opt, why);
     goto bad;
   }
   if (a->mode == KRON_PROFILE && a->impl < 0) {
