@@ -151,9 +151,11 @@ static void cpu_group_bwd(kron_be *be, const char *name, const kron_shape *s, co
       const double *Tl = T + l * tile;
       for (int i = 0; i < f; i++)
         for (int j = 0; j < f; j++) {
+          /* as the GPU's tile_grad: fibre (hi, lo) = element hi·st·f + i·st + lo */
           double acc = 0;
-          for (long long pos = 0; pos < nfib; pos++)
-            acc += cur[kron_fiber_elem(pos, stv, f, i)] * Tl[kron_fiber_elem(pos, stv, f, j)];
+          for (long long hi = 0; hi < nfib / stv; hi++)
+            for (long long lo = 0; lo < stv; lo++)
+              acc += cur[hi * stv * f + i * stv + lo] * Tl[hi * stv * f + j * stv + lo];
           long long ai = s->aoff[k] + (long long)i * f + j;
           st(gA, es, ai, ld(gA, es, ai) + acc);
         }

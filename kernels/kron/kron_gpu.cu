@@ -123,19 +123,35 @@ struct group_args {
 
 extern __shared__ __align__(16) unsigned char kron_smem[];
 
-// out tile = A (or A^T) on the tile axis of stride st, length f
+// out tile = A (or A^T) on the tile axis of stride st, length f. Tile indices are ints (a tile
+// is at most one block's shared memory): kron_tile.h's formulas in 32 bits.
 template <typename T>
-__device__ void tile_axis(const T *in, T *out, long long tile, long long st, int f,
-                          const T *__restrict__ A, bool transpose) {
-  for (long long e = threadIdx.x; e < tile; e += blockDim.x) {
-    int i = kron_axis_index(e, st, f);
-    long long first = kron_fiber_first(e, st, f);
+__device__ void tile_axis(const T *in, T *out, int tile, int st, int f, const T *__restrict__ A,
+                          bool transpose) {
+  for (int e = threadIdx.x; e < tile; e += blockDim.x) {
+    int i = (e / st) % f, first = e - i * st;
     T acc = 0;
     if (transpose)
-      for (int j = 0; j < f; j++) acc += __ldg(&A[(long long)j * f + i]) * in[first + j * st];
+      for (int j = 0; j < f; j++) acc += __ldg(&A[j * f + i]) * in[first + j * st];
     else
-      for (int j = 0; j < f; j++) acc += __ldg(&A[(long long)i * f + j]) * in[first + j * st];
+      for (int j = 0; j < f; j++) acc += __ldg(&A[i * f + j]) * in[first + j * st];
     out[e] = acc;
+  }
+}
+
+// gA[i][j] += sum over the tile's fibres of G[.., i, ..]·T[.., j, ..]: kron_fiber_elem without
+// divisions (fibre (hi, lo) holds elements hi·st·f + i·st + lo)
+template <typename T>
+__device__ void tile_grad(const T *G, const T *Tl, int tile, int st, int f, T *gA) {
+  int nhi = tile / (st * f);
+  for (int pr = threadIdx.x; pr < f * f; pr += blockDim.x) {
+    int i = pr / f, j = pr % f;
+    T acc = 0;
+    for (int hi = 0; hi < nhi; hi++) {
+      const T *g = G + hi * st * f + i * st, *t = Tl + hi * st * f + j * st;
+      for (int lo = 0; lo < st; lo++) acc += g[lo] * t[lo];
+    }
+    atomicAdd(&gA[pr], acc);
   }
 }
 
@@ -143,23 +159,20 @@ template <typename T>
 __global__ void k_group_fwd(group_args ga, const T *__restrict__ A, const T *__restrict__ in,
                             T *__restrict__ out) {
   const kron_group &g = ga.g;
-  long long tile = kron_tile_elems(&g);
+  int tile = (int)kron_tile_elems(&g), mg = g.k1 - g.k0;
   T *buf = (T *)kron_smem;
-  int mg = g.k1 - g.k0;
   for (long long blk = blockIdx.x; blk < ga.blocks; blk += gridDim.x) {
     T *cur = buf, *nxt = buf + tile;
-    for (long long t = threadIdx.x; t < tile; t += blockDim.x)
-      cur[t] = in[kron_tile_global(&g, blk, t)];
+    for (int t = threadIdx.x; t < tile; t += blockDim.x) cur[t] = in[kron_tile_global(&g, blk, t)];
     __syncthreads();
     for (int l = 0; l < mg; l++) {
-      tile_axis(cur, nxt, tile, g.st[l], ga.f[l], A + ga.aoff[l], false);
+      tile_axis(cur, nxt, tile, (int)g.st[l], ga.f[l], A + ga.aoff[l], false);
       __syncthreads();
       T *sw = cur;
       cur = nxt;
       nxt = sw;
     }
-    for (long long t = threadIdx.x; t < tile; t += blockDim.x)
-      out[kron_tile_global(&g, blk, t)] = cur[t];
+    for (int t = threadIdx.x; t < tile; t += blockDim.x) out[kron_tile_global(&g, blk, t)] = cur[t];
     __syncthreads();
   }
 }
@@ -168,39 +181,31 @@ template <typename T>
 __global__ void k_group_bwd(group_args ga, const T *__restrict__ A, const T *__restrict__ t_in,
                             const T *__restrict__ g_out, T *__restrict__ g_in, T *__restrict__ gA) {
   const kron_group &g = ga.g;
-  long long tile = kron_tile_elems(&g);
-  int mg = g.k1 - g.k0;
+  int tile = (int)kron_tile_elems(&g), mg = g.k1 - g.k0;
   T *Tt = (T *)kron_smem; // mg tiles: the group's input and the activations between its axes
   for (long long blk = blockIdx.x; blk < ga.blocks; blk += gridDim.x) {
-    T *cur = Tt + (long long)mg * tile, *nxt = cur + tile;
-    for (long long t = threadIdx.x; t < tile; t += blockDim.x) {
+    T *cur = Tt + mg * tile, *nxt = cur + tile;
+    for (int t = threadIdx.x; t < tile; t += blockDim.x) {
       long long e = kron_tile_global(&g, blk, t);
       Tt[t] = t_in[e];
       cur[t] = g_out[e];
     }
     __syncthreads();
     for (int l = 0; l + 1 < mg; l++) {
-      tile_axis(Tt + l * tile, Tt + (l + 1) * tile, tile, g.st[l], ga.f[l], A + ga.aoff[l], false);
+      tile_axis(Tt + l * tile, Tt + (l + 1) * tile, tile, (int)g.st[l], ga.f[l], A + ga.aoff[l],
+                false);
       __syncthreads();
     }
     for (int l = mg - 1; l >= 0; l--) {
-      int f = ga.f[l];
-      long long st = g.st[l], nfib = tile / f;
-      const T *Tl = Tt + l * tile;
-      for (long long pr = threadIdx.x; pr < (long long)f * f; pr += blockDim.x) {
-        int i = (int)(pr / f), j = (int)(pr % f);
-        T acc = 0;
-        for (long long pos = 0; pos < nfib; pos++)
-          acc += cur[kron_fiber_elem(pos, st, f, i)] * Tl[kron_fiber_elem(pos, st, f, j)];
-        atomicAdd(&gA[ga.aoff[l] + pr], acc);
-      }
-      tile_axis(cur, nxt, tile, st, f, A + ga.aoff[l], true);
+      // gA_k reads cur and T_l, the A^T pass writes nxt: one barrier covers both
+      tile_grad(cur, Tt + l * tile, tile, (int)g.st[l], ga.f[l], gA + ga.aoff[l]);
+      tile_axis(cur, nxt, tile, (int)g.st[l], ga.f[l], A + ga.aoff[l], true);
       __syncthreads();
       T *sw = cur;
       cur = nxt;
       nxt = sw;
     }
-    for (long long t = threadIdx.x; t < tile; t += blockDim.x)
+    for (int t = threadIdx.x; t < tile; t += blockDim.x)
       g_in[kron_tile_global(&g, blk, t)] = cur[t];
     __syncthreads();
   }
