@@ -373,6 +373,10 @@ int main(int argc, char **argv) {
   rs.be = &be;
   rs.es = es;
   size_t budget = a.v3_smem_kib ? (size_t)a.v3_smem_kib * 1024 : dev.smem_optin;
+  if (budget > dev.smem_optin)
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
+           "--v3-smem-kib %ld is beyond this device's %zu KiB of shared memory per block",
+           a.v3_smem_kib, dev.smem_optin / 1024);
   FILE *out = hx_log();
   for (int v = 0; v < KRON_NVER; v++) {
     if (a.impl >= 0 && a.impl != v) continue;
@@ -445,15 +449,18 @@ int main(int argc, char **argv) {
     }
   }
 
+  int code = REPRO_EXIT_OK;
+  float *ms = NULL;
   if (a.check && !run_checks(&rs, xf, Af, gyf)) {
     hx_print_result_status("error", "check failed: see the check lines with ok=0");
-    return REPRO_EXIT_CHECK_FAILED;
+    code = REPRO_EXIT_CHECK_FAILED;
+    goto done;
   }
   if (a.mode == KRON_PROFILE) run_profile(&rs);
 
   hx_stats st[KRON_NVER][2];
   int have[KRON_NVER] = {0};
-  float *ms = hx_host_alloc((size_t)a.runs * sizeof *ms, "timings");
+  ms = hx_host_alloc((size_t)a.runs * sizeof *ms, "timings");
   for (int vi = 0; vi < rs.nver; vi++) {
     for (int p = 0; p < 2; p++) {
       call c = {&rs, (kron_version)rs.ver[vi], (kron_pass)p};
@@ -481,6 +488,7 @@ int main(int argc, char **argv) {
             kron_pass_names[a.pass]);
   hx_print_result_ok(&st[best][a.pass], a.runs, a.warmup, gflop_of(s, (kron_pass)a.pass),
                      (double)dev.peak_bytes());
+done:
   hx_host_free(ms);
   void *bufs[] = {b->x, b->gy, b->A, b->y, b->gx, b->gA, b->saved, b->scratch, b->part};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
@@ -491,5 +499,5 @@ int main(int argc, char **argv) {
 #ifdef REPRO_HAVE_CUDA
   if (!a.device_cpu) kron_gpu_close();
 #endif
-  return REPRO_EXIT_OK;
+  return code;
 }
