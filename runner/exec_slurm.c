@@ -522,6 +522,33 @@ static int poll_once(exec_ctx *x, int finalize_unknown, progress *p) {
   return 0;
 }
 
+int slurm_live_tasks(const run *r) {
+  sbuf names = {0}, out = {0};
+  for (int i = 0; i < r->nsubs; i++) {
+    const submission *s = &r->subs[i];
+    if (!s->executor || strcmp(s->executor, "slurm") != 0 || s->cancelled || !s->jobname) continue;
+    /* only submissions with a cell still without a log can have tasks in the queue */
+    int open = 0;
+    for (int k = 0; k < s->ncells && !open; k++) {
+      char *path = run_log_path(r, s->logs[k]);
+      open = !file_exists(path);
+      free(path);
+    }
+    if (open) sb_addf(&names, "%s%s", names.len ? "," : "", s->jobname);
+  }
+  if (!names.len) {
+    sb_free(&names);
+    return 0;
+  }
+  /* by name: unlike -j, unknown names are no error; the default states are the live ones */
+  char *argv[] = {"squeue", "-h", "-r", "-n", names.s, "-o", "%i", NULL};
+  int rc = capture(argv, &out, 1), n = 0;
+  for (char *p = out.s; rc == 0 && p && *p; p++) n += *p == '\n';
+  sb_free(&names);
+  sb_free(&out);
+  return rc == 0 ? n : -1;
+}
+
 int slurm_cell_in_flight(exec_ctx *x, const char *log) {
   const cellrec *c = run_cell(x->r, log);
   return c && (c->seen == SEEN_PENDING || c->seen == SEEN_RUNNING);

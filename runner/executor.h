@@ -48,5 +48,8 @@ int slurm_wait(exec_ctx *x, int once, progress *out);
 int slurm_cancel(exec_ctx *x);
 /* 1 when a cell of the run is queued or running under a live submission (resume skips it). */
 int slurm_cell_in_flight(exec_ctx *x, const char *log);
+/* Tasks of the run's Slurm submissions still queued or running (one squeue by job name;
+ * nothing is written), or -1 when squeue fails. */
+int slurm_live_tasks(const run *r);
 
 #endif

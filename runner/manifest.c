@@ -158,6 +158,13 @@ static void apply(run *r, const kv_record *rec) {
     if (c && c->sub == sub && pg) c->pgid = atol(pg);
   } else if (strcmp(rec->tag, "cancel") == 0 && sub >= 0) {
     add_sub(r, sub)->cancelled = 1;
+  } else if (strcmp(rec->tag, "select") == 0) {
+    r->selects = xrealloc(r->selects, (size_t)(r->nselects + 1) * sizeof *r->selects);
+    selection *sel = &r->selects[r->nselects++];
+    memset(sel, 0, sizeof *sel);
+    if ((v = kv_get(rec, "device"))) sel->device = xstrdup(v);
+    for (int i = 0; i < rec->npairs; i++)
+      if (strcmp(rec->pairs[i].key, "only") == 0) sv_push(&sel->only, rec->pairs[i].val);
   }
 }
 
@@ -319,6 +326,11 @@ void run_close(run *r) {
     free(s->jobid);
   }
   free(r->subs);
+  for (int i = 0; i < r->nselects; i++) {
+    free(r->selects[i].device);
+    sv_free(&r->selects[i].only);
+  }
+  free(r->selects);
   for (int i = 0; i < r->cap; i++) free(r->cells[i].log);
   free(r->cells);
   free(r->dir);
@@ -416,6 +428,21 @@ int run_note_cancel(run *r, int sub) {
   snprintf(s, sizeof s, "%d", sub);
   const char *kv[] = {"sub", s, NULL};
   return journal_record(r, "cancel", kv);
+}
+
+int run_note_select(run *r, const char *device, const strvec *only) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return -1;
+  fputs("select", f);
+  if (device) kv_put(f, "device", device);
+  for (int i = 0; i < only->n; i++) kv_put(f, "only", only->v[i]);
+  fputc('\n', f);
+  fclose(f);
+  int rc = journal_write(r, buf, len);
+  free(buf);
+  return rc;
 }
 
 char *run_log_path(const run *r, const char *log) { return xasprintf("%s/logs/%s", r->dir, log); }
