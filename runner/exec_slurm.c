@@ -608,22 +608,18 @@ static void sleep_poll(double seconds) {
 }
 
 int slurm_wait(exec_ctx *x, int once, progress *out) {
-  double started = now_seconds(), last_print = 0;
-  progress last = {.total = -1};
-  for (;;) {
+  double started = now_seconds();
+  for (int first = 1;; first = 0) {
     progress p;
     poll_once(x, !once, &p);
+    if (once && first) x->base_done = p.ok + p.failed; /* a look, not a pace */
     int open = p.running + p.pending + p.unknown;
     if (once || open == 0) {
       progress_print(x, &p, started, 1);
       *out = p;
       return 0;
     }
-    if (memcmp(&p, &last, sizeof p) != 0 || now_seconds() - last_print > 60) {
-      progress_print(x, &p, started, 0);
-      last = p;
-      last_print = now_seconds();
-    }
+    progress_print(x, &p, started, 0);
     sleep_poll(x->poll_s);
     if (!exec_interrupted) continue;
     if (!x->detach && isatty(0) && ask_yes("\nCancel the submitted jobs?")) {

@@ -410,22 +410,30 @@ static void print_selection_notes(const exec_ctx *x) {
 
 /* Prints the run's cells (or, with cs, the selected ones) whose logs do not say
  * ok/unsupported/oom; returns their count. */
-static int report_failures(const run *r, const cellset *cs) {
+static int report_failures(FILE *out, const run *r, const cellset *cs) {
   int bad = 0;
   for (int i = 0; i < (cs ? cs->ncells : r->cap); i++) {
     const char *log = cs ? cs->cells[i].log : r->cells[i].log;
     if (!log || (cs && cs->cells[i].sel != CELL_SELECTED)) continue;
     char *path = run_log_path(r, log);
-    char status[64];
-    int have = cellog_status(path, status, sizeof status) == 0;
-    if (!have || !cellog_status_good(status)) {
-      if (bad < 30)
-        fprintf(stderr, "  %-10s %s\n", have ? (status[0] ? status : "no-result") : "no-log", path);
+    cellog_result res;
+    int have = cellog_read_result(path, &res) == 0;
+    if (!have || !cellog_status_good(res.status)) {
+      if (bad < 30) {
+        /* the reason first (TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY or the program's
+         * own words), then where the whole story is */
+        char *why = res.reason[0] ? quote_value(res.reason) : NULL;
+        fprintf(out, "  %-10s %-13s %s%s%s\n",
+                have ? (res.status[0] ? res.status : "no-result") : "no-log",
+                res.state[0] ? res.state : "-", log, why ? ": " : "", why ? why : "");
+        fprintf(out, "             %s\n", path);
+        free(why);
+      }
       bad++;
     }
     free(path);
   }
-  if (bad > 30) fprintf(stderr, "  ... and %d more\n", bad - 30);
+  if (bad > 30) fprintf(out, "  ... and %d more\n", bad - 30);
   return bad;
 }
 
@@ -603,10 +611,9 @@ static int cmd_run(options *o) {
     }
     if (slurm_recover(&x) != 0) goto out_all;
     progress p;
-    int quiet = x.quiet;
-    x.quiet = 1;
+    x.silent = 1;
     slurm_wait(&x, 1, &p); /* learn which cells are queued or running; record ended ones */
-    x.quiet = quiet;
+    x.silent = 0; /* what was done before this runner began: the ETA waits for a new cell */
   }
   /* the cells to submit now */
   int *todo = xmalloc((size_t)(cs->ncells ? cs->ncells : 1) * sizeof *todo), n = 0, inflight = 0,
@@ -649,7 +656,7 @@ static int cmd_run(options *o) {
   }
   free(todo);
   if (rc == 0 && !o->no_wait) {
-    int bad = report_failures(&r, cs);
+    int bad = report_failures(stderr, &r, cs);
     if (bad)
       fprintf(stderr, "%d cells did not end ok (their logs say why); `--resume` runs them again\n",
               bad);
@@ -736,7 +743,7 @@ static int cmd_status(const char *arg, int cancel) {
   int total = 0;
   for (int i = 0; i < r.cap; i++) total += r.cells[i].log != NULL;
   printf("run %s: %d cells\n", r.dir, total);
-  int bad = report_failures(&r, NULL);
+  int bad = report_failures(stdout, &r, NULL);
   printf("%d cells without a good log (failed, timed out, still running or never run)\n", bad);
   run_close(&r);
   return rc;

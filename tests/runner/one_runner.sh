@@ -68,6 +68,7 @@ if [ "$mode" = local ]; then
   "$runner" run experiment.yaml --local --device h100 --only system=bad >out7 2>&1
   check_eq "run of the bad cells" "$?" 1
   check "failure summary names the reason" grep -q "stand-in asked to fail" out7
+  check "no progress line printed twice" test -z "$(grep '^\[onefig\] done' out7 | sed 's/  elapsed.*//' | uniq -d)"
   "$runner" run experiment.yaml --local --resume -q >out8 2>&1
   check_eq "resume reruns the run's own failed cells" "$?" 1
   check_eq "resume ran no good cell" "$(started a.good)$(started b.good)" 00

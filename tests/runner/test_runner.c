@@ -9,6 +9,7 @@
 
 #include "cellog.h"
 #include "config.h"
+#include "executor.h"
 #include "expand.h"
 #include "jobscript.h"
 #include "manifest.h"
@@ -490,6 +491,29 @@ static void test_journal(void) {
   free(fig);
 }
 
+/* The progress line: no ETA until a cell finished under this runner (cells done before it
+ * started say nothing about its pace). */
+static void test_progress(void) {
+  sbuf b = {0};
+  progress p = {.total = 10, .ok = 4, .failed = 1, .pending = 5};
+  progress_format(&b, "figx", &p, 100.0, 5); /* a resume: 5 were done before, none since */
+  CHECK(strstr(b.s, "eta unknown") != NULL);
+  sb_clear(&b);
+  p = (progress){.total = 10, .pending = 10};
+  progress_format(&b, "figx", &p, 3.0, 0);
+  CHECK(strstr(b.s, "eta unknown") != NULL);
+  sb_clear(&b);
+  p = (progress){.total = 10, .ok = 6, .pending = 4};
+  progress_format(&b, "figx", &p, 10.0, 5); /* one cell in 10 s, 4 to go */
+  CHECK(strstr(b.s, "eta 0:40") != NULL);
+  CHECK(strstr(b.s, "done 6/10 (ok 6, failed 0)") != NULL);
+  sb_clear(&b);
+  p = (progress){.total = 10, .ok = 10};
+  progress_format(&b, "figx", &p, 10.0, 10);
+  CHECK(strstr(b.s, "eta 0:00") != NULL);
+  sb_free(&b);
+}
+
 /* The rendered array script of a fixed matrix must equal tests/runner/golden/<name>. */
 static void test_golden(void) {
   expfile f;
@@ -555,6 +579,7 @@ int main(int argc, char **argv) {
   test_families();
   test_cellog();
   test_journal();
+  test_progress();
   test_golden();
   printf("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
