@@ -137,6 +137,9 @@ static void expect_yaml_error(const char *text, const char *where, const char *w
       fprintf(stderr, "  expected '%s' ... '%s' in: %s\n", where, what, err);
     CHECK(strstr(err, where) != NULL);
     CHECK(strstr(err, what) != NULL);
+    /* one line: values are quoted with their newlines escaped */
+    if (strchr(err, '\n')) fprintf(stderr, "  a raw newline in: %s\n", err);
+    CHECK(strchr(err, '\n') == NULL);
   }
   free(err);
 }
@@ -185,6 +188,19 @@ static void test_yaml_errors(void) {
   expect_yaml_error("devices: {h100: {partition: \"a b\"}}\n", "c.yaml:1:29", "partition", 1);
   expect_yaml_error("devices: {h100: {max_concurrent: 0}}\n", "c.yaml:1:34", "expected an integer",
                     1);
+  /* the key is named, the value quoted with its control characters escaped */
+  expect_yaml_error("devices: {h100: {max_concurrent: many}}\n", "c.yaml:1:34",
+                    "max_concurrent: expected an integer in [1, 100000], found 'many'", 1);
+  expect_yaml_error("devices: {h100: {cpus_per_task: \"4\\n5\"}}\n", "c.yaml:1:33",
+                    "cpus_per_task: expected an integer in [1, 100000], found '4\\n5'", 1);
+  expect_yaml_error("devices: {h100: {gres: \"gpu\\n#SBATCH --uid=0\"}}\n", "c.yaml:1:24",
+                    "gres: 'gpu\\n#SBATCH --uid=0' has character '\\n'", 1);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: \"1\\n0\"\n    axes: {device: [a], "
+                             "system: [s]}\n",
+                    "e.yaml:6:17",
+                    "time_limit: expected seconds (e.g. 600) or H:MM:SS / MM:SS "
+                    "greater than 0, found '1\\n0'",
+                    0);
   expect_yaml_error("devices: {h100: {gpus: 1}}\n", "c.yaml:1:18", "unknown key 'gpus' in a device",
                     1);
   expect_yaml_error("executor: pbs\ndevices: {}\n", "c.yaml:1:11", "expected auto, slurm or local",
