@@ -761,7 +761,14 @@ static int cmd_finish(int argc, char **argv) {
     return 2;
   }
   if (cellog_finish(argv[0], argv[1], argv[2], (int)rc, NULL, NULL, NULL) != 0) return 2;
-  return (int)rc; /* so Slurm records FAILED for a failed cell */
+  /* The log says how the cell ended. A final answer it keeps (ok, unsupported: exit 4, oom:
+   * exit 3) ends the task with 0, so sacct shows COMPLETED, not FAILED; a failed cell keeps
+   * its code, so Slurm records FAILED. */
+  char *path = xasprintf("%s/logs/%s", argv[0], argv[1]);
+  char status[64];
+  int good = cellog_status(path, status, sizeof status) == 0 && cellog_status_good(status);
+  free(path);
+  return good ? 0 : rc ? (int)rc : 1;
 }
 
 int main(int argc, char **argv) {

@@ -85,6 +85,19 @@ if [ "$mode" = local ]; then
   check_eq "resume after widening keeps the good cells" "$(started a.good)$(started b.good)" 11
   check "kept message" grep -q "2 cells already have a good log: kept" out11
   check_eq "a100 cells never ran (all starts: 2+2+2+2 on h100)" "$(grep -c ' [ab]\.' count)" 8
+
+  # 4. `finish` (the last command of an array task) exits 0 for a final answer the log keeps
+  # (ok, unsupported, oom), so Slurm records COMPLETED; a failed cell's code stays
+  run=$(current_run)
+  for c in "unsupported 4 0" "oom 3 0" "ok 0 0" "error 1 1" "ok 4 4"; do
+    set -- $c
+    printf 'result status=%s\n' "$1" >"$run/tmp/fin.$1.$2"
+    "$runner" finish "$run" "fin.$1.$2.log" "$run/tmp/fin.$1.$2" "$2" 2>/dev/null
+    check_eq "finish exit for status=$1 after exit $2" "$?" "$3"
+  done
+  check_eq "the log keeps unsupported" "$(last_result "$run/logs/fin.unsupported.4.log" status)" unsupported
+  check_eq "the log keeps oom" "$(last_result "$run/logs/fin.oom.3.log" status)" oom
+  check_eq "exit 4 after ok is an error in the log" "$(last_result "$run/logs/fin.ok.4.log" status)" error
   finish
 fi
 
