@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,6 +438,41 @@ static int report_failures(FILE *out, const run *r, const cellset *cs) {
   return bad;
 }
 
+/* Cells Slurm ran more than once under one job (requeued after a node failure or a
+ * preemption): each attempt leaves err/<log>.<job>_<task>.r<restart>. Returns their count. */
+static int report_requeued(FILE *out, run *r) {
+  int n = 0;
+  for (int i = 0; i < r->cap; i++) {
+    const cellrec *c = &r->cells[i];
+    const submission *s = c->log ? run_sub(r, c->sub) : NULL;
+    if (!s || !s->jobid || !s->executor || strcmp(s->executor, "slurm") != 0) continue;
+    char *prefix = xasprintf("%s/err/%s.%s_%d.r", r->dir, c->log, s->jobid, c->task);
+    char *pattern = xasprintf("%s*", prefix);
+    size_t plen = strlen(prefix);
+    glob_t g;
+    int restarts = 0;
+    if (glob(pattern, 0, NULL, &g) == 0) {
+      for (size_t k = 0; k < g.gl_pathc; k++) {
+        int rk = atoi(g.gl_pathv[k] + plen);
+        if (rk > restarts) restarts = rk;
+      }
+      globfree(&g);
+    }
+    if (restarts > 0) {
+      if (n < 30)
+        fprintf(out,
+                "  requeued   %d time%s  %s (a node failure or a preemption: Slurm ran it again "
+                "under job %s_%d; the killed attempts are in tmp/)\n",
+                restarts, restarts > 1 ? "s" : "", c->log, s->jobid, c->task);
+      n++;
+    }
+    free(prefix);
+    free(pattern);
+  }
+  if (n > 30) fprintf(out, "  ... and %d more requeued\n", n - 30);
+  return n;
+}
+
 static int has_slurm_subs(const run *r) {
   for (int i = 0; i < r->nsubs; i++)
     if (r->subs[i].executor && strcmp(r->subs[i].executor, "slurm") == 0) return 1;
@@ -745,6 +781,8 @@ static int cmd_status(const char *arg, int cancel) {
   printf("run %s: %d cells\n", r.dir, total);
   int bad = report_failures(stdout, &r, NULL);
   printf("%d cells without a good log (failed, timed out, still running or never run)\n", bad);
+  int requeued = report_requeued(stdout, &r);
+  if (requeued) printf("%d cells requeued by Slurm (node failure or preemption)\n", requeued);
   run_close(&r);
   return rc;
 }
