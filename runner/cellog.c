@@ -11,25 +11,36 @@
 #include "kvline.h"
 #include "util.h"
 
-int cellog_status(const char *path, char *buf, int size) {
+int cellog_read_result(const char *path, cellog_result *out) {
+  memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   char *line = NULL;
   size_t cap = 0;
   ssize_t len;
   kv_record rec = {0};
-  buf[0] = '\0';
   while ((len = getline(&line, &cap, f)) >= 0) {
     if (strncmp(line, "result", 6) != 0 || (line[6] != ' ' && line[6] != '\t')) continue;
-    const char *err, *st;
-    if (kv_parse(&rec, line, (size_t)len, &err) == 0 && (st = kv_get(&rec, "status")))
-      snprintf(buf, (size_t)size, "%s", st);
-    else
-      snprintf(buf, (size_t)size, "unreadable");
+    const char *err, *v;
+    memset(out, 0, sizeof *out);
+    if (kv_parse(&rec, line, (size_t)len, &err) == 0 && (v = kv_get(&rec, "status"))) {
+      snprintf(out->status, sizeof out->status, "%s", v);
+      if ((v = kv_get(&rec, "state"))) snprintf(out->state, sizeof out->state, "%s", v);
+      if ((v = kv_get(&rec, "reason"))) snprintf(out->reason, sizeof out->reason, "%s", v);
+    } else {
+      snprintf(out->status, sizeof out->status, "unreadable");
+    }
   }
   free(line);
   kv_record_free(&rec);
   fclose(f);
+  return 0;
+}
+
+int cellog_status(const char *path, char *buf, int size) {
+  cellog_result res;
+  if (cellog_read_result(path, &res) != 0) return -1;
+  snprintf(buf, (size_t)size, "%s", res.status);
   return 0;
 }
 

@@ -13,6 +13,14 @@
  * the file has no result line; -1 when it cannot be read. */
 int cellog_status(const char *path, char *buf, int size);
 
+/* The last result line of a log: its status, the runner's state word (TIMEOUT, CANCELLED,
+ * NODE_FAIL, ...; "" when the program wrote the line) and its reason ("" when none). */
+typedef struct {
+  char status[64], state[32], reason[256];
+} cellog_result;
+/* 0 (fields "" when the log has no result line), -1 when it cannot be read. */
+int cellog_read_result(const char *path, cellog_result *out);
+
 /* ok, unsupported and oom are final answers; anything else is rerun by --resume. */
 int cellog_status_good(const char *status);
 

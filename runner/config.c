@@ -27,6 +27,30 @@ void params_set(paramlist *p, const char *name, const char *value, const ynode *
   p->v[p->n++] = (param){name, value, at};
 }
 
+/* y_error of "<before><value quoted><after>": newlines and control bytes escaped. */
+static int y_error_q(ydoc_err *err, const ynode *at, const char *before, const char *value,
+                     const char *after) {
+  char *q = quote_value(value);
+  int rc = y_error(err, at, "%s%s%s", before, q, after);
+  free(q);
+  return rc;
+}
+
+/* An integer under `key`: the message names the key and quotes what was found. */
+static int key_int(ydoc_err *err, const ynode *n, const char *key, long min, long max, long *out) {
+  char *end;
+  errno = 0;
+  long v = n->type == Y_SCALAR && !n->quoted ? strtol(n->str, &end, 10) : 0;
+  if (n->type != Y_SCALAR || n->quoted || errno || end == n->str || *end || v < min || v > max) {
+    char *q = n->type == Y_SCALAR ? quote_value(n->str) : xstrdup(y_type_name(n->type));
+    int rc = y_error(err, n, "%s: expected an integer in [%ld, %ld], found %s", key, min, max, q);
+    free(q);
+    return rc;
+  }
+  *out = v;
+  return 0;
+}
+
 static int is_ident(const char *s) {
   if (!((*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
   for (; *s; s++)
@@ -39,9 +63,13 @@ static int load_params(ydoc_err *err, const ynode *map, const char *what, paraml
   if (y_expect(err, map, Y_MAP, what) != 0) return -1;
   for (int i = 0; i < map->n; i++) {
     const ynode *k = map->items[2 * i], *v = map->items[2 * i + 1];
-    if (!is_ident(k->str))
-      return y_error(err, k, "%s: '%s' is not a variable name: expected [a-z_][a-z0-9_]*", what,
-                     k->str);
+    if (!is_ident(k->str)) {
+      char *before = xasprintf("%s: ", what);
+      int rc =
+          y_error_q(err, k, before, k->str, " is not a variable name: expected [a-z_][a-z0-9_]*");
+      free(before);
+      return rc;
+    }
     if (v->type != Y_SCALAR)
       return y_error(err, v, "%s: value of '%s': expected a scalar, found %s", what, k->str,
                      y_type_name(v->type));
@@ -221,7 +249,7 @@ static int load_axes(ydoc_err *err, const ynode *map, experiment *e) {
   for (int i = 0; i < map->n; i++) {
     const ynode *k = map->items[2 * i];
     if (!is_ident(k->str))
-      return y_error(err, k, "axis '%s': expected a name [a-z_][a-z0-9_]*", k->str);
+      return y_error_q(err, k, "axis ", k->str, ": expected a name [a-z_][a-z0-9_]*");
     if (strcmp(k->str, "experiment") == 0 || strcmp(k->str, "figure") == 0)
       return y_error(err, k, "axis '%s': this name is reserved", k->str);
     e->axes[i].name = k->str;
@@ -250,8 +278,12 @@ static int load_exclusions(ydoc_err *err, const ynode *seq, experiment *e) {
     for (int j = 0; j < m->n; j++) {
       const ynode *k = m->items[2 * j], *v = m->items[2 * j + 1];
       int a = experiment_axis(e, k->str);
-      if (a < 0)
-        return y_error(err, k, "exclude: '%s' is not an axis of experiment '%s'", k->str, e->name);
+      if (a < 0) {
+        char *after = xasprintf(" is not an axis of experiment '%s'", e->name);
+        int rc = y_error_q(err, k, "exclude: ", k->str, after);
+        free(after);
+        return rc;
+      }
       x->axis[j] = a;
       if (load_names(err, v, "exclude value", &x->values[j]) != 0) return -1;
       for (int t = 0; t < x->values[j].n; t++)
@@ -311,8 +343,10 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
   e->log_tpl = log->str;
   e->log_at = log;
   if (tl->type != Y_SCALAR || parse_duration(tl->str, &e->time_limit_s) != 0)
-    return y_error(err, tl,
-                   "time_limit: expected seconds (e.g. 600) or H:MM:SS / MM:SS greater than 0");
+    return y_error_q(err, tl,
+                     "time_limit: expected seconds (e.g. 600) or H:MM:SS / MM:SS greater than 0, "
+                     "found ",
+                     tl->type == Y_SCALAR ? tl->str : y_type_name(tl->type), "");
   if (load_axes(err, axes, e) != 0) return -1;
   const ynode *n;
   if ((n = y_get(root, "defaults")) && load_params(err, n, "defaults", &e->params) != 0) return -1;
@@ -437,9 +471,14 @@ static int slurm_word(ydoc_err *err, const ynode *n, const char *what, const cha
   if (n->type != Y_SCALAR || !*n->str)
     return y_error(err, n, "%s: expected a non-empty string", what);
   for (const char *p = n->str; *p; p++)
-    if (!(tpl_is_shell_safe((char[]){*p, 0}) || *p == '='))
-      return y_error(err, n, "%s: '%s' has character '%c': expected [A-Za-z0-9._:,=+@%%/-]+", what,
-                     n->str, *p);
+    if (!(tpl_is_shell_safe((char[]){*p, 0}) || *p == '=')) {
+      char *q = quote_value(n->str), *c = quote_value((char[]){*p, 0});
+      int rc =
+          y_error(err, n, "%s: %s has character %s: expected [A-Za-z0-9._:,=+@%%/-]+", what, q, c);
+      free(q);
+      free(c);
+      return rc;
+    }
   *out = n->str;
   return 0;
 }
@@ -458,9 +497,11 @@ static int load_device(ydoc_err *err, const ynode *k, const ynode *v, const ynod
   if ((n = y_get(v, "account")) && slurm_word(err, n, "account", &d->account) != 0) return -1;
   if ((n = y_get(v, "qos")) && slurm_word(err, n, "qos", &d->qos) != 0) return -1;
   if ((n = y_get(v, "mem")) && slurm_word(err, n, "mem", &d->mem) != 0) return -1;
-  if ((n = y_get(v, "max_concurrent")) && y_int(err, n, 1, 100000, &d->max_concurrent) != 0)
+  if ((n = y_get(v, "max_concurrent")) &&
+      key_int(err, n, "max_concurrent", 1, 100000, &d->max_concurrent) != 0)
     return -1;
-  if ((n = y_get(v, "cpus_per_task")) && y_int(err, n, 1, 100000, &d->cpus_per_task) != 0)
+  if ((n = y_get(v, "cpus_per_task")) &&
+      key_int(err, n, "cpus_per_task", 1, 100000, &d->cpus_per_task) != 0)
     return -1;
   if ((n = y_get(v, "setup"))) {
     if (n->type == Y_SCALAR) {

@@ -16,21 +16,38 @@ static void fmt_duration(char *buf, size_t n, double s) {
     snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
 }
 
-void progress_print(const exec_ctx *x, const progress *p, double started, int final) {
-  if (x->quiet && !final) return;
-  double elapsed = now_seconds() - started;
-  int done = p->ok + p->failed;
-  char el[32], eta[32] = "?";
+void progress_format(sbuf *out, const char *figure, const progress *p, double elapsed,
+                     int base_done) {
+  int done = p->ok + p->failed, since = done - base_done;
+  char el[32], eta[32] = "unknown";
   fmt_duration(el, sizeof el, elapsed);
-  if (done > 0 && done < p->total)
-    fmt_duration(eta, sizeof eta, elapsed / done * (p->total - done));
+  /* cells done before this runner began say nothing about its pace */
+  if (since > 0 && done < p->total)
+    fmt_duration(eta, sizeof eta, elapsed / since * (p->total - done));
   if (done == p->total) snprintf(eta, sizeof eta, "0:00");
   char held[64] = "";
   if (p->held) snprintf(held, sizeof held, " (%d held: scontrol release)", p->held);
-  fprintf(stderr,
+  sb_addf(out,
           "[%s] done %d/%d (ok %d, failed %d)  running %d  pending %d%s%s  elapsed %s  eta %s\n",
-          x->file->figure, done, p->total, p->ok, p->failed, p->running, p->pending, held,
+          figure, done, p->total, p->ok, p->failed, p->running, p->pending, held,
           p->unknown ? "  (state unknown for some)" : "", el, eta);
+}
+
+void progress_print(const exec_ctx *x, const progress *p, double started, int final) {
+  static progress last;
+  static int printed;
+  static double last_at;
+  if (x->silent || (x->quiet && !final)) return;
+  double now = now_seconds();
+  /* the same counts again: only as a heartbeat, once a minute, and never as the last line */
+  if (printed && memcmp(p, &last, sizeof *p) == 0 && (final || now - last_at < 60)) return;
+  sbuf line = {0};
+  progress_format(&line, x->file->figure, p, now - started, x->base_done);
+  fputs(line.s, stderr);
+  sb_free(&line);
+  last = *p;
+  printed = 1;
+  last_at = now;
 }
 
 void test_kill_point(const char *point) {

@@ -522,6 +522,33 @@ static int poll_once(exec_ctx *x, int finalize_unknown, progress *p) {
   return 0;
 }
 
+int slurm_live_tasks(const run *r) {
+  sbuf names = {0}, out = {0};
+  for (int i = 0; i < r->nsubs; i++) {
+    const submission *s = &r->subs[i];
+    if (!s->executor || strcmp(s->executor, "slurm") != 0 || s->cancelled || !s->jobname) continue;
+    /* only submissions with a cell still without a log can have tasks in the queue */
+    int open = 0;
+    for (int k = 0; k < s->ncells && !open; k++) {
+      char *path = run_log_path(r, s->logs[k]);
+      open = !file_exists(path);
+      free(path);
+    }
+    if (open) sb_addf(&names, "%s%s", names.len ? "," : "", s->jobname);
+  }
+  if (!names.len) {
+    sb_free(&names);
+    return 0;
+  }
+  /* by name: unlike -j, unknown names are no error; the default states are the live ones */
+  char *argv[] = {"squeue", "-h", "-r", "-n", names.s, "-o", "%i", NULL};
+  int rc = capture(argv, &out, 1), n = 0;
+  for (char *p = out.s; rc == 0 && p && *p; p++) n += *p == '\n';
+  sb_free(&names);
+  sb_free(&out);
+  return rc == 0 ? n : -1;
+}
+
 int slurm_cell_in_flight(exec_ctx *x, const char *log) {
   const cellrec *c = run_cell(x->r, log);
   return c && (c->seen == SEEN_PENDING || c->seen == SEEN_RUNNING);
@@ -581,22 +608,18 @@ static void sleep_poll(double seconds) {
 }
 
 int slurm_wait(exec_ctx *x, int once, progress *out) {
-  double started = now_seconds(), last_print = 0;
-  progress last = {.total = -1};
-  for (;;) {
+  double started = now_seconds();
+  for (int first = 1;; first = 0) {
     progress p;
     poll_once(x, !once, &p);
+    if (once && first) x->base_done = p.ok + p.failed; /* a look, not a pace */
     int open = p.running + p.pending + p.unknown;
     if (once || open == 0) {
       progress_print(x, &p, started, 1);
       *out = p;
       return 0;
     }
-    if (memcmp(&p, &last, sizeof p) != 0 || now_seconds() - last_print > 60) {
-      progress_print(x, &p, started, 0);
-      last = p;
-      last_print = now_seconds();
-    }
+    progress_print(x, &p, started, 0);
     sleep_poll(x->poll_s);
     if (!exec_interrupted) continue;
     if (!x->detach && isatty(0) && ask_yes("\nCancel the submitted jobs?")) {

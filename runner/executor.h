@@ -20,6 +20,8 @@ typedef struct {
   double poll_s;           /* slurm: seconds between polls */
   int detach;              /* Ctrl-C leaves submitted jobs running */
   int quiet;
+  int silent;    /* not even the final progress line (a poll only to learn the state) */
+  int base_done; /* cells of the run already done when this runner began (for the ETA) */
 } exec_ctx;
 
 typedef struct {
@@ -30,6 +32,12 @@ typedef struct {
 /* Set by the SIGINT/SIGTERM handler; executors check it between steps. */
 extern volatile sig_atomic_t exec_interrupted;
 
+/* "[fig] done D/T (ok, failed) running pending elapsed eta": the ETA is "unknown" until a
+ * cell finished under this runner (done > base_done). */
+void progress_format(sbuf *out, const char *figure, const progress *p, double elapsed,
+                     int base_done);
+/* Prints the line when the counts changed since the last one printed, or a minute passed;
+ * final: also with --quiet (once). */
 void progress_print(const exec_ctx *x, const progress *p, double started, int final);
 
 /* Test hook: REPRO_RUN_TEST_KILL=<point>:<n> makes the runner SIGKILL itself the n-th time
@@ -48,5 +56,8 @@ int slurm_wait(exec_ctx *x, int once, progress *out);
 int slurm_cancel(exec_ctx *x);
 /* 1 when a cell of the run is queued or running under a live submission (resume skips it). */
 int slurm_cell_in_flight(exec_ctx *x, const char *log);
+/* Tasks of the run's Slurm submissions still queued or running (one squeue by job name;
+ * nothing is written), or -1 when squeue fails. */
+int slurm_live_tasks(const run *r);
 
 #endif

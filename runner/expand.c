@@ -11,7 +11,9 @@ int filter_parse(const char *arg, filter *f, char **err) {
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(tok, '=');
     if (!eq || eq == tok || !eq[1]) {
-      *err = xasprintf("--only '%s': expected key=value[,key=value...]", arg);
+      char *q = quote_value(arg);
+      *err = xasprintf("--only %s: expected key=value[,key=value...]", q);
+      free(q);
       free(copy);
       filter_free(f);
       return -1;
@@ -25,7 +27,9 @@ int filter_parse(const char *arg, filter *f, char **err) {
   }
   free(copy);
   if (f->n == 0) {
-    *err = xasprintf("--only '%s': expected key=value", arg);
+    char *q = quote_value(arg);
+    *err = xasprintf("--only %s: expected key=value", q);
+    free(q);
     return -1;
   }
   return 0;
@@ -86,11 +90,16 @@ static int check_filters(const expfile *file, const filter *filters, int nfilter
         val_seen |= sv_find(&ex->axes[a].values, val) >= 0;
       }
       if (!key_seen) {
-        *err = xasprintf("--only: '%s' is not an axis of any experiment in %s", key, file->path);
+        char *q = quote_value(key);
+        *err = xasprintf("--only: %s is not an axis of any experiment in %s", q, file->path);
+        free(q);
         return -1;
       }
       if (!val_seen) {
-        *err = xasprintf("--only: no experiment in %s has %s=%s", file->path, key, val);
+        char *q = quote_value(val);
+        *err = xasprintf("--only: no experiment in %s has %s=%s", file->path, key,
+                         tpl_is_name(val) ? val : q);
+        free(q);
         return -1;
       }
     }

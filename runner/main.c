@@ -1,8 +1,10 @@
 /* repro-run: YAML experiment matrices run as Slurm job arrays or local processes.
  * See runner/README.md for the file formats and the run folder. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,8 @@ static void usage(FILE *out) {
       "  --rerun              run the selected cells again into the current run (old logs kept)\n"
       "  --run DIR            the run for --resume/--rerun/status (default: the one ae_logs points "
       "to)\n"
+      "  --widen              with --resume/--rerun: add the cells of --only/--device to the run\n"
+      "  --allow-concurrent   start even though another runner works on this figure folder\n"
       "  --no-wait            submit and return\n"
       "  --detach             on Ctrl-C leave the submitted jobs running without asking\n"
       "  --poll SECONDS       seconds between Slurm polls (default 10)\n"
@@ -63,7 +67,8 @@ typedef struct {
   const char *file, *cluster, *run_dir, *bin, *python, *device;
   int nfilters;
   filter *filters;
-  int dry_run, resume, rerun, no_wait, detach, quiet, jobs;
+  strvec only_args; /* the --only arguments as given (a run's `select` record) */
+  int dry_run, resume, rerun, no_wait, detach, quiet, jobs, widen, allow_concurrent;
   executor_kind executor;
   double poll_s;
 } options;
@@ -81,7 +86,9 @@ static int parse_options(int argc, char **argv, options *o) {
     O_DETACH,
     O_POLL,
     O_BIN,
-    O_PYTHON
+    O_PYTHON,
+    O_WIDEN,
+    O_ALLOW
   };
   static const struct option longs[] = {{"cluster", required_argument, 0, 'c'},
                                         {"only", required_argument, 0, O_ONLY},
@@ -98,6 +105,8 @@ static int parse_options(int argc, char **argv, options *o) {
                                         {"bin", required_argument, 0, O_BIN},
                                         {"python", required_argument, 0, O_PYTHON},
                                         {"quiet", no_argument, 0, 'q'},
+                                        {"widen", no_argument, 0, O_WIDEN},
+                                        {"allow-concurrent", no_argument, 0, O_ALLOW},
                                         {"help", no_argument, 0, 'h'},
                                         {0, 0, 0, 0}};
   int opt;
@@ -116,6 +125,11 @@ static int parse_options(int argc, char **argv, options *o) {
     case 'q': o->quiet = 1; break;
     case 'h': usage(stdout); exit(0);
     case O_ONLY:
+      if (o->nfilters >= 60) {
+        fprintf(stderr, "repro-run: at most 60 --only filters\n");
+        return -1;
+      }
+      sv_push(&o->only_args, optarg);
       o->filters = xrealloc(o->filters, (size_t)(o->nfilters + 1) * sizeof *o->filters);
       if (filter_parse(optarg, &o->filters[o->nfilters], &err) != 0) {
         fprintf(stderr, "repro-run: %s\n", err);
@@ -141,6 +155,8 @@ static int parse_options(int argc, char **argv, options *o) {
       break;
     case O_BIN: o->bin = optarg; break;
     case O_PYTHON: o->python = optarg; break;
+    case O_WIDEN: o->widen = 1; break;
+    case O_ALLOW: o->allow_concurrent = 1; break;
     default: usage(stderr); return -1;
     }
   }
@@ -148,6 +164,11 @@ static int parse_options(int argc, char **argv, options *o) {
   if (o->cluster && !*o->cluster) o->cluster = NULL;
   if (o->resume && o->rerun) {
     fprintf(stderr, "repro-run: --resume and --rerun exclude each other\n");
+    return -1;
+  }
+  if (o->widen && !o->resume && !o->rerun) {
+    fprintf(stderr, "repro-run: --widen adds cells to an existing run: use it with --resume or "
+                    "--rerun\n");
     return -1;
   }
   return 0;
@@ -170,6 +191,176 @@ static int lock_run(const run *r) {
     return -1;
   }
   return 0; /* fd stays open on purpose: the lock lives as long as the process */
+}
+
+/* One runner per figure folder: FIGDIR/runs/.lock, flock()ed for the runner's whole life and
+ * close-on-exec (cells never hold it), holding "pid N, run ID" of its holder. Returns 0 with
+ * *fd the lock (or -1 when --allow-concurrent goes on beside another runner), -1 refused. */
+static int lock_figure(const char *figdir, int allow, int *fd) {
+  *fd = -1;
+  char *runs = xasprintf("%s/runs", figdir), *path = xasprintf("%s/.lock", runs);
+  mkdir_p(runs, 0755);
+  int lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rc = 0;
+  if (lfd < 0) {
+    fprintf(stderr, "repro-run: cannot open %s: %s\n", path, strerror(errno));
+    rc = -1;
+  } else if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+    char text[64];
+    int n = snprintf(text, sizeof text, "pid %ld, run (starting)\n", (long)getpid());
+    if (ftruncate(lfd, 0) != 0 || pwrite(lfd, text, (size_t)n, 0) != n) { /* only a message */
+    }
+    *fd = lfd;
+  } else {
+    char holder[512];
+    ssize_t n = pread(lfd, holder, sizeof holder - 1, 0);
+    holder[n > 0 ? n : 0] = '\0';
+    holder[strcspn(holder, "\n")] = '\0';
+    close(lfd);
+    if (!holder[0]) snprintf(holder, sizeof holder, "pid unknown");
+    if (allow) {
+      fprintf(stderr,
+              "repro-run: another runner works on %s (%s): starting beside it "
+              "(--allow-concurrent)\n",
+              figdir, holder);
+    } else {
+      fprintf(stderr,
+              "repro-run: another runner works on %s (%s): two runners of one figure submit "
+              "its cells twice and, on one GPU, spoil each other's timings. Wait for it, stop it, "
+              "or pass --allow-concurrent for a deliberate second run\n",
+              figdir, holder);
+      rc = -1;
+    }
+  }
+  free(runs);
+  free(path);
+  return rc;
+}
+
+/* Says in the figure lock which run its holder works on. */
+static void lock_figure_note(int fd, const run *r) {
+  if (fd < 0) return;
+  char *text = xasprintf("pid %ld, run %s\n", (long)getpid(), r->dir);
+  size_t n = strlen(text);
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, text, n, 0) != (ssize_t)n) { /* only a message */
+  }
+  free(text);
+}
+
+static int has_slurm_subs(const run *r);
+
+/* A runner returns while its Slurm jobs wait in the queue (--no-wait, Ctrl-C, a killed
+ * runner): the figure lock is free then, but the cells are not. Refuses (unless allow) while
+ * a run of this figure other than `self` still has tasks queued or running. */
+static int check_queued_runs(const char *figdir, const char *self, int allow) {
+  if (!slurm_available()) return 0;
+  char *runs = xasprintf("%s/runs", figdir);
+  DIR *d = opendir(runs);
+  int rc = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (e->d_name[0] == '.' || strncmp(e->d_name, "dry-run-", 8) == 0) continue;
+    char *dir = xasprintf("%s/%s", runs, e->d_name), *manifest = xasprintf("%s/manifest", dir);
+    char *abs = path_absolute(dir);
+    run r;
+    if (file_exists(manifest) && !(self && strcmp(abs, self) == 0) && run_open(&r, dir) == 0) {
+      int live = has_slurm_subs(&r) ? slurm_live_tasks(&r) : 0;
+      if (live > 0 && allow) {
+        fprintf(stderr,
+                "repro-run: run %s still has %d cells queued or running under Slurm: "
+                "starting beside it (--allow-concurrent)\n",
+                r.dir, live);
+      } else if (live > 0) {
+        fprintf(stderr,
+                "repro-run: run %s still has %d cells queued or running under Slurm (its runner "
+                "has returned): a new run would submit them again. `repro-run status %s` shows "
+                "them, `--resume` continues that run, `repro-run cancel %s` ends it; "
+                "--allow-concurrent starts a second run anyway\n",
+                r.dir, live, r.dir, r.dir);
+        rc = -1;
+      }
+      run_close(&r);
+    }
+    free(abs);
+    free(manifest);
+    free(dir);
+  }
+  if (d) closedir(d);
+  free(runs);
+  return rc;
+}
+
+/* "--device D --only K=V ..." of a run's selection (caller frees). */
+static char *describe_selection(const run *r) {
+  sbuf b = {0};
+  for (int i = 0; i < r->nselects; i++) {
+    const selection *sel = &r->selects[i];
+    if (i) sb_add(&b, "; or ");
+    if (sel->device) sb_addf(&b, "--device %s", sel->device);
+    for (int k = 0; k < sel->only.n; k++)
+      sb_addf(&b, "%s--only %s", sel->device || k ? " " : "", sel->only.v[k]);
+    if (!sel->device && !sel->only.n) sb_add(&b, "every cell");
+  }
+  return sb_take(&b);
+}
+
+/* --resume/--rerun keep to the cells of the run (its `select` records): cells of the command
+ * line outside it are left out, or added to the run with --widen. */
+static int apply_run_selection(const options *o, cellset *cs, const clusterfile *cluster, run *r) {
+  if (o->widen) return run_note_select(r, o->device, &o->only_args) == 0 ? 0 : -1;
+  if (r->nselects == 0) return 0; /* a run from before runs remembered their selection */
+  char *member = xcalloc((size_t)(cs->ncells ? cs->ncells : 1), 1);
+  for (int i = 0; i < r->nselects; i++) {
+    const selection *sel = &r->selects[i];
+    filter *f = xcalloc((size_t)(sel->only.n ? sel->only.n : 1), sizeof *f);
+    char *err = NULL;
+    int nf = 0, bad = 0;
+    for (; nf < sel->only.n && !bad; nf++)
+      if (filter_parse(sel->only.v[nf], &f[nf], &err) != 0) bad = 1;
+    if (bad) nf--;
+    cellset run_cs;
+    if (!bad && expand(cs->file, cluster, f, nf, &run_cs, &err) == 0) {
+      for (int k = 0; k < run_cs.ncells && k < cs->ncells; k++)
+        if (run_cs.cells[k].sel == CELL_SELECTED &&
+            (!sel->device ||
+             strcmp(cell_value(&run_cs, &run_cs.cells[k], "device"), sel->device) == 0))
+          member[k] = 1;
+      cellset_free(&run_cs);
+    } else {
+      bad = 1;
+    }
+    for (int k = 0; k < nf; k++) filter_free(&f[k]);
+    free(f);
+    if (bad) {
+      fprintf(stderr, "repro-run: the selection of run %s no longer fits %s: %s\n", r->dir,
+              cs->file->path, err ? err : "?");
+      free(err);
+      free(member);
+      return -1;
+    }
+  }
+  int outside = 0, left = 0;
+  for (int i = 0; i < cs->ncells; i++) {
+    cell *c = &cs->cells[i];
+    if (c->sel != CELL_SELECTED) continue;
+    if (member[i])
+      left++;
+    else {
+      c->sel = CELL_FILTERED;
+      outside++;
+    }
+  }
+  free(member);
+  int asked = o->nfilters > 0 || o->device;
+  if (outside && asked) {
+    char *what = describe_selection(r);
+    fprintf(stderr,
+            "repro-run: %d of the cells you selected are not part of run %s (made with %s)%s; "
+            "to add them to the run, repeat the command with --widen\n",
+            outside, r->dir, what, left ? ": left out" : "");
+    free(what);
+    if (!left) return -1;
+  }
+  return 0;
 }
 
 static void print_cells(const exec_ctx *x) {
@@ -220,23 +411,66 @@ static void print_selection_notes(const exec_ctx *x) {
 
 /* Prints the run's cells (or, with cs, the selected ones) whose logs do not say
  * ok/unsupported/oom; returns their count. */
-static int report_failures(const run *r, const cellset *cs) {
+static int report_failures(FILE *out, const run *r, const cellset *cs) {
   int bad = 0;
   for (int i = 0; i < (cs ? cs->ncells : r->cap); i++) {
     const char *log = cs ? cs->cells[i].log : r->cells[i].log;
     if (!log || (cs && cs->cells[i].sel != CELL_SELECTED)) continue;
     char *path = run_log_path(r, log);
-    char status[64];
-    int have = cellog_status(path, status, sizeof status) == 0;
-    if (!have || !cellog_status_good(status)) {
-      if (bad < 30)
-        fprintf(stderr, "  %-10s %s\n", have ? (status[0] ? status : "no-result") : "no-log", path);
+    cellog_result res;
+    int have = cellog_read_result(path, &res) == 0;
+    if (!have || !cellog_status_good(res.status)) {
+      if (bad < 30) {
+        /* the reason first (TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY or the program's
+         * own words), then where the whole story is */
+        char *why = res.reason[0] ? quote_value(res.reason) : NULL;
+        fprintf(out, "  %-10s %-13s %s%s%s\n",
+                have ? (res.status[0] ? res.status : "no-result") : "no-log",
+                res.state[0] ? res.state : "-", log, why ? ": " : "", why ? why : "");
+        fprintf(out, "             %s\n", path);
+        free(why);
+      }
       bad++;
     }
     free(path);
   }
-  if (bad > 30) fprintf(stderr, "  ... and %d more\n", bad - 30);
+  if (bad > 30) fprintf(out, "  ... and %d more\n", bad - 30);
   return bad;
+}
+
+/* Cells Slurm ran more than once under one job (requeued after a node failure or a
+ * preemption): each attempt leaves err/<log>.<job>_<task>.r<restart>. Returns their count. */
+static int report_requeued(FILE *out, run *r) {
+  int n = 0;
+  for (int i = 0; i < r->cap; i++) {
+    const cellrec *c = &r->cells[i];
+    const submission *s = c->log ? run_sub(r, c->sub) : NULL;
+    if (!s || !s->jobid || !s->executor || strcmp(s->executor, "slurm") != 0) continue;
+    char *prefix = xasprintf("%s/err/%s.%s_%d.r", r->dir, c->log, s->jobid, c->task);
+    char *pattern = xasprintf("%s*", prefix);
+    size_t plen = strlen(prefix);
+    glob_t g;
+    int restarts = 0;
+    if (glob(pattern, 0, NULL, &g) == 0) {
+      for (size_t k = 0; k < g.gl_pathc; k++) {
+        int rk = atoi(g.gl_pathv[k] + plen);
+        if (rk > restarts) restarts = rk;
+      }
+      globfree(&g);
+    }
+    if (restarts > 0) {
+      if (n < 30)
+        fprintf(out,
+                "  requeued   %d time%s  %s (a node failure or a preemption: Slurm ran it again "
+                "under job %s_%d; the killed attempts are in tmp/)\n",
+                restarts, restarts > 1 ? "s" : "", c->log, s->jobid, c->task);
+      n++;
+    }
+    free(prefix);
+    free(pattern);
+  }
+  if (n > 30) fprintf(out, "  ... and %d more requeued\n", n - 30);
+  return n;
 }
 
 static int has_slurm_subs(const run *r) {
@@ -347,8 +581,7 @@ static int cmd_run(options *o) {
       .quiet = o->quiet};
   memset(&r, 0, sizeof r);
   r.fd = -1;
-  print_selection_notes(&x);
-  if (kind == EXEC_LOCAL && !o->dry_run && check_local_devices(cs) != 0) goto out_all;
+  int figlock = -1;
   if (kind == EXEC_SLURM && !have_cluster && !o->dry_run) {
     fprintf(stderr, "repro-run: the Slurm executor needs a cluster file (-c FILE or "
                     "$REPRO_CLUSTER): it says which partition and GPUs a device means\n");
@@ -363,17 +596,34 @@ static int cmd_run(options *o) {
     free(current);
     goto out_all;
   }
-  if (reuse && current) {
-    if (run_open(&r, current) != 0) {
+  reuse = reuse && current;
+  if (!o->dry_run &&
+      (lock_figure(file->dir, o->allow_concurrent, &figlock) != 0 ||
+       check_queued_runs(file->dir, reuse ? current : NULL, o->allow_concurrent) != 0)) {
+    free(current);
+    goto out_all;
+  }
+  if (reuse) {
+    if (run_open(&r, current) != 0 || lock_run(&r) != 0 ||
+        apply_run_selection(o, cs, have_cluster ? cluster : NULL, &r) != 0) {
       free(current);
       goto out_all;
     }
-  } else if (run_create(&r, file->dir, o->dry_run ? "dry-run-" : NULL, file->figure, file->path,
-                        have_cluster ? cluster->path : NULL) != 0) {
+  }
+  print_selection_notes(&x);
+  if (kind == EXEC_LOCAL && !o->dry_run && check_local_devices(cs) != 0) {
+    free(current);
+    goto out_all;
+  }
+  if (!reuse && (run_create(&r, file->dir, o->dry_run ? "dry-run-" : NULL, file->figure, file->path,
+                            have_cluster ? cluster->path : NULL) != 0 ||
+                 (!o->dry_run &&
+                  (lock_run(&r) != 0 || run_note_select(&r, o->device, &o->only_args) != 0)))) {
     free(current);
     goto out_all;
   }
   free(current);
+  lock_figure_note(figlock, &r);
   x.rt.run_dir = r.dir;
   if (o->dry_run) {
     print_cells(&x);
@@ -386,7 +636,6 @@ static int cmd_run(options *o) {
     free(sel);
     goto out_all;
   }
-  if (lock_run(&r) != 0) goto out_all;
   if (!reuse || o->rerun) run_make_current(&r, file->dir);
   install_signals();
   local_recover(&x);
@@ -398,10 +647,9 @@ static int cmd_run(options *o) {
     }
     if (slurm_recover(&x) != 0) goto out_all;
     progress p;
-    int quiet = x.quiet;
-    x.quiet = 1;
+    x.silent = 1;
     slurm_wait(&x, 1, &p); /* learn which cells are queued or running; record ended ones */
-    x.quiet = quiet;
+    x.silent = 0; /* what was done before this runner began: the ETA waits for a new cell */
   }
   /* the cells to submit now */
   int *todo = xmalloc((size_t)(cs->ncells ? cs->ncells : 1) * sizeof *todo), n = 0, inflight = 0,
@@ -444,7 +692,7 @@ static int cmd_run(options *o) {
   }
   free(todo);
   if (rc == 0 && !o->no_wait) {
-    int bad = report_failures(&r, cs);
+    int bad = report_failures(stderr, &r, cs);
     if (bad)
       fprintf(stderr, "%d cells did not end ok (their logs say why); `--resume` runs them again\n",
               bad);
@@ -453,6 +701,7 @@ static int cmd_run(options *o) {
   if (rc == 0 || rc == 1) fprintf(stderr, "logs: %s/logs (ae_logs points there)\n", r.dir);
 out_all:
   run_close(&r);
+  if (figlock >= 0) close(figlock);
   free(self);
   free(bin);
   free(root);
@@ -530,8 +779,10 @@ static int cmd_status(const char *arg, int cancel) {
   int total = 0;
   for (int i = 0; i < r.cap; i++) total += r.cells[i].log != NULL;
   printf("run %s: %d cells\n", r.dir, total);
-  int bad = report_failures(&r, NULL);
+  int bad = report_failures(stdout, &r, NULL);
   printf("%d cells without a good log (failed, timed out, still running or never run)\n", bad);
+  int requeued = report_requeued(stdout, &r);
+  if (requeued) printf("%d cells requeued by Slurm (node failure or preemption)\n", requeued);
   run_close(&r);
   return rc;
 }
@@ -548,7 +799,14 @@ static int cmd_finish(int argc, char **argv) {
     return 2;
   }
   if (cellog_finish(argv[0], argv[1], argv[2], (int)rc, NULL, NULL, NULL) != 0) return 2;
-  return (int)rc; /* so Slurm records FAILED for a failed cell */
+  /* The log says how the cell ended. A final answer it keeps (ok, unsupported: exit 4, oom:
+   * exit 3) ends the task with 0, so sacct shows COMPLETED, not FAILED; a failed cell keeps
+   * its code, so Slurm records FAILED. */
+  char *path = xasprintf("%s/logs/%s", argv[0], argv[1]);
+  char status[64];
+  int good = cellog_status(path, status, sizeof status) == 0 && cellog_status_good(status);
+  free(path);
+  return good ? 0 : rc ? (int)rc : 1;
 }
 
 int main(int argc, char **argv) {
@@ -581,5 +839,6 @@ int main(int argc, char **argv) {
   int rc = check ? cmd_check(&o) : cmd_run(&o);
   for (int i = 0; i < o.nfilters; i++) filter_free(&o.filters[i]);
   free(o.filters);
+  sv_free(&o.only_args);
   return rc;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kvline.h"
+#include "names.h"
 
 static unsigned long hash_str(const char *s) {
   unsigned long h = 1469598103934665603UL; /* FNV-1a */
@@ -66,6 +67,44 @@ static void sub_add_cell(submission *s, const char *log, int task) {
   s->ncells++;
 }
 
+static int is_digits(const char *s) {
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return 1;
+}
+
+/* Every value of the journal that becomes part of a path or of a command (log names, job
+ * names, the run id, job ids, process groups) must be a plain name or number, so that an
+ * edited manifest cannot lead the runner outside its run folder. Returns NULL or what is
+ * wrong (a static string naming the key; *bad is the offending value). */
+static const char *check_record(const kv_record *rec, const char **bad) {
+  static const struct {
+    const char *tag, *key;
+    int digits;
+  } rules[] = {{"run", "id", 0},         {"cell", "log", 0},     {"cell", "sub", 1},
+               {"cell", "task", 1},      {"submit", "sub", 1},   {"submit", "group", 0},
+               {"submit", "jobname", 0}, {"job", "sub", 1},      {"job", "jobid", 1},
+               {"start", "sub", 1},      {"start", "log", 0},    {"start", "pgid", 1},
+               {"cancel", "sub", 1},     {"select", "device", 0}};
+  for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+    if (strcmp(rec->tag, rules[i].tag) != 0) continue;
+    const char *v = kv_get(rec, rules[i].key);
+    if (!v) continue;
+    if (rules[i].digits ? !is_digits(v) : !repro_is_name(v)) {
+      *bad = v;
+      return rules[i].digits ? "is not a valid number" : "is not a valid name";
+    }
+  }
+  const char *ex = kv_get(rec, "executor");
+  if (strcmp(rec->tag, "submit") == 0 && ex && strcmp(ex, "slurm") != 0 &&
+      strcmp(ex, "local") != 0) {
+    *bad = ex;
+    return "is not a valid executor (slurm or local)";
+  }
+  return NULL;
+}
+
 /* Applies one journal record to the in-memory state. Unknown tags are skipped. */
 static void apply(run *r, const kv_record *rec) {
   const char *v;
@@ -119,6 +158,13 @@ static void apply(run *r, const kv_record *rec) {
     if (c && c->sub == sub && pg) c->pgid = atol(pg);
   } else if (strcmp(rec->tag, "cancel") == 0 && sub >= 0) {
     add_sub(r, sub)->cancelled = 1;
+  } else if (strcmp(rec->tag, "select") == 0) {
+    r->selects = xrealloc(r->selects, (size_t)(r->nselects + 1) * sizeof *r->selects);
+    selection *sel = &r->selects[r->nselects++];
+    memset(sel, 0, sizeof *sel);
+    if ((v = kv_get(rec, "device"))) sel->device = xstrdup(v);
+    for (int i = 0; i < rec->npairs; i++)
+      if (strcmp(rec->pairs[i].key, "only") == 0) sv_push(&sel->only, rec->pairs[i].val);
   }
 }
 
@@ -221,18 +267,36 @@ int run_open(run *r, const char *dir) {
   if (read_file(path, &data, &len) != 0) {
     fprintf(stderr, "repro-run: %s: cannot read: %s\n", path, strerror(errno));
     free(path);
+    run_close(r);
     return -1;
   }
   kv_record rec = {0};
   const char *err;
   size_t start = 0;
+  int lineno = 0;
   for (size_t i = 0; i < len; i++) {
     if (data[i] != '\n') continue;
     const char *line = data + start;
     size_t n = i - start;
     start = i + 1;
+    lineno++;
     if (n == 0 || line[0] == '#') continue;
-    if (kv_parse(&rec, line, n, &err) == 0) apply(r, &rec);
+    if (kv_parse(&rec, line, n, &err) != 0) continue;
+    const char *bad = NULL, *problem = check_record(&rec, &bad);
+    if (problem) {
+      char *q = quote_value(bad);
+      fprintf(stderr,
+              "repro-run: %s:%d: %s %s: the journal was edited or is damaged; not using this "
+              "run\n",
+              path, lineno, q, problem);
+      free(q);
+      kv_record_free(&rec);
+      free(data);
+      free(path);
+      run_close(r);
+      return -1;
+    }
+    apply(r, &rec);
   }
   kv_record_free(&rec);
   free(data);
@@ -262,6 +326,11 @@ void run_close(run *r) {
     free(s->jobid);
   }
   free(r->subs);
+  for (int i = 0; i < r->nselects; i++) {
+    free(r->selects[i].device);
+    sv_free(&r->selects[i].only);
+  }
+  free(r->selects);
   for (int i = 0; i < r->cap; i++) free(r->cells[i].log);
   free(r->cells);
   free(r->dir);
@@ -359,6 +428,21 @@ int run_note_cancel(run *r, int sub) {
   snprintf(s, sizeof s, "%d", sub);
   const char *kv[] = {"sub", s, NULL};
   return journal_record(r, "cancel", kv);
+}
+
+int run_note_select(run *r, const char *device, const strvec *only) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return -1;
+  fputs("select", f);
+  if (device) kv_put(f, "device", device);
+  for (int i = 0; i < only->n; i++) kv_put(f, "only", only->v[i]);
+  fputc('\n', f);
+  fclose(f);
+  int rc = journal_write(r, buf, len);
+  free(buf);
+  return rc;
 }
 
 char *run_log_path(const run *r, const char *log) { return xasprintf("%s/logs/%s", r->dir, log); }

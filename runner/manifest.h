@@ -10,6 +10,11 @@
  *   job sub=3 jobid=1234                                 ... after sbatch answered
  *   start sub=4 log=... pgid=4242                        local executor: a started cell
  *   cancel sub=3
+ *   select device=h100 only="system=fused"               the cells that belong to the run
+ *
+ * `select` records say which cells belong to the run: the union of the records, each the
+ * --device and --only filters of the command line that created (or, with --widen, widened)
+ * the run; a run without one (older runs) is the whole matrix.
  *
  * Every record is written with one write() and fsync()ed before the action it announces
  * (the `submit` record before sbatch), so a runner killed at any moment leaves a journal that
@@ -43,6 +48,13 @@ typedef struct {
 
 enum { SEEN_NONE, SEEN_PENDING, SEEN_RUNNING, SEEN_OK, SEEN_FAILED };
 
+/* One `select` record: cells of this device (NULL: any) matching any of the filters (none:
+ * every cell). */
+typedef struct {
+  char *device;
+  strvec only; /* --only arguments as given */
+} selection;
+
 typedef struct {
   char *dir; /* absolute run folder */
   char *id;
@@ -55,6 +67,8 @@ typedef struct {
   cellrec *cells;
   /* cells of the submission being announced, not yet sealed by its `submit` record */
   int pending_sub;
+  int nselects; /* 0: the run was made before runs remembered their selection */
+  selection *selects;
 } run;
 
 /* Creates figdir/runs/<prefix><timestamp>/ with its folders and journal. */
@@ -76,6 +90,7 @@ int run_note_submit(run *r, int sub, const char *executor, const char *group, co
 int run_note_job(run *r, int sub, const char *jobid);
 int run_note_start(run *r, int sub, const char *log, long pgid);
 int run_note_cancel(run *r, int sub);
+int run_note_select(run *r, const char *device, const strvec *only);
 
 submission *run_sub(run *r, int id);
 cellrec *run_cell(const run *r, const char *log);

@@ -124,7 +124,9 @@ int tpl_render(const char *tpl, tpl_mode mode, tpl_lookup_fn lookup, void *ctx, 
     }
     if (mode == TPL_NAME) {
       if (!tpl_is_name(val)) {
-        *err = xasprintf("value '%s' of {%s} is not a name ([A-Za-z0-9._-]+)", val, key);
+        char *q = quote_value(val);
+        *err = xasprintf("value %s of {%s} is not a name ([A-Za-z0-9._-]+)", q, key);
+        free(q);
         return -1;
       }
       sb_add(out, val);
@@ -135,8 +137,9 @@ int tpl_render(const char *tpl, tpl_mode mode, tpl_lookup_fn lookup, void *ctx, 
   }
   const char *result = out->s ? out->s + start : ""; /* nothing appended: still NULL */
   if (mode == TPL_NAME && !tpl_is_name(result)) {
-    *err =
-        xasprintf("'%s' is not a valid file name ([A-Za-z0-9._-]+, not starting with '.')", result);
+    char *q = quote_value(result);
+    *err = xasprintf("%s is not a valid file name ([A-Za-z0-9._-]+, not starting with '.')", q);
+    free(q);
     return -1;
   }
   return 0;

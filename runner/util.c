@@ -99,3 +99,29 @@ double now_seconds(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+char *quote_value(const char *s) {
+  sbuf b = {0};
+  sb_addc(&b, '\'');
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++, n++) {
+    if (n == 80) {
+      sb_add(&b, "...");
+      break;
+    }
+    if (*p == '\n')
+      sb_add(&b, "\\n");
+    else if (*p == '\t')
+      sb_add(&b, "\\t");
+    else if (*p == '\r')
+      sb_add(&b, "\\r");
+    else if (*p == '\'' || *p == '\\')
+      sb_addf(&b, "\\%c", *p);
+    else if (*p < 0x20 || *p == 0x7f)
+      sb_addf(&b, "\\x%02x", *p);
+    else
+      sb_addc(&b, (char)*p);
+  }
+  sb_addc(&b, '\'');
+  return sb_take(&b);
+}

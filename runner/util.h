@@ -29,4 +29,8 @@ char *repo_root_find(const char *dir);
 
 double now_seconds(void); /* monotonic clock */
 
+/* A value for a message: single-quoted, newlines, tabs, quotes and other control bytes
+ * escaped (\n, \t, \', \xNN), cut after 80 bytes with "...". Caller frees. */
+char *quote_value(const char *s);
+
 #endif

@@ -3,28 +3,48 @@
 #   run-single.sh FIGDIR "AXIS1 AXIS2 ..." [VALUE1 [VALUE2 ...]] [key=value ...] [repro-run options]
 # Positional values fill the figure's axes in the given order (e.g. fig12: experiment
 # workload system), key=value words add any other axis; the old logs move to attempts/.
+# Options pass through to repro-run, with their values (`--only system=fused` or
+# `--only=system=fused`); a --only of the user's narrows the positional words (both must hold),
+# several --only are still OR.
 set -euo pipefail
 fig=$1
 read -r -a axes <<<"$2"
 shift 2
-conds=() opts=() i=0
-for a in "$@"; do
+# repro-run's options that take a value (the next word, unless written --opt=value)
+takes_value='^(-c|--cluster|--only|--device|--run|--poll|--bin|--python|-j)$'
+conds=() opts=() onlys=() i=0
+while [ $# -gt 0 ]; do
+  a=$1
+  shift
   case "$a" in
-    -*) opts+=("$a") ;;
+    --only=*) onlys+=("${a#--only=}") ;;
+    --only)
+      [ $# -gt 0 ] || { echo "run_single.sh: --only needs key=value[,key=value...]" >&2; exit 2; }
+      onlys+=("$1"); shift ;;
+    -*)
+      opts+=("$a")
+      if [[ "$a" =~ $takes_value ]]; then
+        [ $# -gt 0 ] || { echo "run_single.sh: $a needs a value" >&2; exit 2; }
+        opts+=("$1"); shift
+      fi ;;
     *=*) conds+=("$a") ;;
     *)
-      if [ ${#opts[@]} -gt 0 ] && [[ "${opts[-1]}" =~ ^(-c|--cluster|--device|--run|--poll|--bin|--python|-j)$ ]]; then
-        opts+=("$a")   # the value of the option before it
-      elif [ $i -lt ${#axes[@]} ]; then
+      if [ $i -lt ${#axes[@]} ]; then
         conds+=("${axes[$i]}=$a"); i=$((i + 1))
       else
         echo "run_single.sh: too many values: the axes are ${axes[*]}" >&2; exit 2
       fi ;;
   esac
 done
-if [ ${#conds[@]} -eq 0 ]; then
+if [ ${#conds[@]} -eq 0 ] && [ ${#onlys[@]} -eq 0 ]; then
   echo "usage: run_single.sh ${axes[*]} (leading ones at least) [key=value ...] [options]" >&2
   exit 2
 fi
-only=$(IFS=,; echo "${conds[*]}")
-exec "$(dirname "$0")/run-figure.sh" "$fig" --rerun --only "$only" ${opts[@]+"${opts[@]}"}
+pos=$(IFS=,; echo "${conds[*]-}")
+filters=()
+if [ ${#onlys[@]} -eq 0 ]; then
+  filters+=(--only "$pos")
+else
+  for f in "${onlys[@]}"; do filters+=(--only "${pos:+$pos,}$f"); done
+fi
+exec "$(dirname "$0")/run-figure.sh" "$fig" --rerun "${filters[@]}" ${opts[@]+"${opts[@]}"}

@@ -33,6 +33,40 @@ check_eq "array task exit" "$?" 0
 check "array: values arrive unchanged" diff <(grep '^v<' "$rundir/logs/adv.h100.echo.log") "$corpus/ok-values.expected"
 check_eq "array: nothing injected ran" "$(find "$work" -name 'pwned*' | wc -l)" 0
 
+# 4. an edited journal cannot make the runner touch paths outside the run folder: every name
+# taken from the manifest (cell logs, job names, run id, job ids) is checked when it is read
+cat >"$work/fakebin/sbatch" <<'EOF2'
+#!/bin/bash
+exit 1
+EOF2
+cat >"$work/fakebin/squeue" <<'EOF2'
+#!/bin/bash
+exit 0
+EOF2
+cat >"$work/fakebin/sacct" <<'EOF2'
+#!/bin/bash
+echo "1_0|FAILED|1:0"
+EOF2
+chmod +x "$work/fakebin/sbatch" "$work/fakebin/squeue" "$work/fakebin/sacct"
+good=$(cd -P ae_logs/.. && pwd)
+n=0
+for rec in "cell sub=99 task=0 log=../../../../repro-escape-log|submit sub=99 executor=slurm group=g jobname=j99|job sub=99 jobid=1" \
+           "cell sub=99 task=0 log=/tmp/repro-escape-abs|submit sub=99 executor=slurm group=g jobname=j99|job sub=99 jobid=1" \
+           "cell sub=99 task=0 log=ok.log|submit sub=99 executor=slurm group=g jobname=../../../../repro-escape-job" \
+           "cell sub=99 task=0 log=ok.log|submit sub=99 executor=slurm group=g jobname=j99|job sub=99 jobid=1/../../x" \
+           "run id=../../../../repro-escape-id"; do
+  n=$((n + 1))
+  copy="$work/fig/runs/edited$n"
+  cp -r "$good" "$copy"
+  printf '%s\n' "$rec" | tr '|' '\n' >>"$copy/manifest"
+  PATH="$work/fakebin:$PATH" "$runner" status "$copy" >"$work/status$n.txt" 2>&1
+  check_eq "edited manifest $n refused" "$?" 2
+  check "edited manifest $n: the reason names the line" grep -q "manifest:[0-9]*: .*not a valid" "$work/status$n.txt"
+  PATH="$work/fakebin:$PATH" "$runner" run experiment.yaml --resume --run "$copy" --local -q >"$work/resume$n.txt" 2>&1
+  check_eq "edited manifest $n: resume refused" "$?" 2
+done
+check_eq "nothing written outside the run folders" "$(find "$(dirname "$work")" /tmp -name "repro-escape-*" 2>/dev/null | wc -l)" 0
+
 # 3. hostile files are refused, with the reason and (where given) the position
 for f in "$corpus"/bad-*.yaml; do
   name=$(basename "$f")

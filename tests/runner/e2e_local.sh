@@ -17,12 +17,16 @@ run=$(current_run)
 check "journal exists" test -s "$run/manifest"
 orphans=$(grep -l "REPRO_LOCAL_RUN=$run" /proc/[0-9]*/environ 2>/dev/null | wc -l)
 check "cells of the killed runner still run (orphans)" test "$orphans" -ge 1
+# the two cells started before the kill may not have reached their program yet (a loaded
+# machine): let them say they started, or the resume below ends them first
+for i in $(seq 100); do [ "$(wc -l <count 2>/dev/null || echo 0)" -ge 2 ] && break; sleep 0.05; done
 
 # 2. resume: the orphans are ended, cells without a good log run, in the same run folder
 t0=$(date +%s)
 "$runner" run experiment.yaml --local --device h100 --resume -j 3 -q >out2 2>&1
 rc=$?
 check_eq "resume exit (failed cells present)" "$rc" 1
+check "failure summary names the TIMEOUT" grep -q "timeout *TIMEOUT *tle.h100.z.hang.log" out2
 check_eq "resumed into the same run" "$(current_run)" "$run"
 orphans=$(grep -l "REPRO_LOCAL_RUN=$run" /proc/[0-9]*/environ 2>/dev/null | wc -l)
 check_eq "no process of the run left" "$orphans" 0

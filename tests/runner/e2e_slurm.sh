@@ -74,4 +74,7 @@ check "Slurm counted a restart" bash -c "scontrol show job $rq_job | grep -q 'Re
 # 4. status reads the finished run
 "$runner" status . >out4 2>&1
 check "status counts" grep -q "5 cells without a good log" out4
+check "status shows the requeued cell" grep -q "requeued .*rq.a100.r.slow.log" out4
+check "status says why a cell is requeued" grep -q "rq.a100.r.slow.log.*node failure" out4
+check "status names the TIMEOUT" grep -q "timeout *TIMEOUT *tle.h100.z.hang.log" out4
 finish

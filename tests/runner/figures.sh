@@ -35,6 +35,11 @@ out=$(cd "$work/fig12" && ./run_single.sh kernel roco fused device=h100 --dry-ru
 check_eq "run_single kernel roco fused device=h100" "$out" "kernel.h100.roco.fused.log"
 out=$(cd "$work/fig13" && ./run_single.sh fused 8192 --dry-run -c ../clusters/local-test.yaml --device a100 2>/dev/null | cut -f1)
 check_eq "fig13 run_single fused 8192" "$out" "a100.fused.8192.log"
+# options with values pass through; a user's --only narrows the positional words (AND)
+out=$(cd "$work/fig12" && ./run_single.sh --only system=fused --dry-run -c ../clusters/local-test.yaml --device h100 2>/dev/null | cut -f1 | grep -c '^\(e2e\|kernel\)\.h100\..*\.fused\.log$')
+check_eq "run_single --only system=fused (every fused cell of h100)" "$out" 14
+out=$(cd "$work/fig12" && ./run_single.sh kernel --only=system=fused --only system=torch --device=h100 -n -c ../clusters/local-test.yaml 2>/dev/null | cut -f1 | grep -c '^kernel\.h100\..*\.\(fused\|torch\)\.log$')
+check_eq "run_single kernel --only=... --only ... (each AND kernel)" "$out" 14
 (cd "$work/fig12" && ./run_single.sh kernel rocco --dry-run -c ../clusters/local-test.yaml >/dev/null 2>err.txt)
 check_eq "typo in a filter refused" "$?" 2
 check "typo named" grep -q "workload=rocco" "$work/fig12/err.txt"

@@ -12,7 +12,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 # The last result line's value of KEY in a log.
 last_result() { grep '^result ' "$1" 2>/dev/null | tail -1 | grep -o "$2=[^ ]*" | head -1 | cut -d= -f2; }
 
-# A figure folder for tests: experiment.yaml with the stand-in program.
+# A figure folder for tests: experiment.yaml with the stand-in program. The good cells take
+# a second, so a runner killed right after starting them leaves them running (orphans).
 #   make_matrix DIR TIME_LIMIT HANG_SECONDS SLOW_SECONDS RQ_DEVICE
 make_matrix() {
   local dir=$1 limit=$2 hang=$3 slow=$4 rqdev=$5 standin
@@ -23,7 +24,7 @@ make_matrix() {
 figure: testfig
 defaults: {count: "$dir/count", standin: "$standin"}
 systems:
-  good:  {command: "{standin} --workload {workload} --system {system} --count {count}"}
+  good:  {command: "{standin} --workload {workload} --system {system} --sleep 1 --count {count}"}
   bad:   {command: "{standin} --workload {workload} --system {system} --mode fail --count {count}"}
   crash: {command: "{standin} --workload {workload} --system {system} --mode crash --count {count}"}
   hang:  {command: "{standin} --workload {workload} --system {system} --mode hang --sleep $hang --count {count}"}

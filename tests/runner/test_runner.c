@@ -9,6 +9,7 @@
 
 #include "cellog.h"
 #include "config.h"
+#include "executor.h"
 #include "expand.h"
 #include "jobscript.h"
 #include "manifest.h"
@@ -118,6 +119,9 @@ static void expect_yaml_error(const char *text, const char *where, const char *w
       fprintf(stderr, "  expected '%s' ... '%s' in: %s\n", where, what, err);
     CHECK(strstr(err, where) != NULL);
     CHECK(strstr(err, what) != NULL);
+    /* one line: values are quoted with their newlines escaped */
+    if (strchr(err, '\n')) fprintf(stderr, "  a raw newline in: %s\n", err);
+    CHECK(strchr(err, '\n') == NULL);
   }
   free(err);
 }
@@ -166,6 +170,19 @@ static void test_yaml_errors(void) {
   expect_yaml_error("devices: {h100: {partition: \"a b\"}}\n", "c.yaml:1:29", "partition", 1);
   expect_yaml_error("devices: {h100: {max_concurrent: 0}}\n", "c.yaml:1:34", "expected an integer",
                     1);
+  /* the key is named, the value quoted with its control characters escaped */
+  expect_yaml_error("devices: {h100: {max_concurrent: many}}\n", "c.yaml:1:34",
+                    "max_concurrent: expected an integer in [1, 100000], found 'many'", 1);
+  expect_yaml_error("devices: {h100: {cpus_per_task: \"4\\n5\"}}\n", "c.yaml:1:33",
+                    "cpus_per_task: expected an integer in [1, 100000], found '4\\n5'", 1);
+  expect_yaml_error("devices: {h100: {gres: \"gpu\\n#SBATCH --uid=0\"}}\n", "c.yaml:1:24",
+                    "gres: 'gpu\\n#SBATCH --uid=0' has character '\\n'", 1);
+  expect_yaml_error(EXP_HEAD "    log: x\n    time_limit: \"1\\n0\"\n    axes: {device: [a], "
+                             "system: [s]}\n",
+                    "e.yaml:6:17",
+                    "time_limit: expected seconds (e.g. 600) or H:MM:SS / MM:SS "
+                    "greater than 0, found '1\\n0'",
+                    0);
   expect_yaml_error("devices: {h100: {gpus: 1}}\n", "c.yaml:1:18", "unknown key 'gpus' in a device",
                     1);
   expect_yaml_error("executor: pbs\ndevices: {}\n", "c.yaml:1:11", "expected auto, slurm or local",
@@ -472,6 +489,29 @@ static void test_journal(void) {
   free(fig);
 }
 
+/* The progress line: no ETA until a cell finished under this runner (cells done before it
+ * started say nothing about its pace). */
+static void test_progress(void) {
+  sbuf b = {0};
+  progress p = {.total = 10, .ok = 4, .failed = 1, .pending = 5};
+  progress_format(&b, "figx", &p, 100.0, 5); /* a resume: 5 were done before, none since */
+  CHECK(strstr(b.s, "eta unknown") != NULL);
+  sb_clear(&b);
+  p = (progress){.total = 10, .pending = 10};
+  progress_format(&b, "figx", &p, 3.0, 0);
+  CHECK(strstr(b.s, "eta unknown") != NULL);
+  sb_clear(&b);
+  p = (progress){.total = 10, .ok = 6, .pending = 4};
+  progress_format(&b, "figx", &p, 10.0, 5); /* one cell in 10 s, 4 to go */
+  CHECK(strstr(b.s, "eta 0:40") != NULL);
+  CHECK(strstr(b.s, "done 6/10 (ok 6, failed 0)") != NULL);
+  sb_clear(&b);
+  p = (progress){.total = 10, .ok = 10};
+  progress_format(&b, "figx", &p, 10.0, 10);
+  CHECK(strstr(b.s, "eta 0:00") != NULL);
+  sb_free(&b);
+}
+
 /* The rendered array script of a fixed matrix must equal tests/runner/golden/<name>. */
 static void test_golden(void) {
   expfile f;
@@ -537,6 +577,7 @@ int main(int argc, char **argv) {
   test_families();
   test_cellog();
   test_journal();
+  test_progress();
   test_golden();
   return check_report();
 }
