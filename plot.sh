@@ -15,6 +15,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 start=$(date +%s.%N)
+# build repro-plot once (only that target; see scripts/build.sh --plot) for the three figures
+REPRO_PLOT_BIN=${REPRO_PLOT_BIN:-$("$top/scripts/build.sh" --plot)}
+export REPRO_PLOT_BIN
 status=0
 for fig in fig12 fig13 fig14; do
   echo "################ $fig  (logs: $root/$fig)"

@@ -51,7 +51,7 @@ static int get_number(ycx *y, const ynode *n, double *dst, const char *what) {
 }
 
 static int get_int(ycx *y, const ynode *n, int *dst, const char *what) {
-  double v;
+  double v = 0;
   if (get_number(y, n, &v, what)) return -1;
   if (v != (int)v || v > 1 << 24) return yerr(y, n, "expected %s: a whole number", what);
   *dst = (int)v;

@@ -51,6 +51,8 @@ static void choose_devices(fg_model *m, const pt_table *t) {
     for (int d = 0; d < c->ndevices; d++) m->dev[m->ndev++] = d;
 }
 
+static void count_cpu_logs(fg_model *m);
+
 int fg_build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_table *t) {
   memset(m, 0, sizeof *m);
   m->cfg = cfg;
@@ -80,7 +82,37 @@ int fg_build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_t
       }
     }
   }
+  count_cpu_logs(m);
   return 0;
+}
+
+/* A log from a CPU-mode run (the kernels' CPU reference at small sizes): our format's
+ * `config ... device=cpu` or `meta gpu=none` among its first lines. */
+int fg_log_is_cpu(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[1024];
+  int cpu = 0;
+  for (int n = 0; n < 16 && !cpu && fgets(line, sizeof line, f); n++) {
+    int meta = strncmp(line, "meta ", 5) == 0, config = strncmp(line, "config ", 7) == 0;
+    if (!meta && !config) continue;
+    const char *want = meta ? "gpu=none" : "device=cpu";
+    size_t wl = strlen(want);
+    for (const char *p = strstr(line, want); p && !cpu; p = strstr(p + 1, want))
+      cpu = p[-1] == ' ' && (p[wl] == ' ' || p[wl] == '\n' || p[wl] == '\r' || p[wl] == '\0');
+  }
+  fclose(f);
+  return cpu;
+}
+
+static void count_cpu_logs(fg_model *m) {
+  size_t n = (size_t)m->ndev * (size_t)m->nx * (size_t)m->cfg->nsystems;
+  for (size_t i = 0; i < n; i++) {
+    const pt_row *r = m->cells[i].row;
+    if (!r || strcmp(r->format, "ours") != 0) continue;
+    m->nlogs++;
+    m->ncpu += fg_log_is_cpu(r->source);
+  }
 }
 
 void fg_free(fg_model *m) {
@@ -145,80 +177,283 @@ static double nice_ceiling(double v) {
   return 10 * p;
 }
 
-/* ---- .dat ---- */
-
-static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax) {
-  const pc_config *c = m->cfg;
-  double spd = fg_speedup(m, d, x);
-  fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name, c->workloads[x].name,
-          ymax);
-  fprintf(f, "# idx letter value_ms bar_h color ours mark mark_y cut cut_y speedup speedup_y\n");
-  for (int s = 0; s < c->nsystems; s++) {
-    const fg_cell *cell = fg_at(m, d, x, s);
-    double v = cell_value(cell, MET_MS);
-    double h = isnan(v) ? NAN : fmin(v, ymax);
-    char cut[32] = "-", sp[32] = "-";
-    if (!isnan(v) && v > ymax) snprintf(cut, sizeof cut, "%.1f", v);
-    double spy = NAN;
-    if (s == m->ours && !isnan(spd)) {
-      snprintf(sp, sizeof sp, "%.1f×", spd);
-      spy = fmin(fmax(h, ymax * 0.2), ymax * 0.85) + ymax * 0.02;
-    }
-    fprintf(f, "%d %c %.6g %.6g %u %d \"%s\" %.6g \"%s\" %.6g \"%s\" %.6g\n", s, 'A' + s, v, h,
-            system_color(&c->systems[s], s), s == m->ours, cell_mark(cell, v), ymax * 0.04, cut,
-            ymax * 0.96, sp, spy);
-  }
-  fputs("\n\n", f);
+/* A tick step of 1, 2, 2.5 or 5 times a power of ten giving at most 6 intervals up to hi. */
+static double nice_step(double hi) {
+  if (!(hi > 0)) return 1;
+  double p = pow(10, floor(log10(hi / 6)));
+  const double steps[] = {1, 2, 2.5, 5, 10};
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+    if (hi / (steps[i] * p) <= 6 + 1e-9) return steps[i] * p;
+  return 10 * p;
 }
 
-/* Per-panel y maximum: the figure's fixed range, or rounded up from the tallest bar. */
-static double grid_ymax(const fg_model *m, int d, int x) {
-  if (m->fig->ymax > 0) return m->fig->ymax;
-  double top = 0;
-  for (int s = 0; s < m->cfg->nsystems; s++) {
-    double v = cell_value(fg_at(m, d, x, s), MET_MS);
-    if (!isnan(v) && v > top) top = v;
+/* ---- text metrics (DejaVu Sans, the templates' font) and the label layout ---- */
+
+#define TICK_PT    7.0  /* y tick labels */
+#define MARK_PT    6.0  /* NS/OOM/TLE/ERR and cut values */
+#define SPEEDUP_PT 6.5  /* ours' speedup, bold */
+#define THICK_EM   0.95 /* a line of caps and digits across, with some air */
+#define PAD_IN     0.02 /* least room between two labels, and between a label and a bar */
+/* gnuplot's cairo terminals (pdfcairo at fontscale 1, pngcairo at dpi/72) lay text out with
+ * pango at 96 dpi: a "6" pt font is drawn 4/3 as large (measured: ten 6 pt digits are 0.69 in
+ * wide, not 0.53). The svg terminal gets fontscale 4/3 so that all three formats agree. */
+#define FONT_SCALE (96.0 / 72.0)
+
+/* Advance widths in em of the characters labels use; others count as wide. */
+static double char_em(unsigned c) {
+  if (c >= '0' && c <= '9') return 0.636;
+  switch (c) {
+  case '.': return 0.318;
+  case '-': return 0.361;
+  case '/': return 0.337;
+  case 'k': return 0.579;
+  case 'n':
+  case 'a': return 0.634;
+  case 'N': return 0.748;
+  case 'S': return 0.635;
+  case 'O': return 0.787;
+  case 'M': return 0.863;
+  case 'T': return 0.611;
+  case 'L': return 0.557;
+  case 'E': return 0.632;
+  case 'R': return 0.695;
+  case 0xD7: return 0.838; /* × */
   }
-  return nice_ceiling(top * 1.15);
+  return 0.8;
 }
 
-static void sweep_range(const fg_model *m, int d, metric k, double *lo, double *hi) {
-  double mn = INFINITY, mx = 0;
-  for (int x = 0; x < m->nx; x++)
-    for (int s = 0; s < m->cfg->nsystems; s++) {
-      double v = cell_value(fg_at(m, d, x, s), k);
-      if (isnan(v)) continue;
-      mn = fmin(mn, v);
-      mx = fmax(mx, v);
-    }
-  if (k == MET_MIB) { /* log axis: whole decades around the data */
-    *lo =
-        isfinite(mn) ? pow(10, floor(log10(mn)) - (mn < 3 * pow(10, floor(log10(mn))) ? 1 : 0)) : 1;
-    *hi = mx > 0 ? pow(10, ceil(log10(mx * 2))) : 1e5;
-    if (*hi <= *lo) *hi = *lo * 100;
+/* Length of a one-line text in inches (UTF-8: only U+00D7 × matters beyond ASCII). */
+static double text_in(const char *s, double pt, int bold) {
+  double em = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    unsigned c = *p;
+    if (c == 0xC3 && p[1])
+      c = 0xC0 | (*++p & 0x3F);
+    else if (c >= 0x80)
+      continue;
+    em += char_em(c);
+  }
+  return em * pt * FONT_SCALE / 72.0 * (bold ? 1.08 : 1.0);
+}
+
+static double thick_in(double pt) { return THICK_EM * pt * FONT_SCALE / 72.0; }
+
+typedef struct {
+  double x0, x1, y0, y1; /* inches from the panel's lower left corner */
+} box;
+
+typedef enum { L_MARK, L_CUT, L_SPEEDUP } lkind;
+
+typedef struct {
+  lkind kind;
+  char text[32];
+  int rot;     /* 0 horizontal (anchored at its centre), 90 upward (anchored at its start) */
+  int bold;    /* the speedup */
+  int boxed;   /* on an opaque white box (a value over a hatched bar) */
+  unsigned fg; /* text colour */
+  unsigned bg; /* what is behind it: a bar's colour, or white */
+  box b;
+} label;
+
+#define MAX_BARS (PC_MAX_ITEMS * PC_MAX_SEQLENS)
+
+/* One panel's geometry: data ranges mapped onto its size in inches, its bars and labels. */
+typedef struct {
+  double pw, ph, xlo, xhi, ylo, yhi;
+  int logy;
+  box bar[MAX_BARS];
+  int has_bar[MAX_BARS];
+  label lab[2 * MAX_BARS];
+  int nlab;
+} panel;
+
+static double in_x(const panel *p, double x) { return (x - p->xlo) / (p->xhi - p->xlo) * p->pw; }
+static double in_y(const panel *p, double v) {
+  double t = p->logy ? log(v / p->ylo) / log(p->yhi / p->ylo) : (v - p->ylo) / (p->yhi - p->ylo);
+  return fmin(fmax(t, 0), 1) * p->ph;
+}
+static double data_x(const panel *p, double in) { return p->xlo + in / p->pw * (p->xhi - p->xlo); }
+static double data_y(const panel *p, double in) {
+  double t = in / p->ph;
+  return p->logy ? p->ylo * pow(p->yhi / p->ylo, t) : p->ylo + t * (p->yhi - p->ylo);
+}
+
+static int boxes_meet(box a, box b, double pad) {
+  return a.x0 < b.x1 + pad && b.x0 < a.x1 + pad && a.y0 < b.y1 + pad && b.y0 < a.y1 + pad;
+}
+
+/* The lowest y >= y0 where a box [x0,x1] x [y,y+h] clears every label placed so far and,
+ * with avoid_bars, every bar. */
+static double lift(const panel *p, int nbars, double x0, double x1, double y0, double h,
+                   int avoid_bars) {
+  double y = y0;
+  for (int moved = 1, guard = 0; moved && guard < 4 * MAX_BARS; guard++) {
+    moved = 0;
+    box b = {x0, x1, y, y + h};
+    for (int i = 0; i < p->nlab; i++)
+      if (boxes_meet(b, p->lab[i].b, PAD_IN)) {
+        y = p->lab[i].b.y1 + PAD_IN;
+        moved = 1;
+        b.y0 = y;
+        b.y1 = y + h;
+      }
+    for (int i = 0; avoid_bars && i < nbars; i++)
+      if (p->has_bar[i] && boxes_meet(b, p->bar[i], PAD_IN)) {
+        y = p->bar[i].y1 + PAD_IN;
+        moved = 1;
+        b.y0 = y;
+        b.y1 = y + h;
+      }
+  }
+  return y;
+}
+
+static label *add_label(panel *p, lkind kind, const char *text, int rot, unsigned fg, unsigned bg) {
+  label *l = &p->lab[p->nlab++];
+  memset(l, 0, sizeof *l);
+  l->kind = kind;
+  snprintf(l->text, sizeof l->text, "%s", text);
+  l->rot = rot;
+  l->fg = fg;
+  l->bg = bg;
+  return l;
+}
+
+/* WCAG relative luminance and contrast ratio of two 0xRRGGBB colours. */
+static double luminance(unsigned rgb) {
+  double c[3];
+  for (int i = 0; i < 3; i++) {
+    double v = ((rgb >> (16 - 8 * i)) & 0xFF) / 255.0;
+    c[i] = v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+  }
+  return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+static double contrast(unsigned a, unsigned b) {
+  double la = luminance(a), lb = luminance(b);
+  return (fmax(la, lb) + 0.05) / (fmin(la, lb) + 0.05);
+}
+/* Black or white, whichever reads better on bg. */
+static unsigned text_on(unsigned bg) {
+  return contrast(0x000000, bg) >= contrast(0xFFFFFF, bg) ? 0x000000 : 0xFFFFFF;
+}
+
+/* The value of a bar cut at the top of the axis: written inside the bar's top, upward, in
+ * black or white by contrast; on a hatched bar (ours) on a white box. */
+static void place_cut(panel *p, int i, const char *text, unsigned color, int hatched) {
+  double len = text_in(text, MARK_PT, 0), th = thick_in(MARK_PT);
+  double xc = (p->bar[i].x0 + p->bar[i].x1) / 2;
+  label *l = add_label(p, L_CUT, text, 90, hatched ? 0x000000 : text_on(color),
+                       hatched ? 0xFFFFFF : color);
+  l->boxed = hatched;
+  double y1 = p->ph - 0.04;
+  l->b = (box){xc - th / 2, xc + th / 2, y1 - len, y1};
+}
+
+/* A mark where there is no bar: upward from just above the axis, lifted over earlier marks
+ * that would touch it (adjacent NS marks in a dense panel stack instead of running together). */
+static void place_mark(panel *p, int nbars, double xc, const char *text) {
+  double len = text_in(text, MARK_PT, 0), th = thick_in(MARK_PT);
+  double y = lift(p, nbars, xc - th / 2, xc + th / 2, 0.05, len, 0);
+  if (y + len > p->ph) y = fmax(0, p->ph - len);
+  label *l = add_label(p, L_MARK, text, 90, 0x000000, 0xFFFFFF);
+  l->b = (box){xc - th / 2, xc + th / 2, y, y + len};
+}
+
+/* Ours' speedup, in order of preference: level and just above its own bar, when it is no
+ * wider than the bar's slot (pitch) and clear of every bar and label; else upward just above its own bar (a label as narrow as
+ * the bar, so it stays on its own bar); else level, lifted over its neighbours; else inside its
+ * bar's top on a white box. Never over a neighbour's bar, never outside the axis. */
+static void place_speedup(panel *p, int nbars, int own, const char *text, double pitch) {
+  double len = text_in(text, SPEEDUP_PT, 1), th = thick_in(SPEEDUP_PT);
+  double xc = (p->bar[own].x0 + p->bar[own].x1) / 2, top = p->bar[own].y1, base = top + PAD_IN;
+  double x0 = fmin(fmax(xc - len / 2, 0), p->pw - len);
+  double yh = lift(p, nbars, x0, x0 + len, base, th, 1);
+  double yv = lift(p, nbars, xc - th / 2, xc + th / 2, base, len, 1);
+  label *l = add_label(p, L_SPEEDUP, text, 0, 0xB00000, 0xFFFFFF);
+  l->bold = 1;
+  if (len <= pitch && yh <= base + 1e-9 && yh + th <= p->ph) {
+    l->b = (box){x0, x0 + len, yh, yh + th};
+  } else if (yv + len <= p->ph) {
+    l->rot = 90;
+    l->b = (box){xc - th / 2, xc + th / 2, yv, yv + len};
+  } else if (yh + th <= p->ph) {
+    l->b = (box){x0, x0 + len, yh, yh + th};
   } else {
-    *lo = 0;
-    *hi = nice_ceiling((mx > 0 ? mx : 1) * 1.2);
+    double y1 = top - 0.04;
+    for (int i = 0; i < p->nlab - 1; i++) /* below the cut value, if the bar has one */
+      if (p->lab[i].kind == L_CUT && p->lab[i].b.x0 < xc && xc < p->lab[i].b.x1)
+        y1 = fmin(y1, p->lab[i].b.y0 - PAD_IN);
+    l->rot = 90;
+    l->boxed = 1;
+    l->b = (box){xc - th / 2, xc + th / 2, fmax(0, y1 - len), fmax(0, y1 - len) + len};
   }
 }
 
-static void dat_sweep_panel(FILE *f, const fg_model *m, int d, metric k, double lo, double hi) {
-  const pc_config *c = m->cfg;
-  int ns = c->nsystems;
-  double bw = 0.8 / ns;
-  fprintf(f, "# device=%s metric=%s range=%g:%g\n", c->devices[m->dev[d]].name,
-          k == MET_TFLOPS ? "tflops" : "peak_mib", lo, hi);
-  fprintf(f, "# x value color ours mark mark_y seqlen system\n");
-  for (int x = 0; x < m->nx; x++)
-    for (int s = 0; s < ns; s++) {
-      const fg_cell *cell = fg_at(m, d, x, s);
-      double v = cell_value(cell, k);
-      double xpos = x + (s - (ns - 1) / 2.0) * bw;
-      double mark_y = k == MET_MIB ? lo * 1.4 : hi * 0.03;
-      fprintf(f, "%.5f %.6g %u %d \"%s\" %.6g %d %s\n", xpos, v, system_color(&c->systems[s], s),
-              s == m->ours, cell_mark(cell, v), mark_y, m->fig->seqlens[x], c->systems[s].name);
-    }
-  fputs("\n\n", f);
+static void dat_bar_box(FILE *f, const panel *p, int i, int eol) {
+  if (p->has_bar[i])
+    fprintf(f, " %.4f %.4f %.4f %.4f", p->bar[i].x0, p->bar[i].x1, p->bar[i].y0, p->bar[i].y1);
+  else
+    fputs(" nan nan nan nan", f);
+  if (eol) fputc('\n', f);
+}
+
+/* The labels block: gnuplot's anchor in data coordinates, then the box in inches (tests). */
+static void dat_labels(FILE *f, const panel *p) {
+  fprintf(f,
+          "# labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1 "
+          "(box in inches from the panel's lower left; panel %.4f x %.4f in)\n",
+          p->pw, p->ph);
+  for (int i = 0; i < p->nlab; i++) {
+    const label *l = &p->lab[i];
+    double ax = data_x(p, (l->b.x0 + l->b.x1) / 2);
+    double ay = data_y(p, l->rot ? l->b.y0 : (l->b.y0 + l->b.y1) / 2);
+    static const char *kinds[] = {"mark", "cut", "speedup"};
+    fprintf(f, "%.6g %.6g \"%s\" %d %d %d %u %u %s %.4f %.4f %.4f %.4f\n", ax, ay, l->text, l->rot,
+            l->bold, l->boxed, l->fg, l->bg, kinds[l->kind], l->b.x0, l->b.x1, l->b.y0, l->b.y1);
+  }
+  /* a block gnuplot can address even when the panel has no label */
+  fputs("nan nan \"\" 0 0 0 0 16777215 none nan nan nan nan\n\n\n", f);
+}
+
+/* ---- layout of the whole figure, in inches ---- */
+
+typedef struct {
+  double w, h, left, right, top, bottom, cgap, rgap, pw, ph, note_h;
+  int lcols, lrows;
+} layout;
+
+/* Width of the widest y tick label of a linear axis 0..hi in steps of step. */
+static double ticks_in_linear(double hi, double step) {
+  double w = 0;
+  for (int k = 0; k * step <= hi * (1 + 1e-9) && k < 100; k++) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%g", k * step);
+    w = fmax(w, text_in(buf, TICK_PT, 0));
+  }
+  return w;
+}
+
+/* A log axis labelled "%.0s%c" (1, 10, 100, 1k, 10k, ...): at most 3 digits and a prefix. */
+static double ticks_in_log(void) { return text_in("100k", TICK_PT, 0); }
+
+static void legend_layout(layout *L, int nsys, double entry_in) {
+  L->lcols = (int)((L->w - L->left - L->right) / entry_in);
+  if (L->lcols < 1) L->lcols = 1;
+  if (L->lcols > nsys) L->lcols = nsys;
+  L->lrows = (nsys + L->lcols - 1) / L->lcols;
+}
+
+/* The note on figures drawn from CPU-mode logs (see fg_build). */
+static void cpu_note(const fg_model *m, char *out, size_t cap) {
+  out[0] = '\0';
+  if (m->ncpu == 0) return;
+  if (m->ncpu == m->nlogs)
+    snprintf(out, cap, "CPU reference logs (device=cpu): these timings measure nothing");
+  else
+    snprintf(out, cap,
+             "%d of %d logs are CPU reference runs (device=cpu): their timings measure "
+             "nothing",
+             m->ncpu, m->nlogs);
 }
 
 /* ---- .gp ---- */
@@ -243,16 +478,23 @@ static const char *get_seq(const fg_model *m, int i) {
   return buf[i];
 }
 
-static void gp_header(FILE *f, const fg_model *m, int ncols, double w_in, double h_in) {
+static void gp_header(FILE *f, const fg_model *m, int ncols, const layout *L) {
   const pc_config *c = m->cfg;
+  char note[160];
+  cpu_note(m, note, sizeof note);
   fprintf(f, "# %s: generated by repro-plot from %s; rerun with `gnuplot %s.gp` in this folder.\n",
           m->fig->name, c->path, m->fig->name);
   fprintf(f, "outbase = \"%s\"\ndatafile = \"%s.dat\"\n", m->fig->name, m->fig->name);
   fprintf(f, "formats = \"pdf png svg\"\n");
-  fprintf(f, "title_text = \"%s\"\nylabel_text = \"%s\"\n", m->fig->title, m->fig->ylabel);
+  fprintf(f, "title_text = \"%s\"\nylabel_text = \"%s\"\nnote_text = \"%s\"\n", m->fig->title,
+          m->fig->ylabel, note);
   fprintf(f, "nrows = %d\nncols = %d\nnsys = %d\nours = %d\n", m->ndev, ncols, c->nsystems,
           m->ours);
-  fprintf(f, "W = %.3f\nH = %.3f\n", w_in, h_in);
+  fprintf(f, "# layout in inches (computed by repro-plot: margins fit the tick labels)\n");
+  fprintf(f, "W = %.3f\nH = %.3f\nleft = %.3f\nright = %.3f\ntop = %.3f\nbottom = %.3f\n", L->w,
+          L->h, L->left, L->right, L->top, L->bottom);
+  fprintf(f, "cgap = %.3f\nrgap = %.3f\npw = %.4f\nph = %.4f\nnote_h = %.3f\n", L->cgap, L->rgap,
+          L->pw, L->ph, L->note_h);
   gp_array_str(f, "rowlabel", m->ndev, get_row, m);
   gp_array_str(f, "syslabel", c->nsystems, get_sys, m);
   fprintf(f, "array syscolor[%d] = [", c->nsystems);
@@ -260,10 +502,7 @@ static void gp_header(FILE *f, const fg_model *m, int ncols, double w_in, double
     fprintf(f, "%s%u", s ? ", " : "", system_color(&c->systems[s], s));
   fputs("]\n", f);
   /* legend texts; labels hold no quotes (config.c rejects them) */
-  int cols = (int)((w_in - 0.85) / 2.2); /* about 2.2 in per legend entry */
-  if (cols < 1) cols = 1;
-  if (cols > c->nsystems) cols = c->nsystems;
-  fprintf(f, "legend_cols = %d\nlegend_rows = %d\n", cols, (c->nsystems + cols - 1) / cols);
+  fprintf(f, "legend_cols = %d\nlegend_rows = %d\n", L->lcols, L->lrows);
   fprintf(f, "array legend_text[%d] = [", c->nsystems);
   for (int s = 0; s < c->nsystems; s++) {
     if (m->fig->kind == FIG_GRID)
@@ -298,52 +537,219 @@ static FILE *open_out(const char *dir, const char *name, const char *ext) {
   return f;
 }
 
+/* ---- grid figures (Fig 12, Fig 14): rows devices, columns workloads, bars systems ---- */
+
+/* Per-panel y maximum: the figure's fixed range, or rounded up from the tallest bar. */
+static double grid_ymax(const fg_model *m, int d, int x) {
+  if (m->fig->ymax > 0) return m->fig->ymax;
+  double top = 0;
+  for (int s = 0; s < m->cfg->nsystems; s++) {
+    double v = cell_value(fg_at(m, d, x, s), MET_MS);
+    if (!isnan(v) && v > top) top = v;
+  }
+  return nice_ceiling(top * 1.15);
+}
+
+static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax, const layout *L) {
+  const pc_config *c = m->cfg;
+  int ns = c->nsystems;
+  static panel p;
+  memset(&p, 0, sizeof p);
+  p.pw = L->pw;
+  p.ph = L->ph;
+  p.xlo = -0.6;
+  p.xhi = ns - 0.4;
+  p.ylo = 0;
+  p.yhi = ymax;
+  double v[PC_MAX_ITEMS];
+  for (int s = 0; s < ns; s++) {
+    v[s] = cell_value(fg_at(m, d, x, s), MET_MS);
+    p.has_bar[s] = !isnan(v[s]);
+    p.bar[s] = (box){in_x(&p, s - 0.4), in_x(&p, s + 0.4), 0, p.has_bar[s] ? in_y(&p, v[s]) : 0};
+  }
+  for (int s = 0; s < ns; s++)
+    if (p.has_bar[s] && v[s] > ymax) {
+      char cut[32];
+      snprintf(cut, sizeof cut, "%.1f", v[s]);
+      place_cut(&p, s, cut, system_color(&c->systems[s], s), s == m->ours);
+    }
+  for (int s = 0; s < ns; s++)
+    if (!p.has_bar[s])
+      place_mark(&p, ns, (p.bar[s].x0 + p.bar[s].x1) / 2, cell_mark(fg_at(m, d, x, s), v[s]));
+  double spd = fg_speedup(m, d, x);
+  if (m->ours >= 0 && !isnan(spd)) {
+    char sp[32];
+    snprintf(sp, sizeof sp, "%.1f×", spd);
+    place_speedup(&p, ns, m->ours, sp, in_x(&p, 1) - in_x(&p, 0));
+  }
+  fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name, c->workloads[x].name,
+          ymax);
+  fprintf(f, "# idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1\n");
+  for (int s = 0; s < ns; s++) {
+    fprintf(f, "%d %c %.6g %.6g %u %d", s, 'A' + s, v[s], isnan(v[s]) ? NAN : fmin(v[s], ymax),
+            system_color(&c->systems[s], s), s == m->ours);
+    dat_bar_box(f, &p, s, 1);
+  }
+  fputs("\n\n", f);
+  dat_labels(f, &p);
+}
+
 static int emit_grid(const fg_model *m, FILE *dat, FILE *gp) {
   int n = m->ndev * m->nx;
   double *ymax = malloc(sizeof *ymax * (size_t)(n ? n : 1));
-  if (!ymax) return -1;
+  double *step = malloc(sizeof *step * (size_t)(n ? n : 1));
+  if (!ymax || !step) {
+    free(ymax);
+    free(step);
+    return -1;
+  }
+  /* room for the y tick labels: the widest label of any panel */
+  double tickw = 0;
   for (int d = 0; d < m->ndev; d++)
     for (int x = 0; x < m->nx; x++) {
-      ymax[d * m->nx + x] = grid_ymax(m, d, x);
-      dat_grid_panel(dat, m, d, x, ymax[d * m->nx + x]);
+      int i = d * m->nx + x;
+      ymax[i] = grid_ymax(m, d, x);
+      step[i] = m->fig->ytics > 0 ? m->fig->ytics : nice_step(ymax[i]);
+      tickw = fmax(tickw, ticks_in_linear(ymax[i], step[i]));
     }
-  /* room for the y tick labels: the widest is about the widest panel maximum */
-  int ychars = 1;
-  for (int i = 0; i < n; i++) {
-    char buf[32];
-    int l = snprintf(buf, sizeof buf, "%g", ymax[i]);
-    if (l > ychars) ychars = l;
-  }
-  double left = 0.78 + 0.075 * ychars, cgap = 0.2 + 0.075 * ychars;
-  double pw = m->nx >= 4 ? 1.45 : 6.5 / m->nx; /* few columns: wider panels */
-  int lrows = (m->cfg->nsystems + 4) / 5;
-  double w = left + 0.3 + pw * m->nx + cgap * (m->nx - 1), h = 0.75 + 0.22 * lrows + 1.45 * m->ndev;
-  gp_header(gp, m, m->nx, w, h);
-  fprintf(gp, "left = %.3f\ncgap = %.3f\n", left, cgap);
+  layout L = {0};
+  char note[160];
+  cpu_note(m, note, sizeof note);
+  L.note_h = note[0] ? 0.2 : 0;
+  /* the y label and the row labels stand left of the tick labels (template: at 0.1 and 0.3 in) */
+  L.left = 0.43 + tickw + 0.1;
+  L.cgap = 0.12 + tickw + 0.08;
+  L.right = 0.3;
+  L.pw = m->nx >= 4 ? 1.45 : 6.5 / m->nx; /* few columns: wider panels */
+  L.w = L.left + L.right + L.pw * m->nx + L.cgap * (m->nx - 1);
+  legend_layout(&L, m->cfg->nsystems, 2.2);
+  L.top = L.note_h + 0.45 + 0.22 * L.lrows;
+  L.bottom = 0.32;
+  L.rgap = 0.42;
+  L.ph = 1.2;
+  L.h = L.top + L.bottom + L.ph * m->ndev + L.rgap * (m->ndev - 1);
+  for (int d = 0; d < m->ndev; d++)
+    for (int x = 0; x < m->nx; x++) dat_grid_panel(dat, m, d, x, ymax[d * m->nx + x], &L);
+  gp_header(gp, m, m->nx, &L);
   gp_array_str(gp, "collabel", m->nx, get_col, m);
   fprintf(gp, "array panel_ymax[%d] = [", n);
   for (int i = 0; i < n; i++) fprintf(gp, "%s%g", i ? ", " : "", ymax[i]);
-  fprintf(gp, "]\nytics_step = %g\n", m->fig->ytics);
+  fprintf(gp, "]\narray panel_step[%d] = [", n);
+  for (int i = 0; i < n; i++) fprintf(gp, "%s%g", i ? ", " : "", step[i]);
+  fputs("]\n", gp);
   free(ymax);
+  free(step);
   return 0;
 }
 
+/* ---- sweep figures (Fig 13): rows devices, columns TFLOP/s and peak MiB, groups lengths ---- */
+
+static void sweep_range(const fg_model *m, int d, metric k, double *lo, double *hi) {
+  double mn = INFINITY, mx = 0;
+  for (int x = 0; x < m->nx; x++)
+    for (int s = 0; s < m->cfg->nsystems; s++) {
+      double v = cell_value(fg_at(m, d, x, s), k);
+      if (isnan(v)) continue;
+      mn = fmin(mn, v);
+      mx = fmax(mx, v);
+    }
+  if (k == MET_MIB) { /* log axis: whole decades around the data */
+    *lo =
+        isfinite(mn) ? pow(10, floor(log10(mn)) - (mn < 3 * pow(10, floor(log10(mn))) ? 1 : 0)) : 1;
+    *hi = mx > 0 ? pow(10, ceil(log10(mx * 2))) : 1e5;
+    if (*hi <= *lo) *hi = *lo * 100;
+  } else {
+    *lo = 0;
+    *hi = nice_ceiling((mx > 0 ? mx : 1) * 1.2);
+  }
+}
+
+static void dat_sweep_panel(FILE *f, const fg_model *m, int d, metric k, double lo, double hi,
+                            const layout *L) {
+  const pc_config *c = m->cfg;
+  int ns = c->nsystems;
+  double bw = 0.8 / ns;
+  static panel p;
+  memset(&p, 0, sizeof p);
+  p.pw = L->pw;
+  p.ph = L->ph;
+  p.xlo = -0.5;
+  p.xhi = m->nx - 0.5;
+  p.ylo = lo;
+  p.yhi = hi;
+  p.logy = k == MET_MIB;
+  int nb = m->nx * ns;
+  double v[MAX_BARS], xpos[MAX_BARS];
+  for (int x = 0; x < m->nx; x++)
+    for (int s = 0; s < ns; s++) {
+      int i = x * ns + s;
+      v[i] = cell_value(fg_at(m, d, x, s), k);
+      xpos[i] = x + (s - (ns - 1) / 2.0) * bw;
+      p.has_bar[i] = !isnan(v[i]);
+      p.bar[i] = (box){in_x(&p, xpos[i] - bw / 2), in_x(&p, xpos[i] + bw / 2), 0,
+                       p.has_bar[i] ? in_y(&p, v[i]) : 0};
+    }
+  for (int i = 0; i < nb; i++)
+    if (p.has_bar[i] && v[i] > hi) {
+      char cut[32];
+      snprintf(cut, sizeof cut, "%.3g", v[i]);
+      place_cut(&p, i, cut, system_color(&c->systems[i % ns], i % ns), i % ns == m->ours);
+    }
+  for (int i = 0; i < nb; i++)
+    if (!p.has_bar[i])
+      place_mark(&p, nb, (p.bar[i].x0 + p.bar[i].x1) / 2,
+                 cell_mark(fg_at(m, d, i / ns, i % ns), v[i]));
+  fprintf(f, "# device=%s metric=%s range=%g:%g\n", c->devices[m->dev[d]].name,
+          k == MET_TFLOPS ? "tflops" : "peak_mib", lo, hi);
+  fprintf(f, "# x value color ours box_x0 box_x1 box_y0 box_y1 seqlen system\n");
+  for (int i = 0; i < nb; i++) {
+    int s = i % ns;
+    fprintf(f, "%.5f %.6g %u %d", xpos[i], v[i], system_color(&c->systems[s], s), s == m->ours);
+    dat_bar_box(f, &p, i, 0);
+    fprintf(f, " %d %s\n", m->fig->seqlens[i / ns], c->systems[s].name);
+  }
+  fputs("\n\n", f);
+  dat_labels(f, &p);
+}
+
 static int emit_sweep(const fg_model *m, FILE *dat, FILE *gp) {
-  double lo[2 * PC_MAX_ITEMS], hi[2 * PC_MAX_ITEMS];
+  double lo[2 * PC_MAX_ITEMS], hi[2 * PC_MAX_ITEMS], step[2 * PC_MAX_ITEMS];
+  double tickw = 0;
   for (int d = 0; d < m->ndev; d++) {
     sweep_range(m, d, MET_TFLOPS, &lo[2 * d], &hi[2 * d]);
-    dat_sweep_panel(dat, m, d, MET_TFLOPS, lo[2 * d], hi[2 * d]);
     sweep_range(m, d, MET_MIB, &lo[2 * d + 1], &hi[2 * d + 1]);
-    dat_sweep_panel(dat, m, d, MET_MIB, lo[2 * d + 1], hi[2 * d + 1]);
+    step[2 * d] = nice_step(hi[2 * d]);
+    step[2 * d + 1] = 0; /* log axis: decades */
+    tickw = fmax(tickw, ticks_in_linear(hi[2 * d], step[2 * d]));
   }
-  double w = 1.4 + 3.2 * 2, h = 0.85 + 0.22 * ((m->cfg->nsystems + 3) / 4) + 1.9 * m->ndev;
-  gp_header(gp, m, 2, w, h);
+  layout L = {0};
+  char note[160];
+  cpu_note(m, note, sizeof note);
+  L.note_h = note[0] ? 0.2 : 0;
+  L.left = 0.3 + tickw + 0.1; /* row labels at 0.12 in (template), then the tick labels */
+  L.cgap = 0.3 + ticks_in_log() + 0.1;
+  L.right = 0.15;
+  L.pw = 3.2;
+  L.w = L.left + L.right + L.cgap + 2 * L.pw;
+  legend_layout(&L, m->cfg->nsystems, 2.2);
+  L.top = L.note_h + 0.45 + 0.22 * L.lrows;
+  L.bottom = 0.45;
+  L.rgap = 0.5;
+  L.ph = 1.8;
+  L.h = L.top + L.bottom + L.ph * m->ndev + L.rgap * (m->ndev - 1);
+  for (int d = 0; d < m->ndev; d++) {
+    dat_sweep_panel(dat, m, d, MET_TFLOPS, lo[2 * d], hi[2 * d], &L);
+    dat_sweep_panel(dat, m, d, MET_MIB, lo[2 * d + 1], hi[2 * d + 1], &L);
+  }
+  gp_header(gp, m, 2, &L);
   gp_array_str(gp, "grouplabel", m->nx, get_seq, m);
   fprintf(gp, "ngroups = %d\nbarw = %g\n", m->nx, 0.8 / m->cfg->nsystems);
   fprintf(gp, "array panel_lo[%d] = [", 2 * m->ndev);
   for (int i = 0; i < 2 * m->ndev; i++) fprintf(gp, "%s%g", i ? ", " : "", lo[i]);
   fprintf(gp, "]\narray panel_hi[%d] = [", 2 * m->ndev);
   for (int i = 0; i < 2 * m->ndev; i++) fprintf(gp, "%s%g", i ? ", " : "", hi[i]);
+  fprintf(gp, "]\narray panel_step[%d] = [", 2 * m->ndev);
+  for (int i = 0; i < 2 * m->ndev; i++) fprintf(gp, "%s%g", i ? ", " : "", step[i]);
   fputs("]\n", gp);
   return 0;
 }
@@ -367,62 +773,101 @@ int fg_emit(const fg_model *m, const char *dir, const char *template_dir) {
   return rc;
 }
 
-/* ---- terminal output ---- */
+/* ---- terminal output: each table shows what its figure shows ---- */
 
-static void print_cell(FILE *out, const fg_cell *c, int w) {
-  double v = cell_ms(c);
-  if (!isnan(v))
-    fprintf(out, " %*.3f", w, v);
+static void print_value(FILE *out, const fg_cell *c, metric k, int w) {
+  double v = cell_value(c, k);
+  if (isnan(v))
+    fprintf(out, " %*s", w, cell_mark(c, v));
+  else if (k == MET_MS || v < 1)
+    fprintf(out, " %*.*f", w, v < 0.01 ? 5 : 3, v);
   else
-    fprintf(out, " %*s", w, c->status == ST_OK ? "n/a" : status_mark(c->status));
+    fprintf(out, " %*.*f", w, v >= 1000 ? 0 : v >= 100 ? 1 : 2, v);
 }
 
-static const char *column_label(const fg_model *m, int x, char *buf, size_t cap) {
-  if (m->fig->kind == FIG_GRID) return m->cfg->workloads[x].label;
-  snprintf(buf, cap, "S=%d", m->fig->seqlens[x]);
-  return buf;
+/* Ours against the best other system in column x: time and memory lower is better (best/ours),
+ * throughput higher is better (ours/best). NAN when either is missing. */
+static double ours_ratio(const fg_model *m, int d, int x, metric k) {
+  if (m->ours < 0) return NAN;
+  double ours = cell_value(fg_at(m, d, x, m->ours), k), best = NAN;
+  for (int s = 0; s < m->cfg->nsystems; s++) {
+    if (s == m->ours) continue;
+    double v = cell_value(fg_at(m, d, x, s), k);
+    if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
+  }
+  if (isnan(ours) || isnan(best)) return NAN;
+  return k == MET_TFLOPS ? ours / best : best / ours;
 }
 
-void fg_print_table(const fg_model *m, FILE *out) {
+/* One table: rows the figure's columns (workloads or lengths), columns the systems, then ours'
+ * ratio to the best other system and its geometric mean. */
+static void print_metric_table(const fg_model *m, int d, metric k, const char *what,
+                               const char *ratio_name, const char *ratio_what,
+                               const char *ratio_ref, FILE *out) {
   const pc_config *c = m->cfg;
   int w[PC_MAX_ITEMS];
   for (int s = 0; s < c->nsystems; s++) {
     int l = (int)strlen(c->systems[s].name);
     w[s] = l > 8 ? l : 8;
   }
-  fprintf(out,
-          "\n== %s: %s%s%s, execution time in ms (NS = no log or not supported, "
-          "OOM, TLE = timeout, ERR = failed)\n",
-          m->fig->name, m->fig->experiment[0] ? m->fig->experiment : "all",
-          m->fig->kind == FIG_SWEEP ? " " : "", m->fig->kind == FIG_SWEEP ? m->fig->workload : "");
-  for (int d = 0; d < m->ndev; d++) {
-    fprintf(out, "[%s]\n%-12s", c->devices[m->dev[d]].label,
-            m->fig->kind == FIG_GRID ? "workload" : "seqlen");
-    for (int s = 0; s < c->nsystems; s++) fprintf(out, " %*s", w[s], c->systems[s].name);
-    fprintf(out, " %9s\n", "speedup");
-    double logsum = 0;
-    int nsp = 0;
-    for (int x = 0; x < m->nx; x++) {
-      char buf[32];
-      fprintf(out, "%-12s", column_label(m, x, buf, sizeof buf));
-      for (int s = 0; s < c->nsystems; s++) print_cell(out, fg_at(m, d, x, s), w[s]);
-      double sp = fg_speedup(m, d, x);
-      if (isnan(sp))
-        fprintf(out, " %9s\n", "-");
-      else {
-        fprintf(out, " %8.2fx\n", sp);
-        logsum += log(sp);
-        nsp++;
-      }
-    }
-    if (m->ours < 0) continue;
-    if (nsp)
-      fprintf(out, "geometric mean speedup of %s over the best other system: %.2fx (%d of %d %s)\n",
-              c->systems[m->ours].label, exp(logsum / nsp), nsp, m->nx,
-              m->fig->kind == FIG_GRID ? "workloads" : "lengths");
+  fprintf(out, "[%s] %s\n%-12s", c->devices[m->dev[d]].label, what,
+          m->fig->kind == FIG_GRID ? "workload" : "seqlen");
+  for (int s = 0; s < c->nsystems; s++) fprintf(out, " %*s", w[s], c->systems[s].name);
+  fprintf(out, " %9s\n", ratio_name);
+  double logsum = 0;
+  int n = 0;
+  for (int x = 0; x < m->nx; x++) {
+    if (m->fig->kind == FIG_GRID)
+      fprintf(out, "%-12s", m->cfg->workloads[x].label);
     else
-      fprintf(out, "geometric mean speedup of %s: - (no column has both ours and another system)\n",
-              c->systems[m->ours].label);
+      fprintf(out, "%-12d", m->fig->seqlens[x]);
+    for (int s = 0; s < c->nsystems; s++) print_value(out, fg_at(m, d, x, s), k, w[s]);
+    double r = ours_ratio(m, d, x, k);
+    if (isnan(r)) {
+      fprintf(out, " %9s\n", "-");
+    } else {
+      fprintf(out, " %8.2fx\n", r);
+      logsum += log(r);
+      n++;
+    }
+  }
+  if (m->ours < 0) return;
+  const char *cols = m->fig->kind == FIG_GRID ? "workloads" : "lengths";
+  if (n)
+    fprintf(out, "geometric mean %s of %s %s: %.2fx (%d of %d %s)\n", ratio_what,
+            c->systems[m->ours].label, ratio_ref, exp(logsum / n), n, m->nx, cols);
+  else
+    fprintf(out, "geometric mean %s of %s: - (no %s has both ours and another system)\n",
+            ratio_what, c->systems[m->ours].label, cols);
+}
+
+void fg_print_table(const fg_model *m, FILE *out) {
+  const pc_config *c = m->cfg;
+  const char *marks = "NS = no log or not supported, OOM, TLE = timeout, ERR = failed";
+  if (m->fig->kind == FIG_GRID) {
+    fprintf(out, "\n== %s: execution time in ms per workload (experiment %s), as the bars; ",
+            m->fig->name, m->fig->experiment[0] ? m->fig->experiment : "all");
+    fprintf(out, "speedup = best other / ours, the red label\n");
+  } else {
+    int w = pc_find(c->workloads, c->nworkloads, m->fig->workload);
+    fprintf(out, "\n== %s: %s by sequence length: throughput in TFLOP/s and peak memory in MiB, ",
+            m->fig->name, w >= 0 ? c->workloads[w].label : m->fig->workload);
+    fprintf(out, "the figure's two columns of panels\n");
+  }
+  fprintf(out, "   (%s)\n", marks);
+  char note[160];
+  cpu_note(m, note, sizeof note);
+  if (note[0]) fprintf(out, "** %s **\n", note);
+  for (int d = 0; d < m->ndev; d++) {
+    if (m->fig->kind == FIG_GRID) {
+      print_metric_table(m, d, MET_MS, "execution time, ms (lower is better)", "speedup", "speedup",
+                         "over the best other system", out);
+    } else {
+      print_metric_table(m, d, MET_TFLOPS, "throughput, TFLOP/s (higher is better)", "ours/best",
+                         "throughput", "over the best other system (ours / best)", out);
+      print_metric_table(m, d, MET_MIB, "peak memory, MiB (lower is better)", "saving",
+                         "memory saving", "against the lowest other system (lowest / ours)", out);
+    }
   }
 }
 

@@ -25,11 +25,17 @@ typedef struct {
   int nx;         /* columns: workloads (grid) or sequence lengths (sweep) */
   int ours;       /* index of the ours system, -1 when none */
   fg_cell *cells; /* [ndev][nx][nsystems] */
+  int nlogs;      /* logs of our format the figure draws */
+  int ncpu;       /* of which CPU-mode runs (they measure nothing; the figure says so) */
 } fg_model;
 
 /* Returns 0, or -1 when out of memory. */
 int fg_build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_table *t);
 void fg_free(fg_model *m);
+
+/* 1 when the log at path comes from a CPU-mode run: `config ... device=cpu` or
+ * `meta gpu=none` in its first lines (our format; the artifact's logs are GPU runs). */
+int fg_log_is_cpu(const char *path);
 
 fg_cell *fg_at(const fg_model *m, int d, int x, int s);
 

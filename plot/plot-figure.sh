@@ -4,16 +4,14 @@
 # LOGDIR: default FIGDIR/ae_logs (the latest run) when it exists, else FIGDIR/backup_logs;
 #         a relative LOGDIR is taken from the caller's current folder.
 # Output: FIGDIR/figures/<name>.{pdf,png,svg,dat,gp} unless --out DIR is given.
-# Builds build/bin/repro-plot first (scripts/build.sh) when it is missing.
+# repro-plot: $REPRO_PLOT_BIN when set (./plot.sh builds it once for three figures), else
+# `scripts/build.sh --plot` builds only that target (build/ when configured, else build-plot/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 figdir=$(cd "${1:?usage: plot-figure.sh FIGDIR [LOGDIR] [options]}" && pwd)
 shift
-bin=${REPRO_BUILD_DIR:-$root/build}/bin/repro-plot
-if [ ! -x "$bin" ]; then
-  echo "plot: $bin is missing; building it with scripts/build.sh" >&2
-  "$root/scripts/build.sh" >&2
-fi
+bin=${REPRO_PLOT_BIN:-}
+if [ -z "$bin" ]; then bin=$("$root/scripts/build.sh" --plot); fi
 logs=
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then logs=$1; shift; fi
 if [ -z "$logs" ]; then

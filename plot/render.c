@@ -1,4 +1,5 @@
 /* render: runs gnuplot on the generated scripts (see render.h). */
+#define _GNU_SOURCE /* memmem */
 #include "render.h"
 
 #include <errno.h>
@@ -8,7 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "fileio.h"
 
 int render_have_gnuplot(void) {
   const char *path = getenv("PATH");
@@ -63,6 +67,66 @@ static int outputs_ok(const char *dir, const char *name) {
   return ok;
 }
 
+/* The PDF date: SOURCE_DATE_EPOCH when set (reproducible-builds.org), else the epoch. */
+static void pdf_date(char out[15]) {
+  const char *e = getenv("SOURCE_DATE_EPOCH");
+  char *end = NULL;
+  long long v = e && *e ? strtoll(e, &end, 10) : 0;
+  if (!end || *end || v < 0 || v > 253402300799LL) v = 0; /* up to 9999-12-31 */
+  time_t t = (time_t)v;
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  snprintf(buf, sizeof buf, "%04d%02d%02d%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  memcpy(out, buf, 15);
+}
+
+int render_fix_pdf_date(const char *path) {
+  size_t len = 0;
+  char why[128];
+  char *buf = repro_slurp(path, (size_t)256 << 20, &len, why, sizeof why);
+  if (!buf) {
+    fprintf(stderr, "%s: cannot read: %s\n", path, why);
+    return -1;
+  }
+  static const char key[] = "/CreationDate (D:";
+  char *p = buf, *end = buf + len;
+  int changed = 0;
+  char date[15];
+  pdf_date(date);
+  /* every date string, overwritten in place with one of the same length, so the xref
+   * table's byte offsets stay right */
+  while ((p = memmem(p, (size_t)(end - p), key, sizeof key - 1)) != NULL) {
+    char *d = p + sizeof key - 1, *close = memchr(d, ')', (size_t)(end - d));
+    p = d;
+    if (!close || close - d < 14) continue;
+    for (int i = 0; i < 14; i++)
+      if (d[i] < '0' || d[i] > '9') close = NULL;
+    if (!close) continue;
+    memcpy(d, date, 14);
+    size_t tail = (size_t)(close - d) - 14; /* Z, +HH'mm', or nothing */
+    if (tail == 1)
+      d[14] = 'Z';
+    else if (tail == 7)
+      memcpy(d + 14, "+00'00'", 7);
+    changed = 1;
+  }
+  int rc = 0;
+  if (changed) {
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0 || rename(tmp, path) != 0) {
+      fprintf(stderr, "%s: cannot rewrite its date: %s\n", path, strerror(errno));
+      if (f) remove(tmp);
+      rc = -1;
+    }
+  }
+  free(buf);
+  return rc;
+}
+
 static void show_log(const char *dir, const char *name) {
   char path[1024], line[512];
   snprintf(path, sizeof path, "%s/%s.gnuplot.log", dir, name);
@@ -113,6 +177,10 @@ int render_all(const char *dir, char names[][48], int n, int jobs) {
         failed++;
       } else if (!outputs_ok(dir, name)) {
         failed++;
+      } else {
+        char pdf[1024];
+        snprintf(pdf, sizeof pdf, "%s/%s.pdf", dir, name);
+        if (render_fix_pdf_date(pdf)) failed++;
       }
       pids[i] = pids[running - 1];
       which[i] = which[running - 1];

@@ -2,12 +2,14 @@
 # Installs the Debian 12 packages this kit needs. Idempotent: installs only what is missing.
 #   scripts/install.sh            build + plot: compiler, cmake, libyaml, pcre2, gnuplot, python3 (peers, their tests)
 #   scripts/install.sh --tests    also what the tests need: Slurm (slurmctld, slurmd, client), munge, poppler-utils,
-#                                 clang-format (the format check)
+#                                 clang-format (the format check), clang + libclang-rt-14-dev (the libFuzzer tests)
+# When another apt or dpkg holds the package locks (unattended-upgrades, a second install),
+# waits for it (up to REPRO_APT_WAIT seconds, default 600) instead of failing.
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev gnuplot-nox python3)
 case "${1:-}" in
-  --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format) ;;
+  --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format clang libclang-rt-14-dev) ;;
   "") ;;
   *) echo "usage: $0 [--tests]" >&2; exit 2 ;;
 esac
@@ -27,8 +29,26 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+wait_s=${REPRO_APT_WAIT:-600}
+
+# apt-get waits for the dpkg lock itself (DPkg::Lock::Timeout), but `apt-get update` does not
+# wait for the package lists lock: retry it while the failure is a held lock.
+apt_retry() {
+  local deadline=$((SECONDS + wait_s)) err said=
+  err=$(mktemp)
+  while true; do
+    if apt-get -o DPkg::Lock::Timeout="$wait_s" "$@" 2>"$err"; then rm -f "$err"; return 0; fi
+    if ! grep -qiE "could not get lock|unable to lock|is another process using it" "$err" ||
+       [ $SECONDS -ge $deadline ]; then
+      cat "$err" >&2; rm -f "$err"; return 1
+    fi
+    [ -n "$said" ] || echo "install.sh: another apt/dpkg holds the lock; waiting (up to ${wait_s} s)" >&2
+    said=1
+    sleep "${REPRO_APT_POLL:-3}"
+  done
+}
+apt_retry update -qq
 # --no-install-recommends keeps slurm from pulling ~40 unneeded packages; service starts
 # attempted by postinst scripts fail harmlessly where there is no init system.
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+apt_retry install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "install.sh: done"

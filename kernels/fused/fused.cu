@@ -5,6 +5,7 @@
 // returned with their reason in ctx->err (attn_fail), never exited on. See fused_sm80.cuh.
 #include "attn_system.h"
 #include "fused_sm90.cuh"
+#include "fused_ws90.cuh"
 
 #include <stdio.h>
 
@@ -43,8 +44,60 @@ static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
 
 // Tile configurations measured on an H200 (PERF-fused.md, v4): two warpgroups sharing
 // 128-key stages beat one warpgroup per CTA and 64-key stages.
+// A 4-D TMA descriptor of a [B, L, H, D] fp16 tensor as {D, H, L, B}: boxes of 64 head-dim
+// columns (128 bytes, the swizzle span) x rows tokens of one head, 128B-swizzled, rows past L
+// read as zeros.
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, int D, int H, int L,
+                      int B, int rows) {
+  static encode_tiled_fn encode = nullptr;
+  if (!encode) {
+    cudaDriverEntryPointQueryResult found;
+    void *fn = nullptr;
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                       cudaEnableDefault, &found);
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn)
+      return attn_fail(ctx, ATTN_ERR, "fused: the driver has no cuTensorMapEncodeTiled (%s)",
+                       cudaGetErrorString(err));
+    encode = reinterpret_cast<encode_tiled_fn>(fn);
+  }
+  const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)H, (cuuint64_t)L, (cuuint64_t)B};
+  const cuuint64_t strides[3] = {(cuuint64_t)D * sizeof(half), (cuuint64_t)H * D * sizeof(half),
+                                 (cuuint64_t)L * H * D * sizeof(half)};
+  const cuuint32_t box[4] = {64, 1, (cuuint32_t)rows, 1}, unit[4] = {1, 1, 1, 1};
+  CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, const_cast<half *>(base), dims,
+                      strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return attn_fail(ctx, ATTN_ERR, "fused: cuTensorMapEncodeTiled failed (CUresult %d)", (int)r);
+  return ATTN_OK;
+}
+
+// The warp-specialized forward (fused_ws90.cuh), chosen by --sm90-fwd ws.
+template <int D, int WL>
+static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  WsMaps maps;
+  ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, kWsRows));
+  ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
+  ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
+  auto kernel = attn_fwd_ws90<D, WL>;
+  const int smem = ws_smem_bytes<D>();
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (err != cudaSuccess)
+    return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(attn_fwd_ws90) failed: %s",
+                     cudaGetErrorString(err));
+  dim3 grid((sh->q_len + kWsRows - 1) / kWsRows, sh->heads, sh->batch);
+  kernel<<<grid, kWsThreads, smem, ctx->stream>>>(maps, p);
+  return launched(ctx, "attn_fwd_ws90");
+}
+
 template <int D, int WL>
 static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  if (ctx->sm90_fwd_ws) return launch_fwd_ws90<D, WL>(ctx, sh, p);
   using C = Cfg90<2, 128>;
   dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
   return launch_cfg(ctx, attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
@@ -175,7 +228,8 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
 
 static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *) {
   if (!hopper(ctx)) return "fused-sm80";
-  return use_sm90(ctx, wl) ? "fused-sm90" : "fused-sm80fwd-sm90col";
+  if (!use_sm90(ctx, wl)) return "fused-sm80fwd-sm90col";
+  return ctx->sm90_fwd_ws ? "fused-sm90ws" : "fused-sm90";
 }
 
 extern "C" const attn_system attn_system_fused = {"fused", fused_supports, fused_workspace_bytes,

@@ -1,40 +1,43 @@
 # sweep.gp: the body of a sequence-length sweep figure (Fig 13). repro-plot writes the
-# variables above this line; rows = devices, left column throughput (TFLOP/s), right column
-# peak memory (MiB, log scale); groups = sequence lengths, one bar per system, ours hatched.
-# Data: blocks (device-major: tflops, peak_mib), columns
-#   x value color ours mark mark_y seqlen system
+# variables above this line (the layout in inches too); rows = devices, left column
+# throughput (TFLOP/s), right column peak memory (MiB, log scale); groups = sequence lengths,
+# one bar per system, ours hatched. Data: per panel (device-major: tflops, peak_mib) two blocks:
+#   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 seqlen system
+#   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
+# Labels (NS/OOM/TLE/ERR marks) are placed by repro-plot: adjacent marks stack, not touch.
 set encoding utf8
 set datafile missing "NaN"
 font_name = "DejaVu Sans"
 dpi = 150.0
-left = 0.8; right = 0.15; top = 0.45 + 0.22 * legend_rows; bottom = 0.45; cgap = 0.75; rgap = 0.5
-pw = (W - left - right - cgap) / 2
-ph = (H - top - bottom - (nrows - 1) * rgap) / nrows
 txt(s) = (s eq "-") ? "" : s
 array coltitle[2] = ["Throughput (TFLOP/s)", "Peak memory (MiB, log scale)"]
+set style textbox opaque fc "white" noborder margins 0.5, 0.5
 
 do for [fmt in formats] {
-  if (fmt eq "pdf") { set terminal pdfcairo noenhanced color size W, H font font_name.",8" }
+  if (fmt eq "pdf") { set terminal pdfcairo noenhanced color size W, H font font_name.",8" fontscale 1.0 linewidth 2 }
   if (fmt eq "png") { set terminal pngcairo noenhanced color size W * dpi, H * dpi font font_name.",8" fontscale dpi / 72.0 linewidth dpi / 72.0 }
-  if (fmt eq "svg") { set terminal svg noenhanced size W * 72, H * 72 font font_name.",8" background "white" }
+  if (fmt eq "svg") { set terminal svg noenhanced size W * 72, H * 72 font font_name.",8" fontscale 4.0 / 3.0 background "white" }
   set output outbase.".".fmt
   set multiplot
   unset label
-  if (strlen(title_text) > 0) { set label 2 title_text at screen 0.5, screen 1 - 0.08 / H center front font font_name.",9" }
+  # texts at fixed screen positions: row labels (devices), title, CPU note
+  do for [r = 1:nrows] {
+    set label 2 + r rowlabel[r] at screen 0.12 / W, screen 1 - (top + (r - 1) * (ph + rgap) + ph / 2) / H rotate by 90 center front font font_name.",8"
+  }
+  if (strlen(title_text) > 0) { set label 2 title_text at screen 0.5, screen 1 - (note_h + 0.08) / H center front font font_name.",9" }
+  if (strlen(note_text) > 0) { set label 99 note_text at screen 0.5, screen 1 - 0.1 / H center front font font_name.":Bold,8" tc rgb "#b00000" }
 
   # legend strip: boxes and labels at fixed screen positions (terminal-independent)
   lcols = legend_cols
   lw_in = (W - left - right) / lcols
   do for [i = 1:nsys] {
     lc = (i - 1) % lcols; lr = (i - 1) / lcols
-    lx = (left + lc * lw_in) / W; ly = 1 - (0.14 + lr * 0.22) / H
+    lx = (left + lc * lw_in) / W; ly = 1 - (note_h + 0.14 + lr * 0.22) / H
+    set object i rect from screen lx, ly - 0.06 / H to screen lx + 0.22 / W, ly + 0.06 / H fc rgb syscolor[i] fs solid 1.0 border lc rgb "black"
     if (i == ours + 1) {
-      set object i rect from screen lx, ly - 0.06 / H to screen lx + 0.22 / W, ly + 0.06 / H fc rgb syscolor[i] fs solid 1.0 border lc rgb "black"
       set object 100 + i rect from screen lx, ly - 0.06 / H to screen lx + 0.22 / W, ly + 0.06 / H fc rgb "black" fs transparent pattern 4 border lc rgb "black" front
-    } else {
-      set object i rect from screen lx, ly - 0.06 / H to screen lx + 0.22 / W, ly + 0.06 / H fc rgb syscolor[i] fs solid 1.0 border lc rgb "black"
     }
-    set label 10 + i legend_text[i] at screen lx + 0.28 / W, ly left font font_name.",8"
+    set label 100 + i legend_text[i] at screen lx + 0.28 / W, ly left font font_name.",8"
   }
   set lmargin at screen 0; set rmargin at screen 1; set tmargin at screen 1; set bmargin at screen 1 - 0.05 / H
   unset border; unset tics; unset xlabel; unset ylabel; unset title; unset logscale
@@ -51,6 +54,7 @@ do for [fmt in formats] {
   set xrange [-0.5 : ngroups - 0.5]
   set xtics () nomirror
   do for [g = 1:ngroups] { set xtics add (grouplabel[g] g - 1) }
+  unset ylabel
   do for [r = 1:nrows] {
     do for [c = 1:2] {
       p = (r - 1) * 2 + (c - 1)
@@ -61,15 +65,16 @@ do for [fmt in formats] {
       set tmargin at screen y1
       set bmargin at screen y1 - ph / H
       lo = panel_lo[p + 1]; hi = panel_hi[p + 1]
-      if (c == 2) { set logscale y; set format y "%.0s%c" } else { unset logscale y; set format y "%g" }
+      if (c == 2) { set logscale y; set format y "%.0s%c"; set ytics autofreq nomirror } else { unset logscale y; set format y "%g"; set ytics 0, panel_step[p + 1] nomirror }
       set yrange [lo : hi]
       set title (r == 1 ? coltitle[c] : "") offset 0, -0.6 font font_name.",8"
-      set ylabel (c == 1 ? rowlabel[r] : "") offset 1.2, 0 font font_name.",8"
       set xlabel (r == nrows ? "sequence length" : "") offset 0, 0.6 font font_name.",7"
-      plot datafile index p using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? NaN : $2):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
-           datafile index p using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
-           datafile index p using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN) with boxxyerror lc rgb "black" fs transparent pattern 4 border lc rgb "black" notitle, \
-           datafile index p using 1:6:(txt(strcol(5))) with labels rotate by 90 left font font_name.",6" notitle
+      B = 2 * p; L = 2 * p + 1
+      plot datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? NaN : $2):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
+           datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
+           datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN) with boxxyerror lc rgb "black" fs transparent pattern 4 border lc rgb "black" notitle, \
+           datafile index L using ($4 == 90 && $6 == 0 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left tc rgb variable font font_name.",6" notitle, \
+           datafile index L using ($4 == 90 && $6 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.",6" notitle
     }
   }
   unset multiplot

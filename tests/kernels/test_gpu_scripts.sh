@@ -17,12 +17,12 @@ OUT=$tmp/gc "$root/kernels/gpu_check.sh" --bin "$fake" --no-sanitizer --jobs 2 >
 rc=$?
 t=$tmp/gc/gpu_check/table.txt
 expect "gpu_check exits 1 when a check fails" test "$rc" = 1
-expect "231 cases (7 workloads x 3 systems x 11 shapes)" grep -q '^231 cases:' "$t"
+expect "308 cases (7 workloads x 4 systems x 11 shapes)" grep -q '^308 cases:' "$t"
 expect "the failed check is listed with its output" grep -qE '^corm\.unfused\.s17 +FAIL +out=1.0e-04 corm_score=1.0e-01\(FAIL\)' "$t"
 expect "sm80 cells are unsupported, with the reason" grep -qE '^h2o\.fused-sm80\.s1 +UNSUP +reason="fixture: sm80 path absent"' "$t"
 expect "oom is classified" grep -qE '^kf\.fused\.s4096 +OOM' "$t"
 expect "passing cells show rel_l2" grep -qE '^attn\.unfused\.s257b2 +PASS +out=2.0e-04$' "$t"
-expect "one log per case" test "$(ls "$tmp"/gc/gpu_check/logs/*.log | wc -l)" = 231
+expect "one log per case" test "$(ls "$tmp"/gc/gpu_check/logs/*.log | wc -l)" = 308
 
 OUT=$tmp/b "$root/kernels/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"
 expect "bad --jobs is a usage error" test $? = 2

@@ -1,0 +1,226 @@
+/* kron_cli.c: kronlayer's options (every value validated, the option named, exit 2). */
+#include "kron.h"
+
+#include "harness.h"
+#include "kvline.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f, const char *prog) {
+  fprintf(f,
+          "usage: %s [--dtype f|d] [--batch B] [--factors f1,f2,...] [--shape BxF1xF2...]\n"
+          "          [--impl v1|v2|v3|all] [--pass fwd|bwd] [--warmup N] [--runs N] [--seed N]\n"
+          "          [--device gpu|cpu] [--check|--no-check] [--trace FILE.json]\n"
+          "          [--v3-smem-kib K] check|profile|bench\n"
+          "       %s --dtype f 32 128 128 bench        (the seed's form: batch, then factors)\n"
+          "Runs the Kronecker-factored layer y = x.(A1 x ... x Am)^T and its backward and prints\n"
+          "one log (kvline records) on stdout. Defaults: --dtype f --batch 16 --factors 32,32\n"
+          "--impl all --pass fwd --seed 1; --warmup/--runs 1/3 on the CPU and in check mode,\n"
+          "20/50 for GPU bench and profile. --device cpu runs every version's call sequence on\n"
+          "the CPU (no CUDA). The result line times --pass of --impl (with all: the fastest).\n"
+          "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
+          prog, prog);
+}
+
+/* "32,128,128" (sep ',') or "16x32x32" (sep 'x') into out[]; count, or -1. */
+static int parse_list(const char *text, char sep, long *out, int cap, long lo, long hi) {
+  if (!text || !*text) return -1;
+  int n = 0;
+  const char *p = text;
+  for (;;) {
+    char *end = NULL;
+    errno = 0;
+    if (*p < '0' || *p > '9') return -1;
+    long v = strtol(p, &end, 10);
+    if (errno == ERANGE || v < lo || v > hi || n == cap) return -1;
+    out[n++] = v;
+    if (*end == '\0') return n;
+    if (*end != sep) return -1;
+    p = end + 1;
+  }
+}
+
+static const char *const dtype_names[] = {"f", "d"};
+static const char *const device_names[] = {"gpu", "cpu"};
+static const char *const impl_names[] = {"v1", "v2", "v3", "all"};
+
+int kron_parse(int argc, char **argv, kron_args *a) {
+  const char *prog = argc > 0 ? argv[0] : "kronlayer";
+  memset(a, 0, sizeof *a);
+  a->dtype_size = 4;
+  a->impl = -1;
+  a->pass = KRON_FWD;
+  a->mode = (kron_mode)-1;
+  a->warmup = a->runs = -1;
+  a->seed = 1;
+  long batch = 16, factors[KRON_MAX_FACTORS] = {32, 32};
+  int nf = 2, named_shape = 0, npos = 0, by_shape = 0;
+  long pos[KRON_MAX_FACTORS + 1];
+  for (int i = 1; i < argc; i++) {
+    const char *opt = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    long n = 0;
+    int idx;
+    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      usage(stdout, prog);
+      return 1;
+    } else if (!strcmp(opt, "--check")) {
+      a->check = 1;
+    } else if (!strcmp(opt, "--no-check")) {
+      a->check = 0;
+    } else if (!strcmp(opt, "--dtype")) {
+      if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
+      a->dtype_size = idx ? 8 : 4, i++;
+    } else if (!strcmp(opt, "--device")) {
+      if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
+      a->device_cpu = idx == 1, i++;
+    } else if (!strcmp(opt, "--impl") || !strcmp(opt, "--implementation")) {
+      if ((idx = hx_parse_choice(prog, "--impl", val, impl_names, 4)) < 0) goto bad;
+      a->impl = idx == 3 ? -1 : idx, i++;
+    } else if (!strcmp(opt, "--pass")) {
+      if ((idx = hx_parse_choice(prog, opt, val, kron_pass_names, 2)) < 0) goto bad;
+      a->pass = idx, i++;
+    } else if (!strcmp(opt, "--trace")) {
+      if (!val || !*val) {
+        fprintf(stderr, "%s: --trace: expected a file name\n", prog);
+        goto bad;
+      }
+      a->trace = val, i++;
+    } else if (!strcmp(opt, "--factors")) {
+      nf = parse_list(val, ',', factors, KRON_MAX_FACTORS, 0, KRON_MAX_FACTOR);
+      if (nf < 0) {
+        fprintf(stderr,
+                "%s: --factors: expected 1 to %d integers in [1, %d] separated by ',', got '%s'\n",
+                prog, KRON_MAX_FACTORS, KRON_MAX_FACTOR, val ? val : "(missing)");
+        goto bad;
+      }
+      named_shape = 1, i++;
+    } else if (!strcmp(opt, "--shape")) {
+      long l[KRON_MAX_FACTORS + 1];
+      int c = parse_list(val, 'x', l, KRON_MAX_FACTORS + 1, 0, KRON_MAX_BATCH);
+      if (c < 2) {
+        fprintf(stderr, "%s: --shape: expected BATCHxF1[xF2...] (e.g. 16x32x32), got '%s'\n", prog,
+                val ? val : "(missing)");
+        goto bad;
+      }
+      batch = l[0];
+      nf = c - 1;
+      for (int k = 0; k < nf; k++) factors[k] = l[k + 1];
+      named_shape = by_shape = 1, i++;
+    } else if (!strcmp(opt, "check") || !strcmp(opt, "profile") || !strcmp(opt, "bench")) {
+      if ((int)a->mode >= 0) {
+        fprintf(stderr, "%s: one mode only (got '%s' after '%s')\n", prog, opt,
+                kron_mode_names[a->mode]);
+        goto bad;
+      }
+      a->mode = !strcmp(opt, "check")     ? KRON_CHECK
+                : !strcmp(opt, "profile") ? KRON_PROFILE
+                                          : KRON_BENCH;
+    } else if (opt[0] >= '0' && opt[0] <= '9') {
+      if (npos == KRON_MAX_FACTORS + 1 ||
+          hx_parse_int(prog, "positional shape", opt, 0, KRON_MAX_BATCH, &n) < 0) {
+        if (npos == KRON_MAX_FACTORS + 1)
+          fprintf(stderr, "%s: positional shape: at most a batch and %d factors\n", prog,
+                  KRON_MAX_FACTORS);
+        goto bad;
+      }
+      pos[npos++] = n;
+    } else {
+      static const struct {
+        const char *opt;
+        long lo, hi;
+      } ints[] = {{"--batch", 0, KRON_MAX_BATCH},
+                  {"--warmup", 0, 1000000},
+                  {"--runs", 1, 1000000},
+                  {"--seed", 0, 2147483647L},
+                  {"--v3-smem-kib", 1, 1 << 20}};
+      int k = 0, nk = (int)(sizeof ints / sizeof *ints);
+      while (k < nk && strcmp(opt, ints[k].opt) != 0) k++;
+      if (k == nk) {
+        fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
+        goto bad;
+      }
+      if (hx_parse_int(prog, opt, val, ints[k].lo, ints[k].hi, &n) < 0) goto bad;
+      i++;
+      switch (k) {
+      case 0: batch = n, named_shape = 1; break;
+      case 1: a->warmup = (int)n; break;
+      case 2: a->runs = (int)n; break;
+      case 3: a->seed = (uint64_t)n; break;
+      default: a->v3_smem_kib = n; break;
+      }
+    }
+  }
+  if ((int)a->mode < 0) {
+    fprintf(stderr, "%s: a mode is required: check|profile|bench\n", prog);
+    goto bad;
+  }
+  if (npos) {
+    if (named_shape) {
+      fprintf(stderr, "%s: the shape is given twice (positional and --batch/--factors/--shape)\n",
+              prog);
+      goto bad;
+    }
+    if (npos < 2) {
+      fprintf(stderr, "%s: positional shape: expected a batch and at least one factor\n", prog);
+      goto bad;
+    }
+    batch = pos[0];
+    nf = npos - 1;
+    for (int k = 0; k < nf; k++) factors[k] = pos[k + 1];
+  }
+  int fi[KRON_MAX_FACTORS];
+  for (int k = 0; k < nf; k++) fi[k] = (int)factors[k];
+  char why[256];
+  if (kron_shape_init(&a->shape, batch, nf, fi, why, sizeof why) != 0) {
+    const char *opt = npos                        ? "positional shape"
+                      : by_shape                  ? "--shape"
+                      : !strncmp(why, "batch", 5) ? "--batch"
+                                                  : "--factors";
+    fprintf(stderr, "%s: %s: %s\n", prog, opt, why);
+    goto bad;
+  }
+  if (a->mode == KRON_PROFILE && a->impl < 0) {
+    fprintf(stderr, "%s: profile: --impl v1|v2|v3 is required (one version per trace)\n", prog);
+    goto bad;
+  }
+  if (a->trace && a->mode != KRON_PROFILE) {
+    fprintf(stderr, "%s: --trace: only in profile mode\n", prog);
+    goto bad;
+  }
+  int light = a->device_cpu || a->mode == KRON_CHECK;
+  if (a->warmup < 0) a->warmup = light ? 1 : 20;
+  if (a->runs < 0) a->runs = light ? 3 : 50;
+  if (a->mode == KRON_CHECK) a->check = 1;
+  return 0;
+bad:
+  usage(stderr, prog);
+  return -1;
+}
+
+void kron_print_config(const kron_args *a, const char *device) {
+  FILE *out = hx_log();
+  char shape[128], factors[128];
+  kron_shape_name(&a->shape, shape, sizeof shape);
+  size_t len = 0;
+  factors[0] = '\0';
+  for (int k = 0; k < a->shape.m; k++)
+    len +=
+        (size_t)snprintf(factors + len, sizeof factors - len, "%s%d", k ? "," : "", a->shape.f[k]);
+  fputs("config", out);
+  /* workload/system as the plot reads them: the shape and the version */
+  kv_put(out, "workload", shape);
+  kv_put(out, "system", a->impl < 0 ? "all" : kron_version_names[a->impl]);
+  kv_put(out, "mode", kron_mode_names[a->mode]);
+  kv_put(out, "pass", kron_pass_names[a->pass]);
+  kv_putf(out, "batch", "%lld", a->shape.batch);
+  kv_put(out, "factors", factors);
+  kv_putf(out, "n", "%lld", a->shape.n);
+  kv_put(out, "dtype", a->dtype_size == 8 ? "fp64" : "fp32");
+  kv_put(out, "device", device);
+  kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
+  fputc('\n', out);
+  fflush(out);
+}

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""kron.py: the Kronecker-factored layer y = x·(A1 ⊗ ... ⊗ Am)^T in PyTorch, the seed's two
+versions, as one log of the kit's contract (the same lines as peer.py; kernels/kron/kron.h
+has the math; the seed is shared/seeds/001_0b3871eacf715a71.txt).
+
+    kron.py --system torch-naive|torch-v2 --shape 16x32x32 [--dtype f|d] [--pass fwd|bwd]
+            [--warmup 20] [--runs 100] [--seed 1] [--check|--no-check] [--device gpu|cpu]
+
+  torch-naive  the seed's v1: per factor (last first) one matmul [B·N/f, f]·A^T and a permute
+               (transpose + contiguous) that brings the next factor's axis last
+  torch-v2     the seed's v2: per factor one broadcast batched matmul A·X over the [B·P, f, Q]
+               view, no copies
+  inputs       x, gy ~ N(0, 1) [B, N]; A_k ~ N(0, 1)/sqrt(f_k), from torch.Generator(seed)
+  fwd          y from x and the factors; bwd: torch.autograd.grad of y with gy for x and
+               every A_k, on a graph kept from one forward (retain_graph): the backward alone
+  check        y, gx and every gA_k against the other version's formulation in fp64 on the CPU
+               (relative L2; the tolerances of kronlayer: 1e-5 fp32, 1e-12 fp64, or
+               4·eps·sqrt(reduction length) where that is larger)
+Exit codes: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.
+"""
+import argparse
+import math
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer  # noqa: E402  (the log, meta line, timing and outcome of every peer)
+
+SYSTEMS = ("torch-naive", "torch-v2")
+
+
+def parse_shape(text):
+    if not re.fullmatch(r"[0-9]+(x[0-9]+){1,8}", text or ""):
+        raise argparse.ArgumentTypeError("expected BATCHxF1[xF2...] (e.g. 16x32x32), got %r" % text)
+    dims = [int(t) for t in text.split("x")]
+    if min(dims) < 1:
+        raise argparse.ArgumentTypeError("every size must be >= 1, got %r" % text)
+    return dims[0], dims[1:]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="kron.py", description=__doc__.split("\n")[0])
+    p.add_argument("--system", required=True, choices=SYSTEMS)
+    p.add_argument("--shape", required=True, type=parse_shape)
+    p.add_argument("--dtype", choices=("f", "d"), default="f")
+    p.add_argument("--pass", dest="pass_", choices=("fwd", "bwd"), default="fwd")
+    p.add_argument("--warmup", type=peer.non_negative_int, default=20)
+    p.add_argument("--runs", type=peer.positive_int, default=100)
+    p.add_argument("--seed", type=peer.non_negative_int, default=1)
+    p.add_argument("--check", dest="check", action="store_true", default=True)
+    p.add_argument("--no-check", dest="check", action="store_false")
+    p.add_argument("--device", choices=("gpu", "cpu"), default="gpu")
+    args = p.parse_args(argv)
+    args.batch, args.factors = args.shape
+    return args
+
+
+def config_pairs(args):
+    n = math.prod(args.factors)
+    return [("workload", "x".join(str(v) for v in [args.batch] + args.factors)),
+            ("system", args.system), ("mode", "bench"), ("pass", args.pass_),
+            ("batch", args.batch), ("factors", ",".join(str(f) for f in args.factors)),
+            ("n", n), ("dtype", "fp64" if args.dtype == "d" else "fp32"),
+            ("device", args.device), ("impl", args.system), ("seed", args.seed)]
+
+
+# ---- the two formulations --------------------------------------------------------------------
+
+def forward_naive(x, factors):
+    """The seed's v1: rotate the factor axes through the last position."""
+    b, n = x.shape
+    cur = x
+    for A in reversed(factors):
+        f = A.shape[0]
+        y = cur.reshape(-1, f) @ A.t()                     # [B·N/f, f]
+        cur = y.reshape(b, n // f, f).transpose(1, 2).contiguous().reshape(b, n)
+    return cur
+
+
+def forward_v2(x, factors):
+    """The seed's v2: A applied on each axis of the [B·P, f, Q] view, broadcast over slabs."""
+    b, n = x.shape
+    cur = x
+    p = 1
+    for A in factors:
+        f = A.shape[0]
+        q = n // (p * f)
+        cur = (A @ cur.reshape(b * p, f, q)).reshape(b, n)
+        p *= f
+    return cur
+
+
+FORWARD = {"torch-naive": forward_naive, "torch-v2": forward_v2}
+OTHER = {"torch-naive": forward_v2, "torch-v2": forward_naive}
+
+
+def make_inputs(torch, args, device, dtype):
+    g = torch.Generator(device="cpu")
+    g.manual_seed(args.seed)
+    n = math.prod(args.factors)
+    x = torch.randn(args.batch, n, generator=g, dtype=torch.float64)
+    factors = [torch.randn(f, f, generator=g, dtype=torch.float64) / math.sqrt(f)
+               for f in args.factors]
+    gy = torch.randn(args.batch, n, generator=g, dtype=torch.float64)
+    return [t.to(device=device, dtype=dtype) for t in [x, gy] + factors]
+
+
+def tolerance(dtype_char, length):
+    eps = 2.0 ** -53 if dtype_char == "d" else 2.0 ** -24
+    base = 1e-12 if dtype_char == "d" else 1e-5
+    return max(base, 4 * eps * math.sqrt(length))
+
+
+def rel_l2(got, want):
+    diff = (got.double().cpu() - want).norm().item()
+    ref = want.norm().item()
+    return diff / ref if ref > 0 else diff, (got.double().cpu() - want).abs().max().item()
+
+
+def run_cell(torch, args, log):
+    on_gpu = args.device == "gpu"
+    device = torch.device("cuda" if on_gpu else "cpu")
+    dtype = torch.float64 if args.dtype == "d" else torch.float32
+    log.record("config", config_pairs(args))
+    x, gy, *factors = make_inputs(torch, args, device, dtype)
+    fwd = FORWARD[args.system]
+    xs = x.clone().requires_grad_(True)
+    As = [A.clone().requires_grad_(True) for A in factors]
+    y = fwd(xs, As)
+    grads = torch.autograd.grad(y, [xs] + As, gy, retain_graph=True)
+    checks_ok = True
+    if args.check:
+        xr = x.double().cpu().requires_grad_(True)
+        Ar = [A.double().cpu().requires_grad_(True) for A in factors]
+        yr = OTHER[args.system](xr, Ar)
+        want = [yr.detach()] + [t.detach() for t in torch.autograd.grad(yr, [xr] + Ar,
+                                                                         gy.double().cpu())]
+        bn, sumf = args.batch * math.prod(args.factors), sum(args.factors)
+        names = ["y", "gx"] + ["gA%d" % (k + 1) for k in range(len(factors))]
+        lengths = [sumf, sumf] + [bn / f + sumf for f in args.factors]
+        for name, got, ref, length in zip(names, [y.detach()] + list(grads), want, lengths):
+            tol = tolerance(args.dtype, length)
+            rel, max_abs = rel_l2(got, ref)
+            ok = rel <= tol
+            checks_ok &= ok
+            log.record("check", [("output", name), ("rel_l2", "%.3e" % rel),
+                                 ("max_abs", "%.3e" % max_abs), ("tol_rel_l2", "%.1e" % tol),
+                                 ("ok", int(ok))])
+    if args.pass_ == "fwd":
+        def call():
+            with torch.no_grad():
+                fwd(x, factors)
+    else:
+        def call():
+            torch.autograd.grad(y, [xs] + As, gy, retain_graph=True)
+    if on_gpu:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    times = peer.time_calls(torch, call, args.warmup, args.runs, on_gpu)
+    macs = args.batch * math.prod(args.factors) * sum(args.factors)
+    flops = (2 if args.pass_ == "fwd" else 4) * macs
+    pairs = peer.timing_pairs(times) + [
+        ("runs", args.runs), ("warmup", args.warmup),
+        ("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9))]
+    if on_gpu:
+        pairs.append(("peak_mib", "%.1f" % (torch.cuda.max_memory_allocated() / 2 ** 20)))
+    if not checks_ok:
+        raise peer.Outcome("error", peer.EXIT_CHECK, "check failed: an output is off the "
+                           "reference (see the check lines)", pairs)
+    return pairs
+
+
+def run(args, log):
+    log.comment("repro-log 1")
+    try:
+        import torch
+    except ImportError as e:
+        torch = None
+        missing = "PyTorch is not installed (%s)" % peer.one_line(e)
+    log.record("meta", peer.meta_pairs(torch, args.device))
+    try:
+        if torch is None:
+            raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, missing)
+        if args.device == "gpu" and not torch.cuda.is_available():
+            raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED,
+                               "torch %s sees no CUDA device" % torch.__version__)
+        pairs = run_cell(torch, args, log)
+        log.record("result", [("status", "ok")] + pairs)
+        return peer.EXIT_OK
+    except peer.Outcome as o:
+        if "config" not in log.tags:
+            log.record("config", config_pairs(args))
+        log.record("result", [("status", o.status)] + o.pairs + [("reason", o.reason)])
+        return o.code
+    except Exception as e:  # every failure still ends the log with a result line
+        status, code = ("oom", peer.EXIT_OOM) if torch is not None and peer.is_oom(torch, e) \
+            else ("error", peer.EXIT_ERROR)
+        if "config" not in log.tags:
+            log.record("config", config_pairs(args))
+        log.record("result", [("status", status),
+                              ("reason", "%s: %s" % (type(e).__name__, peer.one_line(e)))])
+        return code
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    return run(args, peer.Log())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

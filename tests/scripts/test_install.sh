@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# scripts/install.sh with apt-get, dpkg-query and id replaced by stand-ins (nothing is
+# installed): it must wait while another apt holds the lock, pass apt-get a lock timeout,
+# and with --tests ask for clang and libclang-rt-14-dev (the libFuzzer tests need both).
+#   test_install.sh SOURCE_DIR
+set -u
+src=$1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2" >&2; fi; }
+mkdir "$tmp/bin"
+cat > "$tmp/bin/apt-get" <<'SH'
+#!/bin/sh
+echo "apt-get $*" >> "$FAKE_LOG"
+n=$(grep -c " update" "$FAKE_LOG")
+case "$*" in
+  *update*) if [ "$n" -le 2 ]; then
+      echo "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 4242 (apt-get)" >&2
+      exit 100
+    fi ;;
+esac
+exit 0
+SH
+printf '#!/bin/sh\nexit 1\n' > "$tmp/bin/dpkg-query"   # every package is missing
+printf '#!/bin/sh\necho 0\n' > "$tmp/bin/id"            # root
+chmod +x "$tmp/bin/"*
+export FAKE_LOG=$tmp/apt.log REPRO_APT_POLL=0.1 PATH=$tmp/bin:$PATH
+
+: > "$FAKE_LOG"
+bash "$src/scripts/install.sh" > "$tmp/out" 2>&1
+check '[ $? -eq 0 ]' "install.sh waits for the apt lists lock instead of failing ($(tail -2 "$tmp/out"))"
+check '[ "$(grep -c " update" "$FAKE_LOG")" -eq 3 ]' "apt-get update retried until the lock is free"
+check 'grep -q "waiting" "$tmp/out"' "says that it waits for another apt"
+check 'grep " install " "$FAKE_LOG" | grep -q "DPkg::Lock::Timeout=600"' "apt-get install waits for the dpkg lock"
+
+: > "$FAKE_LOG"
+bash "$src/scripts/install.sh" --tests > "$tmp/out" 2>&1
+check '[ $? -eq 0 ]' "install.sh --tests"
+check 'grep " install " "$FAKE_LOG" | grep -qw clang' "--tests installs clang (libFuzzer tests)"
+check 'grep " install " "$FAKE_LOG" | grep -qw libclang-rt-14-dev' "--tests installs libclang-rt-14-dev (-fsanitize=fuzzer)"
+
+: > "$FAKE_LOG"
+printf '#!/bin/sh\necho "E: Unable to fetch some archives" >&2; exit 100\n' > "$tmp/bin/apt-get"
+REPRO_APT_WAIT=5 bash "$src/scripts/install.sh" > "$tmp/out" 2>&1
+check '[ $? -ne 0 ] && grep -q "Unable to fetch" "$tmp/out"' "another apt failure is not retried and is shown"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
