@@ -32,6 +32,13 @@ typedef struct {
   uint8_t *flags;         /* workloads with flags_name */
 } attn_io;
 
+/* Options of the systems that take any, set by the binary after hx_gpu_init (zero: the
+ * defaults). Other systems ignore them. */
+typedef struct {
+  int diag_k;     /* fused-diag: key blocks cached per query block (0: no cache) */
+  int cache_fp16; /* fused-diag: cache tiles in fp16 (0: fp32) */
+} attn_options;
+
 /* What a system needs from the process: created once by the harness. */
 typedef struct {
   cudaStream_t stream;
@@ -40,7 +47,8 @@ typedef struct {
   int cc_major, cc_minor;
   int force_sm80;  /* run the sm_80 (mma.sync) path even on Hopper */
   int sm90_fwd_ws; /* Hopper forward: 0 the lockstep kernel, 1 the warp-specialized one */
-  char *err;       /* where a system writes why it failed (attn_fail), err_len bytes */
+  attn_options opt;
+  char *err; /* where a system writes why it failed (attn_fail), err_len bytes */
   size_t err_len;
 } attn_ctx;
 
@@ -67,10 +75,24 @@ typedef struct {
   /* Optional (NULL: use name): the implementation run() picks for this case, for the log's
    * config impl=... (e.g. "fused-sm90", "fused-sm80"). */
   const char *(*impl)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape);
+  /* Optional: extra key=value pairs (kv_put) for the log's config line. */
+  void (*config_kv)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, FILE *out);
+  /* Optional (--phase-times): enqueue one phase of run() alone, ATTN_PHASE_P1 (the forward:
+   * out and the row statistics) or ATTN_PHASE_P4 (the column pass). After one run(),
+   * repeating a phase gives run()'s outputs again, so each can be timed on its own.
+   * ATTN_UNSUPPORTED (with the reason) where the workload has no such phases. */
+  int (*run_phase)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, const attn_io *io,
+                   void *workspace, int phase);
 } attn_system;
 
-extern const attn_system attn_system_unfused; /* kernels/unfused/ */
-extern const attn_system attn_system_fused;   /* kernels/fused/   */
+/* The phases of run_phase, as the log names them (phase name=p1 ...). */
+enum { ATTN_PHASE_P1 = 0, ATTN_PHASE_P4 = 1, ATTN_PHASE_COUNT = 2 };
+#define ATTN_PHASE_NAMES \
+  { "p1", "p4" }
+
+extern const attn_system attn_system_unfused;    /* kernels/unfused/    */
+extern const attn_system attn_system_fused;      /* kernels/fused/      */
+extern const attn_system attn_system_fused_diag; /* kernels/fused_diag/ */
 
 /* ---- the system registry (systems.c) ------------------------------------------------- */
 
@@ -81,7 +103,11 @@ typedef struct {
   const char *check_against; /* GPU system whose output checks this one where the CPU
                                 reference is too slow (llama_e2e at full size) */
   const char *about;         /* one line for --list-systems */
+  unsigned options;          /* SYS_OPT_* bits: the system-specific options it takes */
 } system_entry;
+
+/* --diag-k, --cache-dtype, --phase-times (attnvar_cli.c); other systems refuse them. */
+#define SYS_OPT_DIAG 1u
 
 extern const system_entry system_table[];
 extern const int system_count;

@@ -29,7 +29,7 @@ static int run_cpu(const attnvar_args *a) {
   hx_device_info info;
   hx_device_info_cpu(&info);
   hx_print_header(&info);
-  attnvar_print_config(a, "cpu", "ref");
+  attnvar_print_config(a, "cpu", "ref", NULL);
   const attn_shape *s = &a->shape;
   double macs = (double)s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim;
   if (macs > (double)ATTNVAR_CPU_MAX_MACS)
@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
   hx_device_info info;
   hx_device_info_cpu(&info);
   hx_print_header(&info);
-  attnvar_print_config(&args, "gpu", system_table[args.system].name);
+  attnvar_print_config(&args, "gpu", system_table[args.system].name, NULL);
   hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
          "this attnvar was built without CUDA; only --device cpu runs");
 #endif

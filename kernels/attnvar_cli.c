@@ -10,6 +10,7 @@
 static const char *const device_names[] = {"gpu", "cpu"};
 static const char *const dtype_names[] = {"fp16", "bf16"}; /* attn_dtype order */
 static const char *const sm90_fwd_names[] = {"lockstep", "ws"};
+static const char *const cache_dtype_names[] = {"fp32", "fp16"}; /* cache_fp16 = index */
 
 static void usage(FILE *f, const char *prog) {
   fprintf(f,
@@ -17,10 +18,14 @@ static void usage(FILE *f, const char *prog) {
           "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
           "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
           "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd lockstep|ws]\n"
+          "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
           "       %s --list-workloads | --list-systems\n"
           "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
           "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
           "the defaults are --warmup 1 --runs 3 and the work B*H*S*S*D is capped at 2^32.\n"
+          "--diag-k K caches the K score tiles nearest the diagonal of each query block between\n"
+          "fused-diag's two passes (0: none, the fused kernels); --phase-times adds the times of\n"
+          "its forward (p1) and column pass (p4) alone. Other systems refuse these options.\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
           prog, workload_choices(), system_choices(), prog);
 }
@@ -41,6 +46,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   a->runs = -1;
   a->seed = 1;
   a->check = 1;
+  const char *diag_opt = NULL; /* the first fused-diag option given, for the message */
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -61,6 +67,13 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       a->check = 0;
     } else if (!strcmp(opt, "--force-sm80")) {
       a->force_sm80 = 1;
+    } else if (!strcmp(opt, "--phase-times")) {
+      a->phase_times = 1;
+      diag_opt = diag_opt ? diag_opt : opt;
+    } else if (!strcmp(opt, "--cache-dtype")) {
+      if ((idx = hx_parse_choice(prog, opt, val, cache_dtype_names, 2)) < 0) goto bad;
+      a->cache_fp16 = idx, i++;
+      diag_opt = diag_opt ? diag_opt : opt;
     } else if (!strcmp(opt, "--workload")) {
       if ((idx = hx_parse_choice(prog, opt, val, workload_names, WL_COUNT)) < 0) goto bad;
       a->workload = (workload_id)idx, i++;
@@ -77,10 +90,15 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
       a->device_cpu = idx == 1, i++;
     } else {
-      static const int_opt ints[] = {{"--seqlen", 1, 1 << 20},   {"--batch", 1, 4096},
-                                     {"--heads", 1, 4096},       {"--dim", 1, 256},
-                                     {"--warmup", 0, 1000000},   {"--runs", 1, 1000000},
-                                     {"--seed", 0, 2147483647L}, {"--causal", 0, 1}};
+      static const int_opt ints[] = {{"--seqlen", 1, 1 << 20},
+                                     {"--batch", 1, 4096},
+                                     {"--heads", 1, 4096},
+                                     {"--dim", 1, 256},
+                                     {"--warmup", 0, 1000000},
+                                     {"--runs", 1, 1000000},
+                                     {"--seed", 0, 2147483647L},
+                                     {"--causal", 0, 1},
+                                     {"--diag-k", 0, ATTNVAR_MAX_DIAG_K}};
       int k = 0, nk = (int)(sizeof ints / sizeof *ints);
       while (k < nk && strcmp(opt, ints[k].opt) != 0) k++;
       if (k == nk) {
@@ -97,12 +115,23 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       case 4: a->warmup = (int)n; break;
       case 5: a->runs = (int)n; break;
       case 6: a->seed = (uint64_t)n; break;
-      default: a->shape.mask = n ? MASK_CAUSAL : MASK_NONE; break;
+      case 7: a->shape.mask = n ? MASK_CAUSAL : MASK_NONE; break;
+      default:
+        a->diag_k = (int)n;
+        diag_opt = diag_opt ? diag_opt : opt;
+        break;
       }
     }
   }
   if (a->workload == WL_COUNT || a->system < 0) {
     fprintf(stderr, "%s: --workload and --system are required\n", prog);
+    goto bad;
+  }
+  if (diag_opt && !(system_table[a->system].options & SYS_OPT_DIAG)) {
+    fprintf(stderr,
+            "%s: %s is an option of --system fused-diag (--diag-k, --cache-dtype, "
+            "--phase-times), not of --system %s\n",
+            prog, diag_opt, system_table[a->system].name);
     goto bad;
   }
   if (system_table[a->system].on_cpu) a->device_cpu = 1;
@@ -114,11 +143,13 @@ bad:
   return -1;
 }
 
-void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl) {
+void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl,
+                          const attn_ctx *ctx) {
+  const system_entry *sys = &system_table[a->system];
   FILE *out = hx_log();
   fputs("config", out);
   kv_put(out, "workload", workload_table[a->workload].name);
-  kv_put(out, "system", system_table[a->system].name);
+  kv_put(out, "system", sys->name);
   kv_putf(out, "batch", "%d", a->shape.batch);
   kv_putf(out, "heads", "%d", a->shape.heads);
   kv_putf(out, "dim", "%d", a->shape.dim);
@@ -128,6 +159,11 @@ void attnvar_print_config(const attnvar_args *a, const char *device, const char 
   kv_put(out, "device", device);
   kv_put(out, "impl", impl);
   kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
+  if (sys->options & SYS_OPT_DIAG) {
+    kv_putf(out, "diag_k", "%d", a->diag_k);
+    kv_put(out, "cache_dtype", cache_dtype_names[a->cache_fp16 ? 1 : 0]);
+  }
+  if (ctx && sys->gpu && sys->gpu->config_kv) sys->gpu->config_kv(ctx, a->workload, &a->shape, out);
   fputc('\n', out);
   fflush(out);
 }

@@ -16,14 +16,24 @@ typedef struct {
   int device_cpu; /* --device cpu, or a CPU system (ref) */
   int force_sm80;
   int sm90_fwd_ws; /* --sm90-fwd ws */
+  /* fused-diag's options (systems whose registry row has SYS_OPT_DIAG; others refuse them) */
+  int diag_k;      /* --diag-k K: key blocks cached per query block, default 0 */
+  int cache_fp16;  /* --cache-dtype fp32 (default) | fp16 */
+  int phase_times; /* --phase-times: one `phase name=p1|p4 avg_ms=...` line each */
 } attnvar_args;
 
 /* Fill args from argv; on a usage error print why (and the usage) to stderr and return -1;
  * return 1 after printing what was asked (--help, --list-workloads, --list-systems). */
 int attnvar_parse(int argc, char **argv, attnvar_args *args);
 
-/* "config workload=.. system=.. batch=.. heads=.. dim=.. seqlen=.. dtype=fp16 device=.. impl=.." */
-void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl);
+/* "config workload=.. system=.. batch=.. heads=.. dim=.. seqlen=.. dtype=fp16 device=.. impl=..",
+ * then diag_k= and cache_dtype= for a system taking them, then the system's own keys
+ * (attn_system.config_kv) when ctx is given (the GPU path after init). */
+void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl,
+                          const attn_ctx *ctx);
+
+/* The largest --diag-k (the band is clamped to the query blocks there are anyway). */
+#define ATTNVAR_MAX_DIAG_K 65536
 
 /* --device cpu refuses work beyond this many B*H*Lq*Lkv*D multiply-adds (about 4e9: a few
  * seconds per run of the double reference). */

@@ -12,6 +12,7 @@
 #include "gpuref/gpuref.h"
 #include "harness.h"
 #include "harness_gpu.h"
+#include "kvline.h"
 #include "ref/ref.h"
 #include "rng.h"
 
@@ -33,6 +34,50 @@ typedef struct {
 static int run_once(void *arg) {
   const run_closure *c = arg;
   return c->sys->run(c->ctx, c->wl, c->shape, c->io, c->workspace);
+}
+
+typedef struct {
+  const run_closure *run;
+  int phase;
+} phase_closure;
+
+static int run_phase_once(void *arg) {
+  const phase_closure *p = arg;
+  const run_closure *c = p->run;
+  return c->sys->run_phase(c->ctx, c->wl, c->shape, c->io, c->workspace, p->phase);
+}
+
+/* --phase-times: after the timed runs (so every phase's inputs exist), each phase alone, timed
+ * like the whole: "phase name=p1 avg_ms=.. median_ms=.. min_ms=.. max_ms=.. runs=..". A phase
+ * the system or workload lacks is noted on stderr and left out. */
+static void print_phase_times(const attnvar_args *a, const run_closure *run, float *ms) {
+  static const char *const names[ATTN_PHASE_COUNT] = ATTN_PHASE_NAMES;
+  if (!run->sys->run_phase) {
+    fprintf(stderr, "attnvar: %s has no phases to time\n", run->sys->name);
+    return;
+  }
+  for (int ph = 0; ph < ATTN_PHASE_COUNT; ph++) {
+    phase_closure pc = {run, ph};
+    int rc = run_phase_once(&pc);
+    if (rc == ATTN_UNSUPPORTED) {
+      fprintf(stderr, "attnvar: no phase %s: %s\n", names[ph], run->ctx->err);
+      continue;
+    }
+    if (rc != ATTN_OK) hx_die_system(run->ctx, run->sys->name, rc);
+    rc = hx_time_runs(run->ctx->stream, run_phase_once, &pc, a->warmup, a->runs, ms);
+    if (rc != ATTN_OK) hx_die_system(run->ctx, run->sys->name, rc);
+    hx_stats st = hx_stats_of(ms, a->runs);
+    FILE *out = hx_log();
+    fputs("phase", out);
+    kv_put(out, "name", names[ph]);
+    kv_putf(out, "avg_ms", "%.4f", st.avg_ms);
+    kv_putf(out, "median_ms", "%.4f", st.median_ms);
+    kv_putf(out, "min_ms", "%.4f", st.min_ms);
+    kv_putf(out, "max_ms", "%.4f", st.max_ms);
+    kv_putf(out, "runs", "%d", a->runs);
+    fputc('\n', out);
+    fflush(out);
+  }
 }
 
 /* Device buffers of the cell. */
@@ -173,11 +218,13 @@ int attnvar_run_gpu(const attnvar_args *a) {
   if (!hx_gpu_available(why, sizeof why)) { /* still a complete log: header, config, result */
     hx_device_info_cpu(&info);
     hx_print_header(&info);
-    attnvar_print_config(a, "gpu", system_table[a->system].name);
+    attnvar_print_config(a, "gpu", system_table[a->system].name, NULL);
     hx_die(REPRO_EXIT_ERROR, "error", "%s", why);
   }
   hx_gpu_init(&ctx, &info, a->force_sm80);
   ctx.sm90_fwd_ws = a->sm90_fwd_ws;
+  ctx.opt.diag_k = a->diag_k;
+  ctx.opt.cache_fp16 = a->cache_fp16;
   hx_print_header(&info);
   const attn_system *sys = system_table[a->system].gpu;
   if (!sys)
@@ -185,7 +232,7 @@ int attnvar_run_gpu(const attnvar_args *a) {
            system_table[a->system].name);
   const attn_shape *s = &a->shape;
   const char *impl = sys->impl ? sys->impl(&ctx, a->workload, s) : sys->name;
-  attnvar_print_config(a, "gpu", impl);
+  attnvar_print_config(a, "gpu", impl, &ctx);
 
   if (sys->supports(&ctx, a->workload, s, why, sizeof why) != ATTN_OK)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name,
@@ -209,6 +256,7 @@ int attnvar_run_gpu(const attnvar_args *a) {
   int rc = hx_time_runs(ctx.stream, run_once, &run, a->warmup, a->runs, ms);
   if (rc != ATTN_OK) hx_die_system(&ctx, sys->name, rc);
   hx_stats st = hx_stats_of(ms, a->runs);
+  if (a->phase_times) print_phase_times(a, &run, ms);
   hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(s), (double)hx_dev_peak_bytes());
 
   hx_host_free(ms);

@@ -348,7 +348,8 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_col(Pa
 }
 
 // score[j] = (col[j-w/2] + ... + col[j+w/2]) / w, zero padding counted in the divisor.
-__global__ void pool_avg(const float *col, float *score, int rows, int len, int w) {
+// static: every translation unit including this header (fused.cu, fused_diag.cu) has its own.
+static __global__ void pool_avg(const float *col, float *score, int rows, int len, int w) {
   long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (long)rows * len) return;
   int j = (int)(i % len);

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# studies/h2o-diag without a GPU: the experiment file validates with both shipped cluster
+# files; the dry run prints the matrix of issue 13 (cells and log names); run_single.sh maps
+# its words and the seed's spelling (--system=ours --diagonal_k=4) onto cells; a local run in
+# CPU mode (the CPU reference, cluster local-test) of a few real cells through the shipped
+# run.sh with the real attnvar writes logs whose config carries diag_k and cache_dtype; and
+# plot_diag.sh and repro-plot read those logs.
+#   study.sh REPRO_RUN BUILD_DIR WORK_DIR
+source "$(dirname "$0")/../runner/lib.sh"
+runner=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") build=$(cd "$2" && pwd) work=$3
+src=$(cd "$(dirname "$0")/../.." && pwd)
+[ -x "$build/bin/attnvar" ] || skip "attnvar is not built"
+rm -rf "$work"; mkdir -p "$work"
+work=$(cd "$work" && pwd)
+repo=$work/repo study=$work/repo/studies/h2o-diag
+mkdir -p "$study"
+touch "$repo/.repro-root"
+for d in scripts plot tests clusters kernels; do ln -s "$src/$d" "$repo/$d"; done
+ln -s "$build" "$repo/build"
+cp "$src"/studies/h2o-diag/{experiment.yaml,run.sh,run_single.sh,plot.sh,plot_diag.sh,gpu_run.sh} "$study/"
+export REPRO_RUN=$runner REPRO_BUILD_DIR=$build REPRO_PLOT_BIN=$build/bin/repro-plot
+cluster=$repo/clusters/local-test.yaml
+
+for c in generic local-test; do
+  check "validates with $c" "$runner" check "$study/experiment.yaml" -c "$repo/clusters/$c.yaml"
+done
+check "gpu_run.sh parses" bash -n "$study/gpu_run.sh"
+check "plot_diag.sh parses" bash -n "$study/plot_diag.sh"
+
+# the matrix on one device: base 4 (tensorrt is absent: no cell), diag 7 x 2, scale 2 x 3 x 2
+(cd "$study" && ./run.sh --dry-run --local --device h100 -c "$cluster" >cells.txt 2>err.txt)
+check_eq "dry-run exit" "$?" 0
+check_eq "cells" "$(wc -l <"$study/cells.txt")" 30
+check_eq "base cells" "$(grep -c '^base\.' "$study/cells.txt")" 4
+check_eq "diag cells" "$(grep -c '^diag\.' "$study/cells.txt")" 14
+check_eq "scale cells" "$(grep -c '^scale\.' "$study/cells.txt")" 12
+check "ours in base is k=1" grep -q "^base.h100.ours.4096.k1.fp32.log	.*--system fused-diag --diag-k 1 --cache-dtype fp32 --phase-times" "$study/cells.txt"
+check "flashtensor is fused-diag k=0" grep -q "^base.h100.flashtensor.4096.k1.fp32.log	.*--system fused-diag --diag-k 0 --phase-times" "$study/cells.txt"
+check "diag k=31 fp16" grep -q "^diag.h100.ours.4096.k31.fp16.log	.*--diag-k 31 --cache-dtype fp16" "$study/cells.txt"
+check "scale S=8192 k=4" grep -q "^scale.h100.ours.8192.k4.fp32.log	.*--diag-k 4 .*--seqlen 8192" "$study/cells.txt"
+check "no scale S=4096" test "$(grep -c '^scale\.h100\.ours\.4096' "$study/cells.txt")" = 0
+
+# run_single.sh: the kit's words and the seed's spelling
+single() { (cd "$study" && ./run_single.sh "$@" --dry-run --local --device h100 -c "$cluster" 2>/dev/null | cut -f1 | sort | tr '\n' ' '); }
+check_eq "run_single diag ours diag_k=4" "$(single diag ours diag_k=4)" "diag.h100.ours.4096.k4.fp16.log diag.h100.ours.4096.k4.fp32.log "
+check_eq "seed: --system=ours --diagonal_k=4" "$(single --system=ours --diagonal_k=4)" "diag.h100.ours.4096.k4.fp32.log "
+check_eq "seed: --diagonal_k=16 cache_dtype=fp16" "$(single --system=ours --diagonal_k=16 cache_dtype=fp16)" "diag.h100.ours.4096.k16.fp16.log "
+check_eq "seed: --system=flashtensor" "$(single --system=flashtensor)" "base.h100.flashtensor.4096.k1.fp32.log "
+check_eq "seed: --system=torchinductor" "$(single --system=torchinductor)" "base.h100.inductor.4096.k1.fp32.log "
+(cd "$study" && ./run_single.sh --system=torch --diagonal_k=4 --dry-run -c "$cluster" >/dev/null 2>err2.txt)
+check_eq "--diagonal_k with torch refused" "$?" 2
+check "--diagonal_k with torch named" grep -q "option of --system=ours" "$study/err2.txt"
+
+# a real local run in CPU mode: base's flashtensor and ours, diag k in {0, 4} (the cells run
+# at the cluster's S = 512, heads 2; log names are rendered without the cluster's vars, so they
+# keep the matrix's 4096)
+(cd "$study" && ./run.sh --local --device h100 -c "$cluster" -q \
+  --only experiment=base,system=flashtensor --only experiment=base,system=ours \
+  --only experiment=diag,diag_k=0 --only experiment=diag,diag_k=4 >run.txt 2>&1)
+check_eq "local run exit" "$?" 0
+for f in base.h100.flashtensor.4096.k1.fp32 base.h100.ours.4096.k1.fp32 diag.h100.ours.4096.k4.fp16 diag.h100.ours.4096.k0.fp32; do
+  check_eq "$f ok" "$(last_result "$study/ae_logs/$f.log" status)" ok
+done
+check "k=4 fp16 in the config" grep -q "^config .*system=fused-diag .*seqlen=512 .*diag_k=4 cache_dtype=fp16" "$study/ae_logs/diag.h100.ours.4096.k4.fp16.log"
+check "flashtensor is k=0" grep -q "^config .*diag_k=0" "$study/ae_logs/base.h100.flashtensor.4096.k1.fp32.log"
+
+# plot_diag.sh: the table has every log (CPU logs: no phase lines, so no figure data but no error)
+(cd "$study" && ./plot_diag.sh --out "$work/figs" --no-render >plot_diag.txt 2>&1)
+check_eq "plot_diag exit" "$?" 0
+check_eq "plot_diag rows" "$(($(wc -l <"$work/figs/h2o_diag.tsv") - 1))" 6
+check "plot_diag: k=4 fp16 ok" grep -qP "^diag\th100\tours\t4096\t4\tfp16\tok\t" "$work/figs/h2o_diag.tsv"
+check "plot_diag wrote the k data" test -s "$work/figs/h2o_diag_k.h100.dat"
+check "plot_diag wrote the gnuplot script" test -s "$work/figs/h2o_diag_k.gp"
+
+# repro-plot reads the base logs with the study's plot section
+(cd "$study" && ./plot.sh --out "$work/figs" --no-render >plot.txt 2>&1)
+check_eq "plot.sh exit" "$?" 0
+check "plot wrote the base data" test -s "$work/figs/h2o_diag_base.dat"
+finish
