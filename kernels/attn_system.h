@@ -45,8 +45,9 @@ typedef struct {
   void *cublas; /* cublasHandle_t, bound to stream */
   int sm_count;
   int cc_major, cc_minor;
-  int force_sm80;  /* run the sm_80 (mma.sync) path even on Hopper */
-  int sm90_fwd_ws; /* Hopper forward: 0 the lockstep kernel, 1 the warp-specialized one */
+  int force_sm80;    /* run the sm_80 (mma.sync) path even on Hopper */
+  int sm90_lockstep; /* Hopper forward: 1 the lockstep kernel (v4-v8), 0 the warp-specialized
+                        one (v9, the default) */
   attn_options opt;
   char *err; /* where a system writes why it failed (attn_fail), err_len bytes */
   size_t err_len;

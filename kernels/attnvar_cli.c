@@ -17,7 +17,7 @@ static void usage(FILE *f, const char *prog) {
           "usage: %s --workload %s --system %s\n"
           "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
           "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
-          "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd lockstep|ws]\n"
+          "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|lockstep]\n"
           "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
           "       %s --list-workloads | --list-systems\n"
           "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
@@ -82,7 +82,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       a->system = idx, i++;
     } else if (!strcmp(opt, "--sm90-fwd")) {
       if ((idx = hx_parse_choice(prog, opt, val, sm90_fwd_names, 2)) < 0) goto bad;
-      a->sm90_fwd_ws = idx == 1, i++;
+      a->sm90_lockstep = idx == 0, i++;
     } else if (!strcmp(opt, "--dtype")) {
       if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
       a->shape.dtype = (attn_dtype)idx, i++;

@@ -2,7 +2,7 @@
 # kernels/gpu_check.sh: correctness sweep of the GPU systems, for a GPU machine. Builds
 # nothing: it runs build/bin/attnvar (built elsewhere and carried) over
 #   every workload (attnvar --list-workloads) x {unfused, fused, fused --force-sm80,
-#   fused --sm90-fwd ws (the warp-specialized Hopper forward)}
+#   fused --sm90-fwd lockstep (the v4-v8 Hopper forward; the default is warp-specialized)}
 #   x odd sizes (S = 1, 17, 100, 257; heads 1..3; dim 64 and 128; batch 2 once), causal,
 #     and without a mask (--causal 0), and one bf16 shape (unsupported where a system is fp16
 #     only), the smallest ones under compute-sanitizer memcheck (cuBLAS included)
@@ -50,7 +50,7 @@ if [ "$sanitize" = 1 ]; then
   [ -z "$sanitizer" ] && echo "$prog: compute-sanitizer not found; running without memcheck" >&2
 fi
 
-systems="unfused fused fused-sm80 fused-ws"
+systems="unfused fused fused-sm80 fused-lockstep"
 # name:args of the shapes; the ones marked memcheck also run under compute-sanitizer
 small_shapes="s1:--seqlen 1 --heads 1 --dim 64:memcheck
 s17:--seqlen 17 --heads 2 --dim 128:memcheck
@@ -105,7 +105,7 @@ add_cases() { # shapes-text
       for sys in $systems; do
         sysargs="--system $sys"
         [ "$sys" = fused-sm80 ] && sysargs="--system fused --force-sm80"
-        [ "$sys" = fused-ws ] && sysargs="--system fused --sm90-fwd ws"
+        [ "$sys" = fused-lockstep ] && sysargs="--system fused --sm90-fwd lockstep"
         echo "$wl.$sys.$shape $tool --workload $wl $sysargs $args --check --warmup 1 --runs 2" >>"$cases"
       done
     done

@@ -77,7 +77,8 @@ static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, i
   return ATTN_OK;
 }
 
-// The warp-specialized forward (fused_ws90.cuh), chosen by --sm90-fwd ws.
+// The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9); --sm90-fwd
+// lockstep runs the v4-v8 kernel instead.
 template <int D, int WL>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   WsMaps maps;
@@ -97,7 +98,7 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
 
 template <int D, int WL>
 static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
-  if (ctx->sm90_fwd_ws) return launch_fwd_ws90<D, WL>(ctx, sh, p);
+  if (!ctx->sm90_lockstep) return launch_fwd_ws90<D, WL>(ctx, sh, p);
   using C = Cfg90<2, 128>;
   dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
   return launch_cfg(ctx, attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
@@ -229,7 +230,7 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
 static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *) {
   if (!hopper(ctx)) return "fused-sm80";
   if (!use_sm90(ctx, wl)) return "fused-sm80fwd-sm90col";
-  return ctx->sm90_fwd_ws ? "fused-sm90ws" : "fused-sm90";
+  return ctx->sm90_lockstep ? "fused-sm90" : "fused-sm90ws";
 }
 
 extern "C" const attn_system attn_system_fused = {"fused", fused_supports, fused_workspace_bytes,

@@ -1,4 +1,4 @@
-// The warp-specialized sm_90a forward (v9, `--sm90-fwd ws`): the online-softmax forward of
+// The warp-specialized sm_90a forward (v9, fused's default on Hopper): the online-softmax forward of
 // attn_fwd_sm90 restructured the way Hopper wants it.
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of the Q

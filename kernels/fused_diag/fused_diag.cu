@@ -145,12 +145,8 @@ static int diag_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *
                          size_t why_len) {
   int rc = attn_system_fused.supports(ctx, wl, sh, why, why_len);
   if (rc != ATTN_OK) return rc;
-  if (ctx && ctx->sm90_fwd_ws && wl_cacheable(wl) && hopper(ctx)) {
-    snprintf(why, why_len,
-             "fused-diag builds on the lockstep sm_90a forward; --sm90-fwd ws (the "
-             "warp-specialized forward) has no diag cache stores");
-    return ATTN_UNSUPPORTED;
-  }
+  /* the cached workloads always run fused-diag's own kernels, built on the lockstep sm_90a
+   * forward (the warp-specialized one has no cache stores); impl= says which ran */
   if (ctx && ctx->opt.diag_k < 0) {
     snprintf(why, why_len, "fused-diag: diag_k must be >= 0 (have %d)", ctx->opt.diag_k);
     return ATTN_UNSUPPORTED;

@@ -4,7 +4,8 @@
 #       path and with --force-sm80, at S = 1, 17, 100, 257, 1000 (D 64 and 128, H 1..3,
 #       batch 2 once, one shape without a mask; h2o, and roco and snapkv once each), two
 #       shapes under compute-sanitizer memcheck, and S = 4096 H = 32 (fp32 GPU reference);
-#       plus k = 0 against --system fused: their check lines must be identical (same outputs);
+#       plus k = 0 against --system fused --sm90-fwd lockstep (the forward fused-diag builds
+#       on): their check lines must be identical (same outputs);
 #   (b) the study's matrix (experiment.yaml) with the local executor.
 # Everything lands in $OUT (default ./gpu-run-out): gpu_check/ (logs, table.txt), the run
 # folder packed as h2o-diag-run.tgz, the logs in logs/, figures/ from ./plot_diag.sh.
@@ -72,9 +73,9 @@ s257nc|--seqlen 257 --heads 3 --dim 128 --causal 0"
   done
   # k = 0 against the fused system itself (compared below)
   while IFS='|' read -r name args; do
-    echo "h2o.$name.fused.sm90|plain|--workload h2o --system fused $args" >>"$cases"
+    echo "h2o.$name.fused.sm90|plain|--workload h2o --system fused --sm90-fwd lockstep $args" >>"$cases"
   done <<<"$shapes"
-  echo "h2o.s4096.fused.sm90|plain|--workload h2o --system fused --seqlen 4096 --heads 32 --dim 128" >>"$cases"
+  echo "h2o.s4096.fused.sm90|plain|--workload h2o --system fused --sm90-fwd lockstep --seqlen 4096 --heads 32 --dim 128" >>"$cases"
 
   run_case() { # name tool args...
     local name=$1 tool=$2 log err rc status detail
