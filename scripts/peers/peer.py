@@ -130,19 +130,26 @@ def command_output(cmd, cwd=None):
 
 
 def git_commit():
-    """The repo's commit: from git, else (a copy of the tree without .git, as on a GPU
-    machine) $REPRO_COMMIT, else build/bin/COMMIT written by the build beside our binaries."""
+    """The commit this tree was built from: $REPRO_COMMIT, else build/bin/COMMIT (written by
+    every build, beside the binaries the same run uses), else git (with -dirty).
+
+    The build's record comes before git because a copy of the tree can carry a .git that is
+    not its own: on the GPU machines git answered the checkout's first commit, '-dirty',
+    while the files were a later commit's (the peer logs of 2026-11-22 say 90faf1f-dirty for
+    a tree at e18d394/6cef2bc)."""
     here = os.path.dirname(os.path.abspath(__file__))
+    commit = os.environ.get("REPRO_COMMIT", "").strip()
+    if not commit:
+        try:
+            with open(os.path.join(here, "..", "..", "build", "bin", "COMMIT")) as f:
+                commit = f.read().strip()
+        except OSError:
+            commit = ""
+    if commit:
+        return commit
     commit = command_output(["git", "rev-parse", "--short", "HEAD"], cwd=here)
     if not commit:
-        commit = os.environ.get("REPRO_COMMIT", "").strip()
-        if not commit:
-            try:
-                with open(os.path.join(here, "..", "..", "build", "bin", "COMMIT")) as f:
-                    commit = f.read().strip()
-            except OSError:
-                pass
-        return commit or "unknown"
+        return "unknown"
     dirty = command_output(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here)
     return commit + ("-dirty" if dirty else "")
 

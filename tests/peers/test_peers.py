@@ -130,6 +130,16 @@ def test_no_torch(fake_dir, extra_args, expect_config):
     check("gflops_s" not in result and "avg_ms" not in result, "%s: result has timings" % what)
 
 
+def test_commit_from_the_build(fake_dir):
+    """The meta line's commit is the build's (REPRO_COMMIT, then build/bin/COMMIT), not git's:
+    a tree copied with a stale .git (the GPU machines) must not name another commit."""
+    res = run_peer(["--system", "torch", "--workload", "h2o", "--seqlen", "256"],
+                   {"PYTHONPATH": fake_dir, "REPRO_COMMIT": "feedbee"})
+    meta = dict(parse_log(res.stdout)).get("meta", {})
+    check(meta.get("commit") == "feedbee", "meta commit=%r, want the build's 'feedbee'"
+          % meta.get("commit"))
+
+
 CLI_ERRORS = [
     (["--workload", "h2o"], "--system"),
     (["--system", "torch"], "--workload"),
@@ -175,6 +185,7 @@ def main():
         os.mkdir(os.path.join(fake_dir, "torch"))
         with open(os.path.join(fake_dir, "torch", "__init__.py"), "w") as f:
             f.write('raise ImportError("stand-in torch of test_peers.py: no torch here")\n')
+        test_commit_from_the_build(fake_dir)
         test_no_torch(fake_dir, [], {"workload": "h2o", "system": "torch", "seqlen": "256",
                                      "dtype": "fp16"})
         test_no_torch(fake_dir, ["--e2e", "--layers", "2"],
