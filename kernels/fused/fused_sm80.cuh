@@ -112,6 +112,44 @@ struct RowState {
   __device__ float lse(int rr) const { return m[rr] + __log2f(l[rr]); }
 };
 
+// Block j0's raw q·k (accumulator layout, rows row_base and row_base + 8 of this thread) ->
+// masked log2 scores in place. edge: the block crosses the diagonal or the end of the keys.
+template <int WL, int NT>
+__device__ __forceinline__ void mask_scores(float (&s)[NT][4], const Params &p, int row_base,
+                                            int j0, bool edge, float scale_log2, int t) {
+#pragma unroll
+  for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      float x = score_log2<WL>(s[nt][e], scale_log2);
+      if (edge) {
+        int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
+        if (col > row + p.offset || col >= p.Lkv) x = -CUDART_INF_F;
+      }
+      s[nt][e] = x;
+    }
+}
+
+// The forward's epilogue: out = o / l (fp16) for this thread's two rows, and the row LSE
+// where a column pass follows.
+template <int D, int WL>
+__device__ __forceinline__ void store_rows(const float (&o)[D / 8][4], const RowState &st,
+                                           const Params &p, int row_base, int b, int h, int t) {
+  const long bh = (long)b * p.H + h;
+#pragma unroll
+  for (int rr = 0; rr < 2; rr++) {
+    int row = row_base + rr * 8;
+    if (row >= p.Lq) continue;
+    float inv = 1.f / st.l[rr];
+    half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D;
+#pragma unroll
+    for (int dt = 0; dt < D / 8; dt++)
+      *reinterpret_cast<__half2 *>(dst + dt * 8 + 2 * t) =
+          __floats2half2_rn(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
+    if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
+  }
+}
+
 // Column-pass state of the two key columns (g and g + 8) one thread holds, shared by the
 // sm_80 and sm_90 column kernels.
 template <int WL> struct ColState {
@@ -205,17 +243,7 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
     const bool edge = j0 + kCols - 1 > m0 + p.offset || j0 + kCols > p.Lkv;
     float s[kCols / 8][4];
     gemm_abt<D, kCols>(s, qa, sk);
-#pragma unroll
-    for (int nt = 0; nt < kCols / 8; nt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        float x = score_log2<WL>(s[nt][e], scale_log2);
-        if (edge) {
-          int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
-          if (col > row + p.offset || col >= p.Lkv) x = -CUDART_INF_F;
-        }
-        s[nt][e] = x;
-      }
+    mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
     if (wl_traits<WL>::keyformer) {
       float z[kCols / 8][4], unused[2];
 #pragma unroll
@@ -254,19 +282,13 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
 
   st.finish();
   if (wl_traits<WL>::keyformer) st_kf.finish();
+  store_rows<D, WL>(o, st, p, row_base, b, h, t);
+  if (wl_traits<WL>::keyformer && t == 0)
 #pragma unroll
-  for (int rr = 0; rr < 2; rr++) {
-    int row = row_base + rr * 8;
-    if (row >= p.Lq) continue;
-    float inv = 1.f / st.l[rr];
-    half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D;
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++)
-      *reinterpret_cast<__half2 *>(dst + dt * 8 + 2 * t) =
-          __floats2half2_rn(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
-    if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
-    if (wl_traits<WL>::keyformer && t == 0) p.lse_kf[bh * p.Lq + row] = st_kf.lse(rr);
-  }
+    for (int rr = 0; rr < 2; rr++) {
+      int row = row_base + rr * 8;
+      if (row < p.Lq) p.lse_kf[bh * p.Lq + row] = st_kf.lse(rr);
+    }
 }
 
 // Grid: (heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work on

@@ -71,12 +71,11 @@ __device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t
     wgmma_m64n128k16_rs_tb(d, a, b);
 }
 
-// acc = A·Bᵀ for one warpgroup, issued and waited: A is rows a_row0 .. a_row0 + 63 of an
-// A_ROWS-row sw128 tile, B an N-row sw128 tile, both D wide (D / 16 k-steps of 16).
+// acc (=) A·Bᵀ issued, not waited: A rows a_row0 .. +63 of an A_ROWS-row sw128 tile, B an N-row
+// sw128 tile, both D wide.
 template <int D, int N, int A_ROWS>
-__device__ __forceinline__ void wgmma_abt(float (&acc)[N / 8][4], const half *a_tile, int a_row0,
-                                          const half *b_tile) {
-  wgmma_fence();
+__device__ __forceinline__ void wgmma_abt_issue(float (&acc)[N / 8][4], const half *a_tile,
+                                                int a_row0, const half *b_tile) {
 #pragma unroll
   for (int kk = 0; kk < D / 16; kk++) {
     uint64_t da =
@@ -84,6 +83,14 @@ __device__ __forceinline__ void wgmma_abt(float (&acc)[N / 8][4], const half *a_
     uint64_t db = sw128_desc(b_tile + (kk >> 2) * N * 64 + (kk & 3) * 16, 16, 1024);
     wgmma_ss<N>(acc, da, db, kk > 0);
   }
+}
+
+// The same, fenced, issued and waited (D / 16 k-steps of 16).
+template <int D, int N, int A_ROWS>
+__device__ __forceinline__ void wgmma_abt(float (&acc)[N / 8][4], const half *a_tile, int a_row0,
+                                          const half *b_tile) {
+  wgmma_fence();
+  wgmma_abt_issue<D, N, A_ROWS>(acc, a_tile, a_row0, b_tile);
   wgmma_commit();
   wgmma_wait<0>();
 }
@@ -104,7 +111,6 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
   const int m0 = qb * k90Rows;
   const int wg = threadIdx.x >> 7, warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
   const int g = lane >> 2, t = lane & 3;
-  const long bh = (long)b * p.H + h;
   const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
   const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
   const half *vbase = p.v + (long)b * p.Lkv * p.row_stride + h * D;
@@ -150,17 +156,7 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
 
     const int j0 = n * k90Cols;
     const bool edge = j0 + k90Cols - 1 > m0 + p.offset || j0 + k90Cols > p.Lkv;
-#pragma unroll
-    for (int nt = 0; nt < k90Cols / 8; nt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        float x = score_log2<WL>(s[nt][e], scale_log2);
-        if (edge) {
-          int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
-          if (col > row + p.offset || col >= p.Lkv) x = -CUDART_INF_F;
-        }
-        s[nt][e] = x;
-      }
+    mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
     float alpha[2];
     st.update<k90Cols / 8>(s, alpha);
 #pragma unroll
@@ -196,18 +192,7 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
   }
 
   st.finish();
-#pragma unroll
-  for (int rr = 0; rr < 2; rr++) {
-    int row = row_base + rr * 8;
-    if (row >= p.Lq) continue;
-    float inv = 1.f / st.l[rr];
-    half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D;
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++)
-      *reinterpret_cast<__half2 *>(dst + dt * 8 + 2 * t) =
-          __floats2half2_rn(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
-    if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
-  }
+  store_rows<D, WL>(o, st, p, row_base, b, h, t);
 #else
   __trap(); // built without sm_90a: the dispatcher never launches this
 #endif

@@ -83,20 +83,6 @@ template <int N> __device__ __forceinline__ void regs_claim() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
-// acc (=) A·Bᵀ issued, not waited: A rows a_row0 .. +63 of an A_ROWS-row sw128 tile, B an N-row
-// sw128 tile, both D wide.
-template <int D, int N, int A_ROWS>
-__device__ __forceinline__ void wgmma_abt_issue(float (&acc)[N / 8][4], const half *a_tile,
-                                                int a_row0, const half *b_tile) {
-#pragma unroll
-  for (int kk = 0; kk < D / 16; kk++) {
-    uint64_t da =
-        sw128_desc(a_tile + (kk >> 2) * A_ROWS * 64 + a_row0 * 64 + (kk & 3) * 16, 16, 1024);
-    uint64_t db = sw128_desc(b_tile + (kk >> 2) * N * 64 + (kk & 3) * 16, 16, 1024);
-    wgmma_ss<N>(acc, da, db, kk > 0);
-  }
-}
-
 // ---- the kernel ---------------------------------------------------------------------------
 template <int D, int WL>
 __global__ void __launch_bounds__(kWsThreads, 1)
@@ -156,7 +142,6 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   const int c = wg - 1; // 0 or 1: rows m0 + 64 c ..
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
   const int g = lane >> 2, t = lane & 3;
-  const long bh = (long)b * p.H + h;
   const int row_base = m0 + c * 64 + warp * 16 + g; // rows row_base and row_base + 8
   const int wg_row0 = m0 + c * 64;
   const float scale_log2 = p.scale * kLog2e;
@@ -179,17 +164,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   auto softmax_block = [&](int n, float(&alpha)[2]) {
     const int j0 = n * kWsCols;
     const bool edge = j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
-#pragma unroll
-    for (int nt = 0; nt < kWsCols / 8; nt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        float x = score_log2<WL>(s[nt][e], scale_log2);
-        if (edge) {
-          int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
-          if (col > row + p.offset || col >= p.Lkv) x = -CUDART_INF_F;
-        }
-        s[nt][e] = x;
-      }
+    mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
     st.update<kWsCols / 8>(s, alpha);
   };
   auto rescale_and_pack = [&](const float(&alpha)[2]) {
@@ -259,18 +234,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   }
 
   st.finish();
-#pragma unroll
-  for (int rr = 0; rr < 2; rr++) {
-    int row = row_base + rr * 8;
-    if (row >= p.Lq) continue;
-    float inv = 1.f / st.l[rr];
-    half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D;
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++)
-      *reinterpret_cast<__half2 *>(dst + dt * 8 + 2 * t) =
-          __floats2half2_rn(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
-    if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
-  }
+  store_rows<D, WL>(o, st, p, row_base, b, h, t);
 #else
   __trap(); // built without sm_90a: the dispatcher never launches this
 #endif
