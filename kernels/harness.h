@@ -31,12 +31,15 @@ typedef struct {
   char driver[48]; /* kernel driver version, "580.159.04" */
   char cuda[16];   /* CUDA runtime version, "13.0" */
   char cpu[128];   /* host CPU model, informative */
+  int sms;         /* streaming multiprocessors (132 on an H100 SXM, 114 on a PCIe one); 0: CPU */
+  int clock_mhz;   /* peak SM clock (cudaDevAttrClockRate); 0: CPU */
 } hx_device_info;
 
 /* Host-only fields (cpu model, gpu=none ...); harness_gpu fills the GPU ones. */
 void hx_device_info_cpu(hx_device_info *info);
 
-/* "# repro-log 1" then "meta gpu=... cc=... driver=... cuda=... commit=... date=... host=..." */
+/* "# repro-log 1" then "meta gpu=... cc=... driver=... cuda=... commit=... date=... host=...
+ * cpu=..." and, on a GPU, "sms=... clock_mhz=..." (the GPU model in numbers). */
 void hx_print_header(const hx_device_info *info);
 /* The git commit the binary was built from ("unknown" outside a git checkout). */
 const char *hx_commit(void);

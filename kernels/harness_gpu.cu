@@ -140,6 +140,10 @@ extern "C" void hx_device_info_gpu(hx_device_info *info) {
   HX_CUDA(cudaGetDeviceProperties(&prop, dev));
   snprintf(info->gpu, sizeof info->gpu, "%s", prop.name);
   snprintf(info->cc, sizeof info->cc, "%d.%d", prop.major, prop.minor);
+  info->sms = prop.multiProcessorCount;
+  int clock_khz = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev) == cudaSuccess)
+    info->clock_mhz = clock_khz / 1000;
   read_driver_version(info->driver, sizeof info->driver);
   HX_CUDA(cudaRuntimeGetVersion(&rt));
   snprintf(info->cuda, sizeof info->cuda, "%d.%d", rt / 1000, (rt % 1000) / 10);

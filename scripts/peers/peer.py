@@ -4,7 +4,8 @@ printed as one log of the kit's contract (README.md "Log contract", common/kvlin
 
     peer.py --system S --workload W       (S: systems.SYSTEMS; W: kernels/workloads.def)
             [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup N] [--runs N]
-            [--seed 1] [--check|--no-check] [--device gpu|cpu]
+            [--seed 1] [--check|--no-check] [--check-pairs N] [--device gpu|cpu]
+            [--causal 1|0] [--dtype fp16|bf16]       (attention-only workloads: COL_NONE)
             [--e2e [--layers 32] [--hidden 4096] [--mlp 11008] [--vocab 32000]]
 
 Rules shared with the kit's binaries (scripts/peers/README.md says more):
@@ -14,7 +15,7 @@ Rules shared with the kit's binaries (scripts/peers/README.md says more):
   timing   `warmup` untimed calls, then `runs` calls each between two CUDA events (the first
            call, which compiles for inductor and flex, comes before and is reported as
            compile_s); avg/median/min/max in ms
-  flops    4*B*H*S^2*D/2 per call for every workload (the paper's count); no gflops for e2e
+  flops    4*B*H*S^2*D per call, halved when causal (the paper's count); no gflops for e2e
   memory   torch.cuda.reset_peak_memory_stats() right before the timed runs, then
            max_memory_allocated(): live inputs (and e2e weights, cache) plus the largest
            transient of a call; the CUDA context and the allocator's cached blocks are not in it
@@ -35,6 +36,7 @@ import kvlog
 import registry
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_OOM, EXIT_UNSUPPORTED, EXIT_CHECK = 0, 1, 2, 3, 4, 5
+DTYPES = {"fp16": "float16", "bf16": "bfloat16"}  # --dtype -> torch attribute
 
 
 class Log:
@@ -97,6 +99,13 @@ def parse_args(argv):
     p.add_argument("--seed", type=non_negative_int, default=1)
     p.add_argument("--check", dest="check", action="store_true", default=True)
     p.add_argument("--no-check", dest="check", action="store_false")
+    p.add_argument("--check-pairs", type=non_negative_int, default=0,
+                   help="check only N (b, h) pairs spread over the batch and heads "
+                        "(0: all; the check line names them)")
+    p.add_argument("--causal", type=int, choices=(0, 1), default=1,
+                   help="causal mask (1) or none (0); 0 only for attention-only workloads")
+    p.add_argument("--dtype", choices=("fp16", "bf16"), default="fp16",
+                   help="q, k, v and output dtype; bf16 only for attention-only workloads")
     p.add_argument("--device", choices=("gpu", "cpu"), default="gpu")
     p.add_argument("--e2e", action="store_true", help="the Llama-2-7B-shaped prefill")
     p.add_argument("--layers", type=positive_int, default=32)
@@ -164,8 +173,20 @@ def nvidia_smi_gpu():
     return tuple(fields) if len(fields) == 3 else None
 
 
+def nvidia_smi_limits():
+    """(max SM clock MHz, power limit W) of the first GPU as nvidia-smi prints them, or None:
+    with the SM count they tell an H100 SXM (132 SMs, 1980 MHz, 700 W) from a PCIe one."""
+    text = command_output(["nvidia-smi", "--query-gpu=clocks.max.sm,power.limit",
+                           "--format=csv,noheader,nounits"])
+    if not text:
+        return None
+    fields = [f.strip() for f in text.splitlines()[0].split(",")]
+    return tuple(fields) if len(fields) == 2 else None
+
+
 def meta_pairs(torch, device):
     smi = nvidia_smi_gpu()
+    sms = None
     gpu, cc, driver = smi if smi else ("none", "none", "unknown")
     cuda, torch_version = "unknown", "none"
     if torch is not None:
@@ -175,12 +196,20 @@ def meta_pairs(torch, device):
             index = torch.cuda.current_device()
             gpu = torch.cuda.get_device_name(index)
             cc = "%d.%d" % torch.cuda.get_device_capability(index)
+            sms = torch.cuda.get_device_properties(index).multi_processor_count
     if device == "cpu":
         gpu, cc = "none", "none"
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return [("gpu", gpu), ("cc", cc), ("driver", driver), ("cuda", cuda),
-            ("torch", torch_version), ("python", "%d.%d.%d" % sys.version_info[:3]),
-            ("commit", git_commit()), ("date", date), ("host", socket.gethostname())]
+    pairs = [("gpu", gpu), ("cc", cc), ("driver", driver), ("cuda", cuda),
+             ("torch", torch_version), ("python", "%d.%d.%d" % sys.version_info[:3]),
+             ("commit", git_commit()), ("date", date), ("host", socket.gethostname())]
+    if device == "gpu":  # the GPU model in numbers (the device table of studies/sdpa-scale)
+        limits = nvidia_smi_limits()
+        if sms is not None:
+            pairs.append(("sms", sms))
+        if limits:
+            pairs += [("clock_mhz", limits[0]), ("power_w", limits[1])]
+    return pairs
 
 
 def config_pairs(args, impl):
@@ -192,7 +221,8 @@ def config_pairs(args, impl):
     if args.e2e:
         pairs += [("layers", args.layers), ("hidden", args.hidden), ("mlp", args.mlp),
                   ("vocab", args.vocab)]
-    pairs += [("dtype", "fp16"), ("device", args.device), ("impl", impl), ("seed", args.seed)]
+    pairs += [("dtype", args.dtype), ("causal", args.causal), ("device", args.device),
+              ("impl", impl), ("seed", args.seed)]
     return pairs
 
 
@@ -253,18 +283,23 @@ def run_kernel(torch, args, log, device):
     import systems
     import workloads as wl
     on_gpu = device.type == "cuda"
-    fn, impl = systems.build(args.system, args.workload, args.seqlen, device)
+    causal = bool(args.causal)
+    fn, impl = systems.build(args.system, args.workload, args.seqlen, device, causal=causal,
+                             dtype=args.dtype)
     log.record("config", config_pairs(args, impl))
     inputs = wl.make_inputs(args.workload, args.batch, args.seqlen, args.heads, args.dim,
-                            args.seed, device)
+                            args.seed, device, dtype=getattr(torch, DTYPES[args.dtype]))
     outputs, compile_s = first_call(torch, lambda: fn(*inputs), on_gpu)
     checks_ok = True
     if args.check:
         ref_dtype = torch.float32 if on_gpu else torch.float64
-        want = wl.reference(args.workload, *inputs, dtype=ref_dtype)
+        bh = wl.sample_pairs(args.batch, args.heads, args.check_pairs)
+        want = wl.reference(args.workload, *inputs, dtype=ref_dtype, causal=causal, pairs=bh)
         for name, got, ref in zip(wl.OUTPUTS[args.workload], outputs, want):
-            ok, pairs = check_pairs(name, got, ref, wl.compare,
-                                    wl.tolerance(args.workload, name))
+            ok, pairs = check_pairs(name, wl.select_pairs(name == "out", got, bh), ref,
+                                    wl.compare, wl.tolerance(args.workload, name))
+            if bh is not None:
+                pairs.insert(-1, ("pairs", " ".join("%d:%d" % p for p in bh)))
             checks_ok &= ok
             log.record("check", pairs)
         del want
@@ -276,7 +311,7 @@ def run_kernel(torch, args, log, device):
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
     times = time_calls(torch, call, args.warmup, args.runs, on_gpu)
-    flops = 4.0 * args.batch * args.heads * args.seqlen ** 2 * args.dim / 2
+    flops = 4.0 * args.batch * args.heads * args.seqlen ** 2 * args.dim / (2 if causal else 1)
     pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup),
                                    ("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3)
                                                           / 1e9))]
@@ -374,6 +409,9 @@ def run(args, log):
             raise Outcome("unsupported", EXIT_UNSUPPORTED, "torch %s sees no CUDA device"
                           % torch.__version__)
         device = torch.device("cuda" if args.device == "gpu" else "cpu")
+        if args.e2e and (args.causal != 1 or args.dtype != "fp16"):
+            raise Outcome("unsupported", EXIT_UNSUPPORTED, "the e2e model is a causal fp16 "
+                          "prefill (--causal 0 and --dtype bf16 are for kernel cells)")
         import systems
         try:
             runner = run_e2e if args.e2e else run_kernel

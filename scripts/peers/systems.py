@@ -4,9 +4,17 @@ per line for the shell scripts): each turns a workload into a callable f(*inputs
 
   torch       the eager formulation (workloads.eager)
   inductor    the same function through torch.compile (default mode, static shapes)
-  sdpa-flash  scaled_dot_product_attention, flash backend only, is_causal=True
-  sdpa-cudnn  scaled_dot_product_attention, cuDNN backend only, is_causal=True
-  flex        FlexAttention (compiled) with a causal block mask; LOGITS_SOFTCAP as a score_mod
+  sdpa-flash      scaled_dot_product_attention, flash backend only
+  sdpa-cudnn      scaled_dot_product_attention, cuDNN backend only
+  sdpa-efficient  scaled_dot_product_attention, memory-efficient backend only
+  sdpa-compiled   scaled_dot_product_attention inside torch.compile (fullgraph, static
+                  shapes), torch's own backend choice
+  flex            FlexAttention (compiled) with a causal block mask (none when not causal);
+                  LOGITS_SOFTCAP as a score_mod
+
+Every system takes causal (default True) and dtype ("fp16" default, "bf16"): the SDPA ones
+pass is_causal; non-causal or bf16 cells are formulated for the rows without a column
+statistic (COL_NONE) only, since the column workloads are the artifact's causal fp16 ones.
 
 A workload a system cannot express raises Unsupported with the reason, which the log carries
 as status=unsupported. The fused-attention systems return only P V (and at most the row
@@ -26,8 +34,11 @@ except ImportError:  # SYSTEMS and Unsupported are needed without torch (peer.py
 
 import workloads as wl
 
-SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "flex")
-COMPILED = ("inductor", "flex")  # their first call compiles; the log reports compile_s
+SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-compiled",
+           "flex")
+COMPILED = ("inductor", "sdpa-compiled", "flex")
+SDPA_BACKENDS = {"sdpa-flash": "FLASH_ATTENTION", "sdpa-cudnn": "CUDNN_ATTENTION",
+                 "sdpa-efficient": "EFFICIENT_ATTENTION"}  # their first call compiles; the log reports compile_s
 
 
 class Unsupported(Exception):
@@ -50,7 +61,7 @@ def _to_bhsd(t):
     return t.transpose(1, 2)
 
 
-def _sdpa(backend_name):
+def _sdpa(backend_name, causal):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     backend = getattr(SDPBackend, backend_name)
@@ -58,22 +69,33 @@ def _sdpa(backend_name):
     def run(q, k, v):
         with sdpa_kernel([backend]):
             out = F.scaled_dot_product_attention(_to_bhsd(q), _to_bhsd(k), _to_bhsd(v),
-                                                 is_causal=True)
+                                                 is_causal=causal)
         return (out.transpose(1, 2).contiguous(),)
     return run
 
 
-def _flex(workload, seqlen, device):
+def _sdpa_compiled(causal):
+    import torch.nn.functional as F
+
+    def run(q, k, v):
+        out = F.scaled_dot_product_attention(_to_bhsd(q), _to_bhsd(k), _to_bhsd(v),
+                                             is_causal=causal)
+        return (out.transpose(1, 2).contiguous(),)
+    return torch.compile(run, dynamic=False, fullgraph=True)
+
+
+def _flex(workload, seqlen, device, causal):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
-    def causal(b, h, q_idx, kv_idx):
+    def causal_mod(b, h, q_idx, kv_idx):
         return kv_idx <= q_idx
 
     def softcap(score, b, h, q_idx, kv_idx):
         return wl.softcap(score)
 
     # The block mask depends only on S: built once, like a kernel plan, outside the timing.
-    block_mask = create_block_mask(causal, None, None, seqlen, seqlen, device=device)
+    block_mask = (create_block_mask(causal_mod, None, None, seqlen, seqlen, device=device)
+                  if causal else None)
     score_mod = softcap if wl.spec(workload).logits == "LOGITS_SOFTCAP" else None
 
     def run(q, k, v):
@@ -83,29 +105,50 @@ def _flex(workload, seqlen, device):
     return torch.compile(run, dynamic=False, fullgraph=True)
 
 
-def build(system, workload, seqlen, device):
-    """(callable, impl name). Compilation (inductor, flex) happens on the first call."""
+def variant_missing(workload, causal, dtype):
+    """None when the workload can run with this mask and dtype, else the reason: non-causal
+    and bf16 cells exist for the rows without a column statistic (COL_NONE) only."""
+    row = wl.spec(workload)
+    if (not causal or dtype != "fp16") and row.column != "COL_NONE":
+        return ("%s has a column statistic (%s), formulated for causal fp16 only; "
+                "--causal 0 and --dtype bf16 are for the attention-only rows (COL_NONE)"
+                % (workload, row.column))
+    return None
+
+
+def build(system, workload, seqlen, device, causal=True, dtype="fp16"):
+    """(callable, impl name). Compilation (inductor, sdpa-compiled, flex) happens on the first
+    call. causal: the mask; dtype: "fp16" or "bf16" (the inputs' dtype, chosen by the caller)."""
     wl.spec(workload)  # Unformulated when the registry row has a feature not formulated here
+    if dtype not in ("fp16", "bf16"):
+        raise ValueError("unknown dtype " + dtype)
+    reason = variant_missing(workload, causal, dtype)
+    if reason:
+        raise Unsupported(reason)
     if system == "torch":
-        return functools.partial(wl.eager, workload), "torch-eager"
+        return functools.partial(wl.eager, workload, causal=causal), "torch-eager"
     if system == "inductor":
-        fn = torch.compile(functools.partial(wl.eager, workload), dynamic=False, fullgraph=True)
+        fn = torch.compile(functools.partial(wl.eager, workload, causal=causal), dynamic=False,
+                           fullgraph=True)
         return fn, "torch-compile-inductor"
-    if system in ("sdpa-flash", "sdpa-cudnn"):
+    if system in SDPA_BACKENDS:
         _attention_only(system, workload, ("LOGITS_SCALED",))
         if system == "sdpa-cudnn" and device.type != "cuda":
             raise Unsupported("the cuDNN SDPA backend needs a CUDA device")
-        backend = "FLASH_ATTENTION" if system == "sdpa-flash" else "CUDNN_ATTENTION"
+        backend = SDPA_BACKENDS[system]
         if not hasattr(importlib.import_module("torch.nn.attention").SDPBackend, backend):
             raise Unsupported("this torch %s has no SDPBackend.%s" % (torch.__version__, backend))
-        return _sdpa(backend), "sdpa-" + backend.lower()
+        return _sdpa(backend, causal), "sdpa-" + backend.lower()
+    if system == "sdpa-compiled":
+        _attention_only(system, workload, ("LOGITS_SCALED",))
+        return _sdpa_compiled(causal), "sdpa-torch-compile"
     if system == "flex":
         _attention_only(system, workload, ("LOGITS_SCALED", "LOGITS_SOFTCAP"))
         try:
             importlib.import_module("torch.nn.attention.flex_attention")
         except ImportError as e:
             raise Unsupported("FlexAttention missing in torch %s: %s" % (torch.__version__, e))
-        return _flex(workload, seqlen, device), "flex-attention-compiled"
+        return _flex(workload, seqlen, device, causal), "flex-attention-compiled"
     raise ValueError("unknown system " + system)
 
 

@@ -192,12 +192,12 @@ def column_scores(workload, probs, scores=None, extra=None):
     return out
 
 
-def eager(workload, q, k, v, extra=None):
+def eager(workload, q, k, v, extra=None, causal=True):
     """The `torch` peer: one call computes every output of the workload (tuple)."""
     logits = LOGITS[spec(workload).logits]
     batch, q_len, heads, dim = q.shape
     kv_len = k.shape[1]
-    mask = causal_mask(q_len, kv_len, q.device, q.dtype)
+    mask = causal_mask(q_len, kv_len, q.device, q.dtype) if causal else 0
     qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     scores = torch.matmul(qt, kt.transpose(-2, -1)) / math.sqrt(dim)
     if logits is not None:
@@ -208,10 +208,31 @@ def eager(workload, q, k, v, extra=None):
     return (out,) + column_scores(workload, probs, scores, extra)
 
 
-def reference(workload, q, k, v, extra=None, dtype=None):
+def sample_pairs(batch, heads, n):
+    """None (every pair) when n is 0 or covers them all, else n distinct (b, h) pairs spread
+    evenly over the flattened b * heads + h index, the first and the last included."""
+    total = batch * heads
+    if n <= 0 or n >= total:
+        return None
+    idx = sorted({round(i * (total - 1) / (n - 1)) for i in range(n)} if n > 1 else {0})
+    return [divmod(i, heads) for i in idx]
+
+
+def select_pairs(is_out, t, pairs):
+    """The part of an output the sampled reference covers: out [B, S, H, D] -> [n, S, D],
+    scores [B, H, S] -> [n, S]; t itself when pairs is None."""
+    if pairs is None:
+        return t
+    if is_out:
+        return torch.stack([t[b, :, h, :] for b, h in pairs])
+    return torch.stack([t[b, h] for b, h in pairs])
+
+
+def reference(workload, q, k, v, extra=None, dtype=None, causal=True, pairs=None):
     """Independent reference: every (b, h) separately in `dtype` (fp32 by default; fp32 on the
     GPU, fp64 on the CPU), one S x S matrix alive at a time. Returns the outputs in OUTPUTS
-    order, out as [B, S, H, D] and the scores as [B, H, S], all in `dtype` (flags as 0/1)."""
+    order, out as [B, S, H, D] and the scores as [B, H, S], all in `dtype` (flags as 0/1).
+    With `pairs` (a list of (b, h)) only those: out [n, S, D], scores [n, S] (select_pairs)."""
     row = spec(workload)
     logits, column = LOGITS[row.logits], COLUMNS[row.column]
     dtype = torch.float32 if dtype is None else dtype
@@ -220,26 +241,39 @@ def reference(workload, q, k, v, extra=None, dtype=None):
     rows = torch.arange(q_len, device=q.device)[:, None]
     cols = torch.arange(kv_len, device=q.device)[None, :]
     allowed = cols <= rows + (kv_len - q_len)
-    out = torch.empty(batch, q_len, heads, dim, device=q.device, dtype=dtype)
-    scores_out = [torch.empty(batch, heads, kv_len, device=q.device, dtype=dtype)
-                  for _ in column.slots]
+    if pairs is None:
+        todo = [(b, h) for b in range(batch) for h in range(heads)]
+        out = torch.empty(batch, q_len, heads, dim, device=q.device, dtype=dtype)
+        scores_out = [torch.empty(batch, heads, kv_len, device=q.device, dtype=dtype)
+                      for _ in column.slots]
+    else:
+        todo = list(pairs)
+        out = torch.empty(len(todo), q_len, dim, device=q.device, dtype=dtype)
+        scores_out = [torch.empty(len(todo), kv_len, device=q.device, dtype=dtype)
+                      for _ in column.slots]
     half = row.pool // 2
-    for b in range(batch):
-        for h in range(heads):
-            qi, ki, vi = (t[b, :, h, :].to(dtype) for t in (q, k, v))
-            s = (qi @ ki.T) * (1.0 / math.sqrt(dim))
-            if logits is not None:
-                s = logits(s)
+    for i, (b, h) in enumerate(todo):
+        qi, ki, vi = (t[b, :, h, :].to(dtype) for t in (q, k, v))
+        s = (qi @ ki.T) * (1.0 / math.sqrt(dim))
+        if logits is not None:
+            s = logits(s)
+        if causal:
             s = s.masked_fill(~allowed, float("-inf"))
-            p = torch.softmax(s, dim=-1)
+        p = torch.softmax(s, dim=-1)
+        if pairs is None:
             out[b, :, h, :] = p @ vi
-            if column.reference is None:
-                continue
-            stats = column.reference(p, s, extra, b, h)
-            for i, stat in enumerate(stats):
-                if i == 0 and row.pool:
-                    stat = F.pad(stat, (half, half)).unfold(0, row.pool, 1).mean(dim=-1)
-                scores_out[i][b, h] = stat
+        else:
+            out[i] = p @ vi
+        if column.reference is None:
+            continue
+        stats = column.reference(p, s, extra, b, h)
+        for j, stat in enumerate(stats):
+            if j == 0 and row.pool:
+                stat = F.pad(stat, (half, half)).unfold(0, row.pool, 1).mean(dim=-1)
+            if pairs is None:
+                scores_out[j][b, h] = stat
+            else:
+                scores_out[j][i] = stat
     return (out,) + tuple(scores_out)
 
 

@@ -151,6 +151,10 @@ CLI_ERRORS = [
     (["--system", "torch", "--workload", "h2o", "--runs", "0"], "--runs"),
     (["--system", "torch", "--workload", "h2o", "--device", "tpu"], "--device"),
     (["--system", "torch", "--workload", "h2o", "--bogus"], "--bogus"),
+    (["--system", "sdpa-cudnn", "--workload", "attn", "--causal", "2"], "--causal"),
+    (["--system", "sdpa-cudnn", "--workload", "attn", "--causal", "yes"], "--causal"),
+    (["--system", "sdpa-cudnn", "--workload", "attn", "--dtype", "fp32"], "--dtype"),
+    (["--system", "sdpa-cudnn", "--workload", "attn", "--check-pairs", "-1"], "--check-pairs"),
     (["--system", "torch", "--workload", "h2o", "--e2e", "--batch", "2"], "--batch"),
     (["--system", "torch", "--workload", "h2o", "--e2e", "--hidden", "100", "--heads", "3"],
      "--hidden"),
@@ -164,6 +168,42 @@ def test_cli_errors():
         check(option in res.stderr, "%s: stderr does not name %s: %r" % (args, option,
                                                                          res.stderr[-300:]))
         check(res.stdout == "", "%s: usage error wrote to stdout: %r" % (args, res.stdout))
+
+
+def test_variants():
+    """--causal/--dtype without torch: the config line carries them, the new SDPA systems are
+    accepted; the column workloads refuse them with the reason (no torch needed for that);
+    the sampled check's pairs are spread and distinct."""
+    import systems
+    import workloads
+    for system in ("sdpa-efficient", "sdpa-compiled"):
+        check(system in systems.SYSTEMS, "%s is not a peer system" % system)
+    check("sdpa-compiled" in systems.COMPILED, "sdpa-compiled does not report compile_s")
+    check(systems.variant_missing("attn", False, "bf16") is None,
+          "attn refuses non-causal bf16")
+    why = systems.variant_missing("h2o", False, "fp16") or ""
+    check("COL_SUM" in why and "causal" in why, "h2o non-causal: reason %r" % why)
+    check(systems.variant_missing("h2o", True, "fp16") is None, "h2o causal fp16 refused")
+    check(workloads.sample_pairs(2, 3, 0) is None, "0 pairs is not 'all'")
+    check(workloads.sample_pairs(2, 3, 6) is None, "n >= B*H is not 'all'")
+    pairs = workloads.sample_pairs(16, 96, 8)
+    check(pairs is not None and len(pairs) == 8 and pairs[0] == (0, 0) and pairs[-1] == (15, 95)
+          and len(set(pairs)) == 8, "sample_pairs(16, 96, 8) = %r" % (pairs,))
+
+
+def test_variant_logs(fake_dir):
+    res = run_peer(["--system", "sdpa-compiled", "--workload", "attn", "--seqlen", "256",
+                    "--causal", "0", "--dtype", "bf16", "--check-pairs", "4"],
+                   {"PYTHONPATH": fake_dir})
+    check(res.returncode == 4, "sdpa-compiled without torch: exit %d, want 4" % res.returncode)
+    config = dict(parse_log(res.stdout)).get("config", {})
+    check(config.get("dtype") == "bf16" and config.get("causal") == "0",
+          "config dtype=%r causal=%r, want bf16 0" % (config.get("dtype"), config.get("causal")))
+    res = run_peer(["--system", "sdpa-efficient", "--workload", "attn", "--seqlen", "256"],
+                   {"PYTHONPATH": fake_dir})
+    config = dict(parse_log(res.stdout)).get("config", {})
+    check(config.get("dtype") == "fp16" and config.get("causal") == "1",
+          "defaults: config dtype=%r causal=%r" % (config.get("dtype"), config.get("causal")))
 
 
 def main():
@@ -186,11 +226,13 @@ def main():
         with open(os.path.join(fake_dir, "torch", "__init__.py"), "w") as f:
             f.write('raise ImportError("stand-in torch of test_peers.py: no torch here")\n')
         test_commit_from_the_build(fake_dir)
+        test_variant_logs(fake_dir)
         test_no_torch(fake_dir, [], {"workload": "h2o", "system": "torch", "seqlen": "256",
                                      "dtype": "fp16"})
         test_no_torch(fake_dir, ["--e2e", "--layers", "2"],
                       {"experiment": "e2e", "layers": "2", "workload": "h2o"})
     test_cli_errors()
+    test_variants()
     return tally.finish()
 
 

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The study's tables from its logs (README.md has the conventions):
+#   ./report.sh [LOGDIR]        (default ./ae_logs when present, else ./backup_logs)
+# 1. per configuration and system: status, ms, TFLOP/s (4*B*H*S^2*D, halved when causal),
+#    % of the GPU's dense fp16/bf16 peak, us per (batch*head), peak MiB against the floor of
+#    Q, K, V and O, the cell's roofline minimum time (max of FLOPs/peak, floor bytes/bandwidth)
+# 2. the status document's tiers over SDPA: the TFLOP/s each would need against the peak
+# The GPU is told apart by the meta line: its name, and for an H100 the SM count (132 SXM,
+# 114 PCIe). Logs from the CPU path (gpu=none) are listed, with no peak.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
+logs=${1:-}
+if [ -z "$logs" ]; then
+  if [ -e "$here/ae_logs" ]; then logs=$here/ae_logs; else logs=$here/backup_logs; fi
+fi
+exec python3 - "$root/scripts/peers" "$logs" <<'PY'
+import glob, os, sys
+sys.path.insert(0, sys.argv[1])
+import kvlog
+
+# name, dense fp16/bf16 tensor peak TFLOP/s (no sparsity), HBM TB/s
+DEVICES = {"h100-sxm": ("H100 SXM", 989.4, 3.35), "h100-pcie": ("H100 PCIe", 756.0, 2.0),
+           "h200": ("H200", 989.4, 4.8), "a100": ("A100", 312.0, 2.039)}
+# the status document's tiers over its SDPA D=128 baseline (12.27 ms, causal fp16)
+SEED_MS, TIERS = 12.27, (2, 3, 5, 13, 64)
+
+
+def device_of(meta):
+    gpu = meta.get("gpu", "none")
+    if "H100" in gpu:
+        sms = int(meta.get("sms", "0") or 0)
+        if sms == 114 or "PCIe" in gpu:
+            return "h100-pcie"
+        return "h100-sxm" if sms in (0, 132) else None
+    if "H200" in gpu:
+        return "h200"
+    if "A100" in gpu:
+        return "a100"
+    return None
+
+
+def read(path):
+    recs = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            try:
+                tag, pairs = kvlog.parse(line.rstrip("\n"))
+            except kvlog.ParseError:
+                continue
+            if tag == "check":
+                recs.setdefault("checks", []).append(dict(pairs))
+            else:
+                recs[tag] = dict(pairs)  # the last result wins
+    return recs
+
+
+rows = []
+for path in sorted(glob.glob(os.path.join(sys.argv[2], "*.log"))):
+    r = read(path)
+    cfg, res, meta = r.get("config", {}), r.get("result", {}), r.get("meta", {})
+    if not cfg or not res:
+        print("skipped %s: no config or result line" % path)
+        continue
+    b, h, s, d = (int(cfg.get(k, "0")) for k in ("batch", "heads", "seqlen", "dim"))
+    causal = cfg.get("causal", "1") == "1"
+    elt = 2  # fp16 and bf16
+    flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+    floor_mib = 4.0 * b * s * h * d * elt / 2**20  # Q, K, V, O
+    dev = device_of(meta)
+    rows.append(dict(name=os.path.basename(path), system=cfg.get("system", "?"), d=d,
+                     causal=int(causal), dtype=cfg.get("dtype", "?"), bh=b * h, flops=flops,
+                     floor_mib=floor_mib, dev=dev, gpu=meta.get("gpu", "?"),
+                     status=res.get("status", "?"), ms=float(res.get("avg_ms", "nan")),
+                     peak=res.get("peak_mib"), reason=res.get("reason", ""),
+                     checks=r.get("checks", []), shape="B%d H%d S%d" % (b, h, s)))
+
+if not rows:
+    print("no logs in %s" % sys.argv[2])
+    sys.exit(0)
+devs = sorted({r["dev"] or r["gpu"] for r in rows})
+print("logs: %s; GPU(s): %s" % (sys.argv[2], ", ".join(
+    DEVICES[d][0] if d in DEVICES else "%s (no peak in the table)" % d for d in devs)))
+print("TFLOP/s = 4*B*H*S^2*D / time, halved when causal; %peak of the dense fp16/bf16 "
+      "tensor peak; us/bh = ms*1000/(B*H); floor = Q+K+V+O; roofline = max(FLOPs/peak, "
+      "floor bytes/HBM bandwidth)")
+hdr = "%-28s %-15s %-11s %9s %8s %6s %8s %9s %7s %9s  %s" % (
+    "config", "system", "status", "ms", "TFLOP/s", "%peak", "us/bh", "peak_MiB", "xfloor",
+    "roof_ms", "check / reason")
+key = lambda r: (-r["d"], -r["causal"], r["dtype"], r["system"])
+last = None
+for r in sorted(rows, key=key):
+    cfgname = "%s D%d %s %s" % (r["shape"], r["d"], "causal" if r["causal"] else "full",
+                                r["dtype"])
+    if cfgname != last:
+        print("\n" + hdr if last is None else "")
+        last = cfgname
+    dv = DEVICES.get(r["dev"])
+    roof = (max(r["flops"] / (dv[1] * 1e12), r["floor_mib"] * 2**20 / (dv[2] * 1e12)) * 1e3
+            if dv else float("nan"))
+    note = r["reason"][:60]
+    if r["checks"]:
+        worst = max(float(c.get("rel_l2", "nan")) for c in r["checks"])
+        ok = all(c.get("ok") == "1" for c in r["checks"])
+        npairs = len(r["checks"][0].get("pairs", "").split()) or r["bh"]
+        note = "rel_l2 %.1e %s (%d of %d (b,h))" % (worst, "ok" if ok else "FAIL", npairs,
+                                                     r["bh"])
+    if r["status"] == "ok":
+        tf = r["flops"] / (r["ms"] / 1e3) / 1e12
+        pk = float(r["peak"]) if r["peak"] else float("nan")
+        print("%-28s %-15s %-11s %9.3f %8.1f %6.1f %8.2f %9.0f %7.2f %9.3f  %s" % (
+            cfgname, r["system"], "ok", r["ms"], tf, 100 * tf / dv[1] if dv else float("nan"),
+            r["ms"] * 1e3 / r["bh"], pk, pk / r["floor_mib"], roof, note))
+    else:
+        print("%-28s %-15s %-11s %9s %8s %6s %8s %9s %7s %9.3f  %s" % (
+            cfgname, r["system"], r["status"], "-", "-", "-", "-", "-", "-", roof, note))
+
+# the tiers: the document's baseline, and the SDPA cells measured here at D=128 causal fp16
+print("\nTiers over SDPA (the status document's: 2x, 3x, 5x, 13x, 64x); needed TFLOP/s counts "
+      "causal FLOPs (half of 4*B*H*S^2*D)")
+base = [("document SDPA 12.27 ms", SEED_MS)]
+for r in sorted(rows, key=key):
+    if (r["system"].startswith("sdpa") and r["status"] == "ok" and r["d"] == 128
+            and r["causal"] and r["dtype"] == "fp16"):
+        base.append(("%s %.2f ms" % (r["system"], r["ms"]), r["ms"]))
+f128 = 4.0 * 16 * 96 * 4096**2 * 128 / 2
+peaks = [DEVICES[d] for d in devs if d in DEVICES] or [DEVICES["h100-sxm"]]
+print("%-26s %5s %9s %10s  %s" % ("baseline", "tier", "ms", "TFLOP/s", " ".join(
+    "vs %s %.0f" % (p[0], p[1]) for p in peaks)))
+for name, ms in base:
+    for t in TIERS:
+        need = f128 / (ms / t / 1e3) / 1e12
+        print("%-26s %4dx %9.3f %10.0f  %s" % (name, t, ms / t, need, " ".join(
+            "%s (%.0f%%)" % ("exceeds" if need > p[1] else "below", 100 * need / p[1])
+            for p in peaks)))
+PY
