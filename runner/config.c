@@ -263,6 +263,15 @@ static int load_axes(ydoc_err *err, const ynode *map, experiment *e) {
   return 0;
 }
 
+/* An exclusion may name a value of any named case list, not only the selected one. */
+static int excludable(const experiment *e, int k, const char *key, const char *v) {
+  if (k < e->naxes || e->cases.known.n == 0) return experiment_has_value(e, k, v);
+  char *kv = xasprintf("%s=%s", key, v);
+  int found = sv_find(&e->cases.known, kv) >= 0;
+  free(kv);
+  return found;
+}
+
 static int load_exclusions(ydoc_err *err, const ynode *seq, experiment *e) {
   if (y_expect(err, seq, Y_SEQ, "exclude") != 0) return -1;
   e->nexcl = seq->n;
@@ -277,9 +286,10 @@ static int load_exclusions(ydoc_err *err, const ynode *seq, experiment *e) {
     x->values = xcalloc((size_t)m->n, sizeof *x->values);
     for (int j = 0; j < m->n; j++) {
       const ynode *k = m->items[2 * j], *v = m->items[2 * j + 1];
-      int a = experiment_axis(e, k->str);
+      int a = experiment_key(e, k->str);
       if (a < 0) {
-        char *after = xasprintf(" is not an axis of experiment '%s'", e->name);
+        char *after = xasprintf(" is not an axis%s of experiment '%s'",
+                                e->cases.n ? " or a case key" : "", e->name);
         int rc = y_error_q(err, k, "exclude: ", k->str, after);
         free(after);
         return rc;
@@ -287,12 +297,127 @@ static int load_exclusions(ydoc_err *err, const ynode *seq, experiment *e) {
       x->axis[j] = a;
       if (load_names(err, v, "exclude value", &x->values[j]) != 0) return -1;
       for (int t = 0; t < x->values[j].n; t++)
-        if (sv_find(&e->axes[a].values, x->values[j].v[t]) < 0)
-          return y_error(err, v, "exclude: '%s' is not a value of axis '%s'", x->values[j].v[t],
-                         k->str);
+        if (!excludable(e, a, k->str, x->values[j].v[t]))
+          return y_error(err, v, "exclude: '%s' is not a value of %s '%s'", x->values[j].v[t],
+                         a < e->naxes ? "axis" : "case key", k->str);
     }
   }
   return 0;
+}
+
+static void caselist_free(caselist *cl) {
+  free(cl->keys);
+  free(cl->key_at);
+  free(cl->vals);
+  sv_free(&cl->known);
+  memset(cl, 0, sizeof *cl);
+}
+
+/* The keys of a case, for messages: "m, n, k". */
+static void case_keys(const ynode *m, sbuf *out) {
+  for (int i = 0; i < m->n; i++) sb_addf(out, "%s%s", i ? ", " : "", m->items[2 * i]->str);
+}
+
+/* One list of cases: mappings with the same keys (none an axis), every value a name. */
+static int load_case_list(ydoc_err *err, const ynode *seq, const char *what, const experiment *e,
+                          caselist *cl) {
+  if (y_expect(err, seq, Y_SEQ, what) != 0) return -1;
+  if (seq->n == 0) return y_error(err, seq, "%s: expected at least one case (a mapping)", what);
+  cl->at = seq;
+  for (int i = 0; i < seq->n; i++) {
+    const ynode *m = seq->items[i];
+    if (m->type != Y_MAP)
+      return y_error(err, m, "%s[%d]: expected a mapping of key: value, found %s", what, i,
+                     y_type_name(m->type));
+    if (i == 0) {
+      if (m->n == 0) return y_error(err, m, "%s[0]: expected at least one key: value", what);
+      cl->nkeys = m->n;
+      cl->keys = xcalloc((size_t)m->n, sizeof *cl->keys);
+      cl->key_at = xcalloc((size_t)m->n, sizeof *cl->key_at);
+      cl->vals = xcalloc((size_t)(seq->n * m->n), sizeof *cl->vals);
+      for (int j = 0; j < m->n; j++) {
+        const ynode *k = m->items[2 * j];
+        if (!is_ident(k->str))
+          return y_error_q(err, k, "case key ", k->str, ": expected a name [a-z_][a-z0-9_]*");
+        if (strcmp(k->str, "experiment") == 0 || strcmp(k->str, "figure") == 0)
+          return y_error(err, k, "case key '%s': this name is reserved", k->str);
+        if (experiment_axis(e, k->str) >= 0)
+          return y_error(err, k, "case key '%s' is also an axis of experiment '%s'", k->str,
+                         e->name);
+        cl->keys[j] = k->str;
+        cl->key_at[j] = k;
+      }
+    }
+    int same = m->n == cl->nkeys;
+    for (int j = 0; j < cl->nkeys && same; j++) same = y_get(m, cl->keys[j]) != NULL;
+    if (!same) {
+      sbuf want = {0}, got = {0};
+      case_keys(seq->items[0], &want);
+      case_keys(m, &got);
+      y_error(err, m, "%s[%d]: expected the keys of %s[0] (%s), found (%s)", what, i, what,
+              want.s ? want.s : "", got.s ? got.s : "");
+      sb_free(&want);
+      sb_free(&got);
+      return -1;
+    }
+    for (int j = 0; j < cl->nkeys; j++) {
+      const ynode *v = y_get(m, cl->keys[j]);
+      if (v->type != Y_SCALAR)
+        return y_error(err, v, "%s[%d]: value of '%s': expected a scalar, found %s", what, i,
+                       cl->keys[j], y_type_name(v->type));
+      if (y_name(err, v, "case value", &cl->vals[i * cl->nkeys + j]) != 0) return -1;
+    }
+  }
+  cl->n = seq->n;
+  return 0;
+}
+
+/* cases: a list, or named lists (name -> list) of which `sel` (default: 'default') is taken;
+ * every named list is checked. *named: set when the lists are named. */
+static int load_cases(ydoc_err *err, const ynode *n, const char *sel, experiment *e, int *named) {
+  if (n->type == Y_SEQ) return load_case_list(err, n, "cases", e, &e->cases);
+  if (n->type != Y_MAP)
+    return y_error(err, n, "cases: expected a list of cases or a mapping of named lists, found %s",
+                   y_type_name(n->type));
+  if (n->n == 0) return y_error(err, n, "cases: expected at least one named list");
+  *named = 1;
+  const char *want = sel ? sel : "default";
+  const ynode *chosen = NULL;
+  sbuf names = {0};
+  int rc = 0;
+  for (int i = 0; i < n->n && rc == 0; i++) {
+    const ynode *k = n->items[2 * i];
+    const char *name;
+    caselist tmp = {0};
+    char *what = NULL;
+    rc = y_name(err, k, "case list name", &name);
+    if (rc == 0) {
+      what = xasprintf("cases.%s", name);
+      rc = load_case_list(err, n->items[2 * i + 1], what, e, &tmp);
+    }
+    for (int c = 0; rc == 0 && c < tmp.n * tmp.nkeys; c++) {
+      char *kv = xasprintf("%s=%s", tmp.keys[c % tmp.nkeys], tmp.vals[c]);
+      if (sv_find(&e->cases.known, kv) < 0) sv_push(&e->cases.known, kv);
+      free(kv);
+    }
+    free(what);
+    caselist_free(&tmp);
+    sb_addf(&names, "%s%s", i ? ", " : "", k->str);
+    if (rc == 0 && strcmp(k->str, want) == 0) chosen = k;
+  }
+  if (rc == 0 && !chosen) {
+    char *q = quote_value(want);
+    rc = y_error(err, n, "cases: no list %s%s: expected one of %s", q,
+                 sel ? " (--cases)" : " (choose one with --cases NAME)", names.s);
+    free(q);
+  }
+  sb_free(&names);
+  if (rc != 0) return -1;
+  char *what = xasprintf("cases.%s", want);
+  rc = load_case_list(err, y_get(n, want), what, e, &e->cases);
+  free(what);
+  e->cases.list = chosen->str;
+  return rc;
 }
 
 /* Every placeholder of a template must be an axis, a param or a builtin. */
@@ -308,13 +433,15 @@ static int check_name(void *ctx, const char *name, size_t len) {
   if (len >= sizeof key) return y_error(c->err, c->at, "placeholder name too long");
   memcpy(key, name, len);
   key[len] = '\0';
-  if (experiment_axis(c->e, key) >= 0 || params_get(&c->e->params, key)) return 0;
+  if (experiment_key(c->e, key) >= 0 || params_get(&c->e->params, key)) return 0;
   for (const char *const *b = builtin_vars; *b; b++)
     if (strcmp(*b, key) == 0) return 0;
-  return y_error(c->err, c->at,
-                 "unknown placeholder {%s} in experiment '%s': expected an axis, a param or one of "
-                 "bin, root, python, experiment, figure, run_dir",
-                 key, c->e->name);
+  return y_error(
+      c->err, c->at,
+      "unknown placeholder {%s} in experiment '%s': expected an axis, a case key, a param or "
+      "one of "
+      "bin, root, python, experiment, figure, run_dir",
+      key, c->e->name);
 }
 
 static int check_template(ydoc_err *err, const experiment *e, const ynode *at, const char *tpl) {
@@ -327,8 +454,8 @@ static int check_template(ydoc_err *err, const experiment *e, const ynode *at, c
 }
 
 static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root,
-                           experiment *e) {
-  static const char *const keys[] = {"log",    "time_limit", "axes",    "exclude",
+                           const char *cases, int *named, experiment *e) {
+  static const char *const keys[] = {"log",    "time_limit", "axes",    "cases", "exclude",
                                      "params", "families",   "systems", NULL};
   if (y_name(err, k, "experiment name", &e->name) != 0) return -1;
   if (y_expect(err, v, Y_MAP, "experiment") != 0) return -1;
@@ -349,12 +476,17 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
                      tl->type == Y_SCALAR ? tl->str : y_type_name(tl->type), "");
   if (load_axes(err, axes, e) != 0) return -1;
   const ynode *n;
+  if ((n = y_get(v, "cases")) && load_cases(err, n, cases, e, named) != 0) return -1;
   if ((n = y_get(root, "defaults")) && load_params(err, n, "defaults", &e->params) != 0) return -1;
   if ((n = y_get(v, "params")) && load_params(err, n, "params", &e->params) != 0) return -1;
   for (int i = 0; i < e->params.n; i++)
     if (experiment_axis(e, e->params.v[i].name) >= 0)
       return y_error(err, e->params.v[i].at, "param '%s' has the name of an axis",
                      e->params.v[i].name);
+  for (int i = 0; i < e->cases.nkeys; i++)
+    if (params_get(&e->params, e->cases.keys[i]))
+      return y_error(err, e->cases.key_at[i], "case key '%s' is also a param of experiment '%s'",
+                     e->cases.keys[i], e->name);
   if (load_experiment_systems(err, v, root, e) != 0) return -1;
   if ((n = y_get(v, "exclude")) && load_exclusions(err, n, e) != 0) return -1;
   const axis *sys = &e->axes[e->system_axis];
@@ -373,6 +505,11 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
 }
 
 int expfile_load_buffer(const char *path, const char *data, size_t len, expfile *f, char **errmsg) {
+  return expfile_load_buffer_cases(path, NULL, data, len, f, errmsg);
+}
+
+int expfile_load_buffer_cases(const char *path, const char *cases, const char *data, size_t len,
+                              expfile *f, char **errmsg) {
   static const char *const keys[] = {"figure",      "defaults", "families", "systems",
                                      "experiments", "plot",     NULL};
   memset(f, 0, sizeof *f);
@@ -401,10 +538,20 @@ int expfile_load_buffer(const char *path, const char *data, size_t len, expfile 
     goto fail;
   }
   f->exps = xcalloc((size_t)exps->n, sizeof *f->exps);
+  f->cases = cases;
+  int named = 0;
   for (int i = 0; i < exps->n; i++) {
     f->nexps++;
-    if (load_experiment(&err, exps->items[2 * i], exps->items[2 * i + 1], root, &f->exps[i]) != 0)
+    if (load_experiment(&err, exps->items[2 * i], exps->items[2 * i + 1], root, cases, &named,
+                        &f->exps[i]) != 0)
       goto fail;
+  }
+  if (cases && !named) {
+    char *q = quote_value(cases);
+    err.msg = xasprintf("%s: --cases %s: no experiment has named case lists (cases: {NAME: [...]})",
+                        path, q);
+    free(q);
+    goto fail;
   }
   return 0;
 fail:
@@ -423,10 +570,14 @@ static int read_input(const char *path, char **data, size_t *len, char **err) {
 }
 
 int expfile_load(const char *path, expfile *out, char **err) {
+  return expfile_load_cases(path, NULL, out, err);
+}
+
+int expfile_load_cases(const char *path, const char *cases, expfile *out, char **err) {
   char *data;
   size_t len;
   if (read_input(path, &data, &len, err) != 0) return -1;
-  int rc = expfile_load_buffer(path, data, len, out, err);
+  int rc = expfile_load_buffer_cases(path, cases, data, len, out, err);
   free(data);
   return rc;
 }
@@ -442,6 +593,7 @@ void expfile_free(expfile *f) {
       free(e->excl[x].values);
     }
     free(e->excl);
+    caselist_free(&e->cases);
     free(e->params.v);
     free(e->systems);
   }
@@ -462,6 +614,28 @@ int experiment_axis(const experiment *e, const char *name) {
   for (int i = 0; i < e->naxes; i++)
     if (strcmp(e->axes[i].name, name) == 0) return i;
   return -1;
+}
+
+int experiment_key(const experiment *e, const char *name) {
+  int a = experiment_axis(e, name);
+  if (a >= 0) return a;
+  for (int i = 0; i < e->cases.nkeys; i++)
+    if (strcmp(e->cases.keys[i], name) == 0) return e->naxes + i;
+  return -1;
+}
+
+int experiment_dims(const experiment *e) { return e->naxes + (e->cases.n > 0); }
+
+const char *experiment_value(const experiment *e, const int *vals, int k) {
+  if (k < e->naxes) return e->axes[k].values.v[vals[k]];
+  return e->cases.vals[vals[e->naxes] * e->cases.nkeys + (k - e->naxes)];
+}
+
+int experiment_has_value(const experiment *e, int k, const char *v) {
+  if (k < e->naxes) return sv_find(&e->axes[k].values, v) >= 0;
+  for (int i = 0; i < e->cases.n; i++)
+    if (strcmp(e->cases.vals[i * e->cases.nkeys + (k - e->naxes)], v) == 0) return 1;
+  return 0;
 }
 
 /* ---- cluster file ---------------------------------------------------------------------- */

@@ -33,9 +33,22 @@ typedef struct {
   const ynode *at;
 } axis;
 
+/* cases: an explicit list of parameter sets, one more dimension of the matrix after the axes
+ * (it varies fastest); its values are whole mappings. n == 0: the experiment has no cases. */
+typedef struct {
+  const char *list; /* the selected named list, or NULL for a plain list */
+  int nkeys;
+  const char **keys; /* in the order of the first case */
+  const ynode **key_at;
+  int n;
+  const char **vals; /* n * nkeys, case-major */
+  strvec known;      /* "key=value" of every named list (exclusions may name any) */
+  const ynode *at;
+} caselist;
+
 typedef struct {
   int naxes;
-  int *axis;      /* axis index per condition */
+  int *axis;      /* key index per condition: an axis, or naxes + a case key */
   strvec *values; /* accepted values per condition */
 } exclusion;
 
@@ -47,6 +60,7 @@ typedef struct {
   int naxes;
   axis *axes;
   int device_axis, system_axis;
+  caselist cases;
   int nexcl;
   exclusion *excl;
   paramlist params; /* file defaults merged with the experiment's params */
@@ -60,6 +74,7 @@ typedef struct {
   const char *figure;
   int nexps;
   experiment *exps;
+  const char *cases; /* --cases NAME, or NULL (the 'default' list of named ones) */
   ynode *tree;
 } expfile;
 
@@ -88,6 +103,10 @@ typedef struct {
  * "file:line:col: what was expected". */
 int expfile_load(const char *path, expfile *out, char **err);
 int expfile_load_buffer(const char *path, const char *data, size_t len, expfile *out, char **err);
+/* The same, selecting the named case lists `cases` (NULL: 'default'). */
+int expfile_load_cases(const char *path, const char *cases, expfile *out, char **err);
+int expfile_load_buffer_cases(const char *path, const char *cases, const char *data, size_t len,
+                              expfile *out, char **err);
 void expfile_free(expfile *f);
 int cluster_load(const char *path, clusterfile *out, char **err);
 int cluster_load_buffer(const char *path, const char *data, size_t len, clusterfile *out,
@@ -96,6 +115,14 @@ void cluster_free(clusterfile *c);
 
 const system_def *experiment_system(const experiment *e, const char *name);
 int experiment_axis(const experiment *e, const char *name);
+/* An axis (its index), a case key (naxes + its index) or -1. */
+int experiment_key(const experiment *e, const char *name);
+/* Dimensions of the matrix: the axes, then the case list when there is one. */
+int experiment_dims(const experiment *e);
+/* The value of key k (experiment_key) in the cell whose value indices are vals. */
+const char *experiment_value(const experiment *e, const int *vals, int k);
+/* Does key k (experiment_key) take value v in some cell? */
+int experiment_has_value(const experiment *e, int k, const char *v);
 const device_def *cluster_device(const clusterfile *c, const char *name);
 
 /* Names every template may use besides axes and params. */

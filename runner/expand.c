@@ -48,8 +48,8 @@ void filter_free(filter *f) {
 const char *cell_value(const cellset *cs, const cell *c, const char *axis_name) {
   const experiment *e = &cs->file->exps[c->exp];
   if (strcmp(axis_name, "experiment") == 0) return e->name;
-  int a = experiment_axis(e, axis_name);
-  return a < 0 ? NULL : e->axes[a].values.v[c->vals[a]];
+  int k = experiment_key(e, axis_name);
+  return k < 0 ? NULL : experiment_value(e, c->vals, k);
 }
 
 static int excluded(const experiment *e, const int *vals) {
@@ -57,7 +57,7 @@ static int excluded(const experiment *e, const int *vals) {
     const exclusion *ex = &e->excl[x];
     int all = 1;
     for (int j = 0; j < ex->naxes && all; j++)
-      all = sv_find(&ex->values[j], e->axes[ex->axis[j]].values.v[vals[ex->axis[j]]]) >= 0;
+      all = sv_find(&ex->values[j], experiment_value(e, vals, ex->axis[j])) >= 0;
     if (all) return 1;
   }
   return 0;
@@ -71,7 +71,7 @@ static int matches(const cellset *cs, const cell *c, const filter *f) {
   return 1;
 }
 
-/* A filter key must be an axis somewhere and its value must occur: catches typos early. */
+/* A filter key must be an axis or a case key somewhere and its value must occur: catches typos early. */
 static int check_filters(const expfile *file, const filter *filters, int nfilters, char **err) {
   for (int i = 0; i < nfilters; i++)
     for (int k = 0; k < filters[i].n; k++) {
@@ -84,14 +84,15 @@ static int check_filters(const expfile *file, const filter *filters, int nfilter
           val_seen |= strcmp(ex->name, val) == 0;
           continue;
         }
-        int a = experiment_axis(ex, key);
+        int a = experiment_key(ex, key);
         if (a < 0) continue;
         key_seen = 1;
-        val_seen |= sv_find(&ex->axes[a].values, val) >= 0;
+        val_seen |= experiment_has_value(ex, a, val);
       }
       if (!key_seen) {
         char *q = quote_value(key);
-        *err = xasprintf("--only: %s is not an axis of any experiment in %s", q, file->path);
+        *err = xasprintf("--only: %s is not an axis or a case key of any experiment in %s", q,
+                         file->path);
         free(q);
         return -1;
       }
@@ -122,7 +123,8 @@ static int check_unique_logs(const cellset *cs, char **err) {
     if (strcmp(cs->cells[idx[i]].log, cs->cells[idx[i - 1]].log) == 0) {
       const experiment *e = &cs->file->exps[cs->cells[idx[i]].exp];
       *err = xasprintf(
-          "%s:%d:%d: two cells get the log name '%s': the template must use every axis that varies",
+          "%s:%d:%d: two cells get the log name '%s': the template must use every axis and case "
+          "key that varies",
           cs->file->path, e->log_at->line, e->log_at->col, cs->cells[idx[i]].log);
       rc = -1;
     }
@@ -146,8 +148,13 @@ static void group_add(group *g, int cell_index) {
   g->cells[g->ncells++] = cell_index;
 }
 
+/* The number of values of dimension d (an axis, or the case list after them). */
+static int dim_size(const experiment *e, int d) {
+  return d < e->naxes ? e->axes[d].values.n : e->cases.n;
+}
+
 static long matrix_size(const experiment *e) {
-  long n = 1;
+  long n = e->cases.n ? e->cases.n : 1;
   for (int a = 0; a < e->naxes; a++) {
     n *= e->axes[a].values.n;
     if (n > 10000000) return -1;
@@ -168,7 +175,7 @@ int expand(const expfile *file, const clusterfile *cluster, const filter *filter
       return -1;
     }
     total += n;
-    vals += n * file->exps[e].naxes;
+    vals += n * experiment_dims(&file->exps[e]);
   }
   cs->cells = xcalloc((size_t)total, sizeof *cs->cells);
   cs->val_pool = xcalloc((size_t)vals, sizeof *cs->val_pool);
@@ -177,21 +184,22 @@ int expand(const expfile *file, const clusterfile *cluster, const filter *filter
   runtime_vars none = {0};
   for (int e = 0; e < file->nexps; e++) {
     const experiment *ex = &file->exps[e];
-    int *idx = xcalloc((size_t)ex->naxes, sizeof *idx);
+    int dims = experiment_dims(ex);
+    int *idx = xcalloc((size_t)dims, sizeof *idx);
     long n = matrix_size(ex);
     for (long k = 0; k < n; k++) {
-      /* idx counts in mixed radix, last axis fastest */
+      /* idx counts in mixed radix, the case list (then the last axis) fastest */
       if (k > 0)
-        for (int a = ex->naxes - 1; a >= 0; a--) {
-          if (++idx[a] < ex->axes[a].values.n) break;
+        for (int a = dims - 1; a >= 0; a--) {
+          if (++idx[a] < dim_size(ex, a)) break;
           idx[a] = 0;
         }
       if (excluded(ex, idx)) continue;
       cell *c = &cs->cells[cs->ncells];
       c->exp = e;
       c->vals = pool;
-      memcpy(pool, idx, (size_t)ex->naxes * sizeof *idx);
-      pool += ex->naxes;
+      memcpy(pool, idx, (size_t)dims * sizeof *idx);
+      pool += dims;
       sb_clear(&name);
       cell_env env = {cs, c, NULL, &none};
       char *msg = NULL;
@@ -245,9 +253,9 @@ const char *cell_lookup(void *ptr, const char *name) {
   const cell_env *env = ptr;
   const experiment *e = &env->cs->file->exps[env->c->exp];
   const char *v;
-  /* axes first: a cell's coordinates are never overridden */
-  int a = experiment_axis(e, name);
-  if (a >= 0) return e->axes[a].values.v[env->c->vals[a]];
+  /* axes and case keys first: a cell's coordinates are never overridden */
+  int k = experiment_key(e, name);
+  if (k >= 0) return experiment_value(e, env->c->vals, k);
   if (strcmp(name, "experiment") == 0) return e->name;
   if (strcmp(name, "figure") == 0) return env->cs->file->figure;
   if (env->dev && (v = params_get(&env->dev->vars, name))) return v;

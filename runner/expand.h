@@ -1,6 +1,7 @@
 /* expand: where a matrix becomes cells.
  *
  * Every experiment's axes are multiplied out in file order (the last axis varies fastest),
+ * then with its case list when it has one (the cases vary fastest of all),
  * excluded combinations are dropped, and each remaining cell gets its log file name (a pure
  * function of the cell) and its place in a group: one group per (experiment, device), which
  * becomes one job array. Filters and the cluster only mark cells unselected; indices stay
@@ -19,7 +20,7 @@ typedef enum {
 
 typedef struct {
   int exp;
-  int *vals; /* value index per axis of the experiment */
+  int *vals; /* value index per axis of the experiment, then the case index (if cases) */
   char *log;
   int group;
   int task; /* index within the group */

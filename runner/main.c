@@ -29,8 +29,9 @@ static void usage(FILE *out) {
       "options:\n"
       "  -c, --cluster FILE   cluster file: devices -> partition, gres, vars (default "
       "$REPRO_CLUSTER)\n"
-      "  --only K=V[,K=V...]  only cells with these axis values; repeat for more (OR)\n"
+      "  --only K=V[,K=V...]  only cells with these axis/case values; repeat for more (OR)\n"
       "  --device LABEL       only cells of this device (and the --only filters)\n"
+      "  --cases NAME         the named case lists NAME of the experiments (default: default)\n"
       "  -n, --dry-run        print the cells and write the array scripts; submit nothing\n"
       "  --local | --slurm    executor (default: the cluster file's, else slurm when sbatch "
       "exists)\n"
@@ -64,7 +65,7 @@ static void install_signals(void) {
 }
 
 typedef struct {
-  const char *file, *cluster, *run_dir, *bin, *python, *device;
+  const char *file, *cluster, *run_dir, *bin, *python, *device, *cases;
   int nfilters;
   filter *filters;
   strvec only_args; /* the --only arguments as given (a run's `select` record) */
@@ -88,11 +89,13 @@ static int parse_options(int argc, char **argv, options *o) {
     O_BIN,
     O_PYTHON,
     O_WIDEN,
-    O_ALLOW
+    O_ALLOW,
+    O_CASES
   };
   static const struct option longs[] = {{"cluster", required_argument, 0, 'c'},
                                         {"only", required_argument, 0, O_ONLY},
                                         {"device", required_argument, 0, O_DEVICE},
+                                        {"cases", required_argument, 0, O_CASES},
                                         {"dry-run", no_argument, 0, 'n'},
                                         {"local", no_argument, 0, O_LOCAL},
                                         {"slurm", no_argument, 0, O_SLURM},
@@ -139,6 +142,7 @@ static int parse_options(int argc, char **argv, options *o) {
       o->nfilters++;
       break;
     case O_DEVICE: o->device = optarg; break;
+    case O_CASES: o->cases = optarg; break;
     case O_LOCAL: o->executor = EXEC_LOCAL; break;
     case O_SLURM: o->executor = EXEC_SLURM; break;
     case O_RESUME: o->resume = 1; break;
@@ -306,7 +310,15 @@ static char *describe_selection(const run *r) {
 /* --resume/--rerun keep to the cells of the run (its `select` records): cells of the command
  * line outside it are left out, or added to the run with --widen. */
 static int apply_run_selection(const options *o, cellset *cs, const clusterfile *cluster, run *r) {
-  if (o->widen) return run_note_select(r, o->device, &o->only_args) == 0 ? 0 : -1;
+  for (int i = 0; i < r->nselects; i++) {
+    const char *was = r->selects[i].cases ? r->selects[i].cases : "default";
+    if (strcmp(was, o->cases ? o->cases : "default") != 0) {
+      fprintf(stderr, "repro-run: run %s was made with --cases %s: continue it with --cases %s\n",
+              r->dir, was, was);
+      return -1;
+    }
+  }
+  if (o->widen) return run_note_select(r, o->device, &o->only_args, o->cases) == 0 ? 0 : -1;
   if (r->nselects == 0) return 0; /* a run from before runs remembered their selection */
   char *member = xcalloc((size_t)(cs->ncells ? cs->ncells : 1), 1);
   for (int i = 0; i < r->nselects; i++) {
@@ -526,7 +538,7 @@ typedef struct {
 static int load_inputs(const options *o, inputs *in) {
   char *err = NULL;
   memset(in, 0, sizeof *in);
-  if (expfile_load(o->file, &in->file, &err) != 0) goto fail;
+  if (expfile_load_cases(o->file, o->cases, &in->file, &err) != 0) goto fail;
   if (o->cluster) {
     if (cluster_load(o->cluster, &in->cluster, &err) != 0) {
       expfile_free(&in->file);
@@ -617,8 +629,8 @@ static int cmd_run(options *o) {
   }
   if (!reuse && (run_create(&r, file->dir, o->dry_run ? "dry-run-" : NULL, file->figure, file->path,
                             have_cluster ? cluster->path : NULL) != 0 ||
-                 (!o->dry_run &&
-                  (lock_run(&r) != 0 || run_note_select(&r, o->device, &o->only_args) != 0)))) {
+                 (!o->dry_run && (lock_run(&r) != 0 ||
+                                  run_note_select(&r, o->device, &o->only_args, o->cases) != 0)))) {
     free(current);
     goto out_all;
   }

@@ -82,11 +82,11 @@ static const char *check_record(const kv_record *rec, const char **bad) {
   static const struct {
     const char *tag, *key;
     int digits;
-  } rules[] = {{"run", "id", 0},         {"cell", "log", 0},     {"cell", "sub", 1},
-               {"cell", "task", 1},      {"submit", "sub", 1},   {"submit", "group", 0},
-               {"submit", "jobname", 0}, {"job", "sub", 1},      {"job", "jobid", 1},
-               {"start", "sub", 1},      {"start", "log", 0},    {"start", "pgid", 1},
-               {"cancel", "sub", 1},     {"select", "device", 0}};
+  } rules[] = {{"run", "id", 0},         {"cell", "log", 0},      {"cell", "sub", 1},
+               {"cell", "task", 1},      {"submit", "sub", 1},    {"submit", "group", 0},
+               {"submit", "jobname", 0}, {"job", "sub", 1},       {"job", "jobid", 1},
+               {"start", "sub", 1},      {"start", "log", 0},     {"start", "pgid", 1},
+               {"cancel", "sub", 1},     {"select", "device", 0}, {"select", "cases", 0}};
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
     if (strcmp(rec->tag, rules[i].tag) != 0) continue;
     const char *v = kv_get(rec, rules[i].key);
@@ -163,6 +163,7 @@ static void apply(run *r, const kv_record *rec) {
     selection *sel = &r->selects[r->nselects++];
     memset(sel, 0, sizeof *sel);
     if ((v = kv_get(rec, "device"))) sel->device = xstrdup(v);
+    if ((v = kv_get(rec, "cases"))) sel->cases = xstrdup(v);
     for (int i = 0; i < rec->npairs; i++)
       if (strcmp(rec->pairs[i].key, "only") == 0) sv_push(&sel->only, rec->pairs[i].val);
   }
@@ -328,6 +329,7 @@ void run_close(run *r) {
   free(r->subs);
   for (int i = 0; i < r->nselects; i++) {
     free(r->selects[i].device);
+    free(r->selects[i].cases);
     sv_free(&r->selects[i].only);
   }
   free(r->selects);
@@ -430,13 +432,14 @@ int run_note_cancel(run *r, int sub) {
   return journal_record(r, "cancel", kv);
 }
 
-int run_note_select(run *r, const char *device, const strvec *only) {
+int run_note_select(run *r, const char *device, const strvec *only, const char *cases) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f) return -1;
   fputs("select", f);
   if (device) kv_put(f, "device", device);
+  if (cases) kv_put(f, "cases", cases);
   for (int i = 0; i < only->n; i++) kv_put(f, "only", only->v[i]);
   fputc('\n', f);
   fclose(f);

@@ -10,11 +10,11 @@
  *   job sub=3 jobid=1234                                 ... after sbatch answered
  *   start sub=4 log=... pgid=4242                        local executor: a started cell
  *   cancel sub=3
- *   select device=h100 only="system=fused"               the cells that belong to the run
+ *   select device=h100 only="system=fused" cases=test    the cells that belong to the run
  *
  * `select` records say which cells belong to the run: the union of the records, each the
- * --device and --only filters of the command line that created (or, with --widen, widened)
- * the run; a run without one (older runs) is the whole matrix.
+ * --device, --only and --cases of the command line that created (or, with --widen, widened)
+ * the run (a resume must name the same --cases); a run without one (older runs) is the whole matrix.
  *
  * Every record is written with one write() and fsync()ed before the action it announces
  * (the `submit` record before sbatch), so a runner killed at any moment leaves a journal that
@@ -53,6 +53,7 @@ enum { SEEN_NONE, SEEN_PENDING, SEEN_RUNNING, SEEN_OK, SEEN_FAILED };
 typedef struct {
   char *device;
   strvec only; /* --only arguments as given */
+  char *cases; /* --cases NAME (NULL: the default lists) */
 } selection;
 
 typedef struct {
@@ -90,7 +91,7 @@ int run_note_submit(run *r, int sub, const char *executor, const char *group, co
 int run_note_job(run *r, int sub, const char *jobid);
 int run_note_start(run *r, int sub, const char *log, long pgid);
 int run_note_cancel(run *r, int sub);
-int run_note_select(run *r, const char *device, const strvec *only);
+int run_note_select(run *r, const char *device, const strvec *only, const char *cases);
 
 submission *run_sub(run *r, int id);
 cellrec *run_cell(const run *r, const char *log);

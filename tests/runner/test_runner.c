@@ -300,6 +300,127 @@ static void test_expansion(void) {
   expfile_free(&f);
 }
 
+static const char *cases_yaml = "systems:\n"
+                                "  s: {command: \"/bin/echo {m} {n} {dtype}\"}\n"
+                                "experiments:\n"
+                                "  gemm:\n"
+                                "    log: \"{device}.{dtype}.{m}x{n}.{system}.log\"\n"
+                                "    time_limit: 10\n"
+                                "    axes: {device: [d], dtype: [fp16, bf16], system: [s]}\n"
+                                "    cases:\n"
+                                "      default:\n"
+                                "        - {m: 1024, n: 1024}\n"
+                                "        - {m: 4096, n: 1024}\n"
+                                "        - {m: 8192, n: 8192}\n"
+                                "      test:\n"
+                                "        - {m: 64, n: 32}\n"
+                                "    exclude: [{dtype: bf16, m: 8192}]\n";
+
+/* cases: a list of parameter sets, one more dimension after the axes (varying fastest). */
+static void test_cases(void) {
+  expfile f;
+  cellset cs;
+  char *err = NULL;
+  CHECK(expfile_load_buffer("c.yaml", cases_yaml, strlen(cases_yaml), &f, &err) == 0);
+  if (err) {
+    fprintf(stderr, "%s\n", err);
+    free(err);
+    return;
+  }
+  CHECK(f.exps[0].cases.n == 3 && f.exps[0].cases.nkeys == 2);
+  CHECK_STR(f.exps[0].cases.list, "default");
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0);
+  CHECK(cs.ncells == 5); /* 2 dtypes x 3 cases - bf16 at 8192 */
+  CHECK_STR(cs.cells[0].log, "d.fp16.1024x1024.s.log");
+  CHECK_STR(cs.cells[1].log, "d.fp16.4096x1024.s.log");
+  CHECK_STR(cs.cells[2].log, "d.fp16.8192x8192.s.log");
+  CHECK_STR(cs.cells[4].log, "d.bf16.4096x1024.s.log");
+  CHECK(cs.cells[4].task == 4);
+  CHECK_STR(cell_value(&cs, &cs.cells[1], "m"), "4096");
+  runtime_vars rt = {0};
+  cell_env env = {&cs, &cs.cells[3], NULL, &rt};
+  sbuf cmd = {0};
+  CHECK(cell_command(&env, &cmd, &err) == 0);
+  CHECK_STR(cmd.s, "/bin/echo 1024 1024 bf16");
+  sb_free(&cmd);
+  cellset_free(&cs);
+  /* filters on case keys, with axes, AND inside one --only */
+  filter flt[2];
+  CHECK(filter_parse("n=1024,dtype=bf16", &flt[0], &err) == 0);
+  CHECK(filter_parse("m=8192", &flt[1], &err) == 0);
+  CHECK(expand(&f, NULL, flt, 2, &cs, &err) == 0);
+  int sel = 0;
+  for (int i = 0; i < cs.ncells; i++) sel += cs.cells[i].sel == CELL_SELECTED;
+  CHECK(sel == 3); /* bf16 1024x1024, bf16 4096x1024, fp16 8192x8192 */
+  CHECK(cs.cells[2].sel == CELL_SELECTED && cs.cells[0].sel == CELL_FILTERED);
+  cellset_free(&cs);
+  filter_free(&flt[0]);
+  filter_free(&flt[1]);
+  CHECK(filter_parse("m=5", &flt[0], &err) == 0);
+  CHECK(expand(&f, NULL, flt, 1, &cs, &err) == -1 && err && strstr(err, "has m=5"));
+  free(err);
+  err = NULL;
+  filter_free(&flt[0]);
+  expfile_free(&f);
+  /* --cases NAME selects a named list */
+  CHECK(expfile_load_buffer_cases("c.yaml", "test", cases_yaml, strlen(cases_yaml), &f, &err) == 0);
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0);
+  CHECK(cs.ncells == 2);
+  CHECK_STR(cs.cells[1].log, "d.bf16.64x32.s.log");
+  cellset_free(&cs);
+  expfile_free(&f);
+  CHECK(expfile_load_buffer_cases("c.yaml", "nope", cases_yaml, strlen(cases_yaml), &f, &err) ==
+        -1);
+  CHECK(err && strstr(err, "c.yaml:9:7") && strstr(err, "no list 'nope' (--cases)") &&
+        strstr(err, "expected one of default, test"));
+  free(err);
+  err = NULL;
+  /* files without named lists refuse --cases */
+  CHECK(expfile_load_buffer_cases("m.yaml", "test", matrix_yaml, strlen(matrix_yaml), &f, &err) ==
+        -1);
+  CHECK(err && strstr(err, "no experiment has named case lists"));
+  free(err);
+
+  /* validation, each error at its position */
+#define CASE_HEAD                                                                    \
+  "systems: {s: {command: \"run {m}\"}}\nexperiments:\n  k:\n    log: \"{m}.log\"\n" \
+  "    time_limit: 10\n    axes: {device: [d], system: [s]}\n"
+  expect_yaml_error(CASE_HEAD "    cases: [{m: 1, n: 2}, {m: 3}]\n", "e.yaml:7:27",
+                    "cases[1]: expected the keys of cases[0] (m, n), found (m)", 0);
+  expect_yaml_error(CASE_HEAD "    cases: [{m: 1}, {n: 3}]\n", "e.yaml:7:21",
+                    "cases[1]: expected the keys of cases[0] (m), found (n)", 0);
+  expect_yaml_error(CASE_HEAD "    cases: [{m: 1, device: e}]\n", "e.yaml:7:20",
+                    "case key 'device' is also an axis of experiment 'k'", 0);
+  expect_yaml_error(CASE_HEAD "    params: {n: 4}\n    cases: [{m: 1, n: 2}]\n", "e.yaml:8:20",
+                    "case key 'n' is also a param of experiment 'k'", 0);
+  expect_yaml_error("defaults: {m: 4}\n" CASE_HEAD "    cases: [{m: 1}]\n", "e.yaml:8:14",
+                    "case key 'm' is also a param", 0);
+  expect_yaml_error(CASE_HEAD "    cases: [{m: \"1; rm -rf x\"}]\n", "e.yaml:7:17",
+                    "not a valid name", 0);
+  expect_yaml_error(CASE_HEAD "    cases: [{m: [1, 2]}]\n", "e.yaml:7:17",
+                    "cases[0]: value of 'm': expected a scalar", 0);
+  expect_yaml_error(CASE_HEAD "    cases: [1]\n", "e.yaml:7:13", "cases[0]: expected a mapping", 0);
+  expect_yaml_error(CASE_HEAD "    cases: []\n", "e.yaml:7:12", "expected at least one case", 0);
+  expect_yaml_error(CASE_HEAD "    cases: {test: [{m: 1}]}\n", "e.yaml:7:12",
+                    "no list 'default' (choose one with --cases NAME): expected one of test", 0);
+  expect_yaml_error(CASE_HEAD "    cases: {default: [{m: 1}], test: [{m: 1}, {x: 2}]}\n",
+                    "e.yaml:7:47", "cases.test[1]: expected the keys", 0);
+  expect_yaml_error(CASE_HEAD "    cases: [{m: 1}]\n    exclude: [{m: 2}]\n", "e.yaml:8:19",
+                    "'2' is not a value of case key 'm'", 0);
+  expect_yaml_error(CASE_HEAD "    cases: [{m: 1}]\n    exclude: [{q: 2}]\n", "e.yaml:8:16",
+                    "'q' is not an axis or a case key", 0);
+  expect_yaml_error(CASE_HEAD "    cases: [{M: 1}]\n", "e.yaml:7:14", "case key 'M'", 0);
+  /* a log name must tell the cases apart */
+  const char *dup = "systems: {s: {command: \"run {m}\"}}\nexperiments:\n  k:\n    log: "
+                    "\"{device}.log\"\n    time_limit: 10\n    axes: {device: [d], system: [s]}\n"
+                    "    cases: [{m: 1}, {m: 2}]\n";
+  CHECK(expfile_load_buffer("d.yaml", dup, strlen(dup), &f, &err) == 0);
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == -1 && err && strstr(err, "d.yaml:4:10") &&
+        strstr(err, "two cells get the log name 'd.log'"));
+  free(err);
+  expfile_free(&f);
+}
+
 #define FAM_TAIL                                                                           \
   "experiments:\n  k:\n    log: \"{device}.{system}.log\"\n    time_limit: 10\n    axes: " \
   "{device: [a], system: [s]}\n"
@@ -575,6 +696,7 @@ int main(int argc, char **argv) {
   test_yaml_errors();
   test_expansion();
   test_families();
+  test_cases();
   test_cellog();
   test_journal();
   test_progress();
