@@ -105,27 +105,24 @@ static const char *check_record(const kv_record *rec, const char **bad) {
   return NULL;
 }
 
+/* *dst := a copy of the record's value of key, when the record has one (a later record of
+ * the same kind replaces the earlier value). */
+static void take_value(char **dst, const kv_record *rec, const char *key) {
+  const char *v = kv_get(rec, key);
+  if (!v) return;
+  free(*dst);
+  *dst = xstrdup(v);
+}
+
 /* Applies one journal record to the in-memory state. Unknown tags are skipped. */
 static void apply(run *r, const kv_record *rec) {
   const char *v;
   int sub = (v = kv_get(rec, "sub")) ? atoi(v) : -1;
   if (strcmp(rec->tag, "run") == 0) {
-    if ((v = kv_get(rec, "id"))) {
-      free(r->id);
-      r->id = xstrdup(v);
-    }
-    if ((v = kv_get(rec, "file"))) {
-      free(r->file);
-      r->file = xstrdup(v);
-    }
-    if ((v = kv_get(rec, "cluster"))) {
-      free(r->cluster);
-      r->cluster = xstrdup(v);
-    }
-    if ((v = kv_get(rec, "figure"))) {
-      free(r->figure);
-      r->figure = xstrdup(v);
-    }
+    take_value(&r->id, rec, "id");
+    take_value(&r->file, rec, "file");
+    take_value(&r->cluster, rec, "cluster");
+    take_value(&r->figure, rec, "figure");
   } else if (strcmp(rec->tag, "cell") == 0 && sub >= 0 && (v = kv_get(rec, "log"))) {
     /* cells belong to their submission only once its `submit` record seals them */
     submission *s = add_sub(r, sub);
@@ -133,9 +130,9 @@ static void apply(run *r, const kv_record *rec) {
     sub_add_cell(s, v, task ? atoi(task) : 0);
   } else if (strcmp(rec->tag, "submit") == 0 && sub >= 0) {
     submission *s = add_sub(r, sub);
-    if ((v = kv_get(rec, "executor"))) s->executor = xstrdup(v);
-    if ((v = kv_get(rec, "group"))) s->group = xstrdup(v);
-    if ((v = kv_get(rec, "jobname"))) s->jobname = xstrdup(v);
+    take_value(&s->executor, rec, "executor");
+    take_value(&s->group, rec, "group");
+    take_value(&s->jobname, rec, "jobname");
     for (int i = 0; i < s->ncells; i++) {
       cellrec *c = cell_slot(r, s->logs[i], 1);
       if (!c->log) {
@@ -148,10 +145,8 @@ static void apply(run *r, const kv_record *rec) {
       c->seen = SEEN_NONE;
       c->misses = 0;
     }
-  } else if (strcmp(rec->tag, "job") == 0 && sub >= 0 && (v = kv_get(rec, "jobid"))) {
-    submission *s = add_sub(r, sub);
-    free(s->jobid);
-    s->jobid = xstrdup(v);
+  } else if (strcmp(rec->tag, "job") == 0 && sub >= 0 && kv_get(rec, "jobid")) {
+    take_value(&add_sub(r, sub)->jobid, rec, "jobid");
   } else if (strcmp(rec->tag, "start") == 0 && (v = kv_get(rec, "log"))) {
     cellrec *c = cell_slot(r, v, 0);
     const char *pg = kv_get(rec, "pgid");
@@ -162,8 +157,8 @@ static void apply(run *r, const kv_record *rec) {
     r->selects = xrealloc(r->selects, (size_t)(r->nselects + 1) * sizeof *r->selects);
     selection *sel = &r->selects[r->nselects++];
     memset(sel, 0, sizeof *sel);
-    if ((v = kv_get(rec, "device"))) sel->device = xstrdup(v);
-    if ((v = kv_get(rec, "cases"))) sel->cases = xstrdup(v);
+    take_value(&sel->device, rec, "device");
+    take_value(&sel->cases, rec, "cases");
     for (int i = 0; i < rec->npairs; i++)
       if (strcmp(rec->pairs[i].key, "only") == 0) sv_push(&sel->only, rec->pairs[i].val);
   }
