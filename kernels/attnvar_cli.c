@@ -30,12 +30,6 @@ static void usage(FILE *f, const char *prog) {
           prog, workload_choices(), system_choices(), prog);
 }
 
-/* Options taking an integer: name, where it goes, range. */
-typedef struct {
-  const char *opt;
-  long lo, hi;
-} int_opt;
-
 int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   const char *prog = argc > 0 ? argv[0] : "attnvar";
   memset(a, 0, sizeof *a);
@@ -90,22 +84,18 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
       a->device_cpu = idx == 1, i++;
     } else {
-      static const int_opt ints[] = {{"--seqlen", 1, 1 << 20},
-                                     {"--batch", 1, 4096},
-                                     {"--heads", 1, 4096},
-                                     {"--dim", 1, 256},
-                                     {"--warmup", 0, 1000000},
-                                     {"--runs", 1, 1000000},
-                                     {"--seed", 0, 2147483647L},
-                                     {"--causal", 0, 1},
-                                     {"--diag-k", 0, ATTNVAR_MAX_DIAG_K}};
-      int k = 0, nk = (int)(sizeof ints / sizeof *ints);
-      while (k < nk && strcmp(opt, ints[k].opt) != 0) k++;
-      if (k == nk) {
-        fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
-        goto bad;
-      }
-      if (hx_parse_int(prog, opt, val, ints[k].lo, ints[k].hi, &n) < 0) goto bad;
+      static const hx_int_opt ints[] = {{"--seqlen", 1, 1 << 20},
+                                        {"--batch", 1, 4096},
+                                        {"--heads", 1, 4096},
+                                        {"--dim", 1, 256},
+                                        {"--warmup", 0, 1000000},
+                                        {"--runs", 1, 1000000},
+                                        {"--seed", 0, 2147483647L},
+                                        {"--causal", 0, 1},
+                                        {"--diag-k", 0, ATTNVAR_MAX_DIAG_K}};
+      int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
+      if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
+      if (k < 0) goto bad;
       i++;
       switch (k) {
       case 0: a->shape.q_len = a->shape.kv_len = (int)n; break;

@@ -168,6 +168,14 @@ int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, l
   return 0;
 }
 
+int hx_parse_int_opt(const char *prog, const char *opt, const char *text, const hx_int_opt *opts,
+                     int n, long *out) {
+  for (int k = 0; k < n; k++)
+    if (strcmp(opt, opts[k].opt) == 0)
+      return hx_parse_int(prog, opt, text, opts[k].lo, opts[k].hi, out) < 0 ? -2 : k;
+  return -1;
+}
+
 int hx_parse_choice(const char *prog, const char *opt, const char *text, const char *const *names,
                     int n) {
   for (int i = 0; text && i < n; i++)

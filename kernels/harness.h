@@ -80,6 +80,16 @@ void hx_die(int exit_code, const char *status, const char *fmt, ...)
 /* Parse a whole decimal integer in [lo, hi] for option `opt`. On error prints
  * "PROG: --opt: expected an integer in [lo, hi], got 'x'" to stderr and returns -1. */
 int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, long hi, long *out);
+/* An option taking an integer in [lo, hi]. */
+typedef struct {
+  const char *opt;
+  long lo, hi;
+} hx_int_opt;
+/* Look opt up in opts[0..n) and parse its value text: the option's index with the value in
+ * *out; -1 when opt is not in the table (nothing printed); -2 after printing the parse error
+ * (hx_parse_int's message). */
+int hx_parse_int_opt(const char *prog, const char *opt, const char *text, const hx_int_opt *opts,
+                     int n, long *out);
 /* Index of text in names[0..n), or -1 after printing "PROG: --opt: unknown 'x' (expected
  * a|b|c)" to stderr. */
 int hx_parse_choice(const char *prog, const char *opt, const char *text, const char *const *names,

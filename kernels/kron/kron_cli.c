@@ -128,21 +128,14 @@ int kron_parse(int argc, char **argv, kron_args *a) {
       }
       pos[npos++] = n;
     } else {
-      static const struct {
-        const char *opt;
-        long lo, hi;
-      } ints[] = {{"--batch", 0, KRON_MAX_BATCH},
-                  {"--warmup", 0, 1000000},
-                  {"--runs", 1, 1000000},
-                  {"--seed", 0, 2147483647L},
-                  {"--v3-smem-kib", 1, 1 << 20}};
-      int k = 0, nk = (int)(sizeof ints / sizeof *ints);
-      while (k < nk && strcmp(opt, ints[k].opt) != 0) k++;
-      if (k == nk) {
-        fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
-        goto bad;
-      }
-      if (hx_parse_int(prog, opt, val, ints[k].lo, ints[k].hi, &n) < 0) goto bad;
+      static const hx_int_opt ints[] = {{"--batch", 0, KRON_MAX_BATCH},
+                                        {"--warmup", 0, 1000000},
+                                        {"--runs", 1, 1000000},
+                                        {"--seed", 0, 2147483647L},
+                                        {"--v3-smem-kib", 1, 1 << 20}};
+      int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
+      if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
+      if (k < 0) goto bad;
       i++;
       switch (k) {
       case 0: batch = n, named_shape = 1; break;
