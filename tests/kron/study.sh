@@ -9,12 +9,7 @@ runner=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") work=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$(dirname "$runner")/.." && pwd)
 [ -x "$build/bin/kronlayer" ] || skip "kronlayer is not built"
-rm -rf "$work"; mkdir -p "$work"
-work=$(cd "$work" && pwd)
-repo=$work/repo study=$work/repo/studies/kron-layer
-mkdir -p "$study"
-touch "$repo/.repro-root"
-for d in scripts plot tests clusters; do ln -s "$src/$d" "$repo/$d"; done
+scratch_repo "$work" studies/kron-layer
 cp "$src/studies/kron-layer/"{experiment.yaml,run.sh,run_single.sh,plot.sh} "$study/"
 export REPRO_RUN=$runner REPRO_BUILD_DIR=$build
 cluster=$repo/clusters/local-test.yaml

@@ -9,6 +9,21 @@ check_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: expected '$3', got '$2'"
 finish() { echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
 skip() { echo "SKIP: $*"; exit 77; }
 
+# A scratch repository for a study or nested-folder test: WORK/repo marked with .repro-root,
+# the source folders linked from $src, build/ linked when BUILD is given, and the experiment
+# folder WORK/repo/SUBDIR created. Sets work, repo and study.
+#   scratch_repo WORK SUBDIR [BUILD]
+scratch_repo() {
+  rm -rf "$1"; mkdir -p "$1"
+  work=$(cd "$1" && pwd)
+  repo=$work/repo study=$work/repo/$2
+  mkdir -p "$study"
+  touch "$repo/.repro-root"
+  local d
+  for d in scripts plot tests clusters kernels; do ln -s "$src/$d" "$repo/$d"; done
+  if [ -n "${3:-}" ]; then ln -s "$3" "$repo/build"; fi
+}
+
 # The last result line's value of KEY in a log.
 last_result() { grep '^result ' "$1" 2>/dev/null | tail -1 | grep -o "$2=[^ ]*" | head -1 | cut -d= -f2; }
 

@@ -9,12 +9,7 @@ source "$(dirname "$0")/lib.sh"
 runner=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") work=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$(dirname "$runner")/.." && pwd)
-rm -rf "$work"; mkdir -p "$work"
-work=$(cd "$work" && pwd)
-repo=$work/repo study=$work/repo/studies/nested/a/b
-mkdir -p "$study"
-touch "$repo/.repro-root"
-for d in scripts plot tests clusters; do ln -s "$src/$d" "$repo/$d"; done
+scratch_repo "$work" studies/nested/a/b
 cp "$src/tests/runner/nested/a/b/experiment.yaml" "$src/fig12/run.sh" "$src/fig12/plot.sh" "$study/"
 sed 's/"experiment workload system"/"workload system"/' "$src/fig12/run_single.sh" >"$study/run_single.sh"
 chmod +x "$study/run_single.sh"

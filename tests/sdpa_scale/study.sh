@@ -10,13 +10,7 @@ source "$(dirname "$0")/../runner/lib.sh"
 runner=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") build=$(cd "$2" && pwd) work=$3
 src=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$build/bin/attnvar" ] || skip "attnvar is not built"
-rm -rf "$work"; mkdir -p "$work"
-work=$(cd "$work" && pwd)
-repo=$work/repo study=$work/repo/studies/sdpa-scale
-mkdir -p "$study"
-touch "$repo/.repro-root"
-for d in scripts plot tests clusters kernels; do ln -s "$src/$d" "$repo/$d"; done
-ln -s "$build" "$repo/build"
+scratch_repo "$work" studies/sdpa-scale "$build"
 cp "$src"/studies/sdpa-scale/{experiment.yaml,run.sh,run_single.sh,plot.sh,gpu_run.sh,report.sh} "$study/"
 export REPRO_RUN=$runner REPRO_BUILD_DIR=$build REPRO_PLOT_BIN=$build/bin/repro-plot
 cat >"$work/cpu.yaml" <<'YAML'
