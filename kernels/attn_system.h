@@ -39,15 +39,19 @@ typedef struct {
   int cache_fp16; /* fused-diag: cache tiles in fp16 (0: fp32) */
 } attn_options;
 
+/* The Hopper forward of `fused` (--sm90-fwd): the warp-specialized kernel on a persistent grid
+ * (v10, the default), the same kernel with one query tile per CTA (v9's launch, heaviest tiles
+ * first), or the lockstep kernel (v4-v8). */
+typedef enum { SM90_FWD_WS = 0, SM90_FWD_WS1 = 1, SM90_FWD_LOCKSTEP = 2 } attn_sm90_fwd;
+
 /* What a system needs from the process: created once by the harness. */
 typedef struct {
   cudaStream_t stream;
   void *cublas; /* cublasHandle_t, bound to stream */
   int sm_count;
   int cc_major, cc_minor;
-  int force_sm80;    /* run the sm_80 (mma.sync) path even on Hopper */
-  int sm90_lockstep; /* Hopper forward: 1 the lockstep kernel (v4-v8), 0 the warp-specialized
-                        one (v9, the default) */
+  int force_sm80;         /* run the sm_80 (mma.sync) path even on Hopper */
+  attn_sm90_fwd sm90_fwd; /* which Hopper forward (--sm90-fwd) */
   attn_options opt;
   char *err; /* where a system writes why it failed (attn_fail), err_len bytes */
   size_t err_len;

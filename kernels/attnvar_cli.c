@@ -8,26 +8,29 @@
 #include <string.h>
 
 static const char *const device_names[] = {"gpu", "cpu"};
-static const char *const dtype_names[] = {"fp16", "bf16"}; /* attn_dtype order */
-static const char *const sm90_fwd_names[] = {"lockstep", "ws"};
-static const char *const cache_dtype_names[] = {"fp32", "fp16"}; /* cache_fp16 = index */
+static const char *const dtype_names[] = {"fp16", "bf16"};             /* attn_dtype order */
+static const char *const sm90_fwd_names[] = {"ws", "ws1", "lockstep"}; /* attn_sm90_fwd order */
+static const char *const cache_dtype_names[] = {"fp32", "fp16"};       /* cache_fp16 = index */
 
 static void usage(FILE *f, const char *prog) {
-  fprintf(f,
-          "usage: %s --workload %s --system %s\n"
-          "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
-          "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
-          "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|lockstep]\n"
-          "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
-          "       %s --list-workloads | --list-systems\n"
-          "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
-          "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
-          "the defaults are --warmup 1 --runs 3 and the work B*H*S*S*D is capped at 2^32.\n"
-          "--diag-k K caches the K score tiles nearest the diagonal of each query block between\n"
-          "fused-diag's two passes (0: none, the fused kernels); --phase-times adds the times of\n"
-          "its forward (p1) and column pass (p4) alone. Other systems refuse these options.\n"
-          "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
-          prog, workload_choices(), system_choices(), prog);
+  fprintf(
+      f,
+      "usage: %s --workload %s --system %s\n"
+      "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
+      "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
+      "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1|lockstep]\n"
+      "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
+      "       %s --list-workloads | --list-systems\n"
+      "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
+      "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
+      "the defaults are --warmup 1 --runs 3 and the work B*H*S*S*D is capped at 2^32.\n"
+      "--diag-k K caches the K score tiles nearest the diagonal of each query block between\n"
+      "fused-diag's two passes (0: none, the fused kernels); --phase-times adds the times of\n"
+      "its forward (p1) and column pass (p4) alone. Other systems refuse these options.\n"
+      "--sm90-fwd picks fused's Hopper forward: ws (persistent, default), ws1 (one query\n"
+      "tile per CTA), lockstep (the v4-v8 kernel).\n"
+      "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
+      prog, workload_choices(), system_choices(), prog);
 }
 
 int attnvar_parse(int argc, char **argv, attnvar_args *a) {
@@ -75,8 +78,8 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if ((idx = hx_parse_choice(prog, opt, val, system_names(), system_count)) < 0) goto bad;
       a->system = idx, i++;
     } else if (!strcmp(opt, "--sm90-fwd")) {
-      if ((idx = hx_parse_choice(prog, opt, val, sm90_fwd_names, 2)) < 0) goto bad;
-      a->sm90_lockstep = idx == 0, i++;
+      if ((idx = hx_parse_choice(prog, opt, val, sm90_fwd_names, 3)) < 0) goto bad;
+      a->sm90_fwd = (attn_sm90_fwd)idx, i++;
     } else if (!strcmp(opt, "--dtype")) {
       if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
       a->shape.dtype = (attn_dtype)idx, i++;

@@ -7,6 +7,7 @@
 #include "fused_sm90.cuh"
 #include "fused_ws90.cuh"
 
+#include <limits.h>
 #include <stdio.h>
 
 namespace fused {
@@ -77,8 +78,8 @@ static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, i
   return ATTN_OK;
 }
 
-// The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9); --sm90-fwd
-// lockstep runs the v4-v8 kernel instead.
+// The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9, persistent since
+// v10); --sm90-fwd lockstep runs the v4-v8 kernel instead.
 template <int D, int WL>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   WsMaps maps;
@@ -91,14 +92,21 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   if (err != cudaSuccess)
     return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(attn_fwd_ws90) failed: %s",
                      cudaGetErrorString(err));
-  dim3 grid((sh->q_len + kWsRows - 1) / kWsRows, sh->heads, sh->batch);
+  // One CTA per SM (its shared memory allows no second), each walking its share of the tiles;
+  // --sm90-fwd ws1: one CTA per tile.
+  const long ntiles = (long)(sh->q_len + kWsRows - 1) / kWsRows * sh->heads * sh->batch;
+  if (ntiles > INT_MAX)
+    return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: %ld query tiles exceed the kernel's int range",
+                     ntiles);
+  const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
+  const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
   kernel<<<grid, kWsThreads, smem, ctx->stream>>>(maps, p);
   return launched(ctx, "attn_fwd_ws90");
 }
 
 template <int D, int WL>
 static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
-  if (!ctx->sm90_lockstep) return launch_fwd_ws90<D, WL>(ctx, sh, p);
+  if (ctx->sm90_fwd != SM90_FWD_LOCKSTEP) return launch_fwd_ws90<D, WL>(ctx, sh, p);
   using C = Cfg90<2, 128>;
   dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
   return launch_cfg(ctx, attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
@@ -230,7 +238,11 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
 static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *) {
   if (!hopper(ctx)) return "fused-sm80";
   if (!use_sm90(ctx, wl)) return "fused-sm80fwd-sm90col";
-  return ctx->sm90_lockstep ? "fused-sm90" : "fused-sm90ws";
+  switch (ctx->sm90_fwd) {
+  case SM90_FWD_LOCKSTEP: return "fused-sm90";
+  case SM90_FWD_WS1: return "fused-sm90ws1";
+  default: return "fused-sm90ws-persistent";
+  }
 }
 
 extern "C" const attn_system attn_system_fused = {"fused", fused_supports, fused_workspace_bytes,

@@ -12,7 +12,10 @@
 //                (intra-warpgroup overlap). The two consumers take turns issuing through two
 //                named barriers (ping-pong), so one's softmax runs under the other's GEMMs.
 // No block-wide barrier after the prologue: the producer and the consumers only meet at
-// mbarriers. Same math, mask and outputs (out, row LSE) as attn_fwd_sm90; every workload but
+// mbarriers. Persistent (v10): one CTA per SM walks its share of the query tiles (the tile
+// schedule below); the K/V ring runs on across tiles and the producer loads the next tile's Q
+// as soon as both consumers have issued their last S GEMM, so the next tile's first loads
+// overlap this tile's last P·V and its epilogue. Same math, mask and outputs (out, row LSE) as attn_fwd_sm90; every workload but
 // COL_KEYFORMER.
 #pragma once
 #include "fused_sm90.cuh"
@@ -28,7 +31,7 @@ constexpr int kWsSchedBar = 1;  // named barriers 1, 2: the consumers' turns (0 
 template <int D> constexpr int ws_stages() { return D == 64 ? 4 : 2; }
 template <int D> constexpr int ws_smem_bytes() {
   return (kWsRows + 2 * ws_stages<D>() * kWsCols) * D * (int)sizeof(half) + k90Align +
-         (1 + 3 * ws_stages<D>()) * 8;
+         (2 + 3 * ws_stages<D>()) * 8;
 }
 
 // TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (boxes {64, 1, rows, 1}).
@@ -83,6 +86,31 @@ template <int N> __device__ __forceinline__ void regs_claim() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 
+// ---- the tile schedule ---------------------------------------------------------------------
+// Tiles (query block, head, batch) are numbered heaviest first: under a causal mask a query
+// block's work grows with its index, so every head's last block comes first. CTA i of G takes
+// tiles k·G + i in even rounds k and k·G + G-1-i in odd ones (a snake): consecutive rounds pair
+// a heavier tile with a lighter one, so the CTAs finish together. With G = the tile count
+// (--sm90-fwd ws1) each CTA takes one tile and the hardware hands them out heaviest first.
+struct WsTile {
+  int qb, h, b;
+};
+__device__ __forceinline__ int ws_tile_index(int round, int ntiles) {
+  const int G = gridDim.x, i = blockIdx.x;
+  const long t = (long)round * G + ((round & 1) ? G - 1 - i : i);
+  return t < ntiles ? (int)t : -1;
+}
+__device__ __forceinline__ WsTile ws_tile(int t, const Params &p) {
+  const int nq = (p.Lq + kWsRows - 1) / kWsRows, hb = p.H * p.B;
+  return {nq - 1 - t / hb, t % hb % p.H, t % hb / p.H};
+}
+// Key blocks of query block qb (its last row's causal limit).
+__device__ __forceinline__ int ws_blocks(int qb, const Params &p) {
+  const int last_row = min((qb + 1) * kWsRows, p.Lq) - 1;
+  const int kv_end = min(p.Lkv, last_row + p.offset + 1);
+  return (kv_end + kWsCols - 1) / kWsCols;
+}
+
 // ---- the kernel ---------------------------------------------------------------------------
 template <int D, int WL>
 __global__ void __launch_bounds__(kWsThreads, 1)
@@ -96,18 +124,15 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   half *sk0 = sq + kWsRows * D;
   half *sv0 = sk0 + NST * kWsCols * D;
   uint64_t *full_q = reinterpret_cast<uint64_t *>(sv0 + NST * kWsCols * D);
-  uint64_t *full_k = full_q + 1, *full_v = full_k + NST, *empty = full_v + NST;
+  uint64_t *empty_q = full_q + 1;
+  uint64_t *full_k = empty_q + 1, *full_v = full_k + NST, *empty = full_v + NST;
 
-  const int qb = gridDim.x - 1 - blockIdx.x; // heaviest causal blocks first
-  const int h = blockIdx.y, b = blockIdx.z;
-  const int m0 = qb * kWsRows;
-  const int last_row = min(m0 + kWsRows, p.Lq) - 1;
-  const int kv_end = min(p.Lkv, last_row + p.offset + 1);
-  const int nblocks = (kv_end + kWsCols - 1) / kWsCols;
+  const int ntiles = (p.Lq + kWsRows - 1) / kWsRows * p.H * p.B;
   const int wg = threadIdx.x >> 7;
 
   if (threadIdx.x == 0) {
     mbar_init(full_q, 1);
+    mbar_init(empty_q, 2 * 128); // every consumer thread, once its last S GEMM of a tile is done
     for (int s = 0; s < NST; s++) {
       mbar_init(&full_k[s], 1);
       mbar_init(&full_v[s], 1);
@@ -117,22 +142,35 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   }
   __syncthreads();
 
+  // The K/V ring runs on across tiles: block number `it` of this CTA lives in stage it % NST,
+  // and its barriers' phase is (it / NST) & 1.
   if (wg == 0) { // ---- producer ----
     regs_release<40>();
     if (threadIdx.x != 0) return;
-    mbar_expect_tx(full_q, kWsRows * D * (uint32_t)sizeof(half));
-    for (int sl = 0; sl < D / 64; sl++)
-      tma_load_4d(sq + sl * kWsRows * 64, &maps.q, full_q, sl * 64, h, m0, b);
-    for (int n = 0; n < nblocks; n++) {
-      const int st = n % NST;
-      mbar_wait(&empty[st], ((n / NST) & 1) ^ 1); // the first round passes at once
-      half *sk = sk0 + st * kWsCols * D, *sv = sv0 + st * kWsCols * D;
-      mbar_expect_tx(&full_k[st], kStageBytes);
+    int it = 0;
+    for (int round = 0;; round++) {
+      const int t = ws_tile_index(round, ntiles);
+      if (t < 0) break;
+      const WsTile tile = ws_tile(t, p);
+      const int nblocks = ws_blocks(tile.qb, p);
+      mbar_wait(empty_q, (round & 1) ^ 1); // the consumers are done with the last tile's Q
+      mbar_expect_tx(full_q, kWsRows * D * (uint32_t)sizeof(half));
       for (int sl = 0; sl < D / 64; sl++)
-        tma_load_4d(sk + sl * kWsCols * 64, &maps.k, &full_k[st], sl * 64, h, n * kWsCols, b);
-      mbar_expect_tx(&full_v[st], kStageBytes);
-      for (int sl = 0; sl < D / 64; sl++)
-        tma_load_4d(sv + sl * kWsCols * 64, &maps.v, &full_v[st], sl * 64, h, n * kWsCols, b);
+        tma_load_4d(sq + sl * kWsRows * 64, &maps.q, full_q, sl * 64, tile.h, tile.qb * kWsRows,
+                    tile.b);
+      for (int n = 0; n < nblocks; n++, it++) {
+        const int st = it % NST;
+        mbar_wait(&empty[st], ((it / NST) & 1) ^ 1); // the first round passes at once
+        half *sk = sk0 + st * kWsCols * D, *sv = sv0 + st * kWsCols * D;
+        mbar_expect_tx(&full_k[st], kStageBytes);
+        for (int sl = 0; sl < D / 64; sl++)
+          tma_load_4d(sk + sl * kWsCols * 64, &maps.k, &full_k[st], sl * 64, tile.h, n * kWsCols,
+                      tile.b);
+        mbar_expect_tx(&full_v[st], kStageBytes);
+        for (int sl = 0; sl < D / 64; sl++)
+          tma_load_4d(sv + sl * kWsCols * 64, &maps.v, &full_v[st], sl * 64, tile.h, n * kWsCols,
+                      tile.b);
+      }
     }
     return;
   }
@@ -142,99 +180,114 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   const int c = wg - 1; // 0 or 1: rows m0 + 64 c ..
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
   const int g = lane >> 2, t = lane & 3;
-  const int row_base = m0 + c * 64 + warp * 16 + g; // rows row_base and row_base + 8
-  const int wg_row0 = m0 + c * 64;
   const float scale_log2 = p.scale * kLog2e;
   const uint32_t v_lbo = kWsCols * 128, v_sbo = 1024; // V as MN-major B (see attn_fwd_sm90)
 
   float o[D / 8][4];
-#pragma unroll
-  for (int dt = 0; dt < D / 8; dt++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
-  RowState st;
-  st.init();
   float s[kWsCols / 8][4];
   uint32_t pa[kWsCols / 16][4];
+  RowState st;
 
   if (c == 1) named_arrive(kWsSchedBar, 256); // consumer 0 takes the first turn
-  mbar_wait(full_q, 0);
+  int it = 0;
+  for (int round = 0;; round++) {
+    const int tix = ws_tile_index(round, ntiles);
+    if (tix < 0) break;
+    const bool last_tile = ws_tile_index(round + 1, ntiles) < 0;
+    const WsTile tile = ws_tile(tix, p);
+    const int nblocks = ws_blocks(tile.qb, p);
+    const int m0 = tile.qb * kWsRows;
+    const int row_base = m0 + c * 64 + warp * 16 + g; // rows row_base and row_base + 8
+    const int wg_row0 = m0 + c * 64;
 
-  // Block n's scores in s -> masked log2 scores -> probabilities (s) and the rescale factors.
-  auto softmax_block = [&](int n, float(&alpha)[2]) {
-    const int j0 = n * kWsCols;
-    const bool edge = j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
-    mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
-    st.update<kWsCols / 8>(s, alpha);
-  };
-  auto rescale_and_pack = [&](const float(&alpha)[2]) {
 #pragma unroll
-    for (int dt = 0; dt < D / 8; dt++) {
-      o[dt][0] *= alpha[0];
-      o[dt][1] *= alpha[0];
-      o[dt][2] *= alpha[1];
-      o[dt][3] *= alpha[1];
+    for (int dt = 0; dt < D / 8; dt++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+    st.init();
+    mbar_wait(full_q, round & 1);
+
+    // Block n's scores in s -> masked log2 scores -> probabilities (s) and the rescale factors.
+    auto softmax_block = [&](int n, float(&alpha)[2]) {
+      const int j0 = n * kWsCols;
+      const bool edge = j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
+      mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
+      st.update<kWsCols / 8>(s, alpha);
+    };
+    auto rescale_and_pack = [&](const float(&alpha)[2]) {
+#pragma unroll
+      for (int dt = 0; dt < D / 8; dt++) {
+        o[dt][0] *= alpha[0];
+        o[dt][1] *= alpha[0];
+        o[dt][2] *= alpha[1];
+        o[dt][3] *= alpha[1];
+      }
+#pragma unroll
+      for (int kk = 0; kk < kWsCols / 16; kk++) {
+        pa[kk][0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
+        pa[kk][1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
+        pa[kk][2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+        pa[kk][3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+      }
+    };
+    auto issue_pv = [&](int stage) {
+      const half *sv = sv0 + stage * kWsCols * D;
+#pragma unroll
+      for (int kk = 0; kk < kWsCols / 16; kk++)
+        wgmma_rs_tb<D>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
+    };
+    // consumer 1 leaves its very last turn unused: consumer 0 has no GEMM left to issue then
+    auto pass_turn = [&](int n) {
+      if (!(c == 1 && n == nblocks - 1 && last_tile)) named_arrive(kWsSchedBar + (1 - c), 256);
+    };
+
+    { // block 0: S_0 only
+      float alpha[2];
+      const int stage = it % NST;
+      mbar_wait(&full_k[stage], (it / NST) & 1);
+      named_sync(kWsSchedBar + c, 256);
+      wgmma_fence();
+      wgmma_abt_issue<D, kWsCols, kWsRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
+      wgmma_commit();
+      pass_turn(0);
+      wgmma_wait<0>();
+      if (nblocks == 1) mbar_arrive(empty_q);
+      softmax_block(0, alpha);
+      rescale_and_pack(alpha);
     }
-#pragma unroll
-    for (int kk = 0; kk < kWsCols / 16; kk++) {
-      pa[kk][0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
-      pa[kk][1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
-      pa[kk][2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      pa[kk][3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+    for (int n = 1; n < nblocks; n++) {
+      const int cur = it + n, stage = cur % NST, prev = (cur - 1) % NST;
+      float alpha[2];
+      mbar_wait(&full_k[stage], (cur / NST) & 1);
+      mbar_wait(&full_v[prev], ((cur - 1) / NST) & 1);
+      named_sync(kWsSchedBar + c, 256); // my turn to issue
+      wgmma_fence();
+      wgmma_abt_issue<D, kWsCols, kWsRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
+      wgmma_commit();
+      issue_pv(prev);
+      wgmma_commit();
+      pass_turn(n);
+      wgmma_wait<1>();                            // S_n is ready; P_{n-1}·V_{n-1} may still run
+      if (n == nblocks - 1) mbar_arrive(empty_q); // Q is no longer read: the next tile's may load
+      softmax_block(n, alpha);
+      wgmma_wait<0>(); // P_{n-1}·V_{n-1} done: pa and stage prev are free, o is current
+      mbar_arrive(&empty[prev]);
+      rescale_and_pack(alpha);
     }
-  };
-  auto issue_pv = [&](int stage) {
-    const half *sv = sv0 + stage * kWsCols * D;
-#pragma unroll
-    for (int kk = 0; kk < kWsCols / 16; kk++)
-      wgmma_rs_tb<D>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
-  };
-  // consumer 1 leaves its last turn unused: consumer 0 has no GEMM left to issue then
-  auto pass_turn = [&](int n) {
-    if (!(c == 1 && n == nblocks - 1)) named_arrive(kWsSchedBar + (1 - c), 256);
-  };
+    { // the last block's P·V
+      const int cur = it + nblocks - 1, last = cur % NST;
+      mbar_wait(&full_v[last], (cur / NST) & 1);
+      wgmma_fence();
+      issue_pv(last);
+      wgmma_commit();
+      wgmma_wait<0>();
+      mbar_arrive(&empty[last]);
+    }
+    it += nblocks;
 
-  { // block 0: S_0 only
-    float alpha[2];
-    mbar_wait(&full_k[0], 0);
-    named_sync(kWsSchedBar + c, 256);
-    wgmma_fence();
-    wgmma_abt_issue<D, kWsCols, kWsRows>(s, sq, c * 64, sk0);
-    wgmma_commit();
-    pass_turn(0);
-    wgmma_wait<0>();
-    softmax_block(0, alpha);
-    rescale_and_pack(alpha);
+    st.finish();
+    store_rows<D, WL>(o, st, p, row_base, tile.b, tile.h, t);
   }
-  for (int n = 1; n < nblocks; n++) {
-    const int stage = n % NST, prev = (n - 1) % NST;
-    float alpha[2];
-    mbar_wait(&full_k[stage], (n / NST) & 1);
-    mbar_wait(&full_v[prev], ((n - 1) / NST) & 1);
-    named_sync(kWsSchedBar + c, 256); // my turn to issue
-    wgmma_fence();
-    wgmma_abt_issue<D, kWsCols, kWsRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
-    wgmma_commit();
-    issue_pv(prev);
-    wgmma_commit();
-    pass_turn(n);
-    wgmma_wait<1>(); // S_n is ready; P_{n-1}·V_{n-1} may still run
-    softmax_block(n, alpha);
-    wgmma_wait<0>(); // P_{n-1}·V_{n-1} done: pa and stage prev are free, o is current
-    mbar_arrive(&empty[prev]);
-    rescale_and_pack(alpha);
-  }
-  { // the last block's P·V
-    const int last = (nblocks - 1) % NST;
-    mbar_wait(&full_v[last], ((nblocks - 1) / NST) & 1);
-    wgmma_fence();
-    issue_pv(last);
-    wgmma_commit();
-    wgmma_wait<0>();
-  }
-
-  st.finish();
-  store_rows<D, WL>(o, st, p, row_base, b, h, t);
 #else
   __trap(); // built without sm_90a: the dispatcher never launches this
 #endif
