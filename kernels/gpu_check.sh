@@ -5,7 +5,9 @@
 #   fused --sm90-fwd lockstep (the v4-v8 Hopper forward; the default is warp-specialized)}
 #   x odd sizes (S = 1, 17, 100, 257; heads 1..3; dim 64 and 128; batch 2 once), causal,
 #     and without a mask (--causal 0), and one bf16 shape (unsupported where a system is fp16
-#     only), the smallest ones under compute-sanitizer memcheck (cuBLAS included)
+#     only), the smallest ones under compute-sanitizer memcheck (cuBLAS included); three
+#     shapes have more query tiles than an H100 has SMs, so the persistent Hopper forward's
+#     CTAs walk several tiles each (the K/V ring and the Q reload across tiles)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not (checked against the fp32
 #     GPU reference)
 # every run with --check (outputs poisoned, every output compared). Logs go to
@@ -60,7 +62,10 @@ s257b2:--seqlen 257 --heads 2 --dim 64 --batch 2:plain
 s1000:--seqlen 1000 --heads 1 --dim 128:plain
 s100nc:--seqlen 100 --heads 3 --dim 64 --causal 0:memcheck
 s257nc:--seqlen 257 --heads 2 --dim 128 --causal 0 --batch 2:plain
-s17bf16:--seqlen 17 --heads 2 --dim 128 --dtype bf16:plain"
+s17bf16:--seqlen 17 --heads 2 --dim 128 --dtype bf16:plain
+s300h48:--seqlen 300 --heads 48 --dim 128:memcheck
+s400h60d64:--seqlen 400 --heads 60 --dim 64:memcheck
+s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
 s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain"
 

@@ -83,24 +83,25 @@ static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, i
 template <int D, int WL>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   WsMaps maps;
-  ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, kWsRows));
+  using C = WsCfg<D>;
+  ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows));
   ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
   ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
   auto kernel = attn_fwd_ws90<D, WL>;
-  const int smem = ws_smem_bytes<D>();
+  const int smem = C::smem_bytes();
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (err != cudaSuccess)
     return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(attn_fwd_ws90) failed: %s",
                      cudaGetErrorString(err));
   // One CTA per SM (its shared memory allows no second), each walking its share of the tiles;
   // --sm90-fwd ws1: one CTA per tile.
-  const long ntiles = (long)(sh->q_len + kWsRows - 1) / kWsRows * sh->heads * sh->batch;
+  const long ntiles = (long)(sh->q_len + C::kRows - 1) / C::kRows * sh->heads * sh->batch;
   if (ntiles > INT_MAX)
     return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: %ld query tiles exceed the kernel's int range",
                      ntiles);
   const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
   const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
-  kernel<<<grid, kWsThreads, smem, ctx->stream>>>(maps, p);
+  kernel<<<grid, C::kThreads, smem, ctx->stream>>>(maps, p);
   return launched(ctx, "attn_fwd_ws90");
 }
 

@@ -24,15 +24,26 @@
 
 namespace fused {
 
-constexpr int kWsRows = 128;    // query rows per CTA: two consumer warpgroups of 64
-constexpr int kWsCols = 128;    // keys per stage
-constexpr int kWsThreads = 384; // producer warpgroup + two consumer warpgroups
-constexpr int kWsSchedBar = 1;  // named barriers 1, 2: the consumers' turns (0 is __syncthreads)
-template <int D> constexpr int ws_stages() { return D == 64 ? 4 : 2; }
-template <int D> constexpr int ws_smem_bytes() {
-  return (kWsRows + 2 * ws_stages<D>() * kWsCols) * D * (int)sizeof(half) + k90Align +
-         (2 + 3 * ws_stages<D>()) * 8;
-}
+constexpr int kWsCols = 128;   // keys per stage
+constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 is __syncthreads)
+
+// Per head dim: NC consumer warpgroups of 64 query rows each, the K/V ring depth, and the
+// registers each warpgroup keeps after setmaxnreg (the sum over 128-thread warpgroups must
+// stay within the SM's 64 K). D = 64 has half D = 128's GEMM work per score, so its softmax
+// needs a third consumer to keep the tensor cores fed (v11); D = 128 has no registers for one.
+template <int D> struct WsCfg {
+  static constexpr int NC = D == 64 ? 3 : 2;
+  static constexpr int kRows = 64 * NC;
+  static constexpr int kThreads = 128 * (NC + 1);
+  static constexpr int kStages = D == 64 ? 4 : 2;
+  static constexpr int kProducerRegs = NC == 3 ? 24 : 40;
+  static constexpr int kConsumerRegs = NC == 3 ? 160 : 232;
+  static_assert(128 * (kProducerRegs + NC * kConsumerRegs) <= 65536, "register budget");
+  static constexpr int smem_bytes() {
+    return (kRows + 2 * kStages * kWsCols) * D * (int)sizeof(half) + k90Align +
+           (2 + 3 * kStages) * 8;
+  }
+};
 
 // TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (boxes {64, 1, rows, 1}).
 struct WsMaps {
@@ -100,23 +111,24 @@ __device__ __forceinline__ int ws_tile_index(int round, int ntiles) {
   const long t = (long)round * G + ((round & 1) ? G - 1 - i : i);
   return t < ntiles ? (int)t : -1;
 }
-__device__ __forceinline__ WsTile ws_tile(int t, const Params &p) {
-  const int nq = (p.Lq + kWsRows - 1) / kWsRows, hb = p.H * p.B;
+template <int ROWS> __device__ __forceinline__ WsTile ws_tile(int t, const Params &p) {
+  const int nq = (p.Lq + ROWS - 1) / ROWS, hb = p.H * p.B;
   return {nq - 1 - t / hb, t % hb % p.H, t % hb / p.H};
 }
 // Key blocks of query block qb (its last row's causal limit).
-__device__ __forceinline__ int ws_blocks(int qb, const Params &p) {
-  const int last_row = min((qb + 1) * kWsRows, p.Lq) - 1;
+template <int ROWS> __device__ __forceinline__ int ws_blocks(int qb, const Params &p) {
+  const int last_row = min((qb + 1) * ROWS, p.Lq) - 1;
   const int kv_end = min(p.Lkv, last_row + p.offset + 1);
   return (kv_end + kWsCols - 1) / kWsCols;
 }
 
 // ---- the kernel ---------------------------------------------------------------------------
 template <int D, int WL>
-__global__ void __launch_bounds__(kWsThreads, 1)
+__global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int NST = ws_stages<D>();
+  using C = WsCfg<D>;
+  constexpr int NST = C::kStages, NC = C::NC, kWsRows = C::kRows;
   constexpr uint32_t kStageBytes = kWsCols * D * (uint32_t)sizeof(half);
   extern __shared__ unsigned char smem_ws[];
   half *sq = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_ws) + k90Align - 1) &
@@ -132,11 +144,11 @@ __global__ void __launch_bounds__(kWsThreads, 1)
 
   if (threadIdx.x == 0) {
     mbar_init(full_q, 1);
-    mbar_init(empty_q, 2 * 128); // every consumer thread, once its last S GEMM of a tile is done
+    mbar_init(empty_q, NC * 128); // every consumer thread, once its last S GEMM of a tile is done
     for (int s = 0; s < NST; s++) {
       mbar_init(&full_k[s], 1);
       mbar_init(&full_v[s], 1);
-      mbar_init(&empty[s], 2 * 128); // every consumer thread arrives once per block
+      mbar_init(&empty[s], NC * 128); // every consumer thread arrives once per block
     }
     mbar_fence_init();
   }
@@ -145,14 +157,14 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   // The K/V ring runs on across tiles: block number `it` of this CTA lives in stage it % NST,
   // and its barriers' phase is (it / NST) & 1.
   if (wg == 0) { // ---- producer ----
-    regs_release<40>();
+    regs_release<C::kProducerRegs>();
     if (threadIdx.x != 0) return;
     int it = 0;
     for (int round = 0;; round++) {
       const int t = ws_tile_index(round, ntiles);
       if (t < 0) break;
-      const WsTile tile = ws_tile(t, p);
-      const int nblocks = ws_blocks(tile.qb, p);
+      const WsTile tile = ws_tile<kWsRows>(t, p);
+      const int nblocks = ws_blocks<kWsRows>(tile.qb, p);
       mbar_wait(empty_q, (round & 1) ^ 1); // the consumers are done with the last tile's Q
       mbar_expect_tx(full_q, kWsRows * D * (uint32_t)sizeof(half));
       for (int sl = 0; sl < D / 64; sl++)
@@ -176,8 +188,8 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   }
 
   // ---- consumers ----
-  regs_claim<232>();
-  const int c = wg - 1; // 0 or 1: rows m0 + 64 c ..
+  regs_claim<C::kConsumerRegs>();
+  const int c = wg - 1; // 0 .. NC-1: rows m0 + 64 c ..
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
   const int g = lane >> 2, t = lane & 3;
   const float scale_log2 = p.scale * kLog2e;
@@ -188,14 +200,15 @@ __global__ void __launch_bounds__(kWsThreads, 1)
   uint32_t pa[kWsCols / 16][4];
   RowState st;
 
-  if (c == 1) named_arrive(kWsSchedBar, 256); // consumer 0 takes the first turn
+  const int next_c = c + 1 == NC ? 0 : c + 1;      // whose turn follows mine
+  if (c == NC - 1) named_arrive(kWsSchedBar, 256); // consumer 0 takes the first turn
   int it = 0;
   for (int round = 0;; round++) {
     const int tix = ws_tile_index(round, ntiles);
     if (tix < 0) break;
     const bool last_tile = ws_tile_index(round + 1, ntiles) < 0;
-    const WsTile tile = ws_tile(tix, p);
-    const int nblocks = ws_blocks(tile.qb, p);
+    const WsTile tile = ws_tile<kWsRows>(tix, p);
+    const int nblocks = ws_blocks<kWsRows>(tile.qb, p);
     const int m0 = tile.qb * kWsRows;
     const int row_base = m0 + c * 64 + warp * 16 + g; // rows row_base and row_base + 8
     const int wg_row0 = m0 + c * 64;
@@ -236,9 +249,9 @@ __global__ void __launch_bounds__(kWsThreads, 1)
       for (int kk = 0; kk < kWsCols / 16; kk++)
         wgmma_rs_tb<D>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
     };
-    // consumer 1 leaves its very last turn unused: consumer 0 has no GEMM left to issue then
+    // the last consumer leaves its very last turn unused: consumer 0 has no GEMM left then
     auto pass_turn = [&](int n) {
-      if (!(c == 1 && n == nblocks - 1 && last_tile)) named_arrive(kWsSchedBar + (1 - c), 256);
+      if (!(c == NC - 1 && n == nblocks - 1 && last_tile)) named_arrive(kWsSchedBar + next_c, 256);
     };
 
     { // block 0: S_0 only
@@ -247,7 +260,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
       mbar_wait(&full_k[stage], (it / NST) & 1);
       named_sync(kWsSchedBar + c, 256);
       wgmma_fence();
-      wgmma_abt_issue<D, kWsCols, kWsRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
+      wgmma_abt_issue<D, kWsCols, C::kRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
       wgmma_commit();
       pass_turn(0);
       wgmma_wait<0>();
@@ -262,7 +275,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
       mbar_wait(&full_v[prev], ((cur - 1) / NST) & 1);
       named_sync(kWsSchedBar + c, 256); // my turn to issue
       wgmma_fence();
-      wgmma_abt_issue<D, kWsCols, kWsRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
+      wgmma_abt_issue<D, kWsCols, C::kRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
       wgmma_commit();
       issue_pv(prev);
       wgmma_commit();
