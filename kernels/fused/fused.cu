@@ -78,6 +78,18 @@ static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, i
   return ATTN_OK;
 }
 
+// How many (batch, head) pairs the tile schedule interleaves (fused_ws90.cuh): as many as keep
+// their K and V (kv_elems halves each) within 60 % of the L2, the rest left to Q, O and misses.
+static int ws_heads_per_chunk(long kv_elems, int pairs) {
+  int dev = 0, l2 = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess || l2 <= 0)
+    l2 = 50 << 20; // an H100's; only the chunk size, never correctness, depends on it
+  const long per_pair = 2 * kv_elems * (long)sizeof(half);
+  const long chunk = (long)l2 * 3 / 5 / per_pair;
+  return (int)(chunk < 1 ? 1 : chunk > pairs ? pairs : chunk);
+}
+
 // The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9, persistent since
 // v10); --sm90-fwd lockstep runs the v4-v8 kernel instead.
 template <int D, int WL>
@@ -101,7 +113,8 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
                      ntiles);
   const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
   const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
-  kernel<<<grid, C::kThreads, smem, ctx->stream>>>(maps, p);
+  const int chunk = ws_heads_per_chunk((long)sh->kv_len * D, sh->batch * sh->heads);
+  kernel<<<grid, C::kThreads, smem, ctx->stream>>>(maps, p, chunk);
   return launched(ctx, "attn_fwd_ws90");
 }
 
