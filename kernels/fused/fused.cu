@@ -78,15 +78,13 @@ static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, i
   return ATTN_OK;
 }
 
-// How many (batch, head) pairs the tile schedule interleaves (fused_ws90.cuh): as many as keep
-// their K and V (kv_elems halves each) within 60 % of the L2, the rest left to Q, O and misses.
-static int ws_heads_per_chunk(long kv_elems, int pairs) {
-  int dev = 0, l2 = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess || l2 <= 0)
-    l2 = 50 << 20; // an H100's; only the chunk size, never correctness, depends on it
-  const long per_pair = 2 * kv_elems * (long)sizeof(half);
-  const long chunk = (long)l2 * 3 / 5 / per_pair;
+// How many (batch, head) pairs the tile schedule interleaves (fused_ws90.cuh): as many as fill
+// the CTAs that run at once with their query tiles, no more. The CTAs of one head walk the same
+// K/V blocks at about the same time, so each block comes from HBM once per head rather than once
+// per CTA; a chunk sized to the L2 (12 heads at D=128) instead was 1.26x slower at B16 and 1.24x
+// at B1 (PERF-fused.md, v12).
+static int ws_heads_per_chunk(int sm_count, long qtiles_per_head, int pairs) {
+  const long chunk = sm_count / qtiles_per_head;
   return (int)(chunk < 1 ? 1 : chunk > pairs ? pairs : chunk);
 }
 
@@ -113,7 +111,8 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
                      ntiles);
   const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
   const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
-  const int chunk = ws_heads_per_chunk((long)sh->kv_len * D, sh->batch * sh->heads);
+  const int chunk = ws_heads_per_chunk(ctx->sm_count, (sh->q_len + C::kRows - 1) / C::kRows,
+                                       sh->batch * sh->heads);
   kernel<<<grid, C::kThreads, smem, ctx->stream>>>(maps, p, chunk);
   return launched(ctx, "attn_fwd_ws90");
 }

@@ -100,9 +100,9 @@ template <int N> __device__ __forceinline__ void regs_claim() {
 // ---- the tile schedule ---------------------------------------------------------------------
 // Tiles (query block, head, batch) are numbered heaviest first within chunks of `chunk` (batch,
 // head) pairs: under a causal mask a query block's work grows with its index, so the chunk's
-// last query blocks come first; the chunk keeps the K/V being read by the running CTAs within
-// L2 (all heads at once would stream K and V from HBM once per query block; measured 1.5x
-// slower at B16 H96). CTA i takes tile i, then the next unclaimed one from a global counter
+// last query blocks come first. The chunk is about as many tiles as CTAs run at once (fused.cu),
+// so those CTAs share few heads and read each K/V block from L2 rather than HBM (all heads
+// interleaved was 1.5x slower at B16 H96). CTA i takes tile i, then the next unclaimed one from a global counter
 // (greedy list scheduling: the CTAs finish together, which a static split cannot do with
 // chunks). With one CTA per tile (--sm90-fwd ws1) the hardware hands them out in that order.
 struct WsTile {
