@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 namespace fused {
 
@@ -78,13 +79,16 @@ static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, i
   return ATTN_OK;
 }
 
-// How many (batch, head) pairs the tile schedule interleaves (fused_ws90.cuh): as many as fill
-// the CTAs that run at once with their query tiles, no more. The CTAs of one head walk the same
-// K/V blocks at about the same time, so each block comes from HBM once per head rather than once
-// per CTA; a chunk sized to the L2 (12 heads at D=128) instead was 1.26x slower at B16 and 1.24x
-// at B1 (PERF-fused.md, v12).
-static int ws_heads_per_chunk(int sm_count, long qtiles_per_head, int pairs) {
-  const long chunk = sm_count / qtiles_per_head;
+// How many (batch, head) pairs the tile schedule interleaves (fused_ws90.cuh). Without a mask
+// every tile costs the same and the order only decides which running CTAs share K/V blocks:
+// one head at a time shares most (B16 H96 non-causal: 30.4 ms at 1, 33.0 at 8). Under the
+// causal mask the heaviest-first order needs a few heads' light tiles to even out the last
+// wave: twice the tiles that run at once (8 heads at S=4096, D=128) was best at B1 (0.352 ms
+// against 0.399 at 1) and level at B16 (PERF-fused.md, v12-v13).
+static int ws_heads_per_chunk(int sm_count, long qtiles_per_head, int pairs, bool causal) {
+  long chunk = causal ? 2 * sm_count / qtiles_per_head : 1;
+  const char *dev_chunk = getenv("REPRO_DEV_WS_CHUNK"); // development only (PERF-fused.md)
+  if (dev_chunk && atoi(dev_chunk) > 0) chunk = atoi(dev_chunk);
   return (int)(chunk < 1 ? 1 : chunk > pairs ? pairs : chunk);
 }
 
@@ -112,7 +116,7 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
   const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
   const int chunk = ws_heads_per_chunk(ctx->sm_count, (sh->q_len + C::kRows - 1) / C::kRows,
-                                       sh->batch * sh->heads);
+                                       sh->batch * sh->heads, p.offset < sh->kv_len);
   kernel<<<grid, C::kThreads, smem, ctx->stream>>>(maps, p, chunk);
   return launched(ctx, "attn_fwd_ws90");
 }

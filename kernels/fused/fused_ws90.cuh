@@ -27,12 +27,16 @@ namespace fused {
 constexpr int kWsCols = 128;   // keys per stage
 constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 is __syncthreads)
 
-// Per head dim: NC consumer warpgroups of 64 query rows each, the K/V ring depth, and the
+// Per head dim: NC consumer warpgroups of 64 query rows each, the K/V ring depth, the
 // registers each warpgroup keeps after setmaxnreg (the sum over 128-thread warpgroups must
-// stay within the SM's 64 K). D = 64 has half D = 128's GEMM work per score, so its softmax
-// needs a third consumer to keep the tensor cores fed (v11); D = 128 has no registers for one.
+// stay within the SM's 64 K), and whether a consumer's softmax of S_n runs while its own
+// P_{n-1}·V_{n-1} is on the tensor cores. Measured on an H100 (PERF-fused.md, v11-v14): a third
+// consumer at D = 64 spills under ptxas's 128-register launch bound and lost 25 %; the
+// overlap gains 7 % at D = 64 and loses 13-20 % at D = 128 (its 64x128 P·V reads P from the
+// registers the softmax is busy with), so D = 128 waits for P·V first, as ptxas scheduled v9.
 template <int D> struct WsCfg {
-  static constexpr int NC = D == 64 ? 3 : 2;
+  static constexpr int NC = 2;
+  static constexpr bool kOverlapPV = D == 64;
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
   static constexpr int kStages = D == 64 ? 4 : 2;
@@ -100,9 +104,8 @@ template <int N> __device__ __forceinline__ void regs_claim() {
 // ---- the tile schedule ---------------------------------------------------------------------
 // Tiles (query block, head, batch) are numbered heaviest first within chunks of `chunk` (batch,
 // head) pairs: under a causal mask a query block's work grows with its index, so the chunk's
-// last query blocks come first. The chunk is about as many tiles as CTAs run at once (fused.cu),
-// so those CTAs share few heads and read each K/V block from L2 rather than HBM (all heads
-// interleaved was 1.5x slower at B16 H96). CTA i takes tile i, then the next unclaimed one from a global counter
+// last query blocks come first. Chunks keep the running CTAs on few heads, so they share each
+// K/V block through L2 (all heads interleaved was 1.5x slower at B16 H96); fused.cu sizes them. CTA i takes tile i, then the next unclaimed one from a global counter
 // (greedy list scheduling: the CTAs finish together, which a static split cannot do with
 // chunks). With one CTA per tile (--sm90-fwd ws1) the hardware hands them out in that order.
 struct WsTile {
@@ -295,6 +298,14 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
       pass_turn();
       wgmma_wait<1>();                            // S_n is ready; P_{n-1}·V_{n-1} may still run
       if (n == nblocks - 1) mbar_arrive(empty_q); // Q is no longer read: the next tile's may load
+      if constexpr (!C::kOverlapPV) {
+        // ptxas would start the exponentials before this wait; the rows' first scores are made
+        // to depend (by 0·o, exact for the finite o) on the P·V accumulators, so the row
+        // maxima, and with them every exponential, follow the wait.
+        wgmma_wait<0>();
+        s[0][0] = fmaf(o[0][0], 0.f, s[0][0]);
+        s[0][2] = fmaf(o[0][2], 0.f, s[0][2]);
+      }
       softmax_block(n, alpha);
       wgmma_wait<0>(); // P_{n-1}·V_{n-1} done: pa and stage prev are free, o is current
       mbar_arrive(&empty[prev]);
