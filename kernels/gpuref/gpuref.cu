@@ -259,7 +259,7 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
                mask_offset(s),
                workload_table[wl].logits == LOGITS_SOFTCAP,
                (int)workload_table[wl].column,
-               (float)shape_scale(s)};
+               s->scale > 0 ? (float)s->scale : 1.0f / sqrtf((float)s->dim)};
   size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
   size_t nrows = (size_t)s->batch * s->heads * s->q_len;
   float *d_out = (float *)hx_dev_alloc(nq * sizeof(float), "gpuref out");

@@ -2,7 +2,7 @@
 """The PyTorch peer systems, the one list of them (SYSTEMS; `systems.py names` prints it one
 per line for the shell scripts): each turns a workload into a callable f(*inputs) -> outputs.
 
-  torch       the eager formulation (workloads.eager)
+  torch       the eager formulation (workloads.eager; nsa: the naive gather NSA)
   inductor    the same function through torch.compile (default mode, static shapes)
   sdpa-flash      scaled_dot_product_attention, flash backend only
   sdpa-cudnn      scaled_dot_product_attention, cuDNN backend only
