@@ -23,13 +23,14 @@ extern "C" {
 #endif
 
 typedef struct {
-  const void *q, *k, *v;  /* fp16 */
-  const float *exp_rand;  /* COL_KEYFORMER */
-  const float *corm_mask; /* COL_ANY_GE_MASK */
-  void *out;              /* fp16, every workload */
-  float *score;           /* workloads with score_name */
-  float *score2;          /* workloads with score2_name */
-  uint8_t *flags;         /* workloads with flags_name */
+  const void *q, *k, *v;    /* fp16 */
+  const float *exp_rand;    /* COL_KEYFORMER */
+  const float *corm_mask;   /* COL_ANY_GE_MASK */
+  void *out;                /* fp16, every workload */
+  float *score;             /* workloads with score_name */
+  float *score2;            /* workloads with score2_name */
+  uint8_t *flags;           /* workloads with flags_name */
+  const int32_t *block_idx; /* KEYS_SELECTED_BLOCKS: [B, Lq, G, T] (selected_blocks.h) */
 } attn_io;
 
 /* Options of the systems that take any, set by the binary after hx_gpu_init (zero: the

@@ -31,16 +31,17 @@ static int run_cpu(const attnvar_args *a) {
   hx_print_header(&info);
   attnvar_print_config(a, "cpu", "ref", NULL);
   const attn_shape *s = &a->shape;
-  double macs = (double)s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim;
+  double macs = workload_macs(a->workload, s);
   if (macs > (double)ATTNVAR_CPU_MAX_MACS)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
-           "--device cpu runs the double reference only up to B*H*S*S*D = 2^32 (%.3g asked); "
+           "--device cpu runs the double reference only up to 2^32 multiply-adds of q.k "
+           "(B*H*S*S*D, or the attended keys' for selected blocks; %.3g asked); "
            "use a smaller --seqlen/--heads or the GPU",
            macs);
 
   ref_host_inputs hin;
   ref_inputs_generate(a->workload, s, a->seed, &hin);
-  ref_inputs in = {hin.q, hin.k, hin.v, hin.exp_rand, hin.corm_mask};
+  ref_inputs in = ref_inputs_of(&hin);
   ref_outputs got;
   ref_outputs_alloc(a->workload, s, &got);
 
@@ -67,7 +68,8 @@ static int run_cpu(const attnvar_args *a) {
   }
   hx_stats st = hx_stats_of(ms, a->runs);
   /* host bytes of inputs, outputs, scratch (and the checker's second copy when checked) */
-  hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(s), (double)hx_host_peak_bytes());
+  hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(a->workload, s),
+                     (double)hx_host_peak_bytes());
   hx_host_free(ms);
   ref_outputs_free(&got);
   ref_inputs_free(&hin);

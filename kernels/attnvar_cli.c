@@ -12,6 +12,16 @@ static const char *const dtype_names[] = {"fp16", "bf16"};             /* attn_d
 static const char *const sm90_fwd_names[] = {"ws", "ws1", "lockstep"}; /* attn_sm90_fwd order */
 static const char *const cache_dtype_names[] = {"fp32", "fp16"};       /* cache_fp16 = index */
 
+/* "nsa" (the selected-block workloads joined with '|'), for messages; static storage. */
+static const char *selected_block_workloads(void) {
+  static char buf[256];
+  const char *names[WL_COUNT];
+  int n = 0;
+  for (int w = 0; w < WL_COUNT; w++)
+    if (workload_selected_blocks((workload_id)w)) names[n++] = workload_names[w];
+  return n ? names_join(names, n, buf, sizeof buf) : "none";
+}
+
 static void usage(FILE *f, const char *prog) {
   fprintf(
       f,
@@ -20,6 +30,8 @@ static void usage(FILE *f, const char *prog) {
       "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
       "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1|lockstep]\n"
       "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
+      "          [--groups 1] [--block-size 32] [--selected-blocks 8] [--scale 1/sqrt(D)]\n"
+      "                                                     (selected-block workloads: %s)\n"
       "       %s --list-workloads | --list-systems\n"
       "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
       "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
@@ -29,8 +41,36 @@ static void usage(FILE *f, const char *prog) {
       "its forward (p1) and column pass (p4) alone. Other systems refuse these options.\n"
       "--sm90-fwd picks fused's Hopper forward: ws (persistent, default), ws1 (one query\n"
       "tile per CTA), lockstep (the v4-v8 kernel).\n"
+      "--groups G: K/V heads (H/G query heads share one; G divides --heads); each query\n"
+      "attends to the keys of --selected-blocks blocks of --block-size keys, drawn from\n"
+      "--seed (kernels/selected_blocks.h); other workloads refuse these options.\n"
       "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
-      prog, workload_choices(), system_choices(), prog);
+      prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
+}
+
+/* The selected-block options into a->shape (defaults for what was not given) for a workload
+ * with selected blocks; refused (first_opt named) for any other. -1 after a message. */
+static int set_selected_blocks(const char *prog, attnvar_args *a, const char *first_opt,
+                               const attn_shape *given) {
+  if (!workload_selected_blocks(a->workload)) {
+    if (!first_opt) return 0;
+    fprintf(stderr,
+            "%s: %s is an option of the selected-block workloads (%s), not of --workload %s\n",
+            prog, first_opt, selected_block_workloads(), workload_names[a->workload]);
+    return -1;
+  }
+  attn_shape *s = &a->shape;
+  s->groups = given->groups ? given->groups : ATTNVAR_DEFAULT_GROUPS;
+  s->block_size = given->block_size ? given->block_size : ATTNVAR_DEFAULT_BLOCK_SIZE;
+  s->selected_blocks =
+      given->selected_blocks ? given->selected_blocks : ATTNVAR_DEFAULT_SELECTED_BLOCKS;
+  s->scale = given->scale; /* 0: 1/sqrt(D) */
+  if (s->heads % s->groups != 0) {
+    fprintf(stderr, "%s: --groups %d must divide --heads %d (H/G query heads share a K/V head)\n",
+            prog, s->groups, s->heads);
+    return -1;
+  }
+  return 0;
 }
 
 int attnvar_parse(int argc, char **argv, attnvar_args *a) {
@@ -38,12 +78,14 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   memset(a, 0, sizeof *a);
   a->workload = WL_COUNT;
   a->system = -1;
-  a->shape = (attn_shape){1, 32, 128, 4096, 4096, MASK_CAUSAL, DTYPE_FP16};
+  a->shape = (attn_shape){1, 32, 128, 4096, 4096, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE};
   a->warmup = -1; /* defaults depend on the device, set below */
   a->runs = -1;
   a->seed = 1;
   a->check = 1;
-  const char *diag_opt = NULL; /* the first fused-diag option given, for the message */
+  const char *diag_opt = NULL;  /* the first fused-diag option given, for the message */
+  const char *block_opt = NULL; /* the first selected-block option given, likewise */
+  attn_shape blocks = {0};      /* its values: groups, block_size, selected_blocks, scale */
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -83,6 +125,10 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
     } else if (!strcmp(opt, "--dtype")) {
       if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
       a->shape.dtype = (attn_dtype)idx, i++;
+    } else if (!strcmp(opt, "--scale")) {
+      if (hx_parse_double(prog, opt, val, 0.0, 1e6, &blocks.scale) < 0) goto bad;
+      i++;
+      block_opt = block_opt ? block_opt : opt;
     } else if (!strcmp(opt, "--device")) {
       if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
       a->device_cpu = idx == 1, i++;
@@ -95,7 +141,10 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
                                         {"--runs", 1, 1000000},
                                         {"--seed", 0, 2147483647L},
                                         {"--causal", 0, 1},
-                                        {"--diag-k", 0, ATTNVAR_MAX_DIAG_K}};
+                                        {"--diag-k", 0, ATTNVAR_MAX_DIAG_K},
+                                        {"--groups", 1, 4096},
+                                        {"--block-size", 1, 65536},
+                                        {"--selected-blocks", 1, 4096}};
       int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
       if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
       if (k < 0) goto bad;
@@ -109,9 +158,15 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       case 5: a->runs = (int)n; break;
       case 6: a->seed = (uint64_t)n; break;
       case 7: a->shape.mask = n ? MASK_CAUSAL : MASK_NONE; break;
-      default:
+      case 8:
         a->diag_k = (int)n;
         diag_opt = diag_opt ? diag_opt : opt;
+        break;
+      default:
+        if (k == 9) blocks.groups = (int)n;
+        if (k == 10) blocks.block_size = (int)n;
+        if (k == 11) blocks.selected_blocks = (int)n;
+        block_opt = block_opt ? block_opt : opt;
         break;
       }
     }
@@ -127,6 +182,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
             prog, diag_opt, system_table[a->system].name);
     goto bad;
   }
+  if (set_selected_blocks(prog, a, block_opt, &blocks) < 0) goto bad;
   if (system_table[a->system].on_cpu) a->device_cpu = 1;
   if (a->warmup < 0) a->warmup = a->device_cpu ? 1 : 100;
   if (a->runs < 0) a->runs = a->device_cpu ? 3 : 10;
@@ -152,6 +208,12 @@ void attnvar_print_config(const attnvar_args *a, const char *device, const char 
   kv_put(out, "device", device);
   kv_put(out, "impl", impl);
   kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
+  if (workload_selected_blocks(a->workload)) {
+    kv_putf(out, "groups", "%d", a->shape.groups);
+    kv_putf(out, "block_size", "%d", a->shape.block_size);
+    kv_putf(out, "selected_blocks", "%d", a->shape.selected_blocks);
+    kv_putf(out, "scale", "%.6g", shape_scale(&a->shape));
+  }
   if (sys->options & SYS_OPT_DIAG) {
     kv_putf(out, "diag_k", "%d", a->diag_k);
     kv_put(out, "cache_dtype", cache_dtype_names[a->cache_fp16 ? 1 : 0]);

@@ -9,7 +9,9 @@
 typedef struct {
   workload_id workload;
   int system;       /* index into system_table */
-  attn_shape shape; /* q_len == kv_len == --seqlen */
+  attn_shape shape; /* q_len == kv_len == --seqlen; groups, block_size, selected_blocks and
+                       scale set (to their defaults or the options) for selected-block
+                       workloads only */
   int warmup, runs;
   uint64_t seed;
   int check;      /* --check (default) | --no-check */
@@ -32,11 +34,17 @@ int attnvar_parse(int argc, char **argv, attnvar_args *args);
 void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl,
                           const attn_ctx *ctx);
 
+/* Defaults of the selected-block workloads' options (tilebench's NSA example, seeds/003). */
+#define ATTNVAR_DEFAULT_GROUPS          1
+#define ATTNVAR_DEFAULT_BLOCK_SIZE      32
+#define ATTNVAR_DEFAULT_SELECTED_BLOCKS 8
+
 /* The largest --diag-k (the band is clamped to the query blocks there are anyway). */
 #define ATTNVAR_MAX_DIAG_K 65536
 
-/* --device cpu refuses work beyond this many B*H*Lq*Lkv*D multiply-adds (about 4e9: a few
- * seconds per run of the double reference). */
+/* --device cpu refuses work beyond this many multiply-adds of q.k (workload_macs: B*H*Lq*Lkv*D,
+ * or the attended keys' for selected blocks; about 4e9: a few seconds per run of the double
+ * reference). */
 #define ATTNVAR_CPU_MAX_MACS (1ull << 32)
 
 #endif

@@ -15,11 +15,13 @@
 #include "kvline.h"
 #include "ref/ref.h"
 #include "rng.h"
+#include "selected_blocks.h"
 
 #include <string.h>
 
-/* Cells up to this many B*H*S*S*D multiply-adds are checked against the CPU double
- * reference (about a second); larger ones against the fp32 GPU reference. */
+/* Cells up to this many multiply-adds of q.k (workload_macs: B*H*S*S*D, or the attended keys'
+ * for selected blocks) are checked against the CPU double reference (about a second); larger
+ * ones against the fp32 GPU reference. */
 #define CHECK_CPU_MAX_MACS (1ull << 28)
 
 typedef struct {
@@ -86,7 +88,8 @@ typedef struct {
   void *q, *k, *v, *out;
   float *exp_rand, *corm_mask, *score, *score2;
   uint8_t *flags;
-  size_t nq, nkv, ns;
+  int32_t *block_idx;
+  size_t nq, nkv, ns, nidx;
 } cell_buffers;
 
 static void cell_alloc(workload_id wl, const attn_shape *s, cell_buffers *c) {
@@ -106,13 +109,16 @@ static void cell_alloc(workload_id wl, const attn_shape *s, cell_buffers *c) {
   if (w->score_name) c->score = hx_dev_alloc(c->ns * sizeof(float), "score");
   if (w->score2_name) c->score2 = hx_dev_alloc(c->ns * sizeof(float), "score2");
   if (w->flags_name) c->flags = hx_dev_alloc(c->ns, "flags");
-  attn_io io = {c->q, c->k, c->v, c->exp_rand, c->corm_mask, c->out, c->score, c->score2, c->flags};
+  c->nidx = workload_selected_blocks(wl) ? shape_block_idx_elems(s) : 0;
+  if (c->nidx) c->block_idx = hx_dev_alloc(c->nidx * sizeof(int32_t), "block_idx");
+  attn_io io = {c->q,   c->k,     c->v,      c->exp_rand, c->corm_mask,
+                c->out, c->score, c->score2, c->flags,    c->block_idx};
   c->io = io;
 }
 
 static void cell_free(cell_buffers *c) {
-  void *all[] = {c->q,         c->k,     c->v,      c->out,  c->exp_rand,
-                 c->corm_mask, c->score, c->score2, c->flags};
+  void *all[] = {c->q,         c->k,     c->v,      c->out,   c->exp_rand,
+                 c->corm_mask, c->score, c->score2, c->flags, c->block_idx};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) hx_dev_free(all[i]);
   memset(c, 0, sizeof *c);
 }
@@ -123,6 +129,12 @@ static void cell_fill(const attn_shape *s, uint64_t seed, const attn_ctx *ctx, c
   hx_dev_fill_normal(c->v, c->nkv, seed, RNG_STREAM_V, s->dtype, ctx->stream);
   if (c->exp_rand) hx_dev_fill_exp_rand(c->exp_rand, shape_exp_rand_elems(s), seed, ctx->stream);
   if (c->corm_mask) hx_dev_fill_corm_mask(c->corm_mask, s->q_len, s->kv_len, ctx->stream);
+  if (c->block_idx) { /* drawn on the host (selected_blocks.h), the one copy every system reads */
+    int32_t *idx = hx_host_alloc(c->nidx * sizeof *idx, "block_idx (host)");
+    sb_generate(s, seed, idx);
+    hx_host_to_dev(c->block_idx, idx, c->nidx * sizeof *idx);
+    hx_host_free(idx);
+  }
   HX_CUDA(cudaStreamSynchronize(ctx->stream));
 }
 
@@ -150,6 +162,7 @@ static int inputs_from_device(workload_id wl, const attn_shape *s, uint64_t seed
   dev_in->v = host_copy(c->v, c->nkv * 2);
   dev_in->exp_rand = host_copy(c->exp_rand, shape_exp_rand_elems(s) * sizeof(float));
   dev_in->corm_mask = host_copy(c->corm_mask, shape_corm_mask_elems(s) * sizeof(float));
+  dev_in->block_idx = host_copy(c->block_idx, c->nidx * sizeof(int32_t));
   ref_host_inputs host_in;
   ref_inputs_generate(wl, s, seed, &host_in);
   size_t differ = 0;
@@ -160,12 +173,14 @@ static int inputs_from_device(workload_id wl, const attn_shape *s, uint64_t seed
     differ += memcmp(&dev_in->exp_rand[e], &host_in.exp_rand[e], sizeof(float)) != 0;
   for (size_t e = 0; dev_in->corm_mask && e < shape_corm_mask_elems(s); e++)
     differ += memcmp(&dev_in->corm_mask[e], &host_in.corm_mask[e], sizeof(float)) != 0;
+  for (size_t e = 0; dev_in->block_idx && e < c->nidx; e++)
+    differ += dev_in->block_idx[e] != host_in.block_idx[e];
   ref_inputs_free(&host_in);
   hx_check chk;
   memset(&chk, 0, sizeof chk);
   chk.is_bool = 1;
   chk.n = 2 * c->nkv + c->nq + (dev_in->exp_rand ? shape_exp_rand_elems(s) : 0) +
-          (dev_in->corm_mask ? shape_corm_mask_elems(s) : 0);
+          (dev_in->corm_mask ? shape_corm_mask_elems(s) : 0) + c->nidx;
   chk.mismatches = differ;
   chk.max_abs = differ ? 1 : 0;
   chk.ok = differ == 0;
@@ -187,12 +202,12 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
                            host_copy(c->score2, c->ns * 4), host_copy(c->flags, c->ns)};
   ref_outputs want;
   ref_outputs_alloc(a->workload, s, &want);
-  double macs = (double)s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim;
+  double macs = workload_macs(a->workload, s);
   int ok = 1;
   if (macs <= (double)CHECK_CPU_MAX_MACS) {
     ref_host_inputs dev_in;
     ok &= inputs_from_device(a->workload, s, a->seed, c, &dev_in);
-    ref_inputs in = {dev_in.q, dev_in.k, dev_in.v, dev_in.exp_rand, dev_in.corm_mask};
+    ref_inputs in = ref_inputs_of(&dev_in);
     ref_run(a->workload, s, &in, &want);
     ref_inputs_free(&dev_in);
   } else {
@@ -257,7 +272,8 @@ int attnvar_run_gpu(const attnvar_args *a) {
   if (rc != ATTN_OK) hx_die_system(&ctx, sys->name, rc);
   hx_stats st = hx_stats_of(ms, a->runs);
   if (a->phase_times) print_phase_times(a, &run, ms);
-  hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(s), (double)hx_dev_peak_bytes());
+  hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(a->workload, s),
+                     (double)hx_dev_peak_bytes());
 
   hx_host_free(ms);
   hx_dev_free(ws);

@@ -10,10 +10,14 @@
 #     CTAs walk several tiles each (the K/V ring and the Q reload across tiles)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not (checked against the fp32
 #     GPU reference)
-# every run with --check (outputs poisoned, every output compared). Logs go to
+# and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA
+# groups, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
+# run one at a time and timed (5 warmups, 20 runs): their ms close the table.
+# Every run with --check (outputs poisoned, every output compared). Logs go to
 # $OUT/gpu_check/logs/, the pass/fail table to stdout and $OUT/gpu_check/table.txt.
 #
-#   kernels/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--jobs N] [--bin PATH]
+#   kernels/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--nsa-only] [--jobs N] [--bin PATH]
+# --nsa-only runs nsa's own cases alone (a few minutes on an H100).
 # Exit 0 when nothing failed (unsupported cells are listed, not failures), 1 otherwise.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,11 +29,13 @@ jobs=4
 sanitize=1
 big=1
 small=1
+nsa_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-sanitizer) sanitize=0 ;;
     --no-big) big=0 ;;
     --no-small) small=0 ;;
+    --nsa-only) nsa_only=1 ;;
     --jobs) need_value "$@"; jobs=$2; shift ;;
     --bin) need_value "$@"; bin=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -68,6 +74,24 @@ s400h60d64:--seqlen 400 --heads 60 --dim 64:memcheck
 s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
 s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain"
+# nsa's own cases (names start with n_: run one at a time, timed). Memcheck on the small odd
+# ones: a block size that is no multiple of 16, a list longer than the candidates, 2 heads a
+# group; h32/h64/h128 take 2, 4 and 2x4 row tiles of heads per CTA.
+nsa_shapes="n_1k:--batch 2 --heads 16 --seqlen 1024 --dim 32 --block-size 32 --groups 16 --selected-blocks 1 --scale 0.1:plain
+n_4k:--batch 2 --heads 16 --seqlen 4096 --dim 32 --block-size 32 --groups 16 --selected-blocks 1 --scale 0.1:plain
+n_g1s8:--batch 2 --heads 16 --seqlen 512 --dim 64 --block-size 32 --groups 1 --selected-blocks 8 --scale 0.1:plain
+n_bs64g4:--batch 2 --heads 16 --seqlen 1024 --dim 64 --block-size 64 --groups 4 --selected-blocks 4 --scale 0.1:plain
+n_g4s16:--batch 2 --heads 16 --seqlen 2048 --dim 64 --block-size 32 --groups 4 --selected-blocks 16 --scale 0.1:plain
+n_d128:--batch 2 --heads 16 --seqlen 4096 --dim 128 --block-size 64 --groups 1 --selected-blocks 16 --scale 0.1:plain
+n_d128g16:--batch 1 --heads 16 --seqlen 4096 --dim 128 --block-size 64 --groups 16 --selected-blocks 16:plain
+n_nc:--batch 2 --heads 16 --seqlen 1024 --dim 64 --block-size 32 --groups 4 --selected-blocks 4 --causal 0:plain
+n_h32:--batch 1 --heads 32 --seqlen 512 --dim 32 --block-size 32 --groups 1 --selected-blocks 8:plain
+n_h64:--batch 1 --heads 64 --seqlen 512 --dim 64 --block-size 64 --groups 1 --selected-blocks 4:plain
+n_h128:--batch 1 --heads 128 --seqlen 256 --dim 128 --block-size 32 --groups 1 --selected-blocks 4:plain
+n_odd:--batch 2 --heads 6 --seqlen 77 --dim 32 --block-size 16 --groups 3 --selected-blocks 3:memcheck
+n_bs24:--batch 1 --heads 4 --seqlen 200 --dim 64 --block-size 24 --groups 2 --selected-blocks 5:memcheck
+n_s1:--batch 1 --heads 2 --seqlen 1 --dim 128 --block-size 32 --groups 1 --selected-blocks 2:memcheck
+n_bf16:--batch 1 --heads 4 --seqlen 128 --dim 64 --dtype bf16:plain"
 
 # One case: run attnvar (maybe under memcheck), classify, write one .res line:
 #   name|status|detail   status: PASS FAIL UNSUP ERROR OOM MEMCHECK
@@ -116,14 +140,43 @@ add_cases() { # shapes-text
     done
   done <<<"$1"
 }
-[ "$small" = 1 ] && add_cases "$small_shapes"
-[ "$big" = 1 ] && add_cases "$big_shape"
+add_nsa_cases() {
+  local line shape args tool sys
+  case " $workloads " in *" nsa "*) ;; *) echo "$prog: $bin lists no nsa workload: its cases skipped" >&2; return ;; esac
+  while IFS= read -r line; do
+    shape=${line%%:*}; args=${line#*:}; tool=${args##*:}; args=${args%:*}
+    for sys in unfused fused; do
+      echo "nsa.$sys.$shape $tool --workload nsa --system $sys $args --check --warmup 5 --runs 20" >>"$cases"
+    done
+  done <<<"$nsa_shapes"
+}
+if [ "$nsa_only" = 0 ]; then
+  [ "$small" = 1 ] && add_cases "$small_shapes"
+  [ "$big" = 1 ] && add_cases "$big_shape"
+fi
+add_nsa_cases
 
 t0=$(date +%s)
-# small cells in parallel; the big ones (GB of memory each) one at a time
-grep -v '\.s4096' "$cases" | xargs -P "$jobs" -L 1 bash -c 'run_case "$@"' _
-grep '\.s4096' "$cases" | xargs -P 1 -L 1 bash -c 'run_case "$@"' _
+# small cells in parallel; the big ones (GB of memory each) and the timed nsa cases one at a time
+grep -vE '\.(s4096|n_)' "$cases" | xargs -P "$jobs" -L 1 bash -c 'run_case "$@"' _
+grep -E '\.(s4096|n_)' "$cases" | xargs -P 1 -L 1 bash -c 'run_case "$@"' _
 t1=$(date +%s)
+
+# nsa's cases: avg ms of unfused and fused (memcheck cases are not timed) and their ratio.
+ms_of() { awk '/^result /{for(i=2;i<=NF;i++){split($i,a,"=");if(a[1]=="avg_ms")print a[2]}}' "$1" 2>/dev/null; }
+nsa_times() {
+  local line shape u f
+  ls "$out"/logs/nsa.fused.n_*.log >/dev/null 2>&1 || return 0
+  echo
+  printf '%-12s %11s %11s %8s\n' "nsa case" "unfused ms" "fused ms" "unf/fused"
+  while IFS= read -r line; do
+    shape=${line%%:*}
+    u=$(ms_of "$out/logs/nsa.unfused.$shape.log"); f=$(ms_of "$out/logs/nsa.fused.$shape.log")
+    if [ "${line##*:}" = memcheck ] && [ -n "$sanitizer" ]; then u=memcheck f=memcheck; fi
+    printf '%-12s %11s %11s %8s\n' "$shape" "${u:--}" "${f:--}" \
+      "$(awk -v u="$u" -v f="$f" 'BEGIN{if(u>0&&f>0)printf "%.2f",u/f;else print "-"}')"
+  done <<<"$nsa_shapes"
+}
 
 table=$out/table.txt
 {
@@ -133,6 +186,7 @@ table=$out/table.txt
   cat "$out"/results/*.res | sort | awk -F'|' '{n[$2]++; t++} END {printf "%d cases:", t; for (s in n) printf " %s=%d", s, n[s]; printf "\n"}'
   echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
   echo "memcheck: ${sanitizer:-off}; wall: $((t1 - t0)) s; logs: $out/logs"
+  nsa_times
 } | tee "$table"
 
 if grep -qE '\|(FAIL|ERROR|MEMCHECK|OOM)\|' "$out"/results/*.res; then exit 1; fi

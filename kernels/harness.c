@@ -168,6 +168,21 @@ int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, l
   return 0;
 }
 
+int hx_parse_double(const char *prog, const char *opt, const char *text, double lo, double hi,
+                    double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = text ? strtod(text, &end) : 0;
+  if (!text || !*text || *end != '\0' || errno == ERANGE || !isfinite(v) || !(v > lo) ||
+      !(v <= hi)) {
+    fprintf(stderr, "%s: %s: expected a number in (%g, %g], got '%s'\n", prog, opt, lo, hi,
+            text ? text : "(missing)");
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
 int hx_parse_int_opt(const char *prog, const char *opt, const char *text, const hx_int_opt *opts,
                      int n, long *out) {
   for (int k = 0; k < n; k++)

@@ -80,6 +80,10 @@ void hx_die(int exit_code, const char *status, const char *fmt, ...)
 /* Parse a whole decimal integer in [lo, hi] for option `opt`. On error prints
  * "PROG: --opt: expected an integer in [lo, hi], got 'x'" to stderr and returns -1. */
 int hx_parse_int(const char *prog, const char *opt, const char *text, long lo, long hi, long *out);
+/* Parse a whole finite decimal number in (lo, hi] for option `opt`. On error prints
+ * "PROG: --opt: expected a number in (lo, hi], got 'x'" to stderr and returns -1. */
+int hx_parse_double(const char *prog, const char *opt, const char *text, double lo, double hi,
+                    double *out);
 /* An option taking an integer in [lo, hi]. */
 typedef struct {
   const char *opt;

@@ -291,3 +291,7 @@ extern "C" void hx_dev_fill_corm_mask(float *dst, int rows, int cols, cudaStream
 extern "C" void hx_dev_to_host(void *dst, const void *src, size_t bytes) {
   if (bytes) HX_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
+
+extern "C" void hx_host_to_dev(void *dst, const void *src, size_t bytes) {
+  if (bytes) HX_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}

@@ -74,6 +74,8 @@ void hx_dev_fill_corm_mask(float *dst, int rows, int cols, cudaStream_t stream);
 
 /* Copy device -> host (synchronous, checked). */
 void hx_dev_to_host(void *dst, const void *src, size_t bytes);
+/* Copy host -> device (synchronous, checked). */
+void hx_host_to_dev(void *dst, const void *src, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,8 @@ enum {
   RNG_STREAM_K = 2,
   RNG_STREAM_V = 3,
   RNG_STREAM_EXP_RAND = 4,
-  RNG_STREAM_USER = 16 /* first stream free for other binaries (e2e weights, ...) */
+  RNG_STREAM_BLOCK_IDX = 5, /* KEYS_SELECTED_BLOCKS lists (selected_blocks.c) */
+  RNG_STREAM_USER = 16      /* first stream free for other binaries (e2e weights, ...) */
 };
 
 #if defined(__CUDA_ARCH__)

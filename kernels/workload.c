@@ -1,6 +1,9 @@
 /* workload.c: look-ups over the registry (workload.h) and buffer sizes. */
 #include "workload.h"
 
+#include "selected_blocks.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +33,11 @@ const char *workload_row_problem(const workload_info *w) {
   default: return "unknown column statistic";
   }
   if (w->logits != LOGITS_SCALED && w->logits != LOGITS_SOFTCAP) return "unknown logits";
+  if (w->keys != KEYS_DENSE && w->keys != KEYS_SELECTED_BLOCKS) return "unknown keys";
+  /* the selected-block kernels compute P V alone, from plain scaled logits */
+  if (w->keys == KEYS_SELECTED_BLOCKS &&
+      (w->logits != LOGITS_SCALED || w->column != COL_NONE || w->select != SEL_NONE))
+    return "KEYS_SELECTED_BLOCKS combines with LOGITS_SCALED, COL_NONE and SEL_NONE only";
   if (w->pool < 0 || (w->pool && (w->pool % 2 == 0 || !score)))
     return "pool must be 0 or an odd width over a score";
   switch (w->select) {
@@ -49,9 +57,11 @@ const char *workload_row_problem(const workload_info *w) {
   return NULL;
 }
 
-int workload_features_within(const workload_info *w, unsigned logits_set, unsigned column_set) {
+int workload_features_within(const workload_info *w, unsigned logits_set, unsigned keys_set,
+                             unsigned column_set) {
   if (workload_row_problem(w)) return 0; /* unknown features included */
-  return (logits_set & FEATURE_BIT(w->logits)) && (column_set & FEATURE_BIT(w->column));
+  return (logits_set & FEATURE_BIT(w->logits)) && (keys_set & FEATURE_BIT(w->keys)) &&
+         (column_set & FEATURE_BIT(w->column));
 }
 
 const char *names_join(const char *const *names, int n, char *buf, size_t cap) {
@@ -75,7 +85,13 @@ size_t shape_q_elems(const attn_shape *s) {
   return (size_t)s->batch * s->q_len * s->heads * s->dim;
 }
 size_t shape_kv_elems(const attn_shape *s) {
-  return (size_t)s->batch * s->kv_len * s->heads * s->dim;
+  return (size_t)s->batch * s->kv_len * shape_kv_heads(s) * s->dim;
+}
+size_t shape_block_idx_elems(const attn_shape *s) {
+  return (size_t)s->batch * s->q_len * shape_kv_heads(s) * s->selected_blocks;
+}
+double shape_scale(const attn_shape *s) {
+  return s->scale > 0 ? s->scale : 1.0 / sqrt((double)s->dim);
 }
 size_t shape_score_elems(const attn_shape *s) { return (size_t)s->batch * s->heads * s->kv_len; }
 size_t shape_exp_rand_elems(const attn_shape *s) {
@@ -83,9 +99,15 @@ size_t shape_exp_rand_elems(const attn_shape *s) {
 }
 size_t shape_corm_mask_elems(const attn_shape *s) { return (size_t)s->q_len * s->kv_len; }
 
-double workload_gflop(const attn_shape *s) {
+double workload_gflop(workload_id wl, const attn_shape *s) {
+  if (workload_selected_blocks(wl)) return 4.0 * s->dim * sb_attended_pairs(s) / 1e9;
   double full = 4.0 * s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim / 1e9;
   return s->mask == MASK_NONE ? full : full / 2.0;
 }
 
 const char *dtype_name(attn_dtype dtype) { return dtype == DTYPE_BF16 ? "bf16" : "fp16"; }
+
+double workload_macs(workload_id wl, const attn_shape *s) {
+  if (workload_selected_blocks(wl)) return (double)s->dim * sb_attended_pairs(s);
+  return (double)s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim;
+}

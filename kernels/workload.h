@@ -3,13 +3,15 @@
  * the math of each feature is in the implementations (ref/, gpuref/, unfused/, fused/).
  *
  * Layouts (row-major):
- *   q, out        fp16 [B, Lq,  H, D]      k, v   fp16 [B, Lkv, H, D]
+ *   q, out        fp16 [B, Lq,  H, D]      k, v   fp16 [B, Lkv, G, D]  (G = H but for GQA)
+ *   block_idx     int32 [B, Lq, G, T]      (KEYS_SELECTED_BLOCKS: selected_blocks.h)
  *   exp_rand      fp32 [B, H, Lq, Lkv]     (COL_KEYFORMER)
  *   corm_mask     fp32 [Lq, Lkv]           (COL_ANY_GE_MASK)
  *   score         fp32 [B, H, Lkv]         the column statistic (pooled when pool > 0)
  *   score2        fp32 [B, H, Lkv]         the second statistic (COL_SUM_SQ)
  *   flags         uint8 [B, H, Lkv]        0 or 1 (COL_ANY_GE_MASK)
- * Causal mask: element (i, j) is masked when j > i + (Lkv - Lq). Scale 1/sqrt(D). */
+ * Causal mask: element (i, j) is masked when j > i + (Lkv - Lq). Scale 1/sqrt(D) (a
+ * KEYS_SELECTED_BLOCKS cell may set another: shape_scale). */
 #ifndef WORKLOAD_H
 #define WORKLOAD_H
 
@@ -29,6 +31,7 @@ typedef enum {
 
 /* Feature values of workloads.def (its header says what each computes). */
 typedef enum { LOGITS_SCALED, LOGITS_SOFTCAP } logits_kind;
+typedef enum { KEYS_DENSE, KEYS_SELECTED_BLOCKS } keys_kind;
 typedef enum { COL_NONE, COL_SUM, COL_SUM_SQ, COL_KEYFORMER, COL_ANY_GE_MASK } column_kind;
 typedef enum { SEL_NONE, SEL_TOPK, SEL_TOPK_STD, SEL_FLAGS } select_kind;
 
@@ -39,6 +42,7 @@ typedef struct {
   const char *name;  /* CLI and log name */
   const char *label; /* plot and table label */
   logits_kind logits;
+  keys_kind keys;
   column_kind column;
   int pool; /* 0, or the width of the average pool applied to score */
   select_kind select;
@@ -53,8 +57,9 @@ typedef struct {
 #endif
 /* The registry, indexed by workload_id. */
 static WORKLOAD_TABLE_CONST workload_info workload_table[WL_COUNT] = {
-#define WORKLOAD(id, name, label, logits, column, pool, select, score, score2, flags, rel, mx) \
-  {name, label, logits, column, pool, select, score, score2, flags, rel, mx},
+#define WORKLOAD(id, name, label, logits, keys, column, pool, select, score, score2, flags, rel, \
+                 mx)                                                                             \
+  {name, label, logits, keys, column, pool, select, score, score2, flags, rel, mx},
 #include "workloads.def"
 #undef WORKLOAD
 };
@@ -65,6 +70,10 @@ static inline int workload_needs_exp_rand(workload_id wl) {
 }
 static inline int workload_needs_corm_mask(workload_id wl) {
   return workload_table[wl].column == COL_ANY_GE_MASK;
+}
+/* Each query attends to its selected key blocks (block_idx input, GQA, --scale). */
+static inline int workload_selected_blocks(workload_id wl) {
+  return workload_table[wl].keys == KEYS_SELECTED_BLOCKS;
 }
 /* A column statistic needs a second pass over the keys and the row log-sum-exp. */
 static inline int workload_has_column_pass(workload_id wl) {
@@ -80,11 +89,12 @@ static const char *const workload_names[WL_COUNT] = {
 
 /* Index of name, or -1. */
 int workload_find(const char *name);
-/* 1 when the row is consistent and uses only logits kinds in logits_set and column statistics
- * in column_set (bit sets, FEATURE_BIT(x)): what an implementation that knows those features
- * can run. ~0u means "every feature workload.h defines". */
+/* 1 when the row is consistent and uses only logits kinds in logits_set, key sets in keys_set
+ * and column statistics in column_set (bit sets, FEATURE_BIT(x)): what an implementation that
+ * knows those features can run. ~0u means "every feature workload.h defines". */
 #define FEATURE_BIT(x) (1u << (unsigned)(x))
-int workload_features_within(const workload_info *w, unsigned logits_set, unsigned column_set);
+int workload_features_within(const workload_info *w, unsigned logits_set, unsigned keys_set,
+                             unsigned column_set);
 /* NULL when the row is consistent (its features have the outputs they write, its selection
  * the statistic it reads), else why not; static storage. */
 const char *workload_row_problem(const workload_info *w);
@@ -100,13 +110,21 @@ typedef enum { MASK_CAUSAL = 0, MASK_NONE } attn_mask;
 /* The element type of q, k, v and out (16-bit storage; softmax and accumulation in fp32). */
 typedef enum { DTYPE_FP16 = 0, DTYPE_BF16 } attn_dtype;
 
-/* One cell's problem: sizes, mask, element type. */
+/* One cell's problem: sizes, mask, element type, and (KEYS_SELECTED_BLOCKS cells only; zero
+ * elsewhere) the block selection. */
 typedef struct {
   int batch, heads, dim;
   int q_len, kv_len; /* prefill: q_len == kv_len == seqlen */
   attn_mask mask;
   attn_dtype dtype;
+  int groups;          /* K/V heads G, H % G == 0; H/G query heads share one (0: G = H) */
+  int block_size;      /* BS: keys per block */
+  int selected_blocks; /* T: entries of each query's block list */
+  double scale;        /* softmax scale (0: 1/sqrt(D)) */
 } attn_shape;
+/* The selected-block fields of a dense cell, for positional initialisers:
+ * {B, H, D, Lq, Lkv, mask, dtype, ATTN_DENSE}. */
+#define ATTN_DENSE 0, 0, 0, 0.0
 
 /* "fp16" | "bf16" (log and CLI names). */
 const char *dtype_name(attn_dtype dtype);
@@ -117,16 +135,28 @@ static inline int mask_offset(const attn_shape *s) {
   return s->mask == MASK_NONE ? s->kv_len : s->kv_len - s->q_len;
 }
 
+/* K/V heads: groups, or H when groups is 0. */
+static inline int shape_kv_heads(const attn_shape *s) {
+  return s->groups > 0 ? s->groups : s->heads;
+}
+/* The softmax scale: scale, or 1/sqrt(D) when it is 0 (every dense workload). */
+double shape_scale(const attn_shape *s);
+
 /* Element counts of each buffer (0 when the workload lacks it). */
 size_t shape_q_elems(const attn_shape *s);         /* q and out: B * Lq * H * D */
-size_t shape_kv_elems(const attn_shape *s);        /* k and v:   B * Lkv * H * D */
+size_t shape_kv_elems(const attn_shape *s);        /* k and v:   B * Lkv * G * D */
+size_t shape_block_idx_elems(const attn_shape *s); /* B * Lq * G * T */
 size_t shape_score_elems(const attn_shape *s);     /* B * H * Lkv */
 size_t shape_exp_rand_elems(const attn_shape *s);  /* B * H * Lq * Lkv */
 size_t shape_corm_mask_elems(const attn_shape *s); /* Lq * Lkv */
 
 /* The paper's count (4 * B * H * Lq * Lkv * D / 2 for its causal cells, whatever the
- * workload), in GFLOP; without a mask the full 4 * B * H * Lq * Lkv * D. */
-double workload_gflop(const attn_shape *s);
+ * workload), in GFLOP; without a mask the full 4 * B * H * Lq * Lkv * D. KEYS_SELECTED_BLOCKS:
+ * 4 * D * the (b, h, query, key) pairs attended (valid keys only, selected_blocks.h). */
+double workload_gflop(workload_id wl, const attn_shape *s);
+/* Multiply-adds of q.k over the cell: B * H * Lq * Lkv * D, or D * the attended pairs for
+ * KEYS_SELECTED_BLOCKS (what the CPU cap and the choice of check reference measure). */
+double workload_macs(workload_id wl, const attn_shape *s);
 
 /* (i, j) is masked when j > i + mask_offset (never, without a mask). */
 static inline int causal_masked(const attn_shape *s, int i, int j) {
@@ -139,6 +169,7 @@ static inline int causal_masked(const attn_shape *s, int i, int j) {
 /* Compile-time features of workload WL, for kernels templated on it. */
 template <int WL> struct wl_traits {
   static constexpr logits_kind logits = workload_table[WL].logits;
+  static constexpr bool selected_blocks = workload_table[WL].keys == KEYS_SELECTED_BLOCKS;
   static constexpr column_kind column = workload_table[WL].column;
   static constexpr int pool = workload_table[WL].pool;
   static constexpr bool softcap = logits == LOGITS_SOFTCAP;

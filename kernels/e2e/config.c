@@ -36,6 +36,16 @@ const char *e2e_config_invalid(const e2e_config *cfg) {
   return NULL;
 }
 
+const char *e2e_workload_unsupported(const e2e_config *cfg) {
+  static char msg[200];
+  if (!workload_selected_blocks(cfg->workload)) return NULL;
+  snprintf(msg, sizeof msg,
+           "workload %s attends to selected key blocks (KEYS_SELECTED_BLOCKS): the e2e model has "
+           "no block lists or KV-cache selection rule for it",
+           workload_names[cfg->workload]);
+  return msg;
+}
+
 int e2e_cache_cap(const e2e_config *cfg) {
   int s = cfg->seqlen, cap;
   switch (workload_table[cfg->workload].select) {

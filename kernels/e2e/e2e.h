@@ -43,6 +43,9 @@ typedef struct {
 void e2e_config_default(e2e_config *cfg);
 /* NULL when consistent, else a message naming the offending option. */
 const char *e2e_config_invalid(const e2e_config *cfg);
+/* NULL when the model can run the workload, else why not (a selected-block workload: the model
+ * has no KV-cache rule for it); the run then ends with status=unsupported. */
+const char *e2e_workload_unsupported(const e2e_config *cfg);
 
 /* Keys kept per head (the cache's capacity): 0 for attn and gemma2, which select nothing. */
 int e2e_cache_cap(const e2e_config *cfg);

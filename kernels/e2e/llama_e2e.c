@@ -191,6 +191,8 @@ static void run_cpu(const e2e_options *o) {
   hx_device_info_cpu(&info);
   hx_print_header(&info);
   e2e_print_config(o, "ref");
+  if (e2e_workload_unsupported(c))
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", e2e_workload_unsupported(c));
   if (e2e_ref_flops(c) > E2E_REF_MAX_FLOPS)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
            "the CPU reference is for small configurations: this one needs %.1f GFLOP (limit %.0f)",

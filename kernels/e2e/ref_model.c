@@ -235,7 +235,7 @@ static void attention_layer(const e2e_config *c, int layer, ref_scratch *sc,
   if (workload_needs_exp_rand(c->workload))
     for (size_t i = 0; i < (size_t)c->heads * S * S; i++)
       sc->exp_rand[i] = draw_exp_rand(c->seed, layer, i);
-  ref_inputs in = {sc->q16, sc->k16, sc->v16, sc->exp_rand, sc->corm_mask};
+  ref_inputs in = {sc->q16, sc->k16, sc->v16, sc->exp_rand, sc->corm_mask, NULL};
   ref_run(c->workload, shape, &in, &sc->o);
 }
 
@@ -245,7 +245,7 @@ void e2e_ref_forward(const e2e_ref_model *m, const int32_t *tokens, double *out,
   const size_t S = (size_t)c->seqlen, hid = (size_t)c->hidden, f = (size_t)c->mlp;
   const size_t HS = (size_t)c->heads * S;
   const attn_shape shape = {1,         c->heads,    c->head_dim, c->seqlen,
-                            c->seqlen, MASK_CAUSAL, DTYPE_FP16};
+                            c->seqlen, MASK_CAUSAL, DTYPE_FP16,  ATTN_DENSE};
   const workload_id wl = c->workload;
   const int cap = e2e_cache_cap(c);
   ref_scratch sc;

@@ -249,8 +249,11 @@ void e2e_run_gpu(const e2e_options *o) {
   if (!sys)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s has no GPU implementation", entry->name);
   hx_print_header(&info);
-  attn_shape shape = {1, c->heads, c->head_dim, c->seqlen, c->seqlen, MASK_CAUSAL, DTYPE_FP16};
+  attn_shape shape = {1,         c->heads,    c->head_dim, c->seqlen,
+                      c->seqlen, MASK_CAUSAL, DTYPE_FP16,  ATTN_DENSE};
   e2e_print_config(o, sys->impl ? sys->impl(&ctx, c->workload, &shape) : sys->name);
+  if (e2e_workload_unsupported(c))
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", e2e_workload_unsupported(c));
   char why[256] = "";
   if (sys->supports(&ctx, c->workload, &shape, why, sizeof why) != ATTN_OK)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);

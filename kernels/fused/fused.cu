@@ -3,9 +3,12 @@
 // also writes the row log-sum-exp, then attn_col recomputes the scores column-block-wise and
 // reduces them over the queries (and pools the result where the workload pools). Errors are
 // returned with their reason in ctx->err (attn_fail), never exited on. See fused_sm80.cuh.
+// The selected-block workloads (nsa) take their own kernel, fused_nsa.cuh.
 #include "attn_system.h"
+#include "fused_nsa.cuh"
 #include "fused_sm90.cuh"
 #include "fused_ws90.cuh"
+#include "selected_blocks.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -20,9 +23,9 @@ static int launched(const attn_ctx *ctx, const char *what) {
   return attn_fail(ctx, ATTN_ERR, "fused: launching %s failed: %s", what, cudaGetErrorString(err));
 }
 
-template <typename Kernel>
+template <typename Kernel, typename P>
 static int launch_cfg(const attn_ctx *ctx, Kernel kernel, const char *name, dim3 grid, int threads,
-                      int smem, const Params &p) {
+                      int smem, const P &p) {
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (err != cudaSuccess)
     return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(%s) failed: %s", name,
@@ -164,13 +167,85 @@ static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params 
 template <int D>
 static int run_dim(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const Params &p) {
   switch (wl) {
-#define WORKLOAD(id, ...) \
-  case WL_##id:           \
-    return run_workload<D, WL_##id>(ctx, sh, p);
+#define WORKLOAD(id, ...)                               \
+  case WL_##id:                                         \
+    if constexpr (!wl_traits<WL_##id>::selected_blocks) \
+      return run_workload<D, WL_##id>(ctx, sh, p);      \
+    break;
 #include "workloads.def"
 #undef WORKLOAD
-  default: return ATTN_UNSUPPORTED;
+  default: break;
   }
+  return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: no dense kernel for %s", workload_table[wl].name);
+}
+
+// ---- selected blocks (fused_nsa.cuh) ----------------------------------------------------------
+
+// MT 16-row tiles of query heads per CTA: as many as the group has, up to 4.
+static int nsa_tiles(const attn_shape *sh) {
+  const int hpg = sh->heads / shape_kv_heads(sh);
+  return hpg <= 16 ? 1 : hpg <= 32 ? 2 : 4;
+}
+static int nsa_head_tiles(const attn_shape *sh) {
+  const int rows = 16 * nsa_tiles(sh);
+  return (sh->heads / shape_kv_heads(sh) + rows - 1) / rows;
+}
+
+template <int D, int MT>
+static int launch_nsa(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
+  using C = NsaCfg<D, MT>;
+  p.head_tiles = nsa_head_tiles(sh);
+  dim3 grid(sh->q_len, p.G * p.head_tiles, sh->batch);
+  return launch_cfg(ctx, nsa_fwd<D, MT>, "nsa_fwd", grid, kNsaThreads, C::smem_bytes(), p);
+}
+
+template <int D>
+static int run_nsa_dim(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
+  switch (nsa_tiles(sh)) {
+  case 1: return launch_nsa<D, 1>(ctx, sh, p);
+  case 2: return launch_nsa<D, 2>(ctx, sh, p);
+  default: return launch_nsa<D, 4>(ctx, sh, p);
+  }
+}
+
+static int run_nsa(const attn_ctx *ctx, const attn_shape *sh, const attn_io *io) {
+  NsaParams p = {};
+  p.q = static_cast<const half *>(io->q);
+  p.k = static_cast<const half *>(io->k);
+  p.v = static_cast<const half *>(io->v);
+  p.out = static_cast<half *>(io->out);
+  p.idx = io->block_idx;
+  p.B = sh->batch;
+  p.H = sh->heads;
+  p.G = shape_kv_heads(sh);
+  p.Lq = sh->q_len;
+  p.Lkv = sh->kv_len;
+  p.hpg = sh->heads / p.G;
+  p.block_size = sh->block_size;
+  p.selected = sh->selected_blocks;
+  p.offset = mask_offset(sh);
+  p.scale_log2 = (float)shape_scale(sh) * kLog2e;
+  switch (sh->dim) {
+  case 32: return run_nsa_dim<32>(ctx, sh, p);
+  case 64: return run_nsa_dim<64>(ctx, sh, p);
+  default: return run_nsa_dim<128>(ctx, sh, p);
+  }
+}
+
+// What the selected-block kernel cannot run (after the common checks), else NULL.
+static const char *nsa_problem(const attn_shape *sh, char *why, size_t why_len) {
+  const char *problem = sb_shape_problem(sh);
+  if (problem) return problem;
+  if (sh->dim != 32 && sh->dim != 64 && sh->dim != 128) {
+    snprintf(why, why_len,
+             "the fused selected-block kernel supports head dim 32, 64 and 128, not %d", sh->dim);
+    return why;
+  }
+  if ((long)shape_kv_heads(sh) * nsa_head_tiles(sh) > 65535 || sh->batch > 65535) {
+    snprintf(why, why_len, "groups * head tiles or batch exceeds the grid (65535)");
+    return why;
+  }
+  return NULL;
 }
 
 // Workspace layout (floats): lse [B*H*Lq] | lse_kf [B*H*Lq] (COL_KEYFORMER) | unpooled
@@ -196,6 +271,11 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
              "fused kernels are fp16 only for now (bf16 needs the bf16 mma/wgmma "
              "variants of every tile; planned with the Hopper core)");
     return ATTN_UNSUPPORTED;
+  }
+  if ((int)wl >= 0 && wl < WL_COUNT && workload_selected_blocks(wl)) {
+    const char *problem = nsa_problem(sh, why, why_len);
+    if (problem && problem != why) snprintf(why, why_len, "%s", problem);
+    return problem ? ATTN_UNSUPPORTED : ATTN_OK;
   }
   if (sh->dim != 64 && sh->dim != 128) {
     snprintf(why, why_len, "fused kernels support head dim 64 and 128, not %d", sh->dim);
@@ -225,6 +305,7 @@ static size_t fused_workspace_bytes(const attn_ctx *, workload_id wl, const attn
 
 static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const attn_io *io,
                      void *workspace) {
+  if (workload_selected_blocks(wl)) return run_nsa(ctx, sh, io);
   Params p = {};
   p.q = static_cast<const half *>(io->q);
   p.k = static_cast<const half *>(io->k);
@@ -253,6 +334,7 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
 }
 
 static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *) {
+  if (workload_selected_blocks(wl)) return "fused-nsa-mma16816"; // mma.sync on every arch
   if (!hopper(ctx)) return "fused-sm80";
   if (!use_sm90(ctx, wl)) return "fused-sm80fwd-sm90col";
   switch (ctx->sm90_fwd) {

@@ -9,9 +9,14 @@ namespace fused {
 
 // Shared-memory tiles hold rows of D halves as 16-byte chunks; chunk c of row r is stored at
 // chunk position c ^ (r & 7), so the 8 rows that one ldmatrix phase reads hit 8 different bank
-// groups instead of one.
+// groups instead of one. D = 32 (4 chunks, two rows per 128 bytes; the selected-block kernel):
+// c ^ ((r >> 1) & 3), the same 8 distinct groups.
 template <int D> __device__ __forceinline__ int swz(int row, int chunk) {
-  return row * D + ((chunk ^ (row & 7)) << 3);
+  static_assert(D == 32 || D % 64 == 0, "swz: rows of 32 or a multiple of 64 halves");
+  if constexpr (D >= 64)
+    return row * D + ((chunk ^ (row & 7)) << 3);
+  else
+    return row * D + ((chunk ^ ((row >> 1) & 3)) << 3);
 }
 
 __device__ __forceinline__ uint32_t smem_u32(const void *p) {

@@ -6,11 +6,15 @@
 //   column kernel one block per key column: p_ij = exp(s_ij - lse_i) over the rows that see
 //                 key j: sum, sum of squares, KeyFormer sum, corm's relative margin
 //   pool kernel   the average pool over the column sums (workloads with pool > 0)
+//   selected kernel  KEYS_SELECTED_BLOCKS: one block per (query, head): the keys of the query's
+//                 list (selected_blocks.h) from its K/V head, max, sum, then out like the row
+//                 kernel; a query without a key gets 0
 #include "gpuref.h"
 
 #include "gpu_util.cuh"
 #include "harness_gpu.h"
 #include "rng.h"
+#include "selected_blocks.h"
 #include "workload.h"
 
 #include <cuda_fp16.h>
@@ -161,6 +165,68 @@ __global__ void gr_pool_kernel(const float *x, float *pooled, size_t rows, int n
   }
 }
 
+// KEYS_SELECTED_BLOCKS. grid (Lq, H, B). The gathered key kk (0 <= kk < T * BS) of query i is
+// key j = list[kk / BS] * BS + kk % BS of K/V head g = h / (H / G); it counts when its block
+// is live (sb_block_live), j < Lkv and the mask allows it. Writes out (fp32, [B, Lq, H, D]).
+struct gr_blocks {
+  const int32_t *idx; // [B, Lq, G, T]
+  int groups, block_size, selected;
+};
+
+__device__ static int gr_gathered_key(const gr_args &a, const gr_blocks &sb, const int32_t *list,
+                                      int i, int kk) {
+  const int32_t blk = list[kk / sb.block_size];
+  if (blk < 0 || (long long)blk * sb.block_size >= a.kv_len) return -1;
+  const int j = blk * sb.block_size + kk % sb.block_size;
+  return j < a.kv_len && j <= i + a.offset ? j : -1;
+}
+
+__global__ void gr_selected_kernel(gr_args a, gr_blocks sb, float *out) {
+  __shared__ float q_row[GR_MAX_DIM];
+  __shared__ float p_chunk[GR_THREADS];
+  __shared__ int j_chunk[GR_THREADS];
+  __shared__ float scratch[32];
+  const int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+  const int g = h / (a.heads / sb.groups), n = sb.selected * sb.block_size;
+  const int32_t *list = sb.idx + (((size_t)b * a.q_len + i) * sb.groups + g) * sb.selected;
+  load_row_f32(a, gr_row(a.q, a, a.q_len, b, i, h), q_row, a.dim);
+  auto key_row = [&](const uint16_t *t, int j) {
+    return t + (((size_t)b * a.kv_len + j) * sb.groups + g) * a.dim;
+  };
+
+  float m = -INFINITY;
+  for (int kk = threadIdx.x; kk < n; kk += blockDim.x) {
+    const int j = gr_gathered_key(a, sb, list, i, kk);
+    if (j >= 0) m = fmaxf(m, gr_logit(a, q_row, key_row(a.k, j)));
+  }
+  m = block_reduce(m, scratch, op_max());
+  float l = 0.0f;
+  for (int kk = threadIdx.x; kk < n; kk += blockDim.x) {
+    const int j = gr_gathered_key(a, sb, list, i, kk);
+    if (j >= 0) l += expf(gr_logit(a, q_row, key_row(a.k, j)) - m);
+  }
+  l = block_reduce(l, scratch, op_sum());
+
+  float acc0 = 0.0f, acc1 = 0.0f;
+  const int d0 = threadIdx.x, d1 = threadIdx.x + GR_THREADS;
+  for (int base = 0; base < n; base += GR_THREADS) {
+    const int j = base + threadIdx.x < n ? gr_gathered_key(a, sb, list, i, base + threadIdx.x) : -1;
+    p_chunk[threadIdx.x] = j >= 0 ? expf(gr_logit(a, q_row, key_row(a.k, j)) - m) / l : 0.0f;
+    j_chunk[threadIdx.x] = j;
+    __syncthreads();
+    for (int t = 0; t < min(GR_THREADS, n - base); t++) {
+      if (j_chunk[t] < 0) continue;
+      const uint16_t *v = key_row(a.v, j_chunk[t]);
+      if (d0 < a.dim) acc0 = fmaf(p_chunk[t], gr_elem(a, v[d0]), acc0);
+      if (d1 < a.dim) acc1 = fmaf(p_chunk[t], gr_elem(a, v[d1]), acc1);
+    }
+    __syncthreads();
+  }
+  float *o = out + (((size_t)b * a.q_len + i) * a.heads + h) * a.dim;
+  if (d0 < a.dim) o[d0] = acc0; // l == 0 (no key): every p is 0, out 0
+  if (d1 < a.dim) o[d1] = acc1;
+}
+
 static void to_host_double(double *dst, const float *src_dev, size_t n) {
   if (!dst) return;
   float *tmp = (float *)hx_host_alloc(n * sizeof *tmp, "gpuref copy");
@@ -170,7 +236,7 @@ static void to_host_double(double *dst, const float *src_dev, size_t n) {
 }
 
 extern "C" int gpuref_has_workload(const workload_info *w) {
-  return workload_features_within(w, ~0u, ~0u); // every feature of workload.h
+  return workload_features_within(w, ~0u, ~0u, ~0u); // every feature of workload.h
 }
 
 extern "C" int gpuref_supports(const attn_shape *s) {
@@ -193,7 +259,7 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
                mask_offset(s),
                workload_table[wl].logits == LOGITS_SOFTCAP,
                (int)workload_table[wl].column,
-               1.0f / sqrtf((float)s->dim)};
+               s->scale > 0 ? (float)s->scale : 1.0f / sqrtf((float)s->dim)};
   size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
   size_t nrows = (size_t)s->batch * s->heads * s->q_len;
   float *d_out = (float *)hx_dev_alloc(nq * sizeof(float), "gpuref out");
@@ -203,7 +269,12 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
   float *d_pooled = d_cols + 3 * ns;
 
   dim3 rows(s->q_len, s->heads, s->batch), cols(s->kv_len, s->heads, s->batch);
-  gr_row_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, d_out, d_lse, d_lse + nrows);
+  if (workload_selected_blocks(wl)) {
+    gr_blocks sb = {in->block_idx, shape_kv_heads(s), s->block_size, s->selected_blocks};
+    gr_selected_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, sb, d_out);
+  } else {
+    gr_row_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, d_out, d_lse, d_lse + nrows);
+  }
   HX_CUDA_LAUNCH();
   if (workload_has_column_pass(wl)) {
     gr_column_kernel<<<cols, GR_THREADS, 0, ctx->stream>>>(a, d_lse, d_lse + nrows, d_score,

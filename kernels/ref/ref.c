@@ -8,11 +8,15 @@
  *   snapkv_score  = avg_pool1d(h2o_score, kernel 5, padding 2, stride 1) (pad counts as 0, / 5)
  *   kf_score[j]   = sum_i softmax_j((S[i,j] - log exp_rand[i,j]) / tau)   (masked like S)
  *   corm_score[j] = any_i P[i,j] >= corm_mask[i][j]
+ * Selected blocks (KEYS_SELECTED_BLOCKS, nsa): for each query, the keys of the blocks of its
+ * list (selected_blocks.h) gathered in list order from its K/V head, masked causally, then
+ * softmax and P V with the cell's scale; a query without a key gets 0.
  * Slow on purpose: O(B H Lq Lkv D), one row of scratch. */
 #include "ref.h"
 
 #include "harness.h"
 #include "rng.h"
+#include "selected_blocks.h"
 #include "workload.h"
 
 #include <math.h>
@@ -114,6 +118,47 @@ static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in, 
     for (int j = 0; j < lkv; j++) out->flags[col0 + j] = out->corm_margin[col0 + j] >= 0;
 }
 
+/* KEYS_SELECTED_BLOCKS: query t of head h (K/V head g = h / (H/G)) over its gathered keys. */
+static void ref_selected_row(const attn_shape *s, const ref_inputs *in, const qkv_double *x,
+                             const ref_outputs *out, int b, int h, int t, double *p, int *key) {
+  const int G = shape_kv_heads(s), T = s->selected_blocks, BS = s->block_size, D = s->dim;
+  const int g = h / (s->heads / G);
+  const int32_t *list = in->block_idx + (((size_t)b * s->q_len + t) * G + g) * T;
+  const double *q = x->q + (((size_t)b * s->q_len + t) * s->heads + h) * D;
+  int n = 0; /* gathered keys */
+  for (int e = 0; e < T; e++) {
+    if (!sb_block_live(s, list[e])) continue;
+    for (int j = list[e] * BS; j < (list[e] + 1) * BS && j < s->kv_len; j++) {
+      if (causal_masked(s, t, j)) continue;
+      const double *k = x->k + (((size_t)b * s->kv_len + j) * G + g) * D;
+      double dot = 0;
+      for (int d = 0; d < D; d++) dot += q[d] * k[d];
+      p[n] = dot * shape_scale(s);
+      key[n++] = j;
+    }
+  }
+  double *o = out->out + (((size_t)b * s->q_len + t) * s->heads + h) * D;
+  for (int d = 0; d < D; d++) o[d] = 0;
+  if (n == 0) return;
+  softmax_inplace(p, n);
+  for (int e = 0; e < n; e++) {
+    const double *v = x->v + (((size_t)b * s->kv_len + key[e]) * G + g) * D;
+    for (int d = 0; d < D; d++) o[d] += p[e] * v[d];
+  }
+}
+
+static void ref_selected(const attn_shape *s, const ref_inputs *in, const qkv_double *x,
+                         const ref_outputs *out) {
+  size_t most = (size_t)s->selected_blocks * s->block_size; /* keys of a full list */
+  double *p = hx_host_alloc(most * sizeof *p, "ref gathered scores");
+  int *key = hx_host_alloc(most * sizeof *key, "ref gathered keys");
+  for (int b = 0; b < s->batch; b++)
+    for (int t = 0; t < s->q_len; t++)
+      for (int h = 0; h < s->heads; h++) ref_selected_row(s, in, x, out, b, h, t, p, key);
+  hx_host_free(key);
+  hx_host_free(p);
+}
+
 static double *to_double(const uint16_t *t, size_t n, attn_dtype dtype, const char *what) {
   double *d = hx_host_alloc(n * sizeof *d, what);
   for (size_t e = 0; e < n; e++) d[e] = rng_elem_to_float(t[e], dtype == DTYPE_BF16);
@@ -123,20 +168,24 @@ static double *to_double(const uint16_t *t, size_t n, attn_dtype dtype, const ch
 int ref_has_workload(const workload_info *w) {
   /* every logits kind and column statistic; the pool reads a scratch row as wide as the
    * scores, so any width works */
-  return workload_features_within(w, ~0u, ~0u);
+  return workload_features_within(w, ~0u, ~0u, ~0u);
 }
 
 void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const ref_outputs *out) {
   size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
   qkv_double x = {to_double(in->q, nq, s->dtype, "ref q"), to_double(in->k, nkv, s->dtype, "ref k"),
                   to_double(in->v, nkv, s->dtype, "ref v")};
-  size_t row_bytes = (size_t)s->kv_len * sizeof(double);
-  double *p = hx_host_alloc(row_bytes, "ref score row");
-  double *kfp = hx_host_alloc(row_bytes, "ref kf row");
-  for (int b = 0; b < s->batch; b++)
-    for (int h = 0; h < s->heads; h++) ref_head(wl, s, in, &x, out, b, h, p, kfp);
-  hx_host_free(kfp);
-  hx_host_free(p);
+  if (workload_selected_blocks(wl)) {
+    ref_selected(s, in, &x, out);
+  } else {
+    size_t row_bytes = (size_t)s->kv_len * sizeof(double);
+    double *p = hx_host_alloc(row_bytes, "ref score row");
+    double *kfp = hx_host_alloc(row_bytes, "ref kf row");
+    for (int b = 0; b < s->batch; b++)
+      for (int h = 0; h < s->heads; h++) ref_head(wl, s, in, &x, out, b, h, p, kfp);
+    hx_host_free(kfp);
+    hx_host_free(p);
+  }
   hx_host_free(x.v);
   hx_host_free(x.k);
   hx_host_free(x.q);
@@ -167,6 +216,9 @@ void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed, ref
   in->corm_mask = alloc_or_null(workload_needs_corm_mask(wl), ncm, sizeof(float), "corm_mask");
   if (in->corm_mask)
     for (size_t e = 0; e < ncm; e++) in->corm_mask[e] = corm_mask_value((int)(e / s->kv_len));
+  in->block_idx = alloc_or_null(workload_selected_blocks(wl), shape_block_idx_elems(s),
+                                sizeof(int32_t), "block_idx");
+  if (in->block_idx) sb_generate(s, seed, in->block_idx);
 }
 
 void ref_inputs_free(ref_host_inputs *in) {
@@ -175,6 +227,7 @@ void ref_inputs_free(ref_host_inputs *in) {
   hx_host_free(in->v);
   hx_host_free(in->exp_rand);
   hx_host_free(in->corm_mask);
+  hx_host_free(in->block_idx);
   memset(in, 0, sizeof *in);
 }
 

@@ -16,9 +16,10 @@ extern "C" {
 #endif
 
 typedef struct {
-  const uint16_t *q, *k, *v; /* fp16 bits, [B, Lq, H, D] and [B, Lkv, H, D] */
+  const uint16_t *q, *k, *v; /* fp16 bits, [B, Lq, H, D] and [B, Lkv, G, D] */
   const float *exp_rand;     /* kf:   [B, H, Lq, Lkv] */
   const float *corm_mask;    /* corm: [Lq, Lkv] */
+  const int32_t *block_idx;  /* KEYS_SELECTED_BLOCKS: [B, Lq, G, T] (selected_blocks.h) */
 } ref_inputs;
 
 /* Every pointer the workload writes must be non-NULL (see workload_table). */
@@ -44,7 +45,13 @@ void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,
 typedef struct {
   uint16_t *q, *k, *v;
   float *exp_rand, *corm_mask; /* NULL unless the workload needs them */
+  int32_t *block_idx;          /* NULL unless KEYS_SELECTED_BLOCKS */
 } ref_host_inputs;
+/* The ref_inputs view of host inputs. */
+static inline ref_inputs ref_inputs_of(const ref_host_inputs *h) {
+  ref_inputs in = {h->q, h->k, h->v, h->exp_rand, h->corm_mask, h->block_idx};
+  return in;
+}
 void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed, ref_host_inputs *in);
 void ref_inputs_free(ref_host_inputs *in);
 

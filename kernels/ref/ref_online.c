@@ -6,11 +6,15 @@
  *   pass 2, per key column: P[i,j] = exp(S[i,j] - lse_i) recomputed for every visible row
  *     and reduced (sum, sum of squares, KeyFormer sum, corm margin);
  *   snapkv's pooling through prefix sums.
+ * Selected blocks (KEYS_SELECTED_BLOCKS): every key j of the row is scanned in order and kept
+ * when the block j / BS appears in the query's list (and the causal mask allows it), with the
+ * online max / sum; no gather, no per-list order.
  * Double precision throughout; O(B H Lq Lkv D) twice. */
 #include "ref.h"
 
 #include "harness.h"
 #include "rng.h"
+#include "selected_blocks.h"
 #include "workload.h"
 
 #include <math.h>
@@ -121,10 +125,58 @@ static void pool_prefix(double *score, int n, int w, double *prefix) {
   }
 }
 
+/* Key j is in one of the T blocks of list (an absent entry never equals j / BS: it is past
+ * the keys or negative). */
+static int in_list(const int32_t *list, int T, int block) {
+  for (int e = 0; e < T; e++)
+    if (list[e] == block) return 1;
+  return 0;
+}
+
+/* KEYS_SELECTED_BLOCKS, query t of head h: a scan over every key, the list as a membership
+ * test, online softmax; out = 0 when no key is kept. */
+static void selected_row(const attn_shape *s, const ref_inputs *in, const ref_outputs *out, int b,
+                         int h, int t, double *acc) {
+  const int G = shape_kv_heads(s), T = s->selected_blocks, D = s->dim;
+  const int g = h / (s->heads / G), bf16 = s->dtype == DTYPE_BF16;
+  const int32_t *list = in->block_idx + (((size_t)b * s->q_len + t) * G + g) * T;
+  const uint16_t *q = in->q + (((size_t)b * s->q_len + t) * s->heads + h) * D;
+  double m = -INFINITY, l = 0;
+  for (int d = 0; d < D; d++) acc[d] = 0;
+  for (int j = 0; j <= last_key(s, t); j++) {
+    if (!in_list(list, T, j / s->block_size)) continue;
+    const uint16_t *k = in->k + (((size_t)b * s->kv_len + j) * G + g) * D;
+    const uint16_t *v = in->v + (((size_t)b * s->kv_len + j) * G + g) * D;
+    double dot = 0;
+    for (int d = 0; d < D; d++)
+      dot += (double)rng_elem_to_float(q[d], bf16) * rng_elem_to_float(k[d], bf16);
+    double x = dot * shape_scale(s);
+    if (x > m) { /* rescale under the new max */
+      double c = exp(m - x);
+      l *= c;
+      for (int d = 0; d < D; d++) acc[d] *= c;
+      m = x;
+    }
+    double e = exp(x - m);
+    l += e;
+    for (int d = 0; d < D; d++) acc[d] += e * rng_elem_to_float(v[d], bf16);
+  }
+  double *o = out->out + (((size_t)b * s->q_len + t) * s->heads + h) * D;
+  for (int d = 0; d < D; d++) o[d] = l > 0 ? acc[d] / l : 0.0;
+}
+
 void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,
                     const ref_outputs *out) {
   size_t lse_bytes = (size_t)s->q_len * sizeof(double);
   size_t acc_bytes = (size_t)s->dim * sizeof(double);
+  if (workload_selected_blocks(wl)) {
+    double *acc = hx_host_alloc(acc_bytes, "online acc");
+    for (int b = 0; b < s->batch; b++)
+      for (int t = 0; t < s->q_len; t++)
+        for (int h = 0; h < s->heads; h++) selected_row(s, in, out, b, h, t, acc);
+    hx_host_free(acc);
+    return;
+  }
   size_t pre_bytes = ((size_t)s->kv_len + 1) * sizeof(double);
   double *lse = hx_host_alloc(lse_bytes, "online lse");
   double *lse_kf = hx_host_alloc(lse_bytes, "online kf lse");

@@ -14,8 +14,20 @@
 // Workspace: S16/P16 (2 B) + P32 (4 B) per score element, + KF32 (4 B) for COL_KEYFORMER,
 // + a [B,H,S] row of unpooled sums for pooled workloads, + O. Q, K, V are read in place in [B, S, H, D]: head stride D, row
 // stride H*D.
+//
+// Selected blocks (KEYS_SELECTED_BLOCKS, nsa), the naive PyTorch NSA (gather, masked softmax):
+//   Kg, Vg = K, V gathered per (b, t, g): the N = T * BS keys of the query's list, zeros where
+//            an entry is absent or past the keys          [B * Lq * G, N, D] fp16 each
+//   S16    = Q Kg^T per (b, t, g): the H/G heads of the group against its keys (cuBLAS
+//            strided-batched, one matrix per query and K/V head)     [B * Lq * H, N]
+//   S16    = mask(S16 * scale): -inf on absent keys and, causal, keys past the query
+//   P32 = softmax(S16), P16 = (fp16) P32 over S16, out = P16 Vg (cuBLAS, straight into
+//   [B, Lq, H, D]: the group's heads are consecutive rows there).
+// Workspace: Kg + Vg + S16 + P32; Kg and Vg grow with B * S * G * T * BS * D, and a cell whose
+// gathered copies do not fit ends with status=oom, as eager PyTorch would.
 #include "attn_system.h"
 #include "gpu_util.cuh"
+#include "selected_blocks.h"
 #include "workload.h"
 
 #include <cublas_v2.h>
@@ -48,6 +60,69 @@ static uf_layout uf_plan(workload_id wl, const attn_shape *s) {
 }
 
 // ---- kernels --------------------------------------------------------------------------------
+
+// KEYS_SELECTED_BLOCKS: what the gathered key kk of list `list` is: its key index, or -1 when
+// its entry is absent or past the keys (selected_blocks.h). The causal mask comes later.
+__device__ static int uf_gathered_key(const int32_t *list, int kk, int block_size, int kv_len) {
+  const int32_t blk = list[kk / block_size];
+  if (blk < 0 || (long long)blk * block_size >= kv_len) return -1;
+  const int j = blk * block_size + kk % block_size;
+  return j < kv_len ? j : -1;
+}
+
+// Kg[l, kk, :] = K[b, j, g, :] for list l = (b * Lq + t) * G + g and its gathered key kk -> j
+// (zeros when absent); Vg likewise. Moves 8 halves (16 bytes) at a time when D % 8 == 0.
+struct uf_gather_args {
+  const __half *k, *v;
+  __half *kg, *vg;
+  const int32_t *idx;
+  int q_len, kv_len, groups, dim, block_size, selected;
+};
+
+__global__ void uf_gather_kernel(uf_gather_args a, size_t units, int vec) {
+  const int per_row = vec ? a.dim / 8 : a.dim, n = a.selected * a.block_size;
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < units;
+       e += (size_t)gridDim.x * blockDim.x) {
+    const int u = (int)(e % per_row);
+    const size_t row = e / per_row; // (list, kk)
+    const int kk = (int)(row % n);
+    const size_t list = row / n;
+    const int g = (int)(list % a.groups);
+    const size_t b = list / a.groups / a.q_len;
+    const int j = uf_gathered_key(a.idx + list * a.selected, kk, a.block_size, a.kv_len);
+    const size_t src = ((b * a.kv_len + (j < 0 ? 0 : j)) * a.groups + g) * a.dim;
+    if (vec) {
+      const uint4 zero = make_uint4(0, 0, 0, 0);
+      reinterpret_cast<uint4 *>(a.kg)[e] =
+          j < 0 ? zero : reinterpret_cast<const uint4 *>(a.k + src)[u];
+      reinterpret_cast<uint4 *>(a.vg)[e] =
+          j < 0 ? zero : reinterpret_cast<const uint4 *>(a.v + src)[u];
+    } else {
+      a.kg[e] = j < 0 ? __float2half(0.0f) : a.k[src + u];
+      a.vg[e] = j < 0 ? __float2half(0.0f) : a.v[src + u];
+    }
+  }
+}
+
+// S <- mask(S * scale) over the [B * Lq * H, N] gathered scores: -inf where the key is absent
+// or (offset: mask_offset) after the query.
+__global__ void uf_sel_mask_kernel(__half *s, size_t n_elems, const int32_t *idx, int q_len,
+                                   int kv_len, int heads, int groups, int block_size, int selected,
+                                   int offset, float scale) {
+  const int n = selected * block_size;
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n_elems;
+       e += (size_t)gridDim.x * blockDim.x) {
+    const int kk = (int)(e % n);
+    const size_t row = e / n; // (b, t, h)
+    const int h = (int)(row % heads);
+    const size_t bt = row / heads;
+    const int t = (int)(bt % q_len);
+    const size_t list = bt * groups + h / (heads / groups);
+    const int j = uf_gathered_key(idx + list * selected, kk, block_size, kv_len);
+    s[e] = j < 0 || j > t + offset ? __float2half(-INFINITY)
+                                   : __float2half(__half2float(s[e]) * scale);
+  }
+}
 
 // S <- mask(softcap(S * scale)) on every [Lq, Lkv] matrix of the batch, fp16 in place.
 __global__ void uf_scale_mask_kernel(__half *s, size_t n, int q_len, int kv_len, int offset,
@@ -204,6 +279,78 @@ static int uf_pv(const attn_ctx *ctx, const attn_shape *s, const __half *p16, co
   return ATTN_OK;
 }
 
+// KEYS_SELECTED_BLOCKS workspace (bytes): Kg | Vg | S16 | P32.
+typedef struct {
+  size_t kg, vg, s16, p32, total;
+} uf_sel_layout;
+
+static uf_sel_layout uf_sel_plan(const attn_shape *s) {
+  size_t lists = (size_t)s->batch * s->q_len * shape_kv_heads(s);
+  size_t n = (size_t)s->selected_blocks * s->block_size;
+  size_t scores = (size_t)s->batch * s->q_len * s->heads * n;
+  uf_sel_layout l;
+  l.kg = 0;
+  l.vg = align_up(lists * n * s->dim * sizeof(__half));
+  l.s16 = 2 * l.vg; /* Kg and Vg are the same size */
+  l.p32 = align_up(l.s16 + scores * sizeof(__half));
+  l.total = align_up(l.p32 + scores * sizeof(float));
+  return l;
+}
+
+// The selected-block workload (see the top of this file).
+static int uf_run_selected(const attn_ctx *ctx, const attn_shape *s, const attn_io *io,
+                           void *workspace) {
+  const uf_sel_layout l = uf_sel_plan(s);
+  char *ws = (char *)workspace;
+  __half *kg = (__half *)(ws + l.kg), *vg = (__half *)(ws + l.vg), *s16 = (__half *)(ws + l.s16);
+  float *p32 = (float *)(ws + l.p32);
+  const int G = shape_kv_heads(s), hpg = s->heads / G, D = s->dim;
+  const int n = s->selected_blocks * s->block_size;
+  const int lists = s->batch * s->q_len * G;
+  const size_t n_scores = (size_t)s->batch * s->q_len * s->heads * n;
+
+  uf_gather_args ga = {(const __half *)io->k,
+                       (const __half *)io->v,
+                       kg,
+                       vg,
+                       io->block_idx,
+                       s->q_len,
+                       s->kv_len,
+                       G,
+                       D,
+                       s->block_size,
+                       s->selected_blocks};
+  const int vec = D % 8 == 0;
+  const size_t units = (size_t)lists * n * (vec ? D / 8 : D);
+  uf_gather_kernel<<<grid_stride_blocks(units, 256), 256, 0, ctx->stream>>>(ga, units, vec);
+  ATTN_TRY_LAUNCH(ctx, "uf_gather_kernel");
+
+  // S^T [n, hpg] (column-major) = Kg Q^T per list: row-major S [hpg, n]
+  const float one = 1.0f, zero = 0.0f;
+  cublasHandle_t handle = (cublasHandle_t)ctx->cublas;
+  ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, hpg, D, &one,
+                                                  kg, CUDA_R_16F, D, (long long)n * D, io->q,
+                                                  CUDA_R_16F, D, (long long)hpg * D, &zero, s16,
+                                                  CUDA_R_16F, n, (long long)hpg * n, lists,
+                                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  uf_sel_mask_kernel<<<grid_stride_blocks(n_scores, 256), 256, 0, ctx->stream>>>(
+      s16, n_scores, io->block_idx, s->q_len, s->kv_len, s->heads, G, s->block_size,
+      s->selected_blocks, mask_offset(s), (float)shape_scale(s));
+  ATTN_TRY_LAUNCH(ctx, "uf_sel_mask_kernel");
+  const unsigned rows = (unsigned)((size_t)s->batch * s->q_len * s->heads);
+  uf_softmax_kernel<false><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, NULL, p32, n);
+  ATTN_TRY_LAUNCH(ctx, "uf_softmax_kernel");
+  uf_cast_kernel<<<grid_stride_blocks(n_scores, 256), 256, 0, ctx->stream>>>(p32, s16, n_scores);
+  ATTN_TRY_LAUNCH(ctx, "uf_cast_kernel");
+  // out^T [D, hpg] (column-major) = Vg^T P16^T per list: out [B, Lq, H, D] row-major
+  ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, D, hpg, n, &one,
+                                                  vg, CUDA_R_16F, D, (long long)n * D, s16,
+                                                  CUDA_R_16F, n, (long long)hpg * n, &zero, io->out,
+                                                  CUDA_R_16F, D, (long long)hpg * D, lists,
+                                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return ATTN_OK;
+}
+
 // ---- the system ---------------------------------------------------------------------------------
 
 static int uf_column_stats(const attn_ctx *ctx, const attn_shape *s, const float *p, float *out1,
@@ -259,6 +406,18 @@ static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
     snprintf(why, why_len, "unfused runs fp16 only (cuBLAS and its kernels are written for half)");
     return ATTN_UNSUPPORTED;
   }
+  if (workload_selected_blocks(wl)) {
+    const char *problem = sb_shape_problem(s);
+    if (problem) {
+      snprintf(why, why_len, "%s", problem);
+      return ATTN_UNSUPPORTED;
+    }
+    if ((size_t)s->batch * s->q_len * shape_kv_heads(s) > 0x7fffffffu) {
+      snprintf(why, why_len, "B*Lq*G exceeds cuBLAS's batch count");
+      return ATTN_UNSUPPORTED;
+    }
+    return ATTN_OK;
+  }
   if ((size_t)s->batch * s->heads > 65535u) {
     snprintf(why, why_len, "batch*heads %d*%d exceeds the column kernel's grid", s->batch,
              s->heads);
@@ -269,11 +428,12 @@ static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
 
 static size_t uf_workspace_bytes(const attn_ctx *ctx, workload_id wl, const attn_shape *s) {
   (void)ctx;
-  return uf_plan(wl, s).total;
+  return workload_selected_blocks(wl) ? uf_sel_plan(s).total : uf_plan(wl, s).total;
 }
 
 static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
                   void *workspace) {
+  if (workload_selected_blocks(wl)) return uf_run_selected(ctx, s, io, workspace);
   const workload_info *w = &workload_table[wl];
   uf_layout l = uf_plan(wl, s);
   char *ws = (char *)workspace;
@@ -311,9 +471,8 @@ static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, cons
 
 static const char *uf_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *s) {
   (void)ctx;
-  (void)wl;
   (void)s;
-  return "unfused-cublas";
+  return workload_selected_blocks(wl) ? "unfused-gather-cublas" : "unfused-cublas";
 }
 
 extern "C" const attn_system attn_system_unfused = {"unfused", uf_supports, uf_workspace_bytes,

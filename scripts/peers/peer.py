@@ -7,15 +7,19 @@ printed as one log of the kit's contract (README.md "Log contract", common/kvlin
             [--seed 1] [--check|--no-check] [--check-pairs N] [--device gpu|cpu]
             [--causal 1|0] [--dtype fp16|bf16]       (attention-only workloads: COL_NONE)
             [--e2e [--layers 32] [--hidden 4096] [--mlp 11008] [--vocab 32000]]
+            [--groups 1] [--block-size 32] [--selected-blocks 8] [--scale X]
+                                                (selected-block workloads: KEYS_SELECTED_BLOCKS)
 
 Rules shared with the kit's binaries (scripts/peers/README.md says more):
   inputs   q, k, v ~ N(0, 1) fp16 [B, S, H, D] from torch.Generator(seed); COL_KEYFORMER's
            exp_rand = 1 + |N(0, 1)| fp32 [B, H, S, S]; COL_ANY_GE_MASK's corm_mask[i][j] =
-           1 / (i + 1) fp32 [S, S]
+           1 / (i + 1) fp32 [S, S]; KEYS_SELECTED_BLOCKS: k, v [B, S, G, D] and block_idx
+           [B, S, G, T] (workloads.block_lists: the rule of kernels/selected_blocks.h)
   timing   `warmup` untimed calls, then `runs` calls each between two CUDA events (the first
            call, which compiles for inductor and flex, comes before and is reported as
            compile_s); avg/median/min/max in ms
-  flops    4*B*H*S^2*D per call, halved when causal (the paper's count); no gflops for e2e
+  flops    4*B*H*S^2*D per call, halved when causal (the paper's count); selected blocks:
+           4*D per attended (b, h, query, key); no gflops for e2e
   memory   torch.cuda.reset_peak_memory_stats() right before the timed runs, then
            max_memory_allocated(): live inputs (and e2e weights, cache) plus the largest
            transient of a call; the CUDA context and the allocator's cached blocks are not in it
@@ -83,6 +87,17 @@ def int_at_least(minimum):
 positive_int, non_negative_int = int_at_least(1), int_at_least(0)
 
 
+def positive_float(text):
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number, got %r" % text)
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError("expected a finite number > 0, got %r" % text)
+    return value
+
+
 def parse_args(argv):
     import systems
     p = argparse.ArgumentParser(prog="peer.py", description=__doc__.split("\n")[0])
@@ -112,7 +127,28 @@ def parse_args(argv):
     p.add_argument("--hidden", type=positive_int, default=4096)
     p.add_argument("--mlp", type=positive_int, default=11008)
     p.add_argument("--vocab", type=positive_int, default=32000)
+    p.add_argument("--groups", type=positive_int, default=None,
+                   help="K/V heads, dividing --heads (selected-block workloads; default 1)")
+    p.add_argument("--block-size", type=positive_int, default=None,
+                   help="keys per block (selected-block workloads; default 32)")
+    p.add_argument("--selected-blocks", type=positive_int, default=None,
+                   help="blocks per query's list (selected-block workloads; default 8)")
+    p.add_argument("--scale", type=positive_float, default=None,
+                   help="softmax scale (selected-block workloads; default 1/sqrt(dim))")
     args = p.parse_args(argv)
+    block_opts = [o for o, v in (("--groups", args.groups), ("--block-size", args.block_size),
+                                 ("--selected-blocks", args.selected_blocks),
+                                 ("--scale", args.scale)) if v is not None]
+    args.blocks = None
+    if registry.find(args.workload).keys == "KEYS_SELECTED_BLOCKS":
+        import workloads as wl
+        args.blocks = wl.Blocks(args.groups or 1, args.block_size or 32,
+                                args.selected_blocks or 8, args.scale)
+        if args.heads % args.blocks.groups:
+            p.error("--groups %d must divide --heads %d" % (args.blocks.groups, args.heads))
+    elif block_opts:
+        p.error("%s is an option of the selected-block workloads, not of --workload %s"
+                % (block_opts[0], args.workload))
     if args.warmup is None:
         args.warmup = 2 if args.e2e else 100
     if args.runs is None:
@@ -223,6 +259,10 @@ def config_pairs(args, impl):
                   ("vocab", args.vocab)]
     pairs += [("dtype", args.dtype), ("causal", args.causal), ("device", args.device),
               ("impl", impl), ("seed", args.seed)]
+    if args.blocks is not None:
+        pairs += [("groups", args.blocks.groups), ("block_size", args.blocks.block_size),
+                  ("selected_blocks", args.blocks.selected),
+                  ("scale", "%.6g" % args.blocks.scale_for(args.dim))]
     return pairs
 
 
@@ -285,16 +325,18 @@ def run_kernel(torch, args, log, device):
     on_gpu = device.type == "cuda"
     causal = bool(args.causal)
     fn, impl = systems.build(args.system, args.workload, args.seqlen, device, causal=causal,
-                             dtype=args.dtype)
+                             dtype=args.dtype, blocks=args.blocks)
     log.record("config", config_pairs(args, impl))
     inputs = wl.make_inputs(args.workload, args.batch, args.seqlen, args.heads, args.dim,
-                            args.seed, device, dtype=getattr(torch, DTYPES[args.dtype]))
+                            args.seed, device, dtype=getattr(torch, DTYPES[args.dtype]),
+                            blocks=args.blocks)
     outputs, compile_s = first_call(torch, lambda: fn(*inputs), on_gpu)
     checks_ok = True
     if args.check:
         ref_dtype = torch.float32 if on_gpu else torch.float64
         bh = wl.sample_pairs(args.batch, args.heads, args.check_pairs)
-        want = wl.reference(args.workload, *inputs, dtype=ref_dtype, causal=causal, pairs=bh)
+        want = wl.reference(args.workload, *inputs, dtype=ref_dtype, causal=causal, pairs=bh,
+                            blocks=args.blocks)
         for name, got, ref in zip(wl.OUTPUTS[args.workload], outputs, want):
             ok, pairs = check_pairs(name, wl.select_pairs(name == "out", got, bh), ref,
                                     wl.compare, wl.tolerance(args.workload, name))
@@ -311,10 +353,10 @@ def run_kernel(torch, args, log, device):
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
     times = time_calls(torch, call, args.warmup, args.runs, on_gpu)
-    flops = 4.0 * args.batch * args.heads * args.seqlen ** 2 * args.dim / (2 if causal else 1)
+    gflop = wl.gflop(args.workload, args.batch, args.seqlen, args.heads, args.dim, causal,
+                     args.blocks)
     pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup),
-                                   ("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3)
-                                                          / 1e9))]
+                                   ("gflops_s", "%.1f" % (gflop / (statistics.fmean(times) / 1e3)))]
     return finish(torch, pairs, compile_s, args.system, checks_ok, on_gpu)
 
 
@@ -409,6 +451,10 @@ def run(args, log):
             raise Outcome("unsupported", EXIT_UNSUPPORTED, "torch %s sees no CUDA device"
                           % torch.__version__)
         device = torch.device("cuda" if args.device == "gpu" else "cpu")
+        if args.e2e and args.blocks is not None:
+            raise Outcome("unsupported", EXIT_UNSUPPORTED, "workload %s attends to selected key "
+                          "blocks: the e2e model has no block lists or KV-cache selection rule "
+                          "for it" % args.workload)
         if args.e2e and (args.causal != 1 or args.dtype != "fp16"):
             raise Outcome("unsupported", EXIT_UNSUPPORTED, "the e2e model is a causal fp16 "
                           "prefill (--causal 0 and --dtype bf16 are for kernel cells)")

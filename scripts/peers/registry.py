@@ -6,10 +6,11 @@
 (PATH: default <repo>/kernels/workloads.def beside this script, or $REPRO_WORKLOADS_DEF.)
 
 load() returns one Workload per WORKLOAD(...) row. Reading is strict: a row that is not
-`WORKLOAD(` twelve comma-separated arguments `)` on one line, or an argument of the wrong
+`WORKLOAD(` thirteen comma-separated arguments `)` on one line, or an argument of the wrong
 form, raises RegistryError naming the file, the line and what was expected. Feature names
-are checked for their prefix only (LOGITS_, COL_, SEL_): whether an implementation knows a
-feature is that implementation's question (workloads.formulation_missing for the peers).
+are checked for their prefix only (LOGITS_, KEYS_, COL_, SEL_): whether an implementation
+knows a feature is that implementation's question (workloads.formulation_missing for the
+peers).
 """
 import collections
 import os
@@ -28,8 +29,8 @@ class RegistryError(Exception):
 
 
 class Workload(collections.namedtuple("Workload", (
-        "id", "name", "label", "logits", "column", "pool", "select", "score", "score2", "flags",
-        "tol_rel_l2", "tol_max_abs", "where"))):
+        "id", "name", "label", "logits", "keys", "column", "pool", "select", "score", "score2",
+        "flags", "tol_rel_l2", "tol_max_abs", "where"))):
     """One row. score, score2, flags: output names or None; where: "file:line"."""
     __slots__ = ()
 
@@ -53,6 +54,7 @@ _FIELDS = (
     ("name", r'"[a-z][a-z0-9_]*"', 'a string literal of lower-case letters, digits, _ ("attn")'),
     ("label", r'"[^"\\]+"', 'a non-empty string literal ("Attn")'),
     ("logits", r"LOGITS_[A-Z0-9_]+", "a LOGITS_* feature"),
+    ("keys", r"KEYS_[A-Z0-9_]+", "a KEYS_* feature"),
     ("column", r"COL_[A-Z0-9_]+", "a COL_* feature"),
     ("pool", r"[0-9]+", "a non-negative integer pool width"),
     ("select", r"SEL_[A-Z0-9_]+", "a SEL_* feature"),
@@ -205,7 +207,7 @@ def main(argv):
     if a.command == "names":
         print("\n".join(row.name for row in rows))
         return 0
-    cols = ("name", "label", "logits", "column", "pool", "select", "outputs", "tol_rel_l2",
+    cols = ("name", "label", "logits", "keys", "column", "pool", "select", "outputs", "tol_rel_l2",
             "tol_max_abs")
     table = [cols] + [tuple(",".join(r.outputs) if c == "outputs" else str(getattr(r, c))
                             for c in cols) for r in rows]

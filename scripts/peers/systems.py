@@ -2,7 +2,7 @@
 """The PyTorch peer systems, the one list of them (SYSTEMS; `systems.py names` prints it one
 per line for the shell scripts): each turns a workload into a callable f(*inputs) -> outputs.
 
-  torch       the eager formulation (workloads.eager)
+  torch       the eager formulation (workloads.eager; nsa: the naive gather NSA)
   inductor    the same function through torch.compile (default mode, static shapes)
   sdpa-flash      scaled_dot_product_attention, flash backend only
   sdpa-cudnn      scaled_dot_product_attention, cuDNN backend only
@@ -46,8 +46,12 @@ class Unsupported(Exception):
 
 
 def _attention_only(system, workload, logits_allowed):
-    """Unsupported unless the workload is P V alone with logits the system can express."""
+    """Unsupported unless the workload is P V alone over dense keys, with logits the system
+    can express."""
     row = wl.spec(workload)
+    if row.keys != "KEYS_DENSE":
+        raise Unsupported("%s attends to every key under a causal or no mask; %s attends to "
+                          "selected key blocks per query (%s)" % (system, workload, row.keys))
     if len(row.outputs) > 1:
         raise Unsupported("%s returns only the attention output P*V; %s also needs %s "
                           "(column reductions of P)" % (system, workload,
@@ -116,9 +120,10 @@ def variant_missing(workload, causal, dtype):
     return None
 
 
-def build(system, workload, seqlen, device, causal=True, dtype="fp16"):
+def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=None):
     """(callable, impl name). Compilation (inductor, sdpa-compiled, flex) happens on the first
-    call. causal: the mask; dtype: "fp16" or "bf16" (the inputs' dtype, chosen by the caller)."""
+    call. causal: the mask; dtype: "fp16" or "bf16" (the inputs' dtype, chosen by the caller);
+    blocks: the selection of a KEYS_SELECTED_BLOCKS workload (workloads.Blocks)."""
     wl.spec(workload)  # Unformulated when the registry row has a feature not formulated here
     if dtype not in ("fp16", "bf16"):
         raise ValueError("unknown dtype " + dtype)
@@ -126,10 +131,10 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16"):
     if reason:
         raise Unsupported(reason)
     if system == "torch":
-        return functools.partial(wl.eager, workload, causal=causal), "torch-eager"
+        return functools.partial(wl.eager, workload, causal=causal, blocks=blocks), "torch-eager"
     if system == "inductor":
-        fn = torch.compile(functools.partial(wl.eager, workload, causal=causal), dynamic=False,
-                           fullgraph=True)
+        fn = torch.compile(functools.partial(wl.eager, workload, causal=causal, blocks=blocks),
+                           dynamic=False, fullgraph=True)
         return fn, "torch-compile-inductor"
     if system in SDPA_BACKENDS:
         _attention_only(system, workload, ("LOGITS_SCALED",))

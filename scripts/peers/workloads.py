@@ -13,6 +13,12 @@ P = softmax(S) in fp32.
           COL_KEYFORMER   score[j] = sum_i softmax_j((S[i,j] - log exp_rand[i,j]) / 1.5)
           COL_ANY_GE_MASK flags[j] = any_i P[i,j] >= corm_mask[i,j]   (bool)
   pool    w > 0: score <- avg_pool1d(score, kernel w, padding w/2, stride 1, pad counted as 0)
+  keys    KEYS_DENSE           every key (before the mask)
+          KEYS_SELECTED_BLOCKS DeepSeek NSA's selected branch with GQA (Blocks: groups,
+                               block_size, selected, scale): k, v [B, S, G, D]; extra input
+                               block_idx [B, S, G, T], drawn by the rule of
+                               kernels/selected_blocks.h from this generator; query t attends to
+                               the keys of its listed blocks (and, causal, j <= t); P V only
 A row whose features are not all here fails with Unformulated ("workload X: column COL_Y has no
 PyTorch formulation"); formulation_missing(row) says so without torch.
 The eager formulation follows the FlashTensor artifact's PyTorch modules (fp16 matmuls, the
@@ -30,6 +36,7 @@ except ImportError:  # the feature tables and formulation_missing() need no torc
     torch = F = None
 
 WORKLOADS = registry.names()
+KEYS = ("KEYS_DENSE", "KEYS_SELECTED_BLOCKS")
 OUTPUTS = {row.name: row.outputs for row in registry.workloads()}
 KF_TAU = 1.5
 GEMMA2_SOFTCAP = 50.0
@@ -101,11 +108,17 @@ COLUMNS = {
 
 
 def kernel_missing(row):
-    """None when the attention of registry row `row` (logits, column, pool, output names) has
-    a PyTorch formulation here, else the reason."""
+    """None when the attention of registry row `row` (logits, keys, column, pool, output names)
+    has a PyTorch formulation here, else the reason."""
     what = "workload %s" % row.name
     if row.logits not in LOGITS:
         return "%s: logits %s has no PyTorch formulation" % (what, row.logits)
+    if row.keys not in KEYS:
+        return "%s: keys %s has no PyTorch formulation" % (what, row.keys)
+    if row.keys == "KEYS_SELECTED_BLOCKS" and (row.logits, row.column) != ("LOGITS_SCALED",
+                                                                           "COL_NONE"):
+        return ("%s: keys KEYS_SELECTED_BLOCKS is formulated with LOGITS_SCALED and COL_NONE "
+                "only" % what)
     column = COLUMNS.get(row.column)
     if column is None:
         return "%s: column %s has no PyTorch formulation" % (what, row.column)
@@ -139,16 +152,80 @@ def spec(workload):
 
 
 def extra_input(workload):
-    """The name of the workload's extra input ("exp_rand", "corm_mask") or None."""
-    return COLUMNS[spec(workload).column].extra
+    """The name of the workload's extra input ("exp_rand", "corm_mask", "block_idx") or None."""
+    row = spec(workload)
+    if row.keys == "KEYS_SELECTED_BLOCKS":
+        return "block_idx"
+    return COLUMNS[row.column].extra
 
 
-def make_inputs(workload, batch, seqlen, heads, dim, seed, device, dtype=None):
+def selected_blocks(workload):
+    """True when the workload's keys are selected blocks (it takes a Blocks)."""
+    return spec(workload).keys == "KEYS_SELECTED_BLOCKS"
+
+
+class Blocks:
+    """The selection of a KEYS_SELECTED_BLOCKS cell: groups G (K/V heads; H/G query heads share
+    one), block_size BS, selected T (entries of a list), scale (None: 1/sqrt(D))."""
+
+    def __init__(self, groups=1, block_size=32, selected=8, scale=None):
+        self.groups, self.block_size, self.selected, self.scale = (groups, block_size, selected,
+                                                                   scale)
+
+    def scale_for(self, dim):
+        return 1.0 / math.sqrt(dim) if self.scale is None else self.scale
+
+
+def candidates(seqlen, block_size, device):
+    """[S] int64: max(1, t // BS), the blocks query t may select (kernels/selected_blocks.h)."""
+    return (torch.arange(seqlen, device=device) // block_size).clamp(min=1)
+
+
+def block_lists(batch, seqlen, groups, block_size, selected, gen, device):
+    """block_idx int64 [B, S, G, T] by the rule of kernels/selected_blocks.h: min(T, c) distinct
+    blocks of 0..c-1 (c = candidates) uniformly at random (the T smallest of iid uniform keys
+    over the candidates), ascending, padded with the sentinel ceil(S / BS)."""
+    nblocks = -(-seqlen // block_size)
+    keys = torch.rand(batch, seqlen, groups, nblocks, generator=gen, device=device)
+    cand = candidates(seqlen, block_size, device)
+    outside = torch.arange(nblocks, device=device)[None, :] >= cand[:, None]  # [S, nblocks]
+    keys = keys.masked_fill(outside[None, :, None, :], float("inf"))
+    take = min(selected, nblocks)
+    top, pos = torch.topk(keys, take, dim=-1, largest=False)
+    idx = pos.masked_fill(torch.isinf(top), nblocks).sort(dim=-1).values
+    if selected > take:
+        pad = torch.full((batch, seqlen, groups, selected - take), nblocks, device=device,
+                         dtype=idx.dtype)
+        idx = torch.cat([idx, pad], dim=-1)
+    return idx
+
+
+def keys_of_query(t, seqlen, blocks, causal):
+    """Keys query t attends to, from the rule alone (kernels' sb_keys_of_query): the selected
+    blocks are whole and before t, except block 0 while it is the only candidate."""
+    c = max(1, t // blocks.block_size)
+    if c > 1:
+        return min(blocks.selected, c) * blocks.block_size
+    return min(blocks.block_size, seqlen, t + 1 if causal else seqlen)
+
+
+def gflop(workload, batch, seqlen, heads, dim, causal, blocks=None):
+    """The GFLOP of a cell: the paper's 4*B*H*S^2*D (halved when causal), or for selected
+    blocks 4 * D * the attended (b, h, query, key) pairs."""
+    if selected_blocks(workload):
+        blocks = blocks or Blocks()
+        pairs = sum(keys_of_query(t, seqlen, blocks, causal) for t in range(seqlen))
+        return 4.0 * dim * pairs * batch * heads / 1e9
+    return 4.0 * batch * heads * seqlen ** 2 * dim / (2 if causal else 1) / 1e9
+
+
+def make_inputs(workload, batch, seqlen, heads, dim, seed, device, dtype=None, blocks=None):
     """Workload inputs as a tuple in call order, drawn from a seeded torch.Generator.
 
     q, k, v ~ N(0, 1) [B, S, H, D] (fp16 by default); COL_KEYFORMER adds exp_rand =
     1 + |N(0, 1)| fp32 [B, H, S, S]; COL_ANY_GE_MASK adds corm_mask fp32 [S, S] with
-    corm_mask[i][j] = 1 / (i + 1)."""
+    corm_mask[i][j] = 1 / (i + 1); KEYS_SELECTED_BLOCKS has k, v [B, S, G, D] and adds
+    block_idx (block_lists)."""
     extra = extra_input(workload)
     dtype = torch.float16 if dtype is None else dtype
     gen = torch.Generator(device=device)
@@ -158,6 +235,12 @@ def make_inputs(workload, batch, seqlen, heads, dim, seed, device, dtype=None):
         return torch.randn(*shape, generator=gen, device=device, dtype=torch.float32)
 
     shape = (batch, seqlen, heads, dim)
+    if extra == "block_idx":
+        blocks = blocks or Blocks()
+        kv_shape = (batch, seqlen, blocks.groups, dim)
+        q, k, v = (normal(*s).to(dtype) for s in (shape, kv_shape, kv_shape))
+        return q, k, v, block_lists(batch, seqlen, blocks.groups, blocks.block_size,
+                                    blocks.selected, gen, device)
     q, k, v = (normal(*shape).to(dtype) for _ in range(3))
     if extra == "exp_rand":
         exp_rand = 1.0 + normal(batch, heads, seqlen, seqlen).abs_()
@@ -192,8 +275,42 @@ def column_scores(workload, probs, scores=None, extra=None):
     return out
 
 
-def eager(workload, q, k, v, extra=None, causal=True):
+def _block_keys(idx, block_size, seqlen, causal):
+    """(key index clamped into range, valid) of every gathered key of the lists idx
+    [B, S, G, T]: [B, S, G, T * BS] each; valid where the block is live, the key inside the
+    keys and (causal) not after its query."""
+    offsets = torch.arange(block_size, device=idx.device)
+    keys = (idx[..., None] * block_size + offsets).flatten(-2)
+    valid = (idx >= 0)[..., None].expand(*idx.shape, block_size).flatten(-2) & (keys < seqlen)
+    if causal:
+        t = torch.arange(seqlen, device=idx.device)[None, :, None, None]
+        valid = valid & (keys <= t)
+    return keys.clamp(0, seqlen - 1), valid
+
+
+def nsa_eager(q, k, v, idx, causal=True, blocks=None):
+    """KEYS_SELECTED_BLOCKS, the naive PyTorch NSA: gather each query's keys and values
+    ([B, S, G, T * BS, D] copies), fp16 scores of the group's heads, masked, fp32 softmax, P
+    cast to fp16 for P V."""
+    blocks = blocks or Blocks()
+    batch, seqlen, heads, dim = q.shape
+    groups = k.shape[2]
+    keys, valid = _block_keys(idx, blocks.block_size, seqlen, causal)
+    b = torch.arange(batch, device=q.device)[:, None, None, None]
+    g = torch.arange(groups, device=q.device)[None, None, :, None]
+    kg, vg = k[b, keys, g], v[b, keys, g]  # [B, S, G, N, D]
+    qg = q.view(batch, seqlen, groups, heads // groups, dim)
+    scores = torch.matmul(qg, kg.transpose(-2, -1)) * blocks.scale_for(dim)  # [B, S, G, hpg, N]
+    scores = scores.masked_fill(~valid[:, :, :, None, :], float("-inf"))
+    probs = F.softmax(scores.float(), dim=-1)
+    out = torch.matmul(probs.to(q.dtype), vg)
+    return (out.reshape(batch, seqlen, heads, dim),)
+
+
+def eager(workload, q, k, v, extra=None, causal=True, blocks=None):
     """The `torch` peer: one call computes every output of the workload (tuple)."""
+    if selected_blocks(workload):
+        return nsa_eager(q, k, v, extra, causal=causal, blocks=blocks)
     logits = LOGITS[spec(workload).logits]
     batch, q_len, heads, dim = q.shape
     kv_len = k.shape[1]
@@ -228,11 +345,45 @@ def select_pairs(is_out, t, pairs):
     return torch.stack([t[b, h] for b, h in pairs])
 
 
-def reference(workload, q, k, v, extra=None, dtype=None, causal=True, pairs=None):
+def nsa_reference(q, k, v, idx, dtype, causal, pairs, blocks):
+    """KEYS_SELECTED_BLOCKS reference: per (b, h), dense attention over all S keys of its K/V
+    head with a mask built from the lists (key j allowed when its block j // BS is listed),
+    no gather. out [B, S, H, D], or [n, S, D] for `pairs`."""
+    blocks = blocks or Blocks()
+    batch, seqlen, heads, dim = q.shape
+    groups = k.shape[2]
+    nblocks = -(-seqlen // blocks.block_size)
+    block_of = torch.arange(seqlen, device=q.device) // blocks.block_size
+    rows = torch.arange(seqlen, device=q.device)[:, None]
+    todo = pairs if pairs is not None else [(b, h) for b in range(batch) for h in range(heads)]
+    out = (torch.empty(batch, seqlen, heads, dim, device=q.device, dtype=dtype) if pairs is None
+           else torch.empty(len(todo), seqlen, dim, device=q.device, dtype=dtype))
+    for i, (b, h) in enumerate(todo):
+        g = h // (heads // groups)
+        listed = torch.zeros(seqlen, nblocks + 1, dtype=torch.bool, device=q.device)
+        listed.scatter_(1, idx[b, :, g].clamp(0, nblocks).long(), True)  # sentinel: column nblocks
+        allowed = listed[:, block_of]
+        if causal:
+            allowed = allowed & (torch.arange(seqlen, device=q.device)[None, :] <= rows)
+        s = (q[b, :, h].to(dtype) @ k[b, :, g].to(dtype).T) * blocks.scale_for(dim)
+        p = torch.softmax(s.masked_fill(~allowed, float("-inf")), dim=-1)
+        o = p.nan_to_num(0.0) @ v[b, :, g].to(dtype)  # a row without a key: 0
+        if pairs is None:
+            out[b, :, h] = o
+        else:
+            out[i] = o
+    return (out,)
+
+
+def reference(workload, q, k, v, extra=None, dtype=None, causal=True, pairs=None, blocks=None):
     """Independent reference: every (b, h) separately in `dtype` (fp32 by default; fp32 on the
     GPU, fp64 on the CPU), one S x S matrix alive at a time. Returns the outputs in OUTPUTS
     order, out as [B, S, H, D] and the scores as [B, H, S], all in `dtype` (flags as 0/1).
-    With `pairs` (a list of (b, h)) only those: out [n, S, D], scores [n, S] (select_pairs)."""
+    With `pairs` (a list of (b, h)) only those: out [n, S, D], scores [n, S] (select_pairs).
+    KEYS_SELECTED_BLOCKS: extra is block_idx, blocks the selection (nsa_reference)."""
+    if selected_blocks(workload):
+        dtype = torch.float32 if dtype is None else dtype
+        return nsa_reference(q, k, v, extra, dtype, causal, pairs, blocks)
     row = spec(workload)
     logits, column = LOGITS[row.logits], COLUMNS[row.column]
     dtype = torch.float32 if dtype is None else dtype

@@ -160,6 +160,23 @@ static void test_mask_and_dtype(void) {
   }
 }
 
+/* nsa on the CPU: the issue's command passes its check (ref against ref_online), the config
+ * line carries the selection, and the defaults fill what is not given. */
+static void test_nsa(void) {
+  run_result r = run("--workload nsa --system ref --device cpu --batch 2 --heads 16 --seqlen 256 "
+                     "--dim 32 --block-size 32 --groups 16 --selected-blocks 2 --causal 1 "
+                     "--scale 0.1 --check --runs 1");
+  CHECKF(r.exit_code == 0, "nsa: exit %d, stderr %s", r.exit_code, r.err);
+  CHECKF(strstr(r.out, "groups=16 block_size=32 selected_blocks=2 scale=0.1\n") != NULL,
+         "nsa config: %s", r.out);
+  CHECKF(strstr(r.out, "check output=out ") && !strstr(r.out, "ok=0"), "nsa check: %s", r.out);
+  run_free(&r);
+  r = run("--workload nsa --system ref --seqlen 40 --heads 4 --dim 16 --runs 1");
+  CHECKF(r.exit_code == 0 && strstr(r.out, "groups=1 block_size=32 selected_blocks=8 scale=0.25\n"),
+         "nsa defaults: exit %d: %s", r.exit_code, r.out);
+  run_free(&r);
+}
+
 /* A bad command line: exit 2, nothing on stdout, stderr names the problem. */
 static void expect_usage_error(const char *args, const char *msg) {
   run_result r = run(args);
@@ -184,6 +201,19 @@ static void test_cli_errors(void) {
   expect_usage_error("--workload h2o", "--workload and --system are required");
   expect_usage_error("--workload h2o --system ref --causal 2", "--causal: expected an integer");
   expect_usage_error("--workload h2o --system ref --dtype fp32", "--dtype: unknown 'fp32'");
+  /* the selected-block options: nsa's only, validated */
+  expect_usage_error("--workload h2o --system ref --groups 2",
+                     "--groups is an option of the selected-block workloads (nsa), not of "
+                     "--workload h2o");
+  expect_usage_error("--scale 0.1 --workload attn --system fused", "--scale is an option of");
+  expect_usage_error("--workload nsa --system ref --heads 16 --groups 3",
+                     "--groups 3 must divide --heads 16");
+  expect_usage_error("--workload nsa --system ref --scale 0", "--scale: expected a number in (0,");
+  expect_usage_error("--workload nsa --system ref --scale nan", "--scale: expected a number");
+  expect_usage_error("--workload nsa --system ref --block-size 0",
+                     "--block-size: expected an integer in [1, 65536]");
+  expect_usage_error("--workload nsa --system ref --selected-blocks x",
+                     "--selected-blocks: expected an integer");
 
   run_result r = run("--help");
   CHECKF(r.exit_code == 0 && strstr(r.out, "usage:"), "--help: exit %d", r.exit_code);
@@ -227,6 +257,7 @@ int main(int argc, char **argv) {
   }
   test_logs();
   test_mask_and_dtype();
+  test_nsa();
   test_cli_errors();
   test_gpu_cell_log_complete();
   char cmd[128];

@@ -20,7 +20,7 @@ typedef struct {
 
 static void run_ref(workload_id wl, const attn_shape *s, uint64_t seed, run_t *r) {
   ref_inputs_generate(wl, s, seed, &r->hin);
-  r->in = (ref_inputs){r->hin.q, r->hin.k, r->hin.v, r->hin.exp_rand, r->hin.corm_mask};
+  r->in = ref_inputs_of(&r->hin);
   ref_outputs_alloc(wl, s, &r->out);
   ref_run(wl, s, &r->in, &r->out);
 }
@@ -39,9 +39,11 @@ static double rel_diff(const double *a, const double *b, size_t n) {
   return b2 > 0 ? sqrt(d2 / b2) : sqrt(d2);
 }
 
-/* ref and ref_online agree on every output of every workload. */
+/* ref and ref_online agree on every output of every dense workload (the selected-block ones:
+ * test_selected_blocks.c). */
 static void test_two_formulations(const attn_shape *s, uint64_t seed) {
   for (int w = 0; w < WL_COUNT; w++) {
+    if (workload_selected_blocks((workload_id)w)) continue;
     run_t r;
     run_ref((workload_id)w, s, seed, &r);
     ref_outputs o;
@@ -167,11 +169,11 @@ static void test_softcap(const attn_shape *s, uint64_t seed) {
 /* A hand-sized case: D = 1, S = 2, q = k = 1 everywhere, v = (1, 3): row 1 sees logits
  * (1, 1) -> P = (1/2, 1/2), out = 2; h2o = (1 + 1/2, 1/2); corm: P[1][1] = 1/2 >= 1/2. */
 static void test_by_hand(void) {
-  attn_shape s = {1, 1, 1, 2, 2, MASK_CAUSAL, DTYPE_FP16};
+  attn_shape s = {1, 1, 1, 2, 2, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE};
   uint16_t one = rng_float_to_half(1.0f), three = rng_float_to_half(3.0f);
   uint16_t q[2] = {one, one}, k[2] = {one, one}, v[2] = {one, three};
   float mask[4] = {1.0f, 1.0f, 0.5f, 0.5f};
-  ref_inputs in = {q, k, v, NULL, mask};
+  ref_inputs in = {q, k, v, NULL, mask, NULL};
   ref_outputs o;
   ref_outputs_alloc(WL_CORM, &s, &o);
   ref_run(WL_CORM, &s, &in, &o);
@@ -188,7 +190,7 @@ static void test_by_hand(void) {
 /* Without a mask every row sees every key: row 0's output differs from the causal one (which
  * is v row 0) and changing the last key moves every row. */
 static void test_unmasked(uint64_t seed) {
-  attn_shape c = {1, 2, 16, 12, 12, MASK_CAUSAL, DTYPE_FP16}, u = c;
+  attn_shape c = {1, 2, 16, 12, 12, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE}, u = c;
   u.mask = MASK_NONE;
   run_t rc, ru;
   run_ref(WL_H2O, &c, seed, &rc);
@@ -203,7 +205,7 @@ static void test_unmasked(uint64_t seed) {
     CHECKF(free_last > causal_last, "head %d: last key's score %g <= causal %g", h, free_last,
            causal_last);
   }
-  CHECK(workload_gflop(&u) == 2 * workload_gflop(&c));
+  CHECK(workload_gflop(WL_H2O, &u) == 2 * workload_gflop(WL_H2O, &c));
   run_free(&rc);
   run_free(&ru);
 }
@@ -211,7 +213,7 @@ static void test_unmasked(uint64_t seed) {
 /* bf16 inputs are bfloat16 bits of the same N(0,1) draws: within bf16 rounding of the fp16
  * ones, and not equal to them. */
 static void test_bf16_inputs(uint64_t seed) {
-  attn_shape h = {1, 2, 16, 9, 9, MASK_CAUSAL, DTYPE_FP16}, b = h;
+  attn_shape h = {1, 2, 16, 9, 9, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE}, b = h;
   b.dtype = DTYPE_BF16;
   ref_host_inputs ih, ib;
   ref_inputs_generate(WL_ATTN, &h, seed, &ih);
@@ -236,11 +238,11 @@ int main(void) {
   uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
   printf("seed %llu (set REPRO_TEST_SEED to replay)\n", (unsigned long long)seed);
   /* B, H, D, Lq, Lkv: S = 1, odd sizes, two batches, several heads */
-  const attn_shape shapes[] = {{1, 1, 8, 1, 1, MASK_CAUSAL, DTYPE_FP16},
-                               {1, 2, 16, 17, 17, MASK_CAUSAL, DTYPE_FP16},
-                               {2, 3, 8, 33, 33, MASK_CAUSAL, DTYPE_FP16},
-                               {1, 1, 64, 50, 50, MASK_CAUSAL, DTYPE_FP16},
-                               {1, 2, 128, 9, 9, MASK_CAUSAL, DTYPE_FP16}};
+  const attn_shape shapes[] = {{1, 1, 8, 1, 1, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE},
+                               {1, 2, 16, 17, 17, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE},
+                               {2, 3, 8, 33, 33, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE},
+                               {1, 1, 64, 50, 50, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE},
+                               {1, 2, 128, 9, 9, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE}};
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
     const attn_shape *s = &shapes[i];
     uint64_t sd = seed + i;
@@ -251,10 +253,10 @@ int main(void) {
     test_softcap(s, sd);
   }
   /* without a mask, and in bf16: the two formulations still agree, columns still sum */
-  const attn_shape variants[] = {{1, 2, 16, 17, 17, MASK_NONE, DTYPE_FP16},
-                                 {2, 3, 8, 33, 21, MASK_NONE, DTYPE_FP16},
-                                 {1, 2, 16, 17, 17, MASK_CAUSAL, DTYPE_BF16},
-                                 {2, 1, 64, 20, 20, MASK_NONE, DTYPE_BF16}};
+  const attn_shape variants[] = {{1, 2, 16, 17, 17, MASK_NONE, DTYPE_FP16, ATTN_DENSE},
+                                 {2, 3, 8, 33, 21, MASK_NONE, DTYPE_FP16, ATTN_DENSE},
+                                 {1, 2, 16, 17, 17, MASK_CAUSAL, DTYPE_BF16, ATTN_DENSE},
+                                 {2, 1, 64, 20, 20, MASK_NONE, DTYPE_BF16, ATTN_DENSE}};
   for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
     test_two_formulations(&variants[i], seed + 100 + i);
     test_column_sums(&variants[i], seed + 100 + i);

@@ -29,7 +29,9 @@ static void test_rows(void) {
 
 /* Every GPU system of the registry runs every workload at a plain shape (host-side check). */
 static void test_systems_cover_workloads(void) {
-  attn_shape shape = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_FP16};
+  attn_shape dense = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE};
+  /* selected-block workloads: GQA (2 query heads share one K/V head), 32-key blocks, 4 a list */
+  attn_shape blocks = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_FP16, 1, 32, 4, 0.0};
   int gpu_systems = 0;
   for (int i = 0; i < system_count; i++) {
     const system_entry *e = &system_table[i];
@@ -43,7 +45,8 @@ static void test_systems_cover_workloads(void) {
     gpu_systems++;
     for (int w = 0; w < WL_COUNT; w++) {
       char why[256] = "";
-      int rc = e->gpu->supports(NULL, (workload_id)w, &shape, why, sizeof why);
+      const attn_shape *shape = workload_selected_blocks((workload_id)w) ? &blocks : &dense;
+      int rc = e->gpu->supports(NULL, (workload_id)w, shape, why, sizeof why);
       CHECKF(rc == ATTN_OK, "system %s lacks workload %s: %s", e->name, workload_table[w].name,
              why);
     }
@@ -53,7 +56,8 @@ static void test_systems_cover_workloads(void) {
   CHECKF(gpu_systems >= 2, "only %d GPU systems registered", gpu_systems);
 #else
   (void)gpu_systems;
-  (void)shape;
+  (void)dense;
+  (void)blocks;
   printf("# built without CUDA: GPU systems and the GPU reference not checked\n");
 #endif
 }
@@ -77,13 +81,29 @@ static void test_broken_rows_are_caught(void) {
   bad = workload_table[0];
   bad.select = SEL_TOPK; /* nothing to select by */
   CHECK(workload_row_problem(&bad) != NULL);
+  bad = workload_table[0];
+  bad.keys = (keys_kind)7;
+  CHECK(workload_row_problem(&bad) != NULL);
+  CHECK(!ref_has_workload(&bad));
+  /* selected blocks come with P V alone: no column statistic, no e2e selection */
+  bad = workload_table[WL_H2O];
+  bad.keys = KEYS_SELECTED_BLOCKS;
+  CHECK(workload_row_problem(&bad) != NULL);
+  bad = workload_table[WL_ATTN];
+  bad.keys = KEYS_SELECTED_BLOCKS;
+  CHECK(workload_row_problem(&bad) == NULL);
+  bad.logits = LOGITS_SOFTCAP;
+  CHECK(workload_row_problem(&bad) != NULL);
   /* an implementation that lacks a feature says so for the rows that use it */
   for (int w = 0; w < WL_COUNT; w++) {
     const workload_info *row = &workload_table[w];
     unsigned without_own_column = ~0u & ~FEATURE_BIT(row->column);
-    CHECKF(!workload_features_within(row, ~0u, without_own_column), "%s", row->name);
-    CHECKF(workload_features_within(row, FEATURE_BIT(row->logits), FEATURE_BIT(row->column)), "%s",
-           row->name);
+    unsigned without_own_keys = ~0u & ~FEATURE_BIT(row->keys);
+    CHECKF(!workload_features_within(row, ~0u, ~0u, without_own_column), "%s", row->name);
+    CHECKF(!workload_features_within(row, ~0u, without_own_keys, ~0u), "%s", row->name);
+    CHECKF(workload_features_within(row, FEATURE_BIT(row->logits), FEATURE_BIT(row->keys),
+                                    FEATURE_BIT(row->column)),
+           "%s", row->name);
   }
   bad = workload_table[0];
   bad.tol_rel_l2 = 0;

@@ -70,13 +70,13 @@ def test_def_file(def_path, attnvar, llama_e2e):
     for row in rows:
         text = lines[int(row.where.rsplit(":", 1)[1]) - 1]
         args = [a.strip() for a in text[text.index("(") + 1:text.rindex(")")].split(",")]
-        want_fields = [row.id, '"%s"' % row.name, '"%s"' % row.label, row.logits, row.column,
-                       str(row.pool), row.select] + \
+        want_fields = [row.id, '"%s"' % row.name, '"%s"' % row.label, row.logits, row.keys,
+                       row.column, str(row.pool), row.select] + \
             ["NULL" if v is None else '"%s"' % v for v in (row.score, row.score2, row.flags)]
-        check(args[:10] == want_fields, "%s: fields %s, the line says %s"
-              % (row.name, want_fields, args[:10]))
-        check([float(a) for a in args[10:]] == [row.tol_rel_l2, row.tol_max_abs],
-              "%s: tolerances %s vs %s" % (row.name, args[10:], (row.tol_rel_l2,
+        check(args[:11] == want_fields, "%s: fields %s, the line says %s"
+              % (row.name, want_fields, args[:11]))
+        check([float(a) for a in args[11:]] == [row.tol_rel_l2, row.tol_max_abs],
+              "%s: tolerances %s vs %s" % (row.name, args[11:], (row.tol_rel_l2,
                                                                   row.tol_max_abs)))
     for path, what in ((attnvar, "attnvar"), (llama_e2e, "llama_e2e")):
         got = binary_names(path, what)
@@ -103,7 +103,8 @@ def unformulated(rows):
 
 def synthetic(**fields):
     """A row like h2o's with some fields replaced."""
-    base = dict(id="X", name="x", label="X", logits="LOGITS_SCALED", column="COL_SUM", pool=0,
+    base = dict(id="X", name="x", label="X", logits="LOGITS_SCALED", keys="KEYS_DENSE",
+                column="COL_SUM", pool=0,
                 select="SEL_TOPK", score="x_score", score2=None, flags=None, tol_rel_l2=5e-3,
                 tol_max_abs=1e-2, where="synthetic:1")
     base.update(fields)
@@ -114,6 +115,8 @@ def synthetic(**fields):
 LACKING = [
     (dict(column="COL_MEDIAN"), ["workload x", "column COL_MEDIAN", "no PyTorch formulation"]),
     (dict(logits="LOGITS_ALIBI"), ["workload x", "logits LOGITS_ALIBI", "no PyTorch formulation"]),
+    (dict(keys="KEYS_SLIDING"), ["workload x", "keys KEYS_SLIDING", "no PyTorch formulation"]),
+    (dict(keys="KEYS_SELECTED_BLOCKS"), ["workload x", "KEYS_SELECTED_BLOCKS", "COL_NONE"]),
     (dict(select="SEL_RANDOM"), ["workload x", "select SEL_RANDOM", "no PyTorch formulation"]),
     (dict(pool=4), ["workload x", "pool 4", "odd"]),
     (dict(column="COL_NONE", score=None, select="SEL_NONE", pool=3), ["pool 3", "score"]),
@@ -130,6 +133,7 @@ COMBINED = [
     dict(column="COL_ANY_GE_MASK", score=None, flags="x_flags", select="SEL_FLAGS",
          logits="LOGITS_SOFTCAP"),
     dict(column="COL_NONE", score=None, select="SEL_NONE"),
+    dict(column="COL_NONE", score=None, select="SEL_NONE", keys="KEYS_SELECTED_BLOCKS"),
 ]
 
 
@@ -147,12 +151,13 @@ def test_formulations(def_path):
 
 # ---- malformed files ------------------------------------------------------------------------
 
-GOOD_ROW = ('WORKLOAD(H2O, "h2o", "H2O", LOGITS_SCALED, COL_SUM, 0, SEL_TOPK, "h2o_score", '
-            'NULL, NULL, 5e-3, 1e-2)')
+GOOD_ROW = ('WORKLOAD(H2O, "h2o", "H2O", LOGITS_SCALED, KEYS_DENSE, COL_SUM, 0, SEL_TOPK, '
+            '"h2o_score", NULL, NULL, 5e-3, 1e-2)')
 # (text of line 4, words the error must contain besides file:4)
 MALFORMED = [
-    ('WORKLOAD(H2O, "h2o", "H2O", LOGITS_SCALED, COL_SUM, 0, SEL_TOPK, "h2o_score", NULL, 5e-3, '
-     '1e-2)', ["expected 12 arguments", "got 11"]),
+    ('WORKLOAD(H2O, "h2o", "H2O", LOGITS_SCALED, KEYS_DENSE, COL_SUM, 0, SEL_TOPK, "h2o_score", '
+     'NULL, 5e-3, 1e-2)', ["expected 13 arguments", "got 12"]),
+    (GOOD_ROW.replace("KEYS_DENSE", "DENSE"), ["argument keys", "KEYS_* feature"]),
     (GOOD_ROW.replace("COL_SUM", "COLUMN_SUM"), ["argument column", "COL_* feature",
                                                  "COLUMN_SUM"]),
     (GOOD_ROW.replace("LOGITS_SCALED", "SCALED"), ["argument logits", "LOGITS_* feature"]),
@@ -174,8 +179,8 @@ MALFORMED = [
     ("/* a comment that never ends", ["comment", "never closed"]),
 ]
 HEADER = ("/* test registry\n * line 2 */\n"
-          'WORKLOAD(ATTN, "attn", "Attn", LOGITS_SCALED, COL_NONE, 0, SEL_NONE, NULL, NULL, '
-          'NULL, 5e-3, 1e-2)\n')
+          'WORKLOAD(ATTN, "attn", "Attn", LOGITS_SCALED, KEYS_DENSE, COL_NONE, 0, SEL_NONE, NULL, '
+          'NULL, NULL, 5e-3, 1e-2)\n')
 
 
 def write(directory, name, text):

@@ -10,7 +10,8 @@
      and with fp16 inputs through workloads.compare (the peers' own check), which must also
      reject a wrong answer (a non-causal attention);
   3. the e2e KV-cache selection against a brute-force Python selection, every workload;
-  4. the e2e model: a tiny configuration, fp32 forward against the fp64 reference;
+  4. the e2e model: a tiny configuration, fp32 forward against the fp64 reference (the
+     selected-block rows, which the model refuses, excepted);
   5. peer.py --device cpu, end to end: every workload with torch, attn with sdpa-flash, h2o
      with inductor, the e2e torch model; each log complete and check ok=1, exit 0.
 Ends with "N passed, N failed".
@@ -92,8 +93,66 @@ def loops_reference(row, q, k, v, extra):
     return outs
 
 
+def loops_selected(q, k, v, idx, blocks, causal):
+    """KEYS_SELECTED_BLOCKS with Python floats: query t of head h attends to the keys j of the
+    listed live blocks of its K/V head h // (H / G) (and, causal, j <= t)."""
+    B, S, H, D = q.shape
+    G = k.shape[2]
+    q, k, v, idx = q.tolist(), k.tolist(), v.tolist(), idx.tolist()
+    scale = blocks.scale_for(D)
+    out = [[[[0.0] * D for _ in range(H)] for _ in range(S)] for _ in range(B)]
+    for b in range(B):
+        for t in range(S):
+            for h in range(H):
+                g = h // (H // G)
+                keys = [j for blk in idx[b][t][g] if blk >= 0
+                        for j in range(blk * blocks.block_size, (blk + 1) * blocks.block_size)
+                        if j < S and (j <= t or not causal)]
+                if not keys:
+                    continue
+                x = [scale * sum(q[b][t][h][d] * k[b][j][g][d] for d in range(D)) for j in keys]
+                m = max(x)
+                e = [math.exp(y - m) for y in x]
+                z = sum(e)
+                for d in range(D):
+                    out[b][t][h][d] = sum(e[n] * v[b][j][g][d] for n, j in enumerate(keys)) / z
+    return [torch.tensor(out, dtype=torch.float64)]
+
+
+def check_lists(idx, seqlen, blocks):
+    """block_lists: every list min(T, c) distinct ascending blocks of 0..c-1, then the
+    sentinel ceil(S / BS)."""
+    nblocks = -(-seqlen // blocks.block_size)
+    bad = 0
+    for b, per_t in enumerate(idx.tolist()):
+        for t, per_g in enumerate(per_t):
+            c = max(1, t // blocks.block_size)
+            n = min(blocks.selected, c)
+            for lst in per_g:
+                bad += (len(lst) != blocks.selected or lst[:n] != sorted(set(lst[:n]))
+                        or not all(0 <= x < c for x in lst[:n])
+                        or any(x != nblocks for x in lst[n:]))
+    check(bad == 0, "%d block lists break the rule" % bad)
+
+
 def test_reference_against_loops():
     for workload in wl.WORKLOADS:
+        if wl.selected_blocks(workload):
+            for causal in (True, False):
+                blocks = wl.Blocks(groups=2, block_size=3, selected=2, scale=0.3)
+                inputs = wl.make_inputs(workload, 2, 13, 4, 3, seed=3, device="cpu",
+                                        dtype=torch.float64, blocks=blocks)
+                check_lists(inputs[3], 13, blocks)
+                want = loops_selected(*inputs, blocks, causal)
+                got = wl.reference(workload, *inputs, dtype=torch.float64, causal=causal,
+                                   blocks=blocks)
+                eager = wl.eager(workload, *inputs, causal=causal, blocks=blocks)
+                for name, g, e, w in zip(wl.OUTPUTS[workload], got, eager, want):
+                    err, err_e = rel_l2(g, w), rel_l2(e, w)
+                    # eager's softmax runs in fp32 (the artifact's), hence its looser bound
+                    check(err < 1e-12 and err_e < 1e-6, "%s %s causal %d: reference %.3e, "
+                          "eager %.3e vs loops" % (workload, name, causal, err, err_e))
+            continue
         inputs = wl.make_inputs(workload, 2, 7, 2, 3, seed=3, device="cpu", dtype=torch.float64)
         if len(inputs) > 3:
             inputs = inputs[:3] + (inputs[3].double(),)
@@ -111,15 +170,19 @@ def test_reference_against_loops():
 
 def test_eager_against_reference():
     for workload in wl.WORKLOADS:
-        inputs = wl.make_inputs(workload, 1, 48, 3, 16, seed=5, device="cpu", dtype=torch.float32)
-        got = wl.eager(workload, *inputs)
-        want = wl.reference(workload, *inputs, dtype=torch.float64)
+        blocks = wl.Blocks(groups=1, block_size=8, selected=3) if wl.selected_blocks(
+            workload) else None
+        kw = {"blocks": blocks} if blocks else {}
+        inputs = wl.make_inputs(workload, 1, 48, 3, 16, seed=5, device="cpu", dtype=torch.float32,
+                                **kw)
+        got = wl.eager(workload, *inputs, **kw)
+        want = wl.reference(workload, *inputs, dtype=torch.float64, **kw)
         for name, g, w in zip(wl.OUTPUTS[workload], got, want):
             err = rel_l2(g, w)
             check(err < 1e-5, "%s %s: fp32 eager vs reference rel_l2 %.3e" % (workload, name, err))
-        inputs16 = wl.make_inputs(workload, 1, 64, 2, 32, seed=6, device="cpu")
-        got16 = wl.eager(workload, *inputs16)
-        want16 = wl.reference(workload, *inputs16, dtype=torch.float64)
+        inputs16 = wl.make_inputs(workload, 1, 64, 2, 32, seed=6, device="cpu", **kw)
+        got16 = wl.eager(workload, *inputs16, **kw)
+        want16 = wl.reference(workload, *inputs16, dtype=torch.float64, **kw)
         for name, g, w in zip(wl.OUTPUTS[workload], got16, want16):
             rel, _, ok = wl.compare(g, w, wl.tolerance(workload, name))
             check(ok, "%s %s: fp16 eager fails the peers' check (rel_l2 %.3e)" % (workload, name,
@@ -131,6 +194,18 @@ def test_eager_against_reference():
     want = wl.reference("attn", q, k, v, dtype=torch.float64)[0]
     check(not wl.compare(full.transpose(1, 2), want, wl.tolerance("attn", "out"))[2],
           "check accepts a non-causal out")
+    # and for selected blocks: attention over every causal key instead of the listed ones
+    for workload in filter(wl.selected_blocks, wl.WORKLOADS):
+        blocks = wl.Blocks(groups=2, block_size=8, selected=2)
+        q, k, v, idx = wl.make_inputs(workload, 1, 64, 2, 32, seed=8, device="cpu",
+                                      blocks=blocks)
+        dense = wl.reference("attn", q, k, v, dtype=torch.float64)[0]
+        want = wl.reference(workload, q, k, v, idx, dtype=torch.float64, blocks=blocks)[0]
+        check(not wl.compare(dense, want, wl.tolerance(workload, "out"))[2],
+              "%s: check accepts attention over every key" % workload)
+        check(abs(wl.gflop(workload, 1, 64, 2, 32, True, blocks) * 1e9
+                  - 4 * 32 * 2 * sum(min(t + 1, 8) if t < 16 else min(2, t // 8) * 8
+                                     for t in range(64))) < 1e-6, "%s: gflop" % workload)
 
 
 # ---- 3. selection ---------------------------------------------------------------------------
@@ -195,6 +270,8 @@ def test_selection():
 def test_e2e_model():
     cfg = llama.Config(layers=2, hidden=64, heads=4, mlp=96, vocab=50, seqlen=24)
     for workload in wl.WORKLOADS:
+        if wl.selected_blocks(workload):
+            continue  # the e2e model refuses them (peer.py --e2e: status=unsupported)
         weights = llama.make_weights(cfg, 1, "cpu", dtype=torch.float32)
         corm_mask = (wl.corm_mask(cfg.seqlen, "cpu") if wl.extra_input(workload) == "corm_mask"
                      else None)
@@ -227,6 +304,9 @@ E2E_SMALL = ["--device", "cpu", "--e2e", "--seqlen", "32", "--layers", "2", "--h
 
 def test_peer_cli(peer):
     cells = [["--system", "torch", "--workload", w] + SMALL for w in wl.WORKLOADS]
+    cells += [["--system", "torch", "--workload", w] + SMALL +
+              ["--groups", "2", "--block-size", "16", "--selected-blocks", "2", "--scale", "0.1",
+               "--causal", "0"] for w in filter(wl.selected_blocks, wl.WORKLOADS)]
     cells += [["--system", "sdpa-flash", "--workload", "attn"] + SMALL,
               ["--system", "inductor", "--workload", "h2o"] + SMALL,
               ["--system", "torch", "--workload", "roco"] + E2E_SMALL]
@@ -249,16 +329,21 @@ def test_peer_cli(peer):
                 check(d.get("status") == "ok" and float(d.get("avg_ms", "nan")) > 0,
                       "%s: result %s" % (what, d))
                 check(("gflops_s" in d) != ("--e2e" in args), "%s: gflops_s presence" % what)
+    for workload in filter(wl.selected_blocks, wl.WORKLOADS):  # the e2e model refuses these
+        res = subprocess.run([sys.executable, peer, "--system", "torch", "--workload", workload]
+                             + E2E_SMALL, capture_output=True, text=True, timeout=300)
+        check(res.returncode == 4 and "status=unsupported" in res.stdout,
+              "--e2e %s: exit %d: %s" % (workload, res.returncode, res.stdout[-300:]))
 
 
 # New combinations of the existing features, added to a copy of the registry.
 COMBINED = [
-    'WORKLOAD(C1, "combo_softcap_sq", "C1", LOGITS_SOFTCAP, COL_SUM_SQ, 3, SEL_TOPK_STD, '
-    '"c1_score", "c1_sq", NULL, 5e-3, 1e-2)',
-    'WORKLOAD(C2, "combo_kf_pool", "C2", LOGITS_SOFTCAP, COL_KEYFORMER, 7, SEL_TOPK, '
+    'WORKLOAD(C1, "combo_softcap_sq", "C1", LOGITS_SOFTCAP, KEYS_DENSE, COL_SUM_SQ, 3, '
+    'SEL_TOPK_STD, "c1_score", "c1_sq", NULL, 5e-3, 1e-2)',
+    'WORKLOAD(C2, "combo_kf_pool", "C2", LOGITS_SOFTCAP, KEYS_DENSE, COL_KEYFORMER, 7, SEL_TOPK, '
     '"c2_score", NULL, NULL, 5e-3, 1e-2)',
-    'WORKLOAD(C3, "combo_flags_cap", "C3", LOGITS_SOFTCAP, COL_ANY_GE_MASK, 0, SEL_FLAGS, NULL, '
-    'NULL, "c3_flags", 5e-3, 1e-2)',
+    'WORKLOAD(C3, "combo_flags_cap", "C3", LOGITS_SOFTCAP, KEYS_DENSE, COL_ANY_GE_MASK, 0, '
+    'SEL_FLAGS, NULL, NULL, "c3_flags", 5e-3, 1e-2)',
 ]
 
 

@@ -1,0 +1,195 @@
+// The fused system's kernel for KEYS_SELECTED_BLOCKS (nsa: the selected branch of DeepSeek's
+// Native Sparse Attention, with GQA), in the style of the NSA kernels, on mma.sync (sm_80 and
+// up; Hopper runs the same instructions). A kernel of its own: the dense kernels are untouched.
+//
+//   nsa_fwd : one CTA per (query t, K/V head g, batch b) and up to 64 of the group's H/G query
+//             heads, which form the M dimension of the m16n8k16 tiles (padded to 16 with zero
+//             rows). The query's keys are the concatenation of its listed blocks (the "gathered"
+//             keys kk = 0 .. T*BS-1: key j = list[kk / BS] * BS + kk % BS, selected_blocks.h),
+//             walked in chunks of 64: cp.async gathers the chunk's K and V rows into swizzled
+//             shared memory (absent, past-the-end and causally masked keys are zero-filled, not
+//             read), double-buffered so the next chunk's loads overlap this chunk's math. Each
+//             warp takes one 16-row tile of heads and a slice of the chunk's keys (MT tiles: 4 /
+//             MT slices of 16 * MT keys), keeps its online softmax in registers (RowState of
+//             fused_sm80.cuh), and at the end the slices are merged through shared memory in a
+//             fixed order (deterministic), then out = O / l. Works for any BS: a block need not
+//             align with a chunk, and the trailing absent entries are never walked.
+#pragma once
+#include "fused_sm80.cuh"
+
+namespace fused {
+
+struct NsaParams {
+  const half *q, *k, *v; // q [B, Lq, H, D]; k, v [B, Lkv, G, D]
+  half *out;             // [B, Lq, H, D]
+  const int32_t *idx;    // [B, Lq, G, T]
+  int B, H, G, Lq, Lkv;
+  int hpg;        // H / G: query heads per K/V head
+  int head_tiles; // CTAs per (t, g, b): ceil(hpg / (16 * MT))
+  int block_size, selected;
+  int offset;       // mask_offset: key j is visible to query t when j <= t + offset
+  float scale_log2; // the softmax scale times log2(e)
+};
+
+constexpr int kNsaWarps = 4;
+constexpr int kNsaThreads = kNsaWarps * 32;
+constexpr int kNsaKeys = 64; // gathered keys per chunk
+
+template <int D, int MT> struct NsaCfg {
+  static constexpr int kRows = 16 * MT;                 // query heads per CTA
+  static constexpr int kSlices = kNsaWarps / MT;        // warps sharing one 16-row tile
+  static constexpr int kSliceKeys = kNsaKeys / kSlices; // keys of a chunk per warp
+  static constexpr int kStageHalves = 2 * kNsaKeys * D; // K and V of one chunk
+  // Q tile, two stages, their key-valid flags; the merge reuses the stages.
+  static constexpr int kMergeBytes = (kSlices * kRows * D + 2 * kSlices * kRows) * 4;
+  static constexpr int kStageBytes = 2 * kStageHalves * 2;
+  static constexpr int smem_bytes() {
+    return kRows * D * 2 + (kStageBytes > kMergeBytes ? kStageBytes : kMergeBytes) + 2 * kNsaKeys;
+  }
+  static_assert(kSliceKeys % 16 == 0, "a warp's keys are whole k16 steps");
+};
+
+// Gathered key kk of `list` -> key index, or -1 when its entry is absent or past the keys.
+__device__ __forceinline__ int nsa_key(const NsaParams &p, const int32_t *list, int kk) {
+  const int32_t blk = __ldg(list + kk / p.block_size);
+  if (blk < 0 || (long long)blk * p.block_size >= p.Lkv) return -1;
+  const int j = blk * p.block_size + kk % p.block_size;
+  return j < p.Lkv ? j : -1;
+}
+
+// Gather chunk c's K and V rows into a stage (swizzled), zero rows where the key does not
+// count; valid[r] says which rows count (written by the thread loading chunk 0 of the row).
+template <int D>
+__device__ __forceinline__ void
+nsa_load_chunk(const NsaParams &p, const int32_t *list, int c, int n_keys, int t, const half *kbase,
+               const half *vbase, half *sk, half *sv, unsigned char *valid) {
+  constexpr int CHUNKS = D / 8;
+#pragma unroll
+  for (int i = threadIdx.x; i < kNsaKeys * CHUNKS; i += kNsaThreads) {
+    const int r = i / CHUNKS, u = i % CHUNKS, kk = c * kNsaKeys + r;
+    const int j = kk < n_keys ? nsa_key(p, list, kk) : -1;
+    const bool live = j >= 0 && j <= t + p.offset;
+    const long row = (long)(live ? j : 0) * p.G * D + u * 8;
+    cp_async16(sk + swz<D>(r, u), kbase + row, live);
+    cp_async16(sv + swz<D>(r, u), vbase + row, live);
+    if (u == 0) valid[r] = live;
+  }
+}
+
+template <int D, int MT> __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
+  using C = NsaCfg<D, MT>;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  half *sq = reinterpret_cast<half *>(smem_raw);
+  half *stage0 = sq + C::kRows * D;
+  unsigned char *valid0 = smem_raw + C::kRows * D * 2 +
+                          (C::kStageBytes > C::kMergeBytes ? C::kStageBytes : C::kMergeBytes);
+
+  const int t = p.Lq - 1 - blockIdx.x; // the longest lists first
+  const int g = blockIdx.y / p.head_tiles, h_tile = blockIdx.y % p.head_tiles, b = blockIdx.z;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2, tq = lane & 3;
+  const int mt = warp % MT, slice = warp / MT;
+  const int h_first = h_tile * C::kRows; // within the group
+  const int rows = min(C::kRows, p.hpg - h_first);
+  const int32_t *list = p.idx + (((long)b * p.Lq + t) * p.G + g) * p.selected;
+  const half *qbase = p.q + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg + h_first) * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.G * D + (long)g * D;
+  const half *vbase = p.v + (long)b * p.Lkv * p.G * D + (long)g * D;
+
+  // Walk up to the last live entry only: the lists end with their absent entries.
+  int last = p.selected - 1;
+  while (last >= 0 && nsa_key(p, list, last * p.block_size) < 0) last--;
+  const int n_keys = (last + 1) * p.block_size;
+  const int n_chunks = (n_keys + kNsaKeys - 1) / kNsaKeys;
+
+  load_tile_async<C::kRows, D, kNsaThreads>(sq, qbase, D, 0, rows);
+  if (n_chunks > 0)
+    nsa_load_chunk<D>(p, list, 0, n_keys, t, kbase, vbase, stage0, stage0 + kNsaKeys * D, valid0);
+  cp_async_commit();
+
+  float o[D / 8][4];
+#pragma unroll
+  for (int dt = 0; dt < D / 8; dt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+  RowState st;
+  st.init();
+  uint32_t qa[D / 16][4];
+  constexpr int W = C::kSliceKeys;
+
+  for (int c = 0; c < n_chunks; c++) {
+    const int buf = c & 1;
+    half *sk = stage0 + buf * C::kStageHalves, *sv = sk + kNsaKeys * D;
+    const unsigned char *valid = valid0 + buf * kNsaKeys;
+    cp_async_wait<0>();
+    __syncthreads(); // chunk c in its stage; every warp is done with the other stage
+    if (c == 0) load_a_frags<D>(qa, sq, mt * 16);
+    if (c + 1 < n_chunks) {
+      half *nk = stage0 + (buf ^ 1) * C::kStageHalves;
+      nsa_load_chunk<D>(p, list, c + 1, n_keys, t, kbase, vbase, nk, nk + kNsaKeys * D,
+                        valid0 + (buf ^ 1) * kNsaKeys);
+      cp_async_commit();
+    }
+    float s[W / 8][4];
+    gemm_abt<D, W>(s, qa, sk + slice * W * D);
+#pragma unroll
+    for (int nt = 0; nt < W / 8; nt++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int col = slice * W + nt * 8 + 2 * tq + (e & 1);
+        s[nt][e] = valid[col] ? s[nt][e] * p.scale_log2 : -CUDART_INF_F;
+      }
+    float alpha[2];
+    st.update<W / 8>(s, alpha);
+#pragma unroll
+    for (int dt = 0; dt < D / 8; dt++) {
+      o[dt][0] *= alpha[0];
+      o[dt][1] *= alpha[0];
+      o[dt][2] *= alpha[1];
+      o[dt][3] *= alpha[1];
+    }
+    gemm_pv<D, W>(o, s, sv + slice * W * D);
+  }
+  st.finish();
+
+  // Merge the slices: partial O, max and sum of each (slice, row) through shared memory.
+  __syncthreads();                               // every warp is done with the stages
+  float *mo = reinterpret_cast<float *>(stage0); // [kSlices][kRows][D]
+  float *mm = mo + C::kSlices * C::kRows * D;    // [kSlices][kRows]
+  float *ml = mm + C::kSlices * C::kRows;        // [kSlices][kRows]
+#pragma unroll
+  for (int rr = 0; rr < 2; rr++) {
+    const int row = mt * 16 + gq + rr * 8;
+    float *dst = mo + (slice * C::kRows + row) * D;
+#pragma unroll
+    for (int dt = 0; dt < D / 8; dt++)
+      *reinterpret_cast<float2 *>(dst + dt * 8 + 2 * tq) =
+          make_float2(o[dt][2 * rr], o[dt][2 * rr + 1]);
+    if (tq == 0) {
+      mm[slice * C::kRows + row] = st.m[rr];
+      ml[slice * C::kRows + row] = st.l[rr];
+    }
+  }
+  __syncthreads();
+  half *obase = p.out + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg + h_first) * D;
+  for (int i = threadIdx.x; i < rows * (D / 2); i += kNsaThreads) {
+    const int row = i / (D / 2), d = (i % (D / 2)) * 2;
+    float m = -CUDART_INF_F;
+#pragma unroll
+    for (int sl = 0; sl < C::kSlices; sl++) m = fmaxf(m, mm[sl * C::kRows + row]);
+    float l = 0.f, o0 = 0.f, o1 = 0.f;
+    if (m != -CUDART_INF_F) { // else no key counted: out = 0
+#pragma unroll
+      for (int sl = 0; sl < C::kSlices; sl++) {
+        const float w = fast_exp2(mm[sl * C::kRows + row] - m);
+        const float2 x = *reinterpret_cast<const float2 *>(mo + (sl * C::kRows + row) * D + d);
+        l += w * ml[sl * C::kRows + row];
+        o0 += w * x.x;
+        o1 += w * x.y;
+      }
+    }
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    *reinterpret_cast<__half2 *>(obase + (long)row * D + d) = __floats2half2_rn(o0 * inv, o1 * inv);
+  }
+}
+
+} // namespace fused
