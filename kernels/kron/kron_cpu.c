@@ -118,16 +118,14 @@ static void emu_tile_copy(const kron_tiling *t, int grad, long long tile, int es
                           const void *gin, void *gout) {
   int vw = 16 / es;
   kron_radix r = grad ? kron_grad_radix(t, vw) : kron_stage_radix(t, vw);
-  long long r0, q0;
-  kron_tile_origin(t, tile, &r0, &q0);
+  long long gb = kron_tile_base(t, tile);
   for (int tid = 0; tid < KRON_THREADS; tid++) {
     kron_walk w = kron_walk_start(&r, tid, KRON_THREADS);
     for (long long e = tid; e < r.units; e += KRON_THREADS, kron_walk_next(&w)) {
-      long long sm, ga;
-      if (grad)
-        kron_grad_addr(t, r.per, r0, q0, w.c, w.s, w.nb, &sm, &ga);
-      else
-        kron_stage_addr(t, r.per, r0, q0, w.c, w.s, w.nb, &sm, &ga);
+      long long sm =
+          grad ? kron_grad_sm(t, r.per, w.c, w.s, w.nb) : kron_stage_sm(t, r.per, w.c, w.s, w.nb);
+      long long ga = gb + (grad ? kron_grad_goff(t, r.per, w.c, w.s, w.nb)
+                                : kron_stage_goff(t, r.per, w.c, w.s, w.nb));
       for (int i = 0; i < r.per; i++) {
         if (gin)
           buf[sm + i] = ld(gin, es, ga + i);

@@ -191,38 +191,34 @@ struct stage_args {
   void *side[KRON_MAX_FACTORS];
 };
 
-// A_l into shared memory as P: row b holds A[.][b] (forward) or A[b][.] (trans); the padding
-// columns are zero, so a row chunk that straddles f reads zeros.
+// A_l into shared memory as P: row b holds A[.][b] (forward) or A[b][.] (trans), element by
+// element with cp.async (the copies complete with the first tile's group, all in flight at
+// once); the padding columns are zero, so a row chunk that straddles f reads zeros.
 template <typename T>
 __device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int trans) {
-  for (int e = threadIdx.x; e < f * f; e += blockDim.x) {
-    int i = e / f, j = e % f;
-    T v = A[e];
-    if (trans)
-      dst[i * lda + j] = v;
-    else
-      dst[j * lda + i] = v;
-  }
+  kron_radix r = {f, f, (long long)f * f, 1}; // element e = (row i, column j): digits (j, i)
+  kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
+  for (int e = threadIdx.x; e < f * f; e += blockDim.x, kron_walk_next(&w))
+    cp_elem(trans ? dst + w.s * lda + w.c : dst + w.c * lda + w.s, A + e);
   int pad = lda - f;
   for (int e = threadIdx.x; e < f * pad; e += blockDim.x) dst[e / pad * lda + f + e % pad] = 0;
 }
 
 // Tile `t` global -> shared (asynchronously) or shared -> global, each thread walking its
-// units blockDim.x apart (kron_tile.h); grad: the gradient's transposed tiles (loads only).
+// units blockDim.x apart from w0 (kron_walk_start of radix r, once per kernel: the walk is the
+// same for every tile); grad: the gradient's transposed tiles (loads only).
 template <typename T>
-__device__ void tile_copy(const kron_tiling &tl, int grad, long long t, const T *__restrict__ g,
-                          T *s, T *gout) {
+__device__ __forceinline__ void tile_copy(const kron_tiling &tl, const kron_radix &r,
+                                          const kron_walk &w0, int grad, long long t,
+                                          const T *__restrict__ g, T *s, T *gout) {
   constexpr int VW = 16 / sizeof(T);
-  kron_radix r = grad ? kron_grad_radix(&tl, VW) : kron_stage_radix(&tl, VW);
-  long long r0, q0;
-  kron_tile_origin(&tl, t, &r0, &q0);
-  kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
-  for (long long e = threadIdx.x; e < r.units; e += blockDim.x, kron_walk_next(&w)) {
-    long long sm, ga;
-    if (grad)
-      kron_grad_addr(&tl, r.per, r0, q0, w.c, w.s, w.nb, &sm, &ga);
-    else
-      kron_stage_addr(&tl, r.per, r0, q0, w.c, w.s, w.nb, &sm, &ga);
+  const long long gb = kron_tile_base(&tl, t);
+  kron_walk w = w0;
+  for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w)) {
+    int sm =
+        grad ? kron_grad_sm(&tl, r.per, w.c, w.s, w.nb) : kron_stage_sm(&tl, r.per, w.c, w.s, w.nb);
+    long long ga = gb + (grad ? kron_grad_goff(&tl, r.per, w.c, w.s, w.nb)
+                              : kron_stage_goff(&tl, r.per, w.c, w.s, w.nb));
     if (gout) {
       if (r.per > 1) { // shared -> registers -> global, 16 bytes each way
         T v[VW];
@@ -301,17 +297,20 @@ __device__ void contract(const stage_args &a, int l, const T *P, const T *src, T
 template <typename T>
 __global__ void __launch_bounds__(KRON_THREADS, 2)
     k_stage(const stage_args a, const T *__restrict__ A, const T *__restrict__ in, T *out) {
+  constexpr int VW = 16 / sizeof(T);
   T *sm = reinterpret_cast<T *>(kron_smem);
   const kron_tiling &tl = a.st.t;
+  const kron_radix rx = kron_stage_radix(&tl, VW);
+  const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
   for (int l = 0; l < a.g; l++) load_a(sm + a.a_sm[l], a.lda[l], A + a.aoff[l], a.f[l], a.trans);
   long long t = blockIdx.x;
-  if (t < tl.tiles) tile_copy<T>(tl, 0, t, in, sm + a.buf[0], nullptr);
+  if (t < tl.tiles) tile_copy<T>(tl, rx, w0, 0, t, in, sm + a.buf[0], nullptr);
   fused::cp_async_commit();
   for (int it = 0; t < tl.tiles; t += gridDim.x, it++) {
     T *cur = sm + a.buf[it & 1], *next = sm + a.buf[(it & 1) ^ 1];
-    if (t + gridDim.x < tl.tiles) tile_copy<T>(tl, 0, t + gridDim.x, in, next, nullptr);
+    if (t + gridDim.x < tl.tiles) tile_copy<T>(tl, rx, w0, 0, t + gridDim.x, in, next, nullptr);
     fused::cp_async_commit();
-    fused::cp_async_wait<1>(); // this tile's copies (and A, at the first) are done...
+    fused::cp_async_wait<1>(); // this tile's copies (and A's, with the first) are done...
     __syncthreads();           // ...for every thread
     T *src = cur, *dst = sm + a.buf[2];
     for (int j = 0; j < a.g; j++) {
@@ -321,9 +320,9 @@ __global__ void __launch_bounds__(KRON_THREADS, 2)
       T *sw = src;
       src = dst;
       dst = sw;
-      if (j + 1 < a.g && a.side[j]) tile_copy<T>(tl, 0, t, nullptr, src, (T *)a.side[j]);
+      if (j + 1 < a.g && a.side[j]) tile_copy<T>(tl, rx, w0, 0, t, nullptr, src, (T *)a.side[j]);
     }
-    tile_copy<T>(tl, 0, t, nullptr, src, out);
+    tile_copy<T>(tl, rx, w0, 0, t, nullptr, src, out);
     __syncthreads(); // cur and buf[2] are read before the next prefetch and contraction
   }
   fused::cp_async_wait<0>();
@@ -374,16 +373,18 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
     for (int j = 0; j < TN; j++) acc[i][j] = 0;
   T *sm = reinterpret_cast<T *>(kron_smem);
   const T *G = (const T *)a.G[k], *Tn = (const T *)a.Tin[k];
+  const kron_radix rx = kron_grad_radix(&tl, VW);
+  const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
   if (t0 < t1) {
-    tile_copy<T>(tl, 1, t0, G, sm, nullptr);
-    tile_copy<T>(tl, 1, t0, Tn, sm + slot, nullptr);
+    tile_copy<T>(tl, rx, w0, 1, t0, G, sm, nullptr);
+    tile_copy<T>(tl, rx, w0, 1, t0, Tn, sm + slot, nullptr);
   }
   fused::cp_async_commit();
   for (long long t = t0; t < t1; t++) {
     T *cur = sm + 2 * slot * ((t - t0) & 1), *next = sm + 2 * slot * (((t - t0) & 1) ^ 1);
     if (t + 1 < t1) {
-      tile_copy<T>(tl, 1, t + 1, G, next, nullptr);
-      tile_copy<T>(tl, 1, t + 1, Tn, next + slot, nullptr);
+      tile_copy<T>(tl, rx, w0, 1, t + 1, G, next, nullptr);
+      tile_copy<T>(tl, rx, w0, 1, t + 1, Tn, next + slot, nullptr);
     }
     fused::cp_async_commit();
     fused::cp_async_wait<1>();
@@ -412,8 +413,10 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
     }
 }
 
+// fp32: two blocks per SM (<= 128 registers); fp64's 8x8 doubles need more
 template <typename T>
-__global__ void __launch_bounds__(KRON_THREADS, 1) k_grad(const grad_args a, T *gA) {
+__global__ void __launch_bounds__(KRON_THREADS, sizeof(T) == 4 ? 2 : 1)
+    k_grad(const grad_args a, T *gA) {
   int k = blockIdx.y;
   if (k >= a.m || (int)blockIdx.x >= a.ga[k].ksplit || (int)blockIdx.z >= a.ga[k].nob * a.ga[k].nob)
     return; // the whole block: grid dimensions are the maxima over the axes

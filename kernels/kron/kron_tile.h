@@ -77,21 +77,26 @@ KRON_HD kron_radix kron_grad_radix(const kron_tiling *t, int vw) {
   return r;
 }
 
-/* shared-memory and global offsets of unit (c, s, nb) of the tile starting at (r0, q0) */
-KRON_HD void kron_stage_addr(const kron_tiling *t, int per, long long r0, long long q0, long long c,
-                             long long s, long long nb, long long *sm, long long *g) {
-  *sm = s * t->ld + nb * t->W + c * per;
-  *g = ((r0 + nb) * t->S + s) * t->Q + q0 + c * per;
+/* global offset of tile `tile`'s element (0, 0) */
+KRON_HD long long kron_tile_base(const kron_tiling *t, long long tile) {
+  long long nq = t->Q / t->W;
+  return tile / nq * t->NB * t->S * t->Q + tile % nq * t->W;
 }
-KRON_HD void kron_grad_addr(const kron_tiling *t, int per, long long r0, long long q0, long long c,
-                            long long s, long long nb, long long *sm, long long *g) {
-  if (t->vec) { /* W = Q = 1: row nb is slab r0 + nb */
-    *sm = nb * t->ld + c * per;
-    *g = (r0 + nb) * t->S + c * per;
-  } else {
-    *sm = (nb * t->W + c) * t->ld + s;
-    *g = ((r0 + nb) * t->S + s) * t->Q + q0 + c;
-  }
+
+/* Unit (c, s, nb) of a tile: its shared-memory offset (int: a tile is at most 65536 elements)
+ * and its global offset from kron_tile_base. */
+KRON_HD int kron_stage_sm(const kron_tiling *t, int per, int c, int s, int nb) {
+  return s * (int)t->ld + nb * (int)t->W + c * per;
+}
+KRON_HD long long kron_stage_goff(const kron_tiling *t, int per, int c, int s, int nb) {
+  return (long long)(nb * (int)t->S + s) * t->Q + c * per;
+}
+KRON_HD int kron_grad_sm(const kron_tiling *t, int per, int c, int s, int nb) {
+  return t->vec ? nb * (int)t->ld + c * per /* W = Q = 1: row nb is a slab */
+                : (nb * (int)t->W + c) * (int)t->ld + s;
+}
+KRON_HD long long kron_grad_goff(const kron_tiling *t, int per, int c, int s, int nb) {
+  return t->vec ? (long long)nb * t->S + c * per : (long long)(nb * (int)t->S + s) * t->Q + c;
 }
 
 /* A thread's walk over units e = first, first + step, ...: after the start, increments

@@ -242,17 +242,17 @@ static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es
   kron_radix rx = grad ? kron_grad_radix(t, vw) : kron_stage_radix(t, vw);
   long long n = t->S * t->ld * (grad ? 0 : 1) + t->V * t->ld * (grad ? 1 : 0);
   char *hit = calloc((size_t)n, 1);
-  long long r0, q0;
-  kron_tile_origin(t, t->tiles - 1, &r0, &q0); /* the last tile: a nonzero origin */
+  long long r0, q0, last = t->tiles - 1; /* the last tile: a nonzero origin */
+  kron_tile_origin(t, last, &r0, &q0);
+  long long gb = kron_tile_base(t, last);
   int in_range = 1;
   for (int tid = 0; tid < KRON_THREADS; tid++) {
     kron_walk w = kron_walk_start(&rx, tid, KRON_THREADS);
     for (long long e = tid; e < rx.units; e += KRON_THREADS, kron_walk_next(&w)) {
-      long long sm, ga;
-      if (grad)
-        kron_grad_addr(t, rx.per, r0, q0, w.c, w.s, w.nb, &sm, &ga);
-      else
-        kron_stage_addr(t, rx.per, r0, q0, w.c, w.s, w.nb, &sm, &ga);
+      long long sm =
+          grad ? kron_grad_sm(t, rx.per, w.c, w.s, w.nb) : kron_stage_sm(t, rx.per, w.c, w.s, w.nb);
+      long long ga = gb + (grad ? kron_grad_goff(t, rx.per, w.c, w.s, w.nb)
+                                : kron_stage_goff(t, rx.per, w.c, w.s, w.nb));
       for (int i = 0; i < rx.per; i++) {
         /* the walk's global offset is the tile element's (kron_tile_gaddr) */
         long long row = (sm + i) / t->ld, col = (sm + i) % t->ld;
@@ -352,6 +352,24 @@ static void test_plan(void) {
   CHECK(kron_shape_init(&s, 1, 3, huge, why, sizeof why) == -1);
 }
 
+/* the division-free walk (kron_walk) against plain division, for radices and steps the kernels
+ * use (A's f x f copy, tiles) and odd ones */
+static void test_walk(void) {
+  long long radices[][2] = {{1, 1}, {1, 7}, {4, 3}, {16, 128}, {128, 128}, {200, 200}, {3, 1000}};
+  long long steps[] = {1, 7, 256};
+  int ok = 1;
+  for (size_t r = 0; r < sizeof radices / sizeof *radices; r++)
+    for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+      kron_radix rx = {radices[r][0], radices[r][1], radices[r][0] * radices[r][1] * 3, 1};
+      for (long long first = 0; first < steps[k]; first++) {
+        kron_walk w = kron_walk_start(&rx, first, steps[k]);
+        for (long long e = first; e < rx.units; e += steps[k], kron_walk_next(&w))
+          ok &= w.c == e % rx.cpr && w.s == e / rx.cpr % rx.S && w.nb == e / rx.cpr / rx.S;
+      }
+    }
+  CHECKF(ok, "kron_walk disagrees with division");
+}
+
 /* the comparison can fail: A_k^T in place of A_k gives a different y */
 static void test_can_fail(void) {
   inputs in;
@@ -390,6 +408,7 @@ int main(void) {
   test_versions(2, 4, v6);
   test_versions(16, 3, v7);
   test_plan();
+  test_walk();
   test_can_fail();
   return check_report();
 }
