@@ -174,8 +174,9 @@ static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
   long long units =
       (long long)kron_groups(g->ob, kron_mt_tm(g->mt)) * kron_groups(g->ob, kron_mt_tn(g->mt));
   g->kp = (int)(units >= KRON_THREADS ? 1 : KRON_THREADS / units);
-  long long want = (2LL * cfg->nsm + (long long)s->m * g->nob * g->nob - 1) /
-                   ((long long)s->m * g->nob * g->nob);
+  /* one wave: the kernel runs one block per SM */
+  long long want =
+      (cfg->nsm + (long long)s->m * g->nob * g->nob - 1) / ((long long)s->m * g->nob * g->nob);
   if (want < 1) want = 1;
   g->ksplit = (int)(want < g->t.tiles ? want : g->t.tiles);
   return 0;

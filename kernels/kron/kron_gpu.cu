@@ -191,15 +191,36 @@ struct stage_args {
   void *side[KRON_MAX_FACTORS];
 };
 
-// A_l into shared memory as P: row b holds A[.][b] (forward) or A[b][.] (trans), element by
-// element with cp.async (the copies complete with the first tile's group, all in flight at
-// once); the padding columns are zero, so a row chunk that straddles f reads zeros.
+// A_l into shared memory as P: row b holds A[.][b] (forward) or A[b][.] (trans); the padding
+// columns are zero, so a row chunk that straddles f reads zeros. trans: a straight copy with
+// cp.async (16 bytes where aligned). Forward, a transpose: where rows are whole 32-byte
+// sectors, consecutive threads take consecutive rows i, read 8 elements of row i and write them
+// down column i (conflict-free); else element by element with cp.async (4-way conflicts).
 template <typename T>
 __device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int trans) {
-  kron_radix r = {f, f, (long long)f * f, 1}; // element e = (row i, column j): digits (j, i)
-  kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
-  for (int e = threadIdx.x; e < f * f; e += blockDim.x, kron_walk_next(&w))
-    cp_elem(trans ? dst + w.s * lda + w.c : dst + w.c * lda + w.s, A + e);
+  constexpr int VW = 16 / sizeof(T);
+  bool aligned = reinterpret_cast<size_t>(A) % 32 == 0;
+  if (trans && aligned && f % VW == 0) {
+    kron_radix r = {f / VW, f, (long long)f * f / VW, VW}; // unit (column chunk c, row s)
+    kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
+    for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w))
+      fused::cp_async16(dst + w.s * lda + w.c * VW, A + e * VW, true);
+  } else if (!trans && aligned && f % 8 == 0) {
+    kron_radix r = {f, f / 8, (long long)f * f / 8, 1}; // unit (row i = c, 8 columns s)
+    kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
+    for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w)) {
+      T v[8];
+#pragma unroll
+      for (int q = 0; q < 8 / VW; q++) chunk<VW, T>::ld(A + w.c * f + w.s * 8 + q * VW, v + q * VW);
+#pragma unroll
+      for (int jj = 0; jj < 8; jj++) dst[(w.s * 8 + jj) * lda + w.c] = v[jj];
+    }
+  } else {
+    kron_radix r = {f, f, (long long)f * f, 1}; // element e = (row i, column j): digits (j, i)
+    kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
+    for (int e = threadIdx.x; e < f * f; e += blockDim.x, kron_walk_next(&w))
+      cp_elem(trans ? dst + w.s * lda + w.c : dst + w.c * lda + w.s, A + e);
+  }
   int pad = lda - f;
   for (int e = threadIdx.x; e < f * pad; e += blockDim.x) dst[e / pad * lda + f + e % pad] = 0;
 }
@@ -413,10 +434,9 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
     }
 }
 
-// fp32: two blocks per SM (<= 128 registers); fp64's 8x8 doubles need more
+// one block per SM: 8x8 micro-tiles without spills (at 128 registers fp32 spills)
 template <typename T>
-__global__ void __launch_bounds__(KRON_THREADS, sizeof(T) == 4 ? 2 : 1)
-    k_grad(const grad_args a, T *gA) {
+__global__ void __launch_bounds__(KRON_THREADS, 1) k_grad(const grad_args a, T *gA) {
   int k = blockIdx.y;
   if (k >= a.m || (int)blockIdx.x >= a.ga[k].ksplit || (int)blockIdx.z >= a.ga[k].nob * a.ga[k].nob)
     return; // the whole block: grid dimensions are the maxima over the axes
