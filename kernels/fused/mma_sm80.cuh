@@ -55,6 +55,10 @@ __device__ __forceinline__ void load_tile_async(half *tile, const half *base, lo
 __device__ __forceinline__ void cp_async4(void *smem, const void *gmem) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_u32(smem)), "l"(gmem));
 }
+// 8-byte copy (double elements one by one).
+__device__ __forceinline__ void cp_async8(void *smem, const void *gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_u32(smem)), "l"(gmem));
+}
 
 // Copy a ROWS x COLS fp32 tile (rows row0.., columns col0.. of a matrix with ld floats per
 // row) into shared memory with PITCH floats per row. Rows >= nrows and columns >= ncols read

@@ -9,16 +9,17 @@
  *     gA_k[i, j] = sum_{b,p,q} G_k[b,p,i,q] T_{k-1}[b,p,j,q];  gx = G_0.
  *
  * The versions (kron_algo.c) are written once against a backend (kron_be: cuBLAS-shaped GEMMs,
- * a batched transpose, the v3 group kernels); kron_cpu.c runs them on the CPU (so the tests
- * exercise the very call sequences the GPU runs), kron_gpu.cu on the GPU.
+ * a batched transpose, v3's stage and gradient kernels); kron_cpu.c runs them on the CPU (so
+ * the tests exercise the very call sequences and index arithmetic the GPU runs), kron_gpu.cu
+ * on the GPU.
  *   v1  rotation: per factor one GEMM [B·N/f, f]·A^T and a batched transpose that brings the
  *       next factor's axis last (the seed's naive version)
  *   v2  per factor one strided-batched GEMM over the B·P slabs [f, Q], no copies
- *   v3  fused: consecutive axes grouped so one tile (all indices of the group's axes times a
- *       chunk of the trailing index) fits in shared memory; one kernel per group applies the
- *       group's factors from shared memory. When the whole row fits, that is one kernel for
- *       the whole chain. Backward: one kernel per group (A^T chain and gA_k in the same pass,
- *       gA_k by atomics), after recomputing the group boundaries of the forward. */
+ *   v3  our kernels: a stage applies a range of axes to tiles held in shared memory, each axis
+ *       a register-tiled batched GEMM with A_k in shared memory (kron_tile.h); one stage per
+ *       axis for large shapes, one fused stage for the whole row when it fits and the shape is
+ *       small. The forward keeps every T_k; the backward runs the stages backwards with A^T
+ *       (keeping every G_k), then one kernel computes every gA_k (split over rows, atomics). */
 #ifndef KRON_H
 #define KRON_H
 
@@ -37,10 +38,14 @@ extern "C" {
 typedef enum { KRON_V1 = 0, KRON_V2 = 1, KRON_V3 = 2, KRON_NVER = 3 } kron_version;
 typedef enum { KRON_FWD = 0, KRON_BWD = 1 } kron_pass;
 typedef enum { KRON_CHECK = 0, KRON_PROFILE = 1, KRON_BENCH = 2 } kron_mode;
+/* v3's fusion: auto (the whole row in one stage when it fits and the shape is small), on (the
+ * longest trailing range of axes that fits in one stage), off (one stage per axis) */
+typedef enum { KRON_FUSE_AUTO = 0, KRON_FUSE_ON = 1, KRON_FUSE_OFF = 2 } kron_fuse;
 
 extern const char *const kron_version_names[KRON_NVER]; /* "v1", "v2", "v3" */
 extern const char *const kron_pass_names[2];            /* "fwd", "bwd" */
 extern const char *const kron_mode_names[3];            /* "check", "profile", "bench" */
+extern const char *const kron_fuse_names[3];            /* "auto", "on", "off" */
 
 typedef struct {
   int m;                                /* number of factors */
@@ -71,6 +76,7 @@ typedef struct {
   int check;         /* bench: also check (off by default; check mode always checks) */
   const char *trace; /* profile: Chrome trace JSON path (NULL: none) */
   long v3_smem_kib;  /* v3 shared-memory budget per block (0: the device's opt-in max) */
+  int v3_fuse;       /* kron_fuse: whether v3 fuses axes into one stage */
 } kron_args;
 
 /* 0 ok, 1 help printed (exit 0), -1 usage error printed (exit 2). */
@@ -90,26 +96,88 @@ void kron_ref_dense(const kron_shape *s, const double *A, double *K);
 void kron_fill_inputs(const kron_shape *s, uint64_t seed, float *x, float *A, float *gy);
 
 /* ---- the v3 plan (kron_algo.c) ------------------------------------------------------------- */
+#define KRON_THREADS 256 /* every v3 kernel's block */
+
+/* How tiles cover a range of axes (kron_tile.h has the index arithmetic). With the [R, S, Q]
+ * view of the rows (R = B·P: the slabs, P/S/Q: products of the axes before/in/after the
+ * range), a tile is NB consecutive slabs times a chunk of W of q (NB = 1 or W = Q); tile
+ * element (s, v), v = nb·W + w, is row s, column v. */
 typedef struct {
-  int k0, k1;        /* axes [k0, k1) */
-  long long P, S, Q; /* prod of the axes before, in, after the group */
-  long long W;       /* tile = S x W elements: all of the group's indices x a chunk of q */
-  long long st[KRON_MAX_FACTORS]; /* stride of axis k0+l inside the tile */
-  int slots;                      /* tiles of shared memory the kernel holds */
-  int threads;                    /* block size */
-} kron_group;
+  long long P, S, Q;
+  long long W, NB, V; /* V = NB·W */
+  long long ld;       /* elements between rows in shared memory (stages: rows s, ld >= V;
+                         gradient tiles are stored transposed: rows v, ld >= S) */
+  long long tiles;    /* (R / NB)·(Q / W) */
+  int vec;            /* global <-> shared memory in 16-byte chunks (else element by element) */
+} kron_tiling;
+
+/* micro-tiles of the register-tiled GEMM: rows x columns of outputs per thread; S: columns
+ * read element by element (else 16-byte chunks) */
+typedef enum {
+  KRON_MT_8x8 = 0,
+  KRON_MT_4x8 = 1,
+  KRON_MT_4x4 = 2,
+  KRON_MT_4x4S = 3,
+  KRON_MT_8x1S = 4,
+  KRON_NMT = 5
+} kron_mt;
+extern const char *const kron_mt_names[KRON_NMT];
 
 typedef struct {
-  int ngroups;
-  kron_group g[KRON_MAX_FACTORS];
-  size_t smem_max; /* largest group's shared memory, bytes */
+  int k0, k1;               /* axes [k0, k1) */
+  kron_tiling t;            /* t.S = prod of the stage's factors */
+  int mt[KRON_MAX_FACTORS]; /* micro-tile of axis k0 + l */
+  int grid;                 /* blocks (persistent: each walks tiles blockIdx.x + i·grid) */
+  size_t smem;              /* bytes */
+} kron_stage;
+
+/* gA_k of one axis: tiles of G_k and T_{k-1} over the axis (S = f_k), stored transposed */
+typedef struct {
+  kron_tiling t;
+  int mt;     /* micro-tile over the output block */
+  int ob;     /* output block side (the block covers gA rows and columns [ob·i, ob·i + ob)) */
+  int nob;    /* output blocks per side */
+  int kp;     /* threads per output micro-tile, splitting each tile's rows */
+  int ksplit; /* blocks along the rows (each adds its partial sum with atomics) */
+  size_t smem;
+} kron_gstep;
+
+typedef struct {
+  int nstages;
+  kron_stage st[KRON_MAX_FACTORS];
+  int has_grad;                    /* bwd plans: ga[] filled */
+  kron_gstep ga[KRON_MAX_FACTORS]; /* per axis */
+  size_t smem_max;                 /* largest kernel's shared memory, bytes */
 } kron_plan;
 
-/* Group the axes for v3 under a shared-memory budget per block (bytes). 0, or -1 with why
- * (a factor whose smallest tile does not fit). */
-int kron_plan_make(const kron_shape *s, int elem_size, kron_pass pass, size_t smem_budget,
+/* What the plan may use: shared memory per block (bytes), per SM, the SM count (the CPU
+ * backend plans as for an H100) and the fusion mode. */
+typedef struct {
+  size_t smem_block, smem_sm;
+  int nsm;
+  int fuse; /* kron_fuse */
+} kron_plan_cfg;
+
+/* v3's plan for a pass (the stages are the same for both; bwd adds the gradient steps).
+ * 0, or -1 with why (a factor whose matrix and smallest tile do not fit). */
+int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                    kron_plan *p, char *why, size_t why_len);
-size_t kron_group_smem(const kron_group *g, int elem_size);
+/* One line describing the plan (the log's `plan` record, without its prefix). */
+void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size_t cap);
+
+/* Shared-memory layout of a stage's kernel, in elements: A_l (f_l rows of lda[l]) at a[l],
+ * the three tile buffers (buf_elems each) at buf[0..2]; total. */
+typedef struct {
+  long long a[KRON_MAX_FACTORS], lda[KRON_MAX_FACTORS];
+  long long buf[3], buf_elems, total;
+} kron_stage_smem;
+void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, kron_stage_smem *L);
+/* gradient kernel: two slots, each a G tile then a T tile of slot_elems */
+long long kron_gstep_slot_elems(const kron_gstep *g);
+/* Launch-config validation shared by both backends: 0, or -1 with why. */
+int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *why, size_t len);
+int kron_gstep_check(const kron_shape *s, int k, const kron_gstep *g, int es, char *why,
+                     size_t len);
 
 /* ---- the backend the versions are written against --------------------------------------- */
 typedef struct kron_be kron_be;
@@ -128,20 +196,21 @@ struct kron_be {
   void (*transpose)(kron_be *be, const char *name, const void *src, void *dst, long long nb,
                     long long rows, long long cols);
   void (*zero)(kron_be *be, void *p, long long n);
-  /* v3: one group's kernel. fwd: out = group's factors applied to in. bwd: t_in is the
-   * group's input activation, g_out the gradient at its output; writes g_in and adds every
-   * gA_k of the group into gA. */
-  void (*group_fwd)(kron_be *be, const char *name, const kron_shape *s, const kron_group *g,
-                    const void *A, const void *in, void *out);
-  void (*group_bwd)(kron_be *be, const char *name, const kron_shape *s, const kron_group *g,
-                    const void *A, const void *t_in, const void *g_out, void *g_in, void *gA);
+  /* v3: one stage's kernel. trans = 0: the stage's axes k0..k1-1 applied to in (A_k); 1: the
+   * axes k1-1..k0 with A_k^T. side[j] (NULL: not kept): where the tile after the j-th
+   * contraction goes, j < k1-k0-1; out: after the last. */
+  void (*stage)(kron_be *be, const char *name, const kron_shape *s, const kron_stage *st, int trans,
+                const void *A, const void *in, void *out, void *const *side);
+  /* v3: gA_k += sum over rows of G[k] (at axis k's output) times T[k] (its input), every k */
+  void (*grad)(kron_be *be, const char *name, const kron_shape *s, const kron_plan *p,
+               const void *const *G, const void *const *T, void *gA);
 };
 
 /* Buffers of one version (device or host, of element size es). */
 typedef struct {
   void *x, *A, *y, *gy, *gx, *gA;
-  void *saved;   /* v1/v2: forward activations kept for the backward; v3: group boundaries */
-  void *scratch; /* two [B, N] buffers */
+  void *saved;   /* forward activations T_1..T_{m-1} kept for the backward */
+  void *scratch; /* v1/v2: two [B, N] buffers; v3: G_1..G_{m-1} */
   void *part;    /* v2: gA partials */
 } kron_bufs;
 
@@ -150,11 +219,10 @@ void kron_ws_elems(const kron_shape *s, kron_version v, const kron_plan *fwd_pla
                    const kron_plan *bwd_plan, long long *saved, long long *scratch,
                    long long *part);
 
-/* The versions. plan: v3's (the pass's own). */
+/* The versions. plan: v3's (the pass's own; the stages are the same in both). */
 void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_plan *plan,
                   const kron_bufs *b);
-/* bwd needs v1/v2's forward to have run on the same buffers (saved activations). v3 needs
- * the fwd plan for its recomputed boundaries. */
+/* bwd needs the forward to have run on the same buffers (saved activations). */
 void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_plan *fwd_plan,
                   const kron_plan *bwd_plan, const kron_bufs *b);
 

@@ -12,106 +12,342 @@
 #include "harness.h"
 #include "kron_tile.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #define AT(p, e) ((void *)((char *)(p) + (size_t)(e) * (size_t)es))
 
-size_t kron_group_smem(const kron_group *g, int elem_size) {
-  return (size_t)g->slots * (size_t)(g->S * g->W) * (size_t)elem_size;
+/* ---- v3's plan ---------------------------------------------------------------------------- */
+
+const char *const kron_mt_names[KRON_NMT] = {"8x8", "4x8", "4x4", "4x4s", "8x1s"};
+
+/* A row stride >= n, a multiple of 16 bytes, and an odd number of 16-byte chunks: rows that
+ * are written column-wise (transposing loads) spread over all bank groups. */
+static long long pad_ld(long long n, int es) {
+  long long r = 16 / es, ld = (n + r - 1) / r * r;
+  if (ld / r % 2 == 0) ld += r;
+  return ld;
 }
 
-/* smallest divisor of q that is >= want (q itself when none is smaller) */
-static long long divisor_at_least(long long q, long long want) {
-  for (long long d = want < 1 ? 1 : want; d < q; d++)
-    if (q % d == 0) return d;
-  return q;
-}
+static long long round_up(long long n, long long m) { return (n + m - 1) / m * m; }
 
-/* largest divisor of q that is <= cap (>= 1) */
-static long long divisor_at_most(long long q, long long cap) {
-  if (cap >= q) return q;
-  for (long long d = cap; d > 1; d--)
-    if (q % d == 0) return d;
-  return 1;
-}
-
-/* A tile wider than this many elements buys nothing but fewer blocks. */
-#define KRON_TILE_TARGET 8192
-
-int kron_plan_make(const kron_shape *s, int es, kron_pass pass, size_t budget, kron_plan *p,
-                   char *why, size_t why_len) {
-  memset(p, 0, sizeof *p);
-  kron_group rev[KRON_MAX_FACTORS];
-  int ng = 0, k1 = s->m;
-  while (k1 > 0) {
-    long long Q = 1;
-    for (int k = k1; k < s->m; k++) Q *= s->f[k];
-    long long wmin = divisor_at_least(Q, Q < 32 ? Q : 32); /* coalesced rows */
-    {
-      /* a wide factor alone: narrower (less coalesced) tiles rather than none */
-      size_t one = (size_t)s->f[k1 - 1] * (size_t)(pass == KRON_FWD ? 2 : 3) * (size_t)es;
-      if ((size_t)wmin * one > budget) wmin = divisor_at_most(Q, (long long)(budget / one));
-    }
-    int k0 = k1;
-    long long S = 1;
-    while (k0 > 0) {
-      long long S2 = S * s->f[k0 - 1];
-      int slots = pass == KRON_FWD ? 2 : (k1 - (k0 - 1)) + 2;
-      if ((size_t)(S2 * wmin) * (size_t)slots * (size_t)es > budget) break;
-      S = S2;
-      k0--;
-    }
-    if (k0 == k1) {
-      int slots = pass == KRON_FWD ? 2 : 3;
-      snprintf(why, why_len,
-               "v3 %s: factor %d (%d) needs a tile of %lld x %lld elements, %zu bytes of shared "
-               "memory per block; the budget is %zu",
-               kron_pass_names[pass], k1, s->f[k1 - 1], (long long)s->f[k1 - 1], wmin,
-               (size_t)(s->f[k1 - 1] * wmin) * (size_t)slots * (size_t)es, budget);
-      return -1;
-    }
-    kron_group *g = &rev[ng++];
-    memset(g, 0, sizeof *g);
-    g->k0 = k0;
-    g->k1 = k1;
-    g->S = S;
-    g->Q = Q;
-    g->P = 1;
-    for (int k = 0; k < k0; k++) g->P *= s->f[k];
-    g->slots = pass == KRON_FWD ? 2 : (k1 - k0) + 2;
-    long long cap = (long long)(budget / ((size_t)g->slots * (size_t)es)) / S;
-    long long target = KRON_TILE_TARGET / S;
-    if (target < wmin) target = wmin;
-    g->W = divisor_at_most(Q, cap < target ? cap : target);
-    if (g->W < wmin && wmin <= cap) g->W = wmin;
-    long long st = g->W;
-    for (int l = k1 - k0 - 1; l >= 0; l--) {
-      g->st[l] = st;
-      st *= s->f[k0 + l];
-    }
-    long long tile = S * g->W, th = (tile / 8 + 31) / 32 * 32;
-    g->threads = (int)(th < 128 ? 128 : th > 1024 ? 1024 : th);
-    size_t smem = kron_group_smem(g, es);
-    if (smem > p->smem_max) p->smem_max = smem;
-    k1 = k0;
+void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, kron_stage_smem *L) {
+  long long vw = 16 / es, off = 0;
+  memset(L, 0, sizeof *L);
+  for (int l = 0; l < st->k1 - st->k0; l++) {
+    long long f = s->f[st->k0 + l];
+    L->lda[l] = pad_ld(f, es);
+    L->a[l] = off;
+    off += round_up(f * L->lda[l], vw);
   }
-  p->ngroups = ng;
-  for (int i = 0; i < ng; i++) p->g[i] = rev[ng - 1 - i];
+  L->buf_elems = round_up(st->t.S * st->t.ld, vw);
+  for (int i = 0; i < 3; i++) L->buf[i] = off + i * L->buf_elems;
+  L->total = off + 3 * L->buf_elems;
+}
+
+long long kron_gstep_slot_elems(const kron_gstep *g) {
+  return round_up(g->t.V * g->t.ld, 4); /* 16 bytes for either element size */
+}
+
+/* The tilings of [R, S, Q]: NB = 1 with W dividing Q, or W = Q with NB dividing R; V at most
+ * vmax. */
+typedef struct {
+  kron_tiling t[512];
+  int n;
+} tilings;
+
+static void add_tiling(tilings *c, long long R, long long P, long long S, long long Q, long long W,
+                       long long NB) {
+  if (c->n == (int)(sizeof c->t / sizeof *c->t)) return;
+  kron_tiling *t = &c->t[c->n++];
+  memset(t, 0, sizeof *t);
+  t->P = P;
+  t->S = S;
+  t->Q = Q;
+  t->W = W;
+  t->NB = NB;
+  t->V = NB * W;
+  t->tiles = R / NB * (Q / W);
+}
+
+static void enum_tilings(tilings *c, long long R, long long P, long long S, long long Q,
+                         long long vmax) {
+  c->n = 0;
+  for (long long W = 1; W <= Q && W <= vmax; W++)
+    if (Q % W == 0) add_tiling(c, R, P, S, Q, W, 1);
+  for (long long NB = 2; NB <= R && NB * Q <= vmax; NB++)
+    if (R % NB == 0) add_tiling(c, R, P, S, Q, Q, NB);
+}
+
+/* the stage's tiling fields that follow from W and NB: 16-byte loads, row stride */
+static void finish_stage_tiling(kron_tiling *t, int es) {
+  long long vw = 16 / es;
+  t->vec = t->W % vw == 0 && t->Q % vw == 0;
+  t->ld = t->V == 1 || t->vec ? t->V : pad_ld(t->V, es);
+}
+
+/* Micro-tile of the stage's axis l: the largest that still gives every thread a unit and
+ * does not waste columns; element-wise columns where rows of V are not 16-byte multiples. */
+static int pick_mt(const kron_shape *s, const kron_stage *st, int l, int es) {
+  int vw = 16 / es, g = st->k1 - st->k0;
+  kron_ctr c = kron_ctr_of(&st->t, &s->f[st->k0], g, l);
+  if (st->t.V % vw || st->t.ld % vw || c.nlo < vw) return c.nlo >= 4 ? KRON_MT_4x4S : KRON_MT_8x1S;
+  static const int order_f[] = {KRON_MT_8x8, KRON_MT_4x8, KRON_MT_4x4};
+  static const int order_d[] = {KRON_MT_4x8, KRON_MT_4x4};
+  const int *order = es == 4 ? order_f : order_d;
+  int n = es == 4 ? 3 : 2;
+  for (int i = 0; i < n; i++) {
+    int tm = kron_mt_tm(order[i]), tn = kron_mt_tn(order[i]);
+    long long units = c.H * (long long)kron_groups(c.f, tm) * kron_groups(c.nlo, tn);
+    if (units >= KRON_THREADS && c.nlo >= tn && c.f >= tm) return order[i];
+  }
+  return KRON_MT_4x4;
+}
+
+/* Stage [k0, k1): the tiling that keeps the SMs busiest (tiles of >= 4096 elements give every
+ * thread a 4x4 micro-tile; >= 2 tiles per SM let blocks prefetch). 0, or -1: no tiling fits. */
+static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int k0, int k1,
+                      kron_stage *out) {
+  long long P = kron_prefix(s, k0), Q = kron_suffix(s, k1 - 1), S = 1, R = s->batch * P;
+  for (int k = k0; k < k1; k++) S *= s->f[k];
+  static tilings c;
+  enum_tilings(&c, R, P, S, Q, 4096);
+  double best = -1;
+  int found = 0, vw = 16 / es;
+  for (int i = 0; i < c.n; i++) {
+    kron_stage st;
+    memset(&st, 0, sizeof st);
+    st.k0 = k0;
+    st.k1 = k1;
+    st.t = c.t[i];
+    finish_stage_tiling(&st.t, es);
+    kron_stage_smem L;
+    kron_stage_layout(s, &st, es, &L);
+    st.smem = (size_t)L.total * (size_t)es;
+    if (st.smem > cfg->smem_block || S * st.t.V > 65536) continue;
+    double E = (double)(S * st.t.V), tiles = (double)st.t.tiles;
+    double util = E >= 4096 ? 1 : E / 4096,
+           par = tiles >= 2.0 * cfg->nsm ? 1 : tiles / (2.0 * cfg->nsm);
+    double score = util * par * (st.t.V % vw == 0 ? 1 : 0.9);
+    /* ties: the larger tile (fewer loads of A per element) */
+    if (found && (score < best * (1 - 1e-9) ||
+                  (score <= best * (1 + 1e-9) && E <= (double)(out->t.S * out->t.V))))
+      continue;
+    best = score;
+    *out = st;
+    found = 1;
+  }
+  if (!found) return -1;
+  for (int l = 0; l < k1 - k0; l++) out->mt[l] = pick_mt(s, out, l, es);
+  size_t per_block = out->smem + 1024; /* the runtime's reserve per block */
+  long long occ = (long long)(cfg->smem_sm / per_block);
+  if (occ > 2) occ = 2; /* registers: 256 threads at <= 128 each */
+  if (occ < 1) occ = 1;
+  long long grid = cfg->nsm * occ;
+  out->grid = (int)(grid < out->t.tiles ? grid : out->t.tiles);
   return 0;
 }
+
+/* gA_k: transposed tiles of up to 64 rows, two slots of a G and a T tile each */
+static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int k, kron_gstep *g) {
+  long long P = kron_prefix(s, k), Q = kron_suffix(s, k), f = s->f[k], R = s->batch * P;
+  static tilings c;
+  enum_tilings(&c, R, P, f, Q, 64);
+  memset(g, 0, sizeof *g);
+  int found = 0;
+  for (int i = 0; i < c.n; i++) {
+    kron_gstep cand;
+    memset(&cand, 0, sizeof cand);
+    cand.t = c.t[i];
+    cand.t.ld = pad_ld(f, es);
+    cand.t.vec = Q == 1 && f % (16 / es) == 0;
+    cand.smem = 4 * (size_t)kron_gstep_slot_elems(&cand) * (size_t)es;
+    if (cand.smem > cfg->smem_block) continue;
+    if (found && cand.t.V <= g->t.V) continue;
+    *g = cand;
+    found = 1;
+  }
+  if (!found) return -1;
+  g->mt = f >= 8 ? KRON_MT_8x8 : KRON_MT_4x4;
+  g->ob = (int)(f < 128 ? f : 128);
+  g->nob = (int)kron_groups(f, g->ob);
+  long long units =
+      (long long)kron_groups(g->ob, kron_mt_tm(g->mt)) * kron_groups(g->ob, kron_mt_tn(g->mt));
+  g->kp = (int)(units >= KRON_THREADS ? 1 : KRON_THREADS / units);
+  /* one wave: the kernel runs one block per SM */
+  long long want =
+      (cfg->nsm + (long long)s->m * g->nob * g->nob - 1) / ((long long)s->m * g->nob * g->nob);
+  if (want < 1) want = 1;
+  g->ksplit = (int)(want < g->t.tiles ? want : g->t.tiles);
+  return 0;
+}
+
+/* shapes up to this many multiply-adds are launch-bound: auto fuses their whole row */
+#define KRON_FUSE_AUTO_MACS (1LL << 25)
+
+int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
+                   kron_plan *p, char *why, size_t why_len) {
+  memset(p, 0, sizeof *p);
+  int m = s->m, k0 = m; /* axes [k0, m) fused into the last stage */
+  kron_stage fused;
+  double sumf = 0;
+  for (int k = 0; k < m; k++) sumf += s->f[k];
+  if (cfg->fuse == KRON_FUSE_ON) {
+    for (int k = 0; k < m - 1 && k0 == m; k++)
+      if (make_stage(s, es, cfg, k, m, &fused) == 0) k0 = k;
+  } else if (cfg->fuse == KRON_FUSE_AUTO && m > 1 &&
+             (double)s->batch * (double)s->n * sumf <= (double)KRON_FUSE_AUTO_MACS &&
+             make_stage(s, es, cfg, 0, m, &fused) == 0) {
+    k0 = 0;
+  }
+  for (int k = 0; k < k0; k++) {
+    kron_stage *st = &p->st[p->nstages++];
+    if (make_stage(s, es, cfg, k, k + 1, st) != 0) {
+      kron_stage one;
+      memset(&one, 0, sizeof one);
+      one.k0 = k;
+      one.k1 = k + 1;
+      one.t.S = s->f[k];
+      one.t.V = one.t.NB = one.t.W = 1;
+      finish_stage_tiling(&one.t, es);
+      kron_stage_smem L;
+      kron_stage_layout(s, &one, es, &L);
+      snprintf(why, why_len,
+               "v3: factor %d (%d) needs %lld bytes of shared memory per block (its %dx%d matrix "
+               "and three tiles of %d elements); the budget is %zu",
+               k + 1, s->f[k], L.total * es, s->f[k], s->f[k], s->f[k], cfg->smem_block);
+      return -1;
+    }
+  }
+  if (k0 < m) p->st[p->nstages++] = fused;
+  for (int i = 0; i < p->nstages; i++)
+    if (p->st[i].smem > p->smem_max) p->smem_max = p->st[i].smem;
+  if (pass == KRON_BWD) {
+    p->has_grad = 1;
+    for (int k = 0; k < m; k++) {
+      if (make_gstep(s, es, cfg, k, &p->ga[k]) != 0) {
+        snprintf(why, why_len,
+                 "v3 bwd: factor %d (%d): its gradient's tiles do not fit in %zu bytes of shared "
+                 "memory per block",
+                 k + 1, s->f[k], cfg->smem_block);
+        return -1;
+      }
+      if (p->ga[k].smem > p->smem_max) p->smem_max = p->ga[k].smem;
+    }
+  }
+  return 0;
+}
+
+static size_t put(char *dst, size_t cap, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static size_t put(char *dst, size_t cap, size_t len, const char *fmt, ...) {
+  if (len >= cap) return len;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(dst + len, cap - len, fmt, ap);
+  va_end(ap);
+  return n < 0 ? len : len + (size_t)n;
+}
+
+void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size_t cap) {
+  size_t len = 0;
+  dst[0] = '\0';
+  len = put(dst, cap, len, "stages=%d smem_kib=%.1f", p->nstages, p->smem_max / 1024.0);
+  for (int i = 0; i < p->nstages; i++) {
+    const kron_stage *st = &p->st[i];
+    len =
+        put(dst, cap, len, " s%d=axes%d-%d,tile%lldx%lld(nb%lld,w%lld),ld%lld,tiles%lld,grid%d,mt",
+            i + 1, st->k0 + 1, st->k1, st->t.S, st->t.V, st->t.NB, st->t.W, st->t.ld, st->t.tiles,
+            st->grid);
+    for (int l = 0; l < st->k1 - st->k0; l++)
+      len = put(dst, cap, len, "%s%s", l ? "/" : "", kron_mt_names[st->mt[l]]);
+  }
+  if (p->has_grad)
+    for (int k = 0; k < s->m; k++) {
+      const kron_gstep *g = &p->ga[k];
+      len =
+          put(dst, cap, len, " gA%d=tile%lldx%lld,tiles%lld,ksplit%d,blocks%dx%d,mt%s,kp%d", k + 1,
+              g->t.V, g->t.S, g->t.tiles, g->ksplit, g->nob, g->nob, kron_mt_names[g->mt], g->kp);
+    }
+}
+
+/* ---- launch-config validation (both backends, before every launch) ------------------------- */
+
+#define FAIL(...)                    \
+  do {                               \
+    snprintf(why, len, __VA_ARGS__); \
+    return -1;                       \
+  } while (0)
+
+static int check_tiling(const kron_tiling *t, long long R, long long P, long long S, long long Q,
+                        char *why, size_t len) {
+  if (t->P != P || t->S != S || t->Q != Q)
+    FAIL("tiling P/S/Q %lld/%lld/%lld, expected %lld/%lld/%lld", t->P, t->S, t->Q, P, S, Q);
+  if (t->W < 1 || t->NB < 1 || Q % t->W || R % t->NB || (t->NB > 1 && t->W != Q))
+    FAIL("tiling W=%lld NB=%lld does not tile R=%lld Q=%lld", t->W, t->NB, R, Q);
+  if (t->V != t->NB * t->W || t->tiles != R / t->NB * (Q / t->W))
+    FAIL("tiling V=%lld tiles=%lld inconsistent", t->V, t->tiles);
+  return 0;
+}
+
+int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *why, size_t len) {
+  int vw = 16 / es, g = st->k1 - st->k0;
+  if (st->k0 < 0 || st->k1 > s->m || g < 1) FAIL("stage axes [%d, %d)", st->k0, st->k1);
+  long long S = 1;
+  for (int k = st->k0; k < st->k1; k++) S *= s->f[k];
+  long long P = kron_prefix(s, st->k0);
+  if (check_tiling(&st->t, s->batch * P, P, S, kron_suffix(s, st->k1 - 1), why, len)) return -1;
+  const kron_tiling *t = &st->t;
+  if (t->ld < t->V) FAIL("row stride %lld < V %lld", t->ld, t->V);
+  if (t->vec && (t->W % vw || t->Q % vw || t->ld != t->V))
+    FAIL("16-byte tile copies need W, Q multiples of %d and unpadded rows", vw);
+  for (int l = 0; l < g; l++) {
+    int mt = st->mt[l];
+    if (mt < 0 || mt >= KRON_NMT) FAIL("micro-tile %d of axis %d", mt, st->k0 + l + 1);
+    if (kron_mt_colvec(mt) && (t->V % vw || t->ld % vw))
+      FAIL("micro-tile %s needs rows of whole 16-byte chunks", kron_mt_names[mt]);
+    if (es == 8 && mt == KRON_MT_8x8) FAIL("micro-tile 8x8 is fp32 only");
+  }
+  kron_stage_smem L;
+  kron_stage_layout(s, st, es, &L);
+  if (st->smem != (size_t)L.total * (size_t)es) FAIL("shared memory %zu != layout", st->smem);
+  if (L.total > (1LL << 30)) FAIL("shared memory beyond int offsets");
+  if (st->grid < 1 || st->grid > t->tiles) FAIL("grid %d for %lld tiles", st->grid, t->tiles);
+  return 0;
+}
+
+int kron_gstep_check(const kron_shape *s, int k, const kron_gstep *g, int es, char *why,
+                     size_t len) {
+  int vw = 16 / es;
+  long long P = kron_prefix(s, k), f = s->f[k];
+  if (check_tiling(&g->t, s->batch * P, P, f, kron_suffix(s, k), why, len)) return -1;
+  if (g->t.ld < f || g->t.ld % vw) FAIL("gradient row stride %lld for f=%lld", g->t.ld, f);
+  if (g->t.vec && (g->t.Q != 1 || f % vw)) FAIL("16-byte gradient copies need Q = 1");
+  if (g->mt != KRON_MT_8x8 && g->mt != KRON_MT_4x4) FAIL("gradient micro-tile %d", g->mt);
+  long long units =
+      (long long)kron_groups(g->ob, kron_mt_tm(g->mt)) * kron_groups(g->ob, kron_mt_tn(g->mt));
+  if (g->ob < 1 || (long long)g->nob * g->ob < f || g->kp < 1 || units * g->kp > KRON_THREADS)
+    FAIL("gradient blocks ob=%d nob=%d kp=%d (%lld units)", g->ob, g->nob, g->kp, units);
+  if (g->ksplit < 1 || g->ksplit > g->t.tiles)
+    FAIL("ksplit %d for %lld tiles", g->ksplit, g->t.tiles);
+  if (g->smem != 4 * (size_t)kron_gstep_slot_elems(g) * (size_t)es) FAIL("gradient shared memory");
+  return 0;
+}
+
+#undef FAIL
 
 void kron_ws_elems(const kron_shape *s, kron_version v, const kron_plan *fwd_plan,
                    const kron_plan *bwd_plan, long long *saved, long long *scratch,
                    long long *part) {
   long long bn = s->batch * s->n;
   (void)fwd_plan;
-  *saved = *scratch = *part = 0;
+  (void)bwd_plan;
+  *saved = (s->m - 1) * bn;
+  *part = 0;
   if (v == KRON_V3) {
-    *saved = bwd_plan && bwd_plan->ngroups > 1 ? (bwd_plan->ngroups - 1) * bn : 0;
-    *scratch = 2 * bn;
+    *scratch = (s->m - 1) * bn; /* G_1..G_{m-1} */
     return;
   }
-  *saved = (s->m - 1) * bn;
   *scratch = 2 * bn;
   if (v == KRON_V2)
     for (int k = 0; k < s->m; k++) {
@@ -155,13 +391,15 @@ void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       cur = dst;
     }
   } else {
-    const void *cur = b->x;
-    for (int gi = 0; gi < plan->ngroups; gi++) {
-      void *dst = gi == plan->ngroups - 1 ? b->y : AT(b->scratch, (gi % 2) * bn);
-      const kron_group *g = &plan->g[gi];
-      snprintf(nm, sizeof nm, "v3.fused[%d-%d]", g->k0 + 1, g->k1);
-      be->group_fwd(be, nm, s, g, b->A, cur, dst);
-      cur = dst;
+    /* T_k (the input of axis k, 0-based) is x for k = 0, else saved[k-1]; y after axis m-1 */
+    for (int i = 0; i < plan->nstages; i++) {
+      const kron_stage *st = &plan->st[i];
+      void *side[KRON_MAX_FACTORS] = {0};
+      for (int j = 0; j + 1 < st->k1 - st->k0; j++) side[j] = AT(b->saved, (st->k0 + j) * bn);
+      const void *in = st->k0 ? AT(b->saved, (st->k0 - 1) * bn) : b->x;
+      void *out = st->k1 == m ? b->y : AT(b->saved, (st->k1 - 1) * bn);
+      snprintf(nm, sizeof nm, "v3.stage[%d-%d]", st->k0 + 1, st->k1);
+      be->stage(be, nm, s, st, 0, b->A, in, out, side);
     }
   }
 }
@@ -213,22 +451,24 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       g = dst;
     }
   } else {
+    /* G at axis k's output: gy for k = m-1, else scratch[k]; gx after axis 0. Stages backwards,
+     * each applying its axes last to first with A^T, then every gA_k in one kernel. */
     const kron_plan *p = bwd_plan;
-    /* the group boundaries of the forward, with the backward's grouping */
-    for (int gi = 0; gi + 1 < p->ngroups; gi++) {
-      const kron_group *g = &p->g[gi];
-      snprintf(nm, sizeof nm, "v3.recompute[%d-%d]", g->k0 + 1, g->k1);
-      be->group_fwd(be, nm, s, g, b->A, gi ? AT(b->saved, (gi - 1) * bn) : b->x,
-                    AT(b->saved, gi * bn));
+    for (int i = p->nstages - 1; i >= 0; i--) {
+      const kron_stage *st = &p->st[i];
+      void *side[KRON_MAX_FACTORS] = {0};
+      for (int j = 0; j + 1 < st->k1 - st->k0; j++) side[j] = AT(b->scratch, (st->k1 - 2 - j) * bn);
+      const void *in = st->k1 == m ? b->gy : AT(b->scratch, (st->k1 - 1) * bn);
+      void *out = st->k0 ? AT(b->scratch, (st->k0 - 1) * bn) : b->gx;
+      snprintf(nm, sizeof nm, "v3.gx[%d-%d]", st->k0 + 1, st->k1);
+      be->stage(be, nm, s, st, 1, b->A, in, out, side);
+    }
+    const void *G[KRON_MAX_FACTORS], *T[KRON_MAX_FACTORS];
+    for (int k = 0; k < m; k++) {
+      G[k] = k == m - 1 ? b->gy : AT(b->scratch, k * bn);
+      T[k] = k ? AT(b->saved, (k - 1) * bn) : b->x;
     }
     be->zero(be, b->gA, s->aoff[m]);
-    const void *gout = b->gy;
-    for (int gi = p->ngroups - 1; gi >= 0; gi--) {
-      const kron_group *g = &p->g[gi];
-      void *dst = gi == 0 ? b->gx : AT(b->scratch, (gi % 2) * bn);
-      snprintf(nm, sizeof nm, "v3.fused_bwd[%d-%d]", g->k0 + 1, g->k1);
-      be->group_bwd(be, nm, s, g, b->A, gi ? AT(b->saved, (gi - 1) * bn) : b->x, gout, dst, b->gA);
-      gout = dst;
-    }
+    be->grad(be, "v3.gA", s, p, G, T, b->gA);
   }
 }

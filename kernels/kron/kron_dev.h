@@ -26,7 +26,10 @@ typedef struct {
   void (*prof_start)(kron_be *be, kron_prof *p);
   void (*prof_stop)(kron_be *be);
   size_t (*peak_bytes)(void);
-  size_t smem_optin; /* largest dynamic shared memory per block (v3's default budget) */
+  size_t smem_optin;           /* largest dynamic shared memory per block (v3's default budget) */
+  size_t smem_sm;              /* shared memory per SM (v3's blocks per SM) */
+  int nsm;                     /* SMs (v3's grid) */
+  void (*describe)(FILE *out); /* log lines about the kernels (NULL: none) */
 } kron_dev;
 
 #ifdef REPRO_HAVE_CUDA

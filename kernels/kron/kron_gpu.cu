@@ -1,7 +1,9 @@
 // kron_gpu.cu: kronlayer's GPU device and backend (kron_dev.h, kron.h): cuBLAS GEMMs for v1
 // and v2, a tiled batched transpose (v1's permute), a column reduction (v2's gA partials), and
-// v3's group kernels, which apply a group of factors to a tile held in shared memory
-// (kron_tile.h has the index arithmetic, shared with the CPU emulation in kron_cpu.c).
+// v3's kernels: k_stage applies a stage's axes to tiles held in shared memory, k_grad computes
+// every gA_k (kron_tile.h has the index arithmetic, shared with the CPU emulation in
+// kron_cpu.c, which runs the same plans thread by thread).
+#include "fused/mma_sm80.cuh"
 #include "harness_gpu.h"
 #include "kron_dev.h"
 #include "kron_tile.h"
@@ -113,102 +115,335 @@ __global__ void k_reduce(const T *__restrict__ in, long long nb, long long len,
   }
 }
 
-// The group's factors: sizes and offsets, by value.
-struct group_args {
-  kron_group g;
-  int f[KRON_MAX_FACTORS];
-  long long aoff[KRON_MAX_FACTORS];
-  long long blocks;
-};
-
+// ---- v3 ------------------------------------------------------------------------------------
 extern __shared__ __align__(16) unsigned char kron_smem[];
 
-// out tile = A (or A^T) on the tile axis of stride st, length f. Tile indices are ints (a tile
-// is at most one block's shared memory): kron_tile.h's formulas in 32 bits.
-template <typename T>
-__device__ void tile_axis(const T *in, T *out, int tile, int st, int f, const T *__restrict__ A,
-                          bool transpose) {
-  for (int e = threadIdx.x; e < tile; e += blockDim.x) {
-    int i = (e / st) % f, first = e - i * st;
-    T acc = 0;
-    if (transpose)
-      for (int j = 0; j < f; j++) acc += __ldg(&A[j * f + i]) * in[first + j * st];
-    else
-      for (int j = 0; j < f; j++) acc += __ldg(&A[i * f + j]) * in[first + j * st];
-    out[e] = acc;
+// CV consecutive elements: one 16-byte access, or one element
+template <int CV, typename T> struct chunk {
+  static __device__ __forceinline__ void ld(const T *p, T *r) { r[0] = p[0]; }
+  static __device__ __forceinline__ void st(T *p, const T *r) { p[0] = r[0]; }
+};
+template <> struct chunk<4, float> {
+  static __device__ __forceinline__ void ld(const float *p, float *r) {
+    float4 v = *reinterpret_cast<const float4 *>(p);
+    r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+  }
+  static __device__ __forceinline__ void st(float *p, const float *r) {
+    *reinterpret_cast<float4 *>(p) = make_float4(r[0], r[1], r[2], r[3]);
+  }
+};
+template <> struct chunk<2, double> {
+  static __device__ __forceinline__ void ld(const double *p, double *r) {
+    double2 v = *reinterpret_cast<const double2 *>(p);
+    r[0] = v.x, r[1] = v.y;
+  }
+  static __device__ __forceinline__ void st(double *p, const double *r) {
+    *reinterpret_cast<double2 *>(p) = make_double2(r[0], r[1]);
+  }
+};
+
+// one element global -> shared, asynchronously
+__device__ __forceinline__ void cp_elem(float *s, const float *g) { fused::cp_async4(s, g); }
+__device__ __forceinline__ void cp_elem(double *s, const double *g) { fused::cp_async8(s, g); }
+
+// The register-tiled micro-kernel: acc[i][j] += sum_{k0 <= k < k1} P[k][row i] Q[k][col j].
+// Row chunk r (RV elements) sits at prow[r] of a P row, column chunk c (CV) at qoff[c] of a Q
+// row; -1: outside the matrix (zeros, never stored).
+template <typename T, int TM, int TN, int RV, int CV>
+__device__ __forceinline__ void mk_loop(const T *P, int ldp, const int *prow, const T *Q, int ldq,
+                                        const int *qoff, int k0, int k1, T (&acc)[TM][TN]) {
+#pragma unroll 2
+  for (int k = k0; k < k1; k++) {
+    T a[TM], b[TN];
+#pragma unroll
+    for (int r = 0; r < TM / RV; r++) {
+      if (prow[r] >= 0) {
+        chunk<RV, T>::ld(P + k * ldp + prow[r], a + r * RV);
+      } else {
+#pragma unroll
+        for (int i = 0; i < RV; i++) a[r * RV + i] = 0;
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < TN / CV; c++) {
+      if (qoff[c] >= 0) {
+        chunk<CV, T>::ld(Q + k * ldq + qoff[c], b + c * CV);
+      } else {
+#pragma unroll
+        for (int j = 0; j < CV; j++) b[c * CV + j] = 0;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+      for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];
   }
 }
 
-// gA[i][j] += sum over the tile's fibres of G[.., i, ..]·T[.., j, ..]: kron_fiber_elem without
-// divisions (fibre (hi, lo) holds elements hi·st·f + i·st + lo)
+// A stage's kernel arguments: the plan's stage and what the launch derives from it.
+struct stage_args {
+  kron_stage st;
+  int g, trans;
+  int f[KRON_MAX_FACTORS];
+  long long aoff[KRON_MAX_FACTORS];                  // A_l in the factors
+  int a_sm[KRON_MAX_FACTORS], lda[KRON_MAX_FACTORS]; // A_l in shared memory
+  int buf[3];                                        // the tile buffers in shared memory
+  void *side[KRON_MAX_FACTORS];
+};
+
+// A_l into shared memory as P: row b holds A[.][b] (forward) or A[b][.] (trans); the padding
+// columns are zero, so a row chunk that straddles f reads zeros. trans: a straight copy with
+// cp.async (16 bytes where aligned). Forward, a transpose: where rows are whole 32-byte
+// sectors, consecutive threads take consecutive rows i, read 8 elements of row i and write them
+// down column i (conflict-free); else element by element with cp.async (4-way conflicts).
 template <typename T>
-__device__ void tile_grad(const T *G, const T *Tl, int tile, int st, int f, T *gA) {
-  int nhi = tile / (st * f);
-  for (int pr = threadIdx.x; pr < f * f; pr += blockDim.x) {
-    int i = pr / f, j = pr % f;
-    T acc = 0;
-    for (int hi = 0; hi < nhi; hi++) {
-      const T *g = G + hi * st * f + i * st, *t = Tl + hi * st * f + j * st;
-      for (int lo = 0; lo < st; lo++) acc += g[lo] * t[lo];
+__device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int trans) {
+  constexpr int VW = 16 / sizeof(T);
+  bool aligned = reinterpret_cast<size_t>(A) % 32 == 0;
+  if (trans && aligned && f % VW == 0) {
+    kron_radix r = {f / VW, f, (long long)f * f / VW, VW}; // unit (column chunk c, row s)
+    kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
+    for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w))
+      fused::cp_async16(dst + w.s * lda + w.c * VW, A + e * VW, true);
+  } else if (!trans && aligned && f % 8 == 0) {
+    kron_radix r = {f, f / 8, (long long)f * f / 8, 1}; // unit (row i = c, 8 columns s)
+    kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
+    for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w)) {
+      T v[8];
+#pragma unroll
+      for (int q = 0; q < 8 / VW; q++) chunk<VW, T>::ld(A + w.c * f + w.s * 8 + q * VW, v + q * VW);
+#pragma unroll
+      for (int jj = 0; jj < 8; jj++) dst[(w.s * 8 + jj) * lda + w.c] = v[jj];
     }
-    atomicAdd(&gA[pr], acc);
+  } else {
+    kron_radix r = {f, f, (long long)f * f, 1}; // element e = (row i, column j): digits (j, i)
+    kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
+    for (int e = threadIdx.x; e < f * f; e += blockDim.x, kron_walk_next(&w))
+      cp_elem(trans ? dst + w.s * lda + w.c : dst + w.c * lda + w.s, A + e);
+  }
+  int pad = lda - f;
+  for (int e = threadIdx.x; e < f * pad; e += blockDim.x) dst[e / pad * lda + f + e % pad] = 0;
+}
+
+// Tile `t` global -> shared (asynchronously) or shared -> global, each thread walking its
+// units blockDim.x apart from w0 (kron_walk_start of radix r, once per kernel: the walk is the
+// same for every tile); grad: the gradient's transposed tiles (loads only).
+template <typename T>
+__device__ __forceinline__ void tile_copy(const kron_tiling &tl, const kron_radix &r,
+                                          const kron_walk &w0, int grad, long long t,
+                                          const T *__restrict__ g, T *s, T *gout) {
+  constexpr int VW = 16 / sizeof(T);
+  const long long gb = kron_tile_base(&tl, t);
+  kron_walk w = w0;
+  for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w)) {
+    int sm =
+        grad ? kron_grad_sm(&tl, r.per, w.c, w.s, w.nb) : kron_stage_sm(&tl, r.per, w.c, w.s, w.nb);
+    long long ga = gb + (grad ? kron_grad_goff(&tl, r.per, w.c, w.s, w.nb)
+                              : kron_stage_goff(&tl, r.per, w.c, w.s, w.nb));
+    if (gout) {
+      if (r.per > 1) { // shared -> registers -> global, 16 bytes each way
+        T v[VW];
+        chunk<VW, T>::ld(s + sm, v);
+        chunk<VW, T>::st(gout + ga, v);
+      } else {
+        gout[ga] = s[sm];
+      }
+    } else if (r.per > 1) {
+      fused::cp_async16(s + sm, g + ga, true);
+    } else {
+      cp_elem(s + sm, g + ga);
+    }
+  }
+}
+
+// One contraction of the stage's axis (kron_ctr): out[hi][a][lo] = sum_b P[b][a] in[hi][b][lo],
+// work unit u = (hi, row group, column group) with a TM x TN micro-tile per unit.
+template <typename T, int TM, int TN, int CV>
+__device__ __forceinline__ void contract_mt(const kron_ctr &c, const T *P, int lda, const T *src,
+                                            T *dst) {
+  constexpr int RV = 16 / sizeof(T);
+  const int f = c.f, st = (int)c.st, nlo = (int)c.nlo, V = (int)c.V, ld = (int)c.ld;
+  const int ma = kron_groups(f, TM), nl = kron_groups(nlo, TN), units = (int)c.H * ma * nl;
+  for (int u = threadIdx.x; u < units; u += blockDim.x) {
+    int hi, ag, lg;
+    kron_unit(u, ma, nl, &hi, &ag, &lg);
+    int prow[TM / RV], qoff[TN / CV];
+#pragma unroll
+    for (int r = 0; r < TM / RV; r++) {
+      int a0 = kron_chunk0(r, ma, ag, RV);
+      prow[r] = a0 < f ? a0 : -1;
+    }
+#pragma unroll
+    for (int q = 0; q < TN / CV; q++) {
+      int lo0 = kron_chunk0(q, nl, lg, CV);
+      qoff[q] = lo0 < nlo ? kron_lo_off(lo0, V, ld) : -1;
+    }
+    T acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+      for (int j = 0; j < TN; j++) acc[i][j] = 0;
+    int base = hi * f * st;
+    mk_loop<T, TM, TN, RV, CV>(P, lda, prow, src + base, st, qoff, 0, f, acc);
+#pragma unroll
+    for (int r = 0; r < TM / RV; r++)
+#pragma unroll
+      for (int i = 0; i < RV; i++) {
+        int a = prow[r] + i;
+        if (prow[r] < 0 || a >= f) continue;
+#pragma unroll
+        for (int q = 0; q < TN / CV; q++)
+          if (qoff[q] >= 0)
+            chunk<CV, T>::st(dst + base + a * st + qoff[q], &acc[r * RV + i][q * CV]);
+      }
   }
 }
 
 template <typename T>
-__global__ void k_group_fwd(group_args ga, const T *__restrict__ A, const T *__restrict__ in,
-                            T *__restrict__ out) {
-  const kron_group &g = ga.g;
-  int tile = (int)kron_tile_elems(&g), mg = g.k1 - g.k0;
-  T *buf = (T *)kron_smem;
-  for (long long blk = blockIdx.x; blk < ga.blocks; blk += gridDim.x) {
-    T *cur = buf, *nxt = buf + tile;
-    for (int t = threadIdx.x; t < tile; t += blockDim.x) cur[t] = in[kron_tile_global(&g, blk, t)];
-    __syncthreads();
-    for (int l = 0; l < mg; l++) {
-      tile_axis(cur, nxt, tile, (int)g.st[l], ga.f[l], A + ga.aoff[l], false);
-      __syncthreads();
-      T *sw = cur;
-      cur = nxt;
-      nxt = sw;
-    }
-    for (int t = threadIdx.x; t < tile; t += blockDim.x) out[kron_tile_global(&g, blk, t)] = cur[t];
-    __syncthreads();
+__device__ void contract(const stage_args &a, int l, const T *P, const T *src, T *dst) {
+  constexpr int VW = 16 / sizeof(T), TM8 = sizeof(T) == 4 ? 8 : 4; // no 8x8 for fp64 (registers)
+  kron_ctr c = kron_ctr_of(&a.st.t, a.f, a.g, l);
+  switch (a.st.mt[l]) {
+  case KRON_MT_8x8: contract_mt<T, TM8, 8, VW>(c, P, a.lda[l], src, dst); break;
+  case KRON_MT_4x8: contract_mt<T, 4, 8, VW>(c, P, a.lda[l], src, dst); break;
+  case KRON_MT_4x4: contract_mt<T, 4, 4, VW>(c, P, a.lda[l], src, dst); break;
+  case KRON_MT_4x4S: contract_mt<T, 4, 4, 1>(c, P, a.lda[l], src, dst); break;
+  default: contract_mt<T, 8, 1, 1>(c, P, a.lda[l], src, dst); break;
   }
 }
 
+// A stage: persistent blocks walk tiles blockIdx.x + i·gridDim.x; each prefetches its next
+// tile (cp.async) into the other input buffer while it contracts the current one. Buffers:
+// buf[it & 1] the input, buf[2] the work buffer the contractions alternate with.
 template <typename T>
-__global__ void k_group_bwd(group_args ga, const T *__restrict__ A, const T *__restrict__ t_in,
-                            const T *__restrict__ g_out, T *__restrict__ g_in, T *__restrict__ gA) {
-  const kron_group &g = ga.g;
-  int tile = (int)kron_tile_elems(&g), mg = g.k1 - g.k0;
-  T *Tt = (T *)kron_smem; // mg tiles: the group's input and the activations between its axes
-  for (long long blk = blockIdx.x; blk < ga.blocks; blk += gridDim.x) {
-    T *cur = Tt + mg * tile, *nxt = cur + tile;
-    for (int t = threadIdx.x; t < tile; t += blockDim.x) {
-      long long e = kron_tile_global(&g, blk, t);
-      Tt[t] = t_in[e];
-      cur[t] = g_out[e];
-    }
-    __syncthreads();
-    for (int l = 0; l + 1 < mg; l++) {
-      tile_axis(Tt + l * tile, Tt + (l + 1) * tile, tile, (int)g.st[l], ga.f[l], A + ga.aoff[l],
-                false);
+__global__ void __launch_bounds__(KRON_THREADS, 2)
+    k_stage(const stage_args a, const T *__restrict__ A, const T *__restrict__ in, T *out) {
+  constexpr int VW = 16 / sizeof(T);
+  T *sm = reinterpret_cast<T *>(kron_smem);
+  const kron_tiling &tl = a.st.t;
+  const kron_radix rx = kron_stage_radix(&tl, VW);
+  const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
+  for (int l = 0; l < a.g; l++) load_a(sm + a.a_sm[l], a.lda[l], A + a.aoff[l], a.f[l], a.trans);
+  long long t = blockIdx.x;
+  if (t < tl.tiles) tile_copy<T>(tl, rx, w0, 0, t, in, sm + a.buf[0], nullptr);
+  fused::cp_async_commit();
+  for (int it = 0; t < tl.tiles; t += gridDim.x, it++) {
+    T *cur = sm + a.buf[it & 1], *next = sm + a.buf[(it & 1) ^ 1];
+    if (t + gridDim.x < tl.tiles) tile_copy<T>(tl, rx, w0, 0, t + gridDim.x, in, next, nullptr);
+    fused::cp_async_commit();
+    fused::cp_async_wait<1>(); // this tile's copies (and A's, with the first) are done...
+    __syncthreads();           // ...for every thread
+    T *src = cur, *dst = sm + a.buf[2];
+    for (int j = 0; j < a.g; j++) {
+      int l = a.trans ? a.g - 1 - j : j;
+      contract<T>(a, l, sm + a.a_sm[l], src, dst);
       __syncthreads();
+      T *sw = src;
+      src = dst;
+      dst = sw;
+      if (j + 1 < a.g && a.side[j]) tile_copy<T>(tl, rx, w0, 0, t, nullptr, src, (T *)a.side[j]);
     }
-    for (int l = mg - 1; l >= 0; l--) {
-      // gA_k reads cur and T_l, the A^T pass writes nxt: one barrier covers both
-      tile_grad(cur, Tt + l * tile, tile, (int)g.st[l], ga.f[l], gA + ga.aoff[l]);
-      tile_axis(cur, nxt, tile, (int)g.st[l], ga.f[l], A + ga.aoff[l], true);
-      __syncthreads();
-      T *sw = cur;
-      cur = nxt;
-      nxt = sw;
-    }
-    for (int t = threadIdx.x; t < tile; t += blockDim.x)
-      g_in[kron_tile_global(&g, blk, t)] = cur[t];
-    __syncthreads();
+    tile_copy<T>(tl, rx, w0, 0, t, nullptr, src, out);
+    __syncthreads(); // cur and buf[2] are read before the next prefetch and contraction
   }
+  fused::cp_async_wait<0>();
+}
+
+struct grad_args {
+  int m;
+  kron_gstep ga[KRON_MAX_FACTORS];
+  int f[KRON_MAX_FACTORS];
+  long long aoff[KRON_MAX_FACTORS];
+  int slot[KRON_MAX_FACTORS]; // elements of one tile in shared memory
+  const void *G[KRON_MAX_FACTORS], *Tin[KRON_MAX_FACTORS];
+};
+
+// gA_k's output block blockIdx.z over tiles [t0, t1) of split blockIdx.x: two slots of a G and
+// a T tile (transposed: rows v), the next pair prefetched while the current one is summed.
+// Thread = (unit, kp): a TM x TN micro-tile of the block, rows [v0, v1) of every tile.
+template <typename T, int TM, int TN>
+__device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
+  constexpr int VW = 16 / sizeof(T);
+  const kron_gstep &gs = a.ga[k];
+  const kron_tiling &tl = gs.t;
+  const int f = a.f[k], ob = gs.ob, ld = (int)tl.ld, slot = a.slot[k];
+  const int i0 = (int)blockIdx.z / gs.nob * ob, j0 = (int)blockIdx.z % gs.nob * ob;
+  const int ma = kron_groups(ob, TM), nl = kron_groups(ob, TN), units = ma * nl;
+  const int tid = threadIdx.x, kp = tid / units;
+  const bool active = tid < units * gs.kp;
+  int hi, ag, lg;
+  kron_unit(tid % units, ma, nl, &hi, &ag, &lg);
+  long long t0, t1, v0, v1;
+  kron_split_range(tl.tiles, (int)blockIdx.x, gs.ksplit, &t0, &t1);
+  kron_kp_range(tl.V, kp, gs.kp, &v0, &v1);
+  int prow[TM / VW], qoff[TN / VW];
+#pragma unroll
+  for (int r = 0; r < TM / VW; r++) {
+    int rel = kron_chunk0(r, ma, ag, VW);
+    prow[r] = rel < ob && i0 + rel < f ? i0 + rel : -1;
+  }
+#pragma unroll
+  for (int q = 0; q < TN / VW; q++) {
+    int rel = kron_chunk0(q, nl, lg, VW);
+    qoff[q] = rel < ob && j0 + rel < f ? j0 + rel : -1;
+  }
+  T acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; i++)
+#pragma unroll
+    for (int j = 0; j < TN; j++) acc[i][j] = 0;
+  T *sm = reinterpret_cast<T *>(kron_smem);
+  const T *G = (const T *)a.G[k], *Tn = (const T *)a.Tin[k];
+  const kron_radix rx = kron_grad_radix(&tl, VW);
+  const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
+  if (t0 < t1) {
+    tile_copy<T>(tl, rx, w0, 1, t0, G, sm, nullptr);
+    tile_copy<T>(tl, rx, w0, 1, t0, Tn, sm + slot, nullptr);
+  }
+  fused::cp_async_commit();
+  for (long long t = t0; t < t1; t++) {
+    T *cur = sm + 2 * slot * ((t - t0) & 1), *next = sm + 2 * slot * (((t - t0) & 1) ^ 1);
+    if (t + 1 < t1) {
+      tile_copy<T>(tl, rx, w0, 1, t + 1, G, next, nullptr);
+      tile_copy<T>(tl, rx, w0, 1, t + 1, Tn, next + slot, nullptr);
+    }
+    fused::cp_async_commit();
+    fused::cp_async_wait<1>();
+    __syncthreads();
+    if (active)
+      mk_loop<T, TM, TN, VW, VW>(cur, ld, prow, cur + slot, ld, qoff, (int)v0, (int)v1, acc);
+    __syncthreads(); // cur is read before the prefetch two tiles on overwrites it
+  }
+  fused::cp_async_wait<0>();
+  if (!active) return;
+  T *dst = gA + a.aoff[k];
+#pragma unroll
+  for (int r = 0; r < TM / VW; r++)
+#pragma unroll
+    for (int i = 0; i < VW; i++) {
+      int rel = kron_chunk0(r, ma, ag, VW) + i;
+      if (prow[r] < 0 || rel >= ob || i0 + rel >= f) continue;
+#pragma unroll
+      for (int q = 0; q < TN / VW; q++)
+#pragma unroll
+        for (int j = 0; j < VW; j++) {
+          int cel = kron_chunk0(q, nl, lg, VW) + j;
+          if (qoff[q] < 0 || cel >= ob || j0 + cel >= f) continue;
+          atomicAdd(dst + (long long)(i0 + rel) * f + j0 + cel, acc[r * VW + i][q * VW + j]);
+        }
+    }
+}
+
+// one block per SM: 8x8 micro-tiles without spills (at 128 registers fp32 spills)
+template <typename T>
+__global__ void __launch_bounds__(KRON_THREADS, 1) k_grad(const grad_args a, T *gA) {
+  int k = blockIdx.y;
+  if (k >= a.m || (int)blockIdx.x >= a.ga[k].ksplit || (int)blockIdx.z >= a.ga[k].nob * a.ga[k].nob)
+    return; // the whole block: grid dimensions are the maxima over the axes
+  if (a.ga[k].mt == KRON_MT_8x8)
+    grad_run<T, 8, 8>(a, k, gA);
+  else
+    grad_run<T, 4, 4>(a, k, gA);
 }
 
 // ---- the backend ------------------------------------------------------------------------------
@@ -283,51 +518,114 @@ static void gpu_zero(kron_be *be, void *p, long long n) {
   HX_CUDA(cudaMemsetAsync(p, 0, (size_t)n * (size_t)be->es, g_ctx.stream));
 }
 
-static group_args make_args(const kron_shape *s, const kron_group *g) {
-  group_args ga;
-  memset(&ga, 0, sizeof ga);
-  ga.g = *g;
-  for (int l = 0; l < g->k1 - g->k0; l++) {
-    ga.f[l] = s->f[g->k0 + l];
-    ga.aoff[l] = s->aoff[g->k0 + l];
+// Validation before every v3 launch: the plan's own check (kron_stage_check, shared with the
+// CPU backend), the device's shared memory, and, once per kernel and size, that a block fits
+// on an SM at all.
+static void launch_fail(const char *name, const char *why) {
+  hx_die(REPRO_EXIT_ERROR, "error", "%s: launch configuration: %s", name, why);
+}
+
+static void check_fits(const char *name, const void *kernel, size_t smem) {
+  static const void *seen_kernel[8];
+  static size_t seen_smem[8];
+  static int nseen;
+  for (int i = 0; i < nseen; i++)
+    if (seen_kernel[i] == kernel && seen_smem[i] == smem) return;
+  if (smem > g_smem_optin) {
+    char why[128];
+    snprintf(why, sizeof why, "%zu bytes of shared memory, the device allows %zu", smem,
+             g_smem_optin);
+    launch_fail(name, why);
   }
-  ga.blocks = kron_group_blocks(g, s->batch);
-  return ga;
+  int blocks = 0;
+  HX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, KRON_THREADS, smem));
+  if (blocks < 1) launch_fail(name, "no block of this kernel fits on an SM");
+  if (nseen < 8) seen_kernel[nseen] = kernel, seen_smem[nseen++] = smem;
 }
 
-static void gpu_group_fwd(kron_be *be, const char *name, const kron_shape *s, const kron_group *g,
-                          const void *A, const void *in, void *out) {
-  group_args ga = make_args(s, g);
-  size_t smem = 2 * (size_t)kron_tile_elems(g) * (size_t)be->es;
-  unsigned grid = (unsigned)(ga.blocks < (1LL << 30) ? ga.blocks : (1LL << 30));
-  int st = step_begin(name);
+static void gpu_stage(kron_be *be, const char *name, const kron_shape *s, const kron_stage *st,
+                      int trans, const void *A, const void *in, void *out, void *const *side) {
+  char why[256];
+  if (kron_stage_check(s, st, be->es, why, sizeof why)) launch_fail(name, why);
+  kron_stage_smem L;
+  kron_stage_layout(s, st, be->es, &L);
+  stage_args a;
+  memset(&a, 0, sizeof a);
+  a.st = *st;
+  a.g = st->k1 - st->k0;
+  a.trans = trans;
+  for (int l = 0; l < a.g; l++) {
+    a.f[l] = s->f[st->k0 + l];
+    a.aoff[l] = s->aoff[st->k0 + l];
+    a.a_sm[l] = (int)L.a[l];
+    a.lda[l] = (int)L.lda[l];
+    if (l + 1 < a.g) a.side[l] = side[l];
+  }
+  for (int i = 0; i < 3; i++) a.buf[i] = (int)L.buf[i];
+  const void *kernel = be->es == 4 ? (const void *)k_stage<float> : (const void *)k_stage<double>;
+  check_fits(name, kernel, st->smem);
+  int stp = step_begin(name);
   if (be->es == 4)
-    k_group_fwd<float><<<grid, g->threads, smem, g_ctx.stream>>>(ga, (const float *)A,
-                                                                 (const float *)in, (float *)out);
+    k_stage<float><<<st->grid, KRON_THREADS, st->smem, g_ctx.stream>>>(
+        a, (const float *)A, (const float *)in, (float *)out);
   else
-    k_group_fwd<double><<<grid, g->threads, smem, g_ctx.stream>>>(
-        ga, (const double *)A, (const double *)in, (double *)out);
+    k_stage<double><<<st->grid, KRON_THREADS, st->smem, g_ctx.stream>>>(
+        a, (const double *)A, (const double *)in, (double *)out);
   HX_CUDA_LAUNCH();
-  step_end(st);
+  step_end(stp);
 }
 
-static void gpu_group_bwd(kron_be *be, const char *name, const kron_shape *s, const kron_group *g,
-                          const void *A, const void *t_in, const void *g_out, void *g_in,
-                          void *gA) {
-  group_args ga = make_args(s, g);
-  size_t smem = kron_group_smem(g, be->es);
-  unsigned grid = (unsigned)(ga.blocks < (1LL << 30) ? ga.blocks : (1LL << 30));
-  int st = step_begin(name);
+static void gpu_grad(kron_be *be, const char *name, const kron_shape *s, const kron_plan *p,
+                     const void *const *G, const void *const *T, void *gA) {
+  char why[256];
+  grad_args a;
+  memset(&a, 0, sizeof a);
+  a.m = s->m;
+  unsigned gx = 1, gz = 1;
+  size_t smem = 0;
+  if (!p->has_grad) launch_fail(name, "the plan has no gradient steps");
+  for (int k = 0; k < s->m; k++) {
+    const kron_gstep *g = &p->ga[k];
+    if (kron_gstep_check(s, k, g, be->es, why, sizeof why)) launch_fail(name, why);
+    a.ga[k] = *g;
+    a.f[k] = s->f[k];
+    a.aoff[k] = s->aoff[k];
+    a.slot[k] = (int)kron_gstep_slot_elems(g);
+    a.G[k] = G[k];
+    a.Tin[k] = T[k];
+    gx = (unsigned)g->ksplit > gx ? (unsigned)g->ksplit : gx;
+    gz = (unsigned)(g->nob * g->nob) > gz ? (unsigned)(g->nob * g->nob) : gz;
+    smem = g->smem > smem ? g->smem : smem;
+  }
+  if (gz > 65535) launch_fail(name, "too many output blocks");
+  const void *kernel = be->es == 4 ? (const void *)k_grad<float> : (const void *)k_grad<double>;
+  check_fits(name, kernel, smem);
+  dim3 grid(gx, (unsigned)s->m, gz);
+  int stp = step_begin(name);
   if (be->es == 4)
-    k_group_bwd<float><<<grid, g->threads, smem, g_ctx.stream>>>(
-        ga, (const float *)A, (const float *)t_in, (const float *)g_out, (float *)g_in,
-        (float *)gA);
+    k_grad<float><<<grid, KRON_THREADS, smem, g_ctx.stream>>>(a, (float *)gA);
   else
-    k_group_bwd<double><<<grid, g->threads, smem, g_ctx.stream>>>(
-        ga, (const double *)A, (const double *)t_in, (const double *)g_out, (double *)g_in,
-        (double *)gA);
+    k_grad<double><<<grid, KRON_THREADS, smem, g_ctx.stream>>>(a, (double *)gA);
   HX_CUDA_LAUNCH();
-  step_end(st);
+  step_end(stp);
+}
+
+// regs and spills of the v3 kernels (a `kernel_attr` log line each): spills would explain a
+// slow micro-kernel
+static void gpu_describe(FILE *out) {
+  struct {
+    const char *name;
+    const void *fn;
+  } ks[] = {{"k_stage<float>", (const void *)k_stage<float>},
+            {"k_stage<double>", (const void *)k_stage<double>},
+            {"k_grad<float>", (const void *)k_grad<float>},
+            {"k_grad<double>", (const void *)k_grad<double>}};
+  for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+    cudaFuncAttributes at;
+    HX_CUDA(cudaFuncGetAttributes(&at, ks[i].fn));
+    fprintf(out, "kernel_attr name=%s regs=%d local_bytes=%zu max_threads=%d\n", ks[i].name,
+            at.numRegs, at.localSizeBytes, at.maxThreadsPerBlock);
+  }
 }
 
 // ---- the device ---------------------------------------------------------------------------------
@@ -352,15 +650,18 @@ extern "C" int kron_gpu_open(kron_dev *dev, kron_be *be, int es, hx_device_info 
   int optin = 0;
   HX_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   g_smem_optin = (size_t)optin;
-  // let every group kernel take up to the opt-in maximum of dynamic shared memory
-  HX_CUDA(
-      cudaFuncSetAttribute(k_group_fwd<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-  HX_CUDA(cudaFuncSetAttribute(k_group_fwd<double>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               optin));
-  HX_CUDA(
-      cudaFuncSetAttribute(k_group_bwd<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-  HX_CUDA(cudaFuncSetAttribute(k_group_bwd<double>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               optin));
+  // let the v3 kernels take up to the opt-in maximum of dynamic shared memory, and prefer
+  // shared memory over L1 (more blocks per SM)
+  const void *v3k[] = {(const void *)k_stage<float>, (const void *)k_stage<double>,
+                       (const void *)k_grad<float>, (const void *)k_grad<double>};
+  for (size_t i = 0; i < sizeof v3k / sizeof *v3k; i++) {
+    HX_CUDA(cudaFuncSetAttribute(v3k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    HX_CUDA(cudaFuncSetAttribute(v3k[i], cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 cudaSharedmemCarveoutMaxShared));
+  }
+  int nsm = 0, smem_sm = 0;
+  HX_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+  HX_CUDA(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
   memset(dev, 0, sizeof *dev);
   dev->on_gpu = 1;
   dev->alloc = hx_dev_alloc;
@@ -374,14 +675,17 @@ extern "C" int kron_gpu_open(kron_dev *dev, kron_be *be, int es, hx_device_info 
   dev->prof_stop = gpu_prof_stop;
   dev->peak_bytes = gpu_peak;
   dev->smem_optin = g_smem_optin;
+  dev->smem_sm = (size_t)smem_sm;
+  dev->nsm = nsm;
+  dev->describe = gpu_describe;
   memset(be, 0, sizeof *be);
   be->es = es;
   be->gemm = gpu_gemm;
   be->reduce = gpu_reduce;
   be->transpose = gpu_transpose;
   be->zero = gpu_zero;
-  be->group_fwd = gpu_group_fwd;
-  be->group_bwd = gpu_group_bwd;
+  be->stage = gpu_stage;
+  be->grad = gpu_grad;
   return 1;
 }
 

@@ -1,8 +1,18 @@
-/* kron_tile.h: the index arithmetic of v3's tiles, shared by the GPU kernels (kron_gpu.cu)
- * and their CPU emulation (kron_cpu.c), so the CPU tests check the very formulas the GPU
- * uses. A group's block `blk` covers, for one (b, p) and one chunk qc of the trailing index,
- * the tile t = s·W + w (s: the group's multi-index, w < W); in the [B·P, S, Q] view of a row
- * that is element (bp, s, qc·W + w). Inside the tile, axis l has stride st[l]. */
+/* kron_tile.h: the index arithmetic of v3's kernels, shared by the GPU kernels (kron_gpu.cu)
+ * and their CPU emulation (kron_cpu.c), so the CPU tests check the very formulas the GPU uses:
+ * which global element a tile element is, the order the load and store loops walk a tile, where
+ * a row or column of a contraction sits in shared memory, and which outputs each thread's
+ * micro-tile covers. Everything is a pure function of the plan (kron.h) and the thread.
+ *
+ * Stage tiles (kron_tiling in kron.h): element (s, v) at s·ld + v in shared memory; s is the
+ * multi-index of the stage's axes, v = nb·W + w. Contracting the stage's axis l is
+ *     out[hi][a][lo] = sum_b P[b][a] · in[hi][b][lo]
+ * with hi the axes before l, lo the axes after it and then v; P = A^T (forward) or A (the
+ * backward's A^T chain), both stored so that a row b is contiguous in a. A thread owns a
+ * micro-tile of TM values of a and TN values of lo, in chunks of RV (always 16 bytes) and CV
+ * (16 bytes, or 1 element) spread so that the 8 threads of a quarter warp read 8 consecutive
+ * chunks (no bank conflicts). Gradient tiles hold the same tiling transposed: element (s, v) at
+ * v·ld + s, so that gA_k = sum_v G[v][i]·T[v][j] reads rows too. */
 #ifndef KRON_TILE_H
 #define KRON_TILE_H
 
@@ -14,29 +24,187 @@
 #define KRON_HD static inline
 #endif
 
-/* global element of tile element t of block blk */
-KRON_HD long long kron_tile_global(const kron_group *g, long long blk, long long t) {
-  long long nqc = g->Q / g->W, bp = blk / nqc, qc = blk % nqc;
-  long long s = t / g->W, w = t % g->W;
-  return (bp * g->S + s) * g->Q + qc * g->W + w;
+/* elements per 16-byte chunk */
+KRON_HD int kron_vw(int es) { return 16 / es; }
+
+/* ---- tiles ---------------------------------------------------------------------------------- */
+
+/* first slab r0 and first q0 of tile `tile` */
+KRON_HD void kron_tile_origin(const kron_tiling *t, long long tile, long long *r0, long long *q0) {
+  long long nq = t->Q / t->W;
+  *r0 = tile / nq * t->NB;
+  *q0 = tile % nq * t->W;
 }
 
-KRON_HD long long kron_tile_elems(const kron_group *g) { return g->S * g->W; }
-KRON_HD long long kron_group_blocks(const kron_group *g, long long batch) {
-  return batch * g->P * (g->Q / g->W);
+/* global element of tile element (s, v) */
+KRON_HD long long kron_tile_gaddr(const kron_tiling *t, long long r0, long long q0, long long s,
+                                  long long v) {
+  long long nb = v / t->W, w = v % t->W;
+  return ((r0 + nb) * t->S + s) * t->Q + q0 + w;
 }
 
-/* index of element e along an axis of stride st and length f */
-KRON_HD int kron_axis_index(long long e, long long st, int f) { return (int)((e / st) % f); }
+/* The load and store loops walk a tile in units: 16-byte chunks on vec tiles, else elements,
+ * numbered (c, s, nb) with c fastest, so consecutive threads touch consecutive addresses.
+ * Stage tiles: runs (nb, s) of W elements in both memories; c < W/per indexes the run.
+ * Gradient tiles (stored transposed, element (s, v) at v·ld + s): vec tiles (W = 1, S a
+ * multiple of vw) are rows nb of S elements, c < S/vw, one "s"; else as stage tiles. */
+typedef struct {
+  long long cpr, S, units; /* c < cpr, s < S, nb < NB */
+  int per;                 /* elements per unit */
+} kron_radix;
 
-/* the element at position i along the axis, of the fibre through e */
-KRON_HD long long kron_fiber_first(long long e, long long st, int f) {
-  return e - (long long)kron_axis_index(e, st, f) * st;
+KRON_HD kron_radix kron_stage_radix(const kron_tiling *t, int vw) {
+  kron_radix r;
+  r.per = t->vec ? vw : 1;
+  r.cpr = t->W / r.per;
+  r.S = t->S;
+  r.units = r.cpr * r.S * t->NB;
+  return r;
 }
 
-/* fibre number pos (< tile/f), element i along the axis */
-KRON_HD long long kron_fiber_elem(long long pos, long long st, int f, int i) {
-  return (pos / st) * st * f + (long long)i * st + pos % st;
+KRON_HD kron_radix kron_grad_radix(const kron_tiling *t, int vw) {
+  kron_radix r;
+  if (t->vec) {
+    r.per = vw;
+    r.cpr = t->S / vw;
+    r.S = 1;
+  } else {
+    r.per = 1;
+    r.cpr = t->W;
+    r.S = t->S;
+  }
+  r.units = r.cpr * r.S * t->NB;
+  return r;
+}
+
+/* global offset of tile `tile`'s element (0, 0) */
+KRON_HD long long kron_tile_base(const kron_tiling *t, long long tile) {
+  long long nq = t->Q / t->W;
+  return tile / nq * t->NB * t->S * t->Q + tile % nq * t->W;
+}
+
+/* Unit (c, s, nb) of a tile: its shared-memory offset (int: a tile is at most 65536 elements)
+ * and its global offset from kron_tile_base. */
+KRON_HD int kron_stage_sm(const kron_tiling *t, int per, int c, int s, int nb) {
+  return s * (int)t->ld + nb * (int)t->W + c * per;
+}
+KRON_HD long long kron_stage_goff(const kron_tiling *t, int per, int c, int s, int nb) {
+  return (long long)(nb * (int)t->S + s) * t->Q + c * per;
+}
+KRON_HD int kron_grad_sm(const kron_tiling *t, int per, int c, int s, int nb) {
+  return t->vec ? nb * (int)t->ld + c * per /* W = Q = 1: row nb is a slab */
+                : (nb * (int)t->W + c) * (int)t->ld + s;
+}
+KRON_HD long long kron_grad_goff(const kron_tiling *t, int per, int c, int s, int nb) {
+  return t->vec ? (long long)nb * t->S + c * per : (long long)(nb * (int)t->S + s) * t->Q + c;
+}
+
+/* A thread's walk over units e = first, first + step, ...: after the start, increments
+ * without divisions (the mixed-radix step is added digit by digit with carries). */
+typedef struct {
+  int c, s, nb;    /* the current unit's digits */
+  int dc, ds, dnb; /* the step's digits */
+  int cpr, S;
+} kron_walk;
+
+KRON_HD kron_walk kron_walk_start(const kron_radix *r, long long first, long long step) {
+  kron_walk w;
+  long long ri = first / r->cpr, dri = step / r->cpr;
+  w.cpr = (int)r->cpr;
+  w.S = (int)r->S;
+  w.c = (int)(first % r->cpr);
+  w.s = (int)(ri % r->S);
+  w.nb = (int)(ri / r->S);
+  w.dc = (int)(step % r->cpr);
+  w.ds = (int)(dri % r->S);
+  w.dnb = (int)(dri / r->S);
+  return w;
+}
+
+KRON_HD void kron_walk_next(kron_walk *w) {
+  int carry;
+  w->c += w->dc;
+  carry = w->c >= w->cpr;
+  if (carry) w->c -= w->cpr;
+  w->s += w->ds + carry;
+  w->nb += w->dnb;
+  if (w->s >= w->S) {
+    w->s -= w->S;
+    w->nb++;
+  }
+}
+
+/* ---- contractions of a stage tile ------------------------------------------------------------ */
+
+typedef struct {
+  int f;         /* the axis's length */
+  long long H;   /* fibres before it (hi) */
+  long long st;  /* its stride in shared memory */
+  long long nlo; /* columns after it (valid ones: V per row of the tile) */
+  long long V, ld;
+} kron_ctr;
+
+/* axis l of a stage whose factors are f[0..g) */
+KRON_HD kron_ctr kron_ctr_of(const kron_tiling *t, const int *f, int g, int l) {
+  kron_ctr c;
+  long long inner = 1, outer = 1;
+  for (int i = l + 1; i < g; i++) inner *= f[i];
+  for (int i = 0; i < l; i++) outer *= f[i];
+  c.f = f[l];
+  c.H = outer;
+  c.st = inner * t->ld;
+  c.nlo = inner * t->V;
+  c.V = t->V;
+  c.ld = t->ld;
+  return c;
+}
+
+/* Shared-memory offset of column lo inside a fibre (skips the padding at the end of rows).
+ * In-tile indices are ints: a tile is at most 65536 elements (kron_algo.c). */
+KRON_HD int kron_lo_off(int lo, int V, int ld) { return lo / V * ld + lo % V; }
+
+/* ---- micro-tiles ------------------------------------------------------------------------------ */
+
+KRON_HD int kron_mt_tm(int mt) { return mt == KRON_MT_8x8 || mt == KRON_MT_8x1S ? 8 : 4; }
+KRON_HD int kron_mt_tn(int mt) {
+  return mt == KRON_MT_8x1S ? 1 : mt == KRON_MT_8x8 || mt == KRON_MT_4x8 ? 8 : 4;
+}
+/* columns in 16-byte chunks (else element by element) */
+KRON_HD int kron_mt_colvec(int mt) {
+  return mt == KRON_MT_8x8 || mt == KRON_MT_4x8 || mt == KRON_MT_4x4;
+}
+
+/* groups of per-thread extent `per` covering n */
+KRON_HD int kron_groups(long long n, int per) { return (int)((n + per - 1) / per); }
+
+/* First index of chunk j (of c elements) of group grp when `groups` groups interleave: chunk j
+ * of every group comes before chunk j + 1 of any, so neighbouring groups read neighbouring
+ * chunks. Over j < per/c and grp < groups this covers [0, groups·per) exactly once. */
+KRON_HD int kron_chunk0(int j, int groups, int grp, int c) { return (j * groups + grp) * c; }
+
+/* Work unit u of a contraction with ma row groups and nl column groups: column group fastest
+ * (a quarter warp reads consecutive column chunks and shares its row chunks), then the row
+ * group, then hi. */
+KRON_HD void kron_unit(int u, int ma, int nl, int *hi, int *ag, int *lg) {
+  *lg = u % nl;
+  *ag = u / nl % ma;
+  *hi = u / (nl * ma);
+}
+
+/* ---- the gradient's work split -------------------------------------------------------------- */
+
+/* rows [v0, v1) of each tile that thread part kp of kp_n sums */
+KRON_HD void kron_kp_range(long long V, int kp, int kp_n, long long *v0, long long *v1) {
+  *v0 = V * kp / kp_n;
+  *v1 = V * (kp + 1) / kp_n;
+}
+
+/* tiles [t0, t1) of split `c` of `ksplit` */
+KRON_HD void kron_split_range(long long tiles, int c, int ksplit, long long *t0, long long *t1) {
+  long long per = (tiles + ksplit - 1) / ksplit;
+  *t0 = per * c;
+  *t1 = *t0 + per < tiles ? *t0 + per : tiles;
+  if (*t0 > tiles) *t0 = tiles;
 }
 
 #endif

@@ -2,7 +2,8 @@
  * versions (kron.h), one log per run in the kit's contract:
  *
  *   # repro-log 1 / meta / config
- *   plan impl=v3 pass=fwd|bwd ...                  v3's grouping of the axes
+ *   plan impl=v3 pass=fwd|bwd stages=.. s1=.. gA1=..  v3's stages, tiles, micro-tiles
+ *   kernel_attr name=.. regs=.. local_bytes=..      (GPU) v3's kernels: registers, spills
  *   norm impl=vN y=.. gx=.. gA=..                  (check) L2 norms, like the seed's output
  *   check output=y.vN ... / output=gA2.vN_vs_ref   (check) every output against the double
  *                                                  reference and every pair of versions
@@ -56,7 +57,10 @@ static void cpu_device(kron_dev *d) {
   d->prof_start = cpu_prof_start;
   d->prof_stop = cpu_prof_stop;
   d->peak_bytes = cpu_peak;
-  d->smem_optin = 227 * 1024; /* an H100's, so the CPU emulates the GPU's grouping */
+  /* an H100's, so the CPU emulates the GPU's plans */
+  d->smem_optin = 227 * 1024;
+  d->smem_sm = 228 * 1024;
+  d->nsm = 132;
 }
 
 /* ---- one run's state ------------------------------------------------------------------------ */
@@ -381,20 +385,18 @@ int main(int argc, char **argv) {
   for (int v = 0; v < KRON_NVER; v++) {
     if (a.impl >= 0 && a.impl != v) continue;
     if (v == KRON_V3) {
-      char why[256];
+      char why[512];
       int bad = 0;
+      kron_plan_cfg cfg = {budget, dev.smem_sm, dev.nsm, a.v3_fuse};
       for (int p = 0; p < 2 && !bad; p++) {
-        if (kron_plan_make(s, es, (kron_pass)p, budget, &rs.plan[p], why, sizeof why) != 0) {
+        if (kron_plan_make(s, es, (kron_pass)p, &cfg, &rs.plan[p], why, sizeof why) != 0) {
           bad = 1;
           break;
         }
-        const kron_plan *pl = &rs.plan[p];
-        fprintf(out, "plan impl=v3 pass=%s groups=%d smem_kib=%.1f budget_kib=%.1f",
-                kron_pass_names[p], pl->ngroups, pl->smem_max / 1024.0, budget / 1024.0);
-        for (int g = 0; g < pl->ngroups; g++)
-          fprintf(out, " g%d=axes%d-%d,tile%lldx%lld,threads%d", g + 1, pl->g[g].k0 + 1,
-                  pl->g[g].k1, pl->g[g].S, pl->g[g].W, pl->g[g].threads);
-        fputc('\n', out);
+        char desc[2048];
+        kron_plan_describe(s, &rs.plan[p], desc, sizeof desc);
+        fprintf(out, "plan impl=v3 pass=%s fuse=%s budget_kib=%.1f %s\n", kron_pass_names[p],
+                kron_fuse_names[a.v3_fuse], budget / 1024.0, desc);
       }
       if (bad) {
         if (a.impl == KRON_V3) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);
@@ -405,6 +407,7 @@ int main(int argc, char **argv) {
       }
     }
     rs.ver[rs.nver++] = v;
+    if (v == KRON_V3 && dev.describe) dev.describe(out);
   }
 
   /* inputs: drawn on the host (float, exact in double), the same for every dtype */
@@ -431,7 +434,7 @@ int main(int argc, char **argv) {
   b->gx = dev.alloc((size_t)bn * e, "gx");
   b->gA = dev.alloc((size_t)na * e, "gA");
   b->saved = saved ? dev.alloc((size_t)saved * e, "saved activations") : NULL;
-  b->scratch = dev.alloc((size_t)scratch * e, "scratch");
+  b->scratch = scratch ? dev.alloc((size_t)scratch * e, "scratch") : NULL;
   b->part = part ? dev.alloc((size_t)part * e, "gA partials") : NULL;
   if (es == 4) {
     dev.upload(b->x, xf, (size_t)bn * e);

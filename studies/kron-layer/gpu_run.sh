@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# The one GPU run of this study (issue 14), for an H100 with a finished build (it builds
-# nothing: build with `cmake -S . -B build && cmake --build build --target kronlayer repro-run
+# The GPU run of this study (issue 14), for an H100 with a finished build (it builds nothing:
+# build with `cmake -S . -B build && cmake --build build --target kronlayer repro-run
 # repro-plot` first). Everything it writes goes under $OUT:
-#   $OUT/check/   kronlayer check, every shape x dtype, all versions vs the CPU double
-#                 reference and each other; plus v3 forced into several groups; plus
-#                 compute-sanitizer memcheck/racecheck on small shapes when installed
-#   $OUT/seed/    the seed's bench (--dtype f 32 128 128 bench) and v3 under a smaller
-#                 shared-memory budget (more, smaller blocks) for comparison
+#   $OUT/check/   kronlayer check, every shape x dtype: every version's forward and backward
+#                 against the CPU double reference and each other; v3's other paths (fused on
+#                 large shapes, per axis on small ones, small tiles, odd shapes); under
+#                 compute-sanitizer (memcheck, racecheck) on small shapes when it is installed
+#   $OUT/bench/   kronlayer bench of v1, v2, v3 at every shape x dtype (fwd and bwd)
+#   $OUT/summary.txt  the failures, then a table of the bench medians against v3's targets
+# With --quick (about 2 minutes on an H100) it stops there; else it goes on with
+#   $OUT/seed/    the seed's bench (--dtype f 32 128 128 bench) and v3 under smaller budgets
 #   $OUT/profile/ per-kernel times and Chrome traces (v1, v2, v3 at 32x128x128 fp32)
 #   $OUT/logs/    the study matrix (80 cells) through ./run.sh --local, and the plot tables
-# Exits non-zero when any check or any cell failed (the summary at the end says which).
-#   OUT=/some/dir studies/kron-layer/gpu_run.sh
+# Exits non-zero when any check or any cell failed (the summary says which).
+#   OUT=/some/dir studies/kron-layer/gpu_run.sh [--quick]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
 bin=${REPRO_BUILD_DIR:-$root/build}/bin
 out=${OUT:?set OUT to the output folder}
+quick=0
+case "${1:-}" in --quick) quick=1 ;; "") ;; *) echo "usage: OUT=DIR $0 [--quick]" >&2; exit 2 ;; esac
 [ -x "$bin/kronlayer" ] || { echo "gpu_run.sh: $bin/kronlayer is not built" >&2; exit 2; }
-mkdir -p "$out/check" "$out/seed" "$out/profile" "$out/logs"
+mkdir -p "$out/check" "$out/bench"
 failed=()
 run() { # LOG CMD...: run, keep stdout+stderr, remember a failure
   local log=$1; shift
@@ -33,35 +38,89 @@ for d in f d; do
   for s in "${shapes[@]}"; do
     run "$out/check/$d.$s.log" "$bin/kronlayer" --dtype $d --shape $s --impl all check
   done
-  # v3 split into more groups than the full budget needs (multi-group paths, both passes)
+  # v3's other paths: a fused stage on the large shapes, one stage per axis on the small ones,
+  # small tiles (a 16 KiB budget), odd shapes (element-wise copies and columns)
+  run "$out/check/$d.8x64x64x64.v3-fuse-on.log" "$bin/kronlayer" --dtype $d --shape 8x64x64x64 --impl v3 --v3-fuse on check
+  run "$out/check/$d.32x128x128.v3-fuse-on.log" "$bin/kronlayer" --dtype $d --shape 32x128x128 --impl v3 --v3-fuse on check
+  run "$out/check/$d.16x16x16x16.v3-fuse-off.log" "$bin/kronlayer" --dtype $d --shape 16x16x16x16 --impl v3 --v3-fuse off check
   run "$out/check/$d.16x16x16x16.v3-smem16k.log" "$bin/kronlayer" --dtype $d --shape 16x16x16x16 --impl v3 --v3-smem-kib 16 check
-  run "$out/check/$d.32x128x128.v3-smem64k.log" "$bin/kronlayer" --dtype $d --shape 32x128x128 --impl v3 --v3-smem-kib 64 check
   run "$out/check/$d.3x5x7x6.log" "$bin/kronlayer" --dtype $d --shape 3x5x7x6 --impl all check
+  run "$out/check/$d.5x12x6x10.v3-fuse-off.log" "$bin/kronlayer" --dtype $d --shape 5x12x6x10 --impl v3 --v3-fuse off check
 done
-if command -v compute-sanitizer >/dev/null; then
+sanitizer=$(command -v compute-sanitizer || true)
+[ -z "$sanitizer" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
+if [ -n "$sanitizer" ]; then
   for tool in memcheck racecheck; do
-    run "$out/check/sanitizer-$tool.log" compute-sanitizer --tool $tool --error-exitcode 9 \
-      "$bin/kronlayer" --dtype f --shape 4x8x4x6 --impl all --v3-smem-kib 2 check --warmup 0 --runs 1
+    # v3 with several tiles per block (the prefetch): per axis, aligned (16-byte copies,
+    # vector micro-tiles, interleaved slabs), then fused in fp64 (side outputs)
+    run "$out/check/sanitizer-$tool-v3.log" "$sanitizer" --tool $tool --error-exitcode 9 \
+      "$bin/kronlayer" --dtype f --shape 16x32x32x32 --impl v3 --v3-fuse off --v3-smem-kib 24 check --warmup 0 --runs 1
+    run "$out/check/sanitizer-$tool-v3-fused-d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
+      "$bin/kronlayer" --dtype d --shape 600x8x16x8 --impl v3 --v3-fuse on check --warmup 0 --runs 1
   done
+  # every version (cuBLAS included) on an odd shape: element-wise paths
+  run "$out/check/sanitizer-memcheck-all-odd.log" "$sanitizer" --tool memcheck --error-exitcode 9 \
+    "$bin/kronlayer" --dtype f --shape 4x8x4x6 --impl all --v3-smem-kib 2 check --warmup 0 --runs 1
+else
+  echo "compute-sanitizer: not installed, skipped" >"$out/check/sanitizer-skipped.txt"
 fi
 
-run "$out/seed/bench-f-32-128-128.log" "$bin/kronlayer" --dtype f 32 128 128 bench
-run "$out/seed/bench-d-32-128-128.log" "$bin/kronlayer" --dtype d 32 128 128 bench
-for k in 227 100 64; do
-  run "$out/seed/v3-f-32x128x128-smem${k}k.log" "$bin/kronlayer" --dtype f --shape 32x128x128 --impl v3 --v3-smem-kib $k bench
+for d in f d; do
+  for s in "${shapes[@]}"; do
+    run "$out/bench/$d.$s.log" "$bin/kronlayer" --dtype $d --shape $s --impl all bench
+  done
 done
 
-for v in v1 v2 v3; do
-  run "$out/profile/$v.log" "$bin/kronlayer" --dtype f --shape 32x128x128 --impl $v profile --trace "$out/profile/$v.json"
-done
+summary() { # the failures, the checks, then the bench medians (us) against v3's targets
+  echo "kron-layer GPU run: ${#failed[@]} failure(s)"
+  for f in ${failed[@]+"${failed[@]}"}; do echo "  $f"; done
+  echo "check lines: $(cat "$out"/check/*.log | grep -c '^check ') passed: $(cat "$out"/check/*.log | grep -c '^check .*ok=1')"
+  grep -h '^check .*ok=0' "$out"/check/*.log 2>/dev/null | head -40
+  grep -h '^kernel_attr' "$out"/bench/f.16x32x32.log 2>/dev/null
+  echo
+  echo "median us (bench: 20 warmup + 50 runs); targets for v3: fwd fp32 32x128x128 <= 20;"
+  echo "within 2x of the per-pass memory floor: 8x64x64x64 fp32 <= 33.6, fp64 <= 67.1;"
+  echo "16x16x16x16 fp32 <= 1.05, fp64 <= 2.1; bwd <= 3x fwd"
+  printf '%-12s %-5s %-4s %9s %9s %9s %9s\n' shape dtype pass v1 v2 v3 v3bwd/fwd
+  for d in f d; do
+    for s in "${shapes[@]}"; do
+      log="$out/bench/$d.$s.log"
+      for p in fwd bwd; do
+        row=()
+        for v in v1 v2 v3; do
+          row+=("$(sed -n "s/^time impl=$v pass=$p .*median_us=\([0-9.]*\).*/\1/p" "$log" 2>/dev/null | head -1)")
+        done
+        ratio=""
+        if [ $p = bwd ]; then
+          f3=$(sed -n "s/^time impl=v3 pass=fwd .*median_us=\([0-9.]*\).*/\1/p" "$log" 2>/dev/null | head -1)
+          [ -n "$f3" ] && [ -n "${row[2]}" ] && ratio=$(awk -v b="${row[2]}" -v f="$f3" 'BEGIN{printf "%.2f", b/f}')
+        fi
+        printf '%-12s %-5s %-4s %9s %9s %9s %9s\n' "$s" "$d" "$p" "${row[0]:--}" "${row[1]:--}" "${row[2]:--}" "$ratio"
+      done
+    done
+  done
+  echo
+  for f in "$out"/bench/*.log; do
+    echo "$(basename "$f" .log): $(sed -n 's/^plan impl=v3 pass=bwd //p' "$f" | cut -c1-300)"
+  done
+}
 
-# the study matrix, local executor, this machine's GPU as h100
-(cd "$here" && REPRO_BUILD_DIR=${REPRO_BUILD_DIR:-$root/build} ./run.sh --local --device h100 -c "$root/clusters/generic.yaml" -q) >"$out/logs/run.txt" 2>&1 \
-  || failed+=("study run (see logs/run.txt)")
-cp -L "$here"/ae_logs/*.log "$out/logs/" 2>/dev/null || failed+=("no study logs")
-(cd "$here" && ./plot.sh ae_logs --out "$out/logs/figures") >"$out/logs/plot.txt" 2>&1 || true
+if [ $quick = 0 ]; then
+  mkdir -p "$out/seed" "$out/profile" "$out/logs"
+  run "$out/seed/bench-f-32-128-128.log" "$bin/kronlayer" --dtype f 32 128 128 bench
+  run "$out/seed/bench-d-32-128-128.log" "$bin/kronlayer" --dtype d 32 128 128 bench
+  for k in 100 48; do
+    run "$out/seed/v3-f-32x128x128-smem${k}k.log" "$bin/kronlayer" --dtype f --shape 32x128x128 --impl v3 --v3-smem-kib $k bench
+  done
+  for v in v1 v2 v3; do
+    run "$out/profile/$v.log" "$bin/kronlayer" --dtype f --shape 32x128x128 --impl $v profile --trace "$out/profile/$v.json"
+  done
+  # the study matrix, local executor, this machine's GPU as h100
+  (cd "$here" && REPRO_BUILD_DIR=${REPRO_BUILD_DIR:-$root/build} ./run.sh --local --device h100 -c "$root/clusters/generic.yaml" -q) >"$out/logs/run.txt" 2>&1 \
+    || failed+=("study run (see logs/run.txt)")
+  cp -L "$here"/ae_logs/*.log "$out/logs/" 2>/dev/null || failed+=("no study logs")
+  (cd "$here" && ./plot.sh ae_logs --out "$out/logs/figures") >"$out/logs/plot.txt" 2>&1 || true
+fi
 
-echo "kron-layer GPU run: ${#failed[@]} failure(s)" | tee "$out/summary.txt"
-for f in ${failed[@]+"${failed[@]}"}; do echo "  $f" | tee -a "$out/summary.txt"; done
-grep -h '^check .*ok=0' "$out"/check/*.log "$out"/logs/*.log 2>/dev/null | head -40 | tee -a "$out/summary.txt"
+summary | tee "$out/summary.txt"
 [ ${#failed[@]} -eq 0 ]

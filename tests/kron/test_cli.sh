@@ -31,6 +31,15 @@ check "config names shape and version" grep -q '^config workload=16x32x32 system
 check_eq "fp32 v3 check exit" "$?" 0
 check "fp32 tolerance" grep -q 'output=y.v3 .*tol_rel_l2=1.0e-05' "$work/f.log"
 
+# v3's plans: one stage per axis, or the whole row fused (the plan line says which)
+"$bin" --device cpu --dtype f --shape 2x8x4x6 --impl v3 --v3-fuse off check >"$work/off.log" 2>&1
+check_eq "v3 per axis: exit" "$?" 0
+check "v3 per axis: three stages" grep -q '^plan impl=v3 pass=bwd fuse=off .*stages=3 .*s3=axes3-3' "$work/off.log"
+check "v3 per axis: gradient steps" grep -q '^plan impl=v3 pass=bwd .* gA3=' "$work/off.log"
+"$bin" --device cpu --dtype d --shape 2x8x4x6 --impl v3 --v3-fuse on check >"$work/on.log" 2>&1
+check_eq "v3 fused: exit" "$?" 0
+check "v3 fused: one stage" grep -q '^plan impl=v3 pass=fwd fuse=on .*stages=1 .*s1=axes1-3' "$work/on.log"
+
 # a check that fails: exit 5, ok=0 on exactly that output, status=error
 KRON_TEST_FAULT=v2 "$bin" --device cpu --dtype d --shape 2x4x4 check >"$work/fault.log" 2>&1
 check_eq "spoiled check exit" "$?" 5
@@ -81,6 +90,7 @@ usage "shape twice" "the shape is given twice" --batch 4 16 32 check
 usage "bad shape" "--shape: expected BATCHxF1" --shape 16-32 check
 usage "unknown option" "unknown option '--bogus'" --bogus check
 usage "trace outside profile" "--trace: only in profile mode" --trace x.json check
+usage "bad fusion" "--v3-fuse: unknown 'maybe'" --v3-fuse maybe check
 
 # a factor too big for v3's shared memory: unsupported, with a log
 "$bin" --device cpu --dtype d --shape 1x2048 --impl v3 --v3-smem-kib 16 check >"$work/v3.log" 2>&1

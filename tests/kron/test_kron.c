@@ -3,8 +3,11 @@
  *  - the reference backward against finite differences of L = <gy, y> (L is linear in x and
  *    in each A_k, so central differences are exact up to rounding)
  *  - v1, v2, v3 call sequences on the CPU backend (kron_cpu.c) against the reference, fp64
- *    and fp32, v3 under shared-memory budgets that force one, two and more groups
- *  - v3's plan: tiles that cover the row, unsupported factors named
+ *    and fp32; v3 fused and per axis, under shared-memory budgets that force other tilings
+ *    (the CPU backend emulates v3's kernels thread by thread and checks that every
+ *    contraction writes each element once)
+ *  - v3's plan: stages that cover the axes, tiles that cover the rows (load and store order
+ *    included), the study shapes' plans as the PERF notes predict them, unsupported factors
  *  - a wrong formulation (A transposed) is caught: the comparison can fail */
 #include "../check.h"
 #include "harness.h"
@@ -129,18 +132,24 @@ static void test_finite_differences(long long batch, int m, const int *f) {
   free_inputs(&in);
 }
 
+static kron_plan_cfg h100_cfg(size_t budget, int fuse) {
+  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse};
+  return c;
+}
+
 /* one version on the CPU backend against the reference; returns the worst rel error */
-static double run_version(const inputs *in, kron_version v, int es, size_t budget, int *ngroups) {
+static double run_version(const inputs *in, kron_version v, int es, const kron_plan_cfg *cfg,
+                          int *nstages) {
   const kron_shape *s = &in->s;
   long long bn = s->batch * s->n, na = s->aoff[s->m];
   kron_plan plan[2];
-  char why[256];
+  char why[512];
   for (int p = 0; p < 2; p++)
-    if (kron_plan_make(s, es, (kron_pass)p, budget, &plan[p], why, sizeof why) != 0) {
+    if (kron_plan_make(s, es, (kron_pass)p, cfg, &plan[p], why, sizeof why) != 0) {
       CHECKF(0, "plan: %s", why);
       return INFINITY;
     }
-  if (ngroups) *ngroups = plan[1].ngroups;
+  if (nstages) *nstages = plan[1].nstages;
   long long sv, sc, pt;
   kron_ws_elems(s, v, &plan[0], &plan[1], &sv, &sc, &pt);
   kron_bufs b;
@@ -191,67 +200,149 @@ static double run_version(const inputs *in, kron_version v, int es, size_t budge
 static void test_versions(long long batch, int m, const int *f) {
   inputs in;
   make_inputs(&in, batch, m, f, 3);
-  /* budgets: everything in one group, and small ones that split the axes */
-  size_t budgets[] = {227 * 1024, 4096, 1024};
+  /* v3: fused (auto on these small shapes) and per axis, under budgets that force small tiles */
+  size_t budgets[] = {227 * 1024, 8192, 2048};
+  int fuses[] = {KRON_FUSE_AUTO, KRON_FUSE_ON, KRON_FUSE_OFF};
   for (int v = 0; v < KRON_NVER; v++)
     for (int es = 4; es <= 8; es += 4)
-      for (int bi = 0; bi < (v == KRON_V3 ? 3 : 1); bi++) {
-        int ng = 0;
-        kron_plan probe;
-        char why[200];
-        if (v == KRON_V3 &&
-            (kron_plan_make(&in.s, es, KRON_BWD, budgets[bi], &probe, why, sizeof why) ||
-             kron_plan_make(&in.s, es, KRON_FWD, budgets[bi], &probe, why, sizeof why)))
-          continue; /* a factor too big for this budget: the plan says so (tested below) */
-        double e = run_version(&in, (kron_version)v, es, budgets[bi], &ng);
-        double tol = es == 8 ? 1e-13 : 2e-6;
-        CHECKF(e < tol, "%s dtype=%d m=%d f1=%d budget=%zu groups=%d: rel %.3e",
-               kron_version_names[v], es, m, f[0], budgets[bi], ng, e);
-      }
+      for (int bi = 0; bi < (v == KRON_V3 ? 3 : 1); bi++)
+        for (int fi = 0; fi < (v == KRON_V3 ? 3 : 1); fi++) {
+          int ng = 0;
+          kron_plan probe;
+          char why[512];
+          kron_plan_cfg cfg = h100_cfg(budgets[bi], fuses[fi]);
+          if (v == KRON_V3 && kron_plan_make(&in.s, es, KRON_BWD, &cfg, &probe, why, sizeof why))
+            continue; /* a factor too big for this budget: the plan says so (tested below) */
+          double e = run_version(&in, (kron_version)v, es, &cfg, &ng);
+          double tol = es == 8 ? 1e-13 : 2e-6;
+          CHECKF(e < tol, "%s dtype=%d m=%d f1=%d budget=%zu fuse=%s stages=%d: rel %.3e",
+                 kron_version_names[v], es, m, f[0], budgets[bi], kron_fuse_names[fuses[fi]], ng,
+                 e);
+        }
   free_inputs(&in);
+}
+
+/* every element of the rows in exactly one tile, and the load/store order visits each element
+ * of a tile once (a stage's order, or the gradient's transposed one) */
+static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es, int grad,
+                               const char *what) {
+  long long bn = s->batch * s->n, R = bn / (t->S * t->Q);
+  int vw = 16 / es;
+  char *seen = calloc((size_t)bn, 1);
+  int ok = R * t->Q == t->tiles * t->V;
+  for (long long tile = 0; tile < t->tiles && ok; tile++) {
+    long long r0, q0;
+    kron_tile_origin(t, tile, &r0, &q0);
+    for (long long sv = 0; sv < t->S; sv++)
+      for (long long v = 0; v < t->V; v++) seen[kron_tile_gaddr(t, r0, q0, sv, v)]++;
+  }
+  for (long long i = 0; i < bn && ok; i++) ok = seen[i] == 1;
+  CHECKF(ok, "%s: tiles do not cover each element once", what);
+  /* the walk of one tile: every thread of a block from its first unit, KRON_THREADS apart */
+  kron_radix rx = grad ? kron_grad_radix(t, vw) : kron_stage_radix(t, vw);
+  long long n = t->S * t->ld * (grad ? 0 : 1) + t->V * t->ld * (grad ? 1 : 0);
+  char *hit = calloc((size_t)n, 1);
+  long long r0, q0, last = t->tiles - 1; /* the last tile: a nonzero origin */
+  kron_tile_origin(t, last, &r0, &q0);
+  long long gb = kron_tile_base(t, last);
+  int in_range = 1;
+  for (int tid = 0; tid < KRON_THREADS; tid++) {
+    kron_walk w = kron_walk_start(&rx, tid, KRON_THREADS);
+    for (long long e = tid; e < rx.units; e += KRON_THREADS, kron_walk_next(&w)) {
+      long long sm =
+          grad ? kron_grad_sm(t, rx.per, w.c, w.s, w.nb) : kron_stage_sm(t, rx.per, w.c, w.s, w.nb);
+      long long ga = gb + (grad ? kron_grad_goff(t, rx.per, w.c, w.s, w.nb)
+                                : kron_stage_goff(t, rx.per, w.c, w.s, w.nb));
+      for (int i = 0; i < rx.per; i++) {
+        /* the walk's global offset is the tile element's (kron_tile_gaddr) */
+        long long row = (sm + i) / t->ld, col = (sm + i) % t->ld;
+        long long want =
+            grad ? kron_tile_gaddr(t, r0, q0, col, row) : kron_tile_gaddr(t, r0, q0, row, col);
+        in_range &= sm + i < n && ga + i == want;
+        if (sm + i < n) hit[sm + i]++;
+      }
+    }
+  }
+  int once = in_range;
+  for (long long i = 0; i < n; i++) /* valid elements once, row padding never */
+    once &= hit[i] == ((grad ? i % t->ld < t->S : i % t->ld < t->V) ? 1 : 0);
+  CHECKF(once, "%s: the %s walk does not visit each element once", what,
+         grad ? "gradient" : "stage");
+  free(hit);
+  free(seen);
+}
+
+static void check_plan_cover(const kron_shape *s, const kron_plan *p, int es, const char *what) {
+  int next = 0;
+  char why[512];
+  for (int i = 0; i < p->nstages; i++) {
+    const kron_stage *st = &p->st[i];
+    CHECKF(st->k0 == next, "%s: stage %d starts at axis %d", what, i, st->k0);
+    next = st->k1;
+    CHECKF(kron_stage_check(s, st, es, why, sizeof why) == 0, "%s: %s", what, why);
+    CHECK(st->smem <= p->smem_max);
+    check_tiling_cover(s, &st->t, es, 0, what);
+  }
+  CHECKF(next == s->m, "%s: stages end at axis %d", what, next);
+  if (p->has_grad)
+    for (int k = 0; k < s->m; k++) {
+      CHECKF(kron_gstep_check(s, k, &p->ga[k], es, why, sizeof why) == 0, "%s: %s", what, why);
+      check_tiling_cover(s, &p->ga[k].t, es, 1, what);
+    }
 }
 
 static void test_plan(void) {
   kron_shape s;
-  char why[256];
-  int f[] = {64, 64, 64};
-  CHECK(kron_shape_init(&s, 8, 3, f, why, sizeof why) == 0);
+  char why[512];
   kron_plan p;
-  CHECK(kron_plan_make(&s, 4, KRON_FWD, 227 * 1024, &p, why, sizeof why) == 0);
-  /* groups are consecutive, cover every axis, and each tile fits */
-  int next = 0;
-  for (int g = 0; g < p.ngroups; g++) {
-    CHECK(p.g[g].k0 == next);
-    next = p.g[g].k1;
-    CHECK(p.g[g].Q % p.g[g].W == 0);
-    CHECK(kron_group_smem(&p.g[g], 4) <= 227 * 1024);
-    CHECK(p.g[g].P * p.g[g].S * p.g[g].Q == s.n);
-    /* every element of a row is in exactly one tile of the group */
-    long long tile = kron_tile_elems(&p.g[g]), blocks = kron_group_blocks(&p.g[g], 1);
-    CHECK(tile * blocks == s.n);
+  kron_plan_cfg cfg = h100_cfg(227 * 1024, KRON_FUSE_AUTO);
+  /* the study shapes, as the PERF notes (studies/kron-layer/README.md) plan them */
+  static const int shapes[][5] = {
+      {16, 32, 32, 0, 0}, {32, 128, 128, 0, 0}, {16, 16, 16, 16, 0}, {8, 64, 64, 64, 0}};
+  for (int i = 0; i < 4; i++) {
+    int m = shapes[i][3] ? (shapes[i][4] ? 4 : 3) : 2;
+    CHECK(kron_shape_init(&s, shapes[i][0], m, &shapes[i][1], why, sizeof why) == 0);
+    for (int es = 4; es <= 8; es += 4)
+      for (int pass = 0; pass < 2; pass++) {
+        CHECKF(kron_plan_make(&s, es, (kron_pass)pass, &cfg, &p, why, sizeof why) == 0, "%s", why);
+        check_plan_cover(&s, &p, es, "study shape");
+        CHECK(p.smem_max <= 227 * 1024);
+        /* small shapes: one fused stage; large ones: one stage per axis */
+        CHECKF(p.nstages == (i == 0 || i == 2 ? 1 : m), "shape %d: %d stages", i, p.nstages);
+      }
   }
-  CHECK(next == 3);
-  CHECK(p.ngroups == 2);
-  /* coverage, element by element, on a small odd shape with a tiny budget */
-  int f2[] = {3, 5, 2, 7};
-  CHECK(kron_shape_init(&s, 2, 4, f2, why, sizeof why) == 0);
-  CHECK(kron_plan_make(&s, 8, KRON_BWD, 600, &p, why, sizeof why) == 0);
-  CHECK(p.ngroups > 1);
-  char *seen = calloc((size_t)(s.batch * s.n), 1);
-  for (int g = 0; g < p.ngroups; g++) {
-    memset(seen, 0, (size_t)(s.batch * s.n));
-    long long tile = kron_tile_elems(&p.g[g]), blocks = kron_group_blocks(&p.g[g], s.batch);
-    for (long long b = 0; b < blocks; b++)
-      for (long long t = 0; t < tile; t++) seen[kron_tile_global(&p.g[g], b, t)]++;
-    int all_once = 1;
-    for (long long i = 0; i < s.batch * s.n; i++) all_once &= seen[i] == 1;
-    CHECKF(all_once, "group %d does not cover each element once", g);
+  /* 32x128x128 fp32: 128 tiles of 128 x 32 per axis (one per SM), 4x4 micro-tiles */
+  int f2[] = {128, 128};
+  CHECK(kron_shape_init(&s, 32, 2, f2, why, sizeof why) == 0);
+  CHECK(kron_plan_make(&s, 4, KRON_BWD, &cfg, &p, why, sizeof why) == 0);
+  for (int i = 0; i < 2; i++) {
+    CHECKF(p.st[i].t.tiles == 128 && p.st[i].t.V == 32, "stage %d: %lld tiles of V=%lld", i,
+           p.st[i].t.tiles, p.st[i].t.V);
+    CHECK(p.st[i].mt[0] == KRON_MT_4x4);
+    CHECK(p.st[i].grid == 128);
   }
-  free(seen);
-  /* a factor whose smallest tile does not fit: unsupported, the factor named */
+  CHECK(p.st[0].t.vec == 1 && p.st[0].t.W == 32);      /* chunks of q, 16-byte copies */
+  CHECK(p.st[1].t.NB == 32 && p.st[1].t.ld % 32 == 4); /* interleaved slabs, padded rows */
+  /* fusion on: the longest trailing range that fits; 8x64x64x64 fuses axes 2-3 */
+  int f3[] = {64, 64, 64};
+  CHECK(kron_shape_init(&s, 8, 3, f3, why, sizeof why) == 0);
+  kron_plan_cfg on = h100_cfg(227 * 1024, KRON_FUSE_ON);
+  CHECK(kron_plan_make(&s, 4, KRON_BWD, &on, &p, why, sizeof why) == 0);
+  CHECKF(p.nstages == 2 && p.st[1].k0 == 1 && p.st[1].k1 == 3, "fuse on: %d stages", p.nstages);
+  check_plan_cover(&s, &p, 4, "8x64x64x64 fused");
+  /* small budgets and odd shapes: element-wise copies, padded rows, several stages */
+  int f4[] = {3, 5, 2, 7};
+  CHECK(kron_shape_init(&s, 2, 4, f4, why, sizeof why) == 0);
+  for (int es = 4; es <= 8; es += 4)
+    for (int fuse = 0; fuse < 3; fuse++) {
+      kron_plan_cfg c = h100_cfg(1500, fuse);
+      CHECKF(kron_plan_make(&s, es, KRON_BWD, &c, &p, why, sizeof why) == 0, "%s", why);
+      check_plan_cover(&s, &p, es, "3x5x2x7");
+    }
+  /* a factor whose matrix does not fit: unsupported, the factor named */
   int big[] = {65536};
   CHECK(kron_shape_init(&s, 1, 1, big, why, sizeof why) == 0);
-  CHECK(kron_plan_make(&s, 4, KRON_FWD, 227 * 1024, &p, why, sizeof why) == -1);
+  CHECK(kron_plan_make(&s, 4, KRON_FWD, &cfg, &p, why, sizeof why) == -1);
   CHECKF(strstr(why, "factor 1 (65536)") != NULL, "%s", why);
   /* bad shapes */
   int zero[] = {4, 0};
@@ -259,6 +350,24 @@ static void test_plan(void) {
   CHECKF(strstr(why, "factor 2 is 0") != NULL, "%s", why);
   int huge[] = {65536, 65536, 65536};
   CHECK(kron_shape_init(&s, 1, 3, huge, why, sizeof why) == -1);
+}
+
+/* the division-free walk (kron_walk) against plain division, for radices and steps the kernels
+ * use (A's f x f copy, tiles) and odd ones */
+static void test_walk(void) {
+  long long radices[][2] = {{1, 1}, {1, 7}, {4, 3}, {16, 128}, {128, 128}, {200, 200}, {3, 1000}};
+  long long steps[] = {1, 7, 256};
+  int ok = 1;
+  for (size_t r = 0; r < sizeof radices / sizeof *radices; r++)
+    for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+      kron_radix rx = {radices[r][0], radices[r][1], radices[r][0] * radices[r][1] * 3, 1};
+      for (long long first = 0; first < steps[k]; first++) {
+        kron_walk w = kron_walk_start(&rx, first, steps[k]);
+        for (long long e = first; e < rx.units; e += steps[k], kron_walk_next(&w))
+          ok &= w.c == e % rx.cpr && w.s == e / rx.cpr % rx.S && w.nb == e / rx.cpr / rx.S;
+      }
+    }
+  CHECKF(ok, "kron_walk disagrees with division");
 }
 
 /* the comparison can fail: A_k^T in place of A_k gives a different y */
@@ -289,13 +398,17 @@ int main(void) {
   test_finite_differences(2, 2, s2);
   test_finite_differences(2, 3, s3);
   test_finite_differences(1, 4, s4);
-  int v1[] = {8, 8}, v2[] = {4, 4, 4, 4}, v3[] = {6, 5, 7}, v4[] = {40}, v5[] = {16, 32};
+  int v1[] = {8, 8}, v2[] = {4, 4, 4, 4}, v3[] = {6, 5, 7}, v4[] = {40}, v5[] = {16, 32},
+      v6[] = {3, 5, 2, 7}, v7[] = {8, 12, 4};
   test_versions(4, 2, v1);
   test_versions(2, 4, v2);
   test_versions(3, 3, v3);
   test_versions(5, 1, v4);
   test_versions(2, 2, v5);
+  test_versions(2, 4, v6);
+  test_versions(16, 3, v7);
   test_plan();
+  test_walk();
   test_can_fail();
   return check_report();
 }
