@@ -203,7 +203,8 @@ check '! grep -q " pytorch \"\| torch \"" "$s"' "the baseline has no bar of its 
 check 'grep -q "^array panel_ref\[3\] = \[1, 1, 1\]" "$tmp/tbd/speedup_comparison_h100.gp" && grep -q "^array panel_log\[3\] = \[1, 1, 1\]" "$tmp/tbd/speedup_comparison_h100.gp"' "speedup panels: the line at 1, log axes"
 check 'grep -q "^B8 H32 S1024 D128 causal=0 .*    4.00x$" "$tmp/tbd.out"' "terminal: speedup table"
 check 'grep -q "missing  mha.h100.b8.h32.s1024.d128.c0.unfused.log" "$tmp/tbd.out" && ! grep -q "missing .*tilelang" "$tmp/tbd.out"' "missing logs named by the case keys; absent systems not listed"
-check 'grep -q "14 logs read: 14 drawn, 0 read and not drawn" "$tmp/tbd.out"' "every fixture log drawn"
+check 'grep -q "15 logs read: 15 drawn, 0 read and not drawn" "$tmp/tbd.out"' "every fixture log drawn"
+check 'grep -q "^[-0-9.]* nan [0-9]* 0 nan nan nan nan 0 unfused \"B2 H16 S512 D64 bs32 g1 sel8\"$" "$tmp/tbd/nsa_comparison_h100.dat" && grep -q "^B2 H16 S512 D64 bs32 g1 sel8 .* ERR " "$tmp/tbd.out"' "a cell the runner wrote (no config line) is told by its name: ERR"
 # config errors of the new figure keys name where
 bad_tb() { # YAML-LINES EXPECTED
   printf 'experiments: {k: {log: "{experiment}.{device}.{m}.{system}.log"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: s}, {name: t}]\n  figures:\n%s\n' "$1" > "$tmp/badtb.yaml"
