@@ -7,7 +7,7 @@
 # case keys win over the cluster's size vars), run_single.sh reruns one of its cells in the run's
 # own case list, and repro-plot tables (the seed's JSON fields) and draws those logs.
 # gemm and nsa run the same way once gemmbench and attnvar's nsa workload are built (each block
-# below skips, saying so, until then).
+# below skips, saying so, until then). gpu_run.sh, the GPU session script, runs here in CPU mode.
 #   study.sh REPRO_RUN BUILD_DIR WORK_DIR
 source "$(dirname "$0")/../runner/lib.sh"
 runner=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") build=$(cd "$2" && pwd) work=$3
@@ -98,6 +98,14 @@ check "speedup over the naive torch (or n/a without torch)" grep -q '^# device=h
 check "the figures say the logs are CPU runs" grep -q '^note_text = "CPU reference logs' "$work/figs/mha_comparison_h100.gp"
 check "the speedup figure has a panel per kernel (gemm and nsa without logs: NS)" \
   test "$(grep -c '^# device=h100 experiment=' "$work/figs/speedup_comparison_h100.dat")" = 3
+
+# gpu_run.sh (the lead's GPU session) end to end in CPU mode: one list, tables, figures, merge
+(cd "$study" && cp "$src/studies/tilebench/gpu_run.sh" . && LISTS=test DEVICE=h100 CLUSTER=$cluster \
+  OUT=$work/gpu ./gpu_run.sh --only experiment=mha >gpu_run.txt 2>&1)
+check_eq "gpu_run.sh in CPU mode: exit" "$?" 0
+check "gpu_run.sh: the summary" grep -q "^tilebench test: runner exit 0 (done); 12 logs" "$work/gpu/summary.txt"
+check "gpu_run.sh: figure data, tables" test -s "$work/gpu/test/figures/mha_comparison_h100.dat" -a -s "$work/gpu/test/table.json"
+check_eq "gpu_run.sh: the merged json has every row" "$(grep -c '"kernel": "mha"' "$work/gpu/tilebench.json")" 12
 
 # gemm and nsa test lists in CPU mode, once their binaries exist (gemmbench; attnvar --workload nsa)
 if [ -x "$build/bin/gemmbench" ]; then
