@@ -22,6 +22,8 @@ static unsigned sys_color(const fg_model *m, int s) {
   return system_color(sys_item(m, s), m->sys[s]);
 }
 
+#define FG_MAX_COLUMNS 64 /* x: columns of one figure */
+
 fg_cell *fg_at(const fg_model *m, int d, int x, int s) {
   return &m->cells[((size_t)d * (size_t)m->nx + (size_t)x) * (size_t)m->nsys + (size_t)s];
 }
@@ -116,6 +118,11 @@ static int find_columns(fg_model *m, const pt_table *t) {
   }
   sort_m = m;
   if (m->nx > 1) qsort(m->xrow, (size_t)m->nx, sizeof *m->xrow, cmp_columns);
+  if (m->nx > FG_MAX_COLUMNS) { /* a panel holds MAX_BARS bars: cases x systems */
+    fprintf(stderr, "repro-plot: %s: %d cases, drawing the first %d (narrow x: or the logs)\n",
+            m->fig->name, m->nx, FG_MAX_COLUMNS);
+    m->nx = FG_MAX_COLUMNS;
+  }
   for (int x = 0; x < m->nx; x++) pc_render_x(m->fig->x, m->xrow[x], m->xlab[x], PC_XLABEL);
   if (m->nx == 0) { /* no logs: one empty column keeps the figure drawable (xrow NULL) */
     m->nx = 1;
@@ -363,7 +370,7 @@ typedef struct {
   box b;
 } label;
 
-#define MAX_BARS 2048 /* bars of one panel (a comparison panel: cases x systems) */
+#define MAX_BARS (FG_MAX_COLUMNS * PC_MAX_ITEMS) /* bars of one panel: cases x systems */
 
 /* One panel's geometry: data ranges mapped onto its size in inches, its bars and labels. */
 typedef struct {

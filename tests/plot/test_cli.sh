@@ -205,6 +205,11 @@ check 'grep -q "^B8 H32 S1024 D128 causal=0 .*    4.00x$" "$tmp/tbd.out"' "termi
 check 'grep -q "missing  mha.h100.b8.h32.s1024.d128.c0.unfused.log" "$tmp/tbd.out" && ! grep -q "missing .*tilelang" "$tmp/tbd.out"' "missing logs named by the case keys; absent systems not listed"
 check 'grep -q "15 logs read: 15 drawn, 0 read and not drawn" "$tmp/tbd.out"' "every fixture log drawn"
 check 'grep -q "^[-0-9.]* nan [0-9]* 0 nan nan nan nan 0 unfused \"B2 H16 S512 D64 bs32 g1 sel8\"$" "$tmp/tbd/nsa_comparison_h100.dat" && grep -q "^B2 H16 S512 D64 bs32 g1 sel8 .* ERR " "$tmp/tbd.out"' "a cell the runner wrote (no config line) is told by its name: ERR"
+# x: columns in a grid figure too (a panel per case), with a figure's own systems
+sed 's/^  figures:$/  figures:\n    - {name: gemm_grid, kind: grid, experiment: gemm, x: "{m} {dtype}", systems: [pytorch, cublas, wgmma]}/' "$tbc" > "$tmp/grid.yaml"
+"$bin" draw --config "$tmp/grid.yaml" --logs "$tbl" --out "$tmp/tbg" --no-render > "$tmp/tbg.out" 2>&1
+check 'grep -q "^# device=h100 workload=1024 fp16 ymax=0.012$" "$tmp/tbg/gemm_grid.dat" && grep -q "^2 C 0.005 0.005 14034728 1 " "$tmp/tbg/gemm_grid.dat"' "grid with x: a panel per case, the figure's three systems"
+check 'grep -q "^array collabel\[2\] = \[\"1024 fp16\", \"4096 fp16\"\]" "$tmp/tbg/gemm_grid.gp" && grep -q "^4096 fp16 .* ERR " "$tmp/tbg.out"' "grid with x: column labels and the table"
 # config errors of the new figure keys name where
 bad_tb() { # YAML-LINES EXPECTED
   printf 'experiments: {k: {log: "{experiment}.{device}.{m}.{system}.log"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: s}, {name: t}]\n  figures:\n%s\n' "$1" > "$tmp/badtb.yaml"
