@@ -146,8 +146,57 @@ static int load_list(ycx *y, const ynode *n, pc_item *items, int *count, int is_
   return 0;
 }
 
+/* x: a label template whose placeholders are cell keys ({m}, {dtype}, {seqlen}, {workload});
+ * {device} and {system} are no columns (one file per device, one bar per system). */
+static int get_x(ycx *y, const ynode *n, char *dst) {
+  if (get_text(y, n, dst, PC_XLABEL, "x (a label template such as \"{m}x{n}x{k}\")")) return -1;
+  int nkeys = 0;
+  for (const char *p = dst; *p; p++) {
+    if (*p == '}') return yerr(y, n, "x: a '}' without its '{'");
+    if (*p != '{') continue;
+    const char *close = strchr(p, '}');
+    char key[PT_KEY];
+    size_t len = close ? (size_t)(close - p - 1) : 0;
+    if (!close || len == 0 || len >= sizeof key)
+      return yerr(y, n, "x: expected {key} placeholders, a key of [a-z_][a-z0-9_]*");
+    memcpy(key, p + 1, len);
+    key[len] = '\0';
+    if (!pt_valid_key(key)) return yerr(y, n, "x: {%s} is no key name ([a-z_][a-z0-9_]*)", key);
+    if (!strcmp(key, "device") || !strcmp(key, "system") || !strcmp(key, "experiment"))
+      return yerr(
+          y, n,
+          "x: {%s} cannot be a column (files are per device and per experiment, bars per system)",
+          key);
+    nkeys++;
+    p = close;
+  }
+  if (!nkeys) return yerr(y, n, "x: expected at least one {key} placeholder");
+  return 0;
+}
+
+static const char *const metric_names[MET_COUNT] = {"ms", "tflops", "mib", "speedup"};
+
+/* A list of metric names (ms, tflops, mib, speedup) as a bit set; order kept in out when given. */
+static int get_metrics(ycx *y, const ynode *n, const char *what, pc_metric *out, int *nout,
+                       unsigned *bits) {
+  if (want(y, n, Y_SEQ, what)) return -1;
+  const ynode *v;
+  *bits = 0;
+  FOR_ITEMS(n, v) {
+    const char *s = scalar(v);
+    int m = 0;
+    while (m < MET_COUNT && !(s && !strcmp(s, metric_names[m]))) m++;
+    if (m == MET_COUNT) return yerr(y, v, "expected %s: ms, tflops, mib or speedup", what);
+    if (*bits & 1u << m) return yerr(y, v, "%s: %s is listed twice", what, s);
+    *bits |= 1u << m;
+    if (out) out[(*nout)++] = (pc_metric)m;
+  }
+  return 0;
+}
+
 static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
-  if (want(y, n, Y_MAP, "a figure {name: ..., kind: grid|sweep, ...}")) return -1;
+  if (want(y, n, Y_MAP, "a figure {name: ..., kind: grid|sweep|comparison|speedup, ...}"))
+    return -1;
   memset(f, 0, sizeof *f);
   const ynode *k, *v;
   int have_kind = 0;
@@ -162,10 +211,25 @@ static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
         f->kind = FIG_GRID;
       else if (s && !strcmp(s, "sweep"))
         f->kind = FIG_SWEEP;
+      else if (s && !strcmp(s, "comparison"))
+        f->kind = FIG_COMPARISON;
+      else if (s && !strcmp(s, "speedup"))
+        f->kind = FIG_SPEEDUP;
       else
-        return yerr(y, v, "expected kind: grid or sweep");
+        return yerr(y, v, "expected kind: grid, sweep, comparison or speedup");
       have_kind = 1;
-    } else if (!strcmp(key, "experiment"))
+    } else if (!strcmp(key, "x"))
+      rc = get_x(y, v, f->x);
+    else if (!strcmp(key, "metrics")) {
+      unsigned bits;
+      f->nmetrics = 0;
+      rc = get_metrics(y, v, "metrics", f->metrics, &f->nmetrics, &bits);
+    } else if (!strcmp(key, "logy")) {
+      int none = 0;
+      rc = get_metrics(y, v, "logy", NULL, &none, &f->logy);
+    } else if (!strcmp(key, "systems") || !strcmp(key, "panels"))
+      rc = 0; /* names of systems and figures: resolve_figure, once all are loaded */
+    else if (!strcmp(key, "experiment"))
       rc = get_name(y, v, f->experiment, "experiment");
     else if (!strcmp(key, "workload"))
       rc = get_name(y, v, f->workload, "workload");
@@ -187,13 +251,98 @@ static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
     } else
       return yerr(y, k,
                   "unknown key \"%s\"; expected name, kind, experiment, workload, title, "
-                  "ylabel, ymax, ytics, seqlens",
+                  "ylabel, ymax, ytics, seqlens, x, systems, metrics, logy, panels",
                   key);
     if (rc) return -1;
   }
   if (!f->name[0] || !have_kind) return yerr(y, n, "a figure needs name and kind");
   if (f->kind == FIG_SWEEP && (!f->nseqlens || !f->workload[0]))
     return yerr(y, n, "a sweep figure needs workload and seqlens");
+  if (f->x[0] && f->kind != FIG_GRID && f->kind != FIG_COMPARISON)
+    return yerr(y, y_get(n, "x"), "x: only grid and comparison figures have columns of cases");
+  if (f->kind == FIG_COMPARISON && !f->experiment[0])
+    return yerr(y, n, "a comparison figure needs experiment (one kernel per figure)");
+  if (f->kind == FIG_SPEEDUP && (f->experiment[0] || !y_get(n, "panels")))
+    return yerr(
+        y, n,
+        "a speedup figure needs panels (and no experiment: each panel names a comparison figure)");
+  if (f->nmetrics && f->kind != FIG_COMPARISON)
+    return yerr(y, y_get(n, "metrics"), "metrics: only comparison figures choose their panels");
+  if (f->kind == FIG_COMPARISON && !f->nmetrics) {
+    f->metrics[f->nmetrics++] = MET_MS;
+    f->metrics[f->nmetrics++] = MET_TFLOPS;
+  }
+  unsigned drawn = 0;
+  for (int i = 0; i < f->nmetrics; i++) drawn |= 1u << f->metrics[i];
+  if (f->kind == FIG_SPEEDUP) drawn = 1u << MET_SPEEDUP;
+  if (f->logy & ~drawn)
+    return yerr(y, y_get(n, "logy"), "logy: only metrics the figure draws (%s)",
+                f->kind == FIG_SPEEDUP      ? "speedup"
+                : f->kind == FIG_COMPARISON ? "its metrics"
+                                            : "none for grid and sweep figures");
+  return 0;
+}
+
+/* The bars of figure f: its systems: list (names or aliases of the plot's systems), else every
+ * plot system. */
+static int resolve_systems(ycx *y, const ynode *n, const pc_config *c, pc_figure *f) {
+  const ynode *list = y_get(n, "systems"), *v;
+  f->nsys = 0;
+  if (!list) {
+    for (int s = 0; s < c->nsystems; s++) f->sys[f->nsys++] = s;
+    return 0;
+  }
+  if (f->kind == FIG_SPEEDUP)
+    return yerr(y, list, "systems: a speedup figure takes each panel's figure's systems");
+  if (want(y, list, Y_SEQ, "systems (names of the plot's systems)")) return -1;
+  FOR_ITEMS(list, v) {
+    const char *name = scalar(v);
+    int s = name ? pc_find(c->systems, c->nsystems, name) : -1;
+    if (s < 0) return yerr(y, v, "systems: expected a name of the plot's systems:");
+    for (int i = 0; i < f->nsys; i++)
+      if (f->sys[i] == s) return yerr(y, v, "systems: %s is listed twice", name);
+    f->sys[f->nsys++] = s;
+  }
+  if (!f->nsys) return yerr(y, list, "systems: expected at least one system");
+  return 0;
+}
+
+/* A speedup figure's panels: [{figure: NAME, baseline: SYSTEM}, ...]; the figure is a grid or
+ * comparison figure of one experiment, the baseline one of its systems. */
+static int resolve_panels(ycx *y, const ynode *n, const pc_config *c, pc_figure *f) {
+  const ynode *list = y_get(n, "panels"), *v;
+  if (!list) return 0;
+  if (f->kind != FIG_SPEEDUP) return yerr(y, list, "panels: only speedup figures have panels");
+  if (want(y, list, Y_SEQ, "panels: [{figure: NAME, baseline: SYSTEM}, ...]")) return -1;
+  FOR_ITEMS(list, v) {
+    if (want(y, v, Y_MAP, "a panel {figure: NAME, baseline: SYSTEM}")) return -1;
+    if (f->npanels == PC_MAX_FIGURES) return yerr(y, v, "at most %d panels", PC_MAX_FIGURES);
+    const ynode *fk, *fv, *fig = NULL, *base = NULL;
+    FOR_PAIRS(v, fk, fv) {
+      if (!strcmp(fk->str, "figure"))
+        fig = fv;
+      else if (!strcmp(fk->str, "baseline"))
+        base = fv;
+      else
+        return yerr(y, fk, "unknown key \"%s\"; expected figure, baseline", fk->str);
+    }
+    if (!fig || !base) return yerr(y, v, "a panel needs figure and baseline");
+    int fi = -1;
+    for (int i = 0; i < c->nfigures && fi < 0; i++)
+      if (scalar(fig) && !strcmp(c->figures[i].name, scalar(fig))) fi = i;
+    if (fi < 0 || !c->figures[fi].experiment[0] ||
+        (c->figures[fi].kind != FIG_COMPARISON && c->figures[fi].kind != FIG_GRID))
+      return yerr(
+          y, fig,
+          "panel figure: expected the name of a comparison or grid figure of one experiment");
+    const pc_figure *pf = &c->figures[fi];
+    int b = scalar(base) ? pc_find(c->systems, c->nsystems, scalar(base)) : -1, in = 0;
+    for (int i = 0; b >= 0 && i < pf->nsys; i++) in |= pf->sys[i] == b;
+    if (!in) return yerr(y, base, "baseline: expected one of the systems of figure %s", pf->name);
+    f->panel_fig[f->npanels] = fi;
+    f->panel_base[f->npanels++] = b;
+  }
+  if (!f->npanels) return yerr(y, list, "panels: expected at least one panel");
   return 0;
 }
 
@@ -242,7 +391,12 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
       rc = 0;
       FOR_ITEMS(v, f) {
         if (c->nfigures == PC_MAX_FIGURES) return yerr(y, f, "at most %d figures", PC_MAX_FIGURES);
-        if (load_figure(y, f, &c->figures[c->nfigures++])) return -1;
+        if (load_figure(y, f, &c->figures[c->nfigures])) return -1;
+        for (int g = 0; g < c->nfigures; g++)
+          if (!strcmp(c->figures[g].name, c->figures[c->nfigures].name))
+            return yerr(y, f, "figure %s is listed twice (its files would overwrite)",
+                        c->figures[g].name);
+        c->nfigures++;
       }
     } else
       return yerr(y, k,
@@ -253,6 +407,12 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
   }
   if (!c->ndevices || !c->nsystems || !c->nfigures)
     return yerr(y, n, "plot needs devices, systems and figures");
+  /* names of systems and figures, now that all are loaded: bars first, then the panels */
+  const ynode *figs = y_get(n, "figures");
+  for (int f = 0; f < c->nfigures; f++)
+    if (resolve_systems(y, figs->items[f], c, &c->figures[f])) return -1;
+  for (int f = 0; f < c->nfigures; f++)
+    if (resolve_panels(y, figs->items[f], c, &c->figures[f])) return -1;
   return 0;
 }
 
@@ -272,8 +432,19 @@ static const ynode *experiment_log(ycx *y, const ynode *exps, const char *name, 
   return log;
 }
 
-/* One log folder is read with one file name pattern: the `log:` template of the experiments
- * the figures draw (every experiment when a figure names none). They must agree. */
+/* A log template the plot can read: {device} in it, and short enough. */
+static int check_log_template(ycx *y, const ynode *log, char *dst, size_t cap) {
+  if (strlen(log->str) >= cap)
+    return yerr(y, log, "log: expected a template shorter than %zu characters", cap);
+  if (!strstr(log->str, "{device}"))
+    return yerr(y, log, "log: the plot needs {device} in the log file name");
+  strcpy(dst, log->str);
+  return 0;
+}
+
+/* One log folder is read with the `log:` templates of the experiments the figures draw (every
+ * experiment when a figure names none; a speedup figure draws its panels' experiments). They
+ * agree, or each holds {experiment}, so a file name says whose template reads it. */
 static int load_log_name(ycx *y, const ynode *root, const ynode *plot, pc_config *c) {
   const ynode *exps = y_get(root, "experiments"), *first = NULL;
   const char *first_exp = NULL;
@@ -281,39 +452,44 @@ static int load_log_name(ycx *y, const ynode *root, const ynode *plot, pc_config
     return yerr(y, exps ? exps : root,
                 "expected an 'experiments:' mapping: the plot takes the log "
                 "file name from experiments.NAME.log");
+  int differ = 0;
   for (int i = 0; i < exps->n; i++) {
     const char *name = exps->items[2 * i]->str;
     int drawn = 0;
     for (int f = 0; f < c->nfigures; f++)
-      drawn |= !c->figures[f].experiment[0] || !strcmp(c->figures[f].experiment, name);
+      drawn |= c->figures[f].kind != FIG_SPEEDUP &&
+               (!c->figures[f].experiment[0] || !strcmp(c->figures[f].experiment, name));
     if (!drawn) continue;
     const ynode *log = experiment_log(y, exps, name, exps->items[2 * i]);
     if (!log) return -1;
+    if (c->nlog_names == RD_MAX_TEMPLATES)
+      return yerr(y, log, "the plot draws more than %d experiments", RD_MAX_TEMPLATES);
+    if (check_log_template(y, log, c->log_names[c->nlog_names], sizeof c->log_names[0]) ||
+        get_name(y, exps->items[2 * i], c->log_exps[c->nlog_names], "experiment name"))
+      return -1;
+    c->nlog_names++;
     if (!first) {
       first = log;
       first_exp = name;
       continue;
     }
-    if (strcmp(log->str, first->str) != 0)
+    if (strcmp(log->str, first->str) == 0) continue;
+    differ = 1;
+    if (!strstr(log->str, "{experiment}") || !strstr(first->str, "{experiment}"))
       return yerr(y, log,
                   "experiments '%s' and '%s' (line %d) have different log templates "
                   "(\"%s\" and \"%s\"), but one log folder is read with one name pattern: give "
-                  "the experiments the plot draws the same log:",
+                  "the experiments the plot draws the same log:, or {experiment} in each",
                   name, first_exp, first->line, log->str, first->str);
   }
+  if (!differ) c->nlog_names = 0;             /* one shared template: log_name alone */
   const ynode *figs = y_get(plot, "figures"); /* load_plot checked: a list of c->nfigures */
   for (int f = 0; f < c->nfigures; f++)
     if (c->figures[f].experiment[0] &&
         !experiment_log(y, exps, c->figures[f].experiment, y_get(figs->items[f], "experiment")))
       return -1;
   if (!first) return yerr(y, plot, "the plot draws no experiment of this file");
-  if (strlen(first->str) >= sizeof c->log_name)
-    return yerr(y, first, "log: expected a template shorter than %zu characters",
-                sizeof c->log_name);
-  if (!strstr(first->str, "{device}"))
-    return yerr(y, first, "log: the plot needs {device} in the log file name");
-  strcpy(c->log_name, first->str);
-  return 0;
+  return check_log_template(y, first, c->log_name, sizeof c->log_name);
 }
 
 /* Default figure name: the folder holding the YAML (fig12/experiment.yaml -> fig12). */
@@ -366,6 +542,33 @@ out:
   return rc;
 }
 
+const char *pc_log_name(const pc_config *c, const char *exp) {
+  for (int i = 0; i < c->nlog_names; i++)
+    if (!strcmp(c->log_exps[i], exp)) return c->log_names[i];
+  return c->log_name;
+}
+
+int pc_render_x(const char *tmpl, const pt_row *r, char *out, size_t cap) {
+  size_t n = 0;
+  for (const char *t = tmpl; *t;) {
+    const char *close = *t == '{' ? strchr(t, '}') : NULL;
+    if (!close) { /* config.c checked the placeholders: a '{' here always closes */
+      if (n + 1 < cap) out[n++] = *t;
+      t++;
+      continue;
+    }
+    char key[PT_KEY], num[16];
+    snprintf(key, sizeof key, "%.*s", (int)(close - t - 1), t + 1);
+    const char *v = pt_key_value(r, key, num, sizeof num);
+    if (!v) return -1;
+    int w = snprintf(out + n, cap - n, "%s", v);
+    n = w < 0 || (size_t)w >= cap - n ? cap - 1 : n + (size_t)w;
+    t = close + 1;
+  }
+  out[n < cap ? n : cap - 1] = '\0';
+  return 0;
+}
+
 int pc_find(const pc_item *items, int n, const char *name) {
   for (int i = 0; i < n; i++) {
     if (!strcmp(items[i].name, name)) return i;
@@ -402,11 +605,16 @@ rd_opts pc_reader_opts(const pc_config *c) {
   rd_opts o = {
       .figure = c->figure,
       .log_name = c->log_name,
+      .nlog_names = c->nlog_names,
       .default_experiment = c->default_experiment[0] ? c->default_experiment : NULL,
       .default_workload = c->default_workload[0] ? c->default_workload : NULL,
       .default_seqlen = c->default_seqlen,
       .canon = canon,
       .canon_ctx = (void *)c,
   };
+  for (int i = 0; i < c->nlog_names; i++) {
+    o.log_names[i] = c->log_names[i];
+    o.log_experiments[i] = c->log_exps[i];
+  }
   return o;
 }

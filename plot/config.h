@@ -12,9 +12,16 @@
  *       - {name: fig12_kernel, kind: grid, experiment: kernel, ymax: 30, ytics: 10,
  *          ylabel: "Execution Time (ms)"}
  *       - {name: fig13, kind: sweep, experiment: h2o, workload: h2o, seqlens: [1024, 2048]}
+ *       - {name: gemm_comparison, kind: comparison, experiment: gemm,
+ *          x: "{m}x{n}x{k} {dtype}",          # columns: the case keys of the logs, as labels
+ *          systems: [pytorch, cublas, wgmma], # the bars (default: every plot system)
+ *          metrics: [ms, tflops], logy: [ms]} # one panel each; one file per device
+ *       - {name: speedup_comparison, kind: speedup, logy: [speedup],
+ *          panels: [{figure: gemm_comparison, baseline: pytorch}, ...]}
  *
  * The log file name pattern is not repeated here: it is the `log:` template of the experiments
- * the figures draw (experiments.NAME.log); experiments drawn from one log folder must share it.
+ * the figures draw (experiments.NAME.log); experiments drawn from one log folder share it, or
+ * each holds {experiment} (then a log is read with its own experiment's template).
  * Everything the plotter shows is data here; a new system or workload is a YAML edit.
  * Errors name file:line:column and what was expected. */
 #ifndef PLOT_CONFIG_H
@@ -26,7 +33,7 @@
 #define PC_LABEL       64
 #define PC_MAX_ALIASES 8
 #define PC_MAX_ITEMS   32
-#define PC_MAX_FIGURES 8
+#define PC_MAX_FIGURES 16
 #define PC_MAX_SEQLENS 16
 
 typedef struct {
@@ -40,7 +47,19 @@ typedef struct {
   int expected; /* systems only: 0 = nobody can run it here, do not list it as missing */
 } pc_item;
 
-typedef enum { FIG_GRID, FIG_SWEEP } pc_kind;
+/* grid: rows devices, columns workloads (or x: cases), bars systems (Fig 12, 14).
+ * sweep: rows devices, panels TFLOP/s and MiB, groups sequence lengths (Fig 13).
+ * comparison: one file per device, a panel per metric, groups x: cases (the seed's
+ *   {kernel}_comparison_{GPU}).
+ * speedup: one file per device, a panel per comparison figure, each system's speedup over that
+ *   panel's baseline (the seed's speedup_comparison_{GPU}). */
+typedef enum { FIG_GRID, FIG_SWEEP, FIG_COMPARISON, FIG_SPEEDUP } pc_kind;
+
+/* What a panel plots: time, throughput, peak memory (each from the log), or the speedup over
+ * a baseline system (baseline's time / the system's). */
+typedef enum { MET_MS, MET_TFLOPS, MET_MIB, MET_SPEEDUP, MET_COUNT } pc_metric;
+
+#define PC_XLABEL 128
 
 typedef struct {
   char name[PT_NAME]; /* output file base name, e.g. fig12_kernel */
@@ -52,12 +71,27 @@ typedef struct {
   double ymax, ytics; /* grid: fixed y range; 0 = automatic per panel */
   int seqlens[PC_MAX_SEQLENS];
   int nseqlens;
+  /* x: a label template over cell keys ("{m}x{n}x{k} {dtype}"): the columns are the distinct
+   * labels of the figure's logs; "" = the plot's workloads (grid, comparison) */
+  char x[PC_XLABEL];
+  int sys[PC_MAX_ITEMS]; /* the bars: indices into the plot's systems, in order */
+  int nsys;
+  pc_metric metrics[MET_COUNT]; /* comparison: one panel each (default ms, tflops) */
+  int nmetrics;
+  unsigned logy; /* bit (1 << metric): that panel has a log y axis */
+  /* speedup: one panel per comparison figure (index into figures) with its baseline system
+   * (index into the plot's systems) */
+  int panel_fig[PC_MAX_FIGURES], panel_base[PC_MAX_FIGURES];
+  int npanels;
 } pc_figure;
 
 typedef struct {
   char path[PT_PATH];
   char figure[PT_NAME];
-  char log_name[128];
+  char log_name[128]; /* the drawn experiments' log template (the first one's when several) */
+  /* several templates: one per drawn experiment, each holding {experiment}; 0 when shared */
+  char log_names[RD_MAX_TEMPLATES][128], log_exps[RD_MAX_TEMPLATES][PT_NAME];
+  int nlog_names;
   char default_experiment[PT_NAME], default_workload[PT_NAME];
   int default_seqlen;
   pc_item devices[PC_MAX_ITEMS], workloads[PC_MAX_ITEMS], systems[PC_MAX_ITEMS];
@@ -77,5 +111,12 @@ rd_opts pc_reader_opts(const pc_config *c);
 
 /* Index of name (or of an item aliasing it) in a list, or -1. */
 int pc_find(const pc_item *items, int n, const char *name);
+
+/* The log template of experiment exp (c->log_name when they share one, or exp is unknown). */
+const char *pc_log_name(const pc_config *c, const char *exp);
+
+/* Renders a figure's x: template for row r into out. Returns 0, or -1 when r lacks a key the
+ * template names. */
+int pc_render_x(const char *tmpl, const pt_row *r, char *out, size_t cap);
 
 #endif

@@ -15,15 +15,38 @@ static unsigned system_color(const pc_item *s, int i) {
   return palette[(unsigned)i % (sizeof palette / sizeof *palette)];
 }
 
+/* The s-th bar's system and its colour (the palette by the system's place in plot: systems,
+ * so a system has one colour in every figure). */
+static const pc_item *sys_item(const fg_model *m, int s) { return &m->cfg->systems[m->sys[s]]; }
+static unsigned sys_color(const fg_model *m, int s) {
+  return system_color(sys_item(m, s), m->sys[s]);
+}
+
+#define FG_MAX_COLUMNS 64 /* x: columns of one figure */
+
 fg_cell *fg_at(const fg_model *m, int d, int x, int s) {
-  return &m->cells[((size_t)d * (size_t)m->nx + (size_t)x) * (size_t)m->cfg->nsystems + (size_t)s];
+  return &m->cells[((size_t)d * (size_t)m->nx + (size_t)x) * (size_t)m->nsys + (size_t)s];
+}
+
+int fg_per_device(const pc_figure *fig) {
+  return fig->kind == FIG_COMPARISON || fig->kind == FIG_SPEEDUP;
+}
+
+static int fig_has_row(const pc_config *c, const pc_figure *f, const pt_row *r) {
+  if (f->kind == FIG_SPEEDUP) {
+    for (int p = 0; p < f->npanels; p++)
+      if (fig_has_row(c, &c->figures[f->panel_fig[p]], r)) return 1;
+    return 0;
+  }
+  return !f->experiment[0] || strcmp(r->experiment, f->experiment) == 0;
 }
 
 static int row_in_figure(const fg_model *m, const pt_row *r) {
-  return !m->fig->experiment[0] || strcmp(r->experiment, m->fig->experiment) == 0;
+  return fig_has_row(m->cfg, m->fig, r);
 }
 
-/* Does row r belong in column x? Grid columns are workloads, sweep columns seqlens. */
+/* Does row r belong in column x? Grid columns are workloads, sweep columns seqlens (x: columns
+ * are found by label in fg_build). */
 static int row_in_column(const fg_model *m, const pt_row *r, int x) {
   if (m->fig->kind == FIG_SWEEP)
     return strcmp(r->workload, m->fig->workload) == 0 && r->seqlen == m->fig->seqlens[x];
@@ -38,43 +61,122 @@ static int better_row(const fg_model *m, const pt_row *old, const pt_row *cand) 
   return 1; /* otherwise the later file (sorted by name) wins */
 }
 
-static void choose_devices(fg_model *m, const pt_table *t) {
-  const pc_config *c = m->cfg;
-  m->ndev = 0;
+int fg_devices(const pc_config *c, const pc_figure *fig, const pt_table *t, int *dev) {
+  int n = 0;
   for (int d = 0; d < c->ndevices; d++) {
     int present = 0;
     for (size_t i = 0; i < t->n && !present; i++)
-      present = row_in_figure(m, &t->rows[i]) && strcmp(t->rows[i].device, c->devices[d].name) == 0;
-    if (present) m->dev[m->ndev++] = d;
+      present =
+          fig_has_row(c, fig, &t->rows[i]) && strcmp(t->rows[i].device, c->devices[d].name) == 0;
+    if (present) dev[n++] = d;
   }
-  if (m->ndev == 0) /* no logs at all: show every device, all NS, so the layout stays readable */
-    for (int d = 0; d < c->ndevices; d++) m->dev[m->ndev++] = d;
+  if (n == 0) /* no logs at all: show every device, all NS, so the layout stays readable */
+    for (int d = 0; d < c->ndevices; d++) dev[n++] = d;
+  return n;
+}
+
+/* The index into m->sys of the plot system named name (or aliased so), or -1. */
+static int bar_of(const fg_model *m, const char *name) {
+  int s = pc_find(m->cfg->systems, m->cfg->nsystems, name);
+  for (int i = 0; s >= 0 && i < m->nsys; i++)
+    if (m->sys[i] == s) return i;
+  return -1;
+}
+
+/* x: columns are ordered by the template's keys, numbers as numbers (1024 before 4096). */
+static const fg_model *sort_m;
+static int cmp_columns(const void *pa, const void *pb) {
+  const pt_row *a = *(const pt_row *const *)pa, *b = *(const pt_row *const *)pb;
+  for (const char *t = sort_m->fig->x; (t = strchr(t, '{'));) {
+    const char *close = strchr(t, '}');
+    char key[PT_KEY], ba[16], bb[16];
+    snprintf(key, sizeof key, "%.*s", (int)(close - t - 1), t + 1);
+    const char *va = pt_key_value(a, key, ba, sizeof ba), *vb = pt_key_value(b, key, bb, sizeof bb);
+    int c = pt_cmp_value(va ? va : "", vb ? vb : "");
+    if (c) return c;
+    t = close + 1;
+  }
+  return 0;
+}
+
+/* The x: columns: every distinct label of the figure's logs (of its systems, on a plot
+ * device; all devices, so every device's file has the same columns). */
+static int find_columns(fg_model *m, const pt_table *t) {
+  m->xrow = calloc(t->n ? t->n : 1, sizeof *m->xrow);
+  m->xlab = calloc(t->n ? t->n : 1, sizeof *m->xlab);
+  if (!m->xrow || !m->xlab) return -1;
+  for (size_t i = 0; i < t->n; i++) {
+    const pt_row *r = &t->rows[i];
+    char lab[PC_XLABEL];
+    if (!row_in_figure(m, r) || bar_of(m, r->system) < 0 ||
+        pc_find(m->cfg->devices, m->cfg->ndevices, r->device) < 0 ||
+        pc_render_x(m->fig->x, r, lab, sizeof lab))
+      continue;
+    int x = 0;
+    while (x < m->nx && cmp_columns(&m->xrow[x], &r) != 0) x++;
+    if (x == m->nx) m->xrow[m->nx++] = r;
+  }
+  sort_m = m;
+  if (m->nx > 1) qsort(m->xrow, (size_t)m->nx, sizeof *m->xrow, cmp_columns);
+  if (m->nx > FG_MAX_COLUMNS) { /* a panel holds MAX_BARS bars: cases x systems */
+    fprintf(stderr, "repro-plot: %s: %d cases, drawing the first %d (narrow x: or the logs)\n",
+            m->fig->name, m->nx, FG_MAX_COLUMNS);
+    m->nx = FG_MAX_COLUMNS;
+  }
+  for (int x = 0; x < m->nx; x++) pc_render_x(m->fig->x, m->xrow[x], m->xlab[x], PC_XLABEL);
+  if (m->nx == 0) { /* no logs: one empty column keeps the figure drawable (xrow NULL) */
+    m->nx = 1;
+    snprintf(m->xlab[0], PC_XLABEL, "no logs");
+  }
+  return 0;
+}
+
+/* The column of row r among the x: columns, or -1. */
+static int x_column(const fg_model *m, const pt_row *r) {
+  for (int x = 0; x < m->nx; x++)
+    if (m->xrow[x] && cmp_columns(&m->xrow[x], &r) == 0) return x;
+  return -1;
 }
 
 static void count_cpu_logs(fg_model *m);
 
-int fg_build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_table *t) {
+static int build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_table *t,
+                 int dev) {
   memset(m, 0, sizeof *m);
   m->cfg = cfg;
   m->fig = fig;
-  m->nx = fig->kind == FIG_SWEEP ? fig->nseqlens : cfg->nworkloads;
+  m->sys = fig->sys;
+  m->nsys = fig->nsys;
   m->ours = -1;
-  for (int s = 0; s < cfg->nsystems; s++)
-    if (cfg->systems[s].ours) m->ours = s;
-  choose_devices(m, t);
-  size_t n = (size_t)m->ndev * (size_t)(m->nx ? m->nx : 1) * (size_t)cfg->nsystems;
+  for (int s = 0; s < m->nsys; s++)
+    if (sys_item(m, s)->ours) m->ours = s;
+  if (dev >= 0) {
+    m->dev[m->ndev++] = dev;
+    snprintf(m->name, sizeof m->name, "%s_%s", fig->name, cfg->devices[dev].name);
+  } else {
+    m->ndev = fg_devices(cfg, fig, t, m->dev);
+    snprintf(m->name, sizeof m->name, "%s", fig->name);
+  }
+  sort_m = m; /* cmp_columns reads the template from it */
+  if (fig->x[0]) {
+    if (find_columns(m, t)) return -1;
+  } else {
+    m->nx = fig->kind == FIG_SWEEP ? fig->nseqlens : cfg->nworkloads;
+  }
+  size_t n = (size_t)m->ndev * (size_t)(m->nx ? m->nx : 1) * (size_t)m->nsys;
   m->cells = calloc(n ? n : 1, sizeof *m->cells);
   if (!m->cells) return -1;
   for (size_t i = 0; i < n; i++) m->cells[i].status = ST_MISSING;
   for (size_t i = 0; i < t->n; i++) {
     const pt_row *r = &t->rows[i];
     if (!row_in_figure(m, r)) continue;
-    int s = pc_find(cfg->systems, cfg->nsystems, r->system);
+    int s = bar_of(m, r->system);
     if (s < 0) continue;
+    int col = fig->x[0] ? x_column(m, r) : -1;
     for (int d = 0; d < m->ndev; d++) {
       if (strcmp(r->device, cfg->devices[m->dev[d]].name) != 0) continue;
       for (int x = 0; x < m->nx; x++) {
-        if (!row_in_column(m, r, x)) continue;
+        if (fig->x[0] ? x != col : !row_in_column(m, r, x)) continue;
         fg_cell *c = fg_at(m, d, x, s);
         if (!better_row(m, c->row, r)) continue;
         c->row = r;
@@ -84,6 +186,15 @@ int fg_build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_t
   }
   count_cpu_logs(m);
   return 0;
+}
+
+int fg_build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_table *t) {
+  return build(m, cfg, fig, t, -1);
+}
+
+int fg_build_device(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_table *t,
+                    int dev) {
+  return build(m, cfg, fig, t, dev);
 }
 
 /* A log from a CPU-mode run (the kernels' CPU reference at small sizes): our format's
@@ -106,7 +217,7 @@ int fg_log_is_cpu(const char *path) {
 }
 
 static void count_cpu_logs(fg_model *m) {
-  size_t n = (size_t)m->ndev * (size_t)m->nx * (size_t)m->cfg->nsystems;
+  size_t n = (size_t)m->ndev * (size_t)m->nx * (size_t)m->nsys;
   for (size_t i = 0; i < n; i++) {
     const pt_row *r = m->cells[i].row;
     if (!r || strcmp(r->format, "ours") != 0) continue;
@@ -117,7 +228,11 @@ static void count_cpu_logs(fg_model *m) {
 
 void fg_free(fg_model *m) {
   free(m->cells);
+  free(m->xrow);
+  free(m->xlab);
   m->cells = NULL;
+  m->xrow = NULL;
+  m->xlab = NULL;
 }
 
 static double cell_ms(const fg_cell *c) {
@@ -129,7 +244,7 @@ static double cell_ms(const fg_cell *c) {
 double fg_speedup(const fg_model *m, int d, int x) {
   if (m->ours < 0) return NAN;
   double ours = cell_ms(fg_at(m, d, x, m->ours)), best = NAN;
-  for (int s = 0; s < m->cfg->nsystems; s++) {
+  for (int s = 0; s < m->nsys; s++) {
     if (s == m->ours) continue;
     double v = cell_ms(fg_at(m, d, x, s));
     if (!isnan(v) && (isnan(best) || v < best)) best = v;
@@ -152,7 +267,7 @@ static const char *status_mark(pt_status s) {
 
 /* ---- values per panel kind ---- */
 
-typedef enum { MET_MS, MET_TFLOPS, MET_MIB } metric;
+typedef pc_metric metric; /* MET_SPEEDUP values are computed by the speedup figure */
 
 static double cell_value(const fg_cell *c, metric k) {
   if (c->status != ST_OK || !c->row) return NAN;
@@ -255,7 +370,7 @@ typedef struct {
   box b;
 } label;
 
-#define MAX_BARS (PC_MAX_ITEMS * PC_MAX_SEQLENS)
+#define MAX_BARS (FG_MAX_COLUMNS * PC_MAX_ITEMS) /* bars of one panel: cases x systems */
 
 /* One panel's geometry: data ranges mapped onto its size in inches, its bars and labels. */
 typedef struct {
@@ -466,8 +581,10 @@ static void gp_array_str(FILE *f, const char *name, int n,
 }
 
 static const char *get_row(const fg_model *m, int i) { return m->cfg->devices[m->dev[i]].label; }
-static const char *get_col(const fg_model *m, int i) { return m->cfg->workloads[i].label; }
-static const char *get_sys(const fg_model *m, int i) { return m->cfg->systems[i].label; }
+static const char *get_col(const fg_model *m, int i) {
+  return m->fig->x[0] ? m->xlab[i] : m->cfg->workloads[i].label;
+}
+static const char *get_sys(const fg_model *m, int i) { return sys_item(m, i)->label; }
 static const char *get_seq(const fg_model *m, int i) {
   static char buf[PC_MAX_SEQLENS][16];
   int s = m->fig->seqlens[i];
@@ -476,6 +593,24 @@ static const char *get_seq(const fg_model *m, int i) {
   else
     snprintf(buf[i], sizeof buf[i], "%d", s);
   return buf[i];
+}
+
+/* The name of the figure's columns, and each column's label in the tables. */
+static const char *cols_name(const fg_model *m) {
+  return m->fig->x[0] ? "cases" : m->fig->kind == FIG_SWEEP ? "lengths" : "workloads";
+}
+static void col_text(const fg_model *m, int x, char *buf, size_t cap) {
+  if (m->fig->kind == FIG_SWEEP)
+    snprintf(buf, cap, "%d", m->fig->seqlens[x]);
+  else
+    snprintf(buf, cap, "%s", get_col(m, x));
+}
+/* Width of the first column: 12, or the longest x: label. */
+static int col_width(const fg_model *m) {
+  int w = 12;
+  for (int x = 0; m->fig->x[0] && x < m->nx; x++)
+    if ((int)strlen(m->xlab[x]) > w) w = (int)strlen(m->xlab[x]);
+  return w;
 }
 
 static void gp_header(FILE *f, const fg_model *m, int ncols, const layout *L) {
@@ -488,27 +623,25 @@ static void gp_header(FILE *f, const fg_model *m, int ncols, const layout *L) {
   fprintf(f, "formats = \"pdf png svg\"\n");
   fprintf(f, "title_text = \"%s\"\nylabel_text = \"%s\"\nnote_text = \"%s\"\n", m->fig->title,
           m->fig->ylabel, note);
-  fprintf(f, "nrows = %d\nncols = %d\nnsys = %d\nours = %d\n", m->ndev, ncols, c->nsystems,
-          m->ours);
+  fprintf(f, "nrows = %d\nncols = %d\nnsys = %d\nours = %d\n", m->ndev, ncols, m->nsys, m->ours);
   fprintf(f, "# layout in inches (computed by repro-plot: margins fit the tick labels)\n");
   fprintf(f, "W = %.3f\nH = %.3f\nleft = %.3f\nright = %.3f\ntop = %.3f\nbottom = %.3f\n", L->w,
           L->h, L->left, L->right, L->top, L->bottom);
   fprintf(f, "cgap = %.3f\nrgap = %.3f\npw = %.4f\nph = %.4f\nnote_h = %.3f\n", L->cgap, L->rgap,
           L->pw, L->ph, L->note_h);
   gp_array_str(f, "rowlabel", m->ndev, get_row, m);
-  gp_array_str(f, "syslabel", c->nsystems, get_sys, m);
-  fprintf(f, "array syscolor[%d] = [", c->nsystems);
-  for (int s = 0; s < c->nsystems; s++)
-    fprintf(f, "%s%u", s ? ", " : "", system_color(&c->systems[s], s));
+  gp_array_str(f, "syslabel", m->nsys, get_sys, m);
+  fprintf(f, "array syscolor[%d] = [", m->nsys);
+  for (int s = 0; s < m->nsys; s++) fprintf(f, "%s%u", s ? ", " : "", sys_color(m, s));
   fputs("]\n", f);
   /* legend texts; labels hold no quotes (config.c rejects them) */
   fprintf(f, "legend_cols = %d\nlegend_rows = %d\n", L->lcols, L->lrows);
-  fprintf(f, "array legend_text[%d] = [", c->nsystems);
-  for (int s = 0; s < c->nsystems; s++) {
+  fprintf(f, "array legend_text[%d] = [", m->nsys);
+  for (int s = 0; s < m->nsys; s++) {
     if (m->fig->kind == FIG_GRID)
-      fprintf(f, "%s\"(%c) %s\"", s ? ", " : "", 'A' + s, c->systems[s].label);
+      fprintf(f, "%s\"(%c) %s\"", s ? ", " : "", 'A' + s, sys_item(m, s)->label);
     else
-      fprintf(f, "%s\"%s\"", s ? ", " : "", c->systems[s].label);
+      fprintf(f, "%s\"%s\"", s ? ", " : "", sys_item(m, s)->label);
   }
   fputs("]\n", f);
 }
@@ -543,7 +676,7 @@ static FILE *open_out(const char *dir, const char *name, const char *ext) {
 static double grid_ymax(const fg_model *m, int d, int x) {
   if (m->fig->ymax > 0) return m->fig->ymax;
   double top = 0;
-  for (int s = 0; s < m->cfg->nsystems; s++) {
+  for (int s = 0; s < m->nsys; s++) {
     double v = cell_value(fg_at(m, d, x, s), MET_MS);
     if (!isnan(v) && v > top) top = v;
   }
@@ -552,7 +685,7 @@ static double grid_ymax(const fg_model *m, int d, int x) {
 
 static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax, const layout *L) {
   const pc_config *c = m->cfg;
-  int ns = c->nsystems;
+  int ns = m->nsys;
   static panel p;
   memset(&p, 0, sizeof p);
   p.pw = L->pw;
@@ -571,7 +704,7 @@ static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax
     if (p.has_bar[s] && v[s] > ymax) {
       char cut[32];
       snprintf(cut, sizeof cut, "%.1f", v[s]);
-      place_cut(&p, s, cut, system_color(&c->systems[s], s), s == m->ours);
+      place_cut(&p, s, cut, sys_color(m, s), s == m->ours);
     }
   for (int s = 0; s < ns; s++)
     if (!p.has_bar[s])
@@ -582,12 +715,12 @@ static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax
     snprintf(sp, sizeof sp, "%.1f×", spd);
     place_speedup(&p, ns, m->ours, sp, in_x(&p, 1) - in_x(&p, 0));
   }
-  fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name, c->workloads[x].name,
-          ymax);
+  fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name,
+          m->fig->x[0] ? m->xlab[x] : c->workloads[x].name, ymax);
   fprintf(f, "# idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1\n");
   for (int s = 0; s < ns; s++) {
     fprintf(f, "%d %c %.6g %.6g %u %d", s, 'A' + s, v[s], isnan(v[s]) ? NAN : fmin(v[s], ymax),
-            system_color(&c->systems[s], s), s == m->ours);
+            sys_color(m, s), s == m->ours);
     dat_bar_box(f, &p, s, 1);
   }
   fputs("\n\n", f);
@@ -622,7 +755,7 @@ static int emit_grid(const fg_model *m, FILE *dat, FILE *gp) {
   L.right = 0.3;
   L.pw = m->nx >= 4 ? 1.45 : 6.5 / m->nx; /* few columns: wider panels */
   L.w = L.left + L.right + L.pw * m->nx + L.cgap * (m->nx - 1);
-  legend_layout(&L, m->cfg->nsystems, 2.2);
+  legend_layout(&L, m->nsys, 2.2);
   L.top = L.note_h + 0.45 + 0.22 * L.lrows;
   L.bottom = 0.32;
   L.rgap = 0.42;
@@ -644,16 +777,10 @@ static int emit_grid(const fg_model *m, FILE *dat, FILE *gp) {
 
 /* ---- sweep figures (Fig 13): rows devices, columns TFLOP/s and peak MiB, groups lengths ---- */
 
-static void sweep_range(const fg_model *m, int d, metric k, double *lo, double *hi) {
-  double mn = INFINITY, mx = 0;
-  for (int x = 0; x < m->nx; x++)
-    for (int s = 0; s < m->cfg->nsystems; s++) {
-      double v = cell_value(fg_at(m, d, x, s), k);
-      if (isnan(v)) continue;
-      mn = fmin(mn, v);
-      mx = fmax(mx, v);
-    }
-  if (k == MET_MIB) { /* log axis: whole decades around the data */
+/* The y range of a panel whose values span [mn, mx] (mn = INFINITY, mx = 0 when it has none):
+ * a log axis of whole decades around the data, or 0 up to a round number above it. */
+static void axis_range(double mn, double mx, int logy, double *lo, double *hi) {
+  if (logy) {
     *lo =
         isfinite(mn) ? pow(10, floor(log10(mn)) - (mn < 3 * pow(10, floor(log10(mn))) ? 1 : 0)) : 1;
     *hi = mx > 0 ? pow(10, ceil(log10(mx * 2))) : 1e5;
@@ -664,10 +791,22 @@ static void sweep_range(const fg_model *m, int d, metric k, double *lo, double *
   }
 }
 
+static void sweep_range(const fg_model *m, int d, metric k, double *lo, double *hi) {
+  double mn = INFINITY, mx = 0;
+  for (int x = 0; x < m->nx; x++)
+    for (int s = 0; s < m->nsys; s++) {
+      double v = cell_value(fg_at(m, d, x, s), k);
+      if (isnan(v)) continue;
+      mn = fmin(mn, v);
+      mx = fmax(mx, v);
+    }
+  axis_range(mn, mx, k == MET_MIB, lo, hi);
+}
+
 static void dat_sweep_panel(FILE *f, const fg_model *m, int d, metric k, double lo, double hi,
                             const layout *L) {
   const pc_config *c = m->cfg;
-  int ns = c->nsystems;
+  int ns = m->nsys;
   double bw = 0.8 / ns;
   static panel p;
   memset(&p, 0, sizeof p);
@@ -693,7 +832,7 @@ static void dat_sweep_panel(FILE *f, const fg_model *m, int d, metric k, double 
     if (p.has_bar[i] && v[i] > hi) {
       char cut[32];
       snprintf(cut, sizeof cut, "%.3g", v[i]);
-      place_cut(&p, i, cut, system_color(&c->systems[i % ns], i % ns), i % ns == m->ours);
+      place_cut(&p, i, cut, sys_color(m, i % ns), i % ns == m->ours);
     }
   for (int i = 0; i < nb; i++)
     if (!p.has_bar[i])
@@ -704,9 +843,9 @@ static void dat_sweep_panel(FILE *f, const fg_model *m, int d, metric k, double 
   fprintf(f, "# x value color ours box_x0 box_x1 box_y0 box_y1 seqlen system\n");
   for (int i = 0; i < nb; i++) {
     int s = i % ns;
-    fprintf(f, "%.5f %.6g %u %d", xpos[i], v[i], system_color(&c->systems[s], s), s == m->ours);
+    fprintf(f, "%.5f %.6g %u %d", xpos[i], v[i], sys_color(m, s), s == m->ours);
     dat_bar_box(f, &p, i, 0);
-    fprintf(f, " %d %s\n", m->fig->seqlens[i / ns], c->systems[s].name);
+    fprintf(f, " %d %s\n", m->fig->seqlens[i / ns], sys_item(m, s)->name);
   }
   fputs("\n\n", f);
   dat_labels(f, &p);
@@ -731,7 +870,7 @@ static int emit_sweep(const fg_model *m, FILE *dat, FILE *gp) {
   L.right = 0.15;
   L.pw = 3.2;
   L.w = L.left + L.right + L.cgap + 2 * L.pw;
-  legend_layout(&L, m->cfg->nsystems, 2.2);
+  legend_layout(&L, m->nsys, 2.2);
   L.top = L.note_h + 0.45 + 0.22 * L.lrows;
   L.bottom = 0.45;
   L.rgap = 0.5;
@@ -743,7 +882,7 @@ static int emit_sweep(const fg_model *m, FILE *dat, FILE *gp) {
   }
   gp_header(gp, m, 2, &L);
   gp_array_str(gp, "grouplabel", m->nx, get_seq, m);
-  fprintf(gp, "ngroups = %d\nbarw = %g\n", m->nx, 0.8 / m->cfg->nsystems);
+  fprintf(gp, "ngroups = %d\nbarw = %g\n", m->nx, 0.8 / m->nsys);
   fprintf(gp, "array panel_lo[%d] = [", 2 * m->ndev);
   for (int i = 0; i < 2 * m->ndev; i++) fprintf(gp, "%s%g", i ? ", " : "", lo[i]);
   fprintf(gp, "]\narray panel_hi[%d] = [", 2 * m->ndev);
@@ -754,23 +893,354 @@ static int emit_sweep(const fg_model *m, FILE *dat, FILE *gp) {
   return 0;
 }
 
-int fg_emit(const fg_model *m, const char *dir, const char *template_dir) {
-  FILE *dat = open_out(dir, m->fig->name, "dat");
+/* ---- bar figures (comparison, speedup): panels of grouped bars, one file per device ---- */
+
+/* One panel: the cells of device row d of model m, groups = its columns, one bar per system
+ * (but the baseline). Values: the metric from the logs, or the speedup over the baseline. */
+typedef struct {
+  const fg_model *m;
+  int d;
+  metric k;
+  int base; /* speedup: index into m->sys of the baseline, which has no bar; else -1 */
+  int logy;
+  double lo, hi, step; /* step 0: a log axis */
+  char title[PC_LABEL * 3];
+} bpanel;
+
+static int bp_nbars(const bpanel *b) { return b->m->nsys - (b->base >= 0); }
+/* The system (index into m->sys) of the j-th bar of a group. */
+static int bp_sys(const bpanel *b, int j) { return b->base >= 0 && j >= b->base ? j + 1 : j; }
+
+static double bp_value(const bpanel *b, int x, int s) {
+  const fg_cell *c = fg_at(b->m, b->d, x, s);
+  if (b->k != MET_SPEEDUP) return cell_value(c, b->k);
+  double own = cell_ms(c), base = cell_ms(fg_at(b->m, b->d, x, b->base));
+  return isnan(own) || isnan(base) ? NAN : base / own;
+}
+
+/* No bar: the system's own mark, or n/a when it ran but its baseline did not. */
+static const char *bp_mark(const bpanel *b, int x, int s) {
+  const fg_cell *c = fg_at(b->m, b->d, x, s);
+  if (b->k == MET_SPEEDUP && !isnan(cell_ms(c))) return "n/a";
+  return cell_mark(c, NAN);
+}
+
+static void bp_range(bpanel *b) {
+  double mn = INFINITY, mx = 0;
+  for (int x = 0; x < b->m->nx; x++)
+    for (int j = 0; j < bp_nbars(b); j++) {
+      double v = bp_value(b, x, bp_sys(b, j));
+      if (isnan(v)) continue;
+      mn = fmin(mn, v);
+      mx = fmax(mx, v);
+    }
+  if (b->k == MET_SPEEDUP && b->logy) { /* the line at 1 stays inside */
+    mn = fmin(mn, 1);
+    mx = fmax(mx, 1);
+  }
+  axis_range(mn, mx, b->logy, &b->lo, &b->hi);
+  b->step = b->logy ? 0 : nice_step(b->hi);
+}
+
+/* Widest y tick label: linear steps, or the decades of a log axis written as %g. */
+static double bp_ticks_in(const bpanel *b) {
+  if (!b->logy) return ticks_in_linear(b->hi, b->step);
+  double w = 0;
+  for (double v = b->lo; v <= b->hi * (1 + 1e-9); v *= 10) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%g", v);
+    w = fmax(w, text_in(buf, TICK_PT, 0));
+  }
+  return w;
+}
+
+#define GROUP_PT 6.0 /* the group (case) labels under each panel */
+
+static const char *bp_group_label(const bpanel *b, int x) {
+  static char buf[PC_XLABEL];
+  col_text(b->m, x, buf, sizeof buf);
+  return buf;
+}
+
+static void dat_bars_panel(FILE *f, const bpanel *b, const layout *L) {
+  const fg_model *m = b->m;
+  int nb = bp_nbars(b), n = m->nx * nb;
+  double bw = 0.8 / (nb ? nb : 1);
+  static panel p;
+  memset(&p, 0, sizeof p);
+  p.pw = L->pw;
+  p.ph = L->ph;
+  p.xlo = -0.5;
+  p.xhi = (m->nx ? m->nx : 1) - 0.5;
+  p.ylo = b->lo;
+  p.yhi = b->hi;
+  p.logy = b->logy;
+  static double v[MAX_BARS], xpos[MAX_BARS];
+  for (int x = 0; x < m->nx; x++)
+    for (int j = 0; j < nb; j++) {
+      int i = x * nb + j;
+      v[i] = bp_value(b, x, bp_sys(b, j));
+      xpos[i] = x + (j - (nb - 1) / 2.0) * bw;
+      p.has_bar[i] = !isnan(v[i]);
+      p.bar[i] = (box){in_x(&p, xpos[i] - bw / 2), in_x(&p, xpos[i] + bw / 2), 0,
+                       p.has_bar[i] ? in_y(&p, v[i]) : 0};
+    }
+  for (int i = 0; i < n; i++)
+    if (!p.has_bar[i])
+      place_mark(&p, n, (p.bar[i].x0 + p.bar[i].x1) / 2, bp_mark(b, i / nb, bp_sys(b, i % nb)));
+  static const char *const kname[MET_COUNT] = {"ms", "tflops", "peak_mib", "speedup"};
+  fprintf(f, "# device=%s experiment=%s metric=%s%s%s range=%g:%g\n",
+          m->cfg->devices[m->dev[b->d]].name, m->fig->experiment, kname[b->k],
+          b->base >= 0 ? " baseline=" : "", b->base >= 0 ? sys_item(m, b->base)->name : "", b->lo,
+          b->hi);
+  fprintf(f, "# x value color ours box_x0 box_x1 box_y0 box_y1 column system label\n");
+  for (int i = 0; i < n; i++) {
+    int s = bp_sys(b, i % nb);
+    fprintf(f, "%.5f %.6g %u %d", xpos[i], v[i], sys_color(m, s), sys_item(m, s)->ours);
+    dat_bar_box(f, &p, i, 0);
+    fprintf(f, " %d %s \"%s\"\n", i / nb, sys_item(m, s)->name, bp_group_label(b, i / nb));
+  }
+  fputs("\n\n", f);
+  dat_labels(f, &p);
+}
+
+/* A text from a log (the GPU's name) made safe inside a gnuplot double-quoted string. */
+static void gp_safe(char *dst, size_t cap, const char *src) {
+  size_t n = 0;
+  for (; *src && n + 1 < cap; src++)
+    if ((unsigned char)*src >= 0x20 && !strchr("\"'\\`@&~^{}_", *src)) dst[n++] = *src;
+  dst[n] = '\0';
+}
+
+/* The GPU model of the device's logs (meta gpu=), or "" (CPU runs, the artifact's logs). */
+static void device_gpu(const fg_model *m, int d, char *dst, size_t cap) {
+  dst[0] = '\0';
+  for (int x = 0; x < m->nx; x++)
+    for (int s = 0; s < m->nsys; s++) {
+      const pt_row *r = fg_at(m, d, x, s)->row;
+      if (r && r->gpu[0] && strcmp(r->gpu, "none") != 0) {
+        gp_safe(dst, cap, r->gpu);
+        return;
+      }
+    }
+}
+
+/* A bar figure: nrows x ncols panels (row-major), the legend of the systems that have bars,
+ * each panel's own range, groups and title. */
+static int emit_bars(const char *name, const char *cfg_path, const char *title,
+                     const char *rowlabels[], bpanel *bp, int nrows, int ncols, double min_pw,
+                     const char *note, FILE *dat, FILE *gp) {
+  int np = nrows * ncols;
+  const pc_config *c = bp[0].m->cfg;
+  /* the legend: every system with a bar in some panel, in plot: systems order */
+  int legend[PC_MAX_ITEMS], nleg = 0;
+  for (int s = 0; s < c->nsystems; s++) {
+    int used = 0;
+    for (int i = 0; i < np && !used; i++)
+      for (int j = 0; j < bp_nbars(&bp[i]) && !used; j++)
+        used = bp[i].m->sys[bp_sys(&bp[i], j)] == s;
+    if (used) legend[nleg++] = s;
+  }
+  double tickw = 0, labw = 0, pw = min_pw;
+  for (int i = 0; i < np; i++) {
+    bp_range(&bp[i]);
+    tickw = fmax(tickw, bp_ticks_in(&bp[i]));
+    const fg_model *m = bp[i].m;
+    double group_in = bp_nbars(&bp[i]) * 0.075 + 0.12; /* room for a group's bars */
+    pw = fmax(pw, group_in * m->nx);
+    for (int x = 0; x < m->nx; x++)
+      labw = fmax(labw, text_in(bp_group_label(&bp[i], x), GROUP_PT, 0));
+  }
+  int maxg = 1;
+  for (int i = 0; i < np; i++) maxg = bp[i].m->nx > maxg ? bp[i].m->nx : maxg;
+  /* group labels wider than their group are written at 45 degrees */
+  int xrot = labw > pw / maxg - 0.05 ? 45 : 0;
+  double xlab_h = xrot ? (labw + thick_in(GROUP_PT)) * 0.7072 : thick_in(GROUP_PT);
+  layout L = {0};
+  L.note_h = note[0] ? 0.2 : 0;
+  /* a rotated group label reaches left of its group: the first one must stay on the page */
+  double reach = xrot ? fmax(0, (labw + thick_in(GROUP_PT)) * 0.7072 - pw / (2 * maxg)) : 0;
+  L.left = fmax(0.3 + tickw + 0.1, reach + 0.1); /* row labels at 0.12 in, then the tick labels */
+  L.cgap = fmax(0.3 + tickw + 0.1, reach + 0.1);
+  L.right = 0.15;
+  L.pw = pw;
+  L.w = L.left + L.right + ncols * L.pw + (ncols - 1) * L.cgap;
+  legend_layout(&L, nleg ? nleg : 1, 2.2);
+  L.top = L.note_h + 0.6 + 0.22 * L.lrows; /* title, legend rows, the first panel title */
+  L.bottom = 0.12 + xlab_h + 0.25;         /* group labels, then the x label */
+  L.rgap = L.bottom + 0.25;                /* the row above's labels, then this row's panel title */
+  L.ph = 1.8;
+  L.h = L.top + L.bottom + L.ph * nrows + L.rgap * (nrows - 1);
+  for (int i = 0; i < np; i++) dat_bars_panel(dat, &bp[i], &L);
+
+  fprintf(gp, "# %s: generated by repro-plot from %s; rerun with `gnuplot %s.gp` in this folder.\n",
+          name, cfg_path, name);
+  fprintf(gp, "outbase = \"%s\"\ndatafile = \"%s.dat\"\nformats = \"pdf png svg\"\n", name, name);
+  fprintf(gp, "title_text = \"%s\"\nnote_text = \"%s\"\nxlabel_text = \"%s\"\n", title, note,
+          bp[0].m->fig->x[0] ? "problem size" : "workload");
+  fprintf(gp, "nrows = %d\nncols = %d\nnleg = %d\nxrot = %d\n", nrows, ncols, nleg, xrot);
+  fprintf(gp,
+          "# layout in inches (computed by repro-plot: margins fit the tick and group labels)\n");
+  fprintf(gp, "W = %.3f\nH = %.3f\nleft = %.3f\nright = %.3f\ntop = %.3f\nbottom = %.3f\n", L.w,
+          L.h, L.left, L.right, L.top, L.bottom);
+  fprintf(gp, "cgap = %.3f\nrgap = %.3f\npw = %.4f\nph = %.4f\nnote_h = %.3f\n", L.cgap, L.rgap,
+          L.pw, L.ph, L.note_h);
+  fprintf(gp, "legend_cols = %d\nlegend_rows = %d\n", L.lcols, L.lrows);
+  fprintf(gp, "array rowlabel[%d] = [", nrows);
+  for (int r = 0; r < nrows; r++) fprintf(gp, "%s\"%s\"", r ? ", " : "", rowlabels[r]);
+  fprintf(gp, "]\narray legend_text[%d] = [", nleg ? nleg : 1);
+  for (int i = 0; i < nleg; i++)
+    fprintf(gp, "%s\"%s\"", i ? ", " : "", c->systems[legend[i]].label);
+  fprintf(gp, "%s]\narray legend_color[%d] = [", nleg ? "" : "\"\"", nleg ? nleg : 1);
+  for (int i = 0; i < nleg; i++)
+    fprintf(gp, "%s%u", i ? ", " : "", system_color(&c->systems[legend[i]], legend[i]));
+  fprintf(gp, "%s]\narray legend_ours[%d] = [", nleg ? "" : "0", nleg ? nleg : 1);
+  for (int i = 0; i < nleg; i++) fprintf(gp, "%s%d", i ? ", " : "", c->systems[legend[i]].ours);
+  fprintf(gp, "%s]\n", nleg ? "" : "0");
+  /* per panel: range, ticks (0 = log decades), groups (offset into grouplabel), bar width, title */
+  int ngroups = 0;
+  for (int i = 0; i < np; i++) ngroups += bp[i].m->nx ? bp[i].m->nx : 1;
+  const char *arrays[] = {"panel_lo", "panel_hi", "panel_step", "panel_log",
+                          "panel_ng", "panel_g0", "panel_barw", "panel_ref"};
+  for (int a = 0, g0 = 0; a < 8; a++, g0 = 0) {
+    fprintf(gp, "array %s[%d] = [", arrays[a], np);
+    for (int i = 0; i < np; i++) {
+      const bpanel *b = &bp[i];
+      int nb = bp_nbars(b);
+      double vals[] = {
+          b->lo, b->hi, b->step, b->logy, b->m->nx, g0, 0.8 / (nb ? nb : 1), b->k == MET_SPEEDUP};
+      fprintf(gp, "%s%g", i ? ", " : "", vals[a]);
+      g0 += b->m->nx ? b->m->nx : 1;
+    }
+    fputs("]\n", gp);
+  }
+  fprintf(gp, "array panel_title[%d] = [", np);
+  for (int i = 0; i < np; i++) fprintf(gp, "%s\"%s\"", i ? ", " : "", bp[i].title);
+  fprintf(gp, "]\narray grouplabel[%d] = [", ngroups);
+  for (int i = 0, first = 1; i < np; i++) {
+    for (int x = 0; x < bp[i].m->nx; x++, first = 0)
+      fprintf(gp, "%s\"%s\"", first ? "" : ", ", bp_group_label(&bp[i], x));
+    if (!bp[i].m->nx) { /* a panel without columns (no logs): one empty group */
+      fprintf(gp, "%s\"no logs\"", first ? "" : ", ");
+      first = 0;
+    }
+  }
+  fputs("]\n", gp);
+  return 0;
+}
+
+static const char *metric_title(metric k, int logy) {
+  switch (k) {
+  case MET_MS: return logy ? "Latency (ms, log scale)" : "Latency (ms)";
+  case MET_TFLOPS: return logy ? "Throughput (TFLOP/s, log scale)" : "Throughput (TFLOP/s)";
+  case MET_MIB: return logy ? "Peak memory (MiB, log scale)" : "Peak memory (MiB)";
+  default: return "";
+  }
+}
+
+/* The figure's title: its own (or its experiment), the device and the GPU of its logs. */
+static void bars_title(const fg_model *m, const char *own, char *dst, size_t cap) {
+  char gpu[PT_GPU];
+  device_gpu(m, 0, gpu, sizeof gpu);
+  snprintf(dst, cap, "%s on %s%s%s%s", own[0] ? own : m->fig->experiment,
+           m->cfg->devices[m->dev[0]].label, gpu[0] ? " (" : "", gpu, gpu[0] ? ")" : "");
+}
+
+static int emit_comparison(const fg_model *m, FILE *dat, FILE *gp) {
+  bpanel bp[MET_COUNT];
+  const pc_figure *f = m->fig;
+  for (int i = 0; i < f->nmetrics; i++) {
+    bp[i] = (bpanel){
+        .m = m, .d = 0, .k = f->metrics[i], .base = -1, .logy = (f->logy >> f->metrics[i]) & 1};
+    snprintf(bp[i].title, sizeof bp[i].title, "%s", metric_title(f->metrics[i], bp[i].logy));
+  }
+  char title[PC_LABEL * 4], note[160];
+  bars_title(m, f->title, title, sizeof title);
+  cpu_note(m, note, sizeof note);
+  const char *rows[] = {m->cfg->devices[m->dev[0]].label};
+  return emit_bars(m->name, m->cfg->path, title, rows, bp, 1, f->nmetrics, 3.2, note, dat, gp);
+}
+
+/* Opens <dir>/<name>.dat and .gp, runs emit, appends the template and closes both. */
+static int emit_files(const char *dir, const char *name, const char *tmpl_dir, const char *tmpl,
+                      int (*emit)(const void *, FILE *, FILE *), const void *arg) {
+  FILE *dat = open_out(dir, name, "dat");
   if (!dat) return -1;
-  FILE *gp = open_out(dir, m->fig->name, "gp");
+  FILE *gp = open_out(dir, name, "gp");
   if (!gp) {
     fclose(dat);
     return -1;
   }
-  fprintf(dat, "# %s: gnuplot data written by repro-plot from the logs; NaN = no bar.\n",
-          m->fig->name);
-  int rc = m->fig->kind == FIG_GRID ? emit_grid(m, dat, gp) : emit_sweep(m, dat, gp);
-  if (rc == 0) rc = copy_template(gp, template_dir, m->fig->kind == FIG_GRID ? "grid" : "sweep");
+  fprintf(dat, "# %s: gnuplot data written by repro-plot from the logs; NaN = no bar.\n", name);
+  int rc = emit(arg, dat, gp);
+  if (rc == 0) rc = copy_template(gp, tmpl_dir, tmpl);
   if (ferror(dat) || ferror(gp)) rc = -1;
   if (fclose(dat) != 0) rc = -1;
   if (fclose(gp) != 0) rc = -1;
-  if (rc) fprintf(stderr, "%s/%s: writing the figure files failed\n", dir, m->fig->name);
+  if (rc) fprintf(stderr, "%s/%s: writing the figure files failed\n", dir, name);
   return rc;
+}
+
+static int emit_model(const void *arg, FILE *dat, FILE *gp) {
+  const fg_model *m = arg;
+  switch (m->fig->kind) {
+  case FIG_GRID: return emit_grid(m, dat, gp);
+  case FIG_SWEEP: return emit_sweep(m, dat, gp);
+  case FIG_COMPARISON: return emit_comparison(m, dat, gp);
+  case FIG_SPEEDUP: break;
+  }
+  return -1;
+}
+
+int fg_emit(const fg_model *m, const char *dir, const char *template_dir) {
+  const char *tmpl = m->fig->kind == FIG_GRID    ? "grid"
+                     : m->fig->kind == FIG_SWEEP ? "sweep"
+                                                 : "bars";
+  return emit_files(dir, m->name, template_dir, tmpl, emit_model, m);
+}
+
+typedef struct {
+  const fg_model *panels;
+  const pc_figure *fig;
+  const char *name;
+} speedup_arg;
+
+/* The label of a speedup panel's figure: its title, else its experiment. */
+static const char *panel_label(const fg_model *m) {
+  return m->fig->title[0] ? m->fig->title : m->fig->experiment;
+}
+
+static int emit_speedup(const void *arg, FILE *dat, FILE *gp) {
+  const speedup_arg *a = arg;
+  const pc_figure *f = a->fig;
+  bpanel bp[PC_MAX_FIGURES];
+  const char *rows[PC_MAX_FIGURES];
+  int ncpu = 0, nlogs = 0;
+  for (int i = 0; i < f->npanels; i++) {
+    const fg_model *m = &a->panels[i];
+    int base = bar_of(m, m->cfg->systems[f->panel_base[i]].name);
+    bp[i] = (bpanel){
+        .m = m, .d = 0, .k = MET_SPEEDUP, .base = base, .logy = (f->logy >> MET_SPEEDUP) & 1};
+    snprintf(bp[i].title, sizeof bp[i].title, "%s: speedup over %s", panel_label(m),
+             sys_item(m, base)->label);
+    rows[i] = "";
+    ncpu += m->ncpu;
+    nlogs += m->nlogs;
+  }
+  fg_model sum = a->panels[0]; /* the CPU note over all panels */
+  sum.ncpu = ncpu;
+  sum.nlogs = nlogs;
+  char title[PC_LABEL * 4], note[160];
+  bars_title(&a->panels[0], f->title[0] ? f->title : "Speedup", title, sizeof title);
+  cpu_note(&sum, note, sizeof note);
+  return emit_bars(a->name, a->panels[0].cfg->path, title, rows, bp, f->npanels, 1, 6.4, note, dat,
+                   gp);
+}
+
+int fg_emit_speedup(const fg_model *panels, const pc_figure *fig, const char *name, const char *dir,
+                    const char *template_dir) {
+  speedup_arg a = {panels, fig, name};
+  return emit_files(dir, name, template_dir, "bars", emit_speedup, &a);
 }
 
 /* ---- terminal output: each table shows what its figure shows ---- */
@@ -790,7 +1260,7 @@ static void print_value(FILE *out, const fg_cell *c, metric k, int w) {
 static double ours_ratio(const fg_model *m, int d, int x, metric k) {
   if (m->ours < 0) return NAN;
   double ours = cell_value(fg_at(m, d, x, m->ours), k), best = NAN;
-  for (int s = 0; s < m->cfg->nsystems; s++) {
+  for (int s = 0; s < m->nsys; s++) {
     if (s == m->ours) continue;
     double v = cell_value(fg_at(m, d, x, s), k);
     if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
@@ -799,29 +1269,30 @@ static double ours_ratio(const fg_model *m, int d, int x, metric k) {
   return k == MET_TFLOPS ? ours / best : best / ours;
 }
 
-/* One table: rows the figure's columns (workloads or lengths), columns the systems, then ours'
- * ratio to the best other system and its geometric mean. */
+/* One table: rows the figure's columns (workloads, lengths or cases), columns the systems,
+ * then ours' ratio to the best other system and its geometric mean. */
 static void print_metric_table(const fg_model *m, int d, metric k, const char *what,
                                const char *ratio_name, const char *ratio_what,
                                const char *ratio_ref, FILE *out) {
   const pc_config *c = m->cfg;
-  int w[PC_MAX_ITEMS];
-  for (int s = 0; s < c->nsystems; s++) {
-    int l = (int)strlen(c->systems[s].name);
+  int w[PC_MAX_ITEMS], cw = col_width(m);
+  for (int s = 0; s < m->nsys; s++) {
+    int l = (int)strlen(sys_item(m, s)->name);
     w[s] = l > 8 ? l : 8;
   }
-  fprintf(out, "[%s] %s\n%-12s", c->devices[m->dev[d]].label, what,
-          m->fig->kind == FIG_GRID ? "workload" : "seqlen");
-  for (int s = 0; s < c->nsystems; s++) fprintf(out, " %*s", w[s], c->systems[s].name);
+  fprintf(out, "[%s] %s\n%-*s", c->devices[m->dev[d]].label, what, cw,
+          m->fig->x[0]                ? "case"
+          : m->fig->kind == FIG_SWEEP ? "seqlen"
+                                      : "workload");
+  for (int s = 0; s < m->nsys; s++) fprintf(out, " %*s", w[s], sys_item(m, s)->name);
   fprintf(out, " %9s\n", ratio_name);
   double logsum = 0;
   int n = 0;
   for (int x = 0; x < m->nx; x++) {
-    if (m->fig->kind == FIG_GRID)
-      fprintf(out, "%-12s", m->cfg->workloads[x].label);
-    else
-      fprintf(out, "%-12d", m->fig->seqlens[x]);
-    for (int s = 0; s < c->nsystems; s++) print_value(out, fg_at(m, d, x, s), k, w[s]);
+    char lab[PC_XLABEL];
+    col_text(m, x, lab, sizeof lab);
+    fprintf(out, "%-*s", cw, lab);
+    for (int s = 0; s < m->nsys; s++) print_value(out, fg_at(m, d, x, s), k, w[s]);
     double r = ours_ratio(m, d, x, k);
     if (isnan(r)) {
       fprintf(out, " %9s\n", "-");
@@ -832,22 +1303,43 @@ static void print_metric_table(const fg_model *m, int d, metric k, const char *w
     }
   }
   if (m->ours < 0) return;
-  const char *cols = m->fig->kind == FIG_GRID ? "workloads" : "lengths";
   if (n)
     fprintf(out, "geometric mean %s of %s %s: %.2fx (%d of %d %s)\n", ratio_what,
-            c->systems[m->ours].label, ratio_ref, exp(logsum / n), n, m->nx, cols);
+            sys_item(m, m->ours)->label, ratio_ref, exp(logsum / n), n, m->nx, cols_name(m));
   else
     fprintf(out, "geometric mean %s of %s: - (no %s has both ours and another system)\n",
-            ratio_what, c->systems[m->ours].label, cols);
+            ratio_what, sys_item(m, m->ours)->label, cols_name(m));
+}
+
+static void print_panel_metric(const fg_model *m, int d, metric k, FILE *out) {
+  switch (k) {
+  case MET_MS:
+    print_metric_table(m, d, MET_MS, "execution time, ms (lower is better)", "speedup", "speedup",
+                       "over the best other system", out);
+    break;
+  case MET_TFLOPS:
+    print_metric_table(m, d, MET_TFLOPS, "throughput, TFLOP/s (higher is better)", "ours/best",
+                       "throughput", "over the best other system (ours / best)", out);
+    break;
+  case MET_MIB:
+    print_metric_table(m, d, MET_MIB, "peak memory, MiB (lower is better)", "saving",
+                       "memory saving", "against the lowest other system (lowest / ours)", out);
+    break;
+  default: break;
+  }
 }
 
 void fg_print_table(const fg_model *m, FILE *out) {
   const pc_config *c = m->cfg;
   const char *marks = "NS = no log or not supported, OOM, TLE = timeout, ERR = failed";
   if (m->fig->kind == FIG_GRID) {
-    fprintf(out, "\n== %s: execution time in ms per workload (experiment %s), as the bars; ",
-            m->fig->name, m->fig->experiment[0] ? m->fig->experiment : "all");
+    fprintf(out, "\n== %s: execution time in ms per %s (experiment %s), as the bars; ",
+            m->fig->name, m->fig->x[0] ? "case" : "workload",
+            m->fig->experiment[0] ? m->fig->experiment : "all");
     fprintf(out, "speedup = best other / ours, the red label\n");
+  } else if (m->fig->kind == FIG_COMPARISON) {
+    fprintf(out, "\n== %s: experiment %s per case on %s, the figure's panels\n", m->name,
+            m->fig->experiment, c->devices[m->dev[0]].label);
   } else {
     int w = pc_find(c->workloads, c->nworkloads, m->fig->workload);
     fprintf(out, "\n== %s: %s by sequence length: throughput in TFLOP/s and peak memory in MiB, ",
@@ -860,21 +1352,21 @@ void fg_print_table(const fg_model *m, FILE *out) {
   if (note[0]) fprintf(out, "** %s **\n", note);
   for (int d = 0; d < m->ndev; d++) {
     if (m->fig->kind == FIG_GRID) {
-      print_metric_table(m, d, MET_MS, "execution time, ms (lower is better)", "speedup", "speedup",
-                         "over the best other system", out);
+      print_panel_metric(m, d, MET_MS, out);
+    } else if (m->fig->kind == FIG_COMPARISON) {
+      for (int i = 0; i < m->fig->nmetrics; i++) print_panel_metric(m, d, m->fig->metrics[i], out);
     } else {
-      print_metric_table(m, d, MET_TFLOPS, "throughput, TFLOP/s (higher is better)", "ours/best",
-                         "throughput", "over the best other system (ours / best)", out);
-      print_metric_table(m, d, MET_MIB, "peak memory, MiB (lower is better)", "saving",
-                         "memory saving", "against the lowest other system (lowest / ours)", out);
+      print_panel_metric(m, d, MET_TFLOPS, out);
+      print_panel_metric(m, d, MET_MIB, out);
     }
   }
 }
 
-/* The file name a cell's log would have: the template with its placeholders filled. */
+/* The file name a cell's log would have: its experiment's template with the placeholders
+ * filled (x: columns: from a log of the column). */
 static void cell_file_name(const fg_model *m, int d, int x, int s, char *out, size_t cap) {
   const pc_config *c = m->cfg;
-  const char *t = c->log_name;
+  const char *t = pc_log_name(c, m->fig->experiment);
   size_t n = 0;
   while (*t && n + 1 < cap) {
     if (*t != '{') {
@@ -883,17 +1375,21 @@ static void cell_file_name(const fg_model *m, int d, int x, int s, char *out, si
     }
     const char *close = strchr(t, '}');
     if (!close) break;
-    char key[32] = "", val[PT_NAME] = "";
+    char key[32] = "", val[PT_NAME] = "", num[16];
     snprintf(key, sizeof key, "%.*s", (int)(close - t - 1), t + 1);
+    const char *kv =
+        m->fig->x[0] && m->xrow[x] ? pt_key_value(m->xrow[x], key, num, sizeof num) : NULL;
     if (!strcmp(key, "experiment"))
       snprintf(val, sizeof val, "%s", m->fig->experiment);
     else if (!strcmp(key, "device"))
       snprintf(val, sizeof val, "%s", c->devices[m->dev[d]].name);
+    else if (!strcmp(key, "system"))
+      snprintf(val, sizeof val, "%s", sys_item(m, s)->name);
+    else if (kv)
+      snprintf(val, sizeof val, "%s", kv);
     else if (!strcmp(key, "workload"))
       snprintf(val, sizeof val, "%s",
-               m->fig->kind == FIG_GRID ? c->workloads[x].name : m->fig->workload);
-    else if (!strcmp(key, "system"))
-      snprintf(val, sizeof val, "%s", c->systems[s].name);
+               m->fig->kind != FIG_SWEEP ? c->workloads[x].name : m->fig->workload);
     else if (!strcmp(key, "seqlen"))
       snprintf(val, sizeof val, "%d",
                m->fig->kind == FIG_SWEEP ? m->fig->seqlens[x] : c->default_seqlen);
@@ -908,8 +1404,9 @@ int fg_print_missing(const fg_model *m, FILE *out, int limit) {
   int missing = 0;
   for (int d = 0; d < m->ndev; d++)
     for (int x = 0; x < m->nx; x++)
-      for (int s = 0; s < m->cfg->nsystems; s++) {
-        if (fg_at(m, d, x, s)->status != ST_MISSING || !m->cfg->systems[s].expected) continue;
+      for (int s = 0; s < m->nsys; s++) {
+        if (fg_at(m, d, x, s)->status != ST_MISSING || !sys_item(m, s)->expected) continue;
+        if (m->fig->x[0] && !m->xrow[x]) continue; /* no logs: no names to give */
         if (limit == 0 || missing < limit) {
           char name[PT_PATH];
           cell_file_name(m, d, x, s, name, sizeof name);
@@ -919,6 +1416,40 @@ int fg_print_missing(const fg_model *m, FILE *out, int limit) {
       }
   if (limit && missing > limit)
     fprintf(out, "  ... and %d more missing logs of %s (--verbose lists all)\n", missing - limit,
-            m->fig->name);
+            m->name);
   return missing;
+}
+
+void fg_print_speedup(const fg_model *panels, const pc_figure *fig, const char *name, FILE *out) {
+  const fg_model *m0 = &panels[0];
+  fprintf(out, "\n== %s: speedup over each panel's baseline on %s (baseline time / system time)\n",
+          name, m0->cfg->devices[m0->dev[0]].label);
+  fprintf(out, "   (NS = no log or not supported, OOM, TLE = timeout, ERR = failed, n/a = the "
+               "baseline has no time)\n");
+  for (int i = 0; i < fig->npanels; i++) {
+    const fg_model *m = &panels[i];
+    int base = bar_of(m, m->cfg->systems[fig->panel_base[i]].name), cw = col_width(m);
+    bpanel b = {.m = m, .d = 0, .k = MET_SPEEDUP, .base = base};
+    fprintf(out, "[%s] speedup over %s (higher is better)\n%-*s", panel_label(m),
+            sys_item(m, base)->name, cw, m->fig->x[0] ? "case" : "workload");
+    for (int j = 0; j < bp_nbars(&b); j++) {
+      int l = (int)strlen(sys_item(m, bp_sys(&b, j))->name);
+      fprintf(out, " %*s", l > 8 ? l : 8, sys_item(m, bp_sys(&b, j))->name);
+    }
+    fputc('\n', out);
+    for (int x = 0; x < m->nx; x++) {
+      char lab[PC_XLABEL];
+      col_text(m, x, lab, sizeof lab);
+      fprintf(out, "%-*s", cw, lab);
+      for (int j = 0; j < bp_nbars(&b); j++) {
+        int s = bp_sys(&b, j), l = (int)strlen(sys_item(m, s)->name);
+        double v = bp_value(&b, x, s);
+        if (isnan(v))
+          fprintf(out, " %*s", l > 8 ? l : 8, bp_mark(&b, x, s));
+        else
+          fprintf(out, " %*.2fx", (l > 8 ? l : 8) - 1, v);
+      }
+      fputc('\n', out);
+    }
+  }
 }

@@ -1,9 +1,12 @@
 /* figure: where a number becomes a bar.
  *
  * Builds a figure's model from the table and its plot: config (rows = devices present, in
- * the YAML's order; columns = workloads or sequence lengths; one bar per system, ours last),
- * writes its gnuplot data file (.dat) and script (.gp, the template in plot/gnuplot/ with a
- * generated header), and prints the terminal table with ours' speedup and its geometric mean. */
+ * the YAML's order, or the one device of a per-device figure; columns = workloads, sequence
+ * lengths, or the cases named by the figure's x: template; one bar per system of the figure,
+ * ours last), writes its gnuplot data file (.dat) and script (.gp, the template in
+ * plot/gnuplot/ with a generated header), and prints the terminal table with ours' speedup
+ * and its geometric mean. Comparison and speedup figures are drawn once per device
+ * (<name>_<device>: the seed's {kernel}_comparison_{GPU} and speedup_comparison_{GPU}). */
 #ifndef PLOT_FIGURE_H
 #define PLOT_FIGURE_H
 
@@ -20,18 +23,39 @@ typedef struct {
 typedef struct {
   const pc_config *cfg;
   const pc_figure *fig;
-  int dev[PC_MAX_ITEMS]; /* config indices of the devices shown, in YAML order */
+  char name[2 * PT_NAME + 2]; /* output base name: the figure's, or <figure>_<device> */
+  int dev[PC_MAX_ITEMS];      /* config indices of the devices shown, in YAML order */
   int ndev;
-  int nx;         /* columns: workloads (grid) or sequence lengths (sweep) */
-  int ours;       /* index of the ours system, -1 when none */
-  fg_cell *cells; /* [ndev][nx][nsystems] */
+  int nx; /* columns: workloads (grid), sequence lengths (sweep) or the x: cases */
+  /* x: columns: a log of each column (its keys fill the column's file names) and the label */
+  const pt_row **xrow;
+  char (*xlab)[PC_XLABEL];
+  const int *sys; /* the bars: indices into cfg->systems (the figure's systems) */
+  int nsys;
+  int ours;       /* index into sys of the ours system, -1 when none */
+  fg_cell *cells; /* [ndev][nx][nsys] */
   int nlogs;      /* logs of our format the figure draws */
   int ncpu;       /* of which CPU-mode runs (they measure nothing; the figure says so) */
 } fg_model;
 
-/* Returns 0, or -1 when out of memory. */
+/* Returns 0, or -1 when out of memory. fg_build shows every device with logs of the figure;
+ * fg_build_device the one device dev (a config index). */
 int fg_build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_table *t);
+int fg_build_device(fg_model *m, const pc_config *cfg, const pc_figure *fig, const pt_table *t,
+                    int dev);
 void fg_free(fg_model *m);
+
+/* 1 for the kinds drawn once per device (comparison, speedup). */
+int fg_per_device(const pc_figure *fig);
+/* The devices (config indices, YAML order) with logs the figure draws (for a speedup figure:
+ * its panels' figures); every device when there are none. Returns their number. */
+int fg_devices(const pc_config *cfg, const pc_figure *fig, const pt_table *t, int *dev);
+
+/* A speedup figure on one device: a model per panel (fg_build_device of the panel's figure).
+ * fg_emit_speedup writes <name>.dat and .gp; fg_print_speedup the terminal table. */
+int fg_emit_speedup(const fg_model *panels, const pc_figure *fig, const char *name, const char *dir,
+                    const char *template_dir);
+void fg_print_speedup(const fg_model *panels, const pc_figure *fig, const char *name, FILE *out);
 
 /* 1 when the log at path comes from a CPU-mode run: `config ... device=cpu` or
  * `meta gpu=none` in its first lines (our format; the artifact's logs are GPU runs). */
@@ -42,8 +66,8 @@ fg_cell *fg_at(const fg_model *m, int d, int x, int s);
 /* Ours' speedup over the best (fastest) other system in column x of device row d, or NAN. */
 double fg_speedup(const fg_model *m, int d, int x);
 
-/* Writes <dir>/<name>.dat and <dir>/<name>.gp from the template in template_dir.
- * Returns 0, or -1 with a message on stderr. */
+/* Writes <dir>/<m->name>.dat and .gp from the template in template_dir (grid, sweep,
+ * comparison). Returns 0, or -1 with a message on stderr. */
 int fg_emit(const fg_model *m, const char *dir, const char *template_dir);
 
 /* The terminal table (ms per cell, speedup column, geometric mean). */

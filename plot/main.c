@@ -143,22 +143,31 @@ static int print_issues(const rd_issues *is, FILE *out) {
 }
 
 /* Why no figure of cfg draws row r (drawn[] says which rows some figure placed). Every log
- * read is drawn or listed with its reason. */
+ * read is drawn or listed with its reason. A speedup figure draws what its panels' figures do. */
 static void why_not_drawn(const pc_config *cfg, const pt_row *r, char *why, size_t cap) {
-  int in_fig = 0, col = 0;
+  int in_fig = 0, col = 0, in_bars = 0, sys = pc_find(cfg->systems, cfg->nsystems, r->system);
   for (int f = 0; f < cfg->nfigures; f++) {
     const pc_figure *fig = &cfg->figures[f];
-    if (fig->experiment[0] && strcmp(fig->experiment, r->experiment)) continue;
+    if (fig->kind == FIG_SPEEDUP || (fig->experiment[0] && strcmp(fig->experiment, r->experiment)))
+      continue;
     in_fig = 1;
-    if (fig->kind == FIG_GRID) col |= pc_find(cfg->workloads, cfg->nworkloads, r->workload) >= 0;
+    for (int i = 0; i < fig->nsys; i++) in_bars |= fig->sys[i] == sys;
+    char lab[PC_XLABEL];
+    if (fig->x[0])
+      col |= pc_render_x(fig->x, r, lab, sizeof lab) == 0;
+    else if (fig->kind != FIG_SWEEP)
+      col |= pc_find(cfg->workloads, cfg->nworkloads, r->workload) >= 0;
     for (int k = 0; fig->kind == FIG_SWEEP && k < fig->nseqlens; k++)
       col |= !strcmp(fig->workload, r->workload) && fig->seqlens[k] == r->seqlen;
   }
   if (!in_fig)
     snprintf(why, cap, "experiment %s is drawn by none of %s's plot: figures", r->experiment,
              cfg->figure);
-  else if (pc_find(cfg->systems, cfg->nsystems, r->system) < 0)
+  else if (sys < 0)
     snprintf(why, cap, "system %s is not in %s's plot: systems", r->system, cfg->figure);
+  else if (!in_bars)
+    snprintf(why, cap, "system %s is in no systems: list of %s's figures of experiment %s",
+             r->system, cfg->figure, r->experiment);
   else if (pc_find(cfg->devices, cfg->ndevices, r->device) < 0)
     snprintf(why, cap, "device %s is not in %s's plot: devices", r->device, cfg->figure);
   else if (!col)
@@ -173,12 +182,18 @@ static size_t note_undrawn(const pc_config *cfg, const pt_table *t, const unsign
   size_t n = 0;
   for (size_t i = 0; i < t->n; i++) {
     if (drawn[i]) continue;
-    char why[200];
+    char why[320];
     why_not_drawn(cfg, &t->rows[i], why, sizeof why);
     rd_issue_add(is, ISSUE_NOT_DRAWN, t->rows[i].source, 0, "%s", why);
     n++;
   }
   return n;
+}
+
+/* Marks the rows model m places in a cell. */
+static void mark_drawn(const fg_model *m, const pt_table *t, unsigned char *drawn) {
+  for (size_t k = 0; k < (size_t)m->ndev * (size_t)m->nx * (size_t)m->nsys; k++)
+    if (m->cells[k].row) drawn[m->cells[k].row - t->rows] = 1;
 }
 
 static const char *template_dir(const cli *c) {
@@ -208,28 +223,54 @@ static int cmd_draw(const cli *c) {
     goto out;
   }
   printf("repro-plot: %zu logs read from %s (%s)\n", t.n, c->logs, cfg.figure);
-  char names[PC_MAX_FIGURES][48];
-  int missing = 0;
+  /* a file per figure, or per figure and device (comparison, speedup) */
+  char(*names)[RENDER_NAME] = calloc((size_t)cfg.nfigures * PC_MAX_ITEMS, sizeof *names);
+  int nnames = 0;
   unsigned char *drawn = calloc(t.n ? t.n : 1, 1);
-  if (!drawn) {
+  if (!drawn || !names) {
+    fprintf(stderr, "out of memory\n");
+    free(drawn);
+    free(names);
     rc = 1;
     goto out;
   }
-  for (int f = 0; f < cfg.nfigures; f++) {
-    fg_model m;
-    if (fg_build(&m, &cfg, &cfg.figures[f], &t)) {
-      fprintf(stderr, "out of memory\n");
-      free(drawn);
-      rc = 1;
-      goto out;
+  int oom = 0;
+  for (int f = 0; f < cfg.nfigures && !oom; f++) {
+    const pc_figure *fig = &cfg.figures[f];
+    int dev[PC_MAX_ITEMS], nd = 1;
+    if (fg_per_device(fig)) nd = fg_devices(&cfg, fig, &t, dev);
+    for (int i = 0; i < nd && !oom; i++) {
+      fg_model m[PC_MAX_FIGURES]; /* one, or a speedup figure's panels */
+      int nm = fig->kind == FIG_SPEEDUP ? fig->npanels : 1, built = 0;
+      for (; built < nm; built++) {
+        const pc_figure *mf = fig->kind == FIG_SPEEDUP ? &cfg.figures[fig->panel_fig[built]] : fig;
+        if ((fg_per_device(fig) ? fg_build_device(&m[built], &cfg, mf, &t, dev[i])
+                                : fg_build(&m[built], &cfg, mf, &t)) != 0)
+          break;
+      }
+      if (built < nm) {
+        fprintf(stderr, "out of memory\n");
+        oom = 1;
+      } else if (fig->kind == FIG_SPEEDUP) {
+        snprintf(names[nnames], RENDER_NAME, "%s_%s", fig->name, cfg.devices[dev[i]].name);
+        if (fg_emit_speedup(m, fig, names[nnames], out, template_dir(c))) rc = 1;
+        fg_print_speedup(m, fig, names[nnames], stdout);
+        nnames++;
+      } else {
+        mark_drawn(&m[0], &t, drawn);
+        if (fg_emit(&m[0], out, template_dir(c))) rc = 1;
+        fg_print_table(&m[0], stdout);
+        if (t.n) fg_print_missing(&m[0], stdout, c->verbose ? 0 : 24);
+        snprintf(names[nnames++], RENDER_NAME, "%s", m[0].name);
+      }
+      for (int k = 0; k < built; k++) fg_free(&m[k]);
     }
-    for (size_t k = 0; k < (size_t)m.ndev * (size_t)m.nx * (size_t)cfg.nsystems; k++)
-      if (m.cells[k].row) drawn[m.cells[k].row - t.rows] = 1;
-    if (fg_emit(&m, out, template_dir(c))) rc = 1;
-    fg_print_table(&m, stdout);
-    if (t.n) missing += fg_print_missing(&m, stdout, c->verbose ? 0 : 24);
-    fg_free(&m);
-    snprintf(names[f], sizeof names[f], "%s", cfg.figures[f].name);
+  }
+  if (oom) {
+    free(drawn);
+    free(names);
+    rc = 1;
+    goto out;
   }
   if (!t.n) printf("\n(no logs in %s: every cell is NS)\n", c->logs);
   size_t undrawn = note_undrawn(&cfg, &t, drawn, &is);
@@ -245,20 +286,20 @@ static int cmd_draw(const cli *c) {
               "the .dat and .gp files are in %s\n",
               out);
       rc = 1;
-    } else if (render_all(out, names, cfg.nfigures, c->jobs) > 0) {
+    } else if (render_all(out, names, nnames, c->jobs) > 0) {
       rc = 1;
     } else {
       printf("\nfigures written to %s/:", out);
-      for (int f = 0; f < cfg.nfigures; f++) printf(" %s.{pdf,png,svg}", names[f]);
+      for (int f = 0; f < nnames; f++) printf(" %s.{pdf,png,svg}", names[f]);
       printf("\n");
     }
   }
+  free(names);
   if (rc == 0 && c->strict && is.n) {
     fprintf(stderr, "repro-plot: --strict: %zu logs are broken, odd or not drawn (listed above)\n",
             is.n);
     rc = 3;
   }
-  (void)missing;
 out:
   rd_issues_free(&is);
   pt_free(&t);
@@ -302,17 +343,34 @@ static int cmd_table(const cli *c) {
   return rc;
 }
 
-/* Adds rows of src to dst; a cell already in dst is replaced (the later input wins). */
+/* "experiment.device.workload.system@seqlen", and the case keys in brackets when the row has
+ * more than seqlen ("[dtype=fp16,m=1024]"). */
+static void cell_name(const pt_row *r, char *buf, size_t cap) {
+  size_t n = (size_t)snprintf(buf, cap, "%s.%s.%s.%s@%d", r->experiment, r->device, r->workload,
+                              r->system, r->seqlen);
+  int first = 1;
+  for (int k = 0; k < r->nkeys && n < cap; k++) {
+    if (!strcmp(r->keys[k].key, "seqlen")) continue;
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", first ? "[" : ",", r->keys[k].key,
+                          r->keys[k].val);
+    first = 0;
+  }
+  if (!first && n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+/* Adds rows of src to dst; a cell already in dst is replaced (the later input wins). A cell is
+ * its keys on one GPU: rows of two GPU models are both kept (the seed's merge lost one). */
 static int merge_into(pt_table *dst, const pt_table *src, const char *name) {
   for (size_t i = 0; i < src->n; i++) {
     size_t j = 0;
-    while (j < dst->n && !(pt_same_cell(&dst->rows[j], &src->rows[i]) &&
+    while (j < dst->n && !(pt_same_cell_gpu(&dst->rows[j], &src->rows[i]) &&
                            !strcmp(dst->rows[j].figure, src->rows[i].figure)))
       j++;
     if (j < dst->n) {
-      fprintf(stderr, "merge: %s replaces %s.%s.%s.%s seqlen=%d from an earlier input\n", name,
-              src->rows[i].experiment, src->rows[i].device, src->rows[i].workload,
-              src->rows[i].system, src->rows[i].seqlen);
+      char cell[PT_MAXKEYS * 96 + 4 * PT_NAME + 32];
+      cell_name(&src->rows[i], cell, sizeof cell);
+      fprintf(stderr, "merge: %s replaces %s%s%s from an earlier input\n", name, cell,
+              src->rows[i].gpu[0] ? " on " : "", src->rows[i].gpu);
       dst->rows[j] = src->rows[i];
     } else if (pt_append(dst, &src->rows[i])) {
       return -1;
@@ -377,9 +435,8 @@ static int cmd_compare(const cli *c) {
     const pt_row *ra = &a.rows[i], *rb = NULL;
     for (size_t j = 0; j < b.n && !rb; j++)
       if (pt_same_cell(ra, &b.rows[j])) rb = &b.rows[j];
-    char name[4 * PT_NAME + 16];
-    snprintf(name, sizeof name, "%s.%s.%s.%s@%d", ra->experiment, ra->device, ra->workload,
-             ra->system, ra->seqlen);
+    char name[PT_MAXKEYS * 96 + 4 * PT_NAME + 32];
+    cell_name(ra, name, sizeof name);
     if (!rb) {
       only_a++;
       printf("%-44s %12s %12s %8s\n", name, "", "absent", "-");
@@ -405,8 +462,9 @@ static int cmd_compare(const cli *c) {
     for (size_t i = 0; i < a.n && !found; i++) found = pt_same_cell(&a.rows[i], &b.rows[j]);
     if (!found) {
       only_b++;
-      printf("%-36s.%s.%s.%s@%d only in B\n", b.rows[j].experiment, b.rows[j].device,
-             b.rows[j].workload, b.rows[j].system, b.rows[j].seqlen);
+      char name[PT_MAXKEYS * 96 + 4 * PT_NAME + 32];
+      cell_name(&b.rows[j], name, sizeof name);
+      printf("%-44s only in B\n", name);
     }
   }
   if (n)

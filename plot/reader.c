@@ -323,11 +323,13 @@ static int ours_result(const kv_record *rec, const char *path, int line, pt_row 
     return -1;
   }
   row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
+  row->compile_s = NAN;
   int bad = take_number(&row->avg_ms, rec, "avg_ms", path, line, is) |
             take_number(&row->min_ms, rec, "min_ms", path, line, is) |
             take_number(&row->max_ms, rec, "max_ms", path, line, is) |
             take_number(&row->gflops_s, rec, "gflops_s", path, line, is) |
             take_number(&row->peak_mib, rec, "peak_mib", path, line, is);
+  take_number(&row->compile_s, rec, "compile_s", path, line, is); /* optional: peers' first call */
   if (row->status == ST_OK && (bad || isnan(row->avg_ms))) {
     rd_issue_add(is, ISSUE_SKIPPED, path, line, "result status=ok needs a numeric avg_ms");
     return -1;
@@ -343,15 +345,39 @@ static int ours_result(const kv_record *rec, const char *path, int line, pt_row 
     snprintf(row->reason, sizeof row->reason, "avg_ms must be a positive number");
   }
   /* other numbers: nan/inf/negative never count */
-  double *nums[] = {&row->min_ms, &row->max_ms, &row->gflops_s, &row->peak_mib};
-  const char *keys[] = {"min_ms", "max_ms", "gflops_s", "peak_mib"};
-  for (int k = 0; k < 4; k++)
+  double *nums[] = {&row->min_ms, &row->max_ms, &row->gflops_s, &row->peak_mib, &row->compile_s};
+  const char *keys[] = {"min_ms", "max_ms", "gflops_s", "peak_mib", "compile_s"};
+  for (int k = 0; k < 5; k++)
     if (!isnan(*nums[k]) && !(isfinite(*nums[k]) && *nums[k] >= 0)) {
       rd_issue_add(is, ISSUE_WARNING, path, line, "result %s=%g is not a finite number >= 0",
                    keys[k], *nums[k]);
       *nums[k] = NAN;
     }
   return 0;
+}
+
+/* The GPU that ran the cell: meta gpu= (kept as written; "none" for CPU runs) and cc= when it
+ * is a compute capability N.N. */
+static void ours_meta(const kv_record *rec, pt_row *row) {
+  const char *gpu = kv_get(rec, "gpu"), *cc = kv_get(rec, "cc");
+  if (gpu) pt_utf8_copy(row->gpu, sizeof row->gpu, gpu);
+  unsigned major, minor;
+  int n = 0;
+  if (cc && strlen(cc) < sizeof row->cc && sscanf(cc, "%u.%u%n", &major, &minor, &n) == 2 &&
+      !cc[n] && isdigit((unsigned char)cc[0]))
+    strcpy(row->cc, cc);
+}
+
+/* A case key of the file name that the config line gives another value: one of the two is
+ * mislabelled (seqlen is checked with the other cell keys in merge_keys). */
+static void check_named_keys(const kv_record *rec, const pt_row *named, const char *path, int line,
+                             rd_issues *is) {
+  for (int k = 0; named && k < named->nkeys; k++) {
+    const char *v = kv_get(rec, named->keys[k].key);
+    if (v && strcmp(named->keys[k].key, "seqlen") && strcmp(v, named->keys[k].val))
+      rd_issue_add(is, ISSUE_WARNING, path, line, "file name says %s=%s but the log says %.40s",
+                   named->keys[k].key, named->keys[k].val, v);
+  }
 }
 
 static void ours_config(const kv_record *rec, const char *path, int line, pt_row *row,
@@ -377,7 +403,8 @@ static int is_result_line(const char *q, const char *le) {
 /* A record counts only when complete (newline-terminated). The last result line decides:
  * one that is cut (a torn write) or malformed after a good one makes the cell ERR, never
  * the earlier value; the runner's complete line after a killed cell still wins. */
-static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
+static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is,
+                      const pt_row *named) {
   kv_record rec = {0};
   const char *p = buf, *end = buf + len;
   int lineno = 0, have_result = 0, last_bad = 0, torn = 0;
@@ -402,6 +429,9 @@ static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row
         if (is_result_line(q, le)) last_bad = lineno;
       } else if (strcmp(rec.tag, "config") == 0) {
         ours_config(&rec, path, lineno, row, is);
+        check_named_keys(&rec, named, path, lineno, is);
+      } else if (strcmp(rec.tag, "meta") == 0) {
+        ours_meta(&rec, row);
       } else if (strcmp(rec.tag, "result") == 0) {
         pt_row tmp = *row;
         rd_issues mine = {0};
@@ -424,6 +454,7 @@ static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row
   if (torn || (have_result && last_bad)) {
     row->status = ST_ERROR;
     row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
+    row->compile_s = NAN;
     snprintf(row->reason, sizeof row->reason,
              torn ? "torn log: line %d is cut (no newline)"
                   : "the last result line (line %d) is malformed",
@@ -438,7 +469,9 @@ static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row
   return 0;
 }
 
-int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
+/* rd_parse_buffer, checking the config line against the keys of the file name (named). */
+static int parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is,
+                        const pt_row *named) {
   if (len == 0) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "empty file");
     return -1;
@@ -447,8 +480,12 @@ int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, 
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "binary file (NUL or control bytes), not a log");
     return -1;
   }
-  if (is_our_format(buf, len)) return ours_parse(buf, len, path, row, is);
+  if (is_our_format(buf, len)) return ours_parse(buf, len, path, row, is, named);
   return ae_parse(buf, len, path, row, is);
+}
+
+int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
+  return parse_buffer(buf, len, path, row, is, NULL);
 }
 
 /* ---- file names ---- */
@@ -482,15 +519,21 @@ int rd_match_name(const char *tmpl, const char *base, pt_row *row) {
     memcpy(val, b, vlen);
     val[vlen] = '\0';
     if (!pt_valid_name(val)) return -1;
-    if (klen == 6 && memcmp(key, "seqlen", 6) == 0) {
-      char *end;
-      long v = strtol(val, &end, 10);
-      if (*end || v <= 0 || v > 1 << 24) return -1;
-      row->seqlen = (int)v;
-    } else {
-      char *dst = key_field(row, key, klen);
-      if (!dst) return -1;
+    char *dst = key_field(row, key, klen);
+    if (dst) {
       strcpy(dst, val);
+    } else {
+      char kname[PT_KEY];
+      if (klen >= sizeof kname) return -1;
+      memcpy(kname, key, klen);
+      kname[klen] = '\0';
+      if (!strcmp(kname, "seqlen")) {
+        char *end;
+        long v = strtol(val, &end, 10);
+        if (*end || v <= 0 || v > 1 << 24) return -1;
+        row->seqlen = (int)v;
+      }
+      if (pt_set_key(row, kname, val)) return -1;
     }
     b = vend;
   }
@@ -535,6 +578,8 @@ static void merge_keys(const pt_row *named, pt_row *row, const char *path, rd_is
     row->seqlen = named->seqlen;
   }
   strcpy(row->device, named->device);
+  memcpy(row->keys, named->keys, sizeof row->keys); /* checked against the config line */
+  row->nkeys = named->nkeys;
 }
 
 /* What the walk has seen: (st_dev, st_ino) of every directory walked and file read, so
@@ -642,15 +687,35 @@ static char *slurp_regular(const char *path, size_t max, size_t *len, struct sta
   return buf;
 }
 
+/* The file name against the template(s): with several, the first that matches and names its
+ * own experiment ({experiment} is in each, config.c checks). */
+static int match_templates(const rd_opts *o, const char *base, pt_row *named) {
+  if (o->nlog_names == 0) {
+    pt_row_init(named);
+    return rd_match_name(o->log_name, base, named);
+  }
+  for (int i = 0; i < o->nlog_names; i++) {
+    pt_row_init(named);
+    if (rd_match_name(o->log_names[i], base, named) == 0 &&
+        !strcmp(named->experiment, o->log_experiments[i]))
+      return 0;
+  }
+  return -1;
+}
+
 static int read_file(walk_ctx *w, const char *path) {
   const rd_opts *o = w->o;
   rd_issues *is = w->is;
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   pt_row named;
-  pt_row_init(&named);
-  if (rd_match_name(o->log_name, base, &named) != 0) {
-    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "unknown file: name does not match %s", o->log_name);
+  if (match_templates(o, base, &named) != 0) {
+    char all[RD_MAX_TEMPLATES * 130] = "";
+    for (int i = 0; i < o->nlog_names; i++)
+      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? " or " : "",
+               o->log_names[i]);
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "unknown file: name does not match %s",
+                 o->nlog_names ? all : o->log_name);
     return 0;
   }
   size_t len = 0;
@@ -670,7 +735,7 @@ static int read_file(walk_ctx *w, const char *path) {
   }
   pt_row row;
   pt_row_init(&row);
-  int rc = rd_parse_buffer(buf, len, path, &row, is);
+  int rc = parse_buffer(buf, len, path, &row, is, &named);
   free(buf);
   if (rc != 0) return 0;
   merge_keys(&named, &row, path, is);
@@ -681,7 +746,9 @@ static int read_file(walk_ctx *w, const char *path) {
   canon_key(o, AXIS_SYSTEM, row.system);
   snprintf(row.figure, sizeof row.figure, "%s", o->figure ? o->figure : "");
   pt_utf8_copy(row.source, sizeof row.source, path);
-  if (!row.workload[0] || !row.system[0] || !row.device[0]) {
+  /* a cell named by case keys (m, seqlen, ...) needs no workload: a log the runner wrote for
+   * a binary that never printed its config line still tells its cell */
+  if ((!row.workload[0] && !row.nkeys) || !row.system[0] || !row.device[0]) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0,
                  "cannot tell the cell: device, workload and system must come from the file "
                  "name, the config line or the figure's defaults");

@@ -37,10 +37,18 @@ void rd_issues_free(rd_issues *is);
 
 typedef enum { AXIS_EXPERIMENT, AXIS_DEVICE, AXIS_WORKLOAD, AXIS_SYSTEM } rd_axis;
 
+#define RD_MAX_TEMPLATES 16
+
 typedef struct {
   const char *figure;   /* stored in every row */
   const char *log_name; /* file name template; placeholders {experiment} {device}
-                             {workload} {system} {seqlen} */
+                             {workload} {system} {seqlen}, and any other {key} (a case key of
+                             the experiment, e.g. {m}: kept in the row's keys) */
+  /* Several templates (experiments whose logs are named differently, each holding
+   * {experiment}): a file is read with the first one that matches it and names its own
+   * experiment. nlog_names == 0: log_name alone. */
+  const char *log_names[RD_MAX_TEMPLATES], *log_experiments[RD_MAX_TEMPLATES];
+  int nlog_names;
   const char *default_experiment, *default_workload;
   int default_seqlen;
   /* Maps an alias to its canonical name (dynamo -> inductor, keyformer -> kf); may be NULL.
@@ -66,8 +74,9 @@ int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, 
  * is read twice (their (st_dev, st_ino) are remembered: directory links to . loop no more). */
 int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is);
 
-/* Matches a file's base name against a template; fills the keys it names (device lowered).
- * Returns 0 on a match, -1 otherwise. Exposed for tests. */
+/* Matches a file's base name against a template; fills the keys it names (device lowered;
+ * placeholders other than experiment, device, workload and system also go to row->keys, in the
+ * template's order). Returns 0 on a match, -1 otherwise. Exposed for tests. */
 int rd_match_name(const char *tmpl, const char *base, pt_row *row);
 
 #endif

@@ -141,7 +141,7 @@ static void show_log(const char *dir, const char *name) {
   fclose(f);
 }
 
-int render_all(const char *dir, char names[][48], int n, int jobs) {
+int render_all(const char *dir, char names[][RENDER_NAME], int n, int jobs) {
   int failed = 0, next = 0, running = 0;
   pid_t pids[64];
   int which[64];

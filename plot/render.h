@@ -2,10 +2,12 @@
 #ifndef PLOT_RENDER_H
 #define PLOT_RENDER_H
 
+#define RENDER_NAME 104 /* a figure's file name: <figure>_<device> */
+
 /* Runs `gnuplot <name>.gp` in dir for each name, at most jobs at once, and checks that
  * <name>.pdf/.png/.svg exist and are not empty, then fixes the PDF's date
  * (render_fix_pdf_date). Returns the number of failed figures. */
-int render_all(const char *dir, char names[][48], int n, int jobs);
+int render_all(const char *dir, char names[][RENDER_NAME], int n, int jobs);
 
 /* Makes a PDF reproducible bit for bit: cairo 1.16 (Debian 12) writes the wall-clock time as
  * /CreationDate and ignores SOURCE_DATE_EPOCH, so the date is overwritten in place (same

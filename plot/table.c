@@ -12,6 +12,7 @@ static const char *status_names[] = {"ok", "oom", "unsupported", "error", "timeo
 void pt_row_init(pt_row *row) {
   memset(row, 0, sizeof *row);
   row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
+  row->compile_s = NAN;
   row->status = ST_UNSUPPORTED;
 }
 
@@ -55,6 +56,52 @@ int pt_valid_name(const char *s) {
     if (!ok) return 0;
   }
   return n > 0 && n < PT_NAME;
+}
+
+int pt_valid_key(const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++) {
+    char c = s[n];
+    if (!((c >= 'a' && c <= 'z') || c == '_' || (n > 0 && c >= '0' && c <= '9'))) return 0;
+  }
+  return n > 0 && n < PT_KEY;
+}
+
+int pt_set_key(pt_row *r, const char *key, const char *val) {
+  if (!pt_valid_key(key) || !pt_valid_name(val)) return -1;
+  int i = 0;
+  while (i < r->nkeys && strcmp(r->keys[i].key, key) != 0) i++;
+  if (i == PT_MAXKEYS) return -1;
+  if (i == r->nkeys) {
+    r->nkeys++;
+    strcpy(r->keys[i].key, key);
+  }
+  strcpy(r->keys[i].val, val);
+  return 0;
+}
+
+const char *pt_key_value(const pt_row *r, const char *key, char *buf, size_t cap) {
+  const char *fields[] = {"experiment", "device", "workload", "system"};
+  const char *vals[] = {r->experiment, r->device, r->workload, r->system};
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(key, fields[i])) return vals[i][0] ? vals[i] : NULL;
+  for (int i = 0; i < r->nkeys; i++)
+    if (!strcmp(r->keys[i].key, key)) return r->keys[i].val;
+  if (!strcmp(key, "seqlen") && r->seqlen > 0) {
+    snprintf(buf, cap, "%d", r->seqlen);
+    return buf;
+  }
+  return NULL;
+}
+
+const char *pt_arch(const pt_row *r, char *buf, size_t cap) {
+  unsigned major = 0, minor = 0;
+  int n = 0;
+  if (!r->cc[0] || sscanf(r->cc, "%u.%u%n", &major, &minor, &n) != 2 || r->cc[n])
+    snprintf(buf, cap, "%s", "");
+  else
+    snprintf(buf, cap, "sm_%u%u", major, minor);
+  return buf;
 }
 
 size_t pt_utf8_len(const char *s, size_t avail) {
@@ -101,10 +148,56 @@ static void put_utf8(FILE *out, const char *s, size_t n) {
   }
 }
 
+/* The case keys of a and b are the same set with the same values (in any order). seqlen is
+ * compared as the row's number (a table written before the keys has it there alone). */
+static int same_keys(const pt_row *a, const pt_row *b) {
+  int na = 0, nb = 0;
+  for (int i = 0; i < b->nkeys; i++) nb += strcmp(b->keys[i].key, "seqlen") != 0;
+  for (int i = 0; i < a->nkeys; i++) {
+    if (!strcmp(a->keys[i].key, "seqlen")) continue;
+    na++;
+    int j = 0;
+    while (j < b->nkeys && strcmp(a->keys[i].key, b->keys[j].key) != 0) j++;
+    if (j == b->nkeys || strcmp(a->keys[i].val, b->keys[j].val) != 0) return 0;
+  }
+  return na == nb;
+}
+
 int pt_same_cell(const pt_row *a, const pt_row *b) {
   return a->seqlen == b->seqlen && strcmp(a->experiment, b->experiment) == 0 &&
          strcmp(a->device, b->device) == 0 && strcmp(a->workload, b->workload) == 0 &&
-         strcmp(a->system, b->system) == 0;
+         strcmp(a->system, b->system) == 0 && same_keys(a, b);
+}
+
+int pt_same_cell_gpu(const pt_row *a, const pt_row *b) {
+  return pt_same_cell(a, b) && (!a->gpu[0] || !b->gpu[0] || strcmp(a->gpu, b->gpu) == 0);
+}
+
+/* A whole decimal number (what a case value that is a size looks like), or not. */
+static int as_number(const char *s, double *v) {
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  return *s && !*end && !errno && isfinite(*v);
+}
+
+/* A value JSON can carry as a number as it is written: -?(0|[1-9][0-9]*)(.[0-9]+)? (names
+ * hold no exponent sign; "007" or "1." stay strings). */
+static int json_number_text(const char *s, double *v) {
+  const char *p = s + (*s == '-');
+  if (!(*p >= '0' && *p <= '9') || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return 0;
+  while (*p >= '0' && *p <= '9') p++;
+  if (*p == '.') {
+    if (!(p[1] >= '0' && p[1] <= '9')) return 0;
+    for (p++; *p >= '0' && *p <= '9';) p++;
+  }
+  return !*p && as_number(s, v);
+}
+
+int pt_cmp_value(const char *a, const char *b) {
+  double x, y;
+  if (as_number(a, &x) && as_number(b, &y) && x != y) return x < y ? -1 : 1;
+  return strcmp(a, b);
 }
 
 int pt_cmp_cell(const void *pa, const void *pb) {
@@ -115,15 +208,23 @@ int pt_cmp_cell(const void *pa, const void *pb) {
   if ((c = strcmp(a->device, b->device))) return c;
   if ((c = strcmp(a->workload, b->workload))) return c;
   if ((c = strcmp(a->system, b->system))) return c;
-  return (a->seqlen > b->seqlen) - (a->seqlen < b->seqlen);
+  if (a->seqlen != b->seqlen) return (a->seqlen > b->seqlen) - (a->seqlen < b->seqlen);
+  /* case keys in the order of a's log name, then the key count, then the GPU */
+  for (int i = 0; i < a->nkeys && i < b->nkeys; i++) {
+    if ((c = strcmp(a->keys[i].key, b->keys[i].key))) return c;
+    if ((c = pt_cmp_value(a->keys[i].val, b->keys[i].val))) return c;
+  }
+  if (a->nkeys != b->nkeys) return (a->nkeys > b->nkeys) - (a->nkeys < b->nkeys);
+  return strcmp(a->gpu, b->gpu);
 }
 
 /* ---- csv ---- */
 
 static const char *csv_header =
     "figure,experiment,device,workload,system,seqlen,status,avg_ms,min_ms,max_ms,gflops_s,"
-    "peak_mib,format,source,reason";
-#define CSV_NFIELDS 15
+    "peak_mib,format,source,reason,gpu_model,compute_capability,compilation_time,problem_size";
+#define CSV_NFIELDS     19
+#define CSV_OLD_NFIELDS 15 /* tables written before the GPU and problem-size columns */
 
 static void csv_str(FILE *out, const char *s) {
   if (!strpbrk(s, ",\"\n\r")) {
@@ -168,6 +269,13 @@ void pt_write_csv(FILE *out, const pt_table *t) {
     csv_str(out, r->source);
     fputc(',', out);
     csv_str(out, r->reason);
+    fputc(',', out);
+    csv_str(out, r->gpu);
+    fprintf(out, ",%s,", r->cc);
+    csv_num(out, r->compile_s);
+    fputc(',', out);
+    for (int k = 0; k < r->nkeys; k++)
+      fprintf(out, "%s%s=%s", k ? " " : "", r->keys[k].key, r->keys[k].val);
     fputc('\n', out);
   }
 }
@@ -237,7 +345,21 @@ static int copy_name(char *dst, const char *src, int allow_empty) {
   return 0;
 }
 
-static int csv_row(char **f, pt_row *r, const char **what) {
+/* "m=1024 n=1024 k=1024" (the problem_size column) into r's case keys. */
+static int parse_keys(char *s, pt_row *r) {
+  char *save = NULL;
+  for (char *w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+    char *eq = strchr(w, '=');
+    if (!eq) return -1;
+    *eq = '\0';
+    int i = 0;
+    while (i < r->nkeys && strcmp(r->keys[i].key, w) != 0) i++;
+    if (i < r->nkeys || pt_set_key(r, w, eq + 1)) return -1; /* twice, or not a key and name */
+  }
+  return 0;
+}
+
+static int csv_row(char **f, int nf, pt_row *r, const char **what) {
   pt_row_init(r);
   *what = "a name [A-Za-z0-9._-]+ in figure..system";
   if (copy_name(r->figure, f[0], 1) || copy_name(r->experiment, f[1], 1) ||
@@ -258,7 +380,19 @@ static int csv_row(char **f, pt_row *r, const char **what) {
   pt_utf8_copy(r->format, sizeof r->format, f[12]);
   pt_utf8_copy(r->source, sizeof r->source, f[13]);
   pt_utf8_copy(r->reason, sizeof r->reason, f[14]);
-  return 0;
+  if (nf == CSV_OLD_NFIELDS) return 0;
+  pt_utf8_copy(r->gpu, sizeof r->gpu, f[15]);
+  *what = "a compute capability N.N or nothing";
+  unsigned major, minor;
+  int n = 0;
+  if (f[16][0] && (strlen(f[16]) >= sizeof r->cc ||
+                   sscanf(f[16], "%u.%u%n", &major, &minor, &n) != 2 || f[16][n]))
+    return -1;
+  strcpy(r->cc, f[16]);
+  *what = "a number in compilation_time";
+  if (csv_double(f[17], &r->compile_s)) return -1;
+  *what = "problem_size: key=value words (keys [a-z_][a-z0-9_]*, values names)";
+  return parse_keys(f[18], r);
 }
 
 int pt_read_csv(const char *path, pt_table *t) {
@@ -277,7 +411,14 @@ int pt_read_csv(const char *path, pt_table *t) {
   char header[512] = "";
   for (int i = 0; i < nh; i++)
     snprintf(header + strlen(header), sizeof header - strlen(header), "%s%s", i ? "," : "", hf[i]);
-  if (nh != CSV_NFIELDS || strcmp(header, csv_header) != 0) {
+  /* the header as written now, or its first 15 columns (an older table) */
+  size_t old_len = 0;
+  for (int commas = 0; csv_header[old_len] && commas < CSV_OLD_NFIELDS; old_len++)
+    commas += csv_header[old_len] == ',';
+  int nwant = nh == CSV_OLD_NFIELDS ? CSV_OLD_NFIELDS : CSV_NFIELDS;
+  if ((nh != CSV_NFIELDS || strcmp(header, csv_header) != 0) &&
+      (nh != CSV_OLD_NFIELDS || strlen(header) != old_len - 1 ||
+       strncmp(header, csv_header, old_len - 1) != 0)) {
     fprintf(stderr, "%s:1: expected the header \"%s\"\n", path, csv_header);
     free(buf);
     return -1;
@@ -294,15 +435,15 @@ int pt_read_csv(const char *path, pt_table *t) {
     const char *what = "";
     pt_row row;
     lines = 0;
-    int nf = csv_record(&p, end, f, CSV_NFIELDS, &lines);
+    int nf = csv_record(&p, end, f, nwant, &lines);
     lineno += lines;
-    if (nf != CSV_NFIELDS) {
-      fprintf(stderr, "%s:%d: expected %d comma-separated fields, got %s\n", path, at, CSV_NFIELDS,
+    if (nf != nwant) {
+      fprintf(stderr, "%s:%d: expected %d comma-separated fields, got %s\n", path, at, nwant,
               nf < 0 ? "a broken quote or too many" : "fewer");
       rc = -1;
       break;
     }
-    if (csv_row(f, &row, &what)) {
+    if (csv_row(f, nf, &row, &what)) {
       fprintf(stderr, "%s:%d: expected %s\n", path, at, what);
       rc = -1;
       break;
@@ -350,6 +491,50 @@ static void json_num(FILE *out, const char *key, double v) {
     put_double(out, v);
 }
 
+/* A string, or null when empty. */
+static void json_str_or_null(FILE *out, const char *s) {
+  if (*s)
+    json_str(out, s);
+  else
+    fputs("null", out);
+}
+
+/* The fields of the seed's JSON rows (its runner's names) beside ours. A case value that is a
+ * decimal number is written as a JSON number (the seed's problem_size holds numbers). */
+static void json_seed_fields(FILE *out, const pt_row *r) {
+  char arch[24];
+  fputs(", \"kernel\": ", out);
+  json_str(out, r->experiment);
+  fputs(", \"backend\": ", out);
+  json_str(out, r->system);
+  fputs(", \"arch\": ", out);
+  json_str_or_null(out, pt_arch(r, arch, sizeof arch));
+  fputs(", \"gpu_model\": ", out);
+  json_str_or_null(out, r->gpu);
+  fputs(", \"compute_capability\": ", out);
+  json_str_or_null(out, r->cc);
+  fputs(", \"problem_size\": {", out);
+  for (int k = 0; k < r->nkeys; k++) {
+    double v;
+    fprintf(out, "%s\"%s\": ", k ? ", " : "", r->keys[k].key);
+    if (json_number_text(r->keys[k].val, &v))
+      fputs(r->keys[k].val, out);
+    else
+      json_str(out, r->keys[k].val);
+  }
+  fputc('}', out);
+  json_num(out, "latency_ms", r->avg_ms);
+  /* GFLOP/s is logged with one decimal: ten significant digits keep it whole */
+  double tflops = r->gflops_s / 1000.0;
+  if (isfinite(tflops)) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.10g", tflops);
+    tflops = strtod(buf, NULL);
+  }
+  json_num(out, "tflops", tflops);
+  json_num(out, "compilation_time", r->compile_s);
+}
+
 void pt_write_json(FILE *out, const pt_table *t) {
   fputs("[\n", out);
   for (size_t i = 0; i < t->n; i++) {
@@ -373,6 +558,7 @@ void pt_write_json(FILE *out, const pt_table *t) {
     json_str(out, r->source);
     fputs(", \"reason\": ", out);
     json_str(out, r->reason);
+    json_seed_fields(out, r);
     fprintf(out, "}%s\n", i + 1 < t->n ? "," : "");
   }
   fputs("]\n", out);

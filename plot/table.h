@@ -1,17 +1,21 @@
 /* table: the tidy table every reader fills and every emitter reads.
  *
  * One row per log file (one cell): its keys (figure, experiment, device, workload, system,
- * seqlen), its numbers (NAN where the log has none), its status and the file it came from.
- * Readers append rows; the figure code looks cells up by key; json/csv export writes it. */
+ * seqlen, and the case keys its log name holds, e.g. m n k), its numbers (NAN where the log has
+ * none), its status, the GPU that ran it (meta gpu= cc=) and the file it came from. Readers
+ * append rows; the figure code looks cells up by key; json/csv export writes it. */
 #ifndef PLOT_TABLE_H
 #define PLOT_TABLE_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#define PT_NAME   48 /* figure/experiment/device/workload/system names (validated, short) */
-#define PT_PATH   512
-#define PT_REASON 160
+#define PT_NAME    48 /* figure/experiment/device/workload/system names (validated, short) */
+#define PT_PATH    512
+#define PT_REASON  160
+#define PT_KEY     32 /* a case key's name: [a-z_][a-z0-9_]* (the runner's placeholders) */
+#define PT_MAXKEYS 12 /* case keys per log name */
+#define PT_GPU     96 /* meta gpu= */
 
 typedef enum {
   ST_OK = 0,
@@ -22,14 +26,26 @@ typedef enum {
   ST_MISSING, /* no log at all for a cell the figure wants; never stored in a table */
 } pt_status;
 
+/* One case key of a cell and its value (a name, as the runner's axis and case values are). */
+typedef struct {
+  char key[PT_KEY];
+  char val[PT_NAME];
+} pt_kv;
+
 typedef struct {
   char figure[PT_NAME];
   char experiment[PT_NAME];
   char device[PT_NAME];
   char workload[PT_NAME];
   char system[PT_NAME];
-  int seqlen;                                        /* 0 when unknown */
+  int seqlen;             /* 0 when unknown */
+  pt_kv keys[PT_MAXKEYS]; /* the log name's other placeholders (case keys), in its order; the
+                             problem size of the seed's JSON. seqlen is one when named there */
+  int nkeys;
   double avg_ms, min_ms, max_ms, gflops_s, peak_mib; /* NAN when absent */
+  double compile_s; /* result compile_s= (peers: the first call), NAN when absent */
+  char gpu[PT_GPU]; /* meta gpu= ("" when the log has none, "none" for CPU runs) */
+  char cc[16];      /* meta cc= when it is a compute capability N.N, else "" */
   pt_status status;
   char format[8]; /* "ours" or "ae" */
   char source[PT_PATH];
@@ -49,19 +65,42 @@ void pt_free(pt_table *t);
 const char *pt_status_name(pt_status s);            /* ok oom unsupported error timeout missing */
 int pt_status_parse(const char *s, pt_status *out); /* 0 or -1 for an unknown word */
 
-/* Same cell: experiment, device, workload, system and seqlen equal (figure ignored). */
+/* Same cell: experiment, device, workload, system, seqlen and case keys equal (figure and GPU
+ * ignored). */
 int pt_same_cell(const pt_row *a, const pt_row *b);
-/* Total order on the cell keys, for sorted output. */
+/* Same cell on the same GPU: pt_same_cell, and the GPU models equal or one of them unknown
+ * (the artifact's logs name none). merge keys on this: two GPUs' numbers are never one row. */
+int pt_same_cell_gpu(const pt_row *a, const pt_row *b);
+/* Total order on the cell keys (numbers as numbers), then the GPU, for sorted output. */
 int pt_cmp_cell(const void *a, const void *b);
 
-/* Export. Numbers NAN are written as empty (csv) or null (json). The output is always valid
+/* Order of two values: numerically when both are numbers, else by bytes. */
+int pt_cmp_value(const char *a, const char *b);
+
+/* The value of a cell key: experiment, device, workload, system, seqlen, or a case key.
+ * Returns NULL when the row has none; seqlen is formatted into buf (cap >= 16). */
+const char *pt_key_value(const pt_row *r, const char *key, char *buf, size_t cap);
+/* Sets (adds or replaces) case key key. Returns 0, or -1 when the row has PT_MAXKEYS keys or
+ * key/val are no valid names. */
+int pt_set_key(pt_row *r, const char *key, const char *val);
+/* 1 when s is a key name: [a-z_][a-z0-9_]*, shorter than PT_KEY. */
+int pt_valid_key(const char *s);
+/* "sm_90" from cc "9.0" into buf; "" when the row has no compute capability. */
+const char *pt_arch(const pt_row *r, char *buf, size_t cap);
+
+/* Export. Numbers NAN are written as empty (csv) or null (json). json rows also carry the
+ * seed's fields (kernel = experiment, backend = system, arch, gpu_model, compute_capability,
+ * problem_size = the case keys with numbers as numbers, latency_ms = avg_ms, tflops =
+ * gflops_s / 1000, compilation_time = compile_s); csv adds gpu_model, compute_capability,
+ * compilation_time and problem_size ("m=1024 n=1024 k=1024") at the end. The output is always valid
  * UTF-8 (invalid bytes in a source path or reason are written as U+FFFD); csv quotes a field
  * holding a comma, quote, CR or LF as RFC 4180 says, so a reason may span lines. */
 void pt_write_csv(FILE *out, const pt_table *t);
 void pt_write_json(FILE *out, const pt_table *t);
 
 /* Reads a csv written by pt_write_csv (for merge/compare): RFC 4180 records (quoted fields
- * may hold commas, doubled quotes and line breaks; CRLF or LF line ends). Returns 0, or -1 with a message
+ * may hold commas, doubled quotes and line breaks; CRLF or LF line ends). Tables written before
+ * the GPU and problem-size columns (15 fields) are read too. Returns 0, or -1 with a message
  * naming path:line on stderr. */
 int pt_read_csv(const char *path, pt_table *t);
 

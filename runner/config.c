@@ -373,8 +373,11 @@ static int load_case_list(ydoc_err *err, const ynode *seq, const char *what, con
 }
 
 /* cases: a list, or named lists (name -> list) of which `sel` (default: 'default') is taken;
- * every named list is checked. *named: set when the lists are named. */
-static int load_cases(ydoc_err *err, const ynode *n, const char *sel, experiment *e, int *named) {
+ * every named list is checked. *named: set when the lists are named. A list named by --cases
+ * that this experiment lacks leaves it without cells (cases.none, its error kept in *pending):
+ * the seed's nsa_only runs one kernel; the file loader refuses a name no experiment has. */
+static int load_cases(ydoc_err *err, const ynode *n, const char *sel, experiment *e, int *named,
+                      ydoc_err *pending) {
   if (n->type == Y_SEQ) return load_case_list(err, n, "cases", e, &e->cases);
   if (n->type != Y_MAP)
     return y_error(err, n, "cases: expected a list of cases or a mapping of named lists, found %s",
@@ -407,9 +410,15 @@ static int load_cases(ydoc_err *err, const ynode *n, const char *sel, experiment
   }
   if (rc == 0 && !chosen) {
     char *q = quote_value(want);
-    rc = y_error(err, n, "cases: no list %s%s: expected one of %s", q,
+    rc = y_error(sel ? pending : err, n, "cases: no list %s%s: expected one of %s", q,
                  sel ? " (--cases)" : " (choose one with --cases NAME)", names.s);
     free(q);
+    if (sel) { /* no cells here; the first list gives the keys */
+      e->cases.none = 1;
+      chosen = n->items[0];
+      want = chosen->str;
+      rc = 0;
+    }
   }
   sb_free(&names);
   if (rc != 0) return -1;
@@ -454,7 +463,7 @@ static int check_template(ydoc_err *err, const experiment *e, const ynode *at, c
 }
 
 static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root,
-                           const char *cases, int *named, experiment *e) {
+                           const char *cases, int *named, ydoc_err *pending, experiment *e) {
   static const char *const keys[] = {"log",    "time_limit", "axes",    "cases", "exclude",
                                      "params", "families",   "systems", NULL};
   if (y_name(err, k, "experiment name", &e->name) != 0) return -1;
@@ -476,7 +485,7 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
                      tl->type == Y_SCALAR ? tl->str : y_type_name(tl->type), "");
   if (load_axes(err, axes, e) != 0) return -1;
   const ynode *n;
-  if ((n = y_get(v, "cases")) && load_cases(err, n, cases, e, named) != 0) return -1;
+  if ((n = y_get(v, "cases")) && load_cases(err, n, cases, e, named, pending) != 0) return -1;
   if ((n = y_get(root, "defaults")) && load_params(err, n, "defaults", &e->params) != 0) return -1;
   if ((n = y_get(v, "params")) && load_params(err, n, "params", &e->params) != 0) return -1;
   for (int i = 0; i < e->params.n; i++)
@@ -513,7 +522,7 @@ int expfile_load_buffer_cases(const char *path, const char *cases, const char *d
   static const char *const keys[] = {"figure",      "defaults", "families", "systems",
                                      "experiments", "plot",     NULL};
   memset(f, 0, sizeof *f);
-  ydoc_err err = {0};
+  ydoc_err err = {0}, pending = {0}; /* pending: a --cases list an experiment lacks */
   f->path = path_absolute(path);
   f->dir = path_dirname(f->path);
   f->tree = y_parse(path, data, len, &err);
@@ -539,12 +548,14 @@ int expfile_load_buffer_cases(const char *path, const char *cases, const char *d
   }
   f->exps = xcalloc((size_t)exps->n, sizeof *f->exps);
   f->cases = cases;
-  int named = 0;
+  int named = 0, chosen = 0;
+  pending.file = err.file;
   for (int i = 0; i < exps->n; i++) {
     f->nexps++;
     if (load_experiment(&err, exps->items[2 * i], exps->items[2 * i + 1], root, cases, &named,
-                        &f->exps[i]) != 0)
+                        &pending, &f->exps[i]) != 0)
       goto fail;
+    chosen += f->exps[i].cases.list && !f->exps[i].cases.none;
   }
   if (cases && !named) {
     char *q = quote_value(cases);
@@ -553,8 +564,15 @@ int expfile_load_buffer_cases(const char *path, const char *cases, const char *d
     free(q);
     goto fail;
   }
+  if (pending.msg && !chosen) { /* no experiment has the list --cases names */
+    err.msg = pending.msg;
+    pending.msg = NULL;
+    goto fail;
+  }
+  free(pending.msg);
   return 0;
 fail:
+  free(pending.msg);
   *errmsg = err.msg ? err.msg : xasprintf("%s: invalid experiment file", path);
   expfile_free(f);
   return -1;

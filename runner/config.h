@@ -34,9 +34,12 @@ typedef struct {
 } axis;
 
 /* cases: an explicit list of parameter sets, one more dimension of the matrix after the axes
- * (it varies fastest); its values are whole mappings. n == 0: the experiment has no cases. */
+ * (it varies fastest); its values are whole mappings. n == 0: the experiment has no cases.
+ * none: --cases named a list this experiment lacks (another experiment has it): the experiment
+ * has no cells; its first list is loaded all the same, so its keys are known (exclude, --only). */
 typedef struct {
   const char *list; /* the selected named list, or NULL for a plain list */
+  int none;
   int nkeys;
   const char **keys; /* in the order of the first case */
   const ynode **key_at;

@@ -154,6 +154,7 @@ static int dim_size(const experiment *e, int d) {
 }
 
 static long matrix_size(const experiment *e) {
+  if (e->cases.none) return 0; /* --cases named a list it lacks */
   long n = e->cases.n ? e->cases.n : 1;
   for (int a = 0; a < e->naxes; a++) {
     n *= e->axes[a].values.n;

@@ -567,9 +567,34 @@ static void free_inputs(inputs *in) {
   expfile_free(&in->file);
 }
 
+/* --resume/--rerun without --cases continue with the run's own case lists (its first select
+ * record), so run_single.sh needs no --cases for a run made with one. Caller frees. */
+static char *run_cases(const options *o) {
+  if (!(o->resume || o->rerun) || o->cases || o->dry_run) return NULL;
+  char *abs = path_absolute(o->file), *dir = abs ? path_dirname(abs) : NULL;
+  char *cur = o->run_dir ? path_absolute(o->run_dir) : dir ? run_current(dir) : NULL, *cases = NULL;
+  run r;
+  memset(&r, 0, sizeof r);
+  r.fd = -1;
+  if (cur && run_open(&r, cur) == 0) {
+    if (r.nselects > 0 && r.selects[0].cases) cases = xstrdup(r.selects[0].cases);
+    run_close(&r);
+  }
+  free(cur);
+  free(dir);
+  free(abs);
+  return cases;
+}
+
 static int cmd_run(options *o) {
+  char *own_cases = run_cases(o);
+  if (own_cases) o->cases = own_cases;
   inputs in;
-  if (load_inputs(o, &in) != 0) return 2;
+  if (load_inputs(o, &in) != 0) {
+    if (own_cases) o->cases = NULL;
+    free(own_cases);
+    return 2;
+  }
   expfile *file = &in.file;
   clusterfile *cluster = &in.cluster;
   cellset *cs = &in.cs;
@@ -718,6 +743,8 @@ out_all:
   free(bin);
   free(root);
   free_inputs(&in);
+  if (own_cases) o->cases = NULL;
+  free(own_cases);
   return rc;
 }
 

@@ -2,16 +2,17 @@
 # Shared body of figNN/run_single.sh: reruns one cell (or any filter) into the current run.
 #   run-single.sh FIGDIR "AXIS1 AXIS2 ..." [VALUE1 [VALUE2 ...]] [key=value ...] [repro-run options]
 # Positional values fill the figure's axes in the given order (e.g. fig12: experiment
-# workload system), key=value words add any other axis; the old logs move to attempts/.
-# Options pass through to repro-run, with their values (`--only system=fused` or
-# `--only=system=fused`); a --only of the user's narrows the positional words (both must hold),
-# several --only are still OR.
+# workload system), key=value words add any other axis or case key (m=4096, seqlen=1024);
+# the old logs move to attempts/. Options pass through to repro-run, with their values
+# (`--only system=fused` or `--only=system=fused`, `--cases nsa_only`); a --only of the user's
+# narrows the positional words (both must hold), several --only are still OR. The run keeps
+# its case lists: without --cases, repro-run reruns in the lists the current run was made with.
 set -euo pipefail
 fig=$1
 read -r -a axes <<<"$2"
 shift 2
 # repro-run's options that take a value (the next word, unless written --opt=value)
-takes_value='^(-c|--cluster|--only|--device|--run|--poll|--bin|--python|-j)$'
+takes_value='^(-c|--cluster|--only|--device|--run|--poll|--bin|--python|--cases|-j)$'
 conds=() opts=() onlys=() i=0
 while [ $# -gt 0 ]; do
   a=$1
@@ -38,6 +39,7 @@ while [ $# -gt 0 ]; do
 done
 if [ ${#conds[@]} -eq 0 ] && [ ${#onlys[@]} -eq 0 ]; then
   echo "usage: run_single.sh ${axes[*]} (leading ones at least) [key=value ...] [options]" >&2
+  echo "  key=value: any other axis or case key of the experiment file (e.g. m=4096)" >&2
   exit 2
 fi
 pos=$(IFS=,; echo "${conds[*]-}")

@@ -73,7 +73,7 @@ check 'grep -q "only in B: 4" "$tmp/c3.out"' "compare tables: cells only in B"
 check '[ $? -eq 2 ]' "missing --logs is a usage error"
 printf 'experiments: {k: {log: "{device}.log"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: pie}]\n' > "$tmp/bad.yaml"
 "$bin" draw --config "$tmp/bad.yaml" --logs "$tmp" 2> "$tmp/bad.err" > /dev/null
-check '[ $? -eq 1 ] && grep -q "bad.yaml:5:29: expected kind: grid or sweep" "$tmp/bad.err"' "bad config names file:line:column"
+check '[ $? -eq 1 ] && grep -q "bad.yaml:5:29: expected kind: grid, sweep, comparison or speedup" "$tmp/bad.err"' "bad config names file:line:column"
 # the log name is the experiment's own: a leftover plot: log_name is refused, with where
 printf 'experiments: {k: {log: "{device}.log"}}\nplot:\n  log_name: "{device}.log"\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: grid}]\n' > "$tmp/bad.yaml"
 "$bin" draw --config "$tmp/bad.yaml" --logs "$tmp" 2> "$tmp/bad.err" > /dev/null
@@ -136,6 +136,97 @@ if command -v python3 >/dev/null; then
 fi
 "$bin" merge -o "$tmp/nasty2.csv" "$tmp/nasty.csv" 2> "$tmp/nasty.err"
 check '[ $? -eq 0 ] && cmp -s "$tmp/nasty.csv" "$tmp/nasty2.csv"' "merge reads back what table writes, byte for byte"
+
+# 8. case lists (studies/tilebench): logs named by case keys, one template per experiment, the
+#    seed's JSON fields, merge across GPUs, comparison and speedup figures per device
+#    (fixtures/ours/tilebench: hand-written test logs, not measurements)
+tbc=$src/studies/tilebench/experiment.yaml tbl=$fx/ours/tilebench
+"$bin" table --config "$tbc" --logs "$tbl" --format json -o "$tmp/tb.json" 2> "$tmp/tb.err"
+check '[ $? -eq 0 ]' "tilebench: table json exits 0"
+row() { grep "\"source\": \"[^\"]*/$1\"" "$tmp/tb.json"; }
+r=$(row gemm.h100.fp16.1024x1024x1024.pytorch.log)
+check '[[ "$r" == *"\"kernel\": \"gemm\", \"backend\": \"pytorch\", \"arch\": \"sm_90\", \"gpu_model\": \"NVIDIA H100 80GB HBM3 (fixture)\", \"compute_capability\": \"9.0\""* ]]' "json: kernel, backend, arch from cc=9.0, gpu_model, compute_capability"
+check '[[ "$r" == *"\"problem_size\": {\"dtype\": \"fp16\", \"m\": 1024, \"n\": 1024, \"k\": 1024}"* ]]' "json: problem_size from the log name's case keys, numbers as numbers"
+check '[[ "$r" == *"\"latency_ms\": 0.01, \"tflops\": 214.7484, \"compilation_time\": 0.25}"* ]]' "json: latency_ms, tflops = gflops_s/1000, compilation_time from compile_s"
+r=$(row gemm.a100.fp16.1024x1024x1024.cublas.log)
+check '[[ "$r" == *"\"arch\": \"sm_80\""* && "$r" == *"\"compilation_time\": null"* ]]' "json: sm_80 from cc=8.0; no compile_s is null"
+r=$(row gemm.h100.fp16.4096x4096x4096.wgmma.log)
+check '[[ "$r" == *"\"status\": \"error\""* && "$r" == *"\"latency_ms\": null, \"tflops\": null"* ]]' "json: a failed check stays a row, status error"
+r=$(row nsa.h100.b2.h16.s512.d64.bs32.g1.sel8.c1.fused.log)
+check '[[ "$r" == *"\"problem_size\": {\"batch\": 2, \"heads\": 16, \"seqlen\": 512, \"dim\": 64, \"block_size\": 32, \"groups\": 1, \"selected_blocks\": 8, \"causal\": 1}"* ]]' "json: nsa problem_size in the template's order"
+check 'grep -q "nsa.h100.b2.h16.s512.d64.bs32.g1.sel8.c1.fused.log:4: file name says groups=1 but the log says 4" "$tmp/tb.err"' "a config line that contradicts a case key of the name is a warning"
+if command -v python3 >/dev/null; then check 'python3 -m json.tool "$tmp/tb.json" >/dev/null' "tilebench json parses"; fi
+"$bin" table --config "$tbc" --logs "$tbl" -o "$tmp/tb.csv" 2>/dev/null
+check 'grep -q "^tilebench,gemm,h100,gemm,pytorch,0,ok,0.01,0.009,0.011,214748.4,8,ours,.*,,NVIDIA H100 80GB HBM3 (fixture),9.0,0.25,dtype=fp16 m=1024 n=1024 k=1024$" "$tmp/tb.csv"' "csv: gpu_model, compute_capability, compilation_time, problem_size at the end"
+"$bin" merge -o "$tmp/tb2.csv" "$tmp/tb.csv" 2>/dev/null
+check 'cmp -s "$tmp/tb.csv" "$tmp/tb2.csv"' "tilebench csv round-trips through merge byte for byte"
+# merge across GPUs: the same cells from another GPU model (same device label) are kept, the
+# same GPU's later input still wins
+head -1 "$tmp/tb.csv" > "$tmp/h100.csv"; grep ",h100,.*(fixture),9.0," "$tmp/tb.csv" >> "$tmp/h100.csv"
+sed 's/NVIDIA H100 80GB HBM3 (fixture),9.0,/NVIDIA H100 PCIe (fixture),9.0,/' "$tmp/h100.csv" > "$tmp/pcie.csv"
+n=$(($(wc -l < "$tmp/h100.csv") - 1))
+"$bin" merge -o "$tmp/m2.csv" "$tmp/h100.csv" "$tmp/pcie.csv" 2> "$tmp/m2.err"
+check '[ $? -eq 0 ] && [ $(($(wc -l < "$tmp/m2.csv") - 1)) -eq $((2 * n)) ] && [ ! -s "$tmp/m2.err" ]' "merge keeps both GPUs' rows of the same cells ($n + $n)"
+check 'grep -q "^tilebench,gemm,h100,gemm,cublas,0,ok,0.004,.*,NVIDIA H100 80GB HBM3 (fixture),9.0,,dtype=fp16 m=1024" "$tmp/m2.csv" && grep -q "^tilebench,gemm,h100,gemm,cublas,0,ok,0.004,.*,NVIDIA H100 PCIe (fixture),9.0,,dtype=fp16 m=1024" "$tmp/m2.csv"' "both GPUs' cuBLAS 1024 rows"
+head -1 "$tmp/tb.csv" > "$tmp/a100.csv"; grep ",a100," "$tmp/tb.csv" >> "$tmp/a100.csv"
+"$bin" merge -o "$tmp/m3.csv" "$tmp/h100.csv" "$tmp/a100.csv" 2> "$tmp/m3.err"
+check '[ $(($(wc -l < "$tmp/m3.csv") - 1)) -eq $((n + 2)) ] && [ ! -s "$tmp/m3.err" ]' "an H100 and an A100 table: every row kept"
+sed 's/^\(tilebench,gemm,h100,gemm,cublas,0,ok,\)0.004,/\10.0041,/' "$tmp/h100.csv" > "$tmp/h100b.csv"
+"$bin" merge -o "$tmp/m4.csv" "$tmp/h100.csv" "$tmp/h100b.csv" 2> "$tmp/m4.err"
+check '[ $(($(wc -l < "$tmp/m4.csv") - 1)) -eq $n ] && grep -q "^tilebench,gemm,h100,gemm,cublas,0,ok,0.0041," "$tmp/m4.csv" && ! grep -q ",ok,0.004,0.0039" "$tmp/m4.csv"' "the same GPU: the later input wins"
+check 'grep -q "replaces gemm.h100.gemm.cublas@0\[dtype=fp16,m=1024,n=1024,k=1024\] on NVIDIA H100 80GB HBM3 (fixture)" "$tmp/m4.err"' "merge names the replaced cell with its case keys and GPU"
+# a table written before the GPU and problem-size columns still reads
+cut -d, -f1-15 "$tmp/ours.csv" > "$tmp/old.csv"
+"$bin" merge -o "$tmp/old2.csv" "$tmp/old.csv" 2> "$tmp/old.err"
+check '[ $? -eq 0 ] && [ $(wc -l < "$tmp/old2.csv") -eq $(wc -l < "$tmp/old.csv") ]' "an old 15-column table merges"
+# the figures: one file per device with logs, panels ms (log) and TFLOP/s, speedup per kernel
+"$bin" draw --config "$tbc" --logs "$tbl" --out "$tmp/tbd" --no-render > "$tmp/tbd.out" 2>&1
+check '[ $? -eq 0 ]' "tilebench draw exits 0"
+for f in gemm_comparison_h100 gemm_comparison_a100 mha_comparison_h100 nsa_comparison_h100 speedup_comparison_h100 speedup_comparison_a100; do
+  check '[ -s "$tmp/tbd/$f.dat" ] && grep -q "template bars.gp" "$tmp/tbd/$f.gp"' "$f.dat and .gp written"
+done
+check '[ ! -e "$tmp/tbd/mha_comparison_a100.dat" ] && [ ! -e "$tmp/tbd/gemm_comparison.dat" ]' "no file for a device without logs of the kernel"
+g=$tmp/tbd/gemm_comparison_h100.dat
+check 'grep -q "^# device=h100 experiment=gemm metric=ms range=0.001:1$" "$g" && grep -q "^# device=h100 experiment=gemm metric=tflops range=0:1000$" "$g"' "gemm panels: ms on decades, TFLOP/s linear"
+check 'grep -q "^[-0-9.]* 0.005 14034728 1 .* 0 wgmma \"1024x1024x1024 fp16\"$" "$g"' "wgmma 1024: 0.005 ms, hatched (ours)"
+check 'grep -q "^[-0-9.]* 429.497 14034728 1 .* 0 wgmma \"1024x1024x1024 fp16\"$" "$g"' "wgmma 1024: 429.5 TFLOP/s"
+check 'grep -q "^[-0-9.]* nan 14034728 1 nan nan nan nan 1 wgmma \"4096x4096x4096 fp16\"$" "$g" && grep -q "\"ERR\" 90 .* mark" "$g"' "wgmma 4096 failed its check: no bar, ERR"
+check 'grep -q "^array grouplabel\[4\] = \[\"1024x1024x1024 fp16\", \"4096x4096x4096 fp16\", \"1024x1024x1024 fp16\", \"4096x4096x4096 fp16\"\]" "$tmp/tbd/gemm_comparison_h100.gp"' "groups: the x: labels, sorted by size"
+check 'grep -q "^title_text = \"GEMM on H100 (NVIDIA H100 80GB HBM3 (fixture))\"" "$tmp/tbd/gemm_comparison_h100.gp"' "title names the kernel, device and GPU"
+check 'grep -q "^[-0-9.]* 0.02 .* 0 pytorch \"1024x1024x1024 fp16\"$" "$tmp/tbd/gemm_comparison_a100.dat"' "the A100 file holds the A100 logs"
+check 'grep -q "\"OOM\" 90 .* mark" "$tmp/tbd/mha_comparison_h100.dat"' "mha causal fused: OOM"
+s=$tmp/tbd/speedup_comparison_h100.dat
+check 'grep -q "^# device=h100 experiment=gemm metric=speedup baseline=pytorch " "$s" && grep -q "^# device=h100 experiment=mha metric=speedup baseline=torch " "$s" && grep -q "^# device=h100 experiment=nsa metric=speedup baseline=torch " "$s"' "speedup: one panel per kernel with its baseline"
+check 'grep -q "^[-0-9.]* 2.5 .* 0 cublas \"1024x1024x1024 fp16\"$" "$s" && grep -q "^[-0-9.]* 1.25 .* 1 cublas \"4096x4096x4096 fp16\"$" "$s" && grep -q "^[-0-9.]* 2 .* 0 wgmma \"1024x1024x1024 fp16\"$" "$s"' "gemm speedups over pytorch: 0.01/0.004, 0.25/0.2, 0.01/0.005"
+check 'grep -q "^[-0-9.]* 4 .* 0 fused \"B8 H32 S1024 D128 causal=0\"$" "$s" && grep -q "^[-0-9.]* 25 .* 0 fused \"B2 H16 S512 D64 bs32 g1 sel8\"$" "$s"' "mha 2/0.5 and nsa 1/0.04 over the naive torch"
+check '! grep -q " pytorch \"\| torch \"" "$s"' "the baseline has no bar of its own"
+check 'grep -q "^array panel_ref\[3\] = \[1, 1, 1\]" "$tmp/tbd/speedup_comparison_h100.gp" && grep -q "^array panel_log\[3\] = \[1, 1, 1\]" "$tmp/tbd/speedup_comparison_h100.gp"' "speedup panels: the line at 1, log axes"
+check 'grep -q "^B8 H32 S1024 D128 causal=0 .*    4.00x$" "$tmp/tbd.out"' "terminal: speedup table"
+check 'grep -q "missing  mha.h100.b8.h32.s1024.d128.c0.unfused.log" "$tmp/tbd.out" && ! grep -q "missing .*tilelang" "$tmp/tbd.out"' "missing logs named by the case keys; absent systems not listed"
+check 'grep -q "15 logs read: 15 drawn, 0 read and not drawn" "$tmp/tbd.out"' "every fixture log drawn"
+check 'grep -q "^[-0-9.]* nan [0-9]* 0 nan nan nan nan 0 unfused \"B2 H16 S512 D64 bs32 g1 sel8\"$" "$tmp/tbd/nsa_comparison_h100.dat" && grep -q "^B2 H16 S512 D64 bs32 g1 sel8 .* ERR " "$tmp/tbd.out"' "a cell the runner wrote (no config line) is told by its name: ERR"
+# x: columns in a grid figure too (a panel per case), with a figure's own systems
+sed 's/^  figures:$/  figures:\n    - {name: gemm_grid, kind: grid, experiment: gemm, x: "{m} {dtype}", systems: [pytorch, cublas, wgmma]}/' "$tbc" > "$tmp/grid.yaml"
+"$bin" draw --config "$tmp/grid.yaml" --logs "$tbl" --out "$tmp/tbg" --no-render > "$tmp/tbg.out" 2>&1
+check 'grep -q "^# device=h100 workload=1024 fp16 ymax=0.012$" "$tmp/tbg/gemm_grid.dat" && grep -q "^2 C 0.005 0.005 14034728 1 " "$tmp/tbg/gemm_grid.dat"' "grid with x: a panel per case, the figure's three systems"
+check 'grep -q "^array collabel\[2\] = \[\"1024 fp16\", \"4096 fp16\"\]" "$tmp/tbg/gemm_grid.gp" && grep -q "^4096 fp16 .* ERR " "$tmp/tbg.out"' "grid with x: column labels and the table"
+# config errors of the new figure keys name where
+bad_tb() { # YAML-LINES EXPECTED
+  printf 'experiments: {k: {log: "{experiment}.{device}.{m}.{system}.log"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: s}, {name: t}]\n  figures:\n%s\n' "$1" > "$tmp/badtb.yaml"
+  "$bin" table --config "$tmp/badtb.yaml" --logs "$tmp/empty" > /dev/null 2> "$tmp/badtb.err"
+  local rc=$? want=$2
+  check '[ $rc -eq 1 ] && grep -qF "badtb.yaml:$want" "$tmp/badtb.err"' "config error: $2 ($(cat "$tmp/badtb.err"))"
+}
+bad_tb '    - {name: f, kind: comparison, experiment: k, x: "{m"}' '6:53: x: expected {key} placeholders'
+bad_tb '    - {name: f, kind: comparison, experiment: k, x: "{system}"}' '6:53: x: {system} cannot be a column'
+bad_tb '    - {name: f, kind: comparison, experiment: k, systems: [s, u]}' '6:63: systems: expected a name'
+bad_tb '    - {name: f, kind: comparison, experiment: k, logy: [mib]}' '6:56: logy: only metrics the figure draws'
+bad_tb '    - {name: f, kind: comparison}' '6:7: a comparison figure needs experiment'
+bad_tb '    - {name: f, kind: comparison, experiment: k, systems: [s]}
+    - {name: g, kind: speedup, panels: [{figure: f, baseline: t}]}' '7:63: baseline: expected one of the systems of figure f'
+bad_tb '    - {name: g, kind: speedup, panels: [{figure: nope, baseline: t}]}' '6:50: panel figure: expected the name of a comparison or grid figure'
+bad_tb '    - {name: f, kind: grid, experiment: k}
+    - {name: f, kind: grid, experiment: k}' '7:7: figure f is listed twice'
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -34,6 +34,10 @@ for fig in fig12 fig13 fig14; do
 done
 draw ae fig12 "$src/tests/plot/fixtures/ae/fig12"
 draw ae fig13 "$src/tests/plot/fixtures/ae/fig13"
+# bar figures (comparison, speedup: the sweep's columns) from the tilebench fixtures and from no logs
+"$bin" draw --config "$src/studies/tilebench/experiment.yaml" --logs "$src/tests/plot/fixtures/ours/tilebench" --out "$tmp/tb/tilebench" --no-render > "$tmp/tb.out" 2>&1
+mkdir -p "$tmp/none"
+"$bin" draw --config "$src/studies/tilebench/experiment.yaml" --logs "$tmp/none" --out "$tmp/tb0/tilebench" --no-render > "$tmp/tb0.out" 2>&1
 
 # One awk pass per .dat: blocks alternate bars / labels (see plot/gnuplot/*.gp).
 layout_errors() { # prints one line per violation
@@ -74,9 +78,9 @@ layout_errors() { # prints one line per violation
   ' "$1"
 }
 
-for set in real cpu ae; do
+for set in real cpu ae tb tb0; do
   for dat in "$tmp/$set"/*/*.dat; do
-    name=$(basename "$dat" .dat); kind=grid; [ "$name" = fig13 ] && kind=sweep
+    name=$(basename "$dat" .dat); kind=grid; [ "$name" = fig13 ] || [ "${set#tb}" != "$set" ] && kind=sweep
     layout_errors "$dat" $kind > "$tmp/err" 2>&1
     check '[ ! -s "$tmp/err" ] && grep -q "^# labels:.*box" "$dat"' "$set/$name: label layout: $(head -3 "$tmp/err" | tr '\n' ';')"
   done
@@ -95,8 +99,11 @@ check 'grep -q "\"3.1×\" .* speedup" "$tmp/real/fig12/fig12_kernel.dat"' "KeyFo
 # adjacent NS marks in fig13 (bars 0.11 in apart) are stacked: not all at one height
 check '[ "$(awk "/\"NS\" 90/ {print \$12}" "$tmp/real/fig13/fig13.dat" | sort -u | wc -l)" -ge 2 ]' "fig13's adjacent NS marks stack"
 
+check '[ "$(ls "$tmp/tb/tilebench"/*.dat | wc -l)" -eq 6 ] && [ "$(ls "$tmp/tb0/tilebench"/*.dat | wc -l)" -eq 12 ]' "tilebench: a file per kernel and device with logs (every device without logs)"
+check 'grep -q "\"ERR\" 90 .* mark" "$tmp/tb/tilebench/speedup_comparison_h100.dat"' "bar figures have marks to lay out"
+
 # margins: the tick labels (7 pt drawn at 4/3, digits 0.636 em) fit between the row labels and the axis
-for set in real cpu; do
+for set in real cpu tb; do
   for gp in "$tmp/$set"/*/*.gp; do
     check 'awk -v set=$set "
       /^left = / { left = \$3 }

@@ -180,6 +180,29 @@ static void test_names(void) {
         "too many parts");
   CHECK(rd_match_name("{device}.{workload}.{system}.log", "h$1.attn.x.log", &r) == -1,
         "unsafe characters");
+  /* case keys: any other placeholder goes to the row's keys, in the template's order */
+  pt_row_init(&r);
+  char num[16];
+  CHECK(rd_match_name("{experiment}.{device}.{dtype}.{m}x{n}x{k}.{system}.log",
+                      "gemm.h100.bf16.4096x1024x512.wgmma.log", &r) == 0 &&
+            r.nkeys == 4 && !strcmp(r.keys[0].key, "dtype") && !strcmp(r.keys[0].val, "bf16") &&
+            !strcmp(r.keys[1].val, "4096") && !strcmp(r.keys[2].val, "1024") &&
+            !strcmp(r.keys[3].key, "k") && !strcmp(r.keys[3].val, "512") &&
+            !strcmp(r.system, "wgmma") && !strcmp(pt_key_value(&r, "n", num, sizeof num), "1024"),
+        "case keys from the name: %d keys", r.nkeys);
+  pt_row_init(&r);
+  CHECK(rd_match_name("{experiment}.{device}.b{batch}.s{seqlen}.{system}.log",
+                      "mha.h100.b8.s4096.fused.log", &r) == 0 &&
+            r.seqlen == 4096 && r.nkeys == 2 && !strcmp(r.keys[1].key, "seqlen") &&
+            !strcmp(pt_key_value(&r, "batch", num, sizeof num), "8"),
+        "seqlen is a number and a key");
+  pt_row_init(&r);
+  CHECK(rd_match_name("{experiment}.{device}.{m}x{n}.{system}.log", "gemm.h100.1024.cublas.log",
+                      &r) == -1,
+        "a case key missing from the name");
+  CHECK(rd_match_name("{experiment}.{device}.{Bad}.{system}.log", "gemm.h100.x.cublas.log", &r) ==
+            -1,
+        "a placeholder that is no key name");
 }
 
 static void test_csv_roundtrip(void) {
@@ -217,8 +240,43 @@ static void test_csv_roundtrip(void) {
               back.rows[1].status == ST_OOM && isnan(back.rows[1].avg_ms),
           "quoted fields and statuses survive: %s | %s", back.rows[0].source, back.rows[1].reason);
   }
+  /* GPU, compute capability, compile time and case keys survive too; the cell is its keys,
+   * and one GPU's (merge keeps two GPUs' rows of one cell) */
+  pt_table tk = {0}, kback = {0};
+  pt_row k = r;
+  pt_set_key(&k, "m", "4096");
+  pt_set_key(&k, "dtype", "fp16");
+  snprintf(k.gpu, sizeof k.gpu, "NVIDIA H100 80GB HBM3, \"SXM\"");
+  strcpy(k.cc, "9.0");
+  k.compile_s = 2.15;
+  pt_append(&tk, &k);
+  char kpath[] = "/tmp/test_plot_csvk_XXXXXX";
+  FILE *kf = fdopen(mkstemp(kpath), "w");
+  pt_write_csv(kf, &tk);
+  fclose(kf);
+  CHECK(pt_read_csv(kpath, &kback) == 0 && kback.n == 1, "keys csv read back");
+  if (kback.n == 1) {
+    const pt_row *b = &kback.rows[0];
+    char arch[16];
+    CHECK(pt_same_cell_gpu(b, &k) && !strcmp(b->gpu, k.gpu) && !strcmp(b->cc, "9.0") &&
+              near(b->compile_s, 2.15) && b->nkeys == 2 && !strcmp(b->keys[1].key, "dtype") &&
+              !strcmp(pt_arch(b, arch, sizeof arch), "sm_90"),
+          "gpu %s, cc %s, keys %d survive", b->gpu, b->cc, b->nkeys);
+    pt_row other = *b;
+    pt_set_key(&other, "m", "8192");
+    CHECK(!pt_same_cell(&other, b), "another case is another cell");
+    other = *b;
+    strcpy(other.gpu, "NVIDIA A100-SXM4-80GB");
+    CHECK(pt_same_cell(&other, b) && !pt_same_cell_gpu(&other, b),
+          "another GPU: same cell, not merged");
+    other.gpu[0] = '\0';
+    CHECK(pt_same_cell_gpu(&other, b), "an unknown GPU (the artifact's logs) matches");
+  }
+  unlink(kpath);
+  pt_free(&tk);
+  pt_free(&kback);
   FILE *bad = fopen(path, "a");
-  fputs("fig12,kernel,h100,h2o,x;rm,1,ok,,,,,,ours,,\n", bad);
+  fputs("fig12,kernel,h100,h2o,x;rm,1,ok,,,,,,ours,,,,,,\n", bad); /* 19 fields: the name fails */
   fclose(bad);
   pt_table t3 = {0};
   CHECK(pt_read_csv(path, &t3) == -1, "an unsafe name in a csv is rejected");
@@ -615,6 +673,21 @@ static void test_config_errors(void) {
         "shared log template: %s", msg ? msg : c.log_name);
   free(msg);
   unlink(path);
+  /* different templates that each hold {experiment}: a log is read with its experiment's */
+  char path2[] = "/tmp/test_plot_yaml_XXXXXX";
+  f = fdopen(mkstemp(path2), "w");
+  fputs("experiments: {k: {log: \"{experiment}.{device}.{m}.log\"}, e: {log: "
+        "\"{experiment}.{device}.s{seqlen}.log\"}}\n"
+        "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n"
+        "  figures: [{name: f, kind: grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n",
+        f);
+  fclose(f);
+  msg = NULL;
+  CHECK(pc_load_msg(path2, &c, &msg) == 0 && c.nlog_names == 2 &&
+            !strcmp(pc_log_name(&c, "e"), "{experiment}.{device}.s{seqlen}.log"),
+        "one template per experiment: %s", msg ? msg : "");
+  free(msg);
+  unlink(path2);
 }
 
 int main(void) {

@@ -35,6 +35,17 @@ for f in fig12/fig12_kernel fig12/fig12_e2e fig13/fig13 fig14/fig14; do
     check 'cmp -s "$tmp/out/$f.$ext" "$tmp/out2/$f.$ext"' "$f.$ext is the same bytes when drawn twice"
   done
 done
+# the bar figures (comparison, speedup: plot/gnuplot/bars.gp) of studies/tilebench, from its
+# FIXTURE logs: one file per kernel and device, one page each, the same bytes twice
+for n in 1 2; do
+  "$src/studies/tilebench/plot.sh" "$src/tests/plot/fixtures/ours/tilebench" --out "$tmp/tb$n" > "$tmp/tb$n.out" 2>&1
+  check '[ $? -eq 0 ]' "tilebench plot.sh exits 0 ($(tail -3 "$tmp/tb$n.out"))"
+done
+for f in gemm_comparison_h100 gemm_comparison_a100 mha_comparison_h100 nsa_comparison_h100 speedup_comparison_h100 speedup_comparison_a100; do
+  check '[ "$(pdfinfo "$tmp/tb1/$f.pdf" 2>/dev/null | awk "/^Pages:/ {print \$2}")" = 1 ] && [ -s "$tmp/tb1/$f.png" ] && [ -s "$tmp/tb1/$f.svg" ]' "$f: one PDF page, png and svg"
+  check 'cmp -s "$tmp/tb1/$f.png" "$tmp/tb2/$f.png" && cmp -s "$tmp/tb1/$f.pdf" "$tmp/tb2/$f.pdf"' "$f is the same bytes when drawn twice"
+done
+check '! cat "$tmp/tb1"/*.gnuplot.log | grep -v "no valid points" | grep -q .' "bars.gp: gnuplot says nothing but empty bar sets"
 check 'pdfinfo "$tmp/out/fig13/fig13.pdf" | grep -q "^CreationDate: .*1970"' "PDF date is SOURCE_DATE_EPOCH or the epoch, not the clock"
 SOURCE_DATE_EPOCH=1700000000 "$src/plot.sh" "$tmp/ae" --out "$tmp/out3" > /dev/null 2>&1
 check 'pdfinfo "$tmp/out3/fig13/fig13.pdf" | grep -q "^CreationDate: .*2023"' "PDF date follows SOURCE_DATE_EPOCH"

@@ -375,6 +375,32 @@ static void test_cases(void) {
         strstr(err, "expected one of default, test"));
   free(err);
   err = NULL;
+  /* a list only one experiment has (the seed's nsa_only): the others have no cells; their
+   * keys stay known to --only and exclude: */
+  const char *two = "systems: {s: {command: \"run\"}}\nexperiments:\n"
+                    "  a:\n    log: \"a.{device}.{m}.log\"\n    time_limit: 10\n"
+                    "    axes: {device: [d], system: [s]}\n"
+                    "    cases: {default: [{m: 1}, {m: 2}], test: [{m: 3}]}\n"
+                    "    exclude: [{m: 2}]\n"
+                    "  b:\n    log: \"b.{device}.{s}.log\"\n    time_limit: 10\n"
+                    "    axes: {device: [d], system: [s]}\n"
+                    "    cases: {default: [{s: 5}], only_b: [{s: 6}, {s: 7}]}\n";
+  CHECK(expfile_load_buffer_cases("t.yaml", "only_b", two, strlen(two), &f, &err) == 0);
+  CHECK(f.exps[0].cases.none && !f.exps[1].cases.none);
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0);
+  CHECK(cs.ncells == 2);
+  CHECK_STR(cs.cells[0].log, "b.d.6.log");
+  cellset_free(&cs);
+  CHECK(filter_parse("s=7", &flt[0], &err) == 0);
+  CHECK(expand(&f, NULL, flt, 1, &cs, &err) == 0 && cs.cells[1].sel == CELL_SELECTED &&
+        cs.cells[0].sel == CELL_FILTERED);
+  cellset_free(&cs);
+  filter_free(&flt[0]);
+  expfile_free(&f);
+  CHECK(expfile_load_buffer_cases("t.yaml", "nope", two, strlen(two), &f, &err) == -1);
+  CHECK(err && strstr(err, "t.yaml:7:12") && strstr(err, "no list 'nope' (--cases)"));
+  free(err);
+  err = NULL;
   /* files without named lists refuse --cases */
   CHECK(expfile_load_buffer_cases("m.yaml", "test", matrix_yaml, strlen(matrix_yaml), &f, &err) ==
         -1);
