@@ -6,6 +6,7 @@
 #include "attn_system.h"
 #include "fused_sm90.cuh"
 #include "fused_ws90.cuh"
+#include "tensor_map.h"
 
 #include <stdio.h>
 
@@ -47,24 +48,11 @@ static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
 // A 4-D TMA descriptor of a [B, L, H, D] fp16 tensor as {D, H, L, B}: boxes of 64 head-dim
 // columns (128 bytes, the swizzle span) x rows tokens of one head, 128B-swizzled, rows past L
 // read as zeros.
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
 static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, int D, int H, int L,
                       int B, int rows) {
-  static encode_tiled_fn encode = nullptr;
-  if (!encode) {
-    cudaDriverEntryPointQueryResult found;
-    void *fn = nullptr;
-    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                       cudaEnableDefault, &found);
-    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn)
-      return attn_fail(ctx, ATTN_ERR, "fused: the driver has no cuTensorMapEncodeTiled (%s)",
-                       cudaGetErrorString(err));
-    encode = reinterpret_cast<encode_tiled_fn>(fn);
-  }
+  char why[256];
+  tmap_encode_tiled_fn encode = tmap_encoder(why, sizeof why);
+  if (!encode) return attn_fail(ctx, ATTN_ERR, "fused: %s", why);
   const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)H, (cuuint64_t)L, (cuuint64_t)B};
   const cuuint64_t strides[3] = {(cuuint64_t)D * sizeof(half), (cuuint64_t)H * D * sizeof(half),
                                  (cuuint64_t)L * H * D * sizeof(half)};
