@@ -57,6 +57,7 @@ static int run_cpu(const gemm_args *a) {
   double *A = host_input(p, a->seed, GEMM_STREAM_A, mk, "A");
   double *B = host_input(p, a->seed, GEMM_STREAM_B, kn, "B");
   double *C = hx_host_alloc(mn * sizeof *C, "C");
+  int code = REPRO_EXIT_OK;
   if (a->check) { /* ref (i-k-j) against the dot-product formulation, both in double */
     double *want = hx_host_alloc(mn * sizeof *want, "C (dot formulation)");
     for (size_t e = 0; e < mn; e++) C[e] = NAN;
@@ -69,22 +70,24 @@ static int run_cpu(const gemm_args *a) {
     hx_host_free(want);
     if (!c.ok) {
       hx_print_result_status("error", "check failed: ref and the dot formulation disagree");
-      return REPRO_EXIT_CHECK_FAILED;
+      code = REPRO_EXIT_CHECK_FAILED;
     }
   }
-  float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "timings");
-  for (int i = 0; i < a->warmup + a->runs; i++) {
-    double t0 = hx_wall_ms();
-    gemm_ref(A, B, C, p->m, p->n, p->k);
-    if (i >= a->warmup) ms[i - a->warmup] = (float)(hx_wall_ms() - t0);
+  if (code == REPRO_EXIT_OK) {
+    float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "timings");
+    for (int i = 0; i < a->warmup + a->runs; i++) {
+      double t0 = hx_wall_ms();
+      gemm_ref(A, B, C, p->m, p->n, p->k);
+      if (i >= a->warmup) ms[i - a->warmup] = (float)(hx_wall_ms() - t0);
+    }
+    hx_stats st = hx_stats_of(ms, a->runs);
+    hx_print_result_ok(&st, a->runs, a->warmup, gemm_flops(p) * 1e-9, (double)hx_host_peak_bytes());
+    hx_host_free(ms);
   }
-  hx_stats st = hx_stats_of(ms, a->runs);
-  hx_print_result_ok(&st, a->runs, a->warmup, gemm_flops(p) * 1e-9, (double)hx_host_peak_bytes());
-  hx_host_free(ms);
   hx_host_free(A);
   hx_host_free(B);
   hx_host_free(C);
-  return REPRO_EXIT_OK;
+  return code;
 }
 
 /* ---- the GPU path ------------------------------------------------------------------------- */
