@@ -62,7 +62,8 @@ typedef struct {
   uint64_t seed;
   int device_cpu;
   int check;
-  int tile_n; /* wgmma only (--tile-n): 0 automatic, 128 or 256 */
+  int tile_n;  /* wgmma only (--tile-n): 0 automatic, 128 or 256 */
+  int cluster; /* wgmma only (--cluster): 0 (= 1) or 2 CTAs per cluster, B multicast */
 } gemm_args;
 
 /* 0: run; 1: done (--help or --list-systems printed, exit 0); -1: usage error printed (exit 2). */

@@ -18,7 +18,8 @@ static void usage(FILE *f, const char *prog) {
   fprintf(f,
           "usage: %s --system ref|cublas|wgmma|mma --m M --n N --k K [--dtype fp16|bf16|fp32]\n"
           "          [--warmup N] [--runs N] [--seed N] [--device gpu|cpu] [--check|--no-check]\n"
-          "          [--tile-n 128|256]   (wgmma only: the tile width; default: automatic)\n"
+          "          [--tile-n 128|256] [--cluster 1|2]   (wgmma only: the tile width,\n"
+          "          default automatic; CTAs per cluster sharing B by TMA multicast, default 1)\n"
           "       %s --list-systems\n"
           "Runs C = A.B once per run (A [M,K], B [K,N], C [M,N], row-major; fp32 accumulate;\n"
           "C in the input dtype) and prints one log (kvline records) on stdout. M, N, K in\n"
@@ -77,7 +78,7 @@ int gemm_parse(int argc, char **argv, gemm_args *a) {
       static const hx_int_opt ints[] = {{"--m", 1, GEMM_MAX_DIM}, {"--n", 1, GEMM_MAX_DIM},
                                         {"--k", 1, GEMM_MAX_DIM}, {"--warmup", 0, 1000000},
                                         {"--runs", 1, 1000000},   {"--seed", 0, 2147483647L},
-                                        {"--tile-n", 128, 256}};
+                                        {"--tile-n", 128, 256},   {"--cluster", 1, 2}};
       int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
       if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
       if (k < 0) goto bad;
@@ -89,6 +90,7 @@ int gemm_parse(int argc, char **argv, gemm_args *a) {
       case 3: a->warmup = (int)n; break;
       case 4: a->runs = (int)n; break;
       case 5: a->seed = (uint64_t)n; break;
+      case 7: a->cluster = (int)n; break;
       default:
         if (n != 128 && n != 256) {
           fprintf(stderr, "%s: --tile-n: expected 128 or 256, got '%s'\n", prog, val);
@@ -110,8 +112,9 @@ int gemm_parse(int argc, char **argv, gemm_args *a) {
       fprintf(stderr, "%s: %s is required (the problem is --m M --n N --k K)\n", prog, need[d]);
       goto bad;
     }
-  if (a->tile_n && a->system != GEMM_SYS_WGMMA) {
-    fprintf(stderr, "%s: --tile-n: only --system wgmma takes it\n", prog);
+  if ((a->tile_n || a->cluster) && a->system != GEMM_SYS_WGMMA) {
+    fprintf(stderr, "%s: %s: only --system wgmma takes it\n", prog,
+            a->tile_n ? "--tile-n" : "--cluster");
     goto bad;
   }
   if (gemm_systems[a->system].on_cpu) a->device_cpu = 1; /* as attnvar: ref is the CPU path */

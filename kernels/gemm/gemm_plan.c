@@ -54,8 +54,8 @@ static void tiles(gemm_plan *pl, const gemm_problem *p) {
   pl->k_blocks = ceil_div(p->k, pl->bk);
 }
 
-static int plan_wgmma(const gemm_problem *p, int tile_n, const gemm_device *dev, gemm_plan *pl,
-                      char *why, size_t why_len) {
+static int plan_wgmma(const gemm_problem *p, int tile_n, int cluster, const gemm_device *dev,
+                      gemm_plan *pl, char *why, size_t why_len) {
   if (dev && (dev->cc_major != 9 || dev->cc_minor != 0))
     return refuse(why, why_len,
                   "wgmma is built for sm_90a and runs on compute capability 9.0 only (have %d.%d)",
@@ -74,8 +74,15 @@ static int plan_wgmma(const gemm_problem *p, int tile_n, const gemm_device *dev,
   pl->threads = GW_THREADS;
   pl->smem_bytes = GW_SMEM_BYTES(tile_n);
   pl->group_m = GW_GROUP_M;
+  pl->cluster = cluster ? cluster : 1;
+  if (pl->cluster != 1 && pl->cluster != 2)
+    return refuse(why, why_len, "wgmma: cluster of %d CTAs (expected 1 or 2)", pl->cluster);
   tiles(pl, p);
-  pl->grid = pl->tiles < sms ? pl->tiles : sms;
+  /* one CTA (cluster) per unit of work, at most one per SM; gemm_gpu.cu lowers it to the
+   * clusters the device can hold at once */
+  pl->units = gw_units(pl->tiles_m, pl->tiles_n, pl->cluster);
+  int slots = sms / pl->cluster;
+  pl->grid = (pl->units < slots ? pl->units : slots) * pl->cluster;
   /* the launch: shared memory, threads, the register split setmaxnreg makes */
   if ((rc = check_smem("wgmma", pl->smem_bytes, dev, why, why_len))) return rc;
   if (dev && dev->max_threads < GW_THREADS)
@@ -93,8 +100,8 @@ static int plan_wgmma(const gemm_problem *p, int tile_n, const gemm_device *dev,
   if (GW_BOX * 2 != 128 || GW_BM > 256 || GW_BK > 256 || GW_A_STAGE_BYTES % GW_ALIGN ||
       GW_B_BOX_BYTES % GW_ALIGN || tile_n % GW_BOX || GW_BK != GW_BOX)
     return refuse(why, why_len, "wgmma: box sizes do not fit TMA's 128B swizzle");
-  snprintf(pl->impl, sizeof pl->impl, "wgmma-%dx%dx%d-s%d-ws-persistent", pl->bm, pl->bn, pl->bk,
-           pl->stages);
+  snprintf(pl->impl, sizeof pl->impl, "wgmma-%dx%dx%d-s%d-ws-persistent%s", pl->bm, pl->bn, pl->bk,
+           pl->stages, pl->cluster == 2 ? "-c2" : "");
   return ATTN_OK;
 }
 
@@ -120,8 +127,8 @@ static int plan_mma(const gemm_problem *p, const gemm_device *dev, gemm_plan *pl
   return ATTN_OK;
 }
 
-int gemm_plan_make(int system, const gemm_problem *p, int tile_n, const gemm_device *dev,
-                   gemm_plan *pl, char *why, size_t why_len) {
+int gemm_plan_make(int system, const gemm_problem *p, int tile_n, int cluster,
+                   const gemm_device *dev, gemm_plan *pl, char *why, size_t why_len) {
   memset(pl, 0, sizeof *pl);
   pl->system = system;
   switch (system) {
@@ -129,7 +136,7 @@ int gemm_plan_make(int system, const gemm_problem *p, int tile_n, const gemm_dev
   case GEMM_SYS_CUBLAS:
     snprintf(pl->impl, sizeof pl->impl, "cublasGemmEx-compute32F");
     return ATTN_OK;
-  case GEMM_SYS_WGMMA: return plan_wgmma(p, tile_n, dev, pl, why, why_len);
+  case GEMM_SYS_WGMMA: return plan_wgmma(p, tile_n, cluster, dev, pl, why, why_len);
   case GEMM_SYS_MMA: return plan_mma(p, dev, pl, why, why_len);
   default: return refuse(why, why_len, "unknown system %d", system);
   }
@@ -149,6 +156,7 @@ void gemm_plan_print(const gemm_plan *pl) {
   kv_putf(out, "k_blocks", "%d", pl->k_blocks);
   kv_putf(out, "grid", "%d", pl->grid);
   if (pl->system == GEMM_SYS_WGMMA) {
+    kv_putf(out, "cluster", "%d", pl->cluster);
     kv_put(out, "swizzle", "128B");
     kv_putf(out, "regs", "%d/%d", GW_PRODUCER_REGS, GW_CONSUMER_REGS);
   } else {

@@ -43,8 +43,9 @@ extern "C" {
 /* alignment slack + the ring + full[] and empty[] mbarriers */
 #define GW_SMEM_BYTES(bn) \
   (GW_ALIGN + GW_STAGES(bn) * (GW_A_STAGE_BYTES + GW_B_STAGE_BYTES(bn)) + 2 * GW_STAGES(bn) * 8)
-/* the consumers' warps arrive on a stage's empty barrier once each */
-#define GW_EMPTY_ARRIVALS (GW_CONSUMERS * 4)
+/* the consumers' warps (of every CTA of the cluster) arrive on a stage's empty barrier once
+ * each */
+#define GW_EMPTY_ARRIVALS(cm) (GW_CONSUMERS * 4 * (cm))
 
 /* Where things sit in the ring, in 16-bit elements from its 1024-aligned base: the S stages
  * of A, then the S stages of B (each BN/64 boxes of [64 x 64]), then the barriers. The kernel
@@ -59,6 +60,11 @@ GEMM_HD int gw_bar_offset(int bn) { return GW_STAGES(bn) * (GW_BM + bn) * GW_BK;
 GEMM_HD int gw_b_boxes(int bn, int n, int n0) {
   int left = (n - n0 + GW_BOX - 1) / GW_BOX;
   return left < bn / GW_BOX ? left : bn / GW_BOX;
+}
+/* Bytes a stage's full barrier expects in a CTA: its A box (unless the tile lies past M) and
+ * every B box of the tile (with --cluster 2, half of them multicast by the peer). */
+GEMM_HD unsigned gw_stage_bytes(int a_in, int boxes) {
+  return (a_in ? GW_A_STAGE_BYTES : 0) + (unsigned)boxes * GW_B_BOX_BYTES;
 }
 /* wgmma descriptors of k-step kk (16 wide) of a stage: consumer c's A (rows 64c.., K-major,
  * start advanced 32 bytes per k-step inside the 128-byte swizzled row) and B (N-major: the
@@ -128,6 +134,19 @@ GEMM_HD void gemm_tile_of(int t, int tiles_m, int tiles_n, int group_m, int *mb,
   *nb = r / rows;
 }
 
+/* --cluster 2: pairs of CTAs (a cluster along M) take pairs of M-neighbour tiles that share
+ * their B tile; each CTA loads its own A and half of B's boxes (box x by rank x % 2),
+ * multicast to both, so a CTA reads 32 instead of 48 KiB per k-block from L2. A unit of work
+ * is such a pair (one tile with --cluster 1), in gemm_tile_of's order over tile-row pairs;
+ * rank r of the cluster takes tile row 2·pair + r (past the last row when tiles_m is odd:
+ * its A load is skipped and every store masked, but it still multicasts its half of B). */
+GEMM_HD int gw_units(int tiles_m, int tiles_n, int cm) { return (tiles_m + cm - 1) / cm * tiles_n; }
+GEMM_HD void gw_unit_tile(int u, int tiles_m, int tiles_n, int cm, int rank, int *mb, int *nb) {
+  int pm;
+  gemm_tile_of(u, (tiles_m + cm - 1) / cm, tiles_n, GW_GROUP_M / cm, &pm, nb);
+  *mb = pm * cm + rank;
+}
+
 /* ---- plans (gemm_plan.c) ---------------------------------------------------------------------- */
 /* What the plan is checked against: cudaDeviceProp's numbers (gemm_gpu.cu fills it). */
 typedef struct {
@@ -142,16 +161,19 @@ typedef struct {
   int system;    /* gemm_system_id */
   char impl[80]; /* the config line's impl= */
   int bm, bn, bk, stages, threads, smem_bytes, group_m;
+  int cluster; /* wgmma: CTAs per cluster (1 or 2) */
   int tiles_m, tiles_n, tiles, k_blocks, grid;
+  int units; /* wgmma: units of work (tiles, or tile pairs with --cluster 2) */
   /* from the compiled kernel (cudaFuncGetAttributes, occupancy), set on the GPU; 0 until then */
   int kernel_regs, local_bytes, ctas_per_sm;
 } gemm_plan;
 
 /* The plan of system for p on dev: ATTN_OK (0), or ATTN_UNSUPPORTED (4) with the reason in why.
- * tile_n: wgmma's --tile-n (0: automatic). Checks what the launch needs (shared memory, the
- * register split, TMA's 16-byte pitches, the box and swizzle sizes) before anything runs. */
-int gemm_plan_make(int system, const gemm_problem *p, int tile_n, const gemm_device *dev,
-                   gemm_plan *pl, char *why, size_t why_len);
+ * tile_n, cluster: wgmma's --tile-n (0: automatic) and --cluster (0: 1). Checks what the launch
+ * needs (shared memory, the register split, TMA's 16-byte pitches, the box and swizzle sizes)
+ * before anything runs. dev may be NULL (an H100's 132 SMs are assumed, nothing checked). */
+int gemm_plan_make(int system, const gemm_problem *p, int tile_n, int cluster,
+                   const gemm_device *dev, gemm_plan *pl, char *why, size_t why_len);
 /* "plan kernel=.. tile=BMxBNxBK stages=.. threads=.. smem_bytes=.. tiles=.. grid=.." (ours only). */
 void gemm_plan_print(const gemm_plan *pl);
 

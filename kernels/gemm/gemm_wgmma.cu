@@ -39,7 +39,7 @@ struct Params {
   CUtensorMap b_map; // B as {N, K}: boxes {64, 64}
   void *c;
   int m, n, k;
-  int tiles_m, tiles_n, tiles, k_blocks;
+  int tiles_m, tiles_n, units, k_blocks;
 };
 
 // Two fp32 values to two adjacent C elements (one 32-bit store).
@@ -52,25 +52,39 @@ template <bool BF16> __device__ __forceinline__ void store2(void *c, size_t e, f
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-template <int BN>
+// The k-blocks of this CTA's units, stage after stage of the ring. With CM = 2 the B boxes
+// x with x % 2 == rank are loaded here and multicast to both CTAs of the cluster; the other
+// half arrives from the peer (on our full barrier: we expect all of B's bytes).
+template <int BN, int CM>
 __device__ __forceinline__ void produce(const Params &p, uint16_t *ring, uint64_t *full,
-                                        uint64_t *empty) {
+                                        uint64_t *empty, int rank) {
   constexpr int S = GW_STAGES(BN);
   int stage = 0;
   uint32_t phase = 0;
-  for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+  for (int u = blockIdx.x / CM; u < p.units; u += gridDim.x / CM) {
     int mb, nb;
-    gemm_tile_of(t, p.tiles_m, p.tiles_n, GW_GROUP_M, &mb, &nb);
+    gw_unit_tile(u, p.tiles_m, p.tiles_n, CM, rank, &mb, &nb);
     const int m0 = mb * GW_BM, n0 = nb * BN;
+    const bool a_in = m0 < p.m; // false only for rank 1 past the last tile row
     const int boxes = gw_b_boxes(BN, p.n, n0);
-    const uint32_t bytes = GW_A_STAGE_BYTES + boxes * GW_B_BOX_BYTES;
+    const uint32_t bytes = gw_stage_bytes(a_in, boxes);
     for (int kb = 0; kb < p.k_blocks; kb++) {
-      mbar_wait(&empty[stage], phase ^ 1); // the first pass over the ring waits for nothing
+      // the first pass over the ring waits for nothing; with CM = 2 the peer's consumers
+      // arrive here too, so the stage is free in both CTAs before we multicast into it
+      if constexpr (CM == 1)
+        mbar_wait(&empty[stage], phase ^ 1);
+      else
+        mbar_wait_cluster(&empty[stage], phase ^ 1);
       mbar_expect_tx(&full[stage], bytes);
-      tma_load_2d(ring + gw_a_stage(stage), &p.a_map, &full[stage], kb * GW_BK, m0);
-      for (int x = 0; x < boxes; x++)
-        tma_load_2d(ring + gw_b_box(BN, stage, x), &p.b_map, &full[stage], n0 + x * GW_BOX,
-                    kb * GW_BK);
+      if (a_in) tma_load_2d(ring + gw_a_stage(stage), &p.a_map, &full[stage], kb * GW_BK, m0);
+      for (int x = 0; x < boxes; x++) {
+        if constexpr (CM == 1)
+          tma_load_2d(ring + gw_b_box(BN, stage, x), &p.b_map, &full[stage], n0 + x * GW_BOX,
+                      kb * GW_BK);
+        else if (x % CM == rank)
+          tma_load_2d_multicast(ring + gw_b_box(BN, stage, x), &p.b_map, &full[stage],
+                                n0 + x * GW_BOX, kb * GW_BK, (uint16_t)((1u << CM) - 1));
+      }
       if (++stage == S) stage = 0, phase ^= 1;
     }
   }
@@ -92,17 +106,26 @@ __device__ __forceinline__ void store_tile(const Params &p, const float (&acc)[B
   }
 }
 
-template <int BN, bool BF16>
+// A stage's products are done in this warp: one arrive on its empty barrier in every CTA of
+// the cluster (their producers multicast into our copy of the stage).
+template <int CM> __device__ __forceinline__ void release(uint64_t *empty) {
+  if constexpr (CM == 1)
+    mbar_arrive(empty);
+  else
+    for (int r = 0; r < CM; r++) mbar_arrive_cluster(empty, (uint32_t)r);
+}
+
+template <int BN, bool BF16, int CM>
 __device__ __forceinline__ void consume(const Params &p, const uint16_t *ring, uint64_t *full,
-                                        uint64_t *empty, int c) {
+                                        uint64_t *empty, int c, int rank) {
   constexpr int S = GW_STAGES(BN);
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
   int stage = 0;
   uint32_t phase = 0;
   float acc[BN / 8][4];
-  for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+  for (int u = blockIdx.x / CM; u < p.units; u += gridDim.x / CM) {
     int mb, nb;
-    gemm_tile_of(t, p.tiles_m, p.tiles_n, GW_GROUP_M, &mb, &nb);
+    gw_unit_tile(u, p.tiles_m, p.tiles_n, CM, rank, &mb, &nb);
 #pragma unroll
     for (int j = 0; j < BN / 8; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
     int held = -1; // the stage whose products may still be running
@@ -119,18 +142,18 @@ __device__ __forceinline__ void consume(const Params &p, const uint16_t *ring, u
       }
       fused::wgmma_commit();
       fused::wgmma_wait<1>(); // k-block kb - 1's products are done: its stage can be refilled
-      if (held >= 0 && lane == 0) mbar_arrive(&empty[held]);
+      if (held >= 0 && lane == 0) release<CM>(&empty[held]);
       held = stage;
       if (++stage == S) stage = 0, phase ^= 1;
     }
     fused::wgmma_wait<0>();
-    if (held >= 0 && lane == 0) mbar_arrive(&empty[held]);
+    if (held >= 0 && lane == 0) release<CM>(&empty[held]);
     store_tile<BN, BF16>(p, acc, mb * GW_BM, nb * BN, c, warp, lane);
   }
 }
 #endif
 
-template <int BN, bool BF16>
+template <int BN, bool BF16, int CM>
 __global__ void __launch_bounds__(GW_THREADS, 1)
     gemm_wgmma_kernel(const __grid_constant__ Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -140,22 +163,30 @@ __global__ void __launch_bounds__(GW_THREADS, 1)
       (reinterpret_cast<uintptr_t>(gw_smem) + GW_ALIGN - 1) & ~(uintptr_t)(GW_ALIGN - 1));
   uint64_t *full = reinterpret_cast<uint64_t *>(ring + gw_bar_offset(BN));
   uint64_t *empty = full + S;
+  const int rank = CM == 1 ? 0 : (int)cluster_ctarank();
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; s++) {
       mbar_init(&full[s], 1); // the producer's arrive.expect_tx; the bytes complete it
-      mbar_init(&empty[s], GW_EMPTY_ARRIVALS);
+      mbar_init(&empty[s], GW_EMPTY_ARRIVALS(CM));
     }
     mbar_fence_init();
   }
-  __syncthreads();
+  // the peer's barriers must be initialised before anything multicasts or arrives on them
+  if constexpr (CM == 1)
+    __syncthreads();
+  else
+    cluster_sync();
   const int wg = threadIdx.x >> 7;
   if (wg == 0) {
     regs_release<GW_PRODUCER_REGS>();
-    if (threadIdx.x == 0) produce<BN>(p, ring, full, empty);
-    return;
+    if (threadIdx.x == 0) produce<BN, CM>(p, ring, full, empty, rank);
+  } else {
+    regs_claim<GW_CONSUMER_REGS>();
+    consume<BN, BF16, CM>(p, ring, full, empty, wg - 1, rank);
   }
-  regs_claim<GW_CONSUMER_REGS>();
-  consume<BN, BF16>(p, ring, full, empty, wg - 1);
+  // the peer's consumers may still arrive on our empty barriers: no CTA leaves before both
+  // are done (every thread takes part, the producer's idle ones included)
+  if constexpr (CM > 1) cluster_sync();
 #else
   __trap(); // built without sm_90a: the plan never launches this (compute capability 9.0 only)
 #endif
@@ -184,12 +215,35 @@ int encode(const attn_ctx *ctx, CUtensorMap *map, const void *base, long rows, l
 
 Params g_params; // encoded once (prepare), passed by value at each launch
 
-const void *kernel_of(int bn, bool bf16) {
-  if (bn == 256)
-    return bf16 ? (const void *)gemm_wgmma_kernel<256, true>
-                : (const void *)gemm_wgmma_kernel<256, false>;
-  return bf16 ? (const void *)gemm_wgmma_kernel<128, true>
-              : (const void *)gemm_wgmma_kernel<128, false>;
+template <int BN, bool BF16> const void *kernel_of_cm(int cm) {
+  return cm == 2 ? (const void *)gemm_wgmma_kernel<BN, BF16, 2>
+                 : (const void *)gemm_wgmma_kernel<BN, BF16, 1>;
+}
+const void *kernel_of(int bn, bool bf16, int cm) {
+  if (bn == 256) return bf16 ? kernel_of_cm<256, true>(cm) : kernel_of_cm<256, false>(cm);
+  return bf16 ? kernel_of_cm<128, true>(cm) : kernel_of_cm<128, false>(cm);
+}
+
+// A launch of one instance: clusters of CM CTAs along x when CM > 1.
+template <int BN, bool BF16, int CM> cudaError_t launch(const attn_ctx *ctx, const gemm_plan *pl) {
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  cfg.gridDim = dim3(pl->grid);
+  cfg.blockDim = dim3(GW_THREADS);
+  cfg.dynamicSmemBytes = pl->smem_bytes;
+  cfg.stream = ctx->stream;
+  if (CM > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CM;
+    attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&cfg, gemm_wgmma_kernel<BN, BF16, CM>, g_params);
+}
+
+template <int BN, bool BF16> cudaError_t launch_cm(const attn_ctx *ctx, const gemm_plan *pl) {
+  return pl->cluster == 2 ? launch<BN, BF16, 2>(ctx, pl) : launch<BN, BF16, 1>(ctx, pl);
 }
 
 } // namespace
@@ -206,30 +260,48 @@ int gemm_wgmma_prepare(const attn_ctx *ctx, gemm_plan *pl, const gemm_problem *p
   ATTN_TRY(encode(ctx, &q.b_map, io->b, p->k, p->n, GW_BK, bf16));
   q.c = io->c;
   q.m = (int)p->m, q.n = (int)p->n, q.k = (int)p->k;
-  q.tiles_m = pl->tiles_m, q.tiles_n = pl->tiles_n, q.tiles = pl->tiles;
+  q.tiles_m = pl->tiles_m, q.tiles_n = pl->tiles_n, q.units = pl->units;
   q.k_blocks = pl->k_blocks;
+  const void *kernel = kernel_of(pl->bn, bf16, pl->cluster);
   cudaFuncAttributes attr;
-  ATTN_TRY_CUDA(ctx, cudaFuncGetAttributes(&attr, kernel_of(pl->bn, bf16)));
+  ATTN_TRY_CUDA(ctx, cudaFuncGetAttributes(&attr, kernel));
   if (attr.binaryVersion < 90)
     return attn_fail(ctx, ATTN_ERR,
                      "wgmma: the loaded kernel is compiled for sm_%d, not sm_90a (build with "
                      "CMAKE_CUDA_ARCHITECTURES including 90a-real)",
                      attr.binaryVersion);
-  return gemm_kernel_fits(ctx, kernel_of(pl->bn, bf16), "wgmma", pl);
+  ATTN_TRY(gemm_kernel_fits(ctx, kernel, "wgmma", pl));
+  if (pl->cluster > 1) { // clusters need SMs side by side in a GPC: as many as fit at once
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute cl[1];
+    cfg.gridDim = dim3(pl->grid);
+    cfg.blockDim = dim3(GW_THREADS);
+    cfg.dynamicSmemBytes = pl->smem_bytes;
+    cl[0].id = cudaLaunchAttributeClusterDimension;
+    cl[0].val.clusterDim.x = pl->cluster;
+    cl[0].val.clusterDim.y = cl[0].val.clusterDim.z = 1;
+    cfg.attrs = cl;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    ATTN_TRY_CUDA(ctx, cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    if (clusters < 1)
+      return attn_fail(ctx, ATTN_ERR, "wgmma: no cluster of %d CTAs fits on the device",
+                       pl->cluster);
+    if (pl->grid > clusters * pl->cluster) pl->grid = clusters * pl->cluster;
+  }
+  return ATTN_OK;
 }
 
 int gemm_wgmma_run(const attn_ctx *ctx, const gemm_plan *pl, const gemm_problem *p) {
   const bool bf16 = p->dtype == GEMM_BF16;
-  const dim3 grid(pl->grid), block(GW_THREADS);
-  const size_t smem = pl->smem_bytes;
-  if (pl->bn == 256 && bf16)
-    gemm_wgmma_kernel<256, true><<<grid, block, smem, ctx->stream>>>(g_params);
-  else if (pl->bn == 256)
-    gemm_wgmma_kernel<256, false><<<grid, block, smem, ctx->stream>>>(g_params);
-  else if (bf16)
-    gemm_wgmma_kernel<128, true><<<grid, block, smem, ctx->stream>>>(g_params);
+  cudaError_t err;
+  if (pl->bn == 256)
+    err = bf16 ? launch_cm<256, true>(ctx, pl) : launch_cm<256, false>(ctx, pl);
   else
-    gemm_wgmma_kernel<128, false><<<grid, block, smem, ctx->stream>>>(g_params);
+    err = bf16 ? launch_cm<128, true>(ctx, pl) : launch_cm<128, false>(ctx, pl);
+  if (err != cudaSuccess)
+    return attn_fail(ctx, ATTN_ERR, "wgmma: launching gemm_wgmma_kernel failed: %s",
+                     cudaGetErrorString(err));
   ATTN_TRY_LAUNCH(ctx, "gemm_wgmma_kernel");
   return ATTN_OK;
 }

@@ -49,7 +49,7 @@ static int run_cpu(const gemm_args *a) {
   }
   gemm_plan pl;
   char why[512];
-  gemm_plan_make(GEMM_SYS_REF, p, 0, NULL, &pl, why, sizeof why);
+  gemm_plan_make(GEMM_SYS_REF, p, 0, 0, NULL, &pl, why, sizeof why);
   gemm_print_config(a, pl.impl);
   if (!gemm_ref_fits(p, why, sizeof why)) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);
 
@@ -196,7 +196,7 @@ static int run_gpu(const gemm_args *a) {
   }
   hx_print_header(&info);
   gemm_plan pl;
-  int rc = gemm_plan_make(a->system, &a->p, a->tile_n, &dev, &pl, why, sizeof why);
+  int rc = gemm_plan_make(a->system, &a->p, a->tile_n, a->cluster, &dev, &pl, why, sizeof why);
   gemm_print_config(a, rc ? gemm_systems[a->system].name : pl.impl);
   if (rc) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);
   gemm_gpu_setup(&a->p, a->seed);

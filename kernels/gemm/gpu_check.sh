@@ -6,11 +6,12 @@
 #      1024^3, 4096^3, 8192^3) with --check (ref past its CPU cap and wgmma/mma in fp32 end
 #      unsupported, with the reason: listed, not failures)
 #   2. edge shapes (264x136x72: M, N and K edges at once; 1000x1000x1000) for wgmma at both
-#      tile widths and mma, fp16 and bf16; the smallest in fp16 under compute-sanitizer memcheck
+#      tile widths, wgmma --cluster 2 and mma, fp16 and bf16; the smallest in fp16 under
+#      compute-sanitizer memcheck; then wgmma --cluster 2 over the matrix's shapes (fp16, bf16)
 #   3. a negative control: wgmma with GEMM_TEST_FAULT=1 (one spoiled entry of C) must fail its
 #      check (exit 5), so a sweep of passes means the checks can fail
-#   4. the bench: 8192^3 fp16, cublas vs wgmma vs mma (and the PyTorch peer where torch
-#      imports), --runs 20
+#   4. the bench: 8192^3 fp16, cublas vs wgmma (and wgmma --cluster 2) vs mma (and the
+#      PyTorch peer where torch imports), --runs 20
 # Each case has a time limit (a hung kernel is killed and reported TIMEOUT; after one, the
 # system's remaining cases are skipped so the sweep stays short). Logs go to OUTDIR/logs/,
 # the summary (one line per case: system, shape, dtype, status, ms, TFLOP/s, check) to
@@ -83,7 +84,8 @@ run_case() {
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
   local log=$out/logs/$name.log err=$out/logs/$name.err rc status lim=$limit
-  local base=${sys%%-*} # wgmma-128 and wgmma share a kernel: one timeout skips both
+  local base=${sys%-128} # wgmma-128/-256 and wgmma share a kernel: one timeout skips all
+  base=${base%-256}
   if [ -n "${hung[$base]:-}" ]; then
     printf '%s|%s|%s|%s|SKIPPED|-|-|after a timeout of %s\n' "$name" "$sys" "$shape" "$dt" "$base" >>"$results"
     return
@@ -116,6 +118,15 @@ run_case() {
 }
 
 mnk() { local s=$1; echo "--m ${s%%x*} --n $(echo "$s" | cut -dx -f2) --k ${s##*x}"; }
+# sys_args LABEL: gemmbench's options for a case label (wgmma-128: --tile-n 128, wgmma-c2:
+# --cluster 2, anything else: the system itself)
+sys_args() {
+  case $1 in
+    wgmma-128|wgmma-256) echo "--system wgmma --tile-n ${1#wgmma-}" ;;
+    wgmma-c2) echo "--system wgmma --cluster 2" ;;
+    *) echo "--system $1" ;;
+  esac
+}
 
 t0=$(date +%s)
 # 1. the matrix (small shapes first: a broken kernel shows at once)
@@ -135,14 +146,19 @@ for shape in 264x136x72 1000x1000x1000; do
   for dt in fp16 bf16; do
     tool=plain
     [ "$shape.$dt" = 264x136x72.fp16 ] && tool=memcheck
-    for v in wgmma:128 wgmma:256 mma:; do
-      sys=${v%%:*} tn=${v#*:}
-      extra=()
-      [ -n "$tn" ] && extra=(--tile-n "$tn")
+    for label in wgmma-128 wgmma-256 wgmma-c2 mma; do
       # shellcheck disable=SC2046
-      run_case "edge.$sys${tn:+-$tn}.$shape.$dt" "$sys${tn:+-$tn}" "$shape" "$dt" "$tool" -- \
-        --system "$sys" "${extra[@]}" $(mnk "$shape") --dtype "$dt" --check --warmup 1 --runs 2
+      run_case "edge.$label.$shape.$dt" "$label" "$shape" "$dt" "$tool" -- $(sys_args "$label") \
+        $(mnk "$shape") --dtype "$dt" --check --warmup 1 --runs 2
     done
+  done
+done
+# 2b. wgmma with clusters of 2 CTAs (B multicast), the matrix's shapes in fp16 and bf16
+for shape in 256x384x512 1024x1024x1024 4096x4096x4096 8192x8192x8192; do
+  for dt in fp16 bf16; do
+    # shellcheck disable=SC2046
+    run_case "cluster.wgmma-c2.$shape.$dt" wgmma-c2 "$shape" "$dt" plain -- $(sys_args wgmma-c2) \
+      $(mnk "$shape") --dtype "$dt" --check --warmup 2 --runs 5
   done
 done
 # 3. the negative control: the check must catch one spoiled entry (exit 5)
@@ -151,18 +167,19 @@ run_case control.wgmma-fault wgmma 4096x4096x4096 fp16 plain GEMM_TEST_FAULT=1 -
   $(mnk 4096x4096x4096) --dtype fp16 --check --warmup 0 --runs 1
 sed -i 's/^\(control\.[^|]*|[^|]*|[^|]*|[^|]*|\)FAIL|/\1CAUGHT|/; s/^\(control\.[^|]*|[^|]*|[^|]*|[^|]*|\)PASS|/\1MISSED|/' "$results"
 # 4. the bench
-bench_sys="cublas wgmma mma"
+bench_sys="cublas wgmma wgmma-c2 mma"
 [ "$peer" = 1 ] && bench_sys="$bench_sys pytorch"
 for sys in $bench_sys; do
-  args=(--system "$sys" --m 8192 --n 8192 --k 8192 --dtype fp16 --no-check --warmup 10 --runs 20)
-  run_case "bench.$sys" "$sys" 8192x8192x8192 fp16 plain -- "${args[@]}"
+  # shellcheck disable=SC2046
+  run_case "bench.$sys" "$sys" 8192x8192x8192 fp16 plain -- $(sys_args "$sys") \
+    $(mnk 8192x8192x8192) --dtype fp16 --no-check --warmup 10 --runs 20
 done
 t1=$(date +%s)
 
 summary=$out/summary.txt
 {
   printf '%-10s %-10s %-16s %-5s %-8s %9s %8s %s\n' CASE SYSTEM SHAPE DTYPE STATUS MS TFLOP/s CHECK
-  awk -F'|' '{kind=$1; sub(/\..*/, "", kind); if (kind != "bench") kind = kind == "edge" || kind == "control" ? kind : "check";
+  awk -F'|' '{kind=$1; sub(/\..*/, "", kind); if (kind !~ /^(bench|edge|control|cluster)$/) kind = "check";
               printf "%-10s %-10s %-16s %-5s %-8s %9s %8s %s\n", kind, $2, $3, $4, $5, $6, $7, $8}' "$results"
   echo
   cub=$(awk -F'|' '$1 == "bench.cublas" {print $6}' "$results")

@@ -96,6 +96,8 @@ usage "bad seed" "--seed: expected an integer" --system ref --m 8 --n 8 --k 8 --
 usage "unknown option" "unknown option '--bogus'" --system ref --m 8 --n 8 --k 8 --bogus 1
 usage "tile-n value" "--tile-n: expected 128 or 256, got '192'" --system wgmma --m 8 --n 8 --k 8 --tile-n 192
 usage "tile-n elsewhere" "--tile-n: only --system wgmma takes it" --system mma --m 8 --n 8 --k 8 --tile-n 128
+usage "cluster value" "--cluster: expected an integer in [1, 2], got '4'" --system wgmma --m 8 --n 8 --k 8 --cluster 4
+usage "cluster elsewhere" "--cluster: only --system wgmma takes it" --system cublas --m 8 --n 8 --k 8 --cluster 2
 "$bin" --help >"$work/help" 2>&1
 check_eq "--help exit" "$?" 0
 check "--help shows the contract" grep -q -- "--system ref|cublas|wgmma|mma --m M --n N --k K" "$work/help"

@@ -31,7 +31,7 @@ typedef struct {
   gemm_problem p;
   uint16_t *a, *b; /* inputs (storage bits) */
   uint16_t *c;     /* output (storage bits), NaN-poisoned */
-  int bad_store;   /* a store outside C was attempted */
+  int bad_store;   /* a store outside C, or stage bytes off the barrier's expectation */
   size_t smem_max; /* highest ring byte touched + 1 */
 } emu;
 
@@ -76,47 +76,72 @@ static void wgmma(const emu *e, float *d, int bn, const uint16_t *ring, int a_of
     }
 }
 
+/* One cluster of pl->cluster CTAs (one with --cluster 1), each with its own ring; a B box
+ * loaded by its owner (rank x % CM) lands in every CTA's ring (multicast). The bytes that land
+ * in each CTA's stage must be what its producer told the full barrier to expect. */
 static void emulate_wgmma(emu *e, const gemm_plan *pl) {
-  const int bn = pl->bn, S = pl->stages;
+  const int bn = pl->bn, S = pl->stages, CM = pl->cluster;
   size_t ring_elems = (size_t)gw_bar_offset(bn);
-  uint16_t *ring = malloc(ring_elems * 2);
-  memset(ring, 0xff, ring_elems * 2);
-  float *d = malloc(2 * 64 * (size_t)bn * sizeof *d);
+  uint16_t *ring[2];
+  float *d[2];
+  for (int r = 0; r < CM; r++) {
+    ring[r] = malloc(ring_elems * 2);
+    memset(ring[r], 0xff, ring_elems * 2);
+    d[r] = malloc(2 * 64 * (size_t)bn * sizeof *d[r]);
+  }
   const gemm_problem *p = &e->p;
-  for (int cta = 0; cta < pl->grid; cta++) {
-    int stage = 0; /* runs on across the CTA's tiles, as in the kernel */
-    for (int t = cta; t < pl->tiles; t += pl->grid) {
-      int mb, nb;
-      gemm_tile_of(t, pl->tiles_m, pl->tiles_n, GW_GROUP_M, &mb, &nb);
-      const int m0 = mb * GW_BM, n0 = nb * bn;
-      memset(d, 0, 2 * 64 * (size_t)bn * sizeof *d);
+  for (int cl = 0; cl < pl->grid / CM; cl++) {
+    int stage = 0; /* runs on across the cluster's units, as in the kernel */
+    for (int u = cl; u < pl->units; u += pl->grid / CM) {
+      int mb[2] = {0, 0}, nb[2] = {0, 0};
+      for (int r = 0; r < CM; r++) {
+        gw_unit_tile(u, pl->tiles_m, pl->tiles_n, CM, r, &mb[r], &nb[r]);
+        memset(d[r], 0, 2 * 64 * (size_t)bn * sizeof *d[r]);
+      }
+      const int n0 = nb[0] * bn, boxes = gw_b_boxes(bn, (int)p->n, n0);
+      int same_n = CM == 1 || nb[1] == nb[0], bytes_ok = 1;
       for (int kb = 0; kb < pl->k_blocks; kb++) {
-        tma_box(e, ring, gw_a_stage(stage), e->a, p->m, p->k, m0, (long)kb * GW_BK, GW_BM);
-        for (int x = 0; x < gw_b_boxes(bn, (int)p->n, n0); x++)
-          tma_box(e, ring, gw_b_box(bn, stage, x), e->b, p->k, p->n, (long)kb * GW_BK,
-                  n0 + x * GW_BOX, GW_BK);
-        for (int c = 0; c < GW_CONSUMERS; c++)
-          for (int kk = 0; kk < GW_BK / 16; kk++)
-            wgmma(e, d + (size_t)c * 64 * bn, bn, ring, gw_desc_a(stage, c, kk),
-                  gw_desc_b(bn, stage, kk));
+        unsigned landed[2] = {0, 0};
+        for (int r = 0; r < CM; r++) /* A: each CTA its own, none past M */
+          if (mb[r] * GW_BM < p->m) {
+            tma_box(e, ring[r], gw_a_stage(stage), e->a, p->m, p->k, (long)mb[r] * GW_BM,
+                    (long)kb * GW_BK, GW_BM);
+            landed[r] += GW_A_STAGE_BYTES;
+          }
+        for (int x = 0; x < boxes; x++) /* B: the owner's load, written to every CTA */
+          for (int dst = 0; dst < CM; dst++) {
+            tma_box(e, ring[dst], gw_b_box(bn, stage, x), e->b, p->k, p->n, (long)kb * GW_BK,
+                    n0 + x * GW_BOX, GW_BK);
+            landed[dst] += GW_B_BOX_BYTES;
+          }
+        for (int r = 0; r < CM; r++) {
+          bytes_ok &= landed[r] == gw_stage_bytes(mb[r] * GW_BM < p->m, boxes);
+          for (int c = 0; c < GW_CONSUMERS; c++)
+            for (int kk = 0; kk < GW_BK / 16; kk++)
+              wgmma(e, d[r] + (size_t)c * 64 * bn, bn, ring[r], gw_desc_a(stage, c, kk),
+                    gw_desc_b(bn, stage, kk));
+        }
         stage = (stage + 1) % S;
       }
+      if (!same_n || !bytes_ok) e->bad_store = 1;
       /* the epilogue: each lane's registers (hardware layout) to where the kernel puts them */
-      for (int c = 0; c < GW_CONSUMERS; c++)
-        for (int w = 0; w < 4; w++)
-          for (int l = 0; l < 32; l++)
-            for (int j = 0; j < bn / 8; j++)
-              for (int q = 0; q < 4; q++) {
-                int hr = 16 * w + l / 4 + (q >= 2 ? 8 : 0), hc = 8 * j + 2 * (l % 4) + (q & 1);
-                int r, col;
-                gw_acc_pos(c, w, l, j, q, &r, &col);
-                if (m0 + r < p->m && n0 + col < p->n)
-                  store(e, m0 + r, n0 + col, d[((size_t)c * 64 + hr) * bn + hc]);
-              }
+      for (int r = 0; r < CM; r++) {
+        const long m0 = (long)mb[r] * GW_BM;
+        for (int c = 0; c < GW_CONSUMERS; c++)
+          for (int w = 0; w < 4; w++)
+            for (int l = 0; l < 32; l++)
+              for (int j = 0; j < bn / 8; j++)
+                for (int q = 0; q < 4; q++) {
+                  int hr = 16 * w + l / 4 + (q >= 2 ? 8 : 0), hc = 8 * j + 2 * (l % 4) + (q & 1);
+                  int row, col;
+                  gw_acc_pos(c, w, l, j, q, &row, &col);
+                  if (m0 + row < p->m && n0 + col < p->n)
+                    store(e, m0 + row, n0 + col, d[r][((size_t)c * 64 + hr) * bn + hc]);
+                }
+      }
     }
   }
-  free(ring);
-  free(d);
+  for (int r = 0; r < CM; r++) free(ring[r]), free(d[r]);
 }
 
 /* ---- the mma.sync kernel --------------------------------------------------------------------- */
@@ -230,18 +255,19 @@ static void emulate_mma(emu *e, const gemm_plan *pl) {
 }
 
 /* ---- one case ------------------------------------------------------------------------------------ */
-static void run_case(int system, long m, long n, long k, gemm_dtype dt, int tile_n, int grid) {
+static void run_case(int system, long m, long n, long k, gemm_dtype dt, int tile_n, int cluster,
+                     int grid) {
   emu e;
   memset(&e, 0, sizeof e);
   e.p = (gemm_problem){m, n, k, dt};
   gemm_plan pl;
   char why[256];
   const gemm_device h100 = {9, 0, 132, 232448, 1024, 65536};
-  if (gemm_plan_make(system, &e.p, tile_n, &h100, &pl, why, sizeof why) != 0) {
+  if (gemm_plan_make(system, &e.p, tile_n, cluster, &h100, &pl, why, sizeof why) != 0) {
     CHECKF(0, "plan: %s", why);
     return;
   }
-  if (grid) pl.grid = grid; /* fewer CTAs: more tiles each (the persistent loop) */
+  if (grid) pl.grid = grid; /* fewer CTAs: more units each (the persistent loop) */
   e.a = malloc(m * k * 2);
   e.b = malloc(k * n * 2);
   e.c = malloc(m * n * 2);
@@ -271,13 +297,18 @@ static void run_case(int system, long m, long n, long k, gemm_dtype dt, int tile
 
 int main(void) {
   /* the GPU check's small shape; the 256-wide tile has an N edge there */
-  run_case(GEMM_SYS_WGMMA, 256, 384, 512, GEMM_FP16, 128, 0);
-  run_case(GEMM_SYS_WGMMA, 256, 384, 512, GEMM_FP16, 256, 0);
+  run_case(GEMM_SYS_WGMMA, 256, 384, 512, GEMM_FP16, 128, 1, 0);
+  run_case(GEMM_SYS_WGMMA, 256, 384, 512, GEMM_FP16, 256, 1, 0);
   /* M, N and K edges at once, bf16, and a grid of 2 CTAs walking 3 tiles each (the ring's
    * stage runs on across tiles) */
-  run_case(GEMM_SYS_WGMMA, 264, 136, 72, GEMM_BF16, 128, 2);
-  run_case(GEMM_SYS_WGMMA, 264, 136, 72, GEMM_FP16, 256, 1);
-  run_case(GEMM_SYS_MMA, 256, 384, 512, GEMM_FP16, 0, 0);
-  run_case(GEMM_SYS_MMA, 264, 136, 72, GEMM_BF16, 0, 0);
+  run_case(GEMM_SYS_WGMMA, 264, 136, 72, GEMM_BF16, 128, 1, 2);
+  run_case(GEMM_SYS_WGMMA, 264, 136, 72, GEMM_FP16, 256, 1, 1);
+  /* clusters of 2: 3 tile rows (rank 1 of the second pair lies past M), one cluster walking
+   * every unit, and an even shape */
+  run_case(GEMM_SYS_WGMMA, 264, 136, 72, GEMM_FP16, 128, 2, 2);
+  run_case(GEMM_SYS_WGMMA, 264, 520, 136, GEMM_BF16, 256, 2, 0);
+  run_case(GEMM_SYS_WGMMA, 512, 384, 192, GEMM_FP16, 128, 2, 0);
+  run_case(GEMM_SYS_MMA, 256, 384, 512, GEMM_FP16, 0, 0, 0);
+  run_case(GEMM_SYS_MMA, 264, 136, 72, GEMM_BF16, 0, 0, 0);
   return check_report();
 }
