@@ -1,7 +1,8 @@
 // gemm_wgmma.cu: our sm_90a GEMM (README.md draws it; the numbers are gemm_plan.h's GW_*).
 //
-// A persistent kernel: one CTA per SM walks the tiles t = blockIdx.x, + gridDim.x, ... in the
-// grouped order of gemm_tile_of. Each CTA is three warpgroups:
+// A persistent kernel: one CTA per SM walks its units of work u = blockIdx.x, + gridDim.x, ...
+// (a unit is a tile in the grouped order of gemm_tile_of; with --cluster 2 a pair of
+// M-neighbour tiles, one per CTA of the cluster, gw_unit_tile). Each CTA is three warpgroups:
 //   producer (warpgroup 0)  gives its registers away (setmaxnreg.dec); one thread loops over
 //                           the CTA's tiles and their k-blocks, and for each waits until ring
 //                           stage s is empty, announces the stage's bytes on full[s]
@@ -107,12 +108,15 @@ __device__ __forceinline__ void store_tile(const Params &p, const float (&acc)[B
 }
 
 // A stage's products are done in this warp: one arrive on its empty barrier in every CTA of
-// the cluster (their producers multicast into our copy of the stage).
-template <int CM> __device__ __forceinline__ void release(uint64_t *empty) {
+// the cluster (their producers multicast into our copy of the stage). Our own CTA's first:
+// a peer that sees this warp's arrive may run a lap ahead and arrive on our barrier for the
+// next lap, which must not count towards this one (with boxes owned by one rank only, N - n0
+// <= 64, nothing else orders the two).
+template <int CM> __device__ __forceinline__ void release(uint64_t *empty, int rank) {
   if constexpr (CM == 1)
     mbar_arrive(empty);
   else
-    for (int r = 0; r < CM; r++) mbar_arrive_cluster(empty, (uint32_t)r);
+    for (int i = 0; i < CM; i++) mbar_arrive_cluster(empty, (uint32_t)((rank + i) % CM));
 }
 
 template <int BN, bool BF16, int CM>
@@ -142,12 +146,12 @@ __device__ __forceinline__ void consume(const Params &p, const uint16_t *ring, u
       }
       fused::wgmma_commit();
       fused::wgmma_wait<1>(); // k-block kb - 1's products are done: its stage can be refilled
-      if (held >= 0 && lane == 0) release<CM>(&empty[held]);
+      if (held >= 0 && lane == 0) release<CM>(&empty[held], rank);
       held = stage;
       if (++stage == S) stage = 0, phase ^= 1;
     }
     fused::wgmma_wait<0>();
-    if (held >= 0 && lane == 0) release<CM>(&empty[held]);
+    if (held >= 0 && lane == 0) release<CM>(&empty[held], rank);
     store_tile<BN, BF16>(p, acc, mb * GW_BM, nb * BN, c, warp, lane);
   }
 }
