@@ -154,7 +154,7 @@ static int check_gpu(const gemm_args *a, const gemm_plan *pl) {
   int full = (double)p->m * p->n * p->k <= (double)GEMM_FULL_CHECK_MACS;
   gemm_gpu_poison_c();
   int rc = gemm_gpu_run(pl);
-  if (rc) hx_die_system(gemm_gpu_ctx(), gemm_systems[a->system].name, rc);
+  if (rc) hx_die_system(gemm_gpu_ctx(), pl->impl, rc);
   int ok = check_inputs(a, full);
   int spoil = test_fault();
   hx_check c;
