@@ -19,6 +19,7 @@
 # stdout and OUTDIR/summary.txt.
 #
 #   kernels/gemm/gpu_check.sh OUTDIR [--bin PATH] [--no-sanitizer] [--no-peer] [--limit S]
+# (--limit: seconds per case, default 30, three times that under memcheck)
 # Exit 0 when nothing failed (unsupported cells are listed, not failures), 1 otherwise.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +29,7 @@ prog=gpu_check.sh
 bin=$root/build/bin/gemmbench
 sanitize=1
 peer=1
-limit=60
+limit=30
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
