@@ -88,6 +88,7 @@ void hx_print_check(const char *output, const hx_check *c) {
   kv_putf(out, "tol_max_abs", "%.1e", c->tol_max_abs);
   kv_putf(out, "n", "%zu", c->n);
   if (c->n_nonfinite) kv_putf(out, "nonfinite", "%zu", c->n_nonfinite);
+  if (c->sampled) kv_putf(out, "sampled", "%zu", c->sampled);
   if (c->is_bool) {
     kv_putf(out, "mismatches", "%zu", c->mismatches);
     kv_putf(out, "ambiguous", "%zu", c->ambiguous);

@@ -44,7 +44,8 @@ void hx_print_header(const hx_device_info *info);
 /* The git commit the binary was built from ("unknown" outside a git checkout). */
 const char *hx_commit(void);
 
-/* "check output=NAME rel_l2=.. max_abs=.. ok=0|1" (+ extra pairs set in the struct). */
+/* "check output=NAME rel_l2=.. max_abs=.. ok=0|1" (+ extra pairs set in the struct:
+ * nonfinite, mismatches/ambiguous for booleans, sampled). */
 typedef struct {
   double rel_l2;     /* ||got - want||_2 / ||want||_2 (or the absolute norm when want is 0) */
   double max_abs;    /* max |got - want| */
@@ -54,6 +55,7 @@ typedef struct {
   size_t n_nonfinite; /* got NaN/inf where want is finite (poison left unwritten) */
   size_t mismatches;  /* boolean outputs: decided elements that differ */
   size_t ambiguous;   /* boolean outputs: elements too close to call (not compared) */
+  size_t sampled;     /* > 0: the n elements compared are a sample of a larger output (gemm) */
   int is_bool;
   int ok;
 } hx_check;

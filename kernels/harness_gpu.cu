@@ -254,6 +254,12 @@ __global__ void fill_normal_kernel(uint16_t *dst, size_t n, uint64_t seed, uint3
     dst[i] = rng_float_to_elem(rng_normal(seed, stream_id, i), bf16);
 }
 
+__global__ void fill_normal_f32_kernel(float *dst, size_t n, uint64_t seed, uint32_t stream_id) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    dst[i] = rng_normal(seed, stream_id, i);
+}
+
 __global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x)
@@ -272,6 +278,13 @@ extern "C" void hx_dev_fill_normal(void *dst, size_t n, uint64_t seed, uint32_t 
   if (!n) return;
   fill_normal_kernel<<<grid_for(n, 256), 256, 0, stream>>>((uint16_t *)dst, n, seed, stream_id,
                                                            dtype == DTYPE_BF16);
+  HX_CUDA_LAUNCH();
+}
+
+extern "C" void hx_dev_fill_normal_f32(float *dst, size_t n, uint64_t seed, uint32_t stream_id,
+                                       cudaStream_t stream) {
+  if (!n) return;
+  fill_normal_f32_kernel<<<grid_for(n, 256), 256, 0, stream>>>(dst, n, seed, stream_id);
   HX_CUDA_LAUNCH();
 }
 

@@ -67,6 +67,9 @@ void hx_dev_poison(void *p, size_t bytes, cudaStream_t stream);
  * host's rng_float_to_elem (fp16 or bf16 bits). */
 void hx_dev_fill_normal(void *dst, size_t n, uint64_t seed, uint32_t stream_id, attn_dtype dtype,
                         cudaStream_t stream);
+/* N(0,1) as fp32 from (seed, stream_id, element index), bit-identical to rng_normal. */
+void hx_dev_fill_normal_f32(float *dst, size_t n, uint64_t seed, uint32_t stream_id,
+                            cudaStream_t stream);
 /* fp32 1 + |N(0,1)| (KeyFormer's exp_rand), element index = flat index of the buffer. */
 void hx_dev_fill_exp_rand(float *dst, size_t n, uint64_t seed, cudaStream_t stream);
 /* corm_mask[i][j] = 1/(i+1), fp32 [rows, cols]. */

@@ -9,10 +9,10 @@
 #include "fused_sm90.cuh"
 #include "fused_ws90.cuh"
 #include "selected_blocks.h"
+#include "tensor_map.h"
 
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 namespace fused {
 
@@ -52,24 +52,11 @@ static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
 // A 4-D TMA descriptor of a [B, L, H, D] fp16 tensor as {D, H, L, B}: boxes of 64 head-dim
 // columns (128 bytes, the swizzle span) x rows tokens of one head, 128B-swizzled, rows past L
 // read as zeros.
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
 static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, int D, int H, int L,
                       int B, int rows) {
-  static encode_tiled_fn encode = nullptr;
-  if (!encode) {
-    cudaDriverEntryPointQueryResult found;
-    void *fn = nullptr;
-    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                       cudaEnableDefault, &found);
-    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn)
-      return attn_fail(ctx, ATTN_ERR, "fused: the driver has no cuTensorMapEncodeTiled (%s)",
-                       cudaGetErrorString(err));
-    encode = reinterpret_cast<encode_tiled_fn>(fn);
-  }
+  char why[256];
+  tmap_encode_tiled_fn encode = tmap_encoder(why, sizeof why);
+  if (!encode) return attn_fail(ctx, ATTN_ERR, "fused: %s", why);
   const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)H, (cuuint64_t)L, (cuuint64_t)B};
   const cuuint64_t strides[3] = {(cuuint64_t)D * sizeof(half), (cuuint64_t)H * D * sizeof(half),
                                  (cuuint64_t)L * H * D * sizeof(half)};
@@ -86,12 +73,10 @@ static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, i
 // every tile costs the same and the order only decides which running CTAs share K/V blocks:
 // one head at a time shares most (B16 H96 non-causal: 30.4 ms at 1, 33.0 at 8). Under the
 // causal mask the heaviest-first order needs a few heads' light tiles to even out the last
-// wave: twice the tiles that run at once (8 heads at S=4096, D=128) was best at B1 (0.352 ms
-// against 0.399 at 1) and level at B16 (PERF-fused.md, v12-v13).
+// wave: twice the tiles that run at once (8 heads at S=4096, D=128) was best at B1 (v14: 0.292
+// ms; 4 heads 0.295, 16 0.301, 32 0.318) and level at B16 (PERF-fused.md, v12-v14).
 static int ws_heads_per_chunk(int sm_count, long qtiles_per_head, int pairs, bool causal) {
-  long chunk = causal ? 2 * sm_count / qtiles_per_head : 1;
-  const char *dev_chunk = getenv("REPRO_DEV_WS_CHUNK"); // development only (PERF-fused.md)
-  if (dev_chunk && atoi(dev_chunk) > 0) chunk = atoi(dev_chunk);
+  const long chunk = causal ? 2 * sm_count / qtiles_per_head : 1;
   return (int)(chunk < 1 ? 1 : chunk > pairs ? pairs : chunk);
 }
 

@@ -46,14 +46,6 @@ __device__ __forceinline__ void load_tile_sw128(half *tile, const half *base, lo
   }
 }
 
-// wgmma shared-memory matrix descriptor, 128-byte swizzle.
-__device__ __forceinline__ uint64_t sw128_desc(const half *p, uint32_t lbo_bytes,
-                                               uint32_t sbo_bytes) {
-  uint64_t addr = smem_u32(p);
-  return ((addr & 0x3FFFF) >> 4) | ((uint64_t)((lbo_bytes & 0x3FFFF) >> 4) << 16) |
-         ((uint64_t)((sbo_bytes & 0x3FFFF) >> 4) << 32) | ((uint64_t)1 << 62);
-}
-
 template <int N>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a, uint64_t b,
                                          int scale_d) {

@@ -2,6 +2,8 @@
 // memory, ldmatrix fragment loads and the m16n8k16 fp16 tensor-core MMA (fp32 accumulate).
 // The same instructions run on Hopper, which is how the sm_80 path is checked without an A100.
 #pragma once
+#include "smem_addr.cuh"
+
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -17,10 +19,6 @@ template <int D> __device__ __forceinline__ int swz(int row, int chunk) {
     return row * D + ((chunk ^ (row & 7)) << 3);
   else
     return row * D + ((chunk ^ ((row >> 1) & 3)) << 3);
-}
-
-__device__ __forceinline__ uint32_t smem_u32(const void *p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
 // 16-byte global->shared copy; when !valid the destination is zero-filled (src-size 0).
@@ -117,6 +115,15 @@ __device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32
                                          uint32_t b1) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
                "{%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// The same with bfloat16 a and b fragments (the GEMM's bf16 path).
+__device__ __forceinline__ void mma16816_bf16(float c[4], const uint32_t a[4], uint32_t b0,
+                                              uint32_t b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+               "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
