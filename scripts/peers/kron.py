@@ -22,7 +22,6 @@ import argparse
 import math
 import os
 import re
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -161,11 +160,7 @@ def run_cell(torch, args, log):
     times = peer.time_calls(torch, call, args.warmup, args.runs, on_gpu)
     macs = args.batch * math.prod(args.factors) * sum(args.factors)
     flops = (2 if args.pass_ == "fwd" else 4) * macs
-    pairs = peer.timing_pairs(times) + [
-        ("runs", args.runs), ("warmup", args.warmup),
-        ("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9))]
-    if on_gpu:
-        pairs.append(("peak_mib", "%.1f" % (torch.cuda.max_memory_allocated() / 2 ** 20)))
+    pairs = peer.throughput_pairs(torch, times, flops, args, on_gpu)
     if not checks_ok:
         raise peer.Outcome("error", peer.EXIT_CHECK, "check failed: an output is off the "
                            "reference (see the check lines)", pairs)
@@ -173,35 +168,8 @@ def run_cell(torch, args, log):
 
 
 def run(args, log):
-    log.comment("repro-log 1")
-    try:
-        import torch
-    except ImportError as e:
-        torch = None
-        missing = "PyTorch is not installed (%s)" % peer.one_line(e)
-    log.record("meta", peer.meta_pairs(torch, args.device))
-    try:
-        if torch is None:
-            raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, missing)
-        if args.device == "gpu" and not torch.cuda.is_available():
-            raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED,
-                               "torch %s sees no CUDA device" % torch.__version__)
-        pairs = run_cell(torch, args, log)
-        log.record("result", [("status", "ok")] + pairs)
-        return peer.EXIT_OK
-    except peer.Outcome as o:
-        if "config" not in log.tags:
-            log.record("config", config_pairs(args))
-        log.record("result", [("status", o.status)] + o.pairs + [("reason", o.reason)])
-        return o.code
-    except Exception as e:  # every failure still ends the log with a result line
-        status, code = ("oom", peer.EXIT_OOM) if torch is not None and peer.is_oom(torch, e) \
-            else ("error", peer.EXIT_ERROR)
-        if "config" not in log.tags:
-            log.record("config", config_pairs(args))
-        log.record("result", [("status", status),
-                              ("reason", "%s: %s" % (type(e).__name__, peer.one_line(e)))])
-        return code
+    return peer.run_logged(args, log, lambda torch: run_cell(torch, args, log),
+                           lambda: config_pairs(args))
 
 
 def main(argv=None):

@@ -435,8 +435,11 @@ def one_line(text, limit=400):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def run(args, log):
-    """Runs the cell; returns the exit code after writing the result line."""
+def run_logged(args, log, cell, config, classify=None):
+    """Writes one cell's whole log and returns its exit code: the header, the meta line, what
+    cell(torch) records (it returns the result pairs or raises Outcome), and a result line
+    whatever happens; config() gives the config pairs of a log that failed before its own,
+    classify(exc) may name (status, code) for an exception that is neither OOM nor an error."""
     log.comment("repro-log 1")
     try:
         import torch
@@ -450,39 +453,62 @@ def run(args, log):
         if args.device == "gpu" and not torch.cuda.is_available():
             raise Outcome("unsupported", EXIT_UNSUPPORTED, "torch %s sees no CUDA device"
                           % torch.__version__)
-        device = torch.device("cuda" if args.device == "gpu" else "cpu")
-        if args.e2e and args.blocks is not None:
-            raise Outcome("unsupported", EXIT_UNSUPPORTED, "workload %s attends to selected key "
-                          "blocks: the e2e model has no block lists or KV-cache selection rule "
-                          "for it" % args.workload)
-        if args.e2e and (args.causal != 1 or args.dtype != "fp16"):
-            raise Outcome("unsupported", EXIT_UNSUPPORTED, "the e2e model is a causal fp16 "
-                          "prefill (--causal 0 and --dtype bf16 are for kernel cells)")
-        import systems
-        try:
-            runner = run_e2e if args.e2e else run_kernel
-            pairs = runner(torch, args, log, device)
-        except systems.Unsupported as e:
-            raise Outcome("unsupported", EXIT_UNSUPPORTED, str(e))
+        pairs = cell(torch)
         log.record("result", [("status", "ok")] + pairs)
         return EXIT_OK
     except Outcome as o:
         if "config" not in log.tags:
-            log.record("config", config_pairs(args, "none"))
+            log.record("config", config())
         log.record("result", [("status", o.status)] + o.pairs + [("reason", o.reason)])
         return o.code
     except Exception as e:  # every failure still ends the log with a result line
         if torch is not None and is_oom(torch, e):
             status, code = "oom", EXIT_OOM
-        elif args.system.startswith("sdpa") and "No available kernel" in str(e):
-            status, code = "unsupported", EXIT_UNSUPPORTED
         else:
-            status, code = "error", EXIT_ERROR
+            status, code = (classify and classify(e)) or ("error", EXIT_ERROR)
         if "config" not in log.tags:
-            log.record("config", config_pairs(args, "none"))
+            log.record("config", config())
         log.record("result", [("status", status), ("reason", "%s: %s" % (type(e).__name__,
                                                                           one_line(e)))])
         return code
+
+
+def throughput_pairs(torch, times, flops, args, on_gpu):
+    """The result pairs of a timed cell: times, runs, GFLOP/s of `flops` per call, peak MiB."""
+    pairs = timing_pairs(times) + [
+        ("runs", args.runs), ("warmup", args.warmup),
+        ("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9))]
+    if on_gpu:
+        pairs.append(("peak_mib", "%.1f" % (torch.cuda.max_memory_allocated() / 2 ** 20)))
+    return pairs
+
+
+def attention_cell(torch, args, log):
+    """An attention cell of peer.py (kernel or e2e): its result pairs, or Outcome."""
+    device = torch.device("cuda" if args.device == "gpu" else "cpu")
+    if args.e2e and args.blocks is not None:
+        raise Outcome("unsupported", EXIT_UNSUPPORTED, "workload %s attends to selected key "
+                      "blocks: the e2e model has no block lists or KV-cache selection rule "
+                      "for it" % args.workload)
+    if args.e2e and (args.causal != 1 or args.dtype != "fp16"):
+        raise Outcome("unsupported", EXIT_UNSUPPORTED, "the e2e model is a causal fp16 "
+                      "prefill (--causal 0 and --dtype bf16 are for kernel cells)")
+    import systems
+    try:
+        runner = run_e2e if args.e2e else run_kernel
+        return runner(torch, args, log, device)
+    except systems.Unsupported as e:
+        raise Outcome("unsupported", EXIT_UNSUPPORTED, str(e))
+
+
+def run(args, log):
+    """Runs the cell; returns the exit code after writing the result line."""
+    def no_sdpa_kernel(e):  # SDPA refusing the shape is "unsupported", not a failure
+        if args.system.startswith("sdpa") and "No available kernel" in str(e):
+            return "unsupported", EXIT_UNSUPPORTED
+        return None
+    return run_logged(args, log, lambda torch: attention_cell(torch, args, log),
+                      lambda: config_pairs(args, "none"), no_sdpa_kernel)
 
 
 def main(argv=None):
