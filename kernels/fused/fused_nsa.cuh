@@ -107,10 +107,7 @@ template <int D, int MT> __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(
   cp_async_commit();
 
   float o[D / 8][4];
-#pragma unroll
-  for (int dt = 0; dt < D / 8; dt++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+  frag_zero(o);
   RowState st;
   st.init();
   uint32_t qa[D / 16][4];
@@ -140,13 +137,7 @@ template <int D, int MT> __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(
       }
     float alpha[2];
     st.update<W / 8>(s, alpha);
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++) {
-      o[dt][0] *= alpha[0];
-      o[dt][1] *= alpha[0];
-      o[dt][2] *= alpha[1];
-      o[dt][3] *= alpha[1];
-    }
+    frag_scale_rows(o, alpha);
     gemm_pv<D, W>(o, s, sv + slice * W * D);
   }
   st.finish();

@@ -112,6 +112,37 @@ struct RowState {
   __device__ float lse(int rr) const { return m[rr] + __log2f(l[rr]); }
 };
 
+// The accumulator fragments of a thread's two rows (g and g + 8): [tile][e], e 0-1 row g, 2-3
+// row g + 8. Zeroed before a row block, rescaled when the row maxima move.
+template <int NT> __device__ __forceinline__ void frag_zero(float (&o)[NT][4]) {
+#pragma unroll
+  for (int i = 0; i < NT; i++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) o[i][e] = 0.f;
+}
+template <int NT>
+__device__ __forceinline__ void frag_scale_rows(float (&o)[NT][4], const float (&alpha)[2]) {
+#pragma unroll
+  for (int i = 0; i < NT; i++) {
+    o[i][0] *= alpha[0];
+    o[i][1] *= alpha[0];
+    o[i][2] *= alpha[1];
+    o[i][3] *= alpha[1];
+  }
+}
+// Probabilities in the accumulator layout (NT tiles of 8 keys) -> fp16 A fragments of the
+// P·V product (NT / 2 k-steps of 16 keys).
+template <int NT>
+__device__ __forceinline__ void frag_pack_a(uint32_t (&pa)[NT / 2][4], const float (&s)[NT][4]) {
+#pragma unroll
+  for (int kk = 0; kk < NT / 2; kk++) {
+    pa[kk][0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
+    pa[kk][1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
+    pa[kk][2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+    pa[kk][3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+  }
+}
+
 // Block j0's raw q·k (accumulator layout, rows row_base and row_base + 8 of this thread) ->
 // masked log2 scores in place. edge: the block crosses the diagonal or the end of the keys.
 template <int WL, int NT>
@@ -223,10 +254,7 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
   cp_async_commit();
 
   float o[D / 8][4];
-#pragma unroll
-  for (int dt = 0; dt < D / 8; dt++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+  frag_zero(o);
   RowState st, st_kf;
   st.init();
   st_kf.init();
@@ -260,13 +288,7 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
     }
     float alpha[2];
     st.update<kCols / 8>(s, alpha);
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++) {
-      o[dt][0] *= alpha[0];
-      o[dt][1] *= alpha[0];
-      o[dt][2] *= alpha[1];
-      o[dt][3] *= alpha[1];
-    }
+    frag_scale_rows(o, alpha);
 
     cp_async_wait<0>();
     __syncthreads(); // V ready; every warp is done reading K and the noise tile

@@ -125,10 +125,7 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
   cp_async_commit();
 
   float o[D / 8][4];
-#pragma unroll
-  for (int dt = 0; dt < D / 8; dt++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+  frag_zero(o);
   RowState st;
   st.init();
   // V as the B operand of P·V is MN-major: the leading offset steps to the next 64 head-dim
@@ -151,21 +148,9 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
     mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
     float alpha[2];
     st.update<k90Cols / 8>(s, alpha);
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++) {
-      o[dt][0] *= alpha[0];
-      o[dt][1] *= alpha[0];
-      o[dt][2] *= alpha[1];
-      o[dt][3] *= alpha[1];
-    }
+    frag_scale_rows(o, alpha);
     uint32_t pa[k90Cols / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < k90Cols / 16; kk++) {
-      pa[kk][0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
-      pa[kk][1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
-      pa[kk][2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      pa[kk][3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
-    }
+    frag_pack_a(pa, s);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < k90Cols / 16; kk++)

@@ -187,10 +187,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     const int row_base = m0 + c * 64 + warp * 16 + g; // rows row_base and row_base + 8
     const int wg_row0 = m0 + c * 64;
 
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+    frag_zero(o);
     st.init();
 
     // Block n's scores in s -> masked log2 scores -> probabilities (s) and the rescale factors.
@@ -201,20 +198,8 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
       st.update<kWsCols / 8>(s, alpha);
     };
     auto rescale_and_pack = [&](const float(&alpha)[2]) {
-#pragma unroll
-      for (int dt = 0; dt < D / 8; dt++) {
-        o[dt][0] *= alpha[0];
-        o[dt][1] *= alpha[0];
-        o[dt][2] *= alpha[1];
-        o[dt][3] *= alpha[1];
-      }
-#pragma unroll
-      for (int kk = 0; kk < kWsCols / 16; kk++) {
-        pa[kk][0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
-        pa[kk][1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
-        pa[kk][2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-        pa[kk][3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
-      }
+      frag_scale_rows(o, alpha);
+      frag_pack_a(pa, s);
     };
     auto issue_pv = [&](int stage) {
       const half *sv = sv0 + stage * kWsCols * D;

@@ -151,10 +151,7 @@ __global__ void __launch_bounds__(Fwd90::kThreads) diag_fwd_sm90(Params p, DiagC
   cp_async_commit();
 
   float o[D / 8][4];
-#pragma unroll
-  for (int dt = 0; dt < D / 8; dt++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+  frag_zero(o);
   RowState st;
   st.init();
   const uint32_t v_lbo = N * 128, v_sbo = 1024; // as attn_fwd_sm90 (V is MN-major)
@@ -186,21 +183,9 @@ __global__ void __launch_bounds__(Fwd90::kThreads) diag_fwd_sm90(Params p, DiagC
     st.update<N / 8>(s, alpha);
     if (diag_in_band(qb, n, c.k))
       diag_store<kT90, CT>(c, bh * c.tph + diag_slot(qb, n, c.k), s, st, row_l, t);
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++) {
-      o[dt][0] *= alpha[0];
-      o[dt][1] *= alpha[0];
-      o[dt][2] *= alpha[1];
-      o[dt][3] *= alpha[1];
-    }
+    frag_scale_rows(o, alpha);
     uint32_t pa[N / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < N / 16; kk++) {
-      pa[kk][0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
-      pa[kk][1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
-      pa[kk][2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      pa[kk][3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
-    }
+    frag_pack_a(pa, s);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < N / 16; kk++)
@@ -372,10 +357,7 @@ __global__ void __launch_bounds__(kThreads) diag_fwd_sm80(Params p, DiagCache c)
   cp_async_commit();
 
   float o[D / 8][4];
-#pragma unroll
-  for (int dt = 0; dt < D / 8; dt++)
-#pragma unroll
-    for (int e = 0; e < 4; e++) o[dt][e] = 0.f;
+  frag_zero(o);
   RowState st;
   st.init();
   uint32_t qa[D / 16][4];
@@ -406,13 +388,7 @@ __global__ void __launch_bounds__(kThreads) diag_fwd_sm80(Params p, DiagCache c)
     st.update<kCols / 8>(s, alpha);
     if (diag_in_band(qb, n, c.k))
       diag_store<kT80, CT>(c, bh * c.tph + diag_slot(qb, n, c.k), s, st, row_l, t);
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++) {
-      o[dt][0] *= alpha[0];
-      o[dt][1] *= alpha[0];
-      o[dt][2] *= alpha[1];
-      o[dt][3] *= alpha[1];
-    }
+    frag_scale_rows(o, alpha);
 
     cp_async_wait<0>();
     __syncthreads();
