@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const device_names[] = {"gpu", "cpu"};
 static const char *const dtype_names[] = {"fp16", "bf16"};             /* attn_dtype order */
 static const char *const sm90_fwd_names[] = {"ws", "ws1", "lockstep"}; /* attn_sm90_fwd order */
 static const char *const cache_dtype_names[] = {"fp32", "fp16"};       /* cache_fp16 = index */
@@ -86,11 +85,12 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   const char *diag_opt = NULL;  /* the first fused-diag option given, for the message */
   const char *block_opt = NULL; /* the first selected-block option given, likewise */
   attn_shape blocks = {0};      /* its values: groups, block_size, selected_blocks, scale */
+  const hx_run_opts run = {&a->check, &a->device_cpu, &a->warmup, &a->runs, &a->seed};
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     long n = 0;
-    int idx = -1;
+    int idx = -1, used;
     if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
       usage(stdout, prog);
       return 1;
@@ -100,10 +100,9 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
     } else if (!strcmp(opt, "--list-systems")) {
       system_list(stdout);
       return 1;
-    } else if (!strcmp(opt, "--check")) {
-      a->check = 1;
-    } else if (!strcmp(opt, "--no-check")) {
-      a->check = 0;
+    } else if ((used = hx_parse_run_opt(prog, opt, val, &run)) != 0) {
+      if (used < 0) goto bad;
+      i += used - 1;
     } else if (!strcmp(opt, "--force-sm80")) {
       a->force_sm80 = 1;
     } else if (!strcmp(opt, "--phase-times")) {
@@ -129,22 +128,11 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if (hx_parse_double(prog, opt, val, 0.0, 1e6, &blocks.scale) < 0) goto bad;
       i++;
       block_opt = block_opt ? block_opt : opt;
-    } else if (!strcmp(opt, "--device")) {
-      if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
-      a->device_cpu = idx == 1, i++;
     } else {
-      static const hx_int_opt ints[] = {{"--seqlen", 1, 1 << 20},
-                                        {"--batch", 1, 4096},
-                                        {"--heads", 1, 4096},
-                                        {"--dim", 1, 256},
-                                        {"--warmup", 0, 1000000},
-                                        {"--runs", 1, 1000000},
-                                        {"--seed", 0, 2147483647L},
-                                        {"--causal", 0, 1},
-                                        {"--diag-k", 0, ATTNVAR_MAX_DIAG_K},
-                                        {"--groups", 1, 4096},
-                                        {"--block-size", 1, 65536},
-                                        {"--selected-blocks", 1, 4096}};
+      static const hx_int_opt ints[] = {
+          {"--seqlen", 1, 1 << 20}, {"--batch", 1, 4096},       {"--heads", 1, 4096},
+          {"--dim", 1, 256},        {"--causal", 0, 1},         {"--diag-k", 0, ATTNVAR_MAX_DIAG_K},
+          {"--groups", 1, 4096},    {"--block-size", 1, 65536}, {"--selected-blocks", 1, 4096}};
       int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
       if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
       if (k < 0) goto bad;
@@ -154,18 +142,15 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       case 1: a->shape.batch = (int)n; break;
       case 2: a->shape.heads = (int)n; break;
       case 3: a->shape.dim = (int)n; break;
-      case 4: a->warmup = (int)n; break;
-      case 5: a->runs = (int)n; break;
-      case 6: a->seed = (uint64_t)n; break;
-      case 7: a->shape.mask = n ? MASK_CAUSAL : MASK_NONE; break;
-      case 8:
+      case 4: a->shape.mask = n ? MASK_CAUSAL : MASK_NONE; break;
+      case 5:
         a->diag_k = (int)n;
         diag_opt = diag_opt ? diag_opt : opt;
         break;
       default:
-        if (k == 9) blocks.groups = (int)n;
-        if (k == 10) blocks.block_size = (int)n;
-        if (k == 11) blocks.selected_blocks = (int)n;
+        if (k == 6) blocks.groups = (int)n;
+        if (k == 7) blocks.block_size = (int)n;
+        if (k == 8) blocks.selected_blocks = (int)n;
         block_opt = block_opt ? block_opt : opt;
         break;
       }

@@ -202,6 +202,30 @@ int hx_parse_choice(const char *prog, const char *opt, const char *text, const c
   return -1;
 }
 
+int hx_parse_run_opt(const char *prog, const char *opt, const char *val, const hx_run_opts *r) {
+  static const char *const device_names[] = {"gpu", "cpu"};
+  static const hx_int_opt ints[] = {
+      {"--warmup", 0, 1000000}, {"--runs", 1, 1000000}, {"--seed", 0, 2147483647L}};
+  if (!strcmp(opt, "--check") || !strcmp(opt, "--no-check")) {
+    *r->check = !strcmp(opt, "--check");
+    return 1;
+  }
+  if (!strcmp(opt, "--device")) {
+    int idx = hx_parse_choice(prog, opt, val, device_names, 2);
+    if (idx < 0) return -1;
+    *r->device_cpu = idx == 1;
+    return 2;
+  }
+  long n = 0;
+  int k = hx_parse_int_opt(prog, opt, val, ints, 3, &n);
+  if (k == -1) return 0;
+  if (k < 0) return -1;
+  if (k == 0) *r->warmup = (int)n;
+  if (k == 1) *r->runs = (int)n;
+  if (k == 2) *r->seed = (uint64_t)n;
+  return 2;
+}
+
 /* Shared tail of the numeric comparisons: sums are over finite reference elements. */
 typedef struct {
   double diff2, want2, max_abs;

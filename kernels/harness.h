@@ -100,6 +100,15 @@ int hx_parse_int_opt(const char *prog, const char *opt, const char *text, const 
  * a|b|c)" to stderr. */
 int hx_parse_choice(const char *prog, const char *opt, const char *text, const char *const *names,
                     int n);
+/* Where the options every benchmark binary takes (attnvar, kronlayer, gemmbench) go:
+ * --check / --no-check, --device gpu|cpu, --warmup N, --runs N, --seed N. */
+typedef struct {
+  int *check, *device_cpu, *warmup, *runs;
+  uint64_t *seed;
+} hx_run_opts;
+/* If opt is one of them: store it through r and return the arguments it took (1 or 2, the
+ * value being val); 0 when it is none of them; -1 after printing the error. */
+int hx_parse_run_opt(const char *prog, const char *opt, const char *val, const hx_run_opts *r);
 
 /* ---- comparison --------------------------------------------------------------------- */
 

@@ -31,8 +31,6 @@ static void usage(FILE *f, const char *prog) {
           prog, prog, GEMM_MAX_DIM);
 }
 
-static const char *const device_names[] = {"gpu", "cpu"};
-
 static void list_systems(void) {
   for (int s = 0; s < GEMM_NSYS; s++)
     printf("%s\t%s\t%s\n", gemm_systems[s].name, gemm_systems[s].on_cpu ? "cpu" : "gpu",
@@ -50,35 +48,33 @@ int gemm_parse(int argc, char **argv, gemm_args *a) {
   a->warmup = a->runs = -1;
   a->seed = 1;
   a->check = 1;
+  const hx_run_opts run = {&a->check, &a->device_cpu, &a->warmup, &a->runs, &a->seed};
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     long n = 0;
-    int idx;
+    int idx, used;
     if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
       usage(stdout, prog);
       return 1;
     } else if (!strcmp(opt, "--list-systems")) {
       list_systems();
       return 1;
-    } else if (!strcmp(opt, "--check")) {
-      a->check = 1;
-    } else if (!strcmp(opt, "--no-check")) {
-      a->check = 0;
+    } else if ((used = hx_parse_run_opt(prog, opt, val, &run)) != 0) {
+      if (used < 0) goto bad;
+      i += used - 1;
     } else if (!strcmp(opt, "--system")) {
       if ((idx = hx_parse_choice(prog, opt, val, sys_names, GEMM_NSYS)) < 0) goto bad;
       a->system = idx, i++;
     } else if (!strcmp(opt, "--dtype")) {
       if ((idx = hx_parse_choice(prog, opt, val, gemm_dtype_names, GEMM_NDTYPES)) < 0) goto bad;
       a->p.dtype = (gemm_dtype)idx, i++;
-    } else if (!strcmp(opt, "--device")) {
-      if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
-      a->device_cpu = idx == 1, i++;
     } else {
-      static const hx_int_opt ints[] = {{"--m", 1, GEMM_MAX_DIM}, {"--n", 1, GEMM_MAX_DIM},
-                                        {"--k", 1, GEMM_MAX_DIM}, {"--warmup", 0, 1000000},
-                                        {"--runs", 1, 1000000},   {"--seed", 0, 2147483647L},
-                                        {"--tile-n", 128, 256},   {"--cluster", 1, 2}};
+      static const hx_int_opt ints[] = {{"--m", 1, GEMM_MAX_DIM},
+                                        {"--n", 1, GEMM_MAX_DIM},
+                                        {"--k", 1, GEMM_MAX_DIM},
+                                        {"--tile-n", 128, 256},
+                                        {"--cluster", 1, 2}};
       int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
       if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
       if (k < 0) goto bad;
@@ -87,10 +83,7 @@ int gemm_parse(int argc, char **argv, gemm_args *a) {
       case 0: a->p.m = n; break;
       case 1: a->p.n = n; break;
       case 2: a->p.k = n; break;
-      case 3: a->warmup = (int)n; break;
-      case 4: a->runs = (int)n; break;
-      case 5: a->seed = (uint64_t)n; break;
-      case 7: a->cluster = (int)n; break;
+      case 4: a->cluster = (int)n; break;
       default:
         if (n != 128 && n != 256) {
           fprintf(stderr, "%s: --tile-n: expected 128 or 256, got '%s'\n", prog, val);

@@ -45,7 +45,6 @@ static int parse_list(const char *text, char sep, long *out, int cap, long lo, l
 }
 
 static const char *const dtype_names[] = {"f", "d"};
-static const char *const device_names[] = {"gpu", "cpu"};
 static const char *const impl_names[] = {"v1", "v2", "v3", "all"};
 
 int kron_parse(int argc, char **argv, kron_args *a) {
@@ -60,24 +59,21 @@ int kron_parse(int argc, char **argv, kron_args *a) {
   long batch = 16, factors[KRON_MAX_FACTORS] = {32, 32};
   int nf = 2, named_shape = 0, npos = 0, by_shape = 0;
   long pos[KRON_MAX_FACTORS + 1];
+  const hx_run_opts run = {&a->check, &a->device_cpu, &a->warmup, &a->runs, &a->seed};
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     long n = 0;
-    int idx;
+    int idx, used;
     if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
       usage(stdout, prog);
       return 1;
-    } else if (!strcmp(opt, "--check")) {
-      a->check = 1;
-    } else if (!strcmp(opt, "--no-check")) {
-      a->check = 0;
+    } else if ((used = hx_parse_run_opt(prog, opt, val, &run)) != 0) {
+      if (used < 0) goto bad;
+      i += used - 1;
     } else if (!strcmp(opt, "--dtype")) {
       if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
       a->dtype_size = idx ? 8 : 4, i++;
-    } else if (!strcmp(opt, "--device")) {
-      if ((idx = hx_parse_choice(prog, opt, val, device_names, 2)) < 0) goto bad;
-      a->device_cpu = idx == 1, i++;
     } else if (!strcmp(opt, "--impl") || !strcmp(opt, "--implementation")) {
       if ((idx = hx_parse_choice(prog, "--impl", val, impl_names, 4)) < 0) goto bad;
       a->impl = idx == 3 ? -1 : idx, i++;
@@ -134,9 +130,6 @@ int kron_parse(int argc, char **argv, kron_args *a) {
       pos[npos++] = n;
     } else {
       static const hx_int_opt ints[] = {{"--batch", 0, KRON_MAX_BATCH},
-                                        {"--warmup", 0, 1000000},
-                                        {"--runs", 1, 1000000},
-                                        {"--seed", 0, 2147483647L},
                                         {"--v3-smem-kib", 1, 1 << 20}};
       int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
       if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
@@ -144,9 +137,6 @@ int kron_parse(int argc, char **argv, kron_args *a) {
       i++;
       switch (k) {
       case 0: batch = n, named_shape = 1; break;
-      case 1: a->warmup = (int)n; break;
-      case 2: a->runs = (int)n; break;
-      case 3: a->seed = (uint64_t)n; break;
       default: a->v3_smem_kib = n; break;
       }
     }
