@@ -1,22 +1,23 @@
-// The warp-specialized sm_90a forward (v9, fused's default on Hopper): the online-softmax forward of
-// attn_fwd_sm90 restructured the way Hopper wants it.
+// The warp-specialized sm_90a forward (v9-v14, fused's default on Hopper): the online-softmax
+// forward of attn_fwd_sm90 restructured the way Hopper wants it.
 //
-//   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of the Q
-//                tile once and of K and V per 128-key block into an NST-stage ring; a K and a
+//   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
+//                tile's Q and of K and V per 128-key block into an NST-stage ring; a K and a
 //                V "full" mbarrier per stage (transaction bytes), one "empty" mbarrier per
 //                stage that the consumers arrive on when they are done with it. It gives its
 //                registers away (setmaxnreg.dec).
 //   warpgroups 1, 2  consumers: 64 query rows each (setmaxnreg.inc). Per block n a consumer
-//                issues S_n = Q·K_nᵀ and O += P_{n-1}·V_{n-1} back to back (both async), then
-//                runs the softmax of S_n while P_{n-1}·V_{n-1} is still on the tensor cores
-//                (intra-warpgroup overlap). The two consumers take turns issuing through two
-//                named barriers (ping-pong), so one's softmax runs under the other's GEMMs.
+//                issues S_n = Q·K_nᵀ and O += P_{n-1}·V_{n-1} back to back (both async); at
+//                D = 64 it runs the softmax of S_n while P_{n-1}·V_{n-1} is still on the tensor
+//                cores, at D = 128 after it (WsCfg says why). The two consumers take turns
+//                issuing through named barriers (ping-pong), so one's softmax runs under the
+//                other's GEMMs.
 // No block-wide barrier after the prologue: the producer and the consumers only meet at
-// mbarriers. Persistent (v10): one CTA per SM walks its share of the query tiles (the tile
-// schedule below); the K/V ring runs on across tiles and the producer loads the next tile's Q
-// as soon as both consumers have issued their last S GEMM, so the next tile's first loads
-// overlap this tile's last P·V and its epilogue. Same math, mask and outputs (out, row LSE) as attn_fwd_sm90; every workload but
-// COL_KEYFORMER.
+// mbarriers. Persistent (v10-v14): one CTA per SM claims query tiles one after another (the
+// tile schedule below); the K/V ring runs on across tiles and the producer loads the next
+// tile's Q as soon as both consumers have issued their last S GEMM, so the next tile's first
+// loads overlap this tile's last P·V and its epilogue. Same math, mask and outputs (out, row
+// LSE) as attn_fwd_sm90; every workload but COL_KEYFORMER.
 #pragma once
 #include "fused_sm90.cuh"
 #include "sm90_async.cuh" // mbarriers, TMA, named barriers, setmaxnreg
