@@ -158,16 +158,9 @@ def run_cell(torch, args, log):
     if args.check:
         pairs, checks_ok = check(torch, args, a, b, c)
         log.record("check", pairs)
-    if on_gpu:
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-    times = peer.time_calls(torch, call, args.warmup, args.runs, on_gpu)
-    flops = 2.0 * args.m * args.n * args.k
-    pairs = peer.throughput_pairs(torch, times, flops, args, on_gpu)
-    if not checks_ok:
-        raise peer.Outcome("error", peer.EXIT_CHECK, "check failed: C is off the fp64 reference "
-                           "(see the check line)", pairs)
-    return pairs
+    times = peer.timed_runs(torch, call, args, on_gpu)
+    pairs = peer.result_pairs(torch, times, args, on_gpu, 2.0 * args.m * args.n * args.k)
+    return peer.finish(pairs, checks_ok, failed="C is off the fp64 reference (see the check line)")
 
 
 def run(args, log):

@@ -154,17 +154,10 @@ def run_cell(torch, args, log):
     else:
         def call():
             torch.autograd.grad(y, [xs] + As, gy, retain_graph=True)
-    if on_gpu:
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-    times = peer.time_calls(torch, call, args.warmup, args.runs, on_gpu)
+    times = peer.timed_runs(torch, call, args, on_gpu)
     macs = args.batch * math.prod(args.factors) * sum(args.factors)
-    flops = (2 if args.pass_ == "fwd" else 4) * macs
-    pairs = peer.throughput_pairs(torch, times, flops, args, on_gpu)
-    if not checks_ok:
-        raise peer.Outcome("error", peer.EXIT_CHECK, "check failed: an output is off the "
-                           "reference (see the check lines)", pairs)
-    return pairs
+    pairs = peer.result_pairs(torch, times, args, on_gpu, (2 if args.pass_ == "fwd" else 4) * macs)
+    return peer.finish(pairs, checks_ok)
 
 
 def run(args, log):

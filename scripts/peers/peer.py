@@ -349,15 +349,11 @@ def run_kernel(torch, args, log, device):
 
     def call():
         fn(*inputs)  # outputs dropped at once: one call's outputs are live at a time
-    if on_gpu:
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-    times = time_calls(torch, call, args.warmup, args.runs, on_gpu)
+    times = timed_runs(torch, call, args, on_gpu)
     gflop = wl.gflop(args.workload, args.batch, args.seqlen, args.heads, args.dim, causal,
                      args.blocks)
-    pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup),
-                                   ("gflops_s", "%.1f" % (gflop / (statistics.fmean(times) / 1e3)))]
-    return finish(torch, pairs, compile_s, args.system, checks_ok, on_gpu)
+    pairs = result_pairs(torch, times, args, on_gpu, gflop * 1e9)
+    return finish(pairs, checks_ok, compile_pairs(args.system, compile_s))
 
 
 def run_e2e(torch, args, log, device):
@@ -401,24 +397,43 @@ def run_e2e(torch, args, log, device):
         del want
     del hidden
     gen = generator(args.seed + 2)
+    times = timed_runs(torch, lambda: forward(gen), args, on_gpu)
+    pairs = result_pairs(torch, times, args, on_gpu)
+    return finish(pairs, checks_ok, compile_pairs(args.system, compile_s))
+
+
+def timed_runs(torch, call, args, on_gpu):
+    """The times (ms) of args.runs calls after args.warmup; peak memory counts from here."""
     if on_gpu:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
-    times = time_calls(torch, lambda: forward(gen), args.warmup, args.runs, on_gpu)
+    return time_calls(torch, call, args.warmup, args.runs, on_gpu)
+
+
+def result_pairs(torch, times, args, on_gpu, flops=None):
+    """The result pairs of a timed cell: times, runs, GFLOP/s of `flops` per call when given,
+    peak MiB on the GPU."""
     pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup)]
-    return finish(torch, pairs, compile_s, args.system, checks_ok, on_gpu)
-
-
-def finish(torch, pairs, compile_s, system, checks_ok, on_gpu):
-    """The result pairs of a completed run (peak memory, compile time) and its exit code."""
-    import systems
+    if flops is not None:
+        pairs.append(("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9)))
     if on_gpu:
         pairs.append(("peak_mib", "%.1f" % (torch.cuda.max_memory_allocated() / 2 ** 20)))
-    if system in systems.COMPILED:
-        pairs.append(("compile_s", "%.2f" % compile_s))
+    return pairs
+
+
+def compile_pairs(system, compile_s):
+    """compile_s for the systems that compile (their first call's extra time)."""
+    import systems
+    return [("compile_s", "%.2f" % compile_s)] if system in systems.COMPILED else []
+
+
+def finish(pairs, checks_ok, extra=(),
+           failed="an output is off the reference (see the check lines)"):
+    """The result pairs of a completed run (with `extra` appended), or Outcome when a check
+    failed (the pairs still logged)."""
+    pairs = pairs + list(extra)
     if not checks_ok:
-        raise Outcome("error", EXIT_CHECK, "check failed: an output is off the reference "
-                      "(see the check lines)", pairs)
+        raise Outcome("error", EXIT_CHECK, "check failed: " + failed, pairs)
     return pairs
 
 
@@ -471,16 +486,6 @@ def run_logged(args, log, cell, config, classify=None):
         log.record("result", [("status", status), ("reason", "%s: %s" % (type(e).__name__,
                                                                           one_line(e)))])
         return code
-
-
-def throughput_pairs(torch, times, flops, args, on_gpu):
-    """The result pairs of a timed cell: times, runs, GFLOP/s of `flops` per call, peak MiB."""
-    pairs = timing_pairs(times) + [
-        ("runs", args.runs), ("warmup", args.warmup),
-        ("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9))]
-    if on_gpu:
-        pairs.append(("peak_mib", "%.1f" % (torch.cuda.max_memory_allocated() / 2 ** 20)))
-    return pairs
 
 
 def attention_cell(torch, args, log):
