@@ -2,6 +2,8 @@
  * "N passed, N failed" (check_report) and exits non-zero on any failure. */
 #ifndef TESTS_CHECK_H
 #define TESTS_CHECK_H
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +30,16 @@ static int check_failures, check_count;
               check_b_ ? check_b_ : "(null)");                                                     \
     }                                                                                              \
   } while (0)
+/* Relative L2 distance ||got - want|| / ||want|| (absolute when want is all zero); NaN
+ * anywhere makes it NaN, so both `< tol` and `> tol` assertions fail on it. */
+static inline double check_rel_l2(const double *got, const double *want, size_t n) {
+  double d2 = 0, w2 = 0;
+  for (size_t i = 0; i < n; i++) {
+    d2 += (got[i] - want[i]) * (got[i] - want[i]);
+    w2 += want[i] * want[i];
+  }
+  return w2 > 0 ? sqrt(d2 / w2) : sqrt(d2);
+}
 static inline int check_report(void) {
   printf("%d passed, %d failed\n", check_count - check_failures, check_failures);
   return check_failures != 0;

@@ -30,15 +30,6 @@ static void run_free(run_t *r) {
   ref_inputs_free(&r->hin);
 }
 
-static double rel_diff(const double *a, const double *b, size_t n) {
-  double d2 = 0, b2 = 0;
-  for (size_t i = 0; i < n; i++) {
-    d2 += (a[i] - b[i]) * (a[i] - b[i]);
-    b2 += b[i] * b[i];
-  }
-  return b2 > 0 ? sqrt(d2 / b2) : sqrt(d2);
-}
-
 /* ref and ref_online agree on every output of every dense workload (the selected-block ones:
  * test_selected_blocks.c). */
 static void test_two_formulations(const attn_shape *s, uint64_t seed) {
@@ -50,10 +41,11 @@ static void test_two_formulations(const attn_shape *s, uint64_t seed) {
     ref_outputs_alloc((workload_id)w, s, &o);
     ref_online_run((workload_id)w, s, &r.in, &o);
     size_t nq = shape_q_elems(s), ns = shape_score_elems(s);
-    CHECKF(rel_diff(o.out, r.out.out, nq) < 1e-12, "%s out", workload_names[w]);
-    if (o.score) CHECKF(rel_diff(o.score, r.out.score, ns) < 1e-12, "%s score", workload_names[w]);
+    CHECKF(check_rel_l2(o.out, r.out.out, nq) < 1e-12, "%s out", workload_names[w]);
+    if (o.score)
+      CHECKF(check_rel_l2(o.score, r.out.score, ns) < 1e-12, "%s score", workload_names[w]);
     if (o.score2)
-      CHECKF(rel_diff(o.score2, r.out.score2, ns) < 1e-12, "%s score2", workload_names[w]);
+      CHECKF(check_rel_l2(o.score2, r.out.score2, ns) < 1e-12, "%s score2", workload_names[w]);
     if (o.flags) CHECKF(memcmp(o.flags, r.out.flags, ns) == 0, "%s flags", workload_names[w]);
     ref_outputs_free(&o);
     run_free(&r);
@@ -159,7 +151,7 @@ static void test_softcap(const attn_shape *s, uint64_t seed) {
   run_t a, g;
   run_ref(WL_ATTN, s, seed, &a);
   run_ref(WL_GEMMA2, s, seed, &g);
-  double d = rel_diff(g.out.out, a.out.out, shape_q_elems(s));
+  double d = check_rel_l2(g.out.out, a.out.out, shape_q_elems(s));
   CHECKF(d < 1e-2, "gemma2 vs attn rel diff %g", d);
   CHECKF(s->kv_len == 1 || d > 0, "gemma2 equals attn: soft cap not applied");
   run_free(&g);
@@ -196,7 +188,7 @@ static void test_unmasked(uint64_t seed) {
   run_ref(WL_H2O, &c, seed, &rc);
   run_ref(WL_H2O, &u, seed, &ru);
   size_t row = (size_t)c.heads * c.dim;
-  CHECKF(rel_diff(ru.out.out, rc.out.out, row) > 1e-3, "unmasked row 0 equals the causal one");
+  CHECKF(check_rel_l2(ru.out.out, rc.out.out, row) > 1e-3, "unmasked row 0 equals the causal one");
   /* last key's column sum: causal sees it from the last row only (P = its share there), the
    * unmasked sum runs over every row */
   for (int h = 0; h < c.heads; h++) {

@@ -154,15 +154,6 @@ static void dense_masked(const attn_shape *s, const ref_host_inputs *in, double 
   hx_host_free(row);
 }
 
-static double rel_diff(const double *a, const double *b, size_t n) {
-  double d2 = 0, b2 = 0;
-  for (size_t i = 0; i < n; i++) {
-    d2 += (a[i] - b[i]) * (a[i] - b[i]);
-    b2 += b[i] * b[i];
-  }
-  return b2 > 0 ? sqrt(d2 / b2) : sqrt(d2);
-}
-
 /* ref, ref_online and the dense masked formulation agree. */
 static void test_three_formulations(const attn_shape *s, uint64_t seed) {
   ref_host_inputs hin;
@@ -177,7 +168,7 @@ static void test_three_formulations(const attn_shape *s, uint64_t seed) {
   size_t nq = shape_q_elems(s);
   double *dense = hx_host_alloc(nq * sizeof *dense, "dense out");
   dense_masked(s, &hin, dense);
-  double d1 = rel_diff(gather.out, dense, nq), d2 = rel_diff(online.out, dense, nq);
+  double d1 = check_rel_l2(gather.out, dense, nq), d2 = check_rel_l2(online.out, dense, nq);
   CHECKF(d1 < 1e-12 && d2 < 1e-12,
          "S %d BS %d T %d G %d causal %d: ref %g, ref_online %g off dense", s->q_len, s->block_size,
          s->selected_blocks, s->groups, s->mask == MASK_CAUSAL, d1, d2);
@@ -189,7 +180,7 @@ static void test_three_formulations(const attn_shape *s, uint64_t seed) {
     ref_outputs_alloc(WL_ATTN, &dense_shape, &full);
     ref_inputs din = in;
     ref_run(WL_ATTN, &dense_shape, &din, &full);
-    CHECKF(rel_diff(full.out, dense, nq) > 1e-3, "nsa equals dense attention");
+    CHECKF(check_rel_l2(full.out, dense, nq) > 1e-3, "nsa equals dense attention");
     ref_outputs_free(&full);
   }
   hx_host_free(dense);

@@ -18,13 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double rel_l2(const double *got, const double *want, long long n) {
-  double d = 0, w = 0;
-  for (long long i = 0; i < n; i++)
-    d += (got[i] - want[i]) * (got[i] - want[i]), w += want[i] * want[i];
-  return w > 0 ? sqrt(d / w) : sqrt(d);
-}
-
 typedef struct {
   kron_shape s;
   double *x, *A, *gy;
@@ -69,7 +62,7 @@ static void test_dense(long long batch, int m, const int *f) {
       yd[b * n + r] = acc;
     }
   kron_ref_fwd(s, in.x, in.A, y);
-  double e = rel_l2(y, yd, bn);
+  double e = check_rel_l2(y, yd, bn);
   CHECKF(e < 1e-13, "dense vs reference forward, m=%d n=%lld: rel %.3e", m, n, e);
   /* and the backward's gx = gy·K */
   double *gx = malloc((size_t)bn * 8), *gxd = malloc((size_t)bn * 8),
@@ -81,7 +74,7 @@ static void test_dense(long long batch, int m, const int *f) {
       for (long long r = 0; r < n; r++) acc += in.gy[b * n + r] * K[r * n + c];
       gxd[b * n + c] = acc;
     }
-  e = rel_l2(gx, gxd, bn);
+  e = check_rel_l2(gx, gxd, bn);
   CHECKF(e < 1e-13, "dense vs reference gx, m=%d: rel %.3e", m, e);
   free(K), free(yd), free(y), free(gx), free(gxd), free(gA);
   free_inputs(&in);
@@ -184,11 +177,11 @@ static double run_version(const inputs *in, kron_version v, int es, const kron_p
   for (long long i = 0; i < na; i++) gA[i] = es == 8 ? ((double *)b.gA)[i] : ((float *)b.gA)[i];
   kron_ref_fwd(s, in->x, in->A, ry);
   kron_ref_bwd(s, in->x, in->A, in->gy, rgx, rgA);
-  double worst = rel_l2(y, ry, bn), e2 = rel_l2(gx, rgx, bn);
+  double worst = check_rel_l2(y, ry, bn), e2 = check_rel_l2(gx, rgx, bn);
   worst = e2 > worst || isnan(e2) ? e2 : worst;
   for (int k = 0; k < s->m; k++) {
     long long ff = (long long)s->f[k] * s->f[k];
-    e2 = rel_l2(gA + s->aoff[k], rgA + s->aoff[k], ff);
+    e2 = check_rel_l2(gA + s->aoff[k], rgA + s->aoff[k], ff);
     worst = e2 > worst || isnan(e2) ? e2 : worst;
   }
   void *all[] = {b.x,    b.gy, b.A, b.y, b.gx, b.gA, b.saved, b.scratch,
@@ -384,7 +377,7 @@ static void test_can_fail(void) {
         At[in.s.aoff[k] + i * f[k] + j] = in.A[in.s.aoff[k] + j * f[k] + i];
   kron_ref_fwd(&in.s, in.x, in.A, y);
   kron_ref_fwd(&in.s, in.x, At, yt);
-  CHECK(rel_l2(yt, y, bn) > 1e-2);
+  CHECK(check_rel_l2(yt, y, bn) > 1e-2);
   free(y), free(yt), free(At);
   free_inputs(&in);
 }
