@@ -148,30 +148,30 @@ __device__ __forceinline__ void cp_elem(double *s, const double *g) { fused::cp_
 
 // The register-tiled micro-kernel: acc[i][j] += sum_{k0 <= k < k1} P[k][row i] Q[k][col j].
 // Row chunk r (RV elements) sits at prow[r] of a P row, column chunk c (CV) at qoff[c] of a Q
-// row; -1: outside the matrix (zeros, never stored).
+// row; -1: outside the matrix. Such a chunk reads column 0 instead (a valid address) and its
+// accumulators hold garbage the callers never store: no branch and no zeroing per k (ncu on
+// the H100: the per-k validity tests were half the loop's instructions).
 template <typename T, int TM, int TN, int RV, int CV>
 __device__ __forceinline__ void mk_loop(const T *P, int ldp, const int *prow, const T *Q, int ldq,
                                         const int *qoff, int k0, int k1, T (&acc)[TM][TN]) {
-#pragma unroll 2
+  const T *pp[TM / RV], *qp[TN / CV];
+#pragma unroll
+  for (int r = 0; r < TM / RV; r++) pp[r] = P + (long long)k0 * ldp + (prow[r] >= 0 ? prow[r] : 0);
+#pragma unroll
+  for (int c = 0; c < TN / CV; c++) qp[c] = Q + (long long)k0 * ldq + (qoff[c] >= 0 ? qoff[c] : 0);
+  constexpr int kUnroll = TM * TN * sizeof(T) <= 64 ? 4 : 2; // 8x8 fp32 at 4 spills
+#pragma unroll kUnroll
   for (int k = k0; k < k1; k++) {
     T a[TM], b[TN];
 #pragma unroll
     for (int r = 0; r < TM / RV; r++) {
-      if (prow[r] >= 0) {
-        chunk<RV, T>::ld(P + k * ldp + prow[r], a + r * RV);
-      } else {
-#pragma unroll
-        for (int i = 0; i < RV; i++) a[r * RV + i] = 0;
-      }
+      chunk<RV, T>::ld(pp[r], a + r * RV);
+      pp[r] += ldp;
     }
 #pragma unroll
     for (int c = 0; c < TN / CV; c++) {
-      if (qoff[c] >= 0) {
-        chunk<CV, T>::ld(Q + k * ldq + qoff[c], b + c * CV);
-      } else {
-#pragma unroll
-        for (int j = 0; j < CV; j++) b[c * CV + j] = 0;
-      }
+      chunk<CV, T>::ld(qp[c], b + c * CV);
+      qp[c] += ldq;
     }
 #pragma unroll
     for (int i = 0; i < TM; i++)
@@ -193,9 +193,10 @@ struct stage_args {
 
 // A_l into shared memory as P: row b holds A[.][b] (forward) or A[b][.] (trans); the padding
 // columns are zero, so a row chunk that straddles f reads zeros. trans: a straight copy with
-// cp.async (16 bytes where aligned). Forward, a transpose: where rows are whole 32-byte
-// sectors, consecutive threads take consecutive rows i, read 8 elements of row i and write them
-// down column i (conflict-free); else element by element with cp.async (4-way conflicts).
+// cp.async (16 bytes where aligned). Forward, a transpose element by element with cp.async:
+// consecutive threads read consecutive elements of a row of A (coalesced) and write down a
+// column (bank conflicts, but asynchronous: ncu on the H100 found a register-staged,
+// conflict-free transpose waiting on its global loads for a third of a stage's time).
 template <typename T>
 __device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int trans) {
   constexpr int VW = 16 / sizeof(T);
@@ -205,16 +206,6 @@ __device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int tran
     kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
     for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w))
       fused::cp_async16(dst + w.s * lda + w.c * VW, A + e * VW, true);
-  } else if (!trans && aligned && f % 8 == 0) {
-    kron_radix r = {f, f / 8, (long long)f * f / 8, 1}; // unit (row i = c, 8 columns s)
-    kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
-    for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w)) {
-      T v[8];
-#pragma unroll
-      for (int q = 0; q < 8 / VW; q++) chunk<VW, T>::ld(A + w.c * f + w.s * 8 + q * VW, v + q * VW);
-#pragma unroll
-      for (int jj = 0; jj < 8; jj++) dst[(w.s * 8 + jj) * lda + w.c] = v[jj];
-    }
   } else {
     kron_radix r = {f, f, (long long)f * f, 1}; // element e = (row i, column j): digits (j, i)
     kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
@@ -415,8 +406,41 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
     __syncthreads(); // cur is read before the prefetch two tiles on overwrites it
   }
   fused::cp_async_wait<0>();
-  if (!active) return;
   T *dst = gA + a.aoff[k];
+  // The kp threads of one unit hold partial sums of the same outputs. Where a unit's threads
+  // share warps (units divides 32), sum them with shuffles, then across warps in shared
+  // memory when the partials fit, so each block adds every output once: the 16-wide shapes
+  // had kp = 64 threads per output atomically adding into 256 addresses (bwd 12x fwd).
+  const int lane = tid % 32, nw = blockDim.x / 32;
+  const bool shuffled = gs.kp > 1 && units < 32 && 32 % units == 0;
+  if (shuffled)
+    for (int off = units; off < 32; off <<= 1)
+#pragma unroll
+      for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] += __shfl_xor_sync(0xffffffffu, acc[i][j], off);
+  if (shuffled && nw * units * TM * TN <= 4 * slot) {
+    T *red = sm; // [warp][unit][TM*TN]
+    __syncthreads(); // the tiles are no longer read
+    if (lane < units)
+#pragma unroll
+      for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) red[((tid / 32) * units + lane) * TM * TN + i * TN + j] = acc[i][j];
+    __syncthreads();
+    for (int e = tid; e < units * TM * TN; e += blockDim.x) {
+      T sum = 0;
+      for (int w = 0; w < nw; w++) sum += red[w * units * TM * TN + e];
+      int u = e / (TM * TN), i = e % (TM * TN) / TN, j = e % TN, uhi, uag, ulg;
+      kron_unit(u, ma, nl, &uhi, &uag, &ulg);
+      int rel = kron_chunk0(i / VW, ma, uag, VW) + i % VW;
+      int cel = kron_chunk0(j / VW, nl, ulg, VW) + j % VW;
+      if (rel < ob && i0 + rel < f && cel < ob && j0 + cel < f)
+        atomicAdd(dst + (long long)(i0 + rel) * f + j0 + cel, sum);
+    }
+    return;
+  }
+  if (!active || (shuffled && lane >= units)) return;
 #pragma unroll
   for (int r = 0; r < TM / VW; r++)
 #pragma unroll
