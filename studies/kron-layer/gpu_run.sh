@@ -109,7 +109,7 @@ if [ $quick = 0 ]; then
   mkdir -p "$out/seed" "$out/profile" "$out/logs"
   run "$out/seed/bench-f-32-128-128.log" "$bin/kronlayer" --dtype f 32 128 128 bench
   run "$out/seed/bench-d-32-128-128.log" "$bin/kronlayer" --dtype d 32 128 128 bench
-  for k in 100 48; do
+  for k in 100 72; do # budgets that fit a 128x128 fp32 factor (69120 bytes)
     run "$out/seed/v3-f-32x128x128-smem${k}k.log" "$bin/kronlayer" --dtype f --shape 32x128x128 --impl v3 --v3-smem-kib $k bench
   done
   for v in v1 v2 v3; do
