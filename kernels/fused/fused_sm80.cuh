@@ -85,23 +85,40 @@ struct RowState {
   // Fold a tile of log2 scores x into the state; overwrite x with exp2(x - new max) and return
   // the factors the previous accumulators must be rescaled by.
   template <int NT> __device__ void update(float x[NT][4], float alpha[2]) {
+    fold<NT, false>(x, 1.f, alpha);
+  }
+  // The same from raw dot products x whose log2 score is x·scale_log2 (scale_log2 > 0, masked
+  // entries -inf; workloads without a softcap): the max is taken on the raw values and the
+  // scale rides in the exponent's FFMA, one multiply per score less.
+  template <int NT> __device__ void update_raw(float x[NT][4], float scale_log2, float alpha[2]) {
+    fold<NT, true>(x, scale_log2, alpha);
+  }
+  // Row max as a tree and the row sum in two halves: short dependency chains, so the
+  // softmax of one warp is not a chain of 2·NT dependent max and add steps.
+  template <int NT, bool RAW> __device__ void fold(float x[NT][4], float scale, float alpha[2]) {
 #pragma unroll
     for (int rr = 0; rr < 2; rr++) {
-      float mx = -CUDART_INF_F;
+      float v[NT];
 #pragma unroll
-      for (int nt = 0; nt < NT; nt++) mx = fmaxf(mx, fmaxf(x[nt][2 * rr], x[nt][2 * rr + 1]));
-      mx = quad_max(mx);
-      float m_new = fmaxf(m[rr], mx);
+      for (int nt = 0; nt < NT; nt++) v[nt] = fmaxf(x[nt][2 * rr], x[nt][2 * rr + 1]);
+#pragma unroll
+      for (int w = 1; w < NT; w *= 2)
+#pragma unroll
+        for (int i = 0; i + w < NT; i += 2 * w) v[i] = fmaxf(v[i], v[i + w]);
+      float mx = quad_max(v[0]);
+      float m_new = fmaxf(m[rr], RAW ? mx * scale : mx);
       float m_use = m_new == -CUDART_INF_F ? 0.f : m_new; // fully masked so far: avoid inf - inf
       alpha[rr] = fast_exp2(m[rr] - m_use);
-      float sum = 0.f;
+      float sum[2] = {0.f, 0.f};
 #pragma unroll
-      for (int nt = 0; nt < NT; nt++) {
-        x[nt][2 * rr] = fast_exp2(x[nt][2 * rr] - m_use);
-        x[nt][2 * rr + 1] = fast_exp2(x[nt][2 * rr + 1] - m_use);
-        sum += x[nt][2 * rr] + x[nt][2 * rr + 1];
-      }
-      l[rr] = l[rr] * alpha[rr] + sum; // per-thread partial; the quad is summed at the end
+      for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+          float &e = x[nt][2 * rr + c];
+          e = fast_exp2(RAW ? fmaf(e, scale, -m_use) : e - m_use);
+          sum[nt & 1] += e;
+        }
+      l[rr] = l[rr] * alpha[rr] + (sum[0] + sum[1]); // per-thread partial; quads summed at the end
       m[rr] = m_new;
     }
   }
@@ -144,15 +161,17 @@ __device__ __forceinline__ void frag_pack_a(uint32_t (&pa)[NT / 2][4], const flo
 }
 
 // Block j0's raw q·k (accumulator layout, rows row_base and row_base + 8 of this thread) ->
-// masked log2 scores in place. edge: the block crosses the diagonal or the end of the keys.
-template <int WL, int NT>
+// masked log2 scores in place (SCALE false: masked raw scores, for RowState::update_raw).
+// edge: the block crosses the diagonal or the end of the keys.
+template <int WL, int NT, bool SCALE = true>
 __device__ __forceinline__ void mask_scores(float (&s)[NT][4], const Params &p, int row_base,
                                             int j0, bool edge, float scale_log2, int t) {
+  if (!SCALE && !edge) return;
 #pragma unroll
   for (int nt = 0; nt < NT; nt++)
 #pragma unroll
     for (int e = 0; e < 4; e++) {
-      float x = score_log2<WL>(s[nt][e], scale_log2);
+      float x = SCALE ? score_log2<WL>(s[nt][e], scale_log2) : s[nt][e];
       if (edge) {
         int row = row_base + (e >> 1) * 8, col = j0 + nt * 8 + 2 * t + (e & 1);
         if (col > row + p.offset || col >= p.Lkv) x = -CUDART_INF_F;

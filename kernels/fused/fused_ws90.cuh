@@ -195,8 +195,13 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     auto softmax_block = [&](int n, float(&alpha)[2]) {
       const int j0 = n * kWsCols;
       const bool edge = j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
-      mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
-      st.update<kWsCols / 8>(s, alpha);
+      if constexpr (wl_traits<WL>::softcap) {
+        mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
+        st.update<kWsCols / 8>(s, alpha);
+      } else { // the scale folded into the exponent (p.scale > 0)
+        mask_scores<WL, kWsCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
+        st.update_raw<kWsCols / 8>(s, scale_log2, alpha);
+      }
     };
     auto rescale_and_pack = [&](const float(&alpha)[2]) {
       frag_scale_rows(o, alpha);
