@@ -420,13 +420,14 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
 #pragma unroll
         for (int j = 0; j < TN; j++) acc[i][j] += __shfl_xor_sync(0xffffffffu, acc[i][j], off);
   if (shuffled && nw * units * TM * TN <= 4 * slot) {
-    T *red = sm; // [warp][unit][TM*TN]
+    T *red = sm;     // [warp][unit][TM*TN]
     __syncthreads(); // the tiles are no longer read
     if (lane < units)
 #pragma unroll
       for (int i = 0; i < TM; i++)
 #pragma unroll
-        for (int j = 0; j < TN; j++) red[((tid / 32) * units + lane) * TM * TN + i * TN + j] = acc[i][j];
+        for (int j = 0; j < TN; j++)
+          red[((tid / 32) * units + lane) * TM * TN + i * TN + j] = acc[i][j];
     __syncthreads();
     for (int e = tid; e < units * TM * TN; e += blockDim.x) {
       T sum = 0;
