@@ -349,6 +349,17 @@ struct grad_args {
   const void *G[KRON_MAX_FACTORS], *Tin[KRON_MAX_FACTORS];
 };
 
+// Element (i, j) of the micro-tile of unit (ag, lg) in gA_k's output block at (i0, j0): its
+// offset in gA_k, or -1 outside the block or the factor (both ways of adding the sums use it).
+template <int VW>
+__device__ __forceinline__ long long grad_out(int i, int j, int ma, int ag, int nl, int lg, int ob,
+                                              int f, int i0, int j0) {
+  int rel = kron_chunk0(i / VW, ma, ag, VW) + i % VW,
+      cel = kron_chunk0(j / VW, nl, lg, VW) + j % VW;
+  return rel < ob && i0 + rel < f && cel < ob && j0 + cel < f ? (long long)(i0 + rel) * f + j0 + cel
+                                                              : -1;
+}
+
 // gA_k's output block blockIdx.z over tiles [t0, t1) of split blockIdx.x: two slots of a G and
 // a T tile (transposed: rows v), the next pair prefetched while the current one is summed.
 // Thread = (unit, kp): a TM x TN micro-tile of the block, rows [v0, v1) of every tile.
@@ -432,30 +443,20 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
     for (int e = tid; e < units * TM * TN; e += blockDim.x) {
       T sum = 0;
       for (int w = 0; w < nw; w++) sum += red[w * units * TM * TN + e];
-      int u = e / (TM * TN), i = e % (TM * TN) / TN, j = e % TN, uhi, uag, ulg;
-      kron_unit(u, ma, nl, &uhi, &uag, &ulg);
-      int rel = kron_chunk0(i / VW, ma, uag, VW) + i % VW;
-      int cel = kron_chunk0(j / VW, nl, ulg, VW) + j % VW;
-      if (rel < ob && i0 + rel < f && cel < ob && j0 + cel < f)
-        atomicAdd(dst + (long long)(i0 + rel) * f + j0 + cel, sum);
+      int uhi, uag, ulg;
+      kron_unit(e / (TM * TN), ma, nl, &uhi, &uag, &ulg);
+      long long o = grad_out<VW>(e % (TM * TN) / TN, e % TN, ma, uag, nl, ulg, ob, f, i0, j0);
+      if (o >= 0) atomicAdd(dst + o, sum);
     }
     return;
   }
   if (!active || (shuffled && lane >= units)) return;
 #pragma unroll
-  for (int r = 0; r < TM / VW; r++)
+  for (int i = 0; i < TM; i++)
 #pragma unroll
-    for (int i = 0; i < VW; i++) {
-      int rel = kron_chunk0(r, ma, ag, VW) + i;
-      if (prow[r] < 0 || rel >= ob || i0 + rel >= f) continue;
-#pragma unroll
-      for (int q = 0; q < TN / VW; q++)
-#pragma unroll
-        for (int j = 0; j < VW; j++) {
-          int cel = kron_chunk0(q, nl, lg, VW) + j;
-          if (qoff[q] < 0 || cel >= ob || j0 + cel >= f) continue;
-          atomicAdd(dst + (long long)(i0 + rel) * f + j0 + cel, acc[r * VW + i][q * VW + j]);
-        }
+    for (int j = 0; j < TN; j++) {
+      long long o = grad_out<VW>(i, j, ma, ag, nl, lg, ob, f, i0, j0);
+      if (o >= 0) atomicAdd(dst + o, acc[i][j]);
     }
 }
 
