@@ -5,6 +5,7 @@
 // returned with their reason in ctx->err (attn_fail), never exited on. See fused_sm80.cuh.
 // The selected-block workloads (nsa) take their own kernel, fused_nsa.cuh.
 #include "attn_system.h"
+#include "fused_colws90.cuh"
 #include "fused_nsa.cuh"
 #include "fused_sm90.cuh"
 #include "fused_ws90.cuh"
@@ -49,24 +50,44 @@ static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
 
 // Tile configurations measured on an H200 (PERF-fused.md, v4): two warpgroups sharing
 // 128-key stages beat one warpgroup per CTA and 64-key stages.
+// A TMA descriptor (cuTensorMapEncodeTiled), elements outside the tensor read as zeros.
+static int encode_tiled(const attn_ctx *ctx, CUtensorMap *map, CUtensorMapDataType type, int rank,
+                        const void *base, const cuuint64_t *dims, const cuuint64_t *strides,
+                        const cuuint32_t *box, CUtensorMapSwizzle swizzle) {
+  char why[256];
+  tmap_encode_tiled_fn encode = tmap_encoder(why, sizeof why);
+  if (!encode) return attn_fail(ctx, ATTN_ERR, "fused: %s", why);
+  const cuuint32_t unit[4] = {1, 1, 1, 1};
+  CUresult r = encode(map, type, (cuuint32_t)rank, const_cast<void *>(base), dims, strides, box,
+                      unit, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return attn_fail(ctx, ATTN_ERR, "fused: cuTensorMapEncodeTiled failed (CUresult %d)", (int)r);
+  return ATTN_OK;
+}
+
 // A 4-D TMA descriptor of a [B, L, H, D] fp16 tensor as {D, H, L, B}: boxes of 64 head-dim
 // columns (128 bytes, the swizzle span) x rows tokens of one head, 128B-swizzled, rows past L
 // read as zeros.
 static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, int D, int H, int L,
                       int B, int rows) {
-  char why[256];
-  tmap_encode_tiled_fn encode = tmap_encoder(why, sizeof why);
-  if (!encode) return attn_fail(ctx, ATTN_ERR, "fused: %s", why);
   const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)H, (cuuint64_t)L, (cuuint64_t)B};
   const cuuint64_t strides[3] = {(cuuint64_t)D * sizeof(half), (cuuint64_t)H * D * sizeof(half),
                                  (cuuint64_t)L * H * D * sizeof(half)};
-  const cuuint32_t box[4] = {64, 1, (cuuint32_t)rows, 1}, unit[4] = {1, 1, 1, 1};
-  CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, const_cast<half *>(base), dims,
-                      strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    return attn_fail(ctx, ATTN_ERR, "fused: cuTensorMapEncodeTiled failed (CUresult %d)", (int)r);
-  return ATTN_OK;
+  const cuuint32_t box[4] = {64, 1, (cuuint32_t)rows, 1};
+  return encode_tiled(ctx, map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, base, dims, strides, box,
+                      CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+// The row LSE [B*H, Lq] fp32 as a 2-D tensor {Lq, B*H}, boxes of `rows` (rows past Lq read as
+// zeros). TMA wants a row pitch of a multiple of 16 bytes: Lq % 4 == 0 (col_ws_usable).
+static int encode_lse_map(const attn_ctx *ctx, CUtensorMap *map, const float *lse, int Lq, int BH,
+                          int rows) {
+  const cuuint64_t dims[2] = {(cuuint64_t)Lq, (cuuint64_t)BH};
+  const cuuint64_t strides[1] = {(cuuint64_t)Lq * sizeof(float)};
+  const cuuint32_t box[2] = {(cuuint32_t)rows, 1};
+  return encode_tiled(ctx, map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, lse, dims, strides, box,
+                      CU_TENSOR_MAP_SWIZZLE_NONE);
 }
 
 // How many (batch, head) pairs the tile schedule interleaves (fused_ws90.cuh). Without a mask
@@ -118,6 +139,42 @@ static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Para
                     C::template smem_bytes<D>(), p);
 }
 
+// The warp-specialized column pass (fused_colws90.cuh) serves the workloads without an aux
+// input next to the warp-specialized forward; the lockstep forward keeps attn_col_sm90.
+template <int WL> static bool col_ws_usable(const attn_ctx *ctx, const attn_shape *sh) {
+  return col_ws_serves<WL>() && ctx->sm90_fwd != SM90_FWD_LOCKSTEP && sh->q_len % 4 == 0;
+}
+
+template <int D, int WL>
+static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  if constexpr (!col_ws_serves<WL>()) {
+    return attn_fail(ctx, ATTN_ERR, "fused: no ws column pass for this workload");
+  } else {
+    ColWsMaps maps;
+    ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, kCwsQueries));
+    ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kCwsKeys));
+    ATTN_TRY(encode_lse_map(ctx, &maps.lse, p.lse, sh->q_len, sh->batch * sh->heads, kCwsQueries));
+    auto kernel = attn_col_ws90<D, WL>;
+    const int smem = col_ws_smem_bytes<D>();
+    cudaError_t err =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess)
+      return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(attn_col_ws90) failed: %s",
+                       cudaGetErrorString(err));
+    const long ktiles = (sh->kv_len + kCwsKeys - 1) / kCwsKeys;
+    const long ntiles = ktiles * sh->heads * sh->batch;
+    if (ntiles > INT_MAX)
+      return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: %ld key tiles exceed the kernel's int range",
+                       ntiles);
+    const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
+    const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
+    const int chunk =
+        ws_heads_per_chunk(ctx->sm_count, ktiles, sh->batch * sh->heads, p.offset < sh->kv_len);
+    kernel<<<grid, kCwsThreads, smem, ctx->stream>>>(maps, p, chunk);
+    return launched(ctx, "attn_col_ws90");
+  }
+}
+
 template <int D, int WL>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
@@ -132,7 +189,9 @@ static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params 
   }
   if constexpr (needs_lse<WL>()) {
     if (rc != ATTN_OK) return rc;
-    if (hopper(ctx)) {
+    if (hopper(ctx) && col_ws_usable<WL>(ctx, sh)) {
+      rc = launch_col_ws90<D, WL>(ctx, sh, p);
+    } else if (hopper(ctx)) {
       dim3 grid(sh->heads, (sh->kv_len + kCol90Keys - 1) / kCol90Keys, sh->batch);
       rc = launch_cfg(ctx, attn_col_sm90<D, WL>, "attn_col_sm90", grid, kCol90Threads,
                       col90_smem_bytes<D, WL>(), p);

@@ -219,6 +219,16 @@ template <int WL> struct ColState {
       if (wl_traits<WL>::sum_sq) acc2[rr] += prob * prob;
     }
   }
+  // The same for a workload without an aux input, from the raw dot product qk: the scale is
+  // folded into the exponent's FFMA where the logits are plain scaled scores.
+  __device__ void add_raw(int rr, float qk, float scale_log2, float row_lse, bool live) {
+    static_assert(!wl_traits<WL>::keyformer && !wl_traits<WL>::any_ge_mask, "no aux input");
+    const float x = wl_traits<WL>::softcap ? score_log2<WL>(qk, scale_log2) - row_lse
+                                           : fmaf(qk, scale_log2, -row_lse);
+    const float prob = live ? fast_exp2(x) : 0.f;
+    acc[rr] += prob;
+    if (wl_traits<WL>::sum_sq) acc2[rr] += prob * prob;
+  }
   // Reduce over the quad (the threads holding the same keys) and write keys col_base and
   // col_base + 8 of row bh.
   __device__ void store(const Params &p, long bh, int col_base) {

@@ -66,11 +66,16 @@ struct WsMaps {
 struct WsTile {
   int qb, h, b;
 };
-template <int ROWS> __device__ __forceinline__ WsTile ws_tile(int t, const Params &p, int chunk) {
-  const int nq = (p.Lq + ROWS - 1) / ROWS, hb = p.H * p.B;
+// nq blocks per (batch, head); the column pass (fused_colws90.cuh) numbers its key blocks the
+// same way, heaviest (the first keys) first.
+__device__ __forceinline__ WsTile ws_tile_of(int t, int nq, int H, int B, int chunk) {
+  const int hb = H * B;
   const int c0 = t / (nq * chunk) * chunk, hc = min(chunk, hb - c0);
   const int r = t - c0 * nq, bh = c0 + r % hc;
-  return {nq - 1 - r / hc, bh % p.H, bh / p.H};
+  return {nq - 1 - r / hc, bh % H, bh / H};
+}
+template <int ROWS> __device__ __forceinline__ WsTile ws_tile(int t, const Params &p, int chunk) {
+  return ws_tile_of(t, (p.Lq + ROWS - 1) / ROWS, p.H, p.B, chunk);
 }
 // The claim counter and the count of CTAs done with it: the last CTA of a launch resets both,
 // so every launch (stream-ordered; one launch at a time per device) starts from zero.

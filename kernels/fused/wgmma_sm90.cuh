@@ -61,13 +61,15 @@ __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], uint64_t 
                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
-// d (m64n64, fp32) += A (registers, fp16 fragments) * B (smem desc, MN-major: transposed).
-__device__ __forceinline__ void wgmma_m64n64k16_rs_tb(float (&d)[8][4], const uint32_t (&a)[4],
-                                                      uint64_t desc_b) {
+// d (m64n64, fp32) (+)= A (registers, fp16 fragments) * B (smem desc): TNSPB 0 K-major, 1
+// MN-major (transposed); scale_d = 0 overwrites d.
+template <int TNSPB>
+__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[8][4], const uint32_t (&a)[4],
+                                                   uint64_t desc_b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"
-               "%23,%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, %36, p, 1, 1, 1;\n}\n"
+               "%23,%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, %36, p, 1, 1, %38;\n}\n"
                : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]),
                  "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]),
                  "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]),
@@ -75,18 +77,25 @@ __device__ __forceinline__ void wgmma_m64n64k16_rs_tb(float (&d)[8][4], const ui
                  "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]),
                  "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
                  "+f"(d[7][2]), "+f"(d[7][3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TNSPB));
+}
+// d += A (registers) * B (smem desc, MN-major: transposed).
+__device__ __forceinline__ void wgmma_m64n64k16_rs_tb(float (&d)[8][4], const uint32_t (&a)[4],
+                                                      uint64_t desc_b) {
+  wgmma_m64n64k16_rs<1>(d, a, desc_b, 1);
 }
 
-// d (m64n128, fp32) += A (registers, fp16 fragments) * B (smem desc, MN-major: transposed).
-__device__ __forceinline__ void wgmma_m64n128k16_rs_tb(float (&d)[16][4], const uint32_t (&a)[4],
-                                                       uint64_t desc_b) {
+// d (m64n128, fp32) (+)= A (registers, fp16 fragments) * B (smem desc): TNSPB 0 K-major, 1
+// MN-major (transposed); scale_d = 0 overwrites d.
+template <int TNSPB>
+__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[16][4], const uint32_t (&a)[4],
+                                                    uint64_t desc_b, int scale_d) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
                "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"
                "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%"
                "43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}"
-               ", {%64,%65,%66,%67}, %68, p, 1, 1, 1;\n}\n"
+               ", {%64,%65,%66,%67}, %68, p, 1, 1, %70;\n}\n"
                : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]),
                  "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]),
                  "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]),
@@ -100,7 +109,12 @@ __device__ __forceinline__ void wgmma_m64n128k16_rs_tb(float (&d)[16][4], const 
                  "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]),
                  "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
                  "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1));
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TNSPB));
+}
+// d += A (registers) * B (smem desc, MN-major: transposed).
+__device__ __forceinline__ void wgmma_m64n128k16_rs_tb(float (&d)[16][4], const uint32_t (&a)[4],
+                                                       uint64_t desc_b) {
+  wgmma_m64n128k16_rs<1>(d, a, desc_b, 1);
 }
 
 // ---- A (shared, K-major) x B (shared, MN-major, i.e. row-major [K, N]: tnspB = 1) ----------

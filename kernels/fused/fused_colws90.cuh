@@ -1,0 +1,248 @@
+// The warp-specialized sm_90a column pass (v17): the column statistic of the workloads without
+// an aux input (COL_SUM, COL_SUM_SQ: h2o, roco, snapkv) on the machinery of attn_fwd_ws90.
+// Same math, mask and outputs as attn_col_sm90, which keeps kf and corm (their fp32 S×S
+// inputs) and the lockstep path (--sm90-fwd lockstep).
+//
+//   warpgroup 0  producer: one thread loads, per 128-key tile, the K tile (TMA, one buffer) and
+//                then the tile's query blocks (QN queries of Q, TMA, 128B swizzle, with their
+//                row LSE through a second, plain TMA map) into an NST-stage ring guarded by
+//                full/empty mbarriers, the ring running on across tiles.
+//   warpgroups 1, 2  consumers: 64 keys each. A consumer copies its K rows into registers once
+//                per tile (wgmma's A from registers; the K buffer is then free for the next
+//                tile's K), then per query block issues Sᵀ = K·Q_nᵀ (64 x QN) and, while the
+//                tensor cores run it, exponentiates and sums the previous block's Sᵀ: two
+//                score buffers, so the exponentials (MUFU) run under the next GEMM instead of
+//                after it, as they do in attn_col_sm90.
+// Measured on an H100 (PERF-fused.md, v17): 64-query steps were 15 % slower (the per-step
+// barrier, descriptor and LSE work), K from shared memory as fast, the two consumers taking
+// turns slower; at the fig12 shape the GEMM alone takes 130 of the 156 µs: 128 keys per CTA
+// re-read every query tile from L2 at ~4 TB/s.
+// Persistent: one CTA per SM claims tiles (key block, head, batch), first keys (the longest
+// causal columns) first, through the forward's claim counter (fused_ws90.cuh).
+#pragma once
+#include "fused_ws90.cuh"
+
+namespace fused {
+
+constexpr int kCwsKeys = 128;    // keys per tile (64 per consumer)
+constexpr int kCwsQueries = 128; // queries per step
+constexpr int kCwsStages = 4;
+constexpr int kCwsThreads = 384;
+
+template <int D> constexpr int col_ws_smem_bytes() {
+  return (kCwsKeys + kCwsStages * kCwsQueries) * D * (int)sizeof(half) +
+         kCwsStages * kCwsQueries * (int)sizeof(float) + k90Align + (2 + 2 * kCwsStages) * 8 + 8;
+}
+// The workloads this pass serves: a column statistic without an aux input.
+template <int WL> __host__ __device__ constexpr bool col_ws_serves() {
+  return needs_lse<WL>() && !has_aux<WL>();
+}
+
+// TMA descriptors: q and k as in WsMaps (boxes of kCwsQueries and kCwsKeys rows), the row LSE
+// as a 2-D fp32 tensor {Lq, B*H} (boxes of kCwsQueries).
+struct ColWsMaps {
+  CUtensorMap q, k, lse;
+};
+
+// Tile t: key block kb of head h, batch b, and the first query block that sees it.
+struct ColWsTile {
+  int kb, h, b, qb0;
+};
+__device__ __forceinline__ ColWsTile col_ws_tile(int t, const Params &p, int chunk) {
+  const int nk = (p.Lkv + kCwsKeys - 1) / kCwsKeys;
+  const WsTile w = ws_tile_of(t, nk, p.H, p.B, chunk);
+  const int kb = nk - 1 - w.qb; // ws_tile_of's heaviest block is the last; here it is the first
+  return {kb, w.h, w.b, max(0, kb * kCwsKeys - p.offset) / kCwsQueries};
+}
+
+// This thread's K fragments (wgmma's A layout, as mma.sync m16n8k16's) of keys r and r + 8 of
+// the sw128 K tile.
+template <int D>
+__device__ __forceinline__ void load_k_frags(uint32_t (&kf)[D / 16][4], const half *sk, int r,
+                                             int t) {
+#pragma unroll
+  for (int kk = 0; kk < D / 16; kk++)
+#pragma unroll
+    for (int i = 0; i < 4; i++) // (row half, column half): a0 (r, 2t) a1 (r+8, 2t) a2 (r, 2t+8) ..
+      kf[kk][i] = *reinterpret_cast<const uint32_t *>(
+          sk + sw128<kCwsKeys>(r + 8 * (i & 1), 2 * kk + (i >> 1)) + 2 * t);
+}
+
+// The LSE of this thread's queries (columns nt * 8 + 2t, +1) of a query block, from the
+// stage's LSE at shared address `slse` (ld.shared: a generic load of it cost ncu-visible waits).
+__device__ __forceinline__ void load_lse(float2 (&l)[kCwsQueries / 8], uint32_t slse, int t) {
+#pragma unroll
+  for (int nt = 0; nt < kCwsQueries / 8; nt++)
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
+                 : "=f"(l[nt].x), "=f"(l[nt].y)
+                 : "r"(slse + (uint32_t)(nt * 8 + 2 * t) * 4u));
+}
+
+// One query block's Sᵀ (keys x queries) into the column statistic; EDGE: apply the mask.
+template <int WL, bool EDGE>
+__device__ __forceinline__ void col_ws_block(ColState<WL> &cs, const float (&s)[kCwsQueries / 8][4],
+                                             const float2 (&l)[kCwsQueries / 8], float scale_log2,
+                                             int t, int j, int i0, const Params &p) {
+#pragma unroll
+  for (int nt = 0; nt < kCwsQueries / 8; nt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int rr = e >> 1, i = i0 + nt * 8 + 2 * t + (e & 1), key = j + rr * 8;
+      const bool live = !EDGE || (key < p.Lkv && key <= i + p.offset && i < p.Lq);
+      cs.add_raw(rr, s[nt][e], scale_log2, (e & 1) ? l[nt].y : l[nt].x, live);
+    }
+}
+
+template <int D, int WL>
+__global__ void __launch_bounds__(kCwsThreads, 1)
+    attn_col_ws90(const __grid_constant__ ColWsMaps maps, Params p, int chunk) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int NST = kCwsStages, QN = kCwsQueries, NC = 2;
+  constexpr uint32_t kKBytes = kCwsKeys * D * (uint32_t)sizeof(half);
+  constexpr uint32_t kQBytes = QN * D * (uint32_t)sizeof(half) + QN * (uint32_t)sizeof(float);
+  extern __shared__ unsigned char smem_cws[];
+  half *sk = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_cws) + k90Align - 1) &
+                                      ~(uintptr_t)(k90Align - 1));
+  half *sq0 = sk + kCwsKeys * D;
+  float *slse0 = reinterpret_cast<float *>(sq0 + NST * QN * D);
+  uint64_t *full_k = reinterpret_cast<uint64_t *>(slse0 + NST * QN);
+  uint64_t *empty_k = full_k + 1, *full = empty_k + 1, *empty = full + NST;
+  int *tile_slot = reinterpret_cast<int *>(empty + NST); // the producer's claim, for the consumers
+
+  const int nq = (p.Lq + QN - 1) / QN;
+  const int ntiles = (p.Lkv + kCwsKeys - 1) / kCwsKeys * p.H * p.B;
+  const int wg = threadIdx.x >> 7;
+
+  if (threadIdx.x == 0) {
+    mbar_init(full_k, 1);
+    mbar_init(empty_k, NC * 128); // every consumer thread, once it holds its K fragments
+    for (int s = 0; s < NST; s++) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], NC * 128);
+    }
+    mbar_fence_init();
+  }
+  __syncthreads();
+
+  // Query block number `it` of this CTA lives in stage it % NST, phase (it / NST) & 1.
+  if (wg == 0) { // ---- producer ----
+    regs_release<40>();
+    if (threadIdx.x != 0) return;
+    int it = 0;
+    for (int round = 0, t = blockIdx.x;; round++, t = ws_claim_tile()) {
+      mbar_wait(empty_k, (round & 1) ^ 1); // the consumers hold the last tile's K
+      if (t >= ntiles) {
+        *tile_slot = -1;
+        mbar_arrive(full_k);
+        ws_release_counter();
+        break;
+      }
+      *tile_slot = t; // published by the arrive below, read after full_k
+      const ColWsTile tile = col_ws_tile(t, p, chunk);
+      mbar_expect_tx(full_k, kKBytes);
+      for (int sl = 0; sl < D / 64; sl++)
+        tma_load_4d(sk + sl * kCwsKeys * 64, &maps.k, full_k, sl * 64, tile.h, tile.kb * kCwsKeys,
+                    tile.b);
+      for (int n = tile.qb0; n < nq; n++, it++) {
+        const int st = it % NST;
+        mbar_wait(&empty[st], ((it / NST) & 1) ^ 1);
+        mbar_expect_tx(&full[st], kQBytes);
+        for (int sl = 0; sl < D / 64; sl++)
+          tma_load_4d(sq0 + st * QN * D + sl * QN * 64, &maps.q, &full[st], sl * 64, tile.h, n * QN,
+                      tile.b);
+        tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + tile.h);
+      }
+    }
+    return;
+  }
+
+  // ---- consumers ----
+  regs_claim<232>();
+  const int c = wg - 1;
+  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  const int g = lane >> 2, t = lane & 3;
+  const int kl = c * 64 + warp * 16 + g; // this thread's keys in the tile: kl and kl + 8
+  const float scale_log2 = p.scale * kLog2e;
+  // Descriptors are linear in the address (>> 4) and the address field is the low 14 bits:
+  // one constant high word, the low word plus constant offsets per stage and k-step.
+  const uint64_t q_desc0 = sw128_desc(sq0, 16, 1024);
+  const uint32_t q_lo0 = (uint32_t)q_desc0, q_hi = (uint32_t)(q_desc0 >> 32);
+  const uint32_t slse_u32 = smem_u32(slse0);
+
+  uint32_t kf[D / 16][4];
+  float sa[QN / 8][4], sb[QN / 8][4];
+  float2 lse[QN / 8];
+  uint32_t it = 0; // unsigned: stage and phase are a mask and a shift
+  for (int round = 0;; round++) {
+    mbar_wait(full_k, round & 1);
+    const int tix = *reinterpret_cast<volatile int *>(tile_slot);
+    if (tix < 0) break;
+    const ColWsTile tile = col_ws_tile(tix, p, chunk);
+    load_k_frags<D>(kf, sk, kl, t);
+    mbar_arrive(empty_k);
+
+    const int j = tile.kb * kCwsKeys + kl;
+    auto issue = [&](float(&s)[QN / 8][4], uint32_t cur) {
+      const uint32_t st = cur % NST;
+      mbar_wait(&full[st], (cur / NST) & 1);
+      const uint32_t lo = q_lo0 + st * (QN * D * (uint32_t)sizeof(half) >> 4);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < D / 16; kk++) {
+        constexpr uint32_t kSlice = QN * 64 * sizeof(half) >> 4, kStep = 16 * sizeof(half) >> 4;
+        const uint32_t off = (kk >> 2) * kSlice + (kk & 3) * kStep;
+        const uint64_t desc = ((uint64_t)q_hi << 32) | (lo + off);
+        if constexpr (QN == 64)
+          wgmma_m64n64k16_rs<0>(s, kf[kk], desc, kk > 0);
+        else
+          wgmma_m64n128k16_rs<0>(s, kf[kk], desc, kk > 0);
+      }
+      wgmma_commit();
+    };
+    ColState<WL> cs;
+    // Block n (ring slot cur): its LSE is read before the wait for its GEMM.
+    auto fetch_lse = [&](uint32_t cur) { load_lse(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
+    auto consume = [&](const float(&s)[QN / 8][4], int n, uint32_t cur) {
+      const int i0 = n * QN, j0 = tile.kb * kCwsKeys;
+      if (j0 + kCwsKeys - 1 > i0 + p.offset || i0 + QN > p.Lq || j0 + kCwsKeys > p.Lkv)
+        col_ws_block<WL, true>(cs, s, lse, scale_log2, t, j, i0, p);
+      else
+        col_ws_block<WL, false>(cs, s, lse, scale_log2, t, j, i0, p);
+      mbar_arrive(&empty[cur % NST]); // its Q (read by the finished GEMM) and LSE are done with
+    };
+    // Two score buffers: block k+1's GEMM runs while block k is summed.
+    const int n0 = tile.qb0, cnt = nq - n0;
+    issue(sa, it);
+    int k = 0;
+    for (; k + 2 < cnt; k += 2) {
+      issue(sb, it + k + 1);
+      fetch_lse(it + k);
+      wgmma_wait<1>();
+      consume(sa, n0 + k, it + k);
+      issue(sa, it + k + 2);
+      fetch_lse(it + k + 1);
+      wgmma_wait<1>();
+      consume(sb, n0 + k + 1, it + k + 1);
+    }
+    if (k + 1 < cnt) {
+      issue(sb, it + k + 1);
+      fetch_lse(it + k);
+      wgmma_wait<1>();
+      consume(sa, n0 + k, it + k);
+      fetch_lse(it + k + 1);
+      wgmma_wait<0>();
+      consume(sb, n0 + k + 1, it + k + 1);
+    } else {
+      fetch_lse(it + k);
+      wgmma_wait<0>();
+      consume(sa, n0 + k, it + k);
+    }
+    it += cnt;
+    cs.store(p, (long)tile.b * p.H + tile.h, tile.kb * kCwsKeys + kl);
+  }
+#else
+  __trap(); // built without sm_90a: the dispatcher never launches this
+#endif
+}
+
+} // namespace fused
