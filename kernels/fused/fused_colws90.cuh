@@ -15,8 +15,8 @@
 //                after it, as they do in attn_col_sm90.
 // Measured on an H100 (PERF-fused.md, v17): 64-query steps were 15 % slower (the per-step
 // barrier, descriptor and LSE work), K from shared memory as fast, the two consumers taking
-// turns slower; at the fig12 shape the GEMM alone takes 130 of the 156 µs: 128 keys per CTA
-// re-read every query tile from L2 at ~4 TB/s.
+// turns slower; at the fig12 shape the GEMM alone takes 130 of the 156 µs (tensor pipe 60 %;
+// not the L2 reads: v18's 256 keys per CTA halved them and ran 5 % slower).
 // Persistent: one CTA per SM claims tiles (key block, head, batch), first keys (the longest
 // causal columns) first, through the forward's claim counter (fused_ws90.cuh).
 #pragma once
