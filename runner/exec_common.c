@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "executor.h"
@@ -48,6 +49,15 @@ void progress_print(const exec_ctx *x, const progress *p, double started, int fi
   last = *p;
   printed = 1;
   last_at = now;
+}
+
+void test_delay_point(const char *point) {
+  const char *spec = getenv("REPRO_RUN_TEST_DELAY");
+  size_t n = strlen(point);
+  if (!spec || strncmp(spec, point, n) != 0 || spec[n] != ':') return;
+  long ms = atol(spec + n + 1);
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
 }
 
 void test_kill_point(const char *point) {

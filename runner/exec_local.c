@@ -54,6 +54,7 @@ static pid_t start_cell(exec_ctx *x, const cell *c, const char *cmd, const devic
     dup2(er, 2);
     setenv(LOCAL_TAG, x->r->dir, 1);
     setenv("REPRO_CELL", c->log, 1);
+    test_delay_point("local-child");
     execl("/bin/bash", "bash", "-c", script.s, (char *)NULL);
     _exit(127);
   }

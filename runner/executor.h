@@ -43,6 +43,9 @@ void progress_print(const exec_ctx *x, const progress *p, double started, int fi
 /* Test hook: REPRO_RUN_TEST_KILL=<point>:<n> makes the runner SIGKILL itself the n-th time
  * it passes <point> (before-sbatch, after-sbatch, local-start), to test resuming. */
 void test_kill_point(const char *point);
+/* Test hook: with REPRO_RUN_TEST_DELAY=POINT:MS, sleeps MS milliseconds at POINT (a forked
+ * cell before its exec: the window in which a runner's kill must not leave its locks held). */
+void test_delay_point(const char *point);
 
 /* Local executor. */
 int local_recover(exec_ctx *x); /* kills orphans of a killed runner of this run */

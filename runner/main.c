@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cellog.h"
@@ -197,9 +198,34 @@ static int lock_run(const run *r) {
   return 0; /* fd stays open on purpose: the lock lives as long as the process */
 }
 
+/* The pid in a figure lock's "pid N, ..." text, or 0. */
+static long lock_holder_pid(int fd) {
+  char text[64];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = '\0';
+  long pid = 0;
+  return sscanf(text, "pid %ld", &pid) == 1 ? pid : 0;
+}
+
+/* flock(fd) now, or, while the holder named in the file is dead, within a few seconds: a cell
+ * its runner forked just before being killed shares the runner's descriptors until its exec
+ * closes them (close-on-exec), so for that moment the dead runner's lock is still held, and
+ * the cell is not yet visible as the run's (its tag is set for the exec). Waiting for the exec
+ * lets a resume right after a kill start (and see the cell) instead of being refused. */
+static int flock_after_dead_holder(int fd) {
+  for (int tries = 0;; tries++) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 0;
+    long pid = lock_holder_pid(fd);
+    if (tries >= 100 || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) return -1;
+    struct timespec ts = {0, 50 * 1000000L}; /* 100 x 50 ms */
+    nanosleep(&ts, NULL);
+  }
+}
+
 /* One runner per figure folder: FIGDIR/runs/.lock, flock()ed for the runner's whole life and
- * close-on-exec (cells never hold it), holding "pid N, run ID" of its holder. Returns 0 with
- * *fd the lock (or -1 when --allow-concurrent goes on beside another runner), -1 refused. */
+ * close-on-exec (cells never hold it once they run), holding "pid N, run ID" of its holder.
+ * Returns 0 with *fd the lock (or -1 when --allow-concurrent goes on beside another runner),
+ * -1 refused. */
 static int lock_figure(const char *figdir, int allow, int *fd) {
   *fd = -1;
   char *runs = xasprintf("%s/runs", figdir), *path = xasprintf("%s/.lock", runs);
@@ -208,7 +234,7 @@ static int lock_figure(const char *figdir, int allow, int *fd) {
   if (lfd < 0) {
     fprintf(stderr, "repro-run: cannot open %s: %s\n", path, strerror(errno));
     rc = -1;
-  } else if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+  } else if (flock_after_dead_holder(lfd) == 0) {
     char text[64];
     int n = snprintf(text, sizeof text, "pid %ld, run (starting)\n", (long)getpid());
     if (ftruncate(lfd, 0) != 0 || pwrite(lfd, text, (size_t)n, 0) != n) { /* only a message */

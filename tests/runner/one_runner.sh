@@ -63,6 +63,14 @@ if [ "$mode" = local ]; then
   "$runner" run experiment.yaml --local --device h100 --only experiment=long --resume -q >out6 2>&1
   check_eq "resume after the kill takes the lock" "$?" 0
 
+  # 2b. the same with the orphan cell still between its fork and its exec for a second (it
+  # holds the runner's descriptors until exec closes them, and is not yet tagged as the run's):
+  # the resume waits for the exec (the lock's holder is dead) instead of refusing
+  REPRO_RUN_TEST_KILL=local-start:1 REPRO_RUN_TEST_DELAY=local-child:1000 "$runner" run experiment.yaml --local --device h100 --only experiment=long -q >out5b 2>&1
+  check_eq "runner killed (cell not yet exec'd)" "$?" 137
+  "$runner" run experiment.yaml --local --device h100 --only experiment=long --resume -q >out6b 2>&1
+  check_eq "resume while the orphan has not exec'd waits and takes the lock" "$?" 0
+
   # 3. --resume keeps to the run's selection
   rm -f count
   "$runner" run experiment.yaml --local --device h100 --only system=bad >out7 2>&1
