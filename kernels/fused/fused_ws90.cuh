@@ -196,11 +196,24 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     frag_zero(o);
     st.init();
 
+    // Gemma2's softcap on the raw-score path where P·V overlaps the softmax (D = 64, v19): tanh
+    // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 it measured
+    // 7-17 % slower than the softcapped log2 scores of mask_scores (PERF-fused.md, v19).
+    constexpr bool kRawSoftcap = wl_traits<WL>::softcap && C::kOverlapPV;
+    auto softcap_block = [&](int n) {
+      if constexpr (kRawSoftcap) {
+        const int j0 = n * kWsCols;
+        const bool edge = j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
+        softcap_scores<WL, kWsCols / 8>(s, p, row_base, j0, edge, scale_log2, t);
+      }
+    };
     // Block n's scores in s -> masked log2 scores -> probabilities (s) and the rescale factors.
     auto softmax_block = [&](int n, float(&alpha)[2]) {
       const int j0 = n * kWsCols;
       const bool edge = j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
-      if constexpr (wl_traits<WL>::softcap) {
+      if constexpr (kRawSoftcap) { // s holds tanh(qk·scale/cap) already
+        st.update_raw<kWsCols / 8>(s, GEMMA2_SOFTCAP * kLog2e, alpha);
+      } else if constexpr (wl_traits<WL>::softcap) {
         mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
         st.update<kWsCols / 8>(s, alpha);
       } else { // the scale folded into the exponent (p.scale > 0)
@@ -231,6 +244,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
       pass_turn();
       wgmma_wait<0>();
       if (nblocks == 1) mbar_arrive(empty_q);
+      softcap_block(0);
       softmax_block(0, alpha);
       rescale_and_pack(alpha);
     }
@@ -248,6 +262,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
       pass_turn();
       wgmma_wait<1>();                            // S_n is ready; P_{n-1}·V_{n-1} may still run
       if (n == nblocks - 1) mbar_arrive(empty_q); // Q is no longer read: the next tile's may load
+      softcap_block(n);
       if constexpr (!C::kOverlapPV) {
         // ptxas would start the exponentials before this wait; the rows' first scores are made
         // to depend (by 0·o, exact for the finite o) on the P·V accumulators, so the row
