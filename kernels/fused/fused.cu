@@ -377,14 +377,28 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   return sh->dim == 64 ? run_dim<64>(ctx, wl, sh, p) : run_dim<128>(ctx, wl, sh, p);
 }
 
-static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *) {
+// Whether run_workload takes the warp-specialized column pass for this cell.
+static bool col_ws_runs(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
+  switch (wl) {
+#define WORKLOAD(id, ...) \
+  case WL_##id:           \
+    return hopper(ctx) && col_ws_usable<WL_##id>(ctx, sh);
+#include "workloads.def"
+#undef WORKLOAD
+  default: return false;
+  }
+}
+
+// The log's impl: the forward, and for the column-statistic workloads which column pass ran.
+static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
   if (workload_selected_blocks(wl)) return "fused-nsa-mma16816"; // mma.sync on every arch
   if (!hopper(ctx)) return "fused-sm80";
   if (!use_sm90(ctx, wl)) return "fused-sm80fwd-sm90col";
+  const bool colws = col_ws_runs(ctx, wl, sh);
   switch (ctx->sm90_fwd) {
   case SM90_FWD_LOCKSTEP: return "fused-sm90";
-  case SM90_FWD_WS1: return "fused-sm90ws1";
-  default: return "fused-sm90ws-persistent";
+  case SM90_FWD_WS1: return colws ? "fused-sm90ws1-colws" : "fused-sm90ws1";
+  default: return colws ? "fused-sm90ws-persistent-colws" : "fused-sm90ws-persistent";
   }
 }
 
