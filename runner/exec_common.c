@@ -51,22 +51,26 @@ void progress_print(const exec_ctx *x, const progress *p, double started, int fi
   last_at = now;
 }
 
-void test_delay_point(const char *point) {
-  const char *spec = getenv("REPRO_RUN_TEST_DELAY");
+/* N when the test-hook variable env is "point:N", else -1. */
+static long test_hook_value(const char *env, const char *point) {
+  const char *spec = getenv(env);
   size_t n = strlen(point);
-  if (!spec || strncmp(spec, point, n) != 0 || spec[n] != ':') return;
-  long ms = atol(spec + n + 1);
+  if (!spec || strncmp(spec, point, n) != 0 || spec[n] != ':') return -1;
+  return atol(spec + n + 1);
+}
+
+void test_delay_point(const char *point) {
+  long ms = test_hook_value("REPRO_RUN_TEST_DELAY", point);
+  if (ms <= 0) return;
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
 }
 
 void test_kill_point(const char *point) {
   static int count;
-  const char *spec = getenv("REPRO_RUN_TEST_KILL");
-  if (!spec) return;
-  size_t n = strlen(point);
-  if (strncmp(spec, point, n) != 0 || spec[n] != ':') return;
-  if (++count == atoi(spec + n + 1)) {
+  long at = test_hook_value("REPRO_RUN_TEST_KILL", point);
+  if (at < 0) return;
+  if (++count == at) {
     fprintf(stderr, "repro-run: test hook: SIGKILL at %s #%d\n", point, count);
     fflush(stderr);
     raise(SIGKILL);

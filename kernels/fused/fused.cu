@@ -101,6 +101,29 @@ static int ws_heads_per_chunk(int sm_count, long qtiles_per_head, int pairs, boo
   return (int)(chunk < 1 ? 1 : chunk > pairs ? pairs : chunk);
 }
 
+// A warp-specialized kernel (the forward, fused_ws90.cuh, or the column pass,
+// fused_colws90.cuh) over `blocks` blocks per (batch, head) pair: one CTA per SM (its shared
+// memory allows no second), each claiming tiles, or with --sm90-fwd ws1 one CTA per tile; the
+// tile order interleaves ws_heads_per_chunk pairs.
+template <typename Kernel, typename Maps>
+static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, const char *name,
+                     const Maps &maps, const Params &p, int threads, int smem, long blocks) {
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (err != cudaSuccess)
+    return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(%s) failed: %s", name,
+                     cudaGetErrorString(err));
+  const long ntiles = blocks * sh->heads * sh->batch;
+  if (ntiles > INT_MAX)
+    return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: %ld tiles of %s exceed the kernel's int range",
+                     ntiles, name);
+  const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
+  const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
+  const int chunk =
+      ws_heads_per_chunk(ctx->sm_count, blocks, sh->batch * sh->heads, p.offset < sh->kv_len);
+  kernel<<<grid, threads, smem, ctx->stream>>>(maps, p, chunk);
+  return launched(ctx, name);
+}
+
 // The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9, persistent since
 // v10); --sm90-fwd lockstep runs the v4-v8 kernel instead.
 template <int D, int WL>
@@ -110,24 +133,8 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows));
   ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
   ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
-  auto kernel = attn_fwd_ws90<D, WL>;
-  const int smem = C::smem_bytes();
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  if (err != cudaSuccess)
-    return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(attn_fwd_ws90) failed: %s",
-                     cudaGetErrorString(err));
-  // One CTA per SM (its shared memory allows no second), each walking its share of the tiles;
-  // --sm90-fwd ws1: one CTA per tile.
-  const long ntiles = (long)(sh->q_len + C::kRows - 1) / C::kRows * sh->heads * sh->batch;
-  if (ntiles > INT_MAX)
-    return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: %ld query tiles exceed the kernel's int range",
-                     ntiles);
-  const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
-  const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
-  const int chunk = ws_heads_per_chunk(ctx->sm_count, (sh->q_len + C::kRows - 1) / C::kRows,
-                                       sh->batch * sh->heads, p.offset < sh->kv_len);
-  kernel<<<grid, C::kThreads, smem, ctx->stream>>>(maps, p, chunk);
-  return launched(ctx, "attn_fwd_ws90");
+  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL>, "attn_fwd_ws90", maps, p, C::kThreads,
+                   C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows);
 }
 
 template <int D, int WL>
@@ -154,24 +161,8 @@ static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
     ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, kCwsQueries));
     ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kCwsKeys));
     ATTN_TRY(encode_lse_map(ctx, &maps.lse, p.lse, sh->q_len, sh->batch * sh->heads, kCwsQueries));
-    auto kernel = attn_col_ws90<D, WL>;
-    const int smem = col_ws_smem_bytes<D>();
-    cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (err != cudaSuccess)
-      return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(attn_col_ws90) failed: %s",
-                       cudaGetErrorString(err));
-    const long ktiles = (sh->kv_len + kCwsKeys - 1) / kCwsKeys;
-    const long ntiles = ktiles * sh->heads * sh->batch;
-    if (ntiles > INT_MAX)
-      return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: %ld key tiles exceed the kernel's int range",
-                       ntiles);
-    const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
-    const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
-    const int chunk =
-        ws_heads_per_chunk(ctx->sm_count, ktiles, sh->batch * sh->heads, p.offset < sh->kv_len);
-    kernel<<<grid, kCwsThreads, smem, ctx->stream>>>(maps, p, chunk);
-    return launched(ctx, "attn_col_ws90");
+    return launch_ws(ctx, sh, attn_col_ws90<D, WL>, "attn_col_ws90", maps, p, kCwsThreads,
+                     col_ws_smem_bytes<D>(), (sh->kv_len + kCwsKeys - 1) / kCwsKeys);
   }
 }
 

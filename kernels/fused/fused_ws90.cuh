@@ -200,17 +200,19 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 it measured
     // 7-17 % slower than the softcapped log2 scores of mask_scores (PERF-fused.md, v19).
     constexpr bool kRawSoftcap = wl_traits<WL>::softcap && C::kOverlapPV;
+    // Whether block n (keys from n · kWsCols) crosses this warpgroup's diagonal or the keys' end.
+    auto block_edge = [&](int n) {
+      const int j0 = n * kWsCols;
+      return j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
+    };
     auto softcap_block = [&](int n) {
-      if constexpr (kRawSoftcap) {
-        const int j0 = n * kWsCols;
-        const bool edge = j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
-        softcap_scores<WL, kWsCols / 8>(s, p, row_base, j0, edge, scale_log2, t);
-      }
+      if constexpr (kRawSoftcap)
+        softcap_scores<WL, kWsCols / 8>(s, p, row_base, n * kWsCols, block_edge(n), scale_log2, t);
     };
     // Block n's scores in s -> masked log2 scores -> probabilities (s) and the rescale factors.
     auto softmax_block = [&](int n, float(&alpha)[2]) {
       const int j0 = n * kWsCols;
-      const bool edge = j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
+      const bool edge = block_edge(n);
       if constexpr (kRawSoftcap) { // s holds tanh(qk·scale/cap) already
         st.update_raw<kWsCols / 8>(s, GEMMA2_SOFTCAP * kLog2e, alpha);
       } else if constexpr (wl_traits<WL>::softcap) {
