@@ -41,11 +41,15 @@ typedef enum { KRON_CHECK = 0, KRON_PROFILE = 1, KRON_BENCH = 2 } kron_mode;
 /* v3's fusion: auto (the whole row in one stage when it fits and the shape is small), on (the
  * longest trailing range of axes that fits in one stage), off (one stage per axis) */
 typedef enum { KRON_FUSE_AUTO = 0, KRON_FUSE_ON = 1, KRON_FUSE_OFF = 2 } kron_fuse;
+/* v3's tensor cores: auto (single-axis stages and gradient steps whose sizes fit the mma tiles
+ * run on them: 3xTF32 for f, DMMA for d), off (CUDA-core FMA everywhere) */
+typedef enum { KRON_TC_AUTO = 0, KRON_TC_OFF = 1 } kron_tc;
 
 extern const char *const kron_version_names[KRON_NVER]; /* "v1", "v2", "v3" */
 extern const char *const kron_pass_names[2];            /* "fwd", "bwd" */
 extern const char *const kron_mode_names[3];            /* "check", "profile", "bench" */
 extern const char *const kron_fuse_names[3];            /* "auto", "on", "off" */
+extern const char *const kron_tc_names[2];              /* "auto", "off" */
 
 typedef struct {
   int m;                                /* number of factors */
@@ -77,6 +81,7 @@ typedef struct {
   const char *trace; /* profile: Chrome trace JSON path (NULL: none) */
   long v3_smem_kib;  /* v3 shared-memory budget per block (0: the device's opt-in max) */
   int v3_fuse;       /* kron_fuse: whether v3 fuses axes into one stage */
+  int v3_tc;         /* kron_tc: whether v3 uses the tensor cores */
 } kron_args;
 
 /* 0 ok, 1 help printed (exit 0), -1 usage error printed (exit 2). */
@@ -112,21 +117,24 @@ typedef struct {
 } kron_tiling;
 
 /* micro-tiles of the register-tiled GEMM: rows x columns of outputs per thread; S: columns
- * read element by element (else 16-byte chunks) */
+ * read element by element (else 16-byte chunks); TC: a warp's block of tensor-core mma tiles
+ * (kron_tile.h; its size is the stage's or step's wm x wn) */
 typedef enum {
   KRON_MT_8x8 = 0,
   KRON_MT_4x8 = 1,
   KRON_MT_4x4 = 2,
   KRON_MT_4x4S = 3,
   KRON_MT_8x1S = 4,
-  KRON_NMT = 5
+  KRON_MT_TC = 5,
+  KRON_NMT = 6
 } kron_mt;
 extern const char *const kron_mt_names[KRON_NMT];
 
 typedef struct {
   int k0, k1;               /* axes [k0, k1) */
   kron_tiling t;            /* t.S = prod of the stage's factors */
-  int mt[KRON_MAX_FACTORS]; /* micro-tile of axis k0 + l */
+  int mt[KRON_MAX_FACTORS]; /* micro-tile of axis k0 + l (KRON_MT_TC: single-axis stages) */
+  int wm, wn;               /* KRON_MT_TC: mma tiles per warp along the rows a and columns v */
   int grid;                 /* blocks (persistent: each walks tiles blockIdx.x + i·grid) */
   size_t smem;              /* bytes */
 } kron_stage;
@@ -135,6 +143,7 @@ typedef struct {
 typedef struct {
   kron_tiling t;
   int mt;     /* micro-tile over the output block */
+  int wm, wn; /* KRON_MT_TC: mma tiles per warp (rows i, columns j of gA_k) */
   int ob;     /* output block side (the block covers gA rows and columns [ob·i, ob·i + ob)) */
   int nob;    /* output blocks per side */
   int kp;     /* threads per output micro-tile, splitting each tile's rows */
@@ -156,6 +165,7 @@ typedef struct {
   size_t smem_block, smem_sm;
   int nsm;
   int fuse; /* kron_fuse */
+  int tc;   /* kron_tc */
 } kron_plan_cfg;
 
 /* v3's plan for a pass (the stages are the same for both; bwd adds the gradient steps).
@@ -165,13 +175,16 @@ int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_
 /* One line describing the plan (the log's `plan` record, without its prefix). */
 void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size_t cap);
 
-/* Shared-memory layout of a stage's kernel, in elements: A_l (f_l rows of lda[l]) at a[l],
- * the three tile buffers (buf_elems each) at buf[0..2]; total. */
+/* Shared-memory layout of a stage's kernel in one direction (trans as in kron_be.stage), in
+ * elements: A_l (f_l rows of lda[l]) at a[l], the three tile buffers (buf_elems each) at
+ * buf[0..2]; total. Tensor-core stages pad A's rows by direction (their fragments read A along
+ * rows forward, along columns with trans); the stage's smem is the larger direction's. */
 typedef struct {
   long long a[KRON_MAX_FACTORS], lda[KRON_MAX_FACTORS];
   long long buf[3], buf_elems, total;
 } kron_stage_smem;
-void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, kron_stage_smem *L);
+void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, int trans,
+                       kron_stage_smem *L);
 /* gradient kernel: two slots, each a G tile then a T tile of slot_elems */
 long long kron_gstep_slot_elems(const kron_gstep *g);
 /* Launch-config validation shared by both backends: 0, or -1 with why. */

@@ -19,7 +19,7 @@
 
 /* ---- v3's plan ---------------------------------------------------------------------------- */
 
-const char *const kron_mt_names[KRON_NMT] = {"8x8", "4x8", "4x4", "4x4s", "8x1s"};
+const char *const kron_mt_names[KRON_NMT] = {"8x8", "4x8", "4x4", "4x4s", "8x1s", "tc"};
 
 /* A row stride >= n, a multiple of 16 bytes, and an odd number of 16-byte chunks: rows that
  * are written column-wise (transposing loads) spread over all bank groups. */
@@ -31,18 +31,41 @@ static long long pad_ld(long long n, int es) {
 
 static long long round_up(long long n, long long m) { return (n + m - 1) / m * m; }
 
-void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, kron_stage_smem *L) {
+/* A row stride >= n for the tensor-core fragments (kron_tile.h): the 32 lanes of an fp32
+ * fragment read 4 rows (k) of 8 consecutive elements (k-major: Bm, or A with trans) or 8 rows
+ * of 4 (m-major: A forward); a 16-lane half of an fp64 one reads 4 x 4 either way. Conflict-
+ * free: fp32 k-major needs ld = 8 mod 16, everything else ld = 4 mod 8. */
+static long long tc_ld(long long n, int es, int kmajor) {
+  long long q = es == 4 && kmajor ? 16 : 8, r = q / 2, ld = n;
+  while (ld % q != r) ld++;
+  return ld;
+}
+
+static long long stage_lda(const kron_stage *st, int l, long long f, int es, int trans) {
+  return st->mt[l] == KRON_MT_TC ? tc_ld(f, es, trans) : pad_ld(f, es);
+}
+
+void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, int trans,
+                       kron_stage_smem *L) {
   long long vw = 16 / es, off = 0;
   memset(L, 0, sizeof *L);
   for (int l = 0; l < st->k1 - st->k0; l++) {
     long long f = s->f[st->k0 + l];
-    L->lda[l] = pad_ld(f, es);
+    L->lda[l] = stage_lda(st, l, f, es, trans);
     L->a[l] = off;
     off += round_up(f * L->lda[l], vw);
   }
   L->buf_elems = round_up(st->t.S * st->t.ld, vw);
   for (int i = 0; i < 3; i++) L->buf[i] = off + i * L->buf_elems;
   L->total = off + 3 * L->buf_elems;
+}
+
+/* bytes of the stage's kernel: the larger of its two directions */
+static size_t stage_smem(const kron_shape *s, const kron_stage *st, int es) {
+  kron_stage_smem fwd, bwd;
+  kron_stage_layout(s, st, es, 0, &fwd);
+  kron_stage_layout(s, st, es, 1, &bwd);
+  return (size_t)(fwd.total > bwd.total ? fwd.total : bwd.total) * (size_t)es;
 }
 
 long long kron_gstep_slot_elems(const kron_gstep *g) {
@@ -104,6 +127,42 @@ static int pick_mt(const kron_shape *s, const kron_stage *st, int l, int es) {
   return KRON_MT_4x4;
 }
 
+/* The warp tile (wm x wn mma tiles) of an M x N tensor-core output: the first of `cand` whose
+ * tiles divide it and that gives every one of `want` warps a unit, else the one with the most
+ * units. 0, or -1: none divides it. */
+static int pick_warp_tile(int es, long long M, long long N, int want, const int (*cand)[2], int nc,
+                          int *wm, int *wn) {
+  int best = -1, best_units = 0;
+  for (int i = 0; i < nc; i++) {
+    long long rows = (long long)kron_tc_mrows(es) * cand[i][0], cols = KRON_TC_N * cand[i][1];
+    if (M % rows || N % cols) continue;
+    int units = kron_tc_units(es, (int)M, (int)N, cand[i][0], cand[i][1]);
+    if (units >= want) {
+      best = i;
+      break;
+    }
+    if (units > best_units) best = i, best_units = units;
+  }
+  if (best < 0) return -1;
+  *wm = cand[best][0];
+  *wn = cand[best][1];
+  return 0;
+}
+
+/* A single-axis stage on the tensor cores when its factor and tile fit the mma tiles (and the
+ * padded rows still fit the budget): out[a][v] = sum_b P[b][a] in[b][v] is an f x V x f GEMM. */
+static void try_tc_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, kron_stage *st) {
+  static const int cand[][2] = {{2, 4}, {1, 4}, {2, 2}, {1, 2}, {1, 1}};
+  long long f = s->f[st->k0];
+  if (st->k1 - st->k0 != 1 || f % kron_tc_mrows(es) || st->t.V % KRON_TC_N) return;
+  kron_stage tc = *st;
+  tc.mt[0] = KRON_MT_TC;
+  if (pick_warp_tile(es, f, st->t.V, KRON_THREADS / 32, cand, 5, &tc.wm, &tc.wn)) return;
+  tc.t.ld = tc_ld(st->t.V, es, 1);
+  tc.smem = stage_smem(s, &tc, es);
+  if (tc.smem <= cfg->smem_block) *st = tc;
+}
+
 /* Stage [k0, k1): the tiling that keeps the SMs busiest (tiles of >= 4096 elements give every
  * thread a 4x4 micro-tile; >= 2 tiles per SM let blocks prefetch). 0, or -1: no tiling fits. */
 static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int k0, int k1,
@@ -121,9 +180,7 @@ static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
     st.k1 = k1;
     st.t = c.t[i];
     finish_stage_tiling(&st.t, es);
-    kron_stage_smem L;
-    kron_stage_layout(s, &st, es, &L);
-    st.smem = (size_t)L.total * (size_t)es;
+    st.smem = stage_smem(s, &st, es);
     if (st.smem > cfg->smem_block || S * st.t.V > 65536) continue;
     double E = (double)(S * st.t.V), tiles = (double)st.t.tiles;
     double util = E >= 4096 ? 1 : E / 4096,
@@ -139,6 +196,7 @@ static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
   }
   if (!found) return -1;
   for (int l = 0; l < k1 - k0; l++) out->mt[l] = pick_mt(s, out, l, es);
+  if (cfg->tc == KRON_TC_AUTO) try_tc_stage(s, es, cfg, out);
   size_t per_block = out->smem + 1024; /* the runtime's reserve per block */
   long long occ = (long long)(cfg->smem_sm / per_block);
   if (occ > 2) occ = 2; /* registers: 256 threads at <= 128 each */
@@ -146,6 +204,44 @@ static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
   long long grid = cfg->nsm * occ;
   out->grid = (int)(grid < out->t.tiles ? grid : out->t.tiles);
   return 0;
+}
+
+/* gA_k on the tensor cores: each output block an ob x ob x (rows) GEMM of the transposed G and
+ * T tiles; the warps split into units (warp tiles of the block) times kp parts of every
+ * tile's rows, the kp partial sums added in shared memory (the tiles' slots) before the
+ * atomics. Only when f and the tile rows fit the mma tiles and the padded tiles fit. */
+static void try_tc_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int k,
+                         kron_gstep *g) {
+  static const int cand[][2] = {{4, 4}, {2, 4}, {2, 2}, {1, 2}, {1, 1}};
+  int f = s->f[k], nw = KRON_THREADS / 32, ks = kron_tc_kstep(es);
+  if (f % kron_tc_mrows(es)) return;
+  kron_gstep tc = *g;
+  tc.mt = KRON_MT_TC;
+  tc.t.ld = tc_ld(f, es, 1);
+  tc.smem = 4 * (size_t)kron_gstep_slot_elems(&tc) * (size_t)es;
+  if (tc.smem > cfg->smem_block) return;
+  /* output blocks of f (up to 128), else smaller ones dividing f, until a warp tile fits */
+  for (int ob = f < 128 ? f : 128; ob >= kron_tc_mrows(es); ob /= 2) {
+    if (f % ob) continue;
+    for (int i = 0; i < 5; i++) {
+      long long rows = (long long)kron_tc_mrows(es) * cand[i][0], cols = KRON_TC_N * cand[i][1];
+      if (ob % rows || ob % cols) continue;
+      int units = kron_tc_units(es, ob, ob, cand[i][0], cand[i][1]);
+      int kp = units <= nw && nw % units == 0 ? nw / units : 0;
+      if (!kp || tc.t.V % (kp * ks)) continue;
+      if (kp > 1 && (long long)kp * ob * ob > 4 * kron_gstep_slot_elems(&tc)) continue;
+      tc.ob = ob;
+      tc.nob = f / ob;
+      tc.wm = cand[i][0];
+      tc.wn = cand[i][1];
+      tc.kp = kp;
+      long long blocks = (long long)s->m * tc.nob * tc.nob,
+                want = (cfg->nsm + blocks - 1) / blocks;
+      tc.ksplit = (int)(want < tc.t.tiles ? (want < 1 ? 1 : want) : tc.t.tiles);
+      *g = tc;
+      return;
+    }
+  }
 }
 
 /* gA_k: transposed tiles of up to 64 rows, two slots of a G and a T tile each */
@@ -179,6 +275,7 @@ static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
       (cfg->nsm + (long long)s->m * g->nob * g->nob - 1) / ((long long)s->m * g->nob * g->nob);
   if (want < 1) want = 1;
   g->ksplit = (int)(want < g->t.tiles ? want : g->t.tiles);
+  if (cfg->tc == KRON_TC_AUTO) try_tc_gstep(s, es, cfg, k, g);
   return 0;
 }
 
@@ -211,7 +308,7 @@ int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_
       one.t.V = one.t.NB = one.t.W = 1;
       finish_stage_tiling(&one.t, es);
       kron_stage_smem L;
-      kron_stage_layout(s, &one, es, &L);
+      kron_stage_layout(s, &one, es, 0, &L);
       snprintf(why, why_len,
                "v3: factor %d (%d) needs %lld bytes of shared memory per block (its %dx%d matrix "
                "and three tiles of %d elements); the budget is %zu",
@@ -261,13 +358,15 @@ void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size
             st->grid);
     for (int l = 0; l < st->k1 - st->k0; l++)
       len = put(dst, cap, len, "%s%s", l ? "/" : "", kron_mt_names[st->mt[l]]);
+    if (st->mt[0] == KRON_MT_TC) len = put(dst, cap, len, "%dx%d", st->wm, st->wn);
   }
   if (p->has_grad)
     for (int k = 0; k < s->m; k++) {
       const kron_gstep *g = &p->ga[k];
-      len =
-          put(dst, cap, len, " gA%d=tile%lldx%lld,tiles%lld,ksplit%d,blocks%dx%d,mt%s,kp%d", k + 1,
-              g->t.V, g->t.S, g->t.tiles, g->ksplit, g->nob, g->nob, kron_mt_names[g->mt], g->kp);
+      len = put(dst, cap, len, " gA%d=tile%lldx%lld,tiles%lld,ksplit%d,blocks%dx%d,mt%s", k + 1,
+                g->t.V, g->t.S, g->t.tiles, g->ksplit, g->nob, g->nob, kron_mt_names[g->mt]);
+      if (g->mt == KRON_MT_TC) len = put(dst, cap, len, "%dx%d", g->wm, g->wn);
+      len = put(dst, cap, len, ",kp%d", g->kp);
     }
 }
 
@@ -299,19 +398,26 @@ int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *wh
   if (check_tiling(&st->t, s->batch * P, P, S, kron_suffix(s, st->k1 - 1), why, len)) return -1;
   const kron_tiling *t = &st->t;
   if (t->ld < t->V) FAIL("row stride %lld < V %lld", t->ld, t->V);
-  if (t->vec && (t->W % vw || t->Q % vw || t->ld != t->V))
-    FAIL("16-byte tile copies need W, Q multiples of %d and unpadded rows", vw);
+  if (t->vec && (t->W % vw || t->Q % vw || t->ld % vw))
+    FAIL("16-byte tile copies need W, Q and the row stride multiples of %d", vw);
   for (int l = 0; l < g; l++) {
     int mt = st->mt[l];
     if (mt < 0 || mt >= KRON_NMT) FAIL("micro-tile %d of axis %d", mt, st->k0 + l + 1);
+    if (mt == KRON_MT_TC) {
+      long long f = s->f[st->k0], rows = (long long)kron_tc_mrows(es) * st->wm,
+                cols = (long long)KRON_TC_N * st->wn;
+      if (g != 1) FAIL("tensor-core stages contract one axis");
+      if (st->wm < 1 || st->wn < 1 || f % rows || t->V % cols)
+        FAIL("tensor-core warp tile %dx%d for f=%lld V=%lld", st->wm, st->wn, f, t->V);
+      if (t->ld % vw) FAIL("tensor-core tile rows of whole 16-byte chunks");
+      continue;
+    }
     if (kron_mt_colvec(mt) && (t->V % vw || t->ld % vw))
       FAIL("micro-tile %s needs rows of whole 16-byte chunks", kron_mt_names[mt]);
     if (es == 8 && mt == KRON_MT_8x8) FAIL("micro-tile 8x8 is fp32 only");
   }
-  kron_stage_smem L;
-  kron_stage_layout(s, st, es, &L);
-  if (st->smem != (size_t)L.total * (size_t)es) FAIL("shared memory %zu != layout", st->smem);
-  if (L.total > (1LL << 30)) FAIL("shared memory beyond int offsets");
+  if (st->smem != stage_smem(s, st, es)) FAIL("shared memory %zu != layout", st->smem);
+  if (st->smem / (size_t)es > (1LL << 30)) FAIL("shared memory beyond int offsets");
   if (st->grid < 1 || st->grid > t->tiles) FAIL("grid %d for %lld tiles", st->grid, t->tiles);
   return 0;
 }
@@ -323,9 +429,22 @@ int kron_gstep_check(const kron_shape *s, int k, const kron_gstep *g, int es, ch
   if (check_tiling(&g->t, s->batch * P, P, f, kron_suffix(s, k), why, len)) return -1;
   if (g->t.ld < f || g->t.ld % vw) FAIL("gradient row stride %lld for f=%lld", g->t.ld, f);
   if (g->t.vec && (g->t.Q != 1 || f % vw)) FAIL("16-byte gradient copies need Q = 1");
-  if (g->mt != KRON_MT_8x8 && g->mt != KRON_MT_4x4) FAIL("gradient micro-tile %d", g->mt);
-  long long units =
-      (long long)kron_groups(g->ob, kron_mt_tm(g->mt)) * kron_groups(g->ob, kron_mt_tn(g->mt));
+  if (g->mt == KRON_MT_TC) {
+    int nw = KRON_THREADS / 32, mr = kron_tc_mrows(es);
+    if (g->wm < 1 || g->wn < 1 || g->ob % (mr * g->wm) || g->ob % (KRON_TC_N * g->wn) ||
+        f % g->ob || (long long)g->nob * g->ob != f)
+      FAIL("tensor-core gradient tile %dx%d for ob=%d f=%lld", g->wm, g->wn, g->ob, f);
+    int units = kron_tc_units(es, g->ob, g->ob, g->wm, g->wn);
+    if (units * g->kp != nw || g->t.V % ((long long)g->kp * kron_tc_kstep(es)))
+      FAIL("tensor-core gradient split: %d units x kp %d, %lld rows", units, g->kp, g->t.V);
+    if (g->kp > 1 && (long long)g->kp * g->ob * g->ob > 4 * kron_gstep_slot_elems(g))
+      FAIL("tensor-core gradient partials do not fit the tiles' shared memory");
+  } else if (g->mt != KRON_MT_8x8 && g->mt != KRON_MT_4x4) {
+    FAIL("gradient micro-tile %d", g->mt);
+  }
+  long long units = g->mt == KRON_MT_TC ? KRON_THREADS / 32 / g->kp
+                                        : (long long)kron_groups(g->ob, kron_mt_tm(g->mt)) *
+                                              kron_groups(g->ob, kron_mt_tn(g->mt));
   if (g->ob < 1 || (long long)g->nob * g->ob < f || g->kp < 1 || units * g->kp > KRON_THREADS)
     FAIL("gradient blocks ob=%d nob=%d kp=%d (%lld units)", g->ob, g->nob, g->kp, units);
   if (g->ksplit < 1 || g->ksplit > g->t.tiles)

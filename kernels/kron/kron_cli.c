@@ -13,7 +13,8 @@ static void usage(FILE *f, const char *prog) {
           "usage: %s [--dtype f|d] [--batch B] [--factors f1,f2,...] [--shape BxF1xF2...]\n"
           "          [--impl v1|v2|v3|all] [--pass fwd|bwd] [--warmup N] [--runs N] [--seed N]\n"
           "          [--device gpu|cpu] [--check|--no-check] [--trace FILE.json]\n"
-          "          [--v3-smem-kib K] [--v3-fuse auto|on|off] check|profile|bench\n"
+          "          [--v3-smem-kib K] [--v3-fuse auto|on|off] [--v3-tc auto|off]\n"
+          "          check|profile|bench\n"
           "       %s --dtype f 32 128 128 bench        (the seed's form: batch, then factors)\n"
           "Runs the Kronecker-factored layer y = x.(A1 x ... x Am)^T and its backward and prints\n"
           "one log (kvline records) on stdout. Defaults: --dtype f --batch 16 --factors 32,32\n"
@@ -22,6 +23,8 @@ static void usage(FILE *f, const char *prog) {
           "the CPU (no CUDA). The result line times --pass of --impl (with all: the fastest).\n"
           "--v3-fuse: auto fuses the whole row into one v3 stage for small shapes, on fuses the\n"
           "longest trailing range of axes that fits, off runs one stage per axis.\n"
+          "--v3-tc: auto runs single-axis stages and gradient steps whose sizes fit on the\n"
+          "tensor cores (3xTF32 mma for f, DMMA for d), off keeps them on CUDA-core FMA.\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
           prog, prog);
 }
@@ -80,6 +83,9 @@ int kron_parse(int argc, char **argv, kron_args *a) {
     } else if (!strcmp(opt, "--v3-fuse")) {
       if ((idx = hx_parse_choice(prog, opt, val, kron_fuse_names, 3)) < 0) goto bad;
       a->v3_fuse = idx, i++;
+    } else if (!strcmp(opt, "--v3-tc")) {
+      if ((idx = hx_parse_choice(prog, opt, val, kron_tc_names, 2)) < 0) goto bad;
+      a->v3_tc = idx, i++;
     } else if (!strcmp(opt, "--pass")) {
       if ((idx = hx_parse_choice(prog, opt, val, kron_pass_names, 2)) < 0) goto bad;
       a->pass = idx, i++;

@@ -9,6 +9,7 @@
 #include "kron_tile.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -105,11 +106,109 @@ static void fill_nan(double *p, long long n) {
 }
 
 /* A_l into its [f][lda] region: row b holds A[.][b] (forward: P = A^T) or A[b][.] (the
- * backward's A^T chain: P = A); columns >= f are zero */
-static void emu_load_a(double *dst, long long lda, const void *A, int es, int f, int trans) {
+ * backward's A^T chain: P = A, and tensor-core stages either way: `rows`); columns >= f are
+ * zero */
+static void emu_load_a(double *dst, long long lda, const void *A, int es, int f, int rows) {
   for (long long r = 0; r < f; r++)
     for (long long c = 0; c < lda; c++)
-      dst[r * lda + c] = c >= f ? 0 : trans ? ld(A, es, r * f + c) : ld(A, es, c * f + r);
+      dst[r * lda + c] = c >= f ? 0 : rows ? ld(A, es, r * f + c) : ld(A, es, c * f + r);
+}
+
+/* ---- tensor cores: the warps gather their fragments with kron_tile.h's formulas (the
+ * kernels'), and this model of mma.sync multiplies them, with the PTX ISA's layouts stated
+ * here independently (which lane and register hold element (row, col) of each operand). */
+typedef struct {
+  int lane, reg;
+} emu_slot;
+
+static emu_slot hw_a(int es, int row, int k) {
+  emu_slot s = {es == 4 ? row % 8 * 4 + k % 4 : row * 4 + k, es == 4 ? row / 8 + 2 * (k / 4) : 0};
+  return s;
+}
+static emu_slot hw_b(int es, int k, int col) {
+  emu_slot s = {col * 4 + k % 4, es == 4 ? k / 4 : 0};
+  return s;
+}
+static emu_slot hw_c(int es, int row, int col) {
+  emu_slot s = {es == 4 ? row % 8 * 4 + col / 2 : row * 4 + col / 2,
+                es == 4 ? row / 8 * 2 + col % 2 : col % 2};
+  return s;
+}
+
+/* cvt.rna.tf32.f32: 10 mantissa bits, to nearest, ties away from zero */
+static float tf32_rna(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  memcpy(&x, &u, 4);
+  return x;
+}
+
+/* a x b as the kernels form it: fp32 as 3xTF32 (big*small terms and big*big, small*small
+ * dropped), fp64 exactly */
+static double tc_product(int es, double a, double b) {
+  if (es == 8) return a * b;
+  float fa = (float)a, fb = (float)b, ab = tf32_rna(fa), bb = tf32_rna(fb);
+  float as = tf32_rna(fa - ab), bs = tf32_rna(fb - bb);
+  return (double)as * bb + (double)ab * bs + (double)ab * bb;
+}
+
+#define EMU_TC_MAXW 4 /* the largest warp tile side, in mma tiles */
+typedef struct {
+  double c[EMU_TC_MAXW][EMU_TC_MAXW][32][4]; /* [mma tile][mma tile][lane][register] */
+} emu_acc;
+
+/* acc += Am(m, k) Bm(k, n) over k in [k0, k1) for the warp tile at (m0, n0), mma by mma */
+static void emu_tc_gemm(const char *name, int es, int wm, int wn, emu_acc *acc, const double *Am,
+                        long long a_sm, long long a_sk, const double *Bm, long long ldb, int m0,
+                        int n0, int k0, int k1) {
+  int mr = kron_tc_mrows(es), ks = kron_tc_kstep(es), ar = kron_tc_aregs(es),
+      br = kron_tc_bregs(es);
+  if (wm > EMU_TC_MAXW || wn > EMU_TC_MAXW || (k1 - k0) % ks)
+    emu_fail(name, "tensor-core warp tile or k range");
+  for (int k = k0; k < k1; k += ks) {
+    double a[EMU_TC_MAXW][32][4], b[EMU_TC_MAXW][32][2];
+    for (int lane = 0; lane < 32; lane++) { /* the kernel's gathers */
+      for (int i = 0; i < wm; i++)
+        for (int r = 0; r < ar; r++) {
+          int row, kk;
+          kron_tc_frag_a(es, lane, r, &row, &kk);
+          a[i][lane][r] = Am[(m0 + i * mr + row) * a_sm + (k + kk) * a_sk];
+        }
+      for (int j = 0; j < wn; j++)
+        for (int r = 0; r < br; r++) {
+          int kk, col;
+          kron_tc_frag_b(es, lane, r, &kk, &col);
+          b[j][lane][r] = Bm[(k + kk) * ldb + n0 + j * KRON_TC_N + col];
+        }
+    }
+    for (int i = 0; i < wm; i++) /* the hardware */
+      for (int j = 0; j < wn; j++)
+        for (int row = 0; row < mr; row++)
+          for (int col = 0; col < KRON_TC_N; col++) {
+            emu_slot cs = hw_c(es, row, col);
+            double sum = 0;
+            for (int kk = 0; kk < ks; kk++) {
+              emu_slot as = hw_a(es, row, kk), bs = hw_b(es, kk, col);
+              sum += tc_product(es, a[i][as.lane][as.reg], b[j][bs.lane][bs.reg]);
+            }
+            acc->c[i][j][cs.lane][cs.reg] += sum;
+          }
+  }
+}
+
+/* out(m0 + row, n0 + col) = the warp's accumulators, through the kernel's C fragments:
+ * visit(row, col, value) */
+static void emu_tc_each(int es, int wm, int wn, const emu_acc *acc,
+                        void (*visit)(void *ctx, int row, int col, double v), void *ctx) {
+  for (int i = 0; i < wm; i++)
+    for (int j = 0; j < wn; j++)
+      for (int lane = 0; lane < 32; lane++)
+        for (int r = 0; r < kron_tc_cregs(es); r++) {
+          int row, col;
+          kron_tc_frag_c(es, lane, r, &row, &col);
+          visit(ctx, i * kron_tc_mrows(es) + row, j * KRON_TC_N + col, acc->c[i][j][lane][r]);
+        }
 }
 
 /* tile `tile` between global memory and shared memory, thread by thread as the kernels walk
@@ -177,6 +276,43 @@ static void emu_contract(const char *name, const kron_stage *stg, const int *f, 
   }
 }
 
+/* a tensor-core stage's contraction, warp by warp over the warp tiles (kron_tc_unit) */
+typedef struct {
+  double *dst;
+  int *cnt;
+  long long ld, m0, n0;
+} tc_store_ctx;
+
+static void tc_store(void *ctx, int row, int col, double v) {
+  tc_store_ctx *c = ctx;
+  long long e = (c->m0 + row) * c->ld + c->n0 + col;
+  c->dst[e] = v;
+  c->cnt[e]++;
+}
+
+static void emu_contract_tc(const char *name, const kron_stage *stg, int f, int es, int trans,
+                            const double *As, long long lda, const double *src, double *dst,
+                            int *cnt) {
+  int V = (int)stg->t.V, units = kron_tc_units(es, f, V, stg->wm, stg->wn);
+  long long a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
+  emu_acc *acc = hx_host_alloc(sizeof *acc, "v3 tensor-core accumulators");
+  for (int warp = 0; warp < KRON_THREADS / 32; warp++)
+    for (int u = warp; u < units; u += KRON_THREADS / 32) {
+      int m0, n0;
+      kron_tc_unit(u, es, V, stg->wm, stg->wn, &m0, &n0);
+      memset(acc, 0, sizeof *acc);
+      emu_tc_gemm(name, es, stg->wm, stg->wn, acc, As, a_sm, a_sk, src, stg->t.ld, m0, n0, 0, f);
+      tc_store_ctx c = {dst, cnt, stg->t.ld, m0, n0};
+      emu_tc_each(es, stg->wm, stg->wn, acc, tc_store, &c);
+    }
+  hx_host_free(acc);
+  for (long long e = 0; e < stg->t.S * stg->t.ld; e++) {
+    int want = e % stg->t.ld < stg->t.V;
+    if (cnt[e] != want) emu_fail(name, "a tensor-core contraction does not write each element once");
+    cnt[e] = 0;
+  }
+}
+
 static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const kron_stage *stg,
                       int trans, const void *A, const void *in, void *out, void *const *side) {
   double t0 = step_begin(be);
@@ -184,14 +320,16 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
   char why[256];
   if (kron_stage_check(s, stg, es, why, sizeof why)) emu_fail(name, why);
   kron_stage_smem L;
-  kron_stage_layout(s, stg, es, &L);
+  kron_stage_layout(s, stg, es, trans, &L);
+  if ((size_t)L.total * (size_t)es > stg->smem) emu_fail(name, "layout beyond the stage's smem");
   double *sm = hx_host_alloc((size_t)L.total * sizeof *sm, "v3 shared memory");
   int *cnt = hx_host_alloc((size_t)L.buf_elems * sizeof *cnt, "v3 write counts");
   memset(cnt, 0, (size_t)L.buf_elems * sizeof *cnt);
   fill_nan(sm, L.total);
   const int *f = &s->f[stg->k0];
   for (int l = 0; l < g; l++)
-    emu_load_a(sm + L.a[l], L.lda[l], adv(A, es, s->aoff[stg->k0 + l]), es, f[l], trans);
+    emu_load_a(sm + L.a[l], L.lda[l], adv(A, es, s->aoff[stg->k0 + l]), es, f[l],
+               trans || stg->mt[l] == KRON_MT_TC);
   for (long long tile = 0; tile < stg->t.tiles; tile++) {
     double *src = sm + L.buf[0], *dst = sm + L.buf[2];
     fill_nan(src, L.buf_elems);
@@ -199,7 +337,10 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
     for (int j = 0; j < g; j++) {
       int l = trans ? g - 1 - j : j;
       fill_nan(dst, L.buf_elems);
-      emu_contract(name, stg, f, l, es, sm + L.a[l], L.lda[l], src, dst, cnt);
+      if (stg->mt[l] == KRON_MT_TC)
+        emu_contract_tc(name, stg, f[l], es, trans, sm + L.a[l], L.lda[l], src, dst, cnt);
+      else
+        emu_contract(name, stg, f, l, es, sm + L.a[l], L.lda[l], src, dst, cnt);
       double *sw = src;
       src = dst;
       dst = sw;
@@ -212,6 +353,63 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
   step_end(be, name, t0);
 }
 
+/* gA_k on the tensor cores: output block by block, split by split, warp by warp; the kp warps
+ * of a unit meet in the block's sums (each output covered kp times), added once per block */
+static void tc_sum(void *ctx, int row, int col, double v) {
+  tc_store_ctx *c = ctx;
+  long long e = (c->m0 + row) * c->ld + c->n0 + col;
+  c->dst[e] += v;
+  c->cnt[e]++;
+}
+
+static void emu_grad_tc(const char *name, const kron_shape *s, int k, const kron_gstep *gs, int es,
+                        const void *G, const void *T, void *gA) {
+  long long f = s->f[k], slot = kron_gstep_slot_elems(gs), ldp = gs->t.ld, ob = gs->ob;
+  int nw = KRON_THREADS / 32, units = nw / gs->kp;
+  double *gt = hx_host_alloc(2 * (size_t)slot * sizeof *gt, "v3 gradient tiles"), *tt = gt + slot;
+  emu_acc *acc = hx_host_alloc((size_t)nw * sizeof *acc, "v3 tensor-core accumulators");
+  double *sum = hx_host_alloc((size_t)(ob * ob) * sizeof *sum, "v3 gradient sums");
+  int *cnt = hx_host_alloc((size_t)(ob * ob) * sizeof *cnt, "v3 gradient counts");
+  for (int blk = 0; blk < gs->nob * gs->nob; blk++) {
+    long long i0 = (long long)(blk / gs->nob) * ob, j0 = (long long)(blk % gs->nob) * ob;
+    for (int c = 0; c < gs->ksplit; c++) {
+      long long ta, tb;
+      kron_split_range(gs->t.tiles, c, gs->ksplit, &ta, &tb);
+      memset(acc, 0, (size_t)nw * sizeof *acc);
+      for (long long tile = ta; tile < tb; tile++) {
+        fill_nan(gt, 2 * slot);
+        emu_tile_copy(&gs->t, 1, tile, es, gt, G, NULL);
+        emu_tile_copy(&gs->t, 1, tile, es, tt, T, NULL);
+        for (int warp = 0; warp < nw; warp++) {
+          int m0, n0;
+          long long v0, v1;
+          kron_tc_unit(warp % units, es, (int)ob, gs->wm, gs->wn, &m0, &n0);
+          kron_kp_range(gs->t.V, warp / units, gs->kp, &v0, &v1);
+          emu_tc_gemm(name, es, gs->wm, gs->wn, &acc[warp], gt, 1, ldp, tt, ldp, (int)i0 + m0,
+                      (int)j0 + n0, (int)v0, (int)v1);
+        }
+      }
+      memset(sum, 0, (size_t)(ob * ob) * sizeof *sum);
+      memset(cnt, 0, (size_t)(ob * ob) * sizeof *cnt);
+      for (int warp = 0; warp < nw; warp++) {
+        int m0, n0;
+        kron_tc_unit(warp % units, es, (int)ob, gs->wm, gs->wn, &m0, &n0);
+        tc_store_ctx cx = {sum, cnt, ob, m0, n0};
+        emu_tc_each(es, gs->wm, gs->wn, &acc[warp], tc_sum, &cx);
+      }
+      for (long long e = 0; e < ob * ob; e++) {
+        if (cnt[e] != gs->kp) emu_fail(name, "tensor-core gradient warps do not cover the block");
+        long long ai = s->aoff[k] + (i0 + e / ob) * f + j0 + e % ob;
+        st(gA, es, ai, ld(gA, es, ai) + sum[e]);
+      }
+    }
+  }
+  hx_host_free(cnt);
+  hx_host_free(sum);
+  hx_host_free(acc);
+  hx_host_free(gt);
+}
+
 /* gA_k of every axis: output block by block, split by split, thread by thread */
 static void cpu_grad(kron_be *be, const char *name, const kron_shape *s, const kron_plan *p,
                      const void *const *G, const void *const *T, void *gA) {
@@ -221,6 +419,10 @@ static void cpu_grad(kron_be *be, const char *name, const kron_shape *s, const k
   for (int k = 0; k < s->m; k++) {
     const kron_gstep *gs = &p->ga[k];
     if (kron_gstep_check(s, k, gs, es, why, sizeof why)) emu_fail(name, why);
+    if (gs->mt == KRON_MT_TC) {
+      emu_grad_tc(name, s, k, gs, es, G[k], T[k], gA);
+      continue;
+    }
     long long f = s->f[k], slot = kron_gstep_slot_elems(gs), ldp = gs->t.ld;
     int tm = kron_mt_tm(gs->mt), tn = kron_mt_tn(gs->mt);
     int ma = kron_groups(gs->ob, tm), nl = kron_groups(gs->ob, tn), units = ma * nl;

@@ -180,6 +180,141 @@ __device__ __forceinline__ void mk_loop(const T *P, int ldp, const int *prow, co
   }
 }
 
+// ---- tensor cores: a warp's wm x wn block of mma tiles (kron_tile.h has the fragments) ------
+__device__ __forceinline__ uint32_t tf32_rna(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+
+template <typename T> struct tc_ops;
+
+// fp32: m16n8k8 tf32 three times (3xTF32): x = big + small, both tf32; big*big + big*small +
+// small*big keeps fp32 accuracy (small*small is below it), the small products first.
+template <> struct tc_ops<float> {
+  static constexpr int ES = 4, MR = 16, KS = 8, AR = 4, BR = 2, CR = 4;
+  static __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4],
+                                             const uint32_t (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  template <int N>
+  static __device__ __forceinline__ void split(const float (&x)[N], uint32_t (&big)[N],
+                                               uint32_t (&small)[N]) {
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      big[i] = tf32_rna(x[i]);
+      small[i] = tf32_rna(x[i] - __uint_as_float(big[i]));
+    }
+  }
+  template <int WM, int WN>
+  static __device__ __forceinline__ void step(float (&acc)[WM][WN][CR], const float (&a)[WM][AR],
+                                              const float (&b)[WN][BR]) {
+    uint32_t ab[WM][AR], as[WM][AR], bb[WN][BR], bs[WN][BR];
+#pragma unroll
+    for (int i = 0; i < WM; i++) split(a[i], ab[i], as[i]);
+#pragma unroll
+    for (int j = 0; j < WN; j++) split(b[j], bb[j], bs[j]);
+#pragma unroll
+    for (int i = 0; i < WM; i++)
+#pragma unroll
+      for (int j = 0; j < WN; j++) {
+        mma(acc[i][j], as[i], bb[j]);
+        mma(acc[i][j], ab[i], bs[j]);
+        mma(acc[i][j], ab[i], bb[j]);
+      }
+  }
+};
+
+// fp64: m8n8k4 DMMA
+template <> struct tc_ops<double> {
+  static constexpr int ES = 8, MR = 8, KS = 4, AR = 1, BR = 1, CR = 2;
+  template <int WM, int WN>
+  static __device__ __forceinline__ void step(double (&acc)[WM][WN][CR],
+                                              const double (&a)[WM][AR],
+                                              const double (&b)[WN][BR]) {
+#pragma unroll
+    for (int i = 0; i < WM; i++)
+#pragma unroll
+      for (int j = 0; j < WN; j++)
+        asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, "
+                     "{%0,%1};\n"
+                     : "+d"(acc[i][j][0]), "+d"(acc[i][j][1])
+                     : "d"(a[i][0]), "d"(b[j][0]));
+  }
+};
+
+// acc += sum over k in [k0, k1) of Am(m, k) Bm(k, n) for the warp's tiles at (m0, n0): Am(m, k)
+// at Am[m*a_sm + k*a_sk], Bm(k, n) at Bm[k*ldb + n]; k1 - k0 a multiple of the k step.
+template <typename T, int WM, int WN>
+__device__ __forceinline__ void tc_gemm(T (&acc)[WM][WN][tc_ops<T>::CR], const T *Am, int a_sm,
+                                        int a_sk, const T *Bm, int ldb, int m0, int n0, int k0,
+                                        int k1) {
+  using O = tc_ops<T>;
+  const int lane = threadIdx.x & 31;
+  const T *ap[O::AR], *bp[O::BR];
+#pragma unroll
+  for (int i = 0; i < O::AR; i++) {
+    int r, k;
+    kron_tc_frag_a(O::ES, lane, i, &r, &k);
+    ap[i] = Am + (m0 + r) * a_sm + (k0 + k) * a_sk;
+  }
+#pragma unroll
+  for (int i = 0; i < O::BR; i++) {
+    int k, c;
+    kron_tc_frag_b(O::ES, lane, i, &k, &c);
+    bp[i] = Bm + (k0 + k) * ldb + n0 + c;
+  }
+  const int a_tile = O::MR * a_sm, a_step = O::KS * a_sk, b_step = O::KS * ldb;
+#pragma unroll 2
+  for (int k = k0; k < k1; k += O::KS) {
+    T a[WM][O::AR], b[WN][O::BR];
+#pragma unroll
+    for (int i = 0; i < WM; i++)
+#pragma unroll
+      for (int r = 0; r < O::AR; r++) a[i][r] = ap[r][i * a_tile];
+#pragma unroll
+    for (int j = 0; j < WN; j++)
+#pragma unroll
+      for (int r = 0; r < O::BR; r++) b[j][r] = bp[r][j * KRON_TC_N];
+    O::template step<WM, WN>(acc, a, b);
+#pragma unroll
+    for (int r = 0; r < O::AR; r++) ap[r] += a_step;
+#pragma unroll
+    for (int r = 0; r < O::BR; r++) bp[r] += b_step;
+  }
+}
+
+// visit(row, col, value) for each accumulator of the warp's tiles, rows and columns relative to
+// (m0, n0)
+template <typename T, int WM, int WN, typename F>
+__device__ __forceinline__ void tc_each(const T (&acc)[WM][WN][tc_ops<T>::CR], F visit) {
+  using O = tc_ops<T>;
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int i = 0; i < WM; i++)
+#pragma unroll
+    for (int j = 0; j < WN; j++)
+#pragma unroll
+      for (int r = 0; r < O::CR; r++) {
+        int row, col;
+        kron_tc_frag_c(O::ES, lane, r, &row, &col);
+        visit(i * O::MR + row, j * KRON_TC_N + col, acc[i][j][r]);
+      }
+}
+
+template <typename T, int WM, int WN>
+__device__ __forceinline__ void tc_zero(T (&acc)[WM][WN][tc_ops<T>::CR]) {
+#pragma unroll
+  for (int i = 0; i < WM; i++)
+#pragma unroll
+    for (int j = 0; j < WN; j++)
+#pragma unroll
+      for (int r = 0; r < tc_ops<T>::CR; r++) acc[i][j][r] = 0;
+}
+
 // A stage's kernel arguments: the plan's stage and what the launch derives from it.
 struct stage_args {
   kron_stage st;
@@ -191,17 +326,18 @@ struct stage_args {
   void *side[KRON_MAX_FACTORS];
 };
 
-// A_l into shared memory as P: row b holds A[.][b] (forward) or A[b][.] (trans); the padding
-// columns are zero, so a row chunk that straddles f reads zeros. trans: a straight copy with
-// cp.async (16 bytes where aligned). Forward, a transpose element by element with cp.async:
+// A_l into shared memory as P: row b holds A[.][b] (forward) or A[b][.] (trans, and always for
+// the tensor cores, whose fragments read either way: `rows`); the padding columns are zero, so
+// a row chunk that straddles f reads zeros. rows: a straight copy with cp.async (16 bytes
+// where aligned). Forward, a transpose element by element with cp.async:
 // consecutive threads read consecutive elements of a row of A (coalesced) and write down a
 // column (bank conflicts, but asynchronous: ncu on the H100 found a register-staged,
 // conflict-free transpose waiting on its global loads for a third of a stage's time).
 template <typename T>
-__device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int trans) {
+__device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int rows) {
   constexpr int VW = 16 / sizeof(T);
   bool aligned = reinterpret_cast<size_t>(A) % 32 == 0;
-  if (trans && aligned && f % VW == 0) {
+  if (rows && aligned && f % VW == 0) {
     kron_radix r = {f / VW, f, (long long)f * f / VW, VW}; // unit (column chunk c, row s)
     kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
     for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w))
@@ -210,7 +346,7 @@ __device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int tran
     kron_radix r = {f, f, (long long)f * f, 1}; // element e = (row i, column j): digits (j, i)
     kron_walk w = kron_walk_start(&r, threadIdx.x, blockDim.x);
     for (int e = threadIdx.x; e < f * f; e += blockDim.x, kron_walk_next(&w))
-      cp_elem(trans ? dst + w.s * lda + w.c : dst + w.c * lda + w.s, A + e);
+      cp_elem(rows ? dst + w.s * lda + w.c : dst + w.c * lda + w.s, A + e);
   }
   int pad = lda - f;
   for (int e = threadIdx.x; e < f * pad; e += blockDim.x) dst[e / pad * lda + f + e % pad] = 0;
@@ -290,9 +426,39 @@ __device__ __forceinline__ void contract_mt(const kron_ctr &c, const T *P, int l
   }
 }
 
+// A single-axis stage on the tensor cores: out[a][v] = sum_b A'(a, b) in[b][v], an f x V x f
+// GEMM per tile, warp tiles (kron_tc_unit) walked by the warps. A is in shared memory as
+// copied (row r = A's row r): A'(a, b) = A[a][b] forward, A[b][a] with trans.
+template <typename T, int WM, int WN>
+__device__ void contract_tc(int f, int V, int ld, const T *As, int lda, int trans, const T *src,
+                            T *dst) {
+  const int units = kron_tc_units(tc_ops<T>::ES, f, V, WM, WN);
+  const int a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
+  for (int u = threadIdx.x >> 5; u < units; u += blockDim.x >> 5) {
+    int m0, n0;
+    kron_tc_unit(u, tc_ops<T>::ES, V, WM, WN, &m0, &n0);
+    T acc[WM][WN][tc_ops<T>::CR];
+    tc_zero<T, WM, WN>(acc);
+    tc_gemm<T, WM, WN>(acc, As, a_sm, a_sk, src, ld, m0, n0, 0, f);
+    T *d = dst + m0 * ld + n0;
+    tc_each<T, WM, WN>(acc, [&](int r, int c, T v) { d[r * ld + c] = v; });
+  }
+}
+
 template <typename T>
 __device__ void contract(const stage_args &a, int l, const T *P, const T *src, T *dst) {
   constexpr int VW = 16 / sizeof(T), TM8 = sizeof(T) == 4 ? 8 : 4; // no 8x8 for fp64 (registers)
+  if (a.st.mt[l] == KRON_MT_TC) {
+    const int f = a.f[l], V = (int)a.st.t.V, ld = (int)a.st.t.ld, wt = a.st.wm * 8 + a.st.wn;
+    switch (wt) { // the plan's choices (kron_algo.c try_tc_stage)
+    case 2 * 8 + 4: contract_tc<T, 2, 4>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
+    case 1 * 8 + 4: contract_tc<T, 1, 4>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
+    case 2 * 8 + 2: contract_tc<T, 2, 2>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
+    case 1 * 8 + 2: contract_tc<T, 1, 2>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
+    default: contract_tc<T, 1, 1>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
+    }
+    return;
+  }
   kron_ctr c = kron_ctr_of(&a.st.t, a.f, a.g, l);
   switch (a.st.mt[l]) {
   case KRON_MT_8x8: contract_mt<T, TM8, 8, VW>(c, P, a.lda[l], src, dst); break;
@@ -314,7 +480,8 @@ __global__ void __launch_bounds__(KRON_THREADS, 2)
   const kron_tiling &tl = a.st.t;
   const kron_radix rx = kron_stage_radix(&tl, VW);
   const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
-  for (int l = 0; l < a.g; l++) load_a(sm + a.a_sm[l], a.lda[l], A + a.aoff[l], a.f[l], a.trans);
+  for (int l = 0; l < a.g; l++)
+    load_a(sm + a.a_sm[l], a.lda[l], A + a.aoff[l], a.f[l], a.trans || a.st.mt[l] == KRON_MT_TC);
   long long t = blockIdx.x;
   if (t < tl.tiles) tile_copy<T>(tl, rx, w0, 0, t, in, sm + a.buf[0], nullptr);
   fused::cp_async_commit();
@@ -360,8 +527,39 @@ __device__ __forceinline__ long long grad_out(int i, int j, int ma, int ag, int 
                                                               : -1;
 }
 
-// gA_k's output block blockIdx.z over tiles [t0, t1) of split blockIdx.x: two slots of a G and
-// a T tile (transposed: rows v), the next pair prefetched while the current one is summed.
+// The tiles [t0, t1) of gA_k's split blockIdx.x in two slots of a G and a T tile (transposed:
+// rows v), the next pair prefetched while body(G tile, T tile) sums the current one.
+template <typename T, typename F>
+__device__ __forceinline__ void grad_tiles(const grad_args &a, int k, long long t0, long long t1,
+                                           F body) {
+  constexpr int VW = 16 / sizeof(T);
+  const kron_tiling &tl = a.ga[k].t;
+  const int slot = a.slot[k];
+  T *sm = reinterpret_cast<T *>(kron_smem);
+  const T *G = (const T *)a.G[k], *Tn = (const T *)a.Tin[k];
+  const kron_radix rx = kron_grad_radix(&tl, VW);
+  const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
+  if (t0 < t1) {
+    tile_copy<T>(tl, rx, w0, 1, t0, G, sm, nullptr);
+    tile_copy<T>(tl, rx, w0, 1, t0, Tn, sm + slot, nullptr);
+  }
+  fused::cp_async_commit();
+  for (long long t = t0; t < t1; t++) {
+    T *cur = sm + 2 * slot * ((t - t0) & 1), *next = sm + 2 * slot * (((t - t0) & 1) ^ 1);
+    if (t + 1 < t1) {
+      tile_copy<T>(tl, rx, w0, 1, t + 1, G, next, nullptr);
+      tile_copy<T>(tl, rx, w0, 1, t + 1, Tn, next + slot, nullptr);
+    }
+    fused::cp_async_commit();
+    fused::cp_async_wait<1>();
+    __syncthreads();
+    body((const T *)cur, (const T *)(cur + slot));
+    __syncthreads(); // cur is read before the prefetch two tiles on overwrites it
+  }
+  fused::cp_async_wait<0>();
+}
+
+// gA_k's output block blockIdx.z over tiles [t0, t1) of split blockIdx.x (grad_tiles).
 // Thread = (unit, kp): a TM x TN micro-tile of the block, rows [v0, v1) of every tile.
 template <typename T, int TM, int TN>
 __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
@@ -395,28 +593,9 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
 #pragma unroll
     for (int j = 0; j < TN; j++) acc[i][j] = 0;
   T *sm = reinterpret_cast<T *>(kron_smem);
-  const T *G = (const T *)a.G[k], *Tn = (const T *)a.Tin[k];
-  const kron_radix rx = kron_grad_radix(&tl, VW);
-  const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
-  if (t0 < t1) {
-    tile_copy<T>(tl, rx, w0, 1, t0, G, sm, nullptr);
-    tile_copy<T>(tl, rx, w0, 1, t0, Tn, sm + slot, nullptr);
-  }
-  fused::cp_async_commit();
-  for (long long t = t0; t < t1; t++) {
-    T *cur = sm + 2 * slot * ((t - t0) & 1), *next = sm + 2 * slot * (((t - t0) & 1) ^ 1);
-    if (t + 1 < t1) {
-      tile_copy<T>(tl, rx, w0, 1, t + 1, G, next, nullptr);
-      tile_copy<T>(tl, rx, w0, 1, t + 1, Tn, next + slot, nullptr);
-    }
-    fused::cp_async_commit();
-    fused::cp_async_wait<1>();
-    __syncthreads();
-    if (active)
-      mk_loop<T, TM, TN, VW, VW>(cur, ld, prow, cur + slot, ld, qoff, (int)v0, (int)v1, acc);
-    __syncthreads(); // cur is read before the prefetch two tiles on overwrites it
-  }
-  fused::cp_async_wait<0>();
+  grad_tiles<T>(a, k, t0, t1, [&](const T *Gt, const T *Tt) {
+    if (active) mk_loop<T, TM, TN, VW, VW>(Gt, ld, prow, Tt, ld, qoff, (int)v0, (int)v1, acc);
+  });
   T *dst = gA + a.aoff[k];
   // The kp threads of one unit hold partial sums of the same outputs. Where a unit's threads
   // share warps (units divides 32), sum them with shuffles, then across warps in shared
@@ -460,13 +639,58 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
     }
 }
 
+// gA_k's output block on the tensor cores: warp = (unit, kp part); unit a WM x WN block of mma
+// tiles of the ob x ob output block, kp part rows [v0, v1) of every tile (G^T T over them).
+// The kp partial sums meet in shared memory (the tiles' slots, free after the loop); each
+// block then adds each output once.
+template <typename T, int WM, int WN>
+__device__ void grad_run_tc(const grad_args &a, int k, T *gA) {
+  const kron_gstep &gs = a.ga[k];
+  const int f = a.f[k], ob = gs.ob, ld = (int)gs.t.ld, nw = blockDim.x >> 5;
+  const int i0 = (int)blockIdx.z / gs.nob * ob, j0 = (int)blockIdx.z % gs.nob * ob;
+  const int units = nw / gs.kp, warp = threadIdx.x >> 5, kp = warp / units;
+  int m0, n0;
+  kron_tc_unit(warp % units, tc_ops<T>::ES, ob, WM, WN, &m0, &n0);
+  long long t0, t1, v0, v1;
+  kron_split_range(gs.t.tiles, (int)blockIdx.x, gs.ksplit, &t0, &t1);
+  kron_kp_range(gs.t.V, kp, gs.kp, &v0, &v1);
+  T acc[WM][WN][tc_ops<T>::CR];
+  tc_zero<T, WM, WN>(acc);
+  grad_tiles<T>(a, k, t0, t1, [&](const T *Gt, const T *Tt) {
+    tc_gemm<T, WM, WN>(acc, Gt, 1, ld, Tt, ld, i0 + m0, j0 + n0, (int)v0, (int)v1);
+  });
+  T *dst = gA + a.aoff[k] + (long long)i0 * f + j0;
+  if (gs.kp == 1) {
+    tc_each<T, WM, WN>(acc, [&](int r, int c, T v) { atomicAdd(dst + (m0 + r) * f + n0 + c, v); });
+    return;
+  }
+  T *red = reinterpret_cast<T *>(kron_smem); // [kp][ob][ob]
+  __syncthreads();                            // the tiles are no longer read
+  T *mine = red + (long long)kp * ob * ob + m0 * ob + n0;
+  tc_each<T, WM, WN>(acc, [&](int r, int c, T v) { mine[r * ob + c] = v; });
+  __syncthreads();
+  for (int e = threadIdx.x; e < ob * ob; e += blockDim.x) {
+    T sum = 0;
+    for (int p = 0; p < gs.kp; p++) sum += red[p * ob * ob + e];
+    atomicAdd(dst + e / ob * f + e % ob, sum);
+  }
+}
+
 // one block per SM: 8x8 micro-tiles without spills (at 128 registers fp32 spills)
 template <typename T>
 __global__ void __launch_bounds__(KRON_THREADS, 1) k_grad(const grad_args a, T *gA) {
   int k = blockIdx.y;
   if (k >= a.m || (int)blockIdx.x >= a.ga[k].ksplit || (int)blockIdx.z >= a.ga[k].nob * a.ga[k].nob)
     return; // the whole block: grid dimensions are the maxima over the axes
-  if (a.ga[k].mt == KRON_MT_8x8)
+  if (a.ga[k].mt == KRON_MT_TC) {
+    switch (a.ga[k].wm * 8 + a.ga[k].wn) { // the plan's choices (kron_algo.c try_tc_gstep)
+    case 4 * 8 + 4: grad_run_tc<T, 4, 4>(a, k, gA); break;
+    case 2 * 8 + 4: grad_run_tc<T, 2, 4>(a, k, gA); break;
+    case 2 * 8 + 2: grad_run_tc<T, 2, 2>(a, k, gA); break;
+    case 1 * 8 + 2: grad_run_tc<T, 1, 2>(a, k, gA); break;
+    default: grad_run_tc<T, 1, 1>(a, k, gA); break;
+    }
+  } else if (a.ga[k].mt == KRON_MT_8x8)
     grad_run<T, 8, 8>(a, k, gA);
   else
     grad_run<T, 4, 4>(a, k, gA);
@@ -574,7 +798,7 @@ static void gpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
   char why[256];
   if (kron_stage_check(s, st, be->es, why, sizeof why)) launch_fail(name, why);
   kron_stage_smem L;
-  kron_stage_layout(s, st, be->es, &L);
+  kron_stage_layout(s, st, be->es, trans, &L);
   stage_args a;
   memset(&a, 0, sizeof a);
   a.st = *st;

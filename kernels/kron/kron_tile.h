@@ -191,6 +191,47 @@ KRON_HD void kron_unit(int u, int ma, int nl, int *hi, int *ag, int *lg) {
   *hi = u / (nl * ma);
 }
 
+/* ---- tensor-core contractions (micro-tile "tc") ---------------------------------------------
+ * A warp computes a WM x WN block of mma tiles: C[m][n] += sum_k Am[m][k] Bm[k][n] with
+ * mma.sync m16n8k8 tf32 (fp32, as three products: 3xTF32) or m8n8k4 f64 (fp64). Operand
+ * elements sit in shared memory at Am: m·a_sm + k·a_sk, Bm: k·ld + n. These are the register
+ * fragments of PTX's mma layouts (g = lane / 4, t = lane % 4): which (row, column) of its tile
+ * register i of a lane holds. The CPU emulation (kron_cpu.c) gathers through these and
+ * multiplies with its own statement of the hardware's layout, so a wrong formula here fails the
+ * CPU tests. */
+KRON_HD int kron_tc_mrows(int es) { return es == 4 ? 16 : 8; } /* rows of an mma tile */
+KRON_HD int kron_tc_kstep(int es) { return es == 4 ? 8 : 4; }  /* its k extent */
+#define KRON_TC_N 8                                             /* its columns */
+KRON_HD int kron_tc_aregs(int es) { return es == 4 ? 4 : 1; }
+KRON_HD int kron_tc_bregs(int es) { return es == 4 ? 2 : 1; }
+KRON_HD int kron_tc_cregs(int es) { return es == 4 ? 4 : 2; }
+
+KRON_HD void kron_tc_frag_a(int es, int lane, int i, int *row, int *k) {
+  int g = lane >> 2, t = lane & 3;
+  *row = es == 4 ? g + 8 * (i & 1) : g;
+  *k = es == 4 ? t + 4 * (i >> 1) : t;
+}
+KRON_HD void kron_tc_frag_b(int es, int lane, int i, int *k, int *col) {
+  *k = (lane & 3) + (es == 4 ? 4 * i : 0);
+  *col = lane >> 2;
+}
+KRON_HD void kron_tc_frag_c(int es, int lane, int i, int *row, int *col) {
+  int g = lane >> 2, t = lane & 3;
+  *row = es == 4 ? g + 8 * (i >> 1) : g;
+  *col = 2 * t + (i & 1);
+}
+
+/* Unit u of an M x N output in warp tiles of WM x WN mma tiles: its first row and column
+ * (column groups fastest: neighbouring warps share their A fragments' rows). */
+KRON_HD void kron_tc_unit(int u, int es, int N, int wm, int wn, int *m0, int *n0) {
+  int un = N / (KRON_TC_N * wn);
+  *m0 = u / un * kron_tc_mrows(es) * wm;
+  *n0 = u % un * KRON_TC_N * wn;
+}
+KRON_HD int kron_tc_units(int es, int M, int N, int wm, int wn) {
+  return M / (kron_tc_mrows(es) * wm) * (N / (KRON_TC_N * wn));
+}
+
 /* ---- the gradient's work split -------------------------------------------------------------- */
 
 /* rows [v0, v1) of each tile that thread part kp of kp_n sums */

@@ -125,14 +125,25 @@ static void test_finite_differences(long long batch, int m, const int *f) {
   free_inputs(&in);
 }
 
-static kron_plan_cfg h100_cfg(size_t budget, int fuse) {
-  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse};
+static kron_plan_cfg h100_cfg_tc(size_t budget, int fuse, int tc) {
+  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse, tc};
   return c;
+}
+static kron_plan_cfg h100_cfg(size_t budget, int fuse) {
+  return h100_cfg_tc(budget, fuse, KRON_TC_AUTO);
+}
+
+/* stages and gradient steps of a plan on the tensor cores */
+static int tc_steps(const kron_plan *p, int m) {
+  int n = 0;
+  for (int i = 0; i < p->nstages; i++) n += p->st[i].mt[0] == KRON_MT_TC;
+  for (int k = 0; p->has_grad && k < m; k++) n += p->ga[k].mt == KRON_MT_TC;
+  return n;
 }
 
 /* one version on the CPU backend against the reference; returns the worst rel error */
 static double run_version(const inputs *in, kron_version v, int es, const kron_plan_cfg *cfg,
-                          int *nstages) {
+                          int *nstages, int *ntc) {
   const kron_shape *s = &in->s;
   long long bn = s->batch * s->n, na = s->aoff[s->m];
   kron_plan plan[2];
@@ -143,6 +154,7 @@ static double run_version(const inputs *in, kron_version v, int es, const kron_p
       return INFINITY;
     }
   if (nstages) *nstages = plan[1].nstages;
+  if (ntc) *ntc = tc_steps(&plan[1], s->m);
   long long sv, sc, pt;
   kron_ws_elems(s, v, &plan[0], &plan[1], &sv, &sc, &pt);
   kron_bufs b;
@@ -190,29 +202,35 @@ static double run_version(const inputs *in, kron_version v, int es, const kron_p
   return worst;
 }
 
-static void test_versions(long long batch, int m, const int *f) {
+/* Every version against the reference; returns how many v3 runs used the tensor cores. */
+static int test_versions(long long batch, int m, const int *f) {
   inputs in;
   make_inputs(&in, batch, m, f, 3);
-  /* v3: fused (auto on these small shapes) and per axis, under budgets that force small tiles */
+  /* v3: fused (auto on these small shapes) and per axis, under budgets that force small tiles,
+   * with and without the tensor cores */
   size_t budgets[] = {227 * 1024, 8192, 2048};
-  int fuses[] = {KRON_FUSE_AUTO, KRON_FUSE_ON, KRON_FUSE_OFF};
+  int fuses[] = {KRON_FUSE_AUTO, KRON_FUSE_ON, KRON_FUSE_OFF}, tc_runs = 0;
   for (int v = 0; v < KRON_NVER; v++)
     for (int es = 4; es <= 8; es += 4)
       for (int bi = 0; bi < (v == KRON_V3 ? 3 : 1); bi++)
-        for (int fi = 0; fi < (v == KRON_V3 ? 3 : 1); fi++) {
-          int ng = 0;
-          kron_plan probe;
-          char why[512];
-          kron_plan_cfg cfg = h100_cfg(budgets[bi], fuses[fi]);
-          if (v == KRON_V3 && kron_plan_make(&in.s, es, KRON_BWD, &cfg, &probe, why, sizeof why))
-            continue; /* a factor too big for this budget: the plan says so (tested below) */
-          double e = run_version(&in, (kron_version)v, es, &cfg, &ng);
-          double tol = es == 8 ? 1e-13 : 2e-6;
-          CHECKF(e < tol, "%s dtype=%d m=%d f1=%d budget=%zu fuse=%s stages=%d: rel %.3e",
-                 kron_version_names[v], es, m, f[0], budgets[bi], kron_fuse_names[fuses[fi]], ng,
-                 e);
-        }
+        for (int fi = 0; fi < (v == KRON_V3 ? 3 : 1); fi++)
+          for (int tc = 0; tc < (v == KRON_V3 ? 2 : 1); tc++) {
+            int ng = 0, ntc = 0;
+            kron_plan probe;
+            char why[512];
+            kron_plan_cfg cfg = h100_cfg_tc(budgets[bi], fuses[fi], tc);
+            if (v == KRON_V3 && kron_plan_make(&in.s, es, KRON_BWD, &cfg, &probe, why, sizeof why))
+              continue; /* a factor too big for this budget: the plan says so (tested below) */
+            double e = run_version(&in, (kron_version)v, es, &cfg, &ng, &ntc);
+            double tol = es == 8 ? 1e-13 : 2e-6;
+            CHECKF(e < tol, "%s dtype=%d m=%d f1=%d budget=%zu fuse=%s tc=%s stages=%d: rel %.3e",
+                   kron_version_names[v], es, m, f[0], budgets[bi], kron_fuse_names[fuses[fi]],
+                   kron_tc_names[tc], ng, e);
+            CHECKF(tc == KRON_TC_AUTO || ntc == 0, "tc=off planned %d tensor-core steps", ntc);
+            tc_runs += ntc > 0;
+          }
   free_inputs(&in);
+  return tc_runs;
 }
 
 /* every element of the rows in exactly one tile, and the load/store order visits each element
@@ -304,18 +322,30 @@ static void test_plan(void) {
         CHECKF(p.nstages == (i == 0 || i == 2 ? 1 : m), "shape %d: %d stages", i, p.nstages);
       }
   }
-  /* 32x128x128 fp32: 128 tiles of 128 x 32 per axis (one per SM), 4x4 micro-tiles */
+  /* 32x128x128 fp32: 128 tiles of 128 x 32 per axis (one per SM); on the tensor cores, warp
+   * tiles of 1x4 mma tiles (16 x 32) for the 8 warps, rows padded to 8 mod 16 (conflict-free
+   * fragments); without them 4x4 micro-tiles */
   int f2[] = {128, 128};
   CHECK(kron_shape_init(&s, 32, 2, f2, why, sizeof why) == 0);
   CHECK(kron_plan_make(&s, 4, KRON_BWD, &cfg, &p, why, sizeof why) == 0);
   for (int i = 0; i < 2; i++) {
     CHECKF(p.st[i].t.tiles == 128 && p.st[i].t.V == 32, "stage %d: %lld tiles of V=%lld", i,
            p.st[i].t.tiles, p.st[i].t.V);
-    CHECK(p.st[i].mt[0] == KRON_MT_4x4);
+    CHECKF(p.st[i].mt[0] == KRON_MT_TC && p.st[i].wm == 1 && p.st[i].wn == 4,
+           "stage %d: mt %d %dx%d", i, p.st[i].mt[0], p.st[i].wm, p.st[i].wn);
+    CHECK(p.st[i].t.ld == 40);
     CHECK(p.st[i].grid == 128);
   }
-  CHECK(p.st[0].t.vec == 1 && p.st[0].t.W == 32);      /* chunks of q, 16-byte copies */
-  CHECK(p.st[1].t.NB == 32 && p.st[1].t.ld % 32 == 4); /* interleaved slabs, padded rows */
+  for (int k = 0; k < 2; k++)
+    CHECKF(p.ga[k].mt == KRON_MT_TC && p.ga[k].ob == 128 && p.ga[k].kp == 1 && p.ga[k].t.ld == 136,
+           "gA%d: mt %d ob %d kp %d ld %lld", k + 1, p.ga[k].mt, p.ga[k].ob, p.ga[k].kp,
+           p.ga[k].t.ld);
+  CHECK(p.st[0].t.vec == 1 && p.st[0].t.W == 32); /* chunks of q, 16-byte copies */
+  CHECK(p.st[1].t.NB == 32);                      /* interleaved slabs */
+  kron_plan_cfg fma = h100_cfg_tc(227 * 1024, KRON_FUSE_AUTO, KRON_TC_OFF);
+  CHECK(kron_plan_make(&s, 4, KRON_BWD, &fma, &p, why, sizeof why) == 0);
+  CHECK(p.st[0].mt[0] == KRON_MT_4x4 && p.st[1].mt[0] == KRON_MT_4x4 && tc_steps(&p, 2) == 0);
+  CHECK(p.st[1].t.ld % 32 == 4); /* padded rows for the transposing loads */
   /* fusion on: the longest trailing range that fits; 8x64x64x64 fuses axes 2-3 */
   int f3[] = {64, 64, 64};
   CHECK(kron_shape_init(&s, 8, 3, f3, why, sizeof why) == 0);
@@ -393,13 +423,17 @@ int main(void) {
   test_finite_differences(1, 4, s4);
   int v1[] = {8, 8}, v2[] = {4, 4, 4, 4}, v3[] = {6, 5, 7}, v4[] = {40}, v5[] = {16, 32},
       v6[] = {3, 5, 2, 7}, v7[] = {8, 12, 4};
-  test_versions(4, 2, v1);
-  test_versions(2, 4, v2);
-  test_versions(3, 3, v3);
-  test_versions(5, 1, v4);
-  test_versions(2, 2, v5);
-  test_versions(2, 4, v6);
-  test_versions(16, 3, v7);
+  int v8[] = {32, 64}, v9[] = {48, 16}, tc_runs = 0;
+  tc_runs += test_versions(4, 2, v1);
+  tc_runs += test_versions(2, 4, v2);
+  tc_runs += test_versions(3, 3, v3);
+  tc_runs += test_versions(5, 1, v4);
+  tc_runs += test_versions(2, 2, v5);
+  tc_runs += test_versions(2, 4, v6);
+  tc_runs += test_versions(16, 3, v7);
+  tc_runs += test_versions(2, 2, v8);
+  tc_runs += test_versions(3, 2, v9);
+  CHECKF(tc_runs >= 8, "only %d v3 runs used the tensor cores", tc_runs);
   test_plan();
   test_walk();
   test_can_fail();
