@@ -135,6 +135,8 @@ typedef struct {
   kron_tiling t;            /* t.S = prod of the stage's factors */
   int mt[KRON_MAX_FACTORS]; /* micro-tile of axis k0 + l (KRON_MT_TC: single-axis stages) */
   int wm, wn;               /* KRON_MT_TC: mma tiles per warp along the rows a and columns v */
+  int prefetch;             /* 1: a second input buffer, the next tile loaded during this one;
+                               0: one tile per block (grid = tiles), no such buffer */
   int grid;                 /* blocks (persistent: each walks tiles blockIdx.x + i·grid) */
   size_t smem;              /* bytes */
 } kron_stage;
@@ -176,8 +178,9 @@ int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_
 void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size_t cap);
 
 /* Shared-memory layout of a stage's kernel in one direction (trans as in kron_be.stage), in
- * elements: A_l (f_l rows of lda[l]) at a[l], the three tile buffers (buf_elems each) at
- * buf[0..2]; total. Tensor-core stages pad A's rows by direction (their fragments read A along
+ * elements: A_l (f_l rows of lda[l]) at a[l], the tile buffers (buf_elems each) at buf[0..2]:
+ * the input, the prefetched next input (the same as buf[0] without prefetch), the work buffer;
+ * total. Tensor-core stages pad A's rows by direction (their fragments read A along
  * rows forward, along columns with trans); the stage's smem is the larger direction's. */
 typedef struct {
   long long a[KRON_MAX_FACTORS], lda[KRON_MAX_FACTORS];

@@ -56,8 +56,11 @@ void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, int tr
     off += round_up(f * L->lda[l], vw);
   }
   L->buf_elems = round_up(st->t.S * st->t.ld, vw);
-  for (int i = 0; i < 3; i++) L->buf[i] = off + i * L->buf_elems;
-  L->total = off + 3 * L->buf_elems;
+  int nbuf = st->prefetch ? 3 : 2;
+  L->buf[0] = off;
+  L->buf[1] = st->prefetch ? off + L->buf_elems : off;
+  L->buf[2] = off + (nbuf - 1) * L->buf_elems;
+  L->total = off + nbuf * L->buf_elems;
 }
 
 /* bytes of the stage's kernel: the larger of its two directions */
@@ -179,6 +182,7 @@ static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
     st.k0 = k0;
     st.k1 = k1;
     st.t = c.t[i];
+    st.prefetch = st.t.tiles > cfg->nsm; /* else one tile per block: nothing to prefetch */
     finish_stage_tiling(&st.t, es);
     st.smem = stage_smem(s, &st, es);
     if (st.smem > cfg->smem_block || S * st.t.V > 65536) continue;
@@ -306,6 +310,7 @@ int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_
       one.k1 = k + 1;
       one.t.S = s->f[k];
       one.t.V = one.t.NB = one.t.W = 1;
+      one.prefetch = 1;
       finish_stage_tiling(&one.t, es);
       kron_stage_smem L;
       kron_stage_layout(s, &one, es, 0, &L);
@@ -359,6 +364,7 @@ void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size
     for (int l = 0; l < st->k1 - st->k0; l++)
       len = put(dst, cap, len, "%s%s", l ? "/" : "", kron_mt_names[st->mt[l]]);
     if (st->mt[0] == KRON_MT_TC) len = put(dst, cap, len, "%dx%d", st->wm, st->wn);
+    if (!st->prefetch) len = put(dst, cap, len, ",noprefetch");
   }
   if (p->has_grad)
     for (int k = 0; k < s->m; k++) {
@@ -419,6 +425,9 @@ int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *wh
   if (st->smem != stage_smem(s, st, es)) FAIL("shared memory %zu != layout", st->smem);
   if (st->smem / (size_t)es > (1LL << 30)) FAIL("shared memory beyond int offsets");
   if (st->grid < 1 || st->grid > t->tiles) FAIL("grid %d for %lld tiles", st->grid, t->tiles);
+  if (!st->prefetch && st->grid != t->tiles)
+    FAIL("a stage without prefetch runs one tile per block: grid %d, %lld tiles", st->grid,
+         t->tiles);
   return 0;
 }
 
@@ -571,8 +580,10 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
     }
   } else {
     /* G at axis k's output: gy for k = m-1, else scratch[k]; gx after axis 0. Stages backwards,
-     * each applying its axes last to first with A^T, then every gA_k in one kernel. */
+     * each applying its axes last to first with A^T, then every gA_k in one kernel (gA zeroed
+     * first, so that the gradient kernel follows the last stage directly). */
     const kron_plan *p = bwd_plan;
+    be->zero(be, b->gA, s->aoff[m]);
     for (int i = p->nstages - 1; i >= 0; i--) {
       const kron_stage *st = &p->st[i];
       void *side[KRON_MAX_FACTORS] = {0};
@@ -587,7 +598,6 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       G[k] = k == m - 1 ? b->gy : AT(b->scratch, k * bn);
       T[k] = k ? AT(b->saved, (k - 1) * bn) : b->x;
     }
-    be->zero(be, b->gA, s->aoff[m]);
     be->grad(be, "v3.gA", s, p, G, T, b->gA);
   }
 }

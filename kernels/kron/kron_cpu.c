@@ -135,21 +135,21 @@ static emu_slot hw_c(int es, int row, int col) {
   return s;
 }
 
-/* cvt.rna.tf32.f32: 10 mantissa bits, to nearest, ties away from zero */
-static float tf32_rna(float x) {
+/* an fp32 value as the tensor core reads a tf32 operand: the top 19 bits (10 of mantissa) */
+static float tf32_trunc(float x) {
   uint32_t u;
   memcpy(&u, &x, 4);
-  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  u &= 0xffffe000u;
   memcpy(&x, &u, 4);
   return x;
 }
 
-/* a x b as the kernels form it: fp32 as 3xTF32 (big*small terms and big*big, small*small
- * dropped), fp64 exactly */
+/* a x b as the kernels form it: fp32 as 3xTF32 (big = truncated, small = the exact rest, read
+ * truncated; small*small dropped), fp64 exactly */
 static double tc_product(int es, double a, double b) {
   if (es == 8) return a * b;
-  float fa = (float)a, fb = (float)b, ab = tf32_rna(fa), bb = tf32_rna(fb);
-  float as = tf32_rna(fa - ab), bs = tf32_rna(fb - bb);
+  float fa = (float)a, fb = (float)b, ab = tf32_trunc(fa), bb = tf32_trunc(fb);
+  float as = tf32_trunc(fa - ab), bs = tf32_trunc(fb - bb);
   return (double)as * bb + (double)ab * bs + (double)ab * bb;
 }
 

@@ -17,6 +17,7 @@
 
 static attn_ctx g_ctx;
 static size_t g_smem_optin;
+static int g_pdl; // launch v3's kernels with programmatic dependent launch (sm_90 and later)
 
 // ---- profile steps: an event pair around each backend call while profiling --------------------
 typedef struct {
@@ -118,6 +119,21 @@ __global__ void k_reduce(const T *__restrict__ in, long long nb, long long len,
 // ---- v3 ------------------------------------------------------------------------------------
 extern __shared__ __align__(16) unsigned char kron_smem[];
 
+// Programmatic dependent launch (sm_90): a v3 kernel lets the next one launch as soon as every
+// block of it runs (the next one's blocks take SM room as it frees up, and do their setup and
+// A's copy meanwhile), and waits for the previous kernel's completion (and its writes) before
+// it reads a buffer another kernel wrote. Without the launch attribute both are no-ops.
+__device__ __forceinline__ void pdl_launch_next() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_wait_previous() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // CV consecutive elements: one 16-byte access, or one element
 template <int CV, typename T> struct chunk {
   static __device__ __forceinline__ void ld(const T *p, T *r) { r[0] = p[0]; }
@@ -181,16 +197,13 @@ __device__ __forceinline__ void mk_loop(const T *P, int ldp, const int *prow, co
 }
 
 // ---- tensor cores: a warp's wm x wn block of mma tiles (kron_tile.h has the fragments) ------
-__device__ __forceinline__ uint32_t tf32_rna(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return r;
-}
-
 template <typename T> struct tc_ops;
 
-// fp32: m16n8k8 tf32 three times (3xTF32): x = big + small, both tf32; big*big + big*small +
-// small*big keeps fp32 accuracy (small*small is below it), the small products first.
+// fp32: m16n8k8 tf32 three times (3xTF32): x = big + small with big = x truncated to tf32 (a
+// mask: cvt.rna compiles to a compare-and-select sequence, ncu on the H100 found it dominating
+// the loop) and small = x - big (exact; the tensor core reads its top 19 bits, as it does any
+// fp32 operand). big*big + big*small + small*big keeps fp32 accuracy (small*small is below
+// it, and so is small's truncation), the small products first.
 template <> struct tc_ops<float> {
   static constexpr int ES = 4, MR = 16, KS = 8, AR = 4, BR = 2, CR = 4;
   static __device__ __forceinline__ void mma(float (&c)[4], const uint32_t (&a)[4],
@@ -205,8 +218,8 @@ template <> struct tc_ops<float> {
                                                uint32_t (&small)[N]) {
 #pragma unroll
     for (int i = 0; i < N; i++) {
-      big[i] = tf32_rna(x[i]);
-      small[i] = tf32_rna(x[i] - __uint_as_float(big[i]));
+      big[i] = __float_as_uint(x[i]) & 0xffffe000u;
+      small[i] = __float_as_uint(x[i] - __uint_as_float(big[i]));
     }
   }
   template <int WM, int WN>
@@ -480,8 +493,10 @@ __global__ void __launch_bounds__(KRON_THREADS, 2)
   const kron_tiling &tl = a.st.t;
   const kron_radix rx = kron_stage_radix(&tl, VW);
   const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
-  for (int l = 0; l < a.g; l++)
+  pdl_launch_next();
+  for (int l = 0; l < a.g; l++) // A is no kernel's output
     load_a(sm + a.a_sm[l], a.lda[l], A + a.aoff[l], a.f[l], a.trans || a.st.mt[l] == KRON_MT_TC);
+  pdl_wait_previous(); // `in` is; and `out` may still be read by the previous kernel
   long long t = blockIdx.x;
   if (t < tl.tiles) tile_copy<T>(tl, rx, w0, 0, t, in, sm + a.buf[0], nullptr);
   fused::cp_async_commit();
@@ -680,8 +695,10 @@ __device__ void grad_run_tc(const grad_args &a, int k, T *gA) {
 template <typename T>
 __global__ void __launch_bounds__(KRON_THREADS, 1) k_grad(const grad_args a, T *gA) {
   int k = blockIdx.y;
+  pdl_launch_next();
   if (k >= a.m || (int)blockIdx.x >= a.ga[k].ksplit || (int)blockIdx.z >= a.ga[k].nob * a.ga[k].nob)
     return; // the whole block: grid dimensions are the maxima over the axes
+  pdl_wait_previous(); // G and T come from the stages
   if (a.ga[k].mt == KRON_MT_TC) {
     switch (a.ga[k].wm * 8 + a.ga[k].wn) { // the plan's choices (kron_algo.c try_tc_gstep)
     case 4 * 8 + 4: grad_run_tc<T, 4, 4>(a, k, gA); break;
@@ -775,6 +792,22 @@ static void launch_fail(const char *name, const char *why) {
   hx_die(REPRO_EXIT_ERROR, "error", "%s: launch configuration: %s", name, why);
 }
 
+// A v3 kernel on the stream, with programmatic dependent launch where the device has it.
+template <typename... Params, typename... Args>
+static void launch_v3(void (*kernel)(Params...), dim3 grid, size_t smem, Args... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(KRON_THREADS);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = g_ctx.stream;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = g_pdl ? 1 : 0;
+  HX_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
+}
+
 static void check_fits(const char *name, const void *kernel, size_t smem) {
   static const void *seen_kernel[8];
   static size_t seen_smem[8];
@@ -816,11 +849,11 @@ static void gpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
   check_fits(name, kernel, st->smem);
   int stp = step_begin(name);
   if (be->es == 4)
-    k_stage<float><<<st->grid, KRON_THREADS, st->smem, g_ctx.stream>>>(
-        a, (const float *)A, (const float *)in, (float *)out);
+    launch_v3(k_stage<float>, dim3(st->grid), st->smem, a, (const float *)A, (const float *)in,
+              (float *)out);
   else
-    k_stage<double><<<st->grid, KRON_THREADS, st->smem, g_ctx.stream>>>(
-        a, (const double *)A, (const double *)in, (double *)out);
+    launch_v3(k_stage<double>, dim3(st->grid), st->smem, a, (const double *)A,
+              (const double *)in, (double *)out);
   HX_CUDA_LAUNCH();
   step_end(stp);
 }
@@ -853,9 +886,9 @@ static void gpu_grad(kron_be *be, const char *name, const kron_shape *s, const k
   dim3 grid(gx, (unsigned)s->m, gz);
   int stp = step_begin(name);
   if (be->es == 4)
-    k_grad<float><<<grid, KRON_THREADS, smem, g_ctx.stream>>>(a, (float *)gA);
+    launch_v3(k_grad<float>, grid, smem, a, (float *)gA);
   else
-    k_grad<double><<<grid, KRON_THREADS, smem, g_ctx.stream>>>(a, (double *)gA);
+    launch_v3(k_grad<double>, grid, smem, a, (double *)gA);
   HX_CUDA_LAUNCH();
   step_end(stp);
 }
@@ -897,6 +930,8 @@ extern "C" int kron_gpu_open(kron_dev *dev, kron_be *be, int es, hx_device_info 
                              size_t why_len) {
   if (!hx_gpu_available(why, why_len)) return 0;
   hx_gpu_init(&g_ctx, info, 0);
+  const char *pdl = getenv("REPRO_KRON_PDL"); // "0": plain launches (a measurement switch)
+  g_pdl = g_ctx.cc_major >= 9 && !(pdl && !strcmp(pdl, "0"));
   int optin = 0;
   HX_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   g_smem_optin = (size_t)optin;
