@@ -179,7 +179,8 @@ void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size
 
 /* Shared-memory layout of a stage's kernel in one direction (trans as in kron_be.stage), in
  * elements: A_l (f_l rows of lda[l]) at a[l], the tile buffers (buf_elems each) at buf[0..2]:
- * the input, the prefetched next input (the same as buf[0] without prefetch), the work buffer;
+ * the input, the prefetched next input (the same as buf[0] without prefetch), the work buffer
+ * (the same as buf[0] for tensor-core stages: they store to global memory from registers);
  * total. Tensor-core stages pad A's rows by direction (their fragments read A along
  * rows forward, along columns with trans); the stage's smem is the larger direction's. */
 typedef struct {

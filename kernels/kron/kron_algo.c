@@ -56,10 +56,10 @@ void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, int tr
     off += round_up(f * L->lda[l], vw);
   }
   L->buf_elems = round_up(st->t.S * st->t.ld, vw);
-  int nbuf = st->prefetch ? 3 : 2;
+  int work = st->mt[0] != KRON_MT_TC, nbuf = 1 + st->prefetch + work;
   L->buf[0] = off;
   L->buf[1] = st->prefetch ? off + L->buf_elems : off;
-  L->buf[2] = off + (nbuf - 1) * L->buf_elems;
+  L->buf[2] = work ? off + (nbuf - 1) * L->buf_elems : off;
   L->total = off + nbuf * L->buf_elems;
 }
 
@@ -416,6 +416,7 @@ int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *wh
       if (st->wm < 1 || st->wn < 1 || f % rows || t->V % cols)
         FAIL("tensor-core warp tile %dx%d for f=%lld V=%lld", st->wm, st->wn, f, t->V);
       if (t->ld % vw) FAIL("tensor-core tile rows of whole 16-byte chunks");
+      if (t->NB * t->S * t->Q >= (1LL << 31)) FAIL("tensor-core tile spans beyond int offsets");
       continue;
     }
     if (kron_mt_colvec(mt) && (t->V % vw || t->ld % vw))

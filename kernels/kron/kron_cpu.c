@@ -276,23 +276,26 @@ static void emu_contract(const char *name, const kron_stage *stg, const int *f, 
   }
 }
 
-/* a tensor-core stage's contraction, warp by warp over the warp tiles (kron_tc_unit) */
+/* A tensor-core stage's tile, warp by warp over the warp tiles (kron_tc_unit), each warp
+ * storing its accumulators straight to global memory as the kernel does (row a at a·Q, column
+ * v at kron_tile_coff); wcnt counts the writes of every output element (checked per stage). */
 typedef struct {
-  double *dst;
-  int *cnt;
-  long long ld, m0, n0;
+  void *out;
+  int *wcnt, es;
+  long long base, Q, m0, n0;
+  const kron_tiling *t;
 } tc_store_ctx;
 
 static void tc_store(void *ctx, int row, int col, double v) {
   tc_store_ctx *c = ctx;
-  long long e = (c->m0 + row) * c->ld + c->n0 + col;
-  c->dst[e] = v;
-  c->cnt[e]++;
+  long long e = c->base + (c->m0 + row) * c->Q + kron_tile_coff(c->t, c->n0 + col);
+  st(c->out, c->es, e, v);
+  c->wcnt[e]++;
 }
 
 static void emu_contract_tc(const char *name, const kron_stage *stg, int f, int es, int trans,
-                            const double *As, long long lda, const double *src, double *dst,
-                            int *cnt) {
+                            const double *As, long long lda, const double *src, void *out,
+                            long long base, int *wcnt) {
   int V = (int)stg->t.V, units = kron_tc_units(es, f, V, stg->wm, stg->wn);
   long long a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
   emu_acc *acc = hx_host_alloc(sizeof *acc, "v3 tensor-core accumulators");
@@ -302,15 +305,10 @@ static void emu_contract_tc(const char *name, const kron_stage *stg, int f, int 
       kron_tc_unit(u, es, V, stg->wm, stg->wn, &m0, &n0);
       memset(acc, 0, sizeof *acc);
       emu_tc_gemm(name, es, stg->wm, stg->wn, acc, As, a_sm, a_sk, src, stg->t.ld, m0, n0, 0, f);
-      tc_store_ctx c = {dst, cnt, stg->t.ld, m0, n0};
+      tc_store_ctx c = {out, wcnt, es, base, stg->t.Q, m0, n0, &stg->t};
       emu_tc_each(es, stg->wm, stg->wn, acc, tc_store, &c);
     }
   hx_host_free(acc);
-  for (long long e = 0; e < stg->t.S * stg->t.ld; e++) {
-    int want = e % stg->t.ld < stg->t.V;
-    if (cnt[e] != want) emu_fail(name, "a tensor-core contraction does not write each element once");
-    cnt[e] = 0;
-  }
 }
 
 static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const kron_stage *stg,
@@ -330,17 +328,25 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
   for (int l = 0; l < g; l++)
     emu_load_a(sm + L.a[l], L.lda[l], adv(A, es, s->aoff[stg->k0 + l]), es, f[l],
                trans || stg->mt[l] == KRON_MT_TC);
+  long long nout = s->batch * s->n;
+  int *wcnt = NULL;
+  if (stg->mt[0] == KRON_MT_TC) {
+    wcnt = hx_host_alloc((size_t)nout * sizeof *wcnt, "v3 output write counts");
+    memset(wcnt, 0, (size_t)nout * sizeof *wcnt);
+  }
   for (long long tile = 0; tile < stg->t.tiles; tile++) {
     double *src = sm + L.buf[0], *dst = sm + L.buf[2];
     fill_nan(src, L.buf_elems);
     emu_tile_copy(&stg->t, 0, tile, es, src, in, NULL);
+    if (wcnt) {
+      emu_contract_tc(name, stg, f[0], es, trans, sm + L.a[0], L.lda[0], src, out,
+                      kron_tile_base(&stg->t, tile), wcnt);
+      continue;
+    }
     for (int j = 0; j < g; j++) {
       int l = trans ? g - 1 - j : j;
       fill_nan(dst, L.buf_elems);
-      if (stg->mt[l] == KRON_MT_TC)
-        emu_contract_tc(name, stg, f[l], es, trans, sm + L.a[l], L.lda[l], src, dst, cnt);
-      else
-        emu_contract(name, stg, f, l, es, sm + L.a[l], L.lda[l], src, dst, cnt);
+      emu_contract(name, stg, f, l, es, sm + L.a[l], L.lda[l], src, dst, cnt);
       double *sw = src;
       src = dst;
       dst = sw;
@@ -348,6 +354,9 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
     }
     emu_tile_copy(&stg->t, 0, tile, es, src, NULL, out);
   }
+  for (long long e = 0; wcnt && e < nout; e++)
+    if (wcnt[e] != 1) emu_fail(name, "a tensor-core stage does not write each output once");
+  hx_host_free(wcnt);
   hx_host_free(cnt);
   hx_host_free(sm);
   step_end(be, name, t0);
@@ -355,8 +364,14 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
 
 /* gA_k on the tensor cores: output block by block, split by split, warp by warp; the kp warps
  * of a unit meet in the block's sums (each output covered kp times), added once per block */
+typedef struct {
+  double *dst;
+  int *cnt;
+  long long ld, m0, n0;
+} tc_sum_ctx;
+
 static void tc_sum(void *ctx, int row, int col, double v) {
-  tc_store_ctx *c = ctx;
+  tc_sum_ctx *c = ctx;
   long long e = (c->m0 + row) * c->ld + c->n0 + col;
   c->dst[e] += v;
   c->cnt[e]++;
@@ -394,7 +409,7 @@ static void emu_grad_tc(const char *name, const kron_shape *s, int k, const kron
       for (int warp = 0; warp < nw; warp++) {
         int m0, n0;
         kron_tc_unit(warp % units, es, (int)ob, gs->wm, gs->wn, &m0, &n0);
-        tc_store_ctx cx = {sum, cnt, ob, m0, n0};
+        tc_sum_ctx cx = {sum, cnt, ob, m0, n0};
         emu_tc_each(es, gs->wm, gs->wn, &acc[warp], tc_sum, &cx);
       }
       for (long long e = 0; e < ob * ob; e++) {

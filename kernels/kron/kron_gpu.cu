@@ -230,14 +230,20 @@ template <> struct tc_ops<float> {
     for (int i = 0; i < WM; i++) split(a[i], ab[i], as[i]);
 #pragma unroll
     for (int j = 0; j < WN; j++) split(b[j], bb[j], bs[j]);
+    // pass by pass: consecutive mma's go to different accumulators (each one's three are
+    // dependent)
 #pragma unroll
     for (int i = 0; i < WM; i++)
 #pragma unroll
-      for (int j = 0; j < WN; j++) {
-        mma(acc[i][j], as[i], bb[j]);
-        mma(acc[i][j], ab[i], bs[j]);
-        mma(acc[i][j], ab[i], bb[j]);
-      }
+      for (int j = 0; j < WN; j++) mma(acc[i][j], as[i], bb[j]);
+#pragma unroll
+    for (int i = 0; i < WM; i++)
+#pragma unroll
+      for (int j = 0; j < WN; j++) mma(acc[i][j], ab[i], bs[j]);
+#pragma unroll
+    for (int i = 0; i < WM; i++)
+#pragma unroll
+      for (int j = 0; j < WN; j++) mma(acc[i][j], ab[i], bb[j]);
   }
 };
 
@@ -440,38 +446,58 @@ __device__ __forceinline__ void contract_mt(const kron_ctr &c, const T *P, int l
 }
 
 // A single-axis stage on the tensor cores: out[a][v] = sum_b A'(a, b) in[b][v], an f x V x f
-// GEMM per tile, warp tiles (kron_tc_unit) walked by the warps. A is in shared memory as
-// copied (row r = A's row r): A'(a, b) = A[a][b] forward, A[b][a] with trans.
+// GEMM per tile, warp tiles (kron_tc_unit) walked by the warps, stored from the registers
+// straight to the tile's place in global memory (`out` from its base; element (a, v) at
+// a·Q + kron_tile_coff(v)): the 8 lanes of a fragment column write 8 consecutive rows (Q = 1)
+// or a fragment row's columns lie side by side (W > 1), whole 32-byte sectors either way.
+// A is in shared memory as copied (row r = A's row r): A'(a, b) = A[a][b] forward, A[b][a]
+// with trans.
 template <typename T, int WM, int WN>
-__device__ void contract_tc(int f, int V, int ld, const T *As, int lda, int trans, const T *src,
-                            T *dst) {
-  const int units = kron_tc_units(tc_ops<T>::ES, f, V, WM, WN);
+__device__ void contract_tc(const kron_tiling &tl, int f, const T *As, int lda, int trans,
+                            const T *src, T *out) {
+  using O = tc_ops<T>;
+  const int V = (int)tl.V, ld = (int)tl.ld, Q = (int)tl.Q, lane = threadIdx.x & 31;
+  const int units = kron_tc_units(O::ES, f, V, WM, WN);
   const int a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
   for (int u = threadIdx.x >> 5; u < units; u += blockDim.x >> 5) {
-    int m0, n0;
-    kron_tc_unit(u, tc_ops<T>::ES, V, WM, WN, &m0, &n0);
-    T acc[WM][WN][tc_ops<T>::CR];
+    int m0, n0, co[WN][O::CR], ro[O::CR];
+    kron_tc_unit(u, O::ES, V, WM, WN, &m0, &n0);
+#pragma unroll
+    for (int r = 0; r < O::CR; r++) {
+      int row, col;
+      kron_tc_frag_c(O::ES, lane, r, &row, &col);
+      ro[r] = (m0 + row) * Q;
+#pragma unroll
+      for (int j = 0; j < WN; j++) co[j][r] = (int)kron_tile_coff(&tl, n0 + j * KRON_TC_N + col);
+    }
+    T acc[WM][WN][O::CR];
     tc_zero<T, WM, WN>(acc);
     tc_gemm<T, WM, WN>(acc, As, a_sm, a_sk, src, ld, m0, n0, 0, f);
-    T *d = dst + m0 * ld + n0;
-    tc_each<T, WM, WN>(acc, [&](int r, int c, T v) { d[r * ld + c] = v; });
+#pragma unroll
+    for (int i = 0; i < WM; i++)
+#pragma unroll
+      for (int j = 0; j < WN; j++)
+#pragma unroll
+        for (int r = 0; r < O::CR; r++) out[i * O::MR * Q + ro[r] + co[j][r]] = acc[i][j][r];
+  }
+}
+
+// a tensor-core stage's tile (one axis: kron_stage_check)
+template <typename T>
+__device__ void contract_tc_tile(const stage_args &a, const T *As, const T *src, T *out) {
+  const kron_tiling &tl = a.st.t;
+  switch (a.st.wm * 8 + a.st.wn) { // the plan's choices (kron_algo.c try_tc_stage)
+  case 2 * 8 + 4: contract_tc<T, 2, 4>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
+  case 1 * 8 + 4: contract_tc<T, 1, 4>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
+  case 2 * 8 + 2: contract_tc<T, 2, 2>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
+  case 1 * 8 + 2: contract_tc<T, 1, 2>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
+  default: contract_tc<T, 1, 1>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
   }
 }
 
 template <typename T>
 __device__ void contract(const stage_args &a, int l, const T *P, const T *src, T *dst) {
   constexpr int VW = 16 / sizeof(T), TM8 = sizeof(T) == 4 ? 8 : 4; // no 8x8 for fp64 (registers)
-  if (a.st.mt[l] == KRON_MT_TC) {
-    const int f = a.f[l], V = (int)a.st.t.V, ld = (int)a.st.t.ld, wt = a.st.wm * 8 + a.st.wn;
-    switch (wt) { // the plan's choices (kron_algo.c try_tc_stage)
-    case 2 * 8 + 4: contract_tc<T, 2, 4>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
-    case 1 * 8 + 4: contract_tc<T, 1, 4>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
-    case 2 * 8 + 2: contract_tc<T, 2, 2>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
-    case 1 * 8 + 2: contract_tc<T, 1, 2>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
-    default: contract_tc<T, 1, 1>(f, V, ld, P, a.lda[l], a.trans, src, dst); break;
-    }
-    return;
-  }
   kron_ctr c = kron_ctr_of(&a.st.t, a.f, a.g, l);
   switch (a.st.mt[l]) {
   case KRON_MT_8x8: contract_mt<T, TM8, 8, VW>(c, P, a.lda[l], src, dst); break;
@@ -506,6 +532,11 @@ __global__ void __launch_bounds__(KRON_THREADS, 2)
     fused::cp_async_commit();
     fused::cp_async_wait<1>(); // this tile's copies (and A's, with the first) are done...
     __syncthreads();           // ...for every thread
+    if (a.st.mt[0] == KRON_MT_TC) {
+      contract_tc_tile<T>(a, sm + a.a_sm[0], cur, out + kron_tile_base(&tl, t));
+      __syncthreads(); // cur is read before the prefetch two tiles on overwrites it
+      continue;
+    }
     T *src = cur, *dst = sm + a.buf[2];
     for (int j = 0; j < a.g; j++) {
       int l = a.trans ? a.g - 1 - j : j;

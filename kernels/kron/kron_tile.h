@@ -77,6 +77,12 @@ KRON_HD kron_radix kron_grad_radix(const kron_tiling *t, int vw) {
   return r;
 }
 
+/* Global offset of column v of a tile: element (s, v) is at kron_tile_base + s·Q + this (the
+ * tensor-core stages store their fragments straight to global memory with it). */
+KRON_HD long long kron_tile_coff(const kron_tiling *t, long long v) {
+  return v / t->W * t->S * t->Q + v % t->W;
+}
+
 /* global offset of tile `tile`'s element (0, 0) */
 KRON_HD long long kron_tile_base(const kron_tiling *t, long long tile) {
   long long nq = t->Q / t->W;
