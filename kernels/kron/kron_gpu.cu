@@ -199,6 +199,19 @@ __device__ __forceinline__ void mk_loop(const T *P, int ldp, const int *prow, co
 // ---- tensor cores: a warp's wm x wn block of mma tiles (kron_tile.h has the fragments) ------
 template <typename T> struct tc_ops;
 
+// two neighbouring elements in one store (8 or 16 bytes, aligned by the caller)
+template <typename T> struct pair;
+template <> struct pair<float> {
+  static __device__ __forceinline__ void st(float *p, float a, float b) {
+    *reinterpret_cast<float2 *>(p) = make_float2(a, b);
+  }
+};
+template <> struct pair<double> {
+  static __device__ __forceinline__ void st(double *p, double a, double b) {
+    *reinterpret_cast<double2 *>(p) = make_double2(a, b);
+  }
+};
+
 // fp32: m16n8k8 tf32 three times (3xTF32): x = big + small with big = x truncated to tf32 (a
 // mask: cvt.rna compiles to a compare-and-select sequence, ncu on the H100 found it dominating
 // the loop) and small = x - big (exact; the tensor core reads its top 19 bits, as it does any
@@ -448,8 +461,10 @@ __device__ __forceinline__ void contract_mt(const kron_ctr &c, const T *P, int l
 // A single-axis stage on the tensor cores: out[a][v] = sum_b A'(a, b) in[b][v], an f x V x f
 // GEMM per tile, warp tiles (kron_tc_unit) walked by the warps, stored from the registers
 // straight to the tile's place in global memory (`out` from its base; element (a, v) at
-// a·Q + kron_tile_coff(v)): the 8 lanes of a fragment column write 8 consecutive rows (Q = 1)
-// or a fragment row's columns lie side by side (W > 1), whole 32-byte sectors either way.
+// a·Q + kron_tile_coff(v)). Whole 32-byte sectors: with W = 1 the 8 lanes of a fragment column
+// write 8 consecutive rows (Q = 1); with W even a lane's two neighbouring columns (registers
+// 2i, 2i+1: kron_tc_frag_c, tested) go as one 2-element store and 4 lanes fill a row's sector
+// (single elements there measured 7-11 % slower than the shared-memory copy-out on the H100).
 // A is in shared memory as copied (row r = A's row r): A'(a, b) = A[a][b] forward, A[b][a]
 // with trans.
 template <typename T, int WM, int WN>
@@ -473,12 +488,22 @@ __device__ void contract_tc(const kron_tiling &tl, int f, const T *As, int lda, 
     T acc[WM][WN][O::CR];
     tc_zero<T, WM, WN>(acc);
     tc_gemm<T, WM, WN>(acc, As, a_sm, a_sk, src, ld, m0, n0, 0, f);
+    if (tl.W % 2 == 0) {
 #pragma unroll
-    for (int i = 0; i < WM; i++)
+      for (int i = 0; i < WM; i++)
 #pragma unroll
-      for (int j = 0; j < WN; j++)
+        for (int j = 0; j < WN; j++)
 #pragma unroll
-        for (int r = 0; r < O::CR; r++) out[i * O::MR * Q + ro[r] + co[j][r]] = acc[i][j][r];
+          for (int r = 0; r < O::CR; r += 2)
+            pair<T>::st(out + i * O::MR * Q + ro[r] + co[j][r], acc[i][j][r], acc[i][j][r + 1]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < WM; i++)
+#pragma unroll
+        for (int j = 0; j < WN; j++)
+#pragma unroll
+          for (int r = 0; r < O::CR; r++) out[i * O::MR * Q + ro[r] + co[j][r]] = acc[i][j][r];
+    }
   }
 }
 

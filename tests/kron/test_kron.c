@@ -375,6 +375,35 @@ static void test_plan(void) {
   CHECK(kron_shape_init(&s, 1, 3, huge, why, sizeof why) == -1);
 }
 
+/* the tensor-core fragments: A, B and C of one mma tile each covered once by the 32 lanes'
+ * registers, and C's registers 2i, 2i+1 neighbours in a row (the kernels store them as one) */
+static void test_tc_frags(void) {
+  for (int es = 4; es <= 8; es += 4) {
+    int mr = kron_tc_mrows(es), ks = kron_tc_kstep(es), ok = 1;
+    int a[16][8] = {{0}}, b[8][8] = {{0}}, c[16][8] = {{0}};
+    for (int lane = 0; lane < 32; lane++) {
+      int row, col;
+      for (int i = 0; i < kron_tc_aregs(es); i++) {
+        kron_tc_frag_a(es, lane, i, &row, &col);
+        ok &= row >= 0 && row < mr && col >= 0 && col < ks && ++a[row][col] == 1;
+      }
+      for (int i = 0; i < kron_tc_bregs(es); i++) {
+        kron_tc_frag_b(es, lane, i, &row, &col);
+        ok &= row >= 0 && row < ks && col >= 0 && col < KRON_TC_N && ++b[row][col] == 1;
+      }
+      for (int i = 0; i < kron_tc_cregs(es); i++) {
+        kron_tc_frag_c(es, lane, i, &row, &col);
+        ok &= row >= 0 && row < mr && col >= 0 && col < KRON_TC_N && ++c[row][col] == 1;
+        int r1, c1;
+        kron_tc_frag_c(es, lane, i | 1, &r1, &c1);
+        ok &= i % 2 || (r1 == row && c1 == col + 1);
+      }
+    }
+    CHECKF(ok && 32 * kron_tc_aregs(es) == mr * ks && 32 * kron_tc_cregs(es) == mr * KRON_TC_N,
+           "tensor-core fragments of dtype size %d", es);
+  }
+}
+
 /* the division-free walk (kron_walk) against plain division, for radices and steps the kernels
  * use (A's f x f copy, tiles) and odd ones */
 static void test_walk(void) {
@@ -435,6 +464,7 @@ int main(void) {
   tc_runs += test_versions(3, 2, v9);
   CHECKF(tc_runs >= 8, "only %d v3 runs used the tensor cores", tc_runs);
   test_plan();
+  test_tc_frags();
   test_walk();
   test_can_fail();
   return check_report();
