@@ -46,6 +46,12 @@ for d in f d; do
   run "$out/check/$d.16x16x16x16.v3-smem16k.log" "$bin/kronlayer" --dtype $d --shape 16x16x16x16 --impl v3 --v3-smem-kib 16 check
   run "$out/check/$d.3x5x7x6.log" "$bin/kronlayer" --dtype $d --shape 3x5x7x6 --impl all check
   run "$out/check/$d.5x12x6x10.v3-fuse-off.log" "$bin/kronlayer" --dtype $d --shape 5x12x6x10 --impl v3 --v3-fuse off check
+  # the CUDA-core path where the tensor cores run by default, and the tensor cores under a
+  # small budget (several tiles per block: the prefetch) and on smaller mma-sized factors
+  run "$out/check/$d.32x128x128.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape 32x128x128 --impl v3 --v3-tc off check
+  run "$out/check/$d.8x64x64x64.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape 8x64x64x64 --impl v3 --v3-tc off check
+  run "$out/check/$d.16x64x64.v3-smem24k.log" "$bin/kronlayer" --dtype $d --shape 16x64x64 --impl v3 --v3-fuse off --v3-smem-kib 24 check
+  run "$out/check/$d.3x48x16x32.v3-fuse-off.log" "$bin/kronlayer" --dtype $d --shape 3x48x16x32 --impl v3 --v3-fuse off check
 done
 sanitizer=$(command -v compute-sanitizer || true)
 [ -z "$sanitizer" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
@@ -57,6 +63,13 @@ if [ -n "$sanitizer" ]; then
       "$bin/kronlayer" --dtype f --shape 16x32x32x32 --impl v3 --v3-fuse off --v3-smem-kib 24 check --warmup 0 --runs 1
     run "$out/check/sanitizer-$tool-v3-fused-d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
       "$bin/kronlayer" --dtype d --shape 600x8x16x8 --impl v3 --v3-fuse on check --warmup 0 --runs 1
+    # the tensor cores: one tile per block, then several (prefetch), both dtypes
+    for d in f d; do
+      run "$out/check/sanitizer-$tool-v3-tc-$d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
+        "$bin/kronlayer" --dtype $d --shape 4x64x64 --impl v3 --v3-fuse off check --warmup 0 --runs 1
+      run "$out/check/sanitizer-$tool-v3-tc-prefetch-$d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
+        "$bin/kronlayer" --dtype $d --shape 16x64x64 --impl v3 --v3-fuse off --v3-smem-kib 24 check --warmup 0 --runs 1
+    done
   done
   # every version (cuBLAS included) on an odd shape: element-wise paths
   run "$out/check/sanitizer-memcheck-all-odd.log" "$sanitizer" --tool memcheck --error-exitcode 9 \
@@ -68,6 +81,7 @@ fi
 for d in f d; do
   for s in "${shapes[@]}"; do
     run "$out/bench/$d.$s.log" "$bin/kronlayer" --dtype $d --shape $s --impl all bench
+    run "$out/bench/$d.$s.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape $s --impl v3 --v3-tc off bench
   done
 done
 
@@ -76,12 +90,13 @@ summary() { # the failures, the checks, then the bench medians (us) against v3's
   for f in ${failed[@]+"${failed[@]}"}; do echo "  $f"; done
   echo "check lines: $(cat "$out"/check/*.log | grep -c '^check ') passed: $(cat "$out"/check/*.log | grep -c '^check .*ok=1')"
   grep -h '^check .*ok=0' "$out"/check/*.log 2>/dev/null | head -40
-  grep -h '^kernel_attr' "$out"/bench/f.16x32x32.log 2>/dev/null
+  grep -h '^kernel_attr' "$out"/bench/f.16x32x32.log "$out"/bench/d.16x32x32.log 2>/dev/null
   echo
   echo "median us (bench: 20 warmup + 50 runs); targets for v3: fwd fp32 32x128x128 <= 20;"
   echo "within 2x of the per-pass memory floor: 8x64x64x64 fp32 <= 33.6, fp64 <= 67.1;"
   echo "16x16x16x16 fp32 <= 1.05, fp64 <= 2.1; bwd <= 3x fwd"
-  printf '%-12s %-5s %-4s %9s %9s %9s %9s\n' shape dtype pass v1 v2 v3 v3bwd/fwd
+  echo "(v3 tc off: the same plan with CUDA-core FMA instead of the tensor cores)"
+  printf '%-12s %-5s %-4s %9s %9s %9s %9s %11s\n' shape dtype pass v1 v2 v3 v3bwd/fwd "v3 tc off"
   for d in f d; do
     for s in "${shapes[@]}"; do
       log="$out/bench/$d.$s.log"
@@ -95,12 +110,13 @@ summary() { # the failures, the checks, then the bench medians (us) against v3's
           f3=$(sed -n "s/^time impl=v3 pass=fwd .*median_us=\([0-9.]*\).*/\1/p" "$log" 2>/dev/null | head -1)
           [ -n "$f3" ] && [ -n "${row[2]}" ] && ratio=$(awk -v b="${row[2]}" -v f="$f3" 'BEGIN{printf "%.2f", b/f}')
         fi
-        printf '%-12s %-5s %-4s %9s %9s %9s %9s\n' "$s" "$d" "$p" "${row[0]:--}" "${row[1]:--}" "${row[2]:--}" "$ratio"
+        off=$(sed -n "s/^time impl=v3 pass=$p .*median_us=\([0-9.]*\).*/\1/p" "$out/bench/$d.$s.v3-tc-off.log" 2>/dev/null | head -1)
+        printf '%-12s %-5s %-4s %9s %9s %9s %9s %11s\n' "$s" "$d" "$p" "${row[0]:--}" "${row[1]:--}" "${row[2]:--}" "$ratio" "${off:--}"
       done
     done
   done
   echo
-  for f in "$out"/bench/*.log; do
+  for f in "$out"/bench/[fd].*[0-9].log; do
     echo "$(basename "$f" .log): $(sed -n 's/^plan impl=v3 pass=bwd //p' "$f" | cut -c1-300)"
   done
 }
