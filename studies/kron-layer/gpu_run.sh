@@ -50,7 +50,8 @@ for d in f d; do
   # small budget (several tiles per block: the prefetch) and on smaller mma-sized factors
   run "$out/check/$d.32x128x128.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape 32x128x128 --impl v3 --v3-tc off check
   run "$out/check/$d.8x64x64x64.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape 8x64x64x64 --impl v3 --v3-tc off check
-  run "$out/check/$d.16x64x64.v3-smem24k.log" "$bin/kronlayer" --dtype $d --shape 16x64x64 --impl v3 --v3-fuse off --v3-smem-kib 24 check
+  kib=$([ $d = f ] && echo 24 || echo 48) # a 64x64 factor and small tiles: 17 KiB fp32, 35 fp64
+  run "$out/check/$d.64x64x64.v3-smem${kib}k.log" "$bin/kronlayer" --dtype $d --shape 64x64x64 --impl v3 --v3-fuse off --v3-smem-kib $kib check
   run "$out/check/$d.3x48x16x32.v3-fuse-off.log" "$bin/kronlayer" --dtype $d --shape 3x48x16x32 --impl v3 --v3-fuse off check
 done
 sanitizer=$(command -v compute-sanitizer || true)
@@ -67,8 +68,9 @@ if [ -n "$sanitizer" ]; then
     for d in f d; do
       run "$out/check/sanitizer-$tool-v3-tc-$d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
         "$bin/kronlayer" --dtype $d --shape 4x64x64 --impl v3 --v3-fuse off check --warmup 0 --runs 1
+      kib=$([ $d = f ] && echo 24 || echo 48)
       run "$out/check/sanitizer-$tool-v3-tc-prefetch-$d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
-        "$bin/kronlayer" --dtype $d --shape 16x64x64 --impl v3 --v3-fuse off --v3-smem-kib 24 check --warmup 0 --runs 1
+        "$bin/kronlayer" --dtype $d --shape 64x64x64 --impl v3 --v3-fuse off --v3-smem-kib $kib check --warmup 0 --runs 1
     done
   done
   # every version (cuBLAS included) on an odd shape: element-wise paths
