@@ -239,8 +239,7 @@ static void try_tc_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
       tc.wm = cand[i][0];
       tc.wn = cand[i][1];
       tc.kp = kp;
-      long long blocks = (long long)s->m * tc.nob * tc.nob,
-                want = (cfg->nsm + blocks - 1) / blocks;
+      long long blocks = (long long)s->m * tc.nob * tc.nob, want = (cfg->nsm + blocks - 1) / blocks;
       tc.ksplit = (int)(want < tc.t.tiles ? (want < 1 ? 1 : want) : tc.t.tiles);
       *g = tc;
       return;

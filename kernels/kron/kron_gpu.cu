@@ -243,8 +243,8 @@ template <> struct tc_ops<float> {
     for (int i = 0; i < WM; i++) split(a[i], ab[i], as[i]);
 #pragma unroll
     for (int j = 0; j < WN; j++) split(b[j], bb[j], bs[j]);
-    // pass by pass: consecutive mma's go to different accumulators (each one's three are
-    // dependent)
+      // pass by pass: consecutive mma's go to different accumulators (each one's three are
+      // dependent)
 #pragma unroll
     for (int i = 0; i < WM; i++)
 #pragma unroll
@@ -264,8 +264,7 @@ template <> struct tc_ops<float> {
 template <> struct tc_ops<double> {
   static constexpr int ES = 8, MR = 8, KS = 4, AR = 1, BR = 1, CR = 2;
   template <int WM, int WN>
-  static __device__ __forceinline__ void step(double (&acc)[WM][WN][CR],
-                                              const double (&a)[WM][AR],
+  static __device__ __forceinline__ void step(double (&acc)[WM][WN][CR], const double (&a)[WM][AR],
                                               const double (&b)[WN][BR]) {
 #pragma unroll
     for (int i = 0; i < WM; i++)
@@ -736,7 +735,7 @@ __device__ void grad_run_tc(const grad_args &a, int k, T *gA) {
     return;
   }
   T *red = reinterpret_cast<T *>(kron_smem); // [kp][ob][ob]
-  __syncthreads();                            // the tiles are no longer read
+  __syncthreads();                           // the tiles are no longer read
   T *mine = red + (long long)kp * ob * ob + m0 * ob + n0;
   tc_each<T, WM, WN>(acc, [&](int r, int c, T v) { mine[r * ob + c] = v; });
   __syncthreads();
@@ -753,7 +752,7 @@ __global__ void __launch_bounds__(KRON_THREADS, 1) k_grad(const grad_args a, T *
   int k = blockIdx.y;
   pdl_launch_next();
   if (k >= a.m || (int)blockIdx.x >= a.ga[k].ksplit || (int)blockIdx.z >= a.ga[k].nob * a.ga[k].nob)
-    return; // the whole block: grid dimensions are the maxima over the axes
+    return;            // the whole block: grid dimensions are the maxima over the axes
   pdl_wait_previous(); // G and T come from the stages
   if (a.ga[k].mt == KRON_MT_TC) {
     switch (a.ga[k].wm * 8 + a.ga[k].wn) { // the plan's choices (kron_algo.c try_tc_gstep)
@@ -908,8 +907,8 @@ static void gpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
     launch_v3(k_stage<float>, dim3(st->grid), st->smem, a, (const float *)A, (const float *)in,
               (float *)out);
   else
-    launch_v3(k_stage<double>, dim3(st->grid), st->smem, a, (const double *)A,
-              (const double *)in, (double *)out);
+    launch_v3(k_stage<double>, dim3(st->grid), st->smem, a, (const double *)A, (const double *)in,
+              (double *)out);
   HX_CUDA_LAUNCH();
   step_end(stp);
 }

@@ -207,7 +207,7 @@ KRON_HD void kron_unit(int u, int ma, int nl, int *hi, int *ag, int *lg) {
  * CPU tests. */
 KRON_HD int kron_tc_mrows(int es) { return es == 4 ? 16 : 8; } /* rows of an mma tile */
 KRON_HD int kron_tc_kstep(int es) { return es == 4 ? 8 : 4; }  /* its k extent */
-#define KRON_TC_N 8                                             /* its columns */
+#define KRON_TC_N 8                                            /* its columns */
 KRON_HD int kron_tc_aregs(int es) { return es == 4 ? 4 : 1; }
 KRON_HD int kron_tc_bregs(int es) { return es == 4 ? 2 : 1; }
 KRON_HD int kron_tc_cregs(int es) { return es == 4 ? 4 : 2; }

@@ -395,9 +395,8 @@ int main(int argc, char **argv) {
         }
         char desc[2048];
         kron_plan_describe(s, &rs.plan[p], desc, sizeof desc);
-        fprintf(out, "plan impl=v3 pass=%s fuse=%s tc=%s budget_kib=%.1f %s\n",
-                kron_pass_names[p], kron_fuse_names[a.v3_fuse], kron_tc_names[a.v3_tc],
-                budget / 1024.0, desc);
+        fprintf(out, "plan impl=v3 pass=%s fuse=%s tc=%s budget_kib=%.1f %s\n", kron_pass_names[p],
+                kron_fuse_names[a.v3_fuse], kron_tc_names[a.v3_tc], budget / 1024.0, desc);
       }
       if (bad) {
         if (a.impl == KRON_V3) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);
