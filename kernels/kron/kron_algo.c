@@ -130,6 +130,28 @@ static int pick_mt(const kron_shape *s, const kron_stage *st, int l, int es) {
   return KRON_MT_4x4;
 }
 
+#define KRON_TC_PAIR(WM, WN) {WM, WN},
+static const int tc_stage_tiles[][2] = {KRON_TC_STAGE_TILES(KRON_TC_PAIR)};
+static const int tc_grad_tiles[][2] = {KRON_TC_GRAD_TILES(KRON_TC_PAIR)};
+#undef KRON_TC_PAIR
+#define NTILES(list) ((int)(sizeof list / sizeof *list))
+
+/* whether (wm, wn) is one of a kernel's instantiated warp tiles */
+static int tc_tile_known(const int (*list)[2], int n, int wm, int wn) {
+  for (int i = 0; i < n; i++)
+    if (list[i][0] == wm && list[i][1] == wn) return 1;
+  return 0;
+}
+
+/* Blocks along the rows of gA_k so that the gradient kernel's grid (every axis's output blocks
+ * times its splits) is one wave: the kernel runs one block per SM. */
+static int one_wave_ksplit(const kron_shape *s, const kron_plan_cfg *cfg, int nob,
+                           long long tiles) {
+  long long blocks = (long long)s->m * nob * nob, want = (cfg->nsm + blocks - 1) / blocks;
+  if (want < 1) want = 1;
+  return (int)(want < tiles ? want : tiles);
+}
+
 /* The warp tile (wm x wn mma tiles) of an M x N tensor-core output: the first of `cand` whose
  * tiles divide it and that gives every one of `want` warps a unit, else the one with the most
  * units. 0, or -1: none divides it. */
@@ -155,12 +177,13 @@ static int pick_warp_tile(int es, long long M, long long N, int want, const int 
 /* A single-axis stage on the tensor cores when its factor and tile fit the mma tiles (and the
  * padded rows still fit the budget): out[a][v] = sum_b P[b][a] in[b][v] is an f x V x f GEMM. */
 static void try_tc_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, kron_stage *st) {
-  static const int cand[][2] = {{2, 4}, {1, 4}, {2, 2}, {1, 2}, {1, 1}};
   long long f = s->f[st->k0];
   if (st->k1 - st->k0 != 1 || f % kron_tc_mrows(es) || st->t.V % KRON_TC_N) return;
   kron_stage tc = *st;
   tc.mt[0] = KRON_MT_TC;
-  if (pick_warp_tile(es, f, st->t.V, KRON_THREADS / 32, cand, 5, &tc.wm, &tc.wn)) return;
+  if (pick_warp_tile(es, f, st->t.V, KRON_THREADS / 32, tc_stage_tiles, NTILES(tc_stage_tiles),
+                     &tc.wm, &tc.wn))
+    return;
   tc.t.ld = tc_ld(st->t.V, es, 1);
   tc.smem = stage_smem(s, &tc, es);
   if (tc.smem <= cfg->smem_block) *st = tc;
@@ -216,7 +239,7 @@ static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
  * atomics. Only when f and the tile rows fit the mma tiles and the padded tiles fit. */
 static void try_tc_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int k,
                          kron_gstep *g) {
-  static const int cand[][2] = {{4, 4}, {2, 4}, {2, 2}, {1, 2}, {1, 1}};
+  const int(*cand)[2] = tc_grad_tiles;
   int f = s->f[k], nw = KRON_THREADS / 32, ks = kron_tc_kstep(es);
   if (f % kron_tc_mrows(es)) return;
   kron_gstep tc = *g;
@@ -227,7 +250,7 @@ static void try_tc_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
   /* output blocks of f (up to 128), else smaller ones dividing f, until a warp tile fits */
   for (int ob = f < 128 ? f : 128; ob >= kron_tc_mrows(es); ob /= 2) {
     if (f % ob) continue;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < NTILES(tc_grad_tiles); i++) {
       long long rows = (long long)kron_tc_mrows(es) * cand[i][0], cols = KRON_TC_N * cand[i][1];
       if (ob % rows || ob % cols) continue;
       int units = kron_tc_units(es, ob, ob, cand[i][0], cand[i][1]);
@@ -239,8 +262,7 @@ static void try_tc_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
       tc.wm = cand[i][0];
       tc.wn = cand[i][1];
       tc.kp = kp;
-      long long blocks = (long long)s->m * tc.nob * tc.nob, want = (cfg->nsm + blocks - 1) / blocks;
-      tc.ksplit = (int)(want < tc.t.tiles ? (want < 1 ? 1 : want) : tc.t.tiles);
+      tc.ksplit = one_wave_ksplit(s, cfg, tc.nob, tc.t.tiles);
       *g = tc;
       return;
     }
@@ -273,11 +295,7 @@ static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
   long long units =
       (long long)kron_groups(g->ob, kron_mt_tm(g->mt)) * kron_groups(g->ob, kron_mt_tn(g->mt));
   g->kp = (int)(units >= KRON_THREADS ? 1 : KRON_THREADS / units);
-  /* one wave: the kernel runs one block per SM */
-  long long want =
-      (cfg->nsm + (long long)s->m * g->nob * g->nob - 1) / ((long long)s->m * g->nob * g->nob);
-  if (want < 1) want = 1;
-  g->ksplit = (int)(want < g->t.tiles ? want : g->t.tiles);
+  g->ksplit = one_wave_ksplit(s, cfg, g->nob, g->t.tiles);
   if (cfg->tc == KRON_TC_AUTO) try_tc_gstep(s, es, cfg, k, g);
   return 0;
 }
@@ -412,7 +430,8 @@ int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *wh
       long long f = s->f[st->k0], rows = (long long)kron_tc_mrows(es) * st->wm,
                 cols = (long long)KRON_TC_N * st->wn;
       if (g != 1) FAIL("tensor-core stages contract one axis");
-      if (st->wm < 1 || st->wn < 1 || f % rows || t->V % cols)
+      if (!tc_tile_known(tc_stage_tiles, NTILES(tc_stage_tiles), st->wm, st->wn) || f % rows ||
+          t->V % cols)
         FAIL("tensor-core warp tile %dx%d for f=%lld V=%lld", st->wm, st->wn, f, t->V);
       if (t->ld % vw) FAIL("tensor-core tile rows of whole 16-byte chunks");
       if (t->NB * t->S * t->Q >= (1LL << 31)) FAIL("tensor-core tile spans beyond int offsets");
@@ -440,8 +459,9 @@ int kron_gstep_check(const kron_shape *s, int k, const kron_gstep *g, int es, ch
   if (g->t.vec && (g->t.Q != 1 || f % vw)) FAIL("16-byte gradient copies need Q = 1");
   if (g->mt == KRON_MT_TC) {
     int nw = KRON_THREADS / 32, mr = kron_tc_mrows(es);
-    if (g->wm < 1 || g->wn < 1 || g->ob % (mr * g->wm) || g->ob % (KRON_TC_N * g->wn) ||
-        f % g->ob || (long long)g->nob * g->ob != f)
+    if (!tc_tile_known(tc_grad_tiles, NTILES(tc_grad_tiles), g->wm, g->wn) ||
+        g->ob % (mr * g->wm) || g->ob % (KRON_TC_N * g->wn) || f % g->ob ||
+        (long long)g->nob * g->ob != f)
       FAIL("tensor-core gradient tile %dx%d for ob=%d f=%lld", g->wm, g->wn, g->ob, f);
     int units = kron_tc_units(es, g->ob, g->ob, g->wm, g->wn);
     if (units * g->kp != nw || g->t.V % ((long long)g->kp * kron_tc_kstep(es)))

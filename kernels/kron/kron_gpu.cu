@@ -507,16 +507,17 @@ __device__ void contract_tc(const kron_tiling &tl, int f, const T *As, int lda, 
 }
 
 // a tensor-core stage's tile (one axis: kron_stage_check)
+// (a tile outside KRON_TC_STAGE_TILES fails kron_stage_check before any launch)
 template <typename T>
 __device__ void contract_tc_tile(const stage_args &a, const T *As, const T *src, T *out) {
   const kron_tiling &tl = a.st.t;
-  switch (a.st.wm * 8 + a.st.wn) { // the plan's choices (kron_algo.c try_tc_stage)
-  case 2 * 8 + 4: contract_tc<T, 2, 4>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
-  case 1 * 8 + 4: contract_tc<T, 1, 4>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
-  case 2 * 8 + 2: contract_tc<T, 2, 2>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
-  case 1 * 8 + 2: contract_tc<T, 1, 2>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
-  default: contract_tc<T, 1, 1>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
+#define KRON_TC_CASE(WM, WN) \
+  case WM * 8 + WN: contract_tc<T, WM, WN>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
+  switch (a.st.wm * 8 + a.st.wn) {
+    KRON_TC_STAGE_TILES(KRON_TC_CASE)
+  default: __trap();
   }
+#undef KRON_TC_CASE
 }
 
 template <typename T>
@@ -752,16 +753,16 @@ __global__ void __launch_bounds__(KRON_THREADS, 1) k_grad(const grad_args a, T *
   int k = blockIdx.y;
   pdl_launch_next();
   if (k >= a.m || (int)blockIdx.x >= a.ga[k].ksplit || (int)blockIdx.z >= a.ga[k].nob * a.ga[k].nob)
-    return;            // the whole block: grid dimensions are the maxima over the axes
-  pdl_wait_previous(); // G and T come from the stages
-  if (a.ga[k].mt == KRON_MT_TC) {
-    switch (a.ga[k].wm * 8 + a.ga[k].wn) { // the plan's choices (kron_algo.c try_tc_gstep)
-    case 4 * 8 + 4: grad_run_tc<T, 4, 4>(a, k, gA); break;
-    case 2 * 8 + 4: grad_run_tc<T, 2, 4>(a, k, gA); break;
-    case 2 * 8 + 2: grad_run_tc<T, 2, 2>(a, k, gA); break;
-    case 1 * 8 + 2: grad_run_tc<T, 1, 2>(a, k, gA); break;
-    default: grad_run_tc<T, 1, 1>(a, k, gA); break;
+    return;                       // the whole block: grid dimensions are the maxima over the axes
+  pdl_wait_previous();            // G and T come from the stages
+  if (a.ga[k].mt == KRON_MT_TC) { // (a tile outside the list fails kron_gstep_check)
+#define KRON_TC_CASE(WM, WN) \
+  case WM * 8 + WN: grad_run_tc<T, WM, WN>(a, k, gA); break;
+    switch (a.ga[k].wm * 8 + a.ga[k].wn) {
+      KRON_TC_GRAD_TILES(KRON_TC_CASE)
+    default: __trap();
     }
+#undef KRON_TC_CASE
   } else if (a.ga[k].mt == KRON_MT_8x8)
     grad_run<T, 8, 8>(a, k, gA);
   else

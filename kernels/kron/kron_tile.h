@@ -227,6 +227,13 @@ KRON_HD void kron_tc_frag_c(int es, int lane, int i, int *row, int *col) {
   *col = 2 * t + (i & 1);
 }
 
+/* The warp tiles (wm, wn) the kernels instantiate, in the plan's order of preference: one list
+ * for the plan's choice (kron_algo.c), the launch checks and the kernels' dispatch
+ * (kron_gpu.cu), X(wm, wn) each. The gradient's larger first tile has the registers of its
+ * one-block-per-SM kernel. */
+#define KRON_TC_STAGE_TILES(X) X(2, 4) X(1, 4) X(2, 2) X(1, 2) X(1, 1)
+#define KRON_TC_GRAD_TILES(X)  X(4, 4) X(2, 4) X(2, 2) X(1, 2) X(1, 1)
+
 /* Unit u of an M x N output in warp tiles of WM x WN mma tiles: its first row and column
  * (column groups fastest: neighbouring warps share their A fragments' rows). */
 KRON_HD void kron_tc_unit(int u, int es, int N, int wm, int wn, int *m0, int *n0) {

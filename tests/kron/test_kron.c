@@ -340,6 +340,13 @@ static void test_plan(void) {
     CHECKF(p.ga[k].mt == KRON_MT_TC && p.ga[k].ob == 128 && p.ga[k].kp == 1 && p.ga[k].t.ld == 136,
            "gA%d: mt %d ob %d kp %d ld %lld", k + 1, p.ga[k].mt, p.ga[k].ob, p.ga[k].kp,
            p.ga[k].t.ld);
+  /* a warp tile the kernels do not instantiate fails the launch checks (no silent fallback) */
+  kron_stage odd = p.st[0];
+  odd.wm = 4;
+  CHECK(kron_stage_check(&s, &odd, 4, why, sizeof why) == -1 && strstr(why, "warp tile 4x4"));
+  kron_gstep oddg = p.ga[0];
+  oddg.wn = 3;
+  CHECK(kron_gstep_check(&s, 0, &oddg, 4, why, sizeof why) == -1);
   CHECK(p.st[0].t.vec == 1 && p.st[0].t.W == 32); /* chunks of q, 16-byte copies */
   CHECK(p.st[1].t.NB == 32);                      /* interleaved slabs */
   kron_plan_cfg fma = h100_cfg_tc(227 * 1024, KRON_FUSE_AUTO, KRON_TC_OFF);
