@@ -110,10 +110,13 @@ void kron_fill_inputs(const kron_shape *s, uint64_t seed, float *x, float *A, fl
 typedef struct {
   long long P, S, Q;
   long long W, NB, V; /* V = NB·W */
-  long long ld;       /* elements between rows in shared memory (stages: rows s, ld >= V;
-                         gradient tiles are stored transposed: rows v, ld >= S) */
+  long long ld;       /* elements between rows in shared memory (rows s, ld >= V; transposed
+                         tiles: rows v, ld >= S) */
   long long tiles;    /* (R / NB)·(Q / W) */
   int vec;            /* global <-> shared memory in 16-byte chunks (else element by element) */
+  int tr;             /* stored transposed, element (s, v) at v·ld + s: the gradient's tiles, and
+                         tensor-core stages with Q = 1 (a slab's S elements are contiguous in
+                         both memories, so their copies are 16-byte chunks, not transposing) */
 } kron_tiling;
 
 /* micro-tiles of the register-tiled GEMM: rows x columns of outputs per thread; S: columns
@@ -166,8 +169,11 @@ typedef struct {
 typedef struct {
   size_t smem_block, smem_sm;
   int nsm;
-  int fuse; /* kron_fuse */
-  int tc;   /* kron_tc */
+  int fuse;    /* kron_fuse */
+  int tc;      /* kron_tc */
+  int tc_tile; /* 0: the plan picks tensor-core stages' warp tiles; else wm·8 + wn of every
+                  such stage, where it divides the tile (REPRO_KRON_TC_TILE, a measurement
+                  switch) */
 } kron_plan_cfg;
 
 /* v3's plan for a pass (the stages are the same for both; bwd adds the gradient steps).

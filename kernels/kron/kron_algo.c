@@ -33,8 +33,9 @@ static long long round_up(long long n, long long m) { return (n + m - 1) / m * m
 
 /* A row stride >= n for the tensor-core fragments (kron_tile.h): the 32 lanes of an fp32
  * fragment read 4 rows (k) of 8 consecutive elements (k-major: Bm, or A with trans) or 8 rows
- * of 4 (m-major: A forward); a 16-lane half of an fp64 one reads 4 x 4 either way. Conflict-
- * free: fp32 k-major needs ld = 8 mod 16, everything else ld = 4 mod 8. */
+ * of 4 (m-major: A forward; n-major: Bm of a transposed tile); a 16-lane half of an fp64 one
+ * reads 4 x 4 either way. Conflict-free: fp32 k-major needs ld = 8 mod 16, everything else
+ * ld = 4 mod 8. */
 static long long tc_ld(long long n, int es, int kmajor) {
   long long q = es == 4 && kmajor ? 16 : 8, r = q / 2, ld = n;
   while (ld % q != r) ld++;
@@ -55,7 +56,7 @@ void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, int tr
     L->a[l] = off;
     off += round_up(f * L->lda[l], vw);
   }
-  L->buf_elems = round_up(st->t.S * st->t.ld, vw);
+  L->buf_elems = round_up((st->t.tr ? st->t.V : st->t.S) * st->t.ld, vw);
   int work = st->mt[0] != KRON_MT_TC, nbuf = 1 + st->prefetch + work;
   L->buf[0] = off;
   L->buf[1] = st->prefetch ? off + L->buf_elems : off;
@@ -175,16 +176,33 @@ static int pick_warp_tile(int es, long long M, long long N, int want, const int 
 }
 
 /* A single-axis stage on the tensor cores when its factor and tile fit the mma tiles (and the
- * padded rows still fit the budget): out[a][v] = sum_b P[b][a] in[b][v] is an f x V x f GEMM. */
+ * padded rows still fit the budget): out[a][v] = sum_b P[b][a] in[b][v] is an f x V x f GEMM.
+ * The warp tile: the largest that gives half the warps a unit (measured on the H100: fp32
+ * 8x64x64x64, 2x4 with 4 of 8 warps busy 39 µs, 1x4 with all 8 busy 47; fewer fragment loads
+ * and splits per mma beat more warps at this size).
+ * With Q = 1 (the last axis) the tile is a run of NB whole slabs: held transposed (rows v), its
+ * copies are 16-byte chunks of contiguous slabs and the fragments read in[b][v] down a row. */
 static void try_tc_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, kron_stage *st) {
   long long f = s->f[st->k0];
   if (st->k1 - st->k0 != 1 || f % kron_tc_mrows(es) || st->t.V % KRON_TC_N) return;
   kron_stage tc = *st;
   tc.mt[0] = KRON_MT_TC;
-  if (pick_warp_tile(es, f, st->t.V, KRON_THREADS / 32, tc_stage_tiles, NTILES(tc_stage_tiles),
+  int forced[1][2] = {{cfg->tc_tile / 8, cfg->tc_tile % 8}};
+  int known = tc_tile_known(tc_stage_tiles, NTILES(tc_stage_tiles), forced[0][0], forced[0][1]);
+  if ((!cfg->tc_tile || !known ||
+       pick_warp_tile(es, f, st->t.V, KRON_THREADS / 32, forced, 1, &tc.wm, &tc.wn)) &&
+      pick_warp_tile(es, f, st->t.V, KRON_THREADS / 64, tc_stage_tiles, NTILES(tc_stage_tiles),
                      &tc.wm, &tc.wn))
     return;
-  tc.t.ld = tc_ld(st->t.V, es, 1);
+  /* one tile per block when the tiles fit in one wave of this kernel's blocks */
+  tc.prefetch = tc.t.tiles > (long long)cfg->nsm * KRON_TC_STAGE_BLOCKS(es, tc.wm, tc.wn);
+  if (st->t.Q == 1) {
+    tc.t.tr = 1;
+    tc.t.vec = f % (16 / es) == 0;
+    tc.t.ld = tc_ld(f, es, 0);
+  } else {
+    tc.t.ld = tc_ld(st->t.V, es, 1);
+  }
   tc.smem = stage_smem(s, &tc, es);
   if (tc.smem <= cfg->smem_block) *st = tc;
 }
@@ -226,10 +244,12 @@ static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
   if (cfg->tc == KRON_TC_AUTO) try_tc_stage(s, es, cfg, out);
   size_t per_block = out->smem + 1024; /* the runtime's reserve per block */
   long long occ = (long long)(cfg->smem_sm / per_block);
-  if (occ > 2) occ = 2; /* registers: 256 threads at <= 128 each */
+  /* registers: the kernels' launch bounds (256 threads at <= 128 each for the CUDA cores) */
+  long long regs_occ = out->mt[0] == KRON_MT_TC ? KRON_TC_STAGE_BLOCKS(es, out->wm, out->wn) : 2;
+  if (occ > regs_occ) occ = regs_occ;
   if (occ < 1) occ = 1;
-  long long grid = cfg->nsm * occ;
-  out->grid = (int)(grid < out->t.tiles ? grid : out->t.tiles);
+  long long grid = cfg->nsm * occ; /* persistent blocks; without prefetch one per tile */
+  out->grid = (int)(out->prefetch && grid < out->t.tiles ? grid : out->t.tiles);
   return 0;
 }
 
@@ -282,6 +302,7 @@ static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
     cand.t = c.t[i];
     cand.t.ld = pad_ld(f, es);
     cand.t.vec = Q == 1 && f % (16 / es) == 0;
+    cand.t.tr = 1;
     cand.smem = 4 * (size_t)kron_gstep_slot_elems(&cand) * (size_t)es;
     if (cand.smem > cfg->smem_block) continue;
     if (found && cand.t.V <= g->t.V) continue;
@@ -381,6 +402,7 @@ void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size
     for (int l = 0; l < st->k1 - st->k0; l++)
       len = put(dst, cap, len, "%s%s", l ? "/" : "", kron_mt_names[st->mt[l]]);
     if (st->mt[0] == KRON_MT_TC) len = put(dst, cap, len, "%dx%d", st->wm, st->wn);
+    if (st->t.tr) len = put(dst, cap, len, ",transposed");
     if (!st->prefetch) len = put(dst, cap, len, ",noprefetch");
   }
   if (p->has_grad)
@@ -420,9 +442,17 @@ int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *wh
   long long P = kron_prefix(s, st->k0);
   if (check_tiling(&st->t, s->batch * P, P, S, kron_suffix(s, st->k1 - 1), why, len)) return -1;
   const kron_tiling *t = &st->t;
-  if (t->ld < t->V) FAIL("row stride %lld < V %lld", t->ld, t->V);
-  if (t->vec && (t->W % vw || t->Q % vw || t->ld % vw))
-    FAIL("16-byte tile copies need W, Q and the row stride multiples of %d", vw);
+  if (t->tr) {
+    if (st->mt[0] != KRON_MT_TC || t->Q != 1)
+      FAIL("transposed stage tiles are for tensor-core stages with Q = 1");
+    if (t->ld < t->S) FAIL("row stride %lld < S %lld", t->ld, t->S);
+    if (t->vec && (t->S % vw || t->ld % vw))
+      FAIL("16-byte copies of transposed tiles need S and the row stride multiples of %d", vw);
+  } else {
+    if (t->ld < t->V) FAIL("row stride %lld < V %lld", t->ld, t->V);
+    if (t->vec && (t->W % vw || t->Q % vw || t->ld % vw))
+      FAIL("16-byte tile copies need W, Q and the row stride multiples of %d", vw);
+  }
   for (int l = 0; l < g; l++) {
     int mt = st->mt[l];
     if (mt < 0 || mt >= KRON_NMT) FAIL("micro-tile %d of axis %d", mt, st->k0 + l + 1);
@@ -457,6 +487,7 @@ int kron_gstep_check(const kron_shape *s, int k, const kron_gstep *g, int es, ch
   if (check_tiling(&g->t, s->batch * P, P, f, kron_suffix(s, k), why, len)) return -1;
   if (g->t.ld < f || g->t.ld % vw) FAIL("gradient row stride %lld for f=%lld", g->t.ld, f);
   if (g->t.vec && (g->t.Q != 1 || f % vw)) FAIL("16-byte gradient copies need Q = 1");
+  if (!g->t.tr) FAIL("gradient tiles are transposed");
   if (g->mt == KRON_MT_TC) {
     int nw = KRON_THREADS / 32, mr = kron_tc_mrows(es);
     if (!tc_tile_known(tc_grad_tiles, NTILES(tc_grad_tiles), g->wm, g->wn) ||

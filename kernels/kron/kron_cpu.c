@@ -158,10 +158,11 @@ typedef struct {
   double c[EMU_TC_MAXW][EMU_TC_MAXW][32][4]; /* [mma tile][mma tile][lane][register] */
 } emu_acc;
 
-/* acc += Am(m, k) Bm(k, n) over k in [k0, k1) for the warp tile at (m0, n0), mma by mma */
+/* acc += Am(m, k) Bm(k, n) over k in [k0, k1) for the warp tile at (m0, n0), mma by mma;
+ * Am(m, k) at m·a_sm + k·a_sk, Bm(k, n) at k·b_sk + n·b_sn */
 static void emu_tc_gemm(const char *name, int es, int wm, int wn, emu_acc *acc, const double *Am,
-                        long long a_sm, long long a_sk, const double *Bm, long long ldb, int m0,
-                        int n0, int k0, int k1) {
+                        long long a_sm, long long a_sk, const double *Bm, long long b_sk,
+                        long long b_sn, int m0, int n0, int k0, int k1) {
   int mr = kron_tc_mrows(es), ks = kron_tc_kstep(es), ar = kron_tc_aregs(es),
       br = kron_tc_bregs(es);
   if (wm > EMU_TC_MAXW || wn > EMU_TC_MAXW || (k1 - k0) % ks)
@@ -179,7 +180,7 @@ static void emu_tc_gemm(const char *name, int es, int wm, int wn, emu_acc *acc, 
         for (int r = 0; r < br; r++) {
           int kk, col;
           kron_tc_frag_b(es, lane, r, &kk, &col);
-          b[j][lane][r] = Bm[(k + kk) * ldb + n0 + j * KRON_TC_N + col];
+          b[j][lane][r] = Bm[(k + kk) * b_sk + (n0 + j * KRON_TC_N + col) * b_sn];
         }
     }
     for (int i = 0; i < wm; i++) /* the hardware */
@@ -212,19 +213,17 @@ static void emu_tc_each(int es, int wm, int wn, const emu_acc *acc,
 }
 
 /* tile `tile` between global memory and shared memory, thread by thread as the kernels walk
- * it (stage tiles, or the gradient's transposed ones: loads only) */
-static void emu_tile_copy(const kron_tiling *t, int grad, long long tile, int es, double *buf,
+ * it (by t->tr; transposed tiles are loads only) */
+static void emu_tile_copy(const kron_tiling *t, long long tile, int es, double *buf,
                           const void *gin, void *gout) {
   int vw = 16 / es;
-  kron_radix r = grad ? kron_grad_radix(t, vw) : kron_stage_radix(t, vw);
+  kron_radix r = kron_tile_radix(t, vw);
   long long gb = kron_tile_base(t, tile);
   for (int tid = 0; tid < KRON_THREADS; tid++) {
     kron_walk w = kron_walk_start(&r, tid, KRON_THREADS);
     for (long long e = tid; e < r.units; e += KRON_THREADS, kron_walk_next(&w)) {
-      long long sm =
-          grad ? kron_grad_sm(t, r.per, w.c, w.s, w.nb) : kron_stage_sm(t, r.per, w.c, w.s, w.nb);
-      long long ga = gb + (grad ? kron_grad_goff(t, r.per, w.c, w.s, w.nb)
-                                : kron_stage_goff(t, r.per, w.c, w.s, w.nb));
+      long long sm = kron_tile_sm(t, r.per, w.c, w.s, w.nb);
+      long long ga = gb + kron_tile_goff(t, r.per, w.c, w.s, w.nb);
       for (int i = 0; i < r.per; i++) {
         if (gin)
           buf[sm + i] = ld(gin, es, ga + i);
@@ -298,13 +297,14 @@ static void emu_contract_tc(const char *name, const kron_stage *stg, int f, int 
                             long long base, int *wcnt) {
   int V = (int)stg->t.V, units = kron_tc_units(es, f, V, stg->wm, stg->wn);
   long long a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
+  long long b_sk = stg->t.tr ? 1 : stg->t.ld, b_sn = stg->t.tr ? stg->t.ld : 1;
   emu_acc *acc = hx_host_alloc(sizeof *acc, "v3 tensor-core accumulators");
   for (int warp = 0; warp < KRON_THREADS / 32; warp++)
     for (int u = warp; u < units; u += KRON_THREADS / 32) {
       int m0, n0;
       kron_tc_unit(u, es, V, stg->wm, stg->wn, &m0, &n0);
       memset(acc, 0, sizeof *acc);
-      emu_tc_gemm(name, es, stg->wm, stg->wn, acc, As, a_sm, a_sk, src, stg->t.ld, m0, n0, 0, f);
+      emu_tc_gemm(name, es, stg->wm, stg->wn, acc, As, a_sm, a_sk, src, b_sk, b_sn, m0, n0, 0, f);
       tc_store_ctx c = {out, wcnt, es, base, stg->t.Q, m0, n0, &stg->t};
       emu_tc_each(es, stg->wm, stg->wn, acc, tc_store, &c);
     }
@@ -337,7 +337,7 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
   for (long long tile = 0; tile < stg->t.tiles; tile++) {
     double *src = sm + L.buf[0], *dst = sm + L.buf[2];
     fill_nan(src, L.buf_elems);
-    emu_tile_copy(&stg->t, 0, tile, es, src, in, NULL);
+    emu_tile_copy(&stg->t, tile, es, src, in, NULL);
     if (wcnt) {
       emu_contract_tc(name, stg, f[0], es, trans, sm + L.a[0], L.lda[0], src, out,
                       kron_tile_base(&stg->t, tile), wcnt);
@@ -350,9 +350,9 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
       double *sw = src;
       src = dst;
       dst = sw;
-      if (j + 1 < g && side[j]) emu_tile_copy(&stg->t, 0, tile, es, src, NULL, side[j]);
+      if (j + 1 < g && side[j]) emu_tile_copy(&stg->t, tile, es, src, NULL, side[j]);
     }
-    emu_tile_copy(&stg->t, 0, tile, es, src, NULL, out);
+    emu_tile_copy(&stg->t, tile, es, src, NULL, out);
   }
   for (long long e = 0; wcnt && e < nout; e++)
     if (wcnt[e] != 1) emu_fail(name, "a tensor-core stage does not write each output once");
@@ -393,14 +393,14 @@ static void emu_grad_tc(const char *name, const kron_shape *s, int k, const kron
       memset(acc, 0, (size_t)nw * sizeof *acc);
       for (long long tile = ta; tile < tb; tile++) {
         fill_nan(gt, 2 * slot);
-        emu_tile_copy(&gs->t, 1, tile, es, gt, G, NULL);
-        emu_tile_copy(&gs->t, 1, tile, es, tt, T, NULL);
+        emu_tile_copy(&gs->t, tile, es, gt, G, NULL);
+        emu_tile_copy(&gs->t, tile, es, tt, T, NULL);
         for (int warp = 0; warp < nw; warp++) {
           int m0, n0;
           long long v0, v1;
           kron_tc_unit(warp % units, es, (int)ob, gs->wm, gs->wn, &m0, &n0);
           kron_kp_range(gs->t.V, warp / units, gs->kp, &v0, &v1);
-          emu_tc_gemm(name, es, gs->wm, gs->wn, &acc[warp], gt, 1, ldp, tt, ldp, (int)i0 + m0,
+          emu_tc_gemm(name, es, gs->wm, gs->wn, &acc[warp], gt, 1, ldp, tt, ldp, 1, (int)i0 + m0,
                       (int)j0 + n0, (int)v0, (int)v1);
         }
       }
@@ -452,8 +452,8 @@ static void cpu_grad(kron_be *be, const char *name, const kron_shape *s, const k
         memset(acc, 0, (size_t)(nthr * tm * tn) * sizeof *acc);
         for (long long tile = ta; tile < tb; tile++) {
           fill_nan(gt, 2 * slot);
-          emu_tile_copy(&gs->t, 1, tile, es, gt, G[k], NULL);
-          emu_tile_copy(&gs->t, 1, tile, es, tt, T[k], NULL);
+          emu_tile_copy(&gs->t, tile, es, gt, G[k], NULL);
+          emu_tile_copy(&gs->t, tile, es, tt, T[k], NULL);
           for (long long th = 0; th < nthr; th++) {
             int hi, ag, lg;
             long long v0, v1;

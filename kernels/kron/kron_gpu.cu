@@ -278,11 +278,14 @@ template <> struct tc_ops<double> {
 };
 
 // acc += sum over k in [k0, k1) of Am(m, k) Bm(k, n) for the warp's tiles at (m0, n0): Am(m, k)
-// at Am[m*a_sm + k*a_sk], Bm(k, n) at Bm[k*ldb + n]; k1 - k0 a multiple of the k step.
-template <typename T, int WM, int WN>
+// at Am[m*a_sm + k*a_sk], Bm(k, n) at Bm[k*ldb + n], or Bm[n*ldb + k] with BN (n-major: a
+// transposed tile; compile-time, so the fragments' offsets stay immediates); k1 - k0 a
+// multiple of the k step.
+template <typename T, int WM, int WN, int BN>
 __device__ __forceinline__ void tc_gemm(T (&acc)[WM][WN][tc_ops<T>::CR], const T *Am, int a_sm,
                                         int a_sk, const T *Bm, int ldb, int m0, int n0, int k0,
                                         int k1) {
+  const int b_sk = BN ? 1 : ldb, b_sn = BN ? ldb : 1;
   using O = tc_ops<T>;
   const int lane = threadIdx.x & 31;
   const T *ap[O::AR], *bp[O::BR];
@@ -296,9 +299,10 @@ __device__ __forceinline__ void tc_gemm(T (&acc)[WM][WN][tc_ops<T>::CR], const T
   for (int i = 0; i < O::BR; i++) {
     int k, c;
     kron_tc_frag_b(O::ES, lane, i, &k, &c);
-    bp[i] = Bm + (k0 + k) * ldb + n0 + c;
+    bp[i] = Bm + (k0 + k) * b_sk + (n0 + c) * b_sn;
   }
-  const int a_tile = O::MR * a_sm, a_step = O::KS * a_sk, b_step = O::KS * ldb;
+  const int a_tile = O::MR * a_sm, a_step = O::KS * a_sk, b_step = O::KS * b_sk,
+            b_tile = KRON_TC_N * b_sn;
 #pragma unroll 2
   for (int k = k0; k < k1; k += O::KS) {
     T a[WM][O::AR], b[WN][O::BR];
@@ -309,7 +313,7 @@ __device__ __forceinline__ void tc_gemm(T (&acc)[WM][WN][tc_ops<T>::CR], const T
 #pragma unroll
     for (int j = 0; j < WN; j++)
 #pragma unroll
-      for (int r = 0; r < O::BR; r++) b[j][r] = bp[r][j * KRON_TC_N];
+      for (int r = 0; r < O::BR; r++) b[j][r] = bp[r][j * b_tile];
     O::template step<WM, WN>(acc, a, b);
 #pragma unroll
     for (int r = 0; r < O::AR; r++) ap[r] += a_step;
@@ -385,19 +389,20 @@ __device__ void load_a(T *dst, int lda, const T *__restrict__ A, int f, int rows
 
 // Tile `t` global -> shared (asynchronously) or shared -> global, each thread walking its
 // units blockDim.x apart from w0 (kron_walk_start of radix r, once per kernel: the walk is the
-// same for every tile); grad: the gradient's transposed tiles (loads only).
-template <typename T>
+// same for every tile). TR: the tiling is transposed (tl.tr, known to the caller: the
+// offsets fold at compile time); transposed tiles are loads only.
+template <typename T, int TR>
 __device__ __forceinline__ void tile_copy(const kron_tiling &tl, const kron_radix &r,
-                                          const kron_walk &w0, int grad, long long t,
-                                          const T *__restrict__ g, T *s, T *gout) {
+                                          const kron_walk &w0, long long t, const T *__restrict__ g,
+                                          T *s, T *gout) {
   constexpr int VW = 16 / sizeof(T);
   const long long gb = kron_tile_base(&tl, t);
   kron_walk w = w0;
   for (int e = threadIdx.x; e < (int)r.units; e += blockDim.x, kron_walk_next(&w)) {
     int sm =
-        grad ? kron_grad_sm(&tl, r.per, w.c, w.s, w.nb) : kron_stage_sm(&tl, r.per, w.c, w.s, w.nb);
-    long long ga = gb + (grad ? kron_grad_goff(&tl, r.per, w.c, w.s, w.nb)
-                              : kron_stage_goff(&tl, r.per, w.c, w.s, w.nb));
+        TR ? kron_tr_sm(&tl, r.per, w.c, w.s, w.nb) : kron_stage_sm(&tl, r.per, w.c, w.s, w.nb);
+    long long ga = gb + (TR ? kron_tr_goff(&tl, r.per, w.c, w.s, w.nb)
+                            : kron_stage_goff(&tl, r.per, w.c, w.s, w.nb));
     if (gout) {
       if (r.per > 1) { // shared -> registers -> global, 16 bytes each way
         T v[VW];
@@ -457,69 +462,6 @@ __device__ __forceinline__ void contract_mt(const kron_ctr &c, const T *P, int l
   }
 }
 
-// A single-axis stage on the tensor cores: out[a][v] = sum_b A'(a, b) in[b][v], an f x V x f
-// GEMM per tile, warp tiles (kron_tc_unit) walked by the warps, stored from the registers
-// straight to the tile's place in global memory (`out` from its base; element (a, v) at
-// a·Q + kron_tile_coff(v)). Whole 32-byte sectors: with W = 1 the 8 lanes of a fragment column
-// write 8 consecutive rows (Q = 1); with W even a lane's two neighbouring columns (registers
-// 2i, 2i+1: kron_tc_frag_c, tested) go as one 2-element store and 4 lanes fill a row's sector
-// (single elements there measured 7-11 % slower than the shared-memory copy-out on the H100).
-// A is in shared memory as copied (row r = A's row r): A'(a, b) = A[a][b] forward, A[b][a]
-// with trans.
-template <typename T, int WM, int WN>
-__device__ void contract_tc(const kron_tiling &tl, int f, const T *As, int lda, int trans,
-                            const T *src, T *out) {
-  using O = tc_ops<T>;
-  const int V = (int)tl.V, ld = (int)tl.ld, Q = (int)tl.Q, lane = threadIdx.x & 31;
-  const int units = kron_tc_units(O::ES, f, V, WM, WN);
-  const int a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
-  for (int u = threadIdx.x >> 5; u < units; u += blockDim.x >> 5) {
-    int m0, n0, co[WN][O::CR], ro[O::CR];
-    kron_tc_unit(u, O::ES, V, WM, WN, &m0, &n0);
-#pragma unroll
-    for (int r = 0; r < O::CR; r++) {
-      int row, col;
-      kron_tc_frag_c(O::ES, lane, r, &row, &col);
-      ro[r] = (m0 + row) * Q;
-#pragma unroll
-      for (int j = 0; j < WN; j++) co[j][r] = (int)kron_tile_coff(&tl, n0 + j * KRON_TC_N + col);
-    }
-    T acc[WM][WN][O::CR];
-    tc_zero<T, WM, WN>(acc);
-    tc_gemm<T, WM, WN>(acc, As, a_sm, a_sk, src, ld, m0, n0, 0, f);
-    if (tl.W % 2 == 0) {
-#pragma unroll
-      for (int i = 0; i < WM; i++)
-#pragma unroll
-        for (int j = 0; j < WN; j++)
-#pragma unroll
-          for (int r = 0; r < O::CR; r += 2)
-            pair<T>::st(out + i * O::MR * Q + ro[r] + co[j][r], acc[i][j][r], acc[i][j][r + 1]);
-    } else {
-#pragma unroll
-      for (int i = 0; i < WM; i++)
-#pragma unroll
-        for (int j = 0; j < WN; j++)
-#pragma unroll
-          for (int r = 0; r < O::CR; r++) out[i * O::MR * Q + ro[r] + co[j][r]] = acc[i][j][r];
-    }
-  }
-}
-
-// a tensor-core stage's tile (one axis: kron_stage_check)
-// (a tile outside KRON_TC_STAGE_TILES fails kron_stage_check before any launch)
-template <typename T>
-__device__ void contract_tc_tile(const stage_args &a, const T *As, const T *src, T *out) {
-  const kron_tiling &tl = a.st.t;
-#define KRON_TC_CASE(WM, WN) \
-  case WM * 8 + WN: contract_tc<T, WM, WN>(tl, a.f[0], As, a.lda[0], a.trans, src, out); break;
-  switch (a.st.wm * 8 + a.st.wn) {
-    KRON_TC_STAGE_TILES(KRON_TC_CASE)
-  default: __trap();
-  }
-#undef KRON_TC_CASE
-}
-
 template <typename T>
 __device__ void contract(const stage_args &a, int l, const T *P, const T *src, T *dst) {
   constexpr int VW = 16 / sizeof(T), TM8 = sizeof(T) == 4 ? 8 : 4; // no 8x8 for fp64 (registers)
@@ -533,35 +475,44 @@ __device__ void contract(const stage_args &a, int l, const T *P, const T *src, T
   }
 }
 
-// A stage: persistent blocks walk tiles blockIdx.x + i·gridDim.x; each prefetches its next
-// tile (cp.async) into the other input buffer while it contracts the current one. Buffers:
-// buf[it & 1] the input, buf[2] the work buffer the contractions alternate with.
-template <typename T>
-__global__ void __launch_bounds__(KRON_THREADS, 2)
-    k_stage(const stage_args a, const T *__restrict__ A, const T *__restrict__ in, T *out) {
+// A stage's tile loop, both stage kernels': A_l into shared memory, then persistent blocks walk
+// tiles blockIdx.x + i·gridDim.x, each prefetching its next tile (cp.async) into the other input
+// buffer (buf[it & 1]) while body(t, cur, rx, w0) contracts tile t at cur and stores it.
+template <typename T, int TR, typename Body>
+__device__ __forceinline__ void stage_tiles(const stage_args &a, const T *__restrict__ A,
+                                            const T *__restrict__ in, Body body) {
   constexpr int VW = 16 / sizeof(T);
   T *sm = reinterpret_cast<T *>(kron_smem);
   const kron_tiling &tl = a.st.t;
-  const kron_radix rx = kron_stage_radix(&tl, VW);
+  const kron_radix rx = TR ? kron_tr_radix(&tl, VW) : kron_stage_radix(&tl, VW);
   const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
   pdl_launch_next();
   for (int l = 0; l < a.g; l++) // A is no kernel's output
     load_a(sm + a.a_sm[l], a.lda[l], A + a.aoff[l], a.f[l], a.trans || a.st.mt[l] == KRON_MT_TC);
   pdl_wait_previous(); // `in` is; and `out` may still be read by the previous kernel
   long long t = blockIdx.x;
-  if (t < tl.tiles) tile_copy<T>(tl, rx, w0, 0, t, in, sm + a.buf[0], nullptr);
+  if (t < tl.tiles) tile_copy<T, TR>(tl, rx, w0, t, in, sm + a.buf[0], nullptr);
   fused::cp_async_commit();
   for (int it = 0; t < tl.tiles; t += gridDim.x, it++) {
     T *cur = sm + a.buf[it & 1], *next = sm + a.buf[(it & 1) ^ 1];
-    if (t + gridDim.x < tl.tiles) tile_copy<T>(tl, rx, w0, 0, t + gridDim.x, in, next, nullptr);
+    if (t + gridDim.x < tl.tiles) tile_copy<T, TR>(tl, rx, w0, t + gridDim.x, in, next, nullptr);
     fused::cp_async_commit();
     fused::cp_async_wait<1>(); // this tile's copies (and A's, with the first) are done...
     __syncthreads();           // ...for every thread
-    if (a.st.mt[0] == KRON_MT_TC) {
-      contract_tc_tile<T>(a, sm + a.a_sm[0], cur, out + kron_tile_base(&tl, t));
-      __syncthreads(); // cur is read before the prefetch two tiles on overwrites it
-      continue;
-    }
+    body(t, cur, rx, w0);
+    __syncthreads(); // the tile's buffers are read before the next prefetch overwrites them
+  }
+  fused::cp_async_wait<0>();
+}
+
+// A stage on the CUDA cores: the stage's axes in turn between the input and the work buffer
+// buf[2], the side outputs and the last one copied out.
+template <typename T>
+__global__ void __launch_bounds__(KRON_THREADS, 2)
+    k_stage(const stage_args a, const T *__restrict__ A, const T *__restrict__ in, T *out) {
+  T *sm = reinterpret_cast<T *>(kron_smem);
+  const kron_tiling &tl = a.st.t;
+  stage_tiles<T, 0>(a, A, in, [&](long long t, T *cur, const kron_radix &rx, const kron_walk &w0) {
     T *src = cur, *dst = sm + a.buf[2];
     for (int j = 0; j < a.g; j++) {
       int l = a.trans ? a.g - 1 - j : j;
@@ -570,12 +521,88 @@ __global__ void __launch_bounds__(KRON_THREADS, 2)
       T *sw = src;
       src = dst;
       dst = sw;
-      if (j + 1 < a.g && a.side[j]) tile_copy<T>(tl, rx, w0, 0, t, nullptr, src, (T *)a.side[j]);
+      if (j + 1 < a.g && a.side[j]) tile_copy<T, 0>(tl, rx, w0, t, nullptr, src, (T *)a.side[j]);
     }
-    tile_copy<T>(tl, rx, w0, 0, t, nullptr, src, out);
-    __syncthreads(); // cur and buf[2] are read before the next prefetch and contraction
+    tile_copy<T, 0>(tl, rx, w0, t, nullptr, src, out);
+  });
+}
+
+// Where a warp's unit of a tensor-core stage sits (kron_tc_unit) and where its C fragments go
+// from the tile's base in global memory (element (a, v) at a·Q + kron_tile_coff(v)): the same
+// in every tile, so computed once per unit change (once per kernel when every warp has one
+// unit; ncu on the H100 found this setup, per tile, as long as the tile's mma loop).
+template <typename T, int WN> struct tc_place {
+  int u = -1, m0, n0, ro[tc_ops<T>::CR], co[WN][tc_ops<T>::CR];
+  __device__ __forceinline__ void at(int unit, const kron_tiling &tl, int WM) {
+    using O = tc_ops<T>;
+    const int lane = threadIdx.x & 31, Q = (int)tl.Q;
+    u = unit;
+    kron_tc_unit(u, O::ES, (int)tl.V, WM, WN, &m0, &n0);
+#pragma unroll
+    for (int r = 0; r < O::CR; r++) {
+      int row, col;
+      kron_tc_frag_c(O::ES, lane, r, &row, &col);
+      ro[r] = (m0 + row) * Q;
+#pragma unroll
+      for (int j = 0; j < WN; j++) co[j][r] = (int)kron_tile_coff(&tl, n0 + j * KRON_TC_N + col);
+    }
   }
-  fused::cp_async_wait<0>();
+};
+
+// A single-axis stage on the tensor cores: out[a][v] = sum_b A'(a, b) in[b][v], an f x V x f
+// GEMM per tile, warp tiles (kron_tc_unit) walked by the warps, stored from the registers
+// straight to the tile's place in global memory. A is in shared memory as copied (row r = A's
+// row r): A'(a, b) = A[a][b] forward, A[b][a] with trans; in[b][v] at b·ld + v, or v·ld + b in
+// a transposed tile. Whole 32-byte sectors: with W = 1 the 8 lanes of a fragment column write 8
+// consecutive rows (Q = 1); with W even a lane's two neighbouring columns (registers 2i, 2i+1:
+// kron_tc_frag_c, tested) go as one 2-element store and 4 lanes fill a row's sector (single
+// elements there measured 7-11 % slower than the shared-memory copy-out on the H100).
+template <typename T, int WM, int WN, int TR>
+__device__ __forceinline__ void stage_tc(const stage_args &a, const T *__restrict__ A,
+                                         const T *__restrict__ in, T *out) {
+  using O = tc_ops<T>;
+  const T *As = reinterpret_cast<const T *>(kron_smem) + a.a_sm[0];
+  const kron_tiling &tl = a.st.t;
+  const int f = a.f[0], ld = (int)tl.ld, Q = (int)tl.Q, nw = blockDim.x >> 5;
+  const int units = kron_tc_units(O::ES, f, (int)tl.V, WM, WN);
+  const int a_sm = a.trans ? 1 : a.lda[0], a_sk = a.trans ? a.lda[0] : 1;
+  tc_place<T, WN> pl;
+  stage_tiles<T, TR>(a, A, in, [&](long long t, T *cur, const kron_radix &, const kron_walk &) {
+    T *o = out + kron_tile_base(&tl, t);
+    for (int u = threadIdx.x >> 5; u < units; u += nw) {
+      if (u != pl.u) pl.at(u, tl, WM);
+      T acc[WM][WN][O::CR];
+      tc_zero<T, WM, WN>(acc);
+      tc_gemm<T, WM, WN, TR>(acc, As, a_sm, a_sk, cur, ld, pl.m0, pl.n0, 0, f);
+      if (tl.W % 2 == 0) {
+#pragma unroll
+        for (int i = 0; i < WM; i++)
+#pragma unroll
+          for (int j = 0; j < WN; j++)
+#pragma unroll
+            for (int r = 0; r < O::CR; r += 2)
+              pair<T>::st(o + i * O::MR * Q + pl.ro[r] + pl.co[j][r], acc[i][j][r],
+                          acc[i][j][r + 1]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < WM; i++)
+#pragma unroll
+          for (int j = 0; j < WN; j++)
+#pragma unroll
+            for (int r = 0; r < O::CR; r++)
+              o[i * O::MR * Q + pl.ro[r] + pl.co[j][r]] = acc[i][j][r];
+      }
+    }
+  });
+}
+
+template <typename T, int WM, int WN>
+__global__ void __launch_bounds__(KRON_THREADS, KRON_TC_STAGE_BLOCKS(sizeof(T), WM, WN))
+    k_stage_tc(const stage_args a, const T *__restrict__ A, const T *__restrict__ in, T *out) {
+  if (a.st.t.tr)
+    stage_tc<T, WM, WN, 1>(a, A, in, out);
+  else
+    stage_tc<T, WM, WN, 0>(a, A, in, out);
 }
 
 struct grad_args {
@@ -608,18 +635,18 @@ __device__ __forceinline__ void grad_tiles(const grad_args &a, int k, long long 
   const int slot = a.slot[k];
   T *sm = reinterpret_cast<T *>(kron_smem);
   const T *G = (const T *)a.G[k], *Tn = (const T *)a.Tin[k];
-  const kron_radix rx = kron_grad_radix(&tl, VW);
+  const kron_radix rx = kron_tr_radix(&tl, VW); // the gradient's tiles are transposed
   const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
   if (t0 < t1) {
-    tile_copy<T>(tl, rx, w0, 1, t0, G, sm, nullptr);
-    tile_copy<T>(tl, rx, w0, 1, t0, Tn, sm + slot, nullptr);
+    tile_copy<T, 1>(tl, rx, w0, t0, G, sm, nullptr);
+    tile_copy<T, 1>(tl, rx, w0, t0, Tn, sm + slot, nullptr);
   }
   fused::cp_async_commit();
   for (long long t = t0; t < t1; t++) {
     T *cur = sm + 2 * slot * ((t - t0) & 1), *next = sm + 2 * slot * (((t - t0) & 1) ^ 1);
     if (t + 1 < t1) {
-      tile_copy<T>(tl, rx, w0, 1, t + 1, G, next, nullptr);
-      tile_copy<T>(tl, rx, w0, 1, t + 1, Tn, next + slot, nullptr);
+      tile_copy<T, 1>(tl, rx, w0, t + 1, G, next, nullptr);
+      tile_copy<T, 1>(tl, rx, w0, t + 1, Tn, next + slot, nullptr);
     }
     fused::cp_async_commit();
     fused::cp_async_wait<1>();
@@ -728,7 +755,7 @@ __device__ void grad_run_tc(const grad_args &a, int k, T *gA) {
   T acc[WM][WN][tc_ops<T>::CR];
   tc_zero<T, WM, WN>(acc);
   grad_tiles<T>(a, k, t0, t1, [&](const T *Gt, const T *Tt) {
-    tc_gemm<T, WM, WN>(acc, Gt, 1, ld, Tt, ld, i0 + m0, j0 + n0, (int)v0, (int)v1);
+    tc_gemm<T, WM, WN, 0>(acc, Gt, 1, ld, Tt, ld, i0 + m0, j0 + n0, (int)v0, (int)v1);
   });
   T *dst = gA + a.aoff[k] + (long long)i0 * f + j0;
   if (gs.kp == 1) {
@@ -865,8 +892,8 @@ static void launch_v3(void (*kernel)(Params...), dim3 grid, size_t smem, Args...
 }
 
 static void check_fits(const char *name, const void *kernel, size_t smem) {
-  static const void *seen_kernel[8];
-  static size_t seen_smem[8];
+  static const void *seen_kernel[16];
+  static size_t seen_smem[16];
   static int nseen;
   for (int i = 0; i < nseen; i++)
     if (seen_kernel[i] == kernel && seen_smem[i] == smem) return;
@@ -879,7 +906,28 @@ static void check_fits(const char *name, const void *kernel, size_t smem) {
   int blocks = 0;
   HX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, KRON_THREADS, smem));
   if (blocks < 1) launch_fail(name, "no block of this kernel fits on an SM");
-  if (nseen < 8) seen_kernel[nseen] = kernel, seen_smem[nseen++] = smem;
+  if (nseen < 16) seen_kernel[nseen] = kernel, seen_smem[nseen++] = smem;
+}
+
+// the stage's kernel: the tensor-core one of its warp tile, else the CUDA-core one
+template <typename T>
+static void launch_stage(const char *name, const kron_stage *st, const stage_args &a, const void *A,
+                         const void *in, void *out) {
+  void (*kernel)(stage_args, const T *, const T *, T *) = k_stage<T>;
+  if (st->mt[0] == KRON_MT_TC) {
+#define KRON_TC_CASE(WM, WN) \
+  case WM * 8 + WN: kernel = k_stage_tc<T, WM, WN>; break;
+    switch (st->wm * 8 + st->wn) {
+      KRON_TC_STAGE_TILES(KRON_TC_CASE)
+    default: launch_fail(name, "a tensor-core warp tile without a kernel");
+    }
+#undef KRON_TC_CASE
+  }
+  check_fits(name, (const void *)kernel, st->smem);
+  int stp = step_begin(name);
+  launch_v3(kernel, dim3(st->grid), st->smem, a, (const T *)A, (const T *)in, (T *)out);
+  HX_CUDA_LAUNCH();
+  step_end(stp);
 }
 
 static void gpu_stage(kron_be *be, const char *name, const kron_shape *s, const kron_stage *st,
@@ -901,17 +949,10 @@ static void gpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
     if (l + 1 < a.g) a.side[l] = side[l];
   }
   for (int i = 0; i < 3; i++) a.buf[i] = (int)L.buf[i];
-  const void *kernel = be->es == 4 ? (const void *)k_stage<float> : (const void *)k_stage<double>;
-  check_fits(name, kernel, st->smem);
-  int stp = step_begin(name);
   if (be->es == 4)
-    launch_v3(k_stage<float>, dim3(st->grid), st->smem, a, (const float *)A, (const float *)in,
-              (float *)out);
+    launch_stage<float>(name, st, a, A, in, out);
   else
-    launch_v3(k_stage<double>, dim3(st->grid), st->smem, a, (const double *)A, (const double *)in,
-              (double *)out);
-  HX_CUDA_LAUNCH();
-  step_end(stp);
+    launch_stage<double>(name, st, a, A, in, out);
 }
 
 static void gpu_grad(kron_be *be, const char *name, const kron_shape *s, const kron_plan *p,
@@ -949,20 +990,27 @@ static void gpu_grad(kron_be *be, const char *name, const kron_shape *s, const k
   step_end(stp);
 }
 
-// regs and spills of the v3 kernels (a `kernel_attr` log line each): spills would explain a
-// slow micro-kernel
+// every v3 kernel: its attributes are set at open, and its registers and spills logged (a
+// `kernel_attr` line each: spills would explain a slow kernel)
+#define KRON_TC_KERNELS(WM, WN)                                                   \
+  {"k_stage_tc<float," #WM "x" #WN ">", (const void *)k_stage_tc<float, WM, WN>}, \
+      {"k_stage_tc<double," #WM "x" #WN ">", (const void *)k_stage_tc<double, WM, WN>},
+static const struct {
+  const char *name;
+  const void *fn;
+} v3_kernels[] = {{"k_stage<float>", (const void *)k_stage<float>},
+                  {"k_stage<double>", (const void *)k_stage<double>},
+                  {"k_grad<float>", (const void *)k_grad<float>},
+                  {"k_grad<double>", (const void *)k_grad<double>},
+                  KRON_TC_STAGE_TILES(KRON_TC_KERNELS)};
+#undef KRON_TC_KERNELS
+#define NV3KERNELS (sizeof v3_kernels / sizeof *v3_kernels)
+
 static void gpu_describe(FILE *out) {
-  struct {
-    const char *name;
-    const void *fn;
-  } ks[] = {{"k_stage<float>", (const void *)k_stage<float>},
-            {"k_stage<double>", (const void *)k_stage<double>},
-            {"k_grad<float>", (const void *)k_grad<float>},
-            {"k_grad<double>", (const void *)k_grad<double>}};
-  for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+  for (size_t i = 0; i < NV3KERNELS; i++) {
     cudaFuncAttributes at;
-    HX_CUDA(cudaFuncGetAttributes(&at, ks[i].fn));
-    fprintf(out, "kernel_attr name=%s regs=%d local_bytes=%zu max_threads=%d\n", ks[i].name,
+    HX_CUDA(cudaFuncGetAttributes(&at, v3_kernels[i].fn));
+    fprintf(out, "kernel_attr name=%s regs=%d local_bytes=%zu max_threads=%d\n", v3_kernels[i].name,
             at.numRegs, at.localSizeBytes, at.maxThreadsPerBlock);
   }
 }
@@ -993,11 +1041,10 @@ extern "C" int kron_gpu_open(kron_dev *dev, kron_be *be, int es, hx_device_info 
   g_smem_optin = (size_t)optin;
   // let the v3 kernels take up to the opt-in maximum of dynamic shared memory, and prefer
   // shared memory over L1 (more blocks per SM)
-  const void *v3k[] = {(const void *)k_stage<float>, (const void *)k_stage<double>,
-                       (const void *)k_grad<float>, (const void *)k_grad<double>};
-  for (size_t i = 0; i < sizeof v3k / sizeof *v3k; i++) {
-    HX_CUDA(cudaFuncSetAttribute(v3k[i], cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    HX_CUDA(cudaFuncSetAttribute(v3k[i], cudaFuncAttributePreferredSharedMemoryCarveout,
+  for (size_t i = 0; i < NV3KERNELS; i++) {
+    const void *fn = v3_kernels[i].fn;
+    HX_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    HX_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
                                  cudaSharedmemCarveoutMaxShared));
   }
   int nsm = 0, smem_sm = 0;

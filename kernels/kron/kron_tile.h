@@ -11,8 +11,9 @@
  * backward's A^T chain), both stored so that a row b is contiguous in a. A thread owns a
  * micro-tile of TM values of a and TN values of lo, in chunks of RV (always 16 bytes) and CV
  * (16 bytes, or 1 element) spread so that the 8 threads of a quarter warp read 8 consecutive
- * chunks (no bank conflicts). Gradient tiles hold the same tiling transposed: element (s, v) at
- * v·ld + s, so that gA_k = sum_v G[v][i]·T[v][j] reads rows too. */
+ * chunks (no bank conflicts). Transposed tiles (t->tr) hold the same tiling as element (s, v) at
+ * v·ld + s: the gradient's, so that gA_k = sum_v G[v][i]·T[v][j] reads rows too, and tensor-core
+ * stages with Q = 1, whose slabs are then rows in both memories. */
 #ifndef KRON_TILE_H
 #define KRON_TILE_H
 
@@ -46,7 +47,7 @@ KRON_HD long long kron_tile_gaddr(const kron_tiling *t, long long r0, long long 
 /* The load and store loops walk a tile in units: 16-byte chunks on vec tiles, else elements,
  * numbered (c, s, nb) with c fastest, so consecutive threads touch consecutive addresses.
  * Stage tiles: runs (nb, s) of W elements in both memories; c < W/per indexes the run.
- * Gradient tiles (stored transposed, element (s, v) at v·ld + s): vec tiles (W = 1, S a
+ * Transposed tiles (t->tr, element (s, v) at v·ld + s): vec tiles (W = 1, S a
  * multiple of vw) are rows nb of S elements, c < S/vw, one "s"; else as stage tiles. */
 typedef struct {
   long long cpr, S, units; /* c < cpr, s < S, nb < NB */
@@ -62,7 +63,7 @@ KRON_HD kron_radix kron_stage_radix(const kron_tiling *t, int vw) {
   return r;
 }
 
-KRON_HD kron_radix kron_grad_radix(const kron_tiling *t, int vw) {
+KRON_HD kron_radix kron_tr_radix(const kron_tiling *t, int vw) {
   kron_radix r;
   if (t->vec) {
     r.per = vw;
@@ -97,12 +98,23 @@ KRON_HD int kron_stage_sm(const kron_tiling *t, int per, int c, int s, int nb) {
 KRON_HD long long kron_stage_goff(const kron_tiling *t, int per, int c, int s, int nb) {
   return (long long)(nb * (int)t->S + s) * t->Q + c * per;
 }
-KRON_HD int kron_grad_sm(const kron_tiling *t, int per, int c, int s, int nb) {
+KRON_HD int kron_tr_sm(const kron_tiling *t, int per, int c, int s, int nb) {
   return t->vec ? nb * (int)t->ld + c * per /* W = Q = 1: row nb is a slab */
                 : (nb * (int)t->W + c) * (int)t->ld + s;
 }
-KRON_HD long long kron_grad_goff(const kron_tiling *t, int per, int c, int s, int nb) {
+KRON_HD long long kron_tr_goff(const kron_tiling *t, int per, int c, int s, int nb) {
   return t->vec ? (long long)nb * t->S + c * per : (long long)(nb * (int)t->S + s) * t->Q + c;
+}
+
+/* either tiling's walk and unit offsets, by t->tr */
+KRON_HD kron_radix kron_tile_radix(const kron_tiling *t, int vw) {
+  return t->tr ? kron_tr_radix(t, vw) : kron_stage_radix(t, vw);
+}
+KRON_HD int kron_tile_sm(const kron_tiling *t, int per, int c, int s, int nb) {
+  return t->tr ? kron_tr_sm(t, per, c, s, nb) : kron_stage_sm(t, per, c, s, nb);
+}
+KRON_HD long long kron_tile_goff(const kron_tiling *t, int per, int c, int s, int nb) {
+  return t->tr ? kron_tr_goff(t, per, c, s, nb) : kron_stage_goff(t, per, c, s, nb);
 }
 
 /* A thread's walk over units e = first, first + step, ...: after the start, increments
@@ -113,17 +125,19 @@ typedef struct {
   int cpr, S;
 } kron_walk;
 
-KRON_HD kron_walk kron_walk_start(const kron_radix *r, long long first, long long step) {
+/* (ints: first and step are thread counts, the digits a tile's; 64-bit divisions are long
+ * subroutines on the GPU) */
+KRON_HD kron_walk kron_walk_start(const kron_radix *r, int first, int step) {
   kron_walk w;
-  long long ri = first / r->cpr, dri = step / r->cpr;
   w.cpr = (int)r->cpr;
   w.S = (int)r->S;
-  w.c = (int)(first % r->cpr);
-  w.s = (int)(ri % r->S);
-  w.nb = (int)(ri / r->S);
-  w.dc = (int)(step % r->cpr);
-  w.ds = (int)(dri % r->S);
-  w.dnb = (int)(dri / r->S);
+  int ri = first / w.cpr, dri = step / w.cpr;
+  w.c = first % w.cpr;
+  w.s = ri % w.S;
+  w.nb = ri / w.S;
+  w.dc = step % w.cpr;
+  w.ds = dri % w.S;
+  w.dnb = dri / w.S;
   return w;
 }
 
@@ -232,7 +246,11 @@ KRON_HD void kron_tc_frag_c(int es, int lane, int i, int *row, int *col) {
  * (kron_gpu.cu), X(wm, wn) each. The gradient's larger first tile has the registers of its
  * one-block-per-SM kernel. */
 #define KRON_TC_STAGE_TILES(X) X(2, 4) X(1, 4) X(2, 2) X(1, 2) X(1, 1)
-#define KRON_TC_GRAD_TILES(X)  X(4, 4) X(2, 4) X(2, 2) X(1, 2) X(1, 1)
+/* Blocks per SM a tensor-core stage kernel is compiled for (its __launch_bounds__; the plan's
+ * grid): three 256-thread blocks at <= 85 registers, which every warp tile but fp32's 2x4 fits
+ * without spills (ptxas, sm_90a). */
+#define KRON_TC_STAGE_BLOCKS(es, wm, wn) ((es) == 4 && (wm) * (wn) >= 8 ? 2 : 3)
+#define KRON_TC_GRAD_TILES(X)            X(4, 4) X(2, 4) X(2, 2) X(1, 2) X(1, 1)
 
 /* Unit u of an M x N output in warp tiles of WM x WN mma tiles: its first row and column
  * (column groups fastest: neighbouring warps share their A fragments' rows). */

@@ -326,6 +326,17 @@ static double gflop_of(const kron_shape *s, kron_pass p) {
 }
 
 /* ---- main ------------------------------------------------------------------------------------ */
+/* REPRO_KRON_TC_TILE=WMxWN: every tensor-core stage's warp tile where it divides the tile (a
+ * measurement switch; the plan line shows what ran); 0 when unset or not of that form */
+static int tc_tile_switch(void) {
+  const char *v = getenv("REPRO_KRON_TC_TILE");
+  int wm = 0, wn = 0;
+  char end;
+  if (!v || sscanf(v, "%dx%d%c", &wm, &wn, &end) != 2 || wm < 1 || wm > 7 || wn < 1 || wn > 7)
+    return 0;
+  return wm * 8 + wn;
+}
+
 int main(int argc, char **argv) {
   kron_args a;
   int rc = kron_parse(argc, argv, &a);
@@ -387,7 +398,7 @@ int main(int argc, char **argv) {
     if (v == KRON_V3) {
       char why[512];
       int bad = 0;
-      kron_plan_cfg cfg = {budget, dev.smem_sm, dev.nsm, a.v3_fuse, a.v3_tc};
+      kron_plan_cfg cfg = {budget, dev.smem_sm, dev.nsm, a.v3_fuse, a.v3_tc, tc_tile_switch()};
       for (int p = 0; p < 2 && !bad; p++) {
         if (kron_plan_make(s, es, (kron_pass)p, &cfg, &rs.plan[p], why, sizeof why) != 0) {
           bad = 1;

@@ -126,7 +126,7 @@ static void test_finite_differences(long long batch, int m, const int *f) {
 }
 
 static kron_plan_cfg h100_cfg_tc(size_t budget, int fuse, int tc) {
-  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse, tc};
+  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse, tc, 0};
   return c;
 }
 static kron_plan_cfg h100_cfg(size_t budget, int fuse) {
@@ -234,8 +234,9 @@ static int test_versions(long long batch, int m, const int *f) {
 }
 
 /* every element of the rows in exactly one tile, and the load/store order visits each element
- * of a tile once (a stage's order, or the gradient's transposed one) */
-static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es, int grad,
+ * of a tile once (a stage's order, or a transposed tile's: the gradient's, tensor-core stages
+ * with Q = 1) */
+static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es,
                                const char *what) {
   long long bn = s->batch * s->n, R = bn / (t->S * t->Q);
   int vw = 16 / es;
@@ -250,8 +251,9 @@ static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es
   for (long long i = 0; i < bn && ok; i++) ok = seen[i] == 1;
   CHECKF(ok, "%s: tiles do not cover each element once", what);
   /* the walk of one tile: every thread of a block from its first unit, KRON_THREADS apart */
-  kron_radix rx = grad ? kron_grad_radix(t, vw) : kron_stage_radix(t, vw);
-  long long n = t->S * t->ld * (grad ? 0 : 1) + t->V * t->ld * (grad ? 1 : 0);
+  int tr = t->tr;
+  kron_radix rx = kron_tile_radix(t, vw);
+  long long n = (tr ? t->V : t->S) * t->ld;
   char *hit = calloc((size_t)n, 1);
   long long r0, q0, last = t->tiles - 1; /* the last tile: a nonzero origin */
   kron_tile_origin(t, last, &r0, &q0);
@@ -260,15 +262,13 @@ static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es
   for (int tid = 0; tid < KRON_THREADS; tid++) {
     kron_walk w = kron_walk_start(&rx, tid, KRON_THREADS);
     for (long long e = tid; e < rx.units; e += KRON_THREADS, kron_walk_next(&w)) {
-      long long sm =
-          grad ? kron_grad_sm(t, rx.per, w.c, w.s, w.nb) : kron_stage_sm(t, rx.per, w.c, w.s, w.nb);
-      long long ga = gb + (grad ? kron_grad_goff(t, rx.per, w.c, w.s, w.nb)
-                                : kron_stage_goff(t, rx.per, w.c, w.s, w.nb));
+      long long sm = kron_tile_sm(t, rx.per, w.c, w.s, w.nb);
+      long long ga = gb + kron_tile_goff(t, rx.per, w.c, w.s, w.nb);
       for (int i = 0; i < rx.per; i++) {
         /* the walk's global offset is the tile element's (kron_tile_gaddr) */
         long long row = (sm + i) / t->ld, col = (sm + i) % t->ld;
         long long want =
-            grad ? kron_tile_gaddr(t, r0, q0, col, row) : kron_tile_gaddr(t, r0, q0, row, col);
+            tr ? kron_tile_gaddr(t, r0, q0, col, row) : kron_tile_gaddr(t, r0, q0, row, col);
         in_range &= sm + i < n && ga + i == want;
         if (sm + i < n) hit[sm + i]++;
       }
@@ -276,9 +276,9 @@ static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es
   }
   int once = in_range;
   for (long long i = 0; i < n; i++) /* valid elements once, row padding never */
-    once &= hit[i] == ((grad ? i % t->ld < t->S : i % t->ld < t->V) ? 1 : 0);
+    once &= hit[i] == ((tr ? i % t->ld < t->S : i % t->ld < t->V) ? 1 : 0);
   CHECKF(once, "%s: the %s walk does not visit each element once", what,
-         grad ? "gradient" : "stage");
+         tr ? "transposed" : "stage");
   free(hit);
   free(seen);
 }
@@ -292,13 +292,13 @@ static void check_plan_cover(const kron_shape *s, const kron_plan *p, int es, co
     next = st->k1;
     CHECKF(kron_stage_check(s, st, es, why, sizeof why) == 0, "%s: %s", what, why);
     CHECK(st->smem <= p->smem_max);
-    check_tiling_cover(s, &st->t, es, 0, what);
+    check_tiling_cover(s, &st->t, es, what);
   }
   CHECKF(next == s->m, "%s: stages end at axis %d", what, next);
   if (p->has_grad)
     for (int k = 0; k < s->m; k++) {
       CHECKF(kron_gstep_check(s, k, &p->ga[k], es, why, sizeof why) == 0, "%s: %s", what, why);
-      check_tiling_cover(s, &p->ga[k].t, es, 1, what);
+      check_tiling_cover(s, &p->ga[k].t, es, what);
     }
 }
 
@@ -323,17 +323,19 @@ static void test_plan(void) {
       }
   }
   /* 32x128x128 fp32: 128 tiles of 128 x 32 per axis (one per SM); on the tensor cores, warp
-   * tiles of 1x4 mma tiles (16 x 32) for the 8 warps, rows padded to 8 mod 16 (conflict-free
-   * fragments); without them 4x4 micro-tiles */
+   * tiles of 2x4 mma tiles (32 x 32) for 4 of the 8 warps, rows padded to 8 mod 16 (conflict-free
+   * k-major fragments); the last axis (Q = 1) as a transposed tile of 32 slabs, rows padded to
+   * 4 mod 8 (n-major fragments), copied in 16-byte chunks; without them 4x4 micro-tiles */
   int f2[] = {128, 128};
   CHECK(kron_shape_init(&s, 32, 2, f2, why, sizeof why) == 0);
   CHECK(kron_plan_make(&s, 4, KRON_BWD, &cfg, &p, why, sizeof why) == 0);
   for (int i = 0; i < 2; i++) {
     CHECKF(p.st[i].t.tiles == 128 && p.st[i].t.V == 32, "stage %d: %lld tiles of V=%lld", i,
            p.st[i].t.tiles, p.st[i].t.V);
-    CHECKF(p.st[i].mt[0] == KRON_MT_TC && p.st[i].wm == 1 && p.st[i].wn == 4,
+    CHECKF(p.st[i].mt[0] == KRON_MT_TC && p.st[i].wm == 2 && p.st[i].wn == 4,
            "stage %d: mt %d %dx%d", i, p.st[i].mt[0], p.st[i].wm, p.st[i].wn);
-    CHECK(p.st[i].t.ld == 40);
+    CHECKF(p.st[i].t.tr == (i == 1) && p.st[i].t.ld == (i == 1 ? 132 : 40),
+           "stage %d: transposed %d ld %lld", i, p.st[i].t.tr, p.st[i].t.ld);
     CHECK(p.st[i].grid == 128);
   }
   for (int k = 0; k < 2; k++)
@@ -342,13 +344,13 @@ static void test_plan(void) {
            p.ga[k].t.ld);
   /* a warp tile the kernels do not instantiate fails the launch checks (no silent fallback) */
   kron_stage odd = p.st[0];
-  odd.wm = 4;
-  CHECK(kron_stage_check(&s, &odd, 4, why, sizeof why) == -1 && strstr(why, "warp tile 4x4"));
+  odd.wm = 3;
+  CHECK(kron_stage_check(&s, &odd, 4, why, sizeof why) == -1 && strstr(why, "warp tile 3x4"));
   kron_gstep oddg = p.ga[0];
   oddg.wn = 3;
   CHECK(kron_gstep_check(&s, 0, &oddg, 4, why, sizeof why) == -1);
-  CHECK(p.st[0].t.vec == 1 && p.st[0].t.W == 32); /* chunks of q, 16-byte copies */
-  CHECK(p.st[1].t.NB == 32);                      /* interleaved slabs */
+  CHECK(p.st[0].t.vec == 1 && p.st[0].t.W == 32);  /* chunks of q, 16-byte copies */
+  CHECK(p.st[1].t.NB == 32 && p.st[1].t.vec == 1); /* whole slabs, 16-byte copies */
   kron_plan_cfg fma = h100_cfg_tc(227 * 1024, KRON_FUSE_AUTO, KRON_TC_OFF);
   CHECK(kron_plan_make(&s, 4, KRON_BWD, &fma, &p, why, sizeof why) == 0);
   CHECK(p.st[0].mt[0] == KRON_MT_4x4 && p.st[1].mt[0] == KRON_MT_4x4 && tc_steps(&p, 2) == 0);
@@ -360,6 +362,28 @@ static void test_plan(void) {
   CHECK(kron_plan_make(&s, 4, KRON_BWD, &on, &p, why, sizeof why) == 0);
   CHECKF(p.nstages == 2 && p.st[1].k0 == 1 && p.st[1].k1 == 3, "fuse on: %d stages", p.nstages);
   check_plan_cover(&s, &p, 4, "8x64x64x64 fused");
+  /* one stage per axis on the tensor cores: 512 tiles of 64 x 64, the last axis transposed;
+   * fp32's 2x4 warp tile runs two blocks per SM (its launch bounds), so 264 persistent blocks
+   * that prefetch; a forced warp tile (REPRO_KRON_TC_TILE) replaces the plan's where it
+   * divides the tile and sets the grid by its own launch bounds (1x4: three blocks per SM),
+   * an unknown one is ignored */
+  static const int forced[][4] = {/* tc_tile, wm, wn, grid */
+                                  {0, 2, 4, 264},
+                                  {1 * 8 + 4, 1, 4, 396},
+                                  {1 * 8 + 2, 1, 2, 396},
+                                  {3 * 8 + 3, 2, 4, 264}};
+  for (int i = 0; i < 4; i++) {
+    kron_plan_cfg c = h100_cfg(227 * 1024, KRON_FUSE_AUTO);
+    c.tc_tile = forced[i][0];
+    CHECK(kron_plan_make(&s, 4, KRON_FWD, &c, &p, why, sizeof why) == 0 && p.nstages == 3);
+    check_plan_cover(&s, &p, 4, "8x64x64x64 tensor cores");
+    for (int k = 0; k < 3; k++)
+      CHECKF(p.st[k].mt[0] == KRON_MT_TC && p.st[k].wm == forced[i][1] &&
+                 p.st[k].wn == forced[i][2] && p.st[k].grid == forced[i][3] && p.st[k].prefetch &&
+                 p.st[k].t.tr == (k == 2),
+             "tc_tile %d stage %d: %dx%d grid %d prefetch %d tr %d", forced[i][0], k, p.st[k].wm,
+             p.st[k].wn, p.st[k].grid, p.st[k].prefetch, p.st[k].t.tr);
+  }
   /* small budgets and odd shapes: element-wise copies, padded rows, several stages */
   int f4[] = {3, 5, 2, 7};
   CHECK(kron_shape_init(&s, 2, 4, f4, why, sizeof why) == 0);
