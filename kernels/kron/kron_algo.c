@@ -56,8 +56,10 @@ void kron_stage_layout(const kron_shape *s, const kron_stage *st, int es, int tr
     L->a[l] = off;
     off += round_up(f * L->lda[l], vw);
   }
-  L->buf_elems = round_up((st->t.tr ? st->t.V : st->t.S) * st->t.ld, vw);
-  int work = st->mt[0] != KRON_MT_TC, nbuf = 1 + st->prefetch + work;
+  L->buf_elems = round_up((st->t.tr ? st->t.V * kron_tr_rows(&st->t) : st->t.S) * st->t.ld, vw);
+  /* the work buffer: between a stage's contractions (tensor-core single-axis stages store
+   * their one contraction from registers) */
+  int work = st->mt[0] != KRON_MT_TC || st->k1 - st->k0 > 1, nbuf = 1 + st->prefetch + work;
   L->buf[0] = off;
   L->buf[1] = st->prefetch ? off + L->buf_elems : off;
   L->buf[2] = work ? off + (nbuf - 1) * L->buf_elems : off;
@@ -83,10 +85,8 @@ typedef struct {
   int n;
 } tilings;
 
-static void add_tiling(tilings *c, long long R, long long P, long long S, long long Q, long long W,
-                       long long NB) {
-  if (c->n == (int)(sizeof c->t / sizeof *c->t)) return;
-  kron_tiling *t = &c->t[c->n++];
+static void tiling_init(kron_tiling *t, long long R, long long P, long long S, long long Q,
+                        long long W, long long NB) {
   memset(t, 0, sizeof *t);
   t->P = P;
   t->S = S;
@@ -95,6 +95,12 @@ static void add_tiling(tilings *c, long long R, long long P, long long S, long l
   t->NB = NB;
   t->V = NB * W;
   t->tiles = R / NB * (Q / W);
+}
+
+static void add_tiling(tilings *c, long long R, long long P, long long S, long long Q, long long W,
+                       long long NB) {
+  if (c->n == (int)(sizeof c->t / sizeof *c->t)) return;
+  tiling_init(&c->t[c->n++], R, P, S, Q, W, NB);
 }
 
 static void enum_tilings(tilings *c, long long R, long long P, long long S, long long Q,
@@ -205,6 +211,66 @@ static void try_tc_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
   }
   tc.smem = stage_smem(s, &tc, es);
   if (tc.smem <= cfg->smem_block) *st = tc;
+}
+
+/* The two-axis tensor-core stage of the last two axes (Q = 1): a tile is one slab of
+ * f_{m-1}·f_m elements held as f_{m-1} rows of f_m (kron_tiling.rows, row stride 4 mod 8: the
+ * n-major fragments of the second axis's contraction read it conflict-free), both factors in
+ * shared memory; the block contracts the rows (the first axis: an f_{m-1} x f_m x f_{m-1}
+ * GEMM, its result to a work buffer and the side output) then within the rows (the second:
+ * f_m x f_{m-1} x f_m), backwards in the other order. One stage fewer than one per axis: the
+ * intermediate is written once and not read back. 0, or -1: the shape does not fit it (factor
+ * sizes and mma tiles, shared memory, fewer slabs than SMs). */
+static int make_tc_pair(const kron_shape *s, int es, const kron_plan_cfg *cfg, kron_stage *out) {
+  int m = s->m, nw = KRON_THREADS / 32;
+  if (m < 2 || cfg->tc != KRON_TC_AUTO) return -1;
+  long long fa = s->f[m - 2], fb = s->f[m - 1], P = kron_prefix(s, m - 2), R = s->batch * P;
+  int mr = kron_tc_mrows(es), vw = 16 / es;
+  if (fa % mr || fb % mr || fa % KRON_TC_N || fb % KRON_TC_N || fb % vw || R < cfg->nsm) return -1;
+  kron_stage st;
+  memset(&st, 0, sizeof st);
+  st.k0 = m - 2;
+  st.k1 = m;
+  st.mt[0] = st.mt[1] = KRON_MT_TC;
+  tiling_init(&st.t, R, P, fa * fb, 1, 1, 1);
+  st.t.tr = 1;
+  st.t.rows = fa;
+  st.t.vec = 1;
+  st.t.ld = tc_ld(fb, es, 0);
+  /* the first warp tile dividing both GEMMs' outputs (fa x fb and fb x fa) that gives half
+   * the warps a unit, else the one with the most units; a forced one (REPRO_KRON_TC_TILE)
+   * where it divides them */
+  int best = -1, best_units = 0;
+  for (int i = 0; i < NTILES(tc_stage_tiles); i++) {
+    int wm = tc_stage_tiles[i][0], wn = tc_stage_tiles[i][1];
+    if (fa % (mr * wm) || fb % (mr * wm) || fa % (KRON_TC_N * wn) || fb % (KRON_TC_N * wn))
+      continue;
+    int u = kron_tc_units(es, (int)fa, (int)fb, wm, wn);
+    if (cfg->tc_tile == wm * 8 + wn) {
+      best = i;
+      break;
+    }
+    int good = u >= nw / 2, best_good = best >= 0 && best_units >= nw / 2;
+    if (best < 0 || (good && !best_good) || (!best_good && u > best_units))
+      best = i, best_units = u;
+  }
+  if (best < 0) return -1;
+  st.wm = tc_stage_tiles[best][0];
+  st.wn = tc_stage_tiles[best][1];
+  int occ = KRON_TC_STAGE_BLOCKS(es, st.wm, st.wn);
+  st.prefetch = st.t.tiles > (long long)cfg->nsm * occ;
+  st.smem = stage_smem(s, &st, es);
+  if (st.smem > cfg->smem_block) {
+    st.prefetch = 0;
+    st.smem = stage_smem(s, &st, es);
+    if (st.smem > cfg->smem_block) return -1;
+  }
+  long long by_smem = (long long)(cfg->smem_sm / (st.smem + 1024));
+  if (by_smem < occ) occ = (int)(by_smem < 1 ? 1 : by_smem);
+  long long grid = (long long)cfg->nsm * occ;
+  st.grid = (int)(st.prefetch && grid < st.t.tiles ? grid : st.t.tiles);
+  *out = st;
+  return 0;
 }
 
 /* Stage [k0, k1): the tiling that keeps the SMs busiest (tiles of >= 4096 elements give every
@@ -338,6 +404,8 @@ int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_
              (double)s->batch * (double)s->n * sumf <= (double)KRON_FUSE_AUTO_MACS &&
              make_stage(s, es, cfg, 0, m, &fused) == 0) {
     k0 = 0;
+  } else if (cfg->fuse == KRON_FUSE_AUTO && make_tc_pair(s, es, cfg, &fused) == 0) {
+    k0 = m - 2;
   }
   for (int k = 0; k < k0; k++) {
     kron_stage *st = &p->st[p->nstages++];
@@ -403,6 +471,7 @@ void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size
       len = put(dst, cap, len, "%s%s", l ? "/" : "", kron_mt_names[st->mt[l]]);
     if (st->mt[0] == KRON_MT_TC) len = put(dst, cap, len, "%dx%d", st->wm, st->wn);
     if (st->t.tr) len = put(dst, cap, len, ",transposed");
+    if (kron_tr_rows(&st->t) > 1) len = put(dst, cap, len, ",rows%lld", st->t.rows);
     if (!st->prefetch) len = put(dst, cap, len, ",noprefetch");
   }
   if (p->has_grad)
@@ -443,11 +512,14 @@ int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *wh
   if (check_tiling(&st->t, s->batch * P, P, S, kron_suffix(s, st->k1 - 1), why, len)) return -1;
   const kron_tiling *t = &st->t;
   if (t->tr) {
+    long long rows = kron_tr_rows(t);
     if (st->mt[0] != KRON_MT_TC || t->Q != 1)
       FAIL("transposed stage tiles are for tensor-core stages with Q = 1");
-    if (t->ld < t->S) FAIL("row stride %lld < S %lld", t->ld, t->S);
-    if (t->vec && (t->S % vw || t->ld % vw))
-      FAIL("16-byte copies of transposed tiles need S and the row stride multiples of %d", vw);
+    if (rows != (g == 2 ? s->f[st->k0] : 1) || (rows > 1 && (t->NB != 1 || !t->vec)))
+      FAIL("transposed tile of %lld rows per slab for a stage of %d axes", rows, g);
+    if (t->ld < t->S / rows) FAIL("row stride %lld < %lld", t->ld, t->S / rows);
+    if (t->vec && (t->S / rows % vw || t->ld % vw))
+      FAIL("16-byte copies of transposed tiles need rows and a row stride of multiples of %d", vw);
   } else {
     if (t->ld < t->V) FAIL("row stride %lld < V %lld", t->ld, t->V);
     if (t->vec && (t->W % vw || t->Q % vw || t->ld % vw))
@@ -457,12 +529,14 @@ int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *wh
     int mt = st->mt[l];
     if (mt < 0 || mt >= KRON_NMT) FAIL("micro-tile %d of axis %d", mt, st->k0 + l + 1);
     if (mt == KRON_MT_TC) {
+      /* one axis: an f x V output; two (the pair stage): f_a x f_b and f_b x f_a */
       long long f = s->f[st->k0], rows = (long long)kron_tc_mrows(es) * st->wm,
-                cols = (long long)KRON_TC_N * st->wn;
-      if (g != 1) FAIL("tensor-core stages contract one axis");
+                cols = (long long)KRON_TC_N * st->wn, n = g == 2 ? s->f[st->k0 + 1] : t->V;
+      if (g > 2 || (g == 2 && (!t->tr || st->mt[0] != st->mt[1])))
+        FAIL("tensor-core stages contract one axis, or two of a transposed tile");
       if (!tc_tile_known(tc_stage_tiles, NTILES(tc_stage_tiles), st->wm, st->wn) || f % rows ||
-          t->V % cols)
-        FAIL("tensor-core warp tile %dx%d for f=%lld V=%lld", st->wm, st->wn, f, t->V);
+          n % cols || (g == 2 && (n % rows || f % cols)))
+        FAIL("tensor-core warp tile %dx%d for %lld x %lld", st->wm, st->wn, f, n);
       if (t->ld % vw) FAIL("tensor-core tile rows of whole 16-byte chunks");
       if (t->NB * t->S * t->Q >= (1LL << 31)) FAIL("tensor-core tile spans beyond int offsets");
       continue;

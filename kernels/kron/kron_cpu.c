@@ -311,6 +311,77 @@ static void emu_contract_tc(const char *name, const kron_stage *stg, int f, int 
   hx_host_free(acc);
 }
 
+/* One contraction of the pair stage's tile (make_tc_pair in kron_algo.c): the slab's
+ * element (i, j) (i < rows: the first axis, j < L: the second) at i·ld + j in shared memory,
+ * i·L + j from the tile's base in global memory.
+ *   rows:   out(a, j) = sum_b A'(a, b) in(b, j): C(a, j), an fa x fb x fa GEMM, B k-major
+ *   within: out(i, a) = sum_b A'(a, b) in(i, b): C(a, i), fb x fa x fb, B n-major
+ * Stored as the kernel does, to dst in shared memory (counted in cnt) and/or global memory
+ * (wcnt; out NULL: not kept). */
+typedef struct {
+  double *dst;
+  int *cnt, *wcnt, es, within;
+  void *out;
+  long long ld, L, base, m0, n0;
+} pair_store_ctx;
+
+static void pair_store(void *ctx, int row, int col, double v) {
+  pair_store_ctx *c = ctx;
+  long long a = c->m0 + row, n = c->n0 + col, i = c->within ? n : a, j = c->within ? a : n;
+  if (c->dst) {
+    c->dst[i * c->ld + j] = v;
+    c->cnt[i * c->ld + j]++;
+  }
+  if (c->out) {
+    st(c->out, c->es, c->base + i * c->L + j, v);
+    c->wcnt[c->base + i * c->L + j]++;
+  }
+}
+
+static void emu_contract_pair(const char *name, const kron_stage *stg, int es, int trans,
+                              int within, const double *As, long long lda, const double *src,
+                              double *dst, int *cnt, void *out, long long base, int *wcnt) {
+  long long ld = stg->t.ld, rows = kron_tr_rows(&stg->t), L = stg->t.S / rows;
+  int M = (int)(within ? L : rows), N = (int)(within ? rows : L);
+  int units = kron_tc_units(es, M, N, stg->wm, stg->wn);
+  long long a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
+  long long b_sk = within ? 1 : ld, b_sn = within ? ld : 1;
+  emu_acc *acc = hx_host_alloc(sizeof *acc, "v3 tensor-core accumulators");
+  for (int warp = 0; warp < KRON_THREADS / 32; warp++)
+    for (int u = warp; u < units; u += KRON_THREADS / 32) {
+      int m0, n0;
+      kron_tc_unit(u, es, N, stg->wm, stg->wn, &m0, &n0);
+      memset(acc, 0, sizeof *acc);
+      emu_tc_gemm(name, es, stg->wm, stg->wn, acc, As, a_sm, a_sk, src, b_sk, b_sn, m0, n0, 0, M);
+      pair_store_ctx c = {dst, cnt, wcnt, es, within, out, ld, L, base, m0, n0};
+      emu_tc_each(es, stg->wm, stg->wn, acc, pair_store, &c);
+    }
+  hx_host_free(acc);
+}
+
+/* the pair stage's tile: forward the rows (axis k0) then within them (k0 + 1), backward the
+ * other way round; the first result to the work buffer (each slab element once) and the side
+ * output, the second to `out` */
+static void emu_pair_tile(const char *name, const kron_stage *stg, int es, int trans,
+                          const kron_stage_smem *L, double *sm, int *cnt, long long tile,
+                          void *side, int *scnt, void *out, int *wcnt) {
+  double *src = sm + L->buf[0], *dst = sm + L->buf[2];
+  long long base = kron_tile_base(&stg->t, tile), rows = kron_tr_rows(&stg->t);
+  long long row_len = stg->t.S / rows;
+  fill_nan(dst, L->buf_elems);
+  for (int j = 0; j < 2; j++) {
+    int l = trans ? 1 - j : j; /* l = 0: the rows, 1: within them */
+    emu_contract_pair(name, stg, es, trans, l, sm + L->a[l], L->lda[l], j ? dst : src,
+                      j ? NULL : dst, cnt, j ? out : side, base, j ? wcnt : scnt);
+  }
+  for (long long e = 0; e < L->buf_elems; e++) {
+    int want = e / stg->t.ld < rows && e % stg->t.ld < row_len;
+    if (cnt[e] != want)
+      emu_fail(name, "a pair stage's contraction does not write each element once");
+    cnt[e] = 0;
+  }
+}
+
 static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const kron_stage *stg,
                       int trans, const void *A, const void *in, void *out, void *const *side) {
   double t0 = step_begin(be);
@@ -329,15 +400,23 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
     emu_load_a(sm + L.a[l], L.lda[l], adv(A, es, s->aoff[stg->k0 + l]), es, f[l],
                trans || stg->mt[l] == KRON_MT_TC);
   long long nout = s->batch * s->n;
-  int *wcnt = NULL;
+  int *wcnt = NULL, *scnt = NULL, pair = stg->mt[0] == KRON_MT_TC && g == 2;
   if (stg->mt[0] == KRON_MT_TC) {
     wcnt = hx_host_alloc((size_t)nout * sizeof *wcnt, "v3 output write counts");
     memset(wcnt, 0, (size_t)nout * sizeof *wcnt);
+  }
+  if (pair && side[0]) {
+    scnt = hx_host_alloc((size_t)nout * sizeof *scnt, "v3 side output write counts");
+    memset(scnt, 0, (size_t)nout * sizeof *scnt);
   }
   for (long long tile = 0; tile < stg->t.tiles; tile++) {
     double *src = sm + L.buf[0], *dst = sm + L.buf[2];
     fill_nan(src, L.buf_elems);
     emu_tile_copy(&stg->t, tile, es, src, in, NULL);
+    if (pair) {
+      emu_pair_tile(name, stg, es, trans, &L, sm, cnt, tile, side[0], scnt, out, wcnt);
+      continue;
+    }
     if (wcnt) {
       emu_contract_tc(name, stg, f[0], es, trans, sm + L.a[0], L.lda[0], src, out,
                       kron_tile_base(&stg->t, tile), wcnt);
@@ -355,7 +434,9 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
     emu_tile_copy(&stg->t, tile, es, src, NULL, out);
   }
   for (long long e = 0; wcnt && e < nout; e++)
-    if (wcnt[e] != 1) emu_fail(name, "a tensor-core stage does not write each output once");
+    if (wcnt[e] != 1 || (scnt && scnt[e] != 1))
+      emu_fail(name, "a tensor-core stage does not write each output once");
+  hx_host_free(scnt);
   hx_host_free(wcnt);
   hx_host_free(cnt);
   hx_host_free(sm);

@@ -596,10 +596,65 @@ __device__ __forceinline__ void stage_tc(const stage_args &a, const T *__restric
   });
 }
 
+// One contraction of the pair stage's tile (make_tc_pair in kron_algo.c), warp unit by unit:
+// the slab's element (i, j) (i < rows: the first axis, j < L: the second) at i·ld + j in shared
+// memory, i·L + j from the tile's base in global memory.
+//   WITHIN = 0, the rows: out(a, j) = sum_b A'(a, b) in(b, j), C(a, j): B k-major
+//   WITHIN = 1, within:   out(i, a) = sum_b A'(a, b) in(i, b), C(a, i): B n-major
+// Stored to dst in shared memory and/or g in global memory (nullptr: not).
+template <typename T, int WM, int WN, int WITHIN>
+__device__ __forceinline__ void pair_contract(const T *As, int a_sm, int a_sk, const T *src, int ld,
+                                              int L, int rows, T *dst, T *g) {
+  using O = tc_ops<T>;
+  const int M = WITHIN ? L : rows, N = WITHIN ? rows : L, nw = blockDim.x >> 5;
+  const int units = kron_tc_units(O::ES, M, N, WM, WN);
+  for (int u = threadIdx.x >> 5; u < units; u += nw) {
+    int m0, n0;
+    kron_tc_unit(u, O::ES, N, WM, WN, &m0, &n0);
+    T acc[WM][WN][O::CR];
+    tc_zero<T, WM, WN>(acc);
+    tc_gemm<T, WM, WN, WITHIN>(acc, As, a_sm, a_sk, src, ld, m0, n0, 0, M);
+    tc_each<T, WM, WN>(acc, [&](int row, int col, T v) {
+      int i = WITHIN ? n0 + col : m0 + row, j = WITHIN ? m0 + row : n0 + col;
+      if (dst) dst[i * ld + j] = v;
+      if (g) g[i * L + j] = v;
+    });
+  }
+}
+
+// The pair stage: per slab, forward the rows (A_k0) then within them (A_k0+1), backward the
+// other way round with A^T; the first result to the work buffer and the side output, the
+// second to `out`.
+template <typename T, int WM, int WN>
+__device__ __forceinline__ void stage_tc_pair(const stage_args &a, const T *__restrict__ A,
+                                              const T *__restrict__ in, T *out) {
+  const T *sm = reinterpret_cast<const T *>(kron_smem);
+  T *work = reinterpret_cast<T *>(kron_smem) + a.buf[2], *side = (T *)a.side[0];
+  const kron_tiling &tl = a.st.t;
+  const int ld = (int)tl.ld, rows = (int)tl.rows, L = (int)(tl.S / tl.rows);
+  const int sm0 = a.trans ? 1 : a.lda[0], sk0 = a.trans ? a.lda[0] : 1;
+  const int sm1 = a.trans ? 1 : a.lda[1], sk1 = a.trans ? a.lda[1] : 1;
+  stage_tiles<T, 1>(a, A, in, [&](long long t, T *cur, const kron_radix &, const kron_walk &) {
+    const long long base = kron_tile_base(&tl, t);
+    T *side_t = side ? side + base : nullptr;
+    if (!a.trans) {
+      pair_contract<T, WM, WN, 0>(sm + a.a_sm[0], sm0, sk0, cur, ld, L, rows, work, side_t);
+      __syncthreads();
+      pair_contract<T, WM, WN, 1>(sm + a.a_sm[1], sm1, sk1, work, ld, L, rows, nullptr, out + base);
+    } else {
+      pair_contract<T, WM, WN, 1>(sm + a.a_sm[1], sm1, sk1, cur, ld, L, rows, work, side_t);
+      __syncthreads();
+      pair_contract<T, WM, WN, 0>(sm + a.a_sm[0], sm0, sk0, work, ld, L, rows, nullptr, out + base);
+    }
+  });
+}
+
 template <typename T, int WM, int WN>
 __global__ void __launch_bounds__(KRON_THREADS, KRON_TC_STAGE_BLOCKS(sizeof(T), WM, WN))
     k_stage_tc(const stage_args a, const T *__restrict__ A, const T *__restrict__ in, T *out) {
-  if (a.st.t.tr)
+  if (a.g == 2)
+    stage_tc_pair<T, WM, WN>(a, A, in, out);
+  else if (a.st.t.tr)
     stage_tc<T, WM, WN, 1>(a, A, in, out);
   else
     stage_tc<T, WM, WN, 0>(a, A, in, out);

@@ -47,8 +47,9 @@ KRON_HD long long kron_tile_gaddr(const kron_tiling *t, long long r0, long long 
 /* The load and store loops walk a tile in units: 16-byte chunks on vec tiles, else elements,
  * numbered (c, s, nb) with c fastest, so consecutive threads touch consecutive addresses.
  * Stage tiles: runs (nb, s) of W elements in both memories; c < W/per indexes the run.
- * Transposed tiles (t->tr, element (s, v) at v·ld + s): vec tiles (W = 1, S a
- * multiple of vw) are rows nb of S elements, c < S/vw, one "s"; else as stage tiles. */
+ * Transposed tiles (t->tr, element (s, v) at v·ld + s): vec tiles (W = Q = 1, rows of whole
+ * 16-byte chunks) are slabs nb of kron_tr_rows rows s of S/rows elements, c < S/rows/vw;
+ * else as stage tiles. */
 typedef struct {
   long long cpr, S, units; /* c < cpr, s < S, nb < NB */
   int per;                 /* elements per unit */
@@ -63,12 +64,15 @@ KRON_HD kron_radix kron_stage_radix(const kron_tiling *t, int vw) {
   return r;
 }
 
+/* rows per slab of a transposed tile (kron_tiling.rows) */
+KRON_HD long long kron_tr_rows(const kron_tiling *t) { return t->rows > 1 ? t->rows : 1; }
+
 KRON_HD kron_radix kron_tr_radix(const kron_tiling *t, int vw) {
   kron_radix r;
-  if (t->vec) {
+  if (t->vec) { /* unit (c, s, nb): chunk c of row s of slab nb */
     r.per = vw;
-    r.cpr = t->S / vw;
-    r.S = 1;
+    r.S = kron_tr_rows(t);
+    r.cpr = t->S / r.S / vw;
   } else {
     r.per = 1;
     r.cpr = t->W;
@@ -99,11 +103,12 @@ KRON_HD long long kron_stage_goff(const kron_tiling *t, int per, int c, int s, i
   return (long long)(nb * (int)t->S + s) * t->Q + c * per;
 }
 KRON_HD int kron_tr_sm(const kron_tiling *t, int per, int c, int s, int nb) {
-  return t->vec ? nb * (int)t->ld + c * per /* W = Q = 1: row nb is a slab */
+  return t->vec ? (nb * (int)kron_tr_rows(t) + s) * (int)t->ld + c * per /* W = Q = 1 */
                 : (nb * (int)t->W + c) * (int)t->ld + s;
 }
 KRON_HD long long kron_tr_goff(const kron_tiling *t, int per, int c, int s, int nb) {
-  return t->vec ? (long long)nb * t->S + c * per : (long long)(nb * (int)t->S + s) * t->Q + c;
+  return t->vec ? (long long)nb * t->S + s * (t->S / kron_tr_rows(t)) + c * per
+                : (long long)(nb * (int)t->S + s) * t->Q + c;
 }
 
 /* either tiling's walk and unit offsets, by t->tr */
@@ -247,9 +252,9 @@ KRON_HD void kron_tc_frag_c(int es, int lane, int i, int *row, int *col) {
  * one-block-per-SM kernel. */
 #define KRON_TC_STAGE_TILES(X) X(2, 4) X(1, 4) X(2, 2) X(1, 2) X(1, 1)
 /* Blocks per SM a tensor-core stage kernel is compiled for (its __launch_bounds__; the plan's
- * grid): three 256-thread blocks at <= 85 registers, which every warp tile but fp32's 2x4 fits
- * without spills (ptxas, sm_90a). */
-#define KRON_TC_STAGE_BLOCKS(es, wm, wn) ((es) == 4 && (wm) * (wn) >= 8 ? 2 : 3)
+ * grid): three 256-thread blocks at <= 80 registers, which every warp tile but fp32's 1x4 and
+ * 2x4 fits without spills (ptxas, sm_90a). */
+#define KRON_TC_STAGE_BLOCKS(es, wm, wn) ((es) == 4 && (wn) == 4 ? 2 : 3)
 #define KRON_TC_GRAD_TILES(X)            X(4, 4) X(2, 4) X(2, 2) X(1, 2) X(1, 1)
 
 /* Unit u of an M x N output in warp tiles of WM x WN mma tiles: its first row and column

@@ -202,6 +202,33 @@ static double run_version(const inputs *in, kron_version v, int es, const kron_p
   return worst;
 }
 
+/* v3's pair stage (the last two axes in one tensor-core stage, forward and backward) against
+ * the reference, on shapes small enough for the CPU emulation: a GPU of few SMs (the plan wants
+ * a slab per SM) and 32 KiB per block (the whole row does not fit one stage) */
+static void check_plan_cover(const kron_shape *s, const kron_plan *p, int es, const char *what);
+
+static void test_pair(long long batch, int m, const int *f) {
+  inputs in;
+  make_inputs(&in, batch, m, f, 11);
+  for (int es = 4; es <= 8; es += 4) {
+    kron_plan_cfg cfg = h100_cfg(32 * 1024, KRON_FUSE_AUTO);
+    cfg.nsm = 2;
+    kron_plan p;
+    char why[512];
+    CHECKF(kron_plan_make(&in.s, es, KRON_BWD, &cfg, &p, why, sizeof why) == 0, "%s", why);
+    const kron_stage *last = &p.st[p.nstages - 1];
+    CHECKF(last->k0 == m - 2 && last->k1 == m && last->mt[0] == KRON_MT_TC &&
+               last->t.rows == f[m - 2] && last->t.tr,
+           "dtype=%d m=%d: the last stage is axes %d-%d mt %d rows %lld", es, m, last->k0 + 1,
+           last->k1, last->mt[0], last->t.rows);
+    check_plan_cover(&in.s, &p, es, "pair stage");
+    double e = run_version(&in, KRON_V3, es, &cfg, NULL, NULL);
+    CHECKF(e < (es == 8 ? 1e-13 : 2e-6), "pair stage dtype=%d m=%d f=%dx%d: rel %.3e", es, m,
+           f[m - 2], f[m - 1], e);
+  }
+  free_inputs(&in);
+}
+
 /* Every version against the reference; returns how many v3 runs used the tensor cores. */
 static int test_versions(long long batch, int m, const int *f) {
   inputs in;
@@ -252,8 +279,9 @@ static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es
   CHECKF(ok, "%s: tiles do not cover each element once", what);
   /* the walk of one tile: every thread of a block from its first unit, KRON_THREADS apart */
   int tr = t->tr;
+  long long rows = kron_tr_rows(t);
   kron_radix rx = kron_tile_radix(t, vw);
-  long long n = (tr ? t->V : t->S) * t->ld;
+  long long n = (tr ? t->V * rows : t->S) * t->ld;
   char *hit = calloc((size_t)n, 1);
   long long r0, q0, last = t->tiles - 1; /* the last tile: a nonzero origin */
   kron_tile_origin(t, last, &r0, &q0);
@@ -265,10 +293,12 @@ static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es
       long long sm = kron_tile_sm(t, rx.per, w.c, w.s, w.nb);
       long long ga = gb + kron_tile_goff(t, rx.per, w.c, w.s, w.nb);
       for (int i = 0; i < rx.per; i++) {
-        /* the walk's global offset is the tile element's (kron_tile_gaddr) */
+        /* the walk's global offset is the tile element's (kron_tile_gaddr); a transposed
+         * tile's rows: v·rows + i, columns j, s = i·(S/rows) + j */
         long long row = (sm + i) / t->ld, col = (sm + i) % t->ld;
         long long want =
-            tr ? kron_tile_gaddr(t, r0, q0, col, row) : kron_tile_gaddr(t, r0, q0, row, col);
+            tr ? kron_tile_gaddr(t, r0, q0, row % rows * (t->S / rows) + col, row / rows)
+               : kron_tile_gaddr(t, r0, q0, row, col);
         in_range &= sm + i < n && ga + i == want;
         if (sm + i < n) hit[sm + i]++;
       }
@@ -276,7 +306,7 @@ static void check_tiling_cover(const kron_shape *s, const kron_tiling *t, int es
   }
   int once = in_range;
   for (long long i = 0; i < n; i++) /* valid elements once, row padding never */
-    once &= hit[i] == ((tr ? i % t->ld < t->S : i % t->ld < t->V) ? 1 : 0);
+    once &= hit[i] == ((tr ? i % t->ld < t->S / rows : i % t->ld < t->V) ? 1 : 0);
   CHECKF(once, "%s: the %s walk does not visit each element once", what,
          tr ? "transposed" : "stage");
   free(hit);
@@ -318,8 +348,10 @@ static void test_plan(void) {
         CHECKF(kron_plan_make(&s, es, (kron_pass)pass, &cfg, &p, why, sizeof why) == 0, "%s", why);
         check_plan_cover(&s, &p, es, "study shape");
         CHECK(p.smem_max <= 227 * 1024);
-        /* small shapes: one fused stage; large ones: one stage per axis */
-        CHECKF(p.nstages == (i == 0 || i == 2 ? 1 : m), "shape %d: %d stages", i, p.nstages);
+        /* small shapes: one fused stage; 32x128x128: one stage per axis; 8x64x64x64: axis 1,
+         * then the pair stage of axes 2-3 */
+        CHECKF(p.nstages == (i == 0 || i == 2 ? 1 : 2), "shape %d: %d stages", i, p.nstages);
+        CHECK(i != 3 || (p.st[1].k0 == 1 && p.st[1].t.rows == 64 && p.st[1].t.tiles == 512));
       }
   }
   /* 32x128x128 fp32: 128 tiles of 128 x 32 per axis (one per SM); on the tensor cores, warp
@@ -362,18 +394,19 @@ static void test_plan(void) {
   CHECK(kron_plan_make(&s, 4, KRON_BWD, &on, &p, why, sizeof why) == 0);
   CHECKF(p.nstages == 2 && p.st[1].k0 == 1 && p.st[1].k1 == 3, "fuse on: %d stages", p.nstages);
   check_plan_cover(&s, &p, 4, "8x64x64x64 fused");
-  /* one stage per axis on the tensor cores: 512 tiles of 64 x 64, the last axis transposed;
+  /* fusion off: one stage per axis on the tensor cores: 512 tiles of 64 x 64, the last axis
+   * transposed;
    * fp32's 2x4 warp tile runs two blocks per SM (its launch bounds), so 264 persistent blocks
    * that prefetch; a forced warp tile (REPRO_KRON_TC_TILE) replaces the plan's where it
-   * divides the tile and sets the grid by its own launch bounds (1x4: three blocks per SM),
+   * divides the tile and sets the grid by its own launch bounds (1x2: three blocks per SM),
    * an unknown one is ignored */
   static const int forced[][4] = {/* tc_tile, wm, wn, grid */
                                   {0, 2, 4, 264},
-                                  {1 * 8 + 4, 1, 4, 396},
+                                  {1 * 8 + 4, 1, 4, 264},
                                   {1 * 8 + 2, 1, 2, 396},
                                   {3 * 8 + 3, 2, 4, 264}};
   for (int i = 0; i < 4; i++) {
-    kron_plan_cfg c = h100_cfg(227 * 1024, KRON_FUSE_AUTO);
+    kron_plan_cfg c = h100_cfg(227 * 1024, KRON_FUSE_OFF);
     c.tc_tile = forced[i][0];
     CHECK(kron_plan_make(&s, 4, KRON_FWD, &c, &p, why, sizeof why) == 0 && p.nstages == 3);
     check_plan_cover(&s, &p, 4, "8x64x64x64 tensor cores");
@@ -494,6 +527,10 @@ int main(void) {
   tc_runs += test_versions(2, 2, v8);
   tc_runs += test_versions(3, 2, v9);
   CHECKF(tc_runs >= 8, "only %d v3 runs used the tensor cores", tc_runs);
+  int p1[] = {8, 16, 32}, p2[] = {8, 32, 16}, p3[] = {3, 4, 16, 32};
+  test_pair(2, 3, p1);
+  test_pair(1, 3, p2);
+  test_pair(1, 4, p3);
   test_plan();
   test_tc_frags();
   test_walk();
