@@ -220,7 +220,7 @@ static void try_tc_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
  * GEMM, its result to a work buffer and the side output) then within the rows (the second:
  * f_m x f_{m-1} x f_m), backwards in the other order. One stage fewer than one per axis: the
  * intermediate is written once and not read back. 0, or -1: the shape does not fit it (factor
- * sizes and mma tiles, shared memory, fewer slabs than SMs). */
+ * sizes and mma tiles, shared memory for two blocks per SM, fewer slabs than SMs). */
 static int make_tc_pair(const kron_shape *s, int es, const kron_plan_cfg *cfg, kron_stage *out) {
   int m = s->m, nw = KRON_THREADS / 32;
   if (m < 2 || cfg->tc != KRON_TC_AUTO) return -1;
@@ -260,13 +260,16 @@ static int make_tc_pair(const kron_shape *s, int es, const kron_plan_cfg *cfg, k
   int occ = KRON_TC_STAGE_BLOCKS(es, st.wm, st.wn);
   st.prefetch = st.t.tiles > (long long)cfg->nsm * occ;
   st.smem = stage_smem(s, &st, es);
-  if (st.smem > cfg->smem_block) {
-    st.prefetch = 0;
+  if (st.smem > cfg->smem_block || (long long)(cfg->smem_sm / (st.smem + 1024)) < 2) {
+    st.prefetch = 0; /* one tile per block: room for two blocks per SM */
     st.smem = stage_smem(s, &st, es);
     if (st.smem > cfg->smem_block) return -1;
   }
+  /* two blocks per SM at least: with one (fp64 64 x 64: 170 KiB) the H100 ran it slower than
+   * the two single-axis stages (8x64x64x64 fwd 59.9 vs 57.9 µs) */
   long long by_smem = (long long)(cfg->smem_sm / (st.smem + 1024));
-  if (by_smem < occ) occ = (int)(by_smem < 1 ? 1 : by_smem);
+  if (by_smem < 2) return -1;
+  if (by_smem < occ) occ = (int)by_smem;
   long long grid = (long long)cfg->nsm * occ;
   st.grid = (int)(st.prefetch && grid < st.t.tiles ? grid : st.t.tiles);
   *out = st;

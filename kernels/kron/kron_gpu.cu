@@ -340,6 +340,25 @@ __device__ __forceinline__ void tc_each(const T (&acc)[WM][WN][tc_ops<T>::CR], F
       }
 }
 
+// visit(row, col, v0, v1) for each pair of neighbouring accumulators (registers 2i, 2i+1 of a
+// lane are columns col, col + 1 of a row: kron_tc_frag_c, tested), rows and columns relative
+// to (m0, n0): stores of 2 elements
+template <typename T, int WM, int WN, typename F>
+__device__ __forceinline__ void tc_each_pair(const T (&acc)[WM][WN][tc_ops<T>::CR], F visit) {
+  using O = tc_ops<T>;
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int i = 0; i < WM; i++)
+#pragma unroll
+    for (int j = 0; j < WN; j++)
+#pragma unroll
+      for (int r = 0; r < O::CR; r += 2) {
+        int row, col;
+        kron_tc_frag_c(O::ES, lane, r, &row, &col);
+        visit(i * O::MR + row, j * KRON_TC_N + col, acc[i][j][r], acc[i][j][r + 1]);
+      }
+}
+
 template <typename T, int WM, int WN>
 __device__ __forceinline__ void tc_zero(T (&acc)[WM][WN][tc_ops<T>::CR]) {
 #pragma unroll
@@ -614,11 +633,19 @@ __device__ __forceinline__ void pair_contract(const T *As, int a_sm, int a_sk, c
     T acc[WM][WN][O::CR];
     tc_zero<T, WM, WN>(acc);
     tc_gemm<T, WM, WN, WITHIN>(acc, As, a_sm, a_sk, src, ld, m0, n0, 0, M);
-    tc_each<T, WM, WN>(acc, [&](int row, int col, T v) {
-      int i = WITHIN ? n0 + col : m0 + row, j = WITHIN ? m0 + row : n0 + col;
-      if (dst) dst[i * ld + j] = v;
-      if (g) g[i * L + j] = v;
-    });
+    if (WITHIN) { // C(a, i): 8 lanes of a register write 8 consecutive j
+      tc_each<T, WM, WN>(acc, [&](int row, int col, T v) {
+        int i = n0 + col, j = m0 + row;
+        if (dst) dst[i * ld + j] = v;
+        if (g) g[i * L + j] = v;
+      });
+    } else { // C(i, j): a lane's neighbouring columns as one store (ld and L even)
+      tc_each_pair<T, WM, WN>(acc, [&](int row, int col, T v0, T v1) {
+        int i = m0 + row, j = n0 + col;
+        if (dst) pair<T>::st(dst + i * ld + j, v0, v1);
+        if (g) pair<T>::st(g + i * L + j, v0, v1);
+      });
+    }
   }
 }
 

@@ -102,12 +102,15 @@ KRON_HD int kron_stage_sm(const kron_tiling *t, int per, int c, int s, int nb) {
 KRON_HD long long kron_stage_goff(const kron_tiling *t, int per, int c, int s, int nb) {
   return (long long)(nb * (int)t->S + s) * t->Q + c * per;
 }
+/* (vec: row nb·rows + s; with several rows per slab the tile is one slab, nb = 0, else s = 0,
+ * so the row is nb + s, and the row length S/rows only matters, as a 32-bit division, when
+ * s > 0: the gradient's loads never divide) */
 KRON_HD int kron_tr_sm(const kron_tiling *t, int per, int c, int s, int nb) {
-  return t->vec ? (nb * (int)kron_tr_rows(t) + s) * (int)t->ld + c * per /* W = Q = 1 */
+  return t->vec ? (nb + s) * (int)t->ld + c * per /* W = Q = 1 */
                 : (nb * (int)t->W + c) * (int)t->ld + s;
 }
 KRON_HD long long kron_tr_goff(const kron_tiling *t, int per, int c, int s, int nb) {
-  return t->vec ? (long long)nb * t->S + s * (t->S / kron_tr_rows(t)) + c * per
+  return t->vec ? (long long)nb * t->S + (s ? s * ((int)t->S / (int)kron_tr_rows(t)) : 0) + c * per
                 : (long long)(nb * (int)t->S + s) * t->Q + c;
 }
 
