@@ -117,10 +117,10 @@ typedef struct {
   int tr;             /* stored transposed, element (s, v) at v·ld + s: the gradient's tiles, and
                          tensor-core stages with Q = 1 (a slab's S elements are contiguous in
                          both memories, so their copies are 16-byte chunks, not transposing) */
-  long long rows;     /* transposed tiles of the two-axis tensor-core stage: each slab's S
-                         elements held as `rows` rows (the first axis) of S/rows (the second),
-                         ld apart; element (s, v) with s = i·(S/rows) + j at (v·rows + i)·ld + j.
-                         0 or 1 elsewhere (one row per slab) */
+  long long rowlen;   /* transposed tiles of the two-axis tensor-core stage: each slab's S
+                         elements held as S/rowlen rows (the first axis) of rowlen (the second),
+                         ld apart; element (s, v) with s = i·rowlen + j at (v·rows + i)·ld + j.
+                         0 elsewhere (one row of S per slab) */
 } kron_tiling;
 
 /* micro-tiles of the register-tiled GEMM: rows x columns of outputs per thread; S: columns

@@ -75,7 +75,7 @@ static size_t stage_smem(const kron_shape *s, const kron_stage *st, int es) {
 }
 
 long long kron_gstep_slot_elems(const kron_gstep *g) {
-  return round_up(g->t.V * g->t.ld, 4); /* 16 bytes for either element size */
+  return round_up((g->t.tr ? g->t.V : g->t.S) * g->t.ld, 4); /* 16 bytes for either size */
 }
 
 /* The tilings of [R, S, Q]: NB = 1 with W dividing Q, or W = Q with NB dividing R; V at most
@@ -214,7 +214,7 @@ static void try_tc_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
 }
 
 /* The two-axis tensor-core stage of the last two axes (Q = 1): a tile is one slab of
- * f_{m-1}·f_m elements held as f_{m-1} rows of f_m (kron_tiling.rows, row stride 4 mod 8: the
+ * f_{m-1}·f_m elements held as f_{m-1} rows of f_m (kron_tiling.rowlen, row stride 4 mod 8: the
  * n-major fragments of the second axis's contraction read it conflict-free), both factors in
  * shared memory; the block contracts the rows (the first axis: an f_{m-1} x f_m x f_{m-1}
  * GEMM, its result to a work buffer and the side output) then within the rows (the second:
@@ -234,7 +234,7 @@ static int make_tc_pair(const kron_shape *s, int es, const kron_plan_cfg *cfg, k
   st.mt[0] = st.mt[1] = KRON_MT_TC;
   tiling_init(&st.t, R, P, fa * fb, 1, 1, 1);
   st.t.tr = 1;
-  st.t.rows = fa;
+  st.t.rowlen = fb;
   st.t.vec = 1;
   st.t.ld = tc_ld(fb, es, 0);
   /* the first warp tile dividing both GEMMs' outputs (fa x fb and fb x fa) that gives half
@@ -334,6 +334,14 @@ static void try_tc_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
   kron_gstep tc = *g;
   tc.mt = KRON_MT_TC;
   tc.t.ld = tc_ld(f, es, 1);
+  if (tc.t.Q > 1 && tc.t.W % (16 / es) == 0 && tc.t.Q % (16 / es) == 0) {
+    /* the tiles as the stages hold them (rows s of V, 16-byte copies): G^T T reads A m-major
+     * and B n-major from them, rows 4 mod 8 (ncu on the H100: the transposing element-wise
+     * loads dominated the gradient kernel) */
+    tc.t.tr = 0;
+    tc.t.vec = 1;
+    tc.t.ld = tc_ld(tc.t.V, es, 0);
+  }
   tc.smem = 4 * (size_t)kron_gstep_slot_elems(&tc) * (size_t)es;
   if (tc.smem > cfg->smem_block) return;
   /* output blocks of f (up to 128), else smaller ones dividing f, until a warp tile fits */
@@ -474,7 +482,7 @@ void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size
       len = put(dst, cap, len, "%s%s", l ? "/" : "", kron_mt_names[st->mt[l]]);
     if (st->mt[0] == KRON_MT_TC) len = put(dst, cap, len, "%dx%d", st->wm, st->wn);
     if (st->t.tr) len = put(dst, cap, len, ",transposed");
-    if (kron_tr_rows(&st->t) > 1) len = put(dst, cap, len, ",rows%lld", st->t.rows);
+    if (kron_tr_rows(&st->t) > 1) len = put(dst, cap, len, ",rows%lld", kron_tr_rows(&st->t));
     if (!st->prefetch) len = put(dst, cap, len, ",noprefetch");
   }
   if (p->has_grad)
@@ -515,13 +523,14 @@ int kron_stage_check(const kron_shape *s, const kron_stage *st, int es, char *wh
   if (check_tiling(&st->t, s->batch * P, P, S, kron_suffix(s, st->k1 - 1), why, len)) return -1;
   const kron_tiling *t = &st->t;
   if (t->tr) {
-    long long rows = kron_tr_rows(t);
+    long long rowlen = kron_tr_rowlen(t), rows = t->S / rowlen;
     if (st->mt[0] != KRON_MT_TC || t->Q != 1)
       FAIL("transposed stage tiles are for tensor-core stages with Q = 1");
-    if (rows != (g == 2 ? s->f[st->k0] : 1) || (rows > 1 && (t->NB != 1 || !t->vec)))
-      FAIL("transposed tile of %lld rows per slab for a stage of %d axes", rows, g);
-    if (t->ld < t->S / rows) FAIL("row stride %lld < %lld", t->ld, t->S / rows);
-    if (t->vec && (t->S / rows % vw || t->ld % vw))
+    if (rowlen < 1 || t->S % rowlen || rows != (g == 2 ? s->f[st->k0] : 1) ||
+        (rows > 1 && (t->NB != 1 || !t->vec)))
+      FAIL("transposed tile of rows of %lld for a stage of %d axes", rowlen, g);
+    if (t->ld < rowlen) FAIL("row stride %lld < %lld", t->ld, rowlen);
+    if (t->vec && (rowlen % vw || t->ld % vw))
       FAIL("16-byte copies of transposed tiles need rows and a row stride of multiples of %d", vw);
   } else {
     if (t->ld < t->V) FAIL("row stride %lld < V %lld", t->ld, t->V);
@@ -562,9 +571,12 @@ int kron_gstep_check(const kron_shape *s, int k, const kron_gstep *g, int es, ch
   int vw = 16 / es;
   long long P = kron_prefix(s, k), f = s->f[k];
   if (check_tiling(&g->t, s->batch * P, P, f, kron_suffix(s, k), why, len)) return -1;
-  if (g->t.ld < f || g->t.ld % vw) FAIL("gradient row stride %lld for f=%lld", g->t.ld, f);
-  if (g->t.vec && (g->t.Q != 1 || f % vw)) FAIL("16-byte gradient copies need Q = 1");
-  if (!g->t.tr) FAIL("gradient tiles are transposed");
+  if (g->t.ld < (g->t.tr ? f : g->t.V) || g->t.ld % vw)
+    FAIL("gradient row stride %lld for f=%lld V=%lld", g->t.ld, f, g->t.V);
+  if (g->t.tr && g->t.vec && (g->t.Q != 1 || f % vw))
+    FAIL("16-byte copies of transposed gradient tiles need Q = 1");
+  if (!g->t.tr && (g->mt != KRON_MT_TC || !g->t.vec || g->t.W % vw || g->t.Q % vw))
+    FAIL("untransposed gradient tiles are the tensor cores', in 16-byte copies");
   if (g->mt == KRON_MT_TC) {
     int nw = KRON_THREADS / 32, mr = kron_tc_mrows(es);
     if (!tc_tile_known(tc_grad_tiles, NTILES(tc_grad_tiles), g->wm, g->wn) ||

@@ -341,7 +341,7 @@ static void pair_store(void *ctx, int row, int col, double v) {
 static void emu_contract_pair(const char *name, const kron_stage *stg, int es, int trans,
                               int within, const double *As, long long lda, const double *src,
                               double *dst, int *cnt, void *out, long long base, int *wcnt) {
-  long long ld = stg->t.ld, rows = kron_tr_rows(&stg->t), L = stg->t.S / rows;
+  long long ld = stg->t.ld, rows = kron_tr_rows(&stg->t), L = kron_tr_rowlen(&stg->t);
   int M = (int)(within ? L : rows), N = (int)(within ? rows : L);
   int units = kron_tc_units(es, M, N, stg->wm, stg->wn);
   long long a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
@@ -367,7 +367,7 @@ static void emu_pair_tile(const char *name, const kron_stage *stg, int es, int t
                           void *side, int *scnt, void *out, int *wcnt) {
   double *src = sm + L->buf[0], *dst = sm + L->buf[2];
   long long base = kron_tile_base(&stg->t, tile), rows = kron_tr_rows(&stg->t);
-  long long row_len = stg->t.S / rows;
+  long long row_len = kron_tr_rowlen(&stg->t);
   fill_nan(dst, L->buf_elems);
   for (int j = 0; j < 2; j++) {
     int l = trans ? 1 - j : j; /* l = 0: the rows, 1: within them */
@@ -481,7 +481,9 @@ static void emu_grad_tc(const char *name, const kron_shape *s, int k, const kron
           long long v0, v1;
           kron_tc_unit(warp % units, es, (int)ob, gs->wm, gs->wn, &m0, &n0);
           kron_kp_range(gs->t.V, warp / units, gs->kp, &v0, &v1);
-          emu_tc_gemm(name, es, gs->wm, gs->wn, &acc[warp], gt, 1, ldp, tt, ldp, 1, (int)i0 + m0,
+          /* transposed tiles: G(v, i) at v·ld + i; else at i·ld + v */
+          long long sa = gs->t.tr ? 1 : ldp, sk = gs->t.tr ? ldp : 1;
+          emu_tc_gemm(name, es, gs->wm, gs->wn, &acc[warp], gt, sa, sk, tt, sk, sa, (int)i0 + m0,
                       (int)j0 + n0, (int)v0, (int)v1);
         }
       }

@@ -658,7 +658,7 @@ __device__ __forceinline__ void stage_tc_pair(const stage_args &a, const T *__re
   const T *sm = reinterpret_cast<const T *>(kron_smem);
   T *work = reinterpret_cast<T *>(kron_smem) + a.buf[2], *side = (T *)a.side[0];
   const kron_tiling &tl = a.st.t;
-  const int ld = (int)tl.ld, rows = (int)tl.rows, L = (int)(tl.S / tl.rows);
+  const int ld = (int)tl.ld, rows = (int)kron_tr_rows(&tl), L = (int)kron_tr_rowlen(&tl);
   const int sm0 = a.trans ? 1 : a.lda[0], sk0 = a.trans ? a.lda[0] : 1;
   const int sm1 = a.trans ? 1 : a.lda[1], sk1 = a.trans ? a.lda[1] : 1;
   stage_tiles<T, 1>(a, A, in, [&](long long t, T *cur, const kron_radix &, const kron_walk &) {
@@ -707,9 +707,10 @@ __device__ __forceinline__ long long grad_out(int i, int j, int ma, int ag, int 
                                                               : -1;
 }
 
-// The tiles [t0, t1) of gA_k's split blockIdx.x in two slots of a G and a T tile (transposed:
-// rows v), the next pair prefetched while body(G tile, T tile) sums the current one.
-template <typename T, typename F>
+// The tiles [t0, t1) of gA_k's split blockIdx.x in two slots of a G and a T tile (TR = tl.tr:
+// transposed, rows v; else rows s as the stages hold them), the next pair prefetched while
+// body(G tile, T tile) sums the current one.
+template <typename T, int TR, typename F>
 __device__ __forceinline__ void grad_tiles(const grad_args &a, int k, long long t0, long long t1,
                                            F body) {
   constexpr int VW = 16 / sizeof(T);
@@ -717,18 +718,18 @@ __device__ __forceinline__ void grad_tiles(const grad_args &a, int k, long long 
   const int slot = a.slot[k];
   T *sm = reinterpret_cast<T *>(kron_smem);
   const T *G = (const T *)a.G[k], *Tn = (const T *)a.Tin[k];
-  const kron_radix rx = kron_tr_radix(&tl, VW); // the gradient's tiles are transposed
+  const kron_radix rx = TR ? kron_tr_radix(&tl, VW) : kron_stage_radix(&tl, VW);
   const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
   if (t0 < t1) {
-    tile_copy<T, 1>(tl, rx, w0, t0, G, sm, nullptr);
-    tile_copy<T, 1>(tl, rx, w0, t0, Tn, sm + slot, nullptr);
+    tile_copy<T, TR>(tl, rx, w0, t0, G, sm, nullptr);
+    tile_copy<T, TR>(tl, rx, w0, t0, Tn, sm + slot, nullptr);
   }
   fused::cp_async_commit();
   for (long long t = t0; t < t1; t++) {
     T *cur = sm + 2 * slot * ((t - t0) & 1), *next = sm + 2 * slot * (((t - t0) & 1) ^ 1);
     if (t + 1 < t1) {
-      tile_copy<T, 1>(tl, rx, w0, t + 1, G, next, nullptr);
-      tile_copy<T, 1>(tl, rx, w0, t + 1, Tn, next + slot, nullptr);
+      tile_copy<T, TR>(tl, rx, w0, t + 1, G, next, nullptr);
+      tile_copy<T, TR>(tl, rx, w0, t + 1, Tn, next + slot, nullptr);
     }
     fused::cp_async_commit();
     fused::cp_async_wait<1>();
@@ -773,7 +774,7 @@ __device__ __forceinline__ void grad_run(const grad_args &a, int k, T *gA) {
 #pragma unroll
     for (int j = 0; j < TN; j++) acc[i][j] = 0;
   T *sm = reinterpret_cast<T *>(kron_smem);
-  grad_tiles<T>(a, k, t0, t1, [&](const T *Gt, const T *Tt) {
+  grad_tiles<T, 1>(a, k, t0, t1, [&](const T *Gt, const T *Tt) {
     if (active) mk_loop<T, TM, TN, VW, VW>(Gt, ld, prow, Tt, ld, qoff, (int)v0, (int)v1, acc);
   });
   T *dst = gA + a.aoff[k];
@@ -836,9 +837,14 @@ __device__ void grad_run_tc(const grad_args &a, int k, T *gA) {
   kron_kp_range(gs.t.V, kp, gs.kp, &v0, &v1);
   T acc[WM][WN][tc_ops<T>::CR];
   tc_zero<T, WM, WN>(acc);
-  grad_tiles<T>(a, k, t0, t1, [&](const T *Gt, const T *Tt) {
-    tc_gemm<T, WM, WN, 0>(acc, Gt, 1, ld, Tt, ld, i0 + m0, j0 + n0, (int)v0, (int)v1);
-  });
+  if (gs.t.tr) // G(v, i) at v·ld + i: A k-major, B k-major
+    grad_tiles<T, 1>(a, k, t0, t1, [&](const T *Gt, const T *Tt) {
+      tc_gemm<T, WM, WN, 0>(acc, Gt, 1, ld, Tt, ld, i0 + m0, j0 + n0, (int)v0, (int)v1);
+    });
+  else // G(v, i) at i·ld + v: A m-major, B n-major
+    grad_tiles<T, 0>(a, k, t0, t1, [&](const T *Gt, const T *Tt) {
+      tc_gemm<T, WM, WN, 1>(acc, Gt, ld, 1, Tt, ld, i0 + m0, j0 + n0, (int)v0, (int)v1);
+    });
   T *dst = gA + a.aoff[k] + (long long)i0 * f + j0;
   if (gs.kp == 1) {
     tc_each<T, WM, WN>(acc, [&](int r, int c, T v) { atomicAdd(dst + (m0 + r) * f + n0 + c, v); });

@@ -64,15 +64,16 @@ KRON_HD kron_radix kron_stage_radix(const kron_tiling *t, int vw) {
   return r;
 }
 
-/* rows per slab of a transposed tile (kron_tiling.rows) */
-KRON_HD long long kron_tr_rows(const kron_tiling *t) { return t->rows > 1 ? t->rows : 1; }
+/* the row length and rows per slab of a transposed tile (kron_tiling.rowlen) */
+KRON_HD long long kron_tr_rowlen(const kron_tiling *t) { return t->rowlen > 0 ? t->rowlen : t->S; }
+KRON_HD long long kron_tr_rows(const kron_tiling *t) { return t->S / kron_tr_rowlen(t); }
 
 KRON_HD kron_radix kron_tr_radix(const kron_tiling *t, int vw) {
   kron_radix r;
   if (t->vec) { /* unit (c, s, nb): chunk c of row s of slab nb */
     r.per = vw;
     r.S = kron_tr_rows(t);
-    r.cpr = t->S / r.S / vw;
+    r.cpr = kron_tr_rowlen(t) / vw;
   } else {
     r.per = 1;
     r.cpr = t->W;
@@ -103,14 +104,13 @@ KRON_HD long long kron_stage_goff(const kron_tiling *t, int per, int c, int s, i
   return (long long)(nb * (int)t->S + s) * t->Q + c * per;
 }
 /* (vec: row nb·rows + s; with several rows per slab the tile is one slab, nb = 0, else s = 0,
- * so the row is nb + s, and the row length S/rows only matters, as a 32-bit division, when
- * s > 0: the gradient's loads never divide) */
+ * so the row is nb + s: no division in the copy loops) */
 KRON_HD int kron_tr_sm(const kron_tiling *t, int per, int c, int s, int nb) {
   return t->vec ? (nb + s) * (int)t->ld + c * per /* W = Q = 1 */
                 : (nb * (int)t->W + c) * (int)t->ld + s;
 }
 KRON_HD long long kron_tr_goff(const kron_tiling *t, int per, int c, int s, int nb) {
-  return t->vec ? (long long)nb * t->S + (s ? s * ((int)t->S / (int)kron_tr_rows(t)) : 0) + c * per
+  return t->vec ? (long long)nb * t->S + s * kron_tr_rowlen(t) + c * per
                 : (long long)(nb * (int)t->S + s) * t->Q + c;
 }
 

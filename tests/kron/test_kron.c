@@ -218,9 +218,9 @@ static void test_pair(long long batch, int m, const int *f) {
     CHECKF(kron_plan_make(&in.s, es, KRON_BWD, &cfg, &p, why, sizeof why) == 0, "%s", why);
     const kron_stage *last = &p.st[p.nstages - 1];
     CHECKF(last->k0 == m - 2 && last->k1 == m && last->mt[0] == KRON_MT_TC &&
-               last->t.rows == f[m - 2] && last->t.tr,
+               kron_tr_rows(&last->t) == f[m - 2] && last->t.rowlen == f[m - 1] && last->t.tr,
            "dtype=%d m=%d: the last stage is axes %d-%d mt %d rows %lld", es, m, last->k0 + 1,
-           last->k1, last->mt[0], last->t.rows);
+           last->k1, last->mt[0], kron_tr_rows(&last->t));
     check_plan_cover(&in.s, &p, es, "pair stage");
     double e = run_version(&in, KRON_V3, es, &cfg, NULL, NULL);
     CHECKF(e < (es == 8 ? 1e-13 : 2e-6), "pair stage dtype=%d m=%d f=%dx%d: rel %.3e", es, m,
@@ -354,7 +354,7 @@ static void test_plan(void) {
         int want = i == 0 || i == 2 ? 1 : i == 1 || es == 4 ? 2 : 3;
         CHECKF(p.nstages == want, "shape %d: %d stages", i, p.nstages);
         CHECK(i != 3 || es != 4 ||
-              (p.st[1].k0 == 1 && p.st[1].t.rows == 64 && p.st[1].t.tiles == 512));
+              (p.st[1].k0 == 1 && p.st[1].t.rowlen == 64 && p.st[1].t.tiles == 512));
       }
   }
   /* 32x128x128 fp32: 128 tiles of 128 x 32 per axis (one per SM); on the tensor cores, warp
@@ -373,10 +373,13 @@ static void test_plan(void) {
            "stage %d: transposed %d ld %lld", i, p.st[i].t.tr, p.st[i].t.ld);
     CHECK(p.st[i].grid == 128);
   }
+  /* gA1 (Q = 128) reads untransposed tiles of 64 columns (16-byte copies, rows 4 mod 8), gA2
+   * (Q = 1) transposed ones (rows of the factor, 8 mod 16) */
   for (int k = 0; k < 2; k++)
-    CHECKF(p.ga[k].mt == KRON_MT_TC && p.ga[k].ob == 128 && p.ga[k].kp == 1 && p.ga[k].t.ld == 136,
-           "gA%d: mt %d ob %d kp %d ld %lld", k + 1, p.ga[k].mt, p.ga[k].ob, p.ga[k].kp,
-           p.ga[k].t.ld);
+    CHECKF(p.ga[k].mt == KRON_MT_TC && p.ga[k].ob == 128 && p.ga[k].kp == 1 && p.ga[k].t.tr == k &&
+               p.ga[k].t.vec && p.ga[k].t.ld == (k ? 136 : 68),
+           "gA%d: mt %d ob %d kp %d tr %d ld %lld", k + 1, p.ga[k].mt, p.ga[k].ob, p.ga[k].kp,
+           p.ga[k].t.tr, p.ga[k].t.ld);
   /* a warp tile the kernels do not instantiate fails the launch checks (no silent fallback) */
   kron_stage odd = p.st[0];
   odd.wm = 3;
