@@ -292,23 +292,41 @@ static void tc_store(void *ctx, int row, int col, double v) {
   c->wcnt[e]++;
 }
 
-static void emu_contract_tc(const char *name, const kron_stage *stg, int f, int es, int trans,
-                            const double *As, long long lda, const double *src, void *out,
-                            long long base, int *wcnt) {
-  int V = (int)stg->t.V, units = kron_tc_units(es, f, V, stg->wm, stg->wn);
+/* A stage's M x N x M tensor-core GEMM (A' in shared memory as copied: A[a][b] forward, A[b][a]
+ * with trans), warp by warp over the units (kron_tc_unit); each unit's origin is written to
+ * *m0, *n0 (fields of ctx) before visit(ctx, row, col, value) sees its accumulators. */
+typedef struct {
+  int M, N;
+  long long b_sk, b_sn;
+} emu_tc_shape;
+
+static void emu_tc_warps(const char *name, const kron_stage *stg, int es, int trans,
+                         emu_tc_shape sh, const double *As, long long lda, const double *src,
+                         void (*visit)(void *, int, int, double), void *ctx, long long *m0,
+                         long long *n0) {
+  int units = kron_tc_units(es, sh.M, sh.N, stg->wm, stg->wn);
   long long a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
-  long long b_sk = stg->t.tr ? 1 : stg->t.ld, b_sn = stg->t.tr ? stg->t.ld : 1;
   emu_acc *acc = hx_host_alloc(sizeof *acc, "v3 tensor-core accumulators");
   for (int warp = 0; warp < KRON_THREADS / 32; warp++)
     for (int u = warp; u < units; u += KRON_THREADS / 32) {
-      int m0, n0;
-      kron_tc_unit(u, es, V, stg->wm, stg->wn, &m0, &n0);
+      int um0, un0;
+      kron_tc_unit(u, es, sh.N, stg->wm, stg->wn, &um0, &un0);
       memset(acc, 0, sizeof *acc);
-      emu_tc_gemm(name, es, stg->wm, stg->wn, acc, As, a_sm, a_sk, src, b_sk, b_sn, m0, n0, 0, f);
-      tc_store_ctx c = {out, wcnt, es, base, stg->t.Q, m0, n0, &stg->t};
-      emu_tc_each(es, stg->wm, stg->wn, acc, tc_store, &c);
+      emu_tc_gemm(name, es, stg->wm, stg->wn, acc, As, a_sm, a_sk, src, sh.b_sk, sh.b_sn, um0, un0,
+                  0, sh.M);
+      *m0 = um0;
+      *n0 = un0;
+      emu_tc_each(es, stg->wm, stg->wn, acc, visit, ctx);
     }
   hx_host_free(acc);
+}
+
+static void emu_contract_tc(const char *name, const kron_stage *stg, int f, int es, int trans,
+                            const double *As, long long lda, const double *src, void *out,
+                            long long base, int *wcnt) {
+  emu_tc_shape sh = {f, (int)stg->t.V, stg->t.tr ? 1 : stg->t.ld, stg->t.tr ? stg->t.ld : 1};
+  tc_store_ctx c = {out, wcnt, es, base, stg->t.Q, 0, 0, &stg->t};
+  emu_tc_warps(name, stg, es, trans, sh, As, lda, src, tc_store, &c, &c.m0, &c.n0);
 }
 
 /* One contraction of the pair stage's tile (make_tc_pair in kron_algo.c): the slab's
@@ -342,21 +360,10 @@ static void emu_contract_pair(const char *name, const kron_stage *stg, int es, i
                               int within, const double *As, long long lda, const double *src,
                               double *dst, int *cnt, void *out, long long base, int *wcnt) {
   long long ld = stg->t.ld, rows = kron_tr_rows(&stg->t), L = kron_tr_rowlen(&stg->t);
-  int M = (int)(within ? L : rows), N = (int)(within ? rows : L);
-  int units = kron_tc_units(es, M, N, stg->wm, stg->wn);
-  long long a_sm = trans ? 1 : lda, a_sk = trans ? lda : 1;
-  long long b_sk = within ? 1 : ld, b_sn = within ? ld : 1;
-  emu_acc *acc = hx_host_alloc(sizeof *acc, "v3 tensor-core accumulators");
-  for (int warp = 0; warp < KRON_THREADS / 32; warp++)
-    for (int u = warp; u < units; u += KRON_THREADS / 32) {
-      int m0, n0;
-      kron_tc_unit(u, es, N, stg->wm, stg->wn, &m0, &n0);
-      memset(acc, 0, sizeof *acc);
-      emu_tc_gemm(name, es, stg->wm, stg->wn, acc, As, a_sm, a_sk, src, b_sk, b_sn, m0, n0, 0, M);
-      pair_store_ctx c = {dst, cnt, wcnt, es, within, out, ld, L, base, m0, n0};
-      emu_tc_each(es, stg->wm, stg->wn, acc, pair_store, &c);
-    }
-  hx_host_free(acc);
+  emu_tc_shape sh = {(int)(within ? L : rows), (int)(within ? rows : L), within ? 1 : ld,
+                     within ? ld : 1};
+  pair_store_ctx c = {dst, cnt, wcnt, es, within, out, ld, L, base, 0, 0};
+  emu_tc_warps(name, stg, es, trans, sh, As, lda, src, pair_store, &c, &c.m0, &c.n0);
 }
 
 /* the pair stage's tile: forward the rows (axis k0) then within them (k0 + 1), backward the

@@ -322,10 +322,12 @@ __device__ __forceinline__ void tc_gemm(T (&acc)[WM][WN][tc_ops<T>::CR], const T
   }
 }
 
-// visit(row, col, value) for each accumulator of the warp's tiles, rows and columns relative to
-// (m0, n0)
-template <typename T, int WM, int WN, typename F>
-__device__ __forceinline__ void tc_each(const T (&acc)[WM][WN][tc_ops<T>::CR], F visit) {
+// visit(row, col, regs) for every STEP-th accumulator register of the warp's tiles, rows and
+// columns relative to (m0, n0); regs points at the register and, with STEP 2, its neighbour:
+// registers 2i, 2i+1 of a lane are columns col, col + 1 of a row (kron_tc_frag_c, tested), so
+// they go as one 2-element store
+template <typename T, int WM, int WN, int STEP, typename F>
+__device__ __forceinline__ void tc_each_regs(const T (&acc)[WM][WN][tc_ops<T>::CR], F visit) {
   using O = tc_ops<T>;
   const int lane = threadIdx.x & 31;
 #pragma unroll
@@ -333,30 +335,17 @@ __device__ __forceinline__ void tc_each(const T (&acc)[WM][WN][tc_ops<T>::CR], F
 #pragma unroll
     for (int j = 0; j < WN; j++)
 #pragma unroll
-      for (int r = 0; r < O::CR; r++) {
+      for (int r = 0; r < O::CR; r += STEP) {
         int row, col;
         kron_tc_frag_c(O::ES, lane, r, &row, &col);
-        visit(i * O::MR + row, j * KRON_TC_N + col, acc[i][j][r]);
+        visit(i * O::MR + row, j * KRON_TC_N + col, &acc[i][j][r]);
       }
 }
 
-// visit(row, col, v0, v1) for each pair of neighbouring accumulators (registers 2i, 2i+1 of a
-// lane are columns col, col + 1 of a row: kron_tc_frag_c, tested), rows and columns relative
-// to (m0, n0): stores of 2 elements
+// visit(row, col, value) for each accumulator
 template <typename T, int WM, int WN, typename F>
-__device__ __forceinline__ void tc_each_pair(const T (&acc)[WM][WN][tc_ops<T>::CR], F visit) {
-  using O = tc_ops<T>;
-  const int lane = threadIdx.x & 31;
-#pragma unroll
-  for (int i = 0; i < WM; i++)
-#pragma unroll
-    for (int j = 0; j < WN; j++)
-#pragma unroll
-      for (int r = 0; r < O::CR; r += 2) {
-        int row, col;
-        kron_tc_frag_c(O::ES, lane, r, &row, &col);
-        visit(i * O::MR + row, j * KRON_TC_N + col, acc[i][j][r], acc[i][j][r + 1]);
-      }
+__device__ __forceinline__ void tc_each(const T (&acc)[WM][WN][tc_ops<T>::CR], F visit) {
+  tc_each_regs<T, WM, WN, 1>(acc, [&](int row, int col, const T *v) { visit(row, col, v[0]); });
 }
 
 template <typename T, int WM, int WN>
@@ -640,10 +629,10 @@ __device__ __forceinline__ void pair_contract(const T *As, int a_sm, int a_sk, c
         if (g) g[i * L + j] = v;
       });
     } else { // C(i, j): a lane's neighbouring columns as one store (ld and L even)
-      tc_each_pair<T, WM, WN>(acc, [&](int row, int col, T v0, T v1) {
+      tc_each_regs<T, WM, WN, 2>(acc, [&](int row, int col, const T *v) {
         int i = m0 + row, j = n0 + col;
-        if (dst) pair<T>::st(dst + i * ld + j, v0, v1);
-        if (g) pair<T>::st(g + i * L + j, v0, v1);
+        if (dst) pair<T>::st(dst + i * ld + j, v[0], v[1]);
+        if (g) pair<T>::st(g + i * L + j, v[0], v[1]);
       });
     }
   }

@@ -255,9 +255,9 @@ KRON_HD void kron_tc_frag_c(int es, int lane, int i, int *row, int *col) {
  * one-block-per-SM kernel. */
 #define KRON_TC_STAGE_TILES(X) X(2, 4) X(1, 4) X(2, 2) X(1, 2) X(1, 1)
 /* Blocks per SM a tensor-core stage kernel is compiled for (its __launch_bounds__; the plan's
- * grid): three 256-thread blocks at <= 80 registers, which every warp tile but fp32's 1x4 and
- * 2x4 fits without spills (ptxas, sm_90a). */
-#define KRON_TC_STAGE_BLOCKS(es, wm, wn) ((es) == 4 && (wn) == 4 ? 2 : 3)
+ * grid): three 256-thread blocks at <= 80 registers, which every warp tile but fp32's 1x4, 2x2
+ * and 2x4 fits without spills (ptxas, sm_90a). */
+#define KRON_TC_STAGE_BLOCKS(es, wm, wn) ((es) == 4 && (wm) * (wn) >= 4 ? 2 : 3)
 #define KRON_TC_GRAD_TILES(X)            X(4, 4) X(2, 4) X(2, 2) X(1, 2) X(1, 1)
 
 /* Unit u of an M x N output in warp tiles of WM x WN mma tiles: its first row and column
