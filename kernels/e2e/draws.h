@@ -35,10 +35,14 @@ RNG_FN int32_t draw_token(uint64_t seed, uint64_t index, int vocab) {
 /* KeyFormer noise of one layer, uniform in (1e-8, 1]: a 24-bit integer k gives (k + 1)/2^24,
  * whose smallest value 2^-24 is already above 1e-8. One 64-bit draw serves two neighbouring
  * elements (bits 40..63 for the even one, 16..39 for the odd one): half the hashing. */
+RNG_FN float draw_exp_rand_of(uint64_t bits, int odd) {
+  uint64_t k = odd ? (bits >> 16) & 0xffffffu : bits >> 40;
+  return RNG_MUL((float)(k + 1u), 5.9604644775390625e-08f);
+}
+
 RNG_FN float draw_exp_rand(uint64_t seed, int layer, uint64_t index) {
   uint64_t bits = rng_bits(seed, DRAW_STREAM_EXP_RAND(layer), index >> 1);
-  uint64_t k = (index & 1u) ? (bits >> 16) & 0xffffffu : bits >> 40;
-  return RNG_MUL((float)(k + 1u), 5.9604644775390625e-08f);
+  return draw_exp_rand_of(bits, (int)(index & 1u));
 }
 
 #endif

@@ -166,6 +166,10 @@ void e2e_rope(uint16_t *qk, int seqlen, int heads, int head_dim, float theta, in
               cudaStream_t s);
 void e2e_silu_mul(uint16_t *gu, int rows, int mlp, cudaStream_t s);
 void e2e_fill_exp_rand(float *dst, size_t n, uint64_t seed, int layer, cudaStream_t s);
+/* Only the causal part of each row of `rows` rows of S (row i of a head: columns j <= i), the
+ * entries a causal attention reads; the others keep what an earlier fill left there. */
+void e2e_fill_exp_rand_causal(float *dst, int rows, int S, uint64_t seed, int layer,
+                              cudaStream_t s);
 void e2e_fill_corm_mask(float *dst, int seqlen, cudaStream_t s);
 void e2e_fill_normal(uint16_t *dst, size_t n, uint64_t seed, uint32_t stream_id, float mean,
                      float stddev, cudaStream_t s);
