@@ -192,8 +192,7 @@ extern "C" void e2e_fill_exp_rand(float *dst, size_t n, uint64_t seed, int layer
 // The causal part of each row (columns j <= i of row i of every head), a block per row: four
 // elements per thread as above where S % 4 == 0 (the last chunk may pass the diagonal by up to
 // three draws, as valid as any), else element by element.
-__global__ void fill_exp_rand_causal_kernel(float *dst, int rows, int S, uint64_t seed,
-                                            int layer) {
+__global__ void fill_exp_rand_causal_kernel(float *dst, int rows, int S, uint64_t seed, int layer) {
   const uint32_t stream = DRAW_STREAM_EXP_RAND(layer);
   for (int r = blockIdx.x; r < rows; r += gridDim.x) {
     const int len = r % S + 1;
