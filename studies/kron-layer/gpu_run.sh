@@ -53,6 +53,15 @@ for d in f d; do
   kib=$([ $d = f ] && echo 24 || echo 48) # a 64x64 factor and small tiles: 17 KiB fp32, 35 fp64
   run "$out/check/$d.64x64x64.v3-smem${kib}k.log" "$bin/kronlayer" --dtype $d --shape 64x64x64 --impl v3 --v3-fuse off --v3-smem-kib $kib check
   run "$out/check/$d.3x48x16x32.v3-fuse-off.log" "$bin/kronlayer" --dtype $d --shape 3x48x16x32 --impl v3 --v3-fuse off check
+  # the pair stage (the last two axes in one tensor-core kernel) on its own shapes (square and
+  # not, fa < fb and fa > fb) and with other warp tiles than the plan's
+  for s in 4x64x16x32 5x40x32x16 3x48x16x32; do
+    run "$out/check/$d.$s.pair.log" "$bin/kronlayer" --dtype $d --shape $s --impl all check
+  done
+  for tile in 1x1 2x2; do
+    run "$out/check/$d.4x64x16x32.pair-tile$tile.log" env REPRO_KRON_TC_TILE=$tile \
+      "$bin/kronlayer" --dtype $d --shape 4x64x16x32 --impl v3 check
+  done
 done
 sanitizer=$(command -v compute-sanitizer || true)
 [ -z "$sanitizer" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
@@ -64,8 +73,10 @@ if [ -n "$sanitizer" ]; then
       "$bin/kronlayer" --dtype f --shape 16x32x32x32 --impl v3 --v3-fuse off --v3-smem-kib 24 check --warmup 0 --runs 1
     run "$out/check/sanitizer-$tool-v3-fused-d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
       "$bin/kronlayer" --dtype d --shape 600x8x16x8 --impl v3 --v3-fuse on check --warmup 0 --runs 1
-    # the tensor cores: one tile per block, then several (prefetch), both dtypes
+    # the tensor cores: one tile per block, then several (prefetch), both dtypes; the pair stage
     for d in f d; do
+      run "$out/check/sanitizer-$tool-v3-pair-$d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
+        "$bin/kronlayer" --dtype $d --shape 4x64x16x32 --impl v3 check --warmup 0 --runs 1
       run "$out/check/sanitizer-$tool-v3-tc-$d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
         "$bin/kronlayer" --dtype $d --shape 4x64x64 --impl v3 --v3-fuse off check --warmup 0 --runs 1
       kib=$([ $d = f ] && echo 24 || echo 48)
