@@ -159,26 +159,52 @@ static int one_wave_ksplit(const kron_shape *s, const kron_plan_cfg *cfg, int no
   return (int)(want < tiles ? want : tiles);
 }
 
-/* The warp tile (wm x wn mma tiles) of an M x N tensor-core output: the first of `cand` whose
- * tiles divide it and that gives every one of `want` warps a unit, else the one with the most
- * units. 0, or -1: none divides it. */
-static int pick_warp_tile(int es, long long M, long long N, int want, const int (*cand)[2], int nc,
-                          int *wm, int *wn) {
+/* The warp tile (wm x wn mma tiles) of a tensor-core stage's M x N outputs (with `both`, also
+ * N x M: the pair stage's two contractions): `forced` (wm·8 + wn, REPRO_KRON_TC_TILE) where it
+ * is instantiated and divides them; else the first of KRON_TC_STAGE_TILES that divides them
+ * and gives `want` warps a unit, else the one with the most units. 0, or -1: none divides. */
+static int pick_stage_tile(int es, long long M, long long N, int both, int forced, int want,
+                           int *wm, int *wn) {
   int best = -1, best_units = 0;
-  for (int i = 0; i < nc; i++) {
-    long long rows = (long long)kron_tc_mrows(es) * cand[i][0], cols = KRON_TC_N * cand[i][1];
-    if (M % rows || N % cols) continue;
-    int units = kron_tc_units(es, (int)M, (int)N, cand[i][0], cand[i][1]);
-    if (units >= want) {
+  for (int i = 0; i < NTILES(tc_stage_tiles); i++) {
+    long long rows = (long long)kron_tc_mrows(es) * tc_stage_tiles[i][0],
+              cols = (long long)KRON_TC_N * tc_stage_tiles[i][1];
+    if (M % rows || N % cols || (both && (N % rows || M % cols))) continue;
+    int units = kron_tc_units(es, (int)M, (int)N, tc_stage_tiles[i][0], tc_stage_tiles[i][1]);
+    if (forced == tc_stage_tiles[i][0] * 8 + tc_stage_tiles[i][1]) {
       best = i;
       break;
     }
-    if (units > best_units) best = i, best_units = units;
+    int good = units >= want, best_good = best >= 0 && best_units >= want;
+    if (best < 0 || (good && !best_good) || (!best_good && units > best_units))
+      best = i, best_units = units;
   }
   if (best < 0) return -1;
-  *wm = cand[best][0];
-  *wn = cand[best][1];
+  *wm = tc_stage_tiles[best][0];
+  *wn = tc_stage_tiles[best][1];
   return 0;
+}
+
+/* Blocks of a stage's kernel that fit on an SM by shared memory (with the runtime's 1 KiB
+ * reserve per block), and by its launch bounds' registers (256 threads at <= 128 each on the
+ * CUDA cores; KRON_TC_STAGE_BLOCKS on the tensor cores); at least 1. */
+static long long smem_blocks(const kron_plan_cfg *cfg, size_t smem) {
+  return (long long)(cfg->smem_sm / (smem + 1024));
+}
+static long long stage_occupancy(const kron_plan_cfg *cfg, const kron_stage *st, int es) {
+  long long occ = smem_blocks(cfg, st->smem);
+  long long regs = st->mt[0] == KRON_MT_TC ? KRON_TC_STAGE_BLOCKS(es, st->wm, st->wn) : 2;
+  if (occ > regs) occ = regs;
+  return occ < 1 ? 1 : occ;
+}
+/* the grid: persistent blocks (the occupancy on every SM) with prefetch, else one per tile */
+static int stage_grid(const kron_plan_cfg *cfg, const kron_stage *st, int es) {
+  long long grid = cfg->nsm * stage_occupancy(cfg, st, es);
+  return (int)(st->prefetch && grid < st->t.tiles ? grid : st->t.tiles);
+}
+/* tensor-core stages prefetch only when their tiles outnumber one wave of their blocks */
+static int tc_prefetch(const kron_plan_cfg *cfg, const kron_stage *st, int es) {
+  return st->t.tiles > (long long)cfg->nsm * KRON_TC_STAGE_BLOCKS(es, st->wm, st->wn);
 }
 
 /* A single-axis stage on the tensor cores when its factor and tile fit the mma tiles (and the
@@ -193,15 +219,8 @@ static void try_tc_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
   if (st->k1 - st->k0 != 1 || f % kron_tc_mrows(es) || st->t.V % KRON_TC_N) return;
   kron_stage tc = *st;
   tc.mt[0] = KRON_MT_TC;
-  int forced[1][2] = {{cfg->tc_tile / 8, cfg->tc_tile % 8}};
-  int known = tc_tile_known(tc_stage_tiles, NTILES(tc_stage_tiles), forced[0][0], forced[0][1]);
-  if ((!cfg->tc_tile || !known ||
-       pick_warp_tile(es, f, st->t.V, KRON_THREADS / 32, forced, 1, &tc.wm, &tc.wn)) &&
-      pick_warp_tile(es, f, st->t.V, KRON_THREADS / 64, tc_stage_tiles, NTILES(tc_stage_tiles),
-                     &tc.wm, &tc.wn))
-    return;
-  /* one tile per block when the tiles fit in one wave of this kernel's blocks */
-  tc.prefetch = tc.t.tiles > (long long)cfg->nsm * KRON_TC_STAGE_BLOCKS(es, tc.wm, tc.wn);
+  if (pick_stage_tile(es, f, st->t.V, 0, cfg->tc_tile, KRON_THREADS / 64, &tc.wm, &tc.wn)) return;
+  tc.prefetch = tc_prefetch(cfg, &tc, es);
   if (st->t.Q == 1) {
     tc.t.tr = 1;
     tc.t.vec = f % (16 / es) == 0;
@@ -237,41 +256,17 @@ static int make_tc_pair(const kron_shape *s, int es, const kron_plan_cfg *cfg, k
   st.t.rowlen = fb;
   st.t.vec = 1;
   st.t.ld = tc_ld(fb, es, 0);
-  /* the first warp tile dividing both GEMMs' outputs (fa x fb and fb x fa) that gives half
-   * the warps a unit, else the one with the most units; a forced one (REPRO_KRON_TC_TILE)
-   * where it divides them */
-  int best = -1, best_units = 0;
-  for (int i = 0; i < NTILES(tc_stage_tiles); i++) {
-    int wm = tc_stage_tiles[i][0], wn = tc_stage_tiles[i][1];
-    if (fa % (mr * wm) || fb % (mr * wm) || fa % (KRON_TC_N * wn) || fb % (KRON_TC_N * wn))
-      continue;
-    int u = kron_tc_units(es, (int)fa, (int)fb, wm, wn);
-    if (cfg->tc_tile == wm * 8 + wn) {
-      best = i;
-      break;
-    }
-    int good = u >= nw / 2, best_good = best >= 0 && best_units >= nw / 2;
-    if (best < 0 || (good && !best_good) || (!best_good && u > best_units))
-      best = i, best_units = u;
-  }
-  if (best < 0) return -1;
-  st.wm = tc_stage_tiles[best][0];
-  st.wn = tc_stage_tiles[best][1];
-  int occ = KRON_TC_STAGE_BLOCKS(es, st.wm, st.wn);
-  st.prefetch = st.t.tiles > (long long)cfg->nsm * occ;
+  if (pick_stage_tile(es, fa, fb, 1, cfg->tc_tile, nw / 2, &st.wm, &st.wn)) return -1;
+  st.prefetch = tc_prefetch(cfg, &st, es);
   st.smem = stage_smem(s, &st, es);
-  if (st.smem > cfg->smem_block || (long long)(cfg->smem_sm / (st.smem + 1024)) < 2) {
+  if (st.smem > cfg->smem_block || smem_blocks(cfg, st.smem) < 2) {
     st.prefetch = 0; /* one tile per block: room for two blocks per SM */
     st.smem = stage_smem(s, &st, es);
-    if (st.smem > cfg->smem_block) return -1;
   }
   /* two blocks per SM at least: with one (fp64 64 x 64: 170 KiB) the H100 ran it slower than
    * the two single-axis stages (8x64x64x64 fwd 59.9 vs 57.9 µs) */
-  long long by_smem = (long long)(cfg->smem_sm / (st.smem + 1024));
-  if (by_smem < 2) return -1;
-  if (by_smem < occ) occ = (int)by_smem;
-  long long grid = (long long)cfg->nsm * occ;
-  st.grid = (int)(st.prefetch && grid < st.t.tiles ? grid : st.t.tiles);
+  if (st.smem > cfg->smem_block || smem_blocks(cfg, st.smem) < 2) return -1;
+  st.grid = stage_grid(cfg, &st, es);
   *out = st;
   return 0;
 }
@@ -311,14 +306,7 @@ static int make_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
   if (!found) return -1;
   for (int l = 0; l < k1 - k0; l++) out->mt[l] = pick_mt(s, out, l, es);
   if (cfg->tc == KRON_TC_AUTO) try_tc_stage(s, es, cfg, out);
-  size_t per_block = out->smem + 1024; /* the runtime's reserve per block */
-  long long occ = (long long)(cfg->smem_sm / per_block);
-  /* registers: the kernels' launch bounds (256 threads at <= 128 each for the CUDA cores) */
-  long long regs_occ = out->mt[0] == KRON_MT_TC ? KRON_TC_STAGE_BLOCKS(es, out->wm, out->wn) : 2;
-  if (occ > regs_occ) occ = regs_occ;
-  if (occ < 1) occ = 1;
-  long long grid = cfg->nsm * occ; /* persistent blocks; without prefetch one per tile */
-  out->grid = (int)(out->prefetch && grid < out->t.tiles ? grid : out->t.tiles);
+  out->grid = stage_grid(cfg, out, es);
   return 0;
 }
 
