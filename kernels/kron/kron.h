@@ -16,9 +16,10 @@
  *       next factor's axis last (the seed's naive version)
  *   v2  per factor one strided-batched GEMM over the B·P slabs [f, Q], no copies
  *   v3  our kernels: a stage applies a range of axes to tiles held in shared memory, each axis
- *       a register-tiled batched GEMM with A_k in shared memory (kron_tile.h); one stage per
- *       axis for large shapes, one fused stage for the whole row when it fits and the shape is
- *       small. The forward keeps every T_k; the backward runs the stages backwards with A^T
+ *       a batched GEMM with A_k in shared memory (kron_tile.h), on the tensor cores where the
+ *       sizes fit, else register-tiled FMA; one stage per axis for large shapes, the last two
+ *       axes as one tensor-core "pair" stage where their slabs fill the SMs, one fused stage
+ *       for the whole row when it fits and the shape is small. The forward keeps every T_k; the backward runs the stages backwards with A^T
  *       (keeping every G_k), then one kernel computes every gA_k (split over rows, atomics). */
 #ifndef KRON_H
 #define KRON_H
@@ -41,8 +42,9 @@ typedef enum { KRON_CHECK = 0, KRON_PROFILE = 1, KRON_BENCH = 2 } kron_mode;
 /* v3's fusion: auto (the whole row in one stage when it fits and the shape is small), on (the
  * longest trailing range of axes that fits in one stage), off (one stage per axis) */
 typedef enum { KRON_FUSE_AUTO = 0, KRON_FUSE_ON = 1, KRON_FUSE_OFF = 2 } kron_fuse;
-/* v3's tensor cores: auto (single-axis stages and gradient steps whose sizes fit the mma tiles
- * run on them: 3xTF32 for f, DMMA for d), off (CUDA-core FMA everywhere) */
+/* v3's tensor cores: auto (single-axis stages, the pair stage of the last two axes and gradient
+ * steps whose sizes fit the mma tiles run on them: 3xTF32 for f, DMMA for d), off (CUDA-core
+ * FMA everywhere, and no pair stage) */
 typedef enum { KRON_TC_AUTO = 0, KRON_TC_OFF = 1 } kron_tc;
 
 extern const char *const kron_version_names[KRON_NVER]; /* "v1", "v2", "v3" */
@@ -111,7 +113,7 @@ typedef struct {
   long long P, S, Q;
   long long W, NB, V; /* V = NB·W */
   long long ld;       /* elements between rows in shared memory (rows s, ld >= V; transposed
-                         tiles: rows v, ld >= S) */
+                         tiles: rows v, ld >= S, or the pair stage's rows, ld >= rowlen) */
   long long tiles;    /* (R / NB)·(Q / W) */
   int vec;            /* global <-> shared memory in 16-byte chunks (else element by element) */
   int tr;             /* stored transposed, element (s, v) at v·ld + s: the gradient's tiles, and
@@ -140,7 +142,8 @@ extern const char *const kron_mt_names[KRON_NMT];
 typedef struct {
   int k0, k1;               /* axes [k0, k1) */
   kron_tiling t;            /* t.S = prod of the stage's factors */
-  int mt[KRON_MAX_FACTORS]; /* micro-tile of axis k0 + l (KRON_MT_TC: single-axis stages) */
+  int mt[KRON_MAX_FACTORS]; /* micro-tile of axis k0 + l (KRON_MT_TC: single-axis and pair
+                               stages) */
   int wm, wn;               /* KRON_MT_TC: mma tiles per warp along the rows a and columns v */
   int prefetch;             /* 1: a second input buffer, the next tile loaded during this one;
                                0: one tile per block (grid = tiles), no such buffer */
@@ -190,7 +193,8 @@ void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size
 /* Shared-memory layout of a stage's kernel in one direction (trans as in kron_be.stage), in
  * elements: A_l (f_l rows of lda[l]) at a[l], the tile buffers (buf_elems each) at buf[0..2]:
  * the input, the prefetched next input (the same as buf[0] without prefetch), the work buffer
- * (the same as buf[0] for tensor-core stages: they store to global memory from registers);
+ * (the same as buf[0] for single-axis tensor-core stages: they store to global memory from
+ * registers);
  * total. Tensor-core stages pad A's rows by direction (their fragments read A along
  * rows forward, along columns with trans); the stage's smem is the larger direction's. */
 typedef struct {

@@ -21,10 +21,11 @@ static void usage(FILE *f, const char *prog) {
           "--impl all --pass fwd --seed 1; --warmup/--runs 1/3 on the CPU and in check mode,\n"
           "20/50 for GPU bench and profile. --device cpu runs every version's call sequence on\n"
           "the CPU (no CUDA). The result line times --pass of --impl (with all: the fastest).\n"
-          "--v3-fuse: auto fuses the whole row into one v3 stage for small shapes, on fuses the\n"
-          "longest trailing range of axes that fits, off runs one stage per axis.\n"
-          "--v3-tc: auto runs single-axis stages and gradient steps whose sizes fit on the\n"
-          "tensor cores (3xTF32 mma for f, DMMA for d), off keeps them on CUDA-core FMA.\n"
+          "--v3-fuse: auto fuses the whole row into one v3 stage for small shapes and the last\n"
+          "two axes into one tensor-core stage where that fits, on fuses the longest trailing\n"
+          "range of axes that fits, off runs one stage per axis.\n"
+          "--v3-tc: auto runs single-axis stages, that pair stage and gradient steps whose sizes\n"
+          "fit on the tensor cores (3xTF32 mma for f, DMMA for d), off keeps them on FMA.\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
           prog, prog);
 }
