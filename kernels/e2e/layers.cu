@@ -165,33 +165,40 @@ extern "C" void e2e_silu_mul(uint16_t *gu, int rows, int mlp, cudaStream_t s) {
 
 // ---- draws ------------------------------------------------------------------------------
 
-// Four elements per thread: two 64-bit draws (each serves two neighbours, draws.h), one
-// 16-byte store; the n % 4 tail element by element. The first version (a thread per pair, two
-// scalar stores, 64-bit loop) took 1.64 ms per layer for the 2.1 GB of the fig12 shape on the
-// H100, 2.3x its write time; same values.
+// Four neighbouring noise elements from pair index `pair` (even): two 64-bit draws, each
+// serving two neighbours (draws.h), for one 16-byte store.
+__device__ __forceinline__ float4 exp_rand_quad(uint64_t seed, uint32_t stream, size_t pair) {
+  uint64_t b0 = rng_bits(seed, stream, pair), b1 = rng_bits(seed, stream, pair + 1);
+  return make_float4(draw_exp_rand_of(b0, 0), draw_exp_rand_of(b0, 1), draw_exp_rand_of(b1, 0),
+                     draw_exp_rand_of(b1, 1));
+}
+
+static void need_aligned16(const float *dst) {
+  if ((size_t)dst % 16)
+    hx_die(REPRO_EXIT_ERROR, "error", "exp_rand: a 16-byte aligned buffer is expected");
+}
+
+// Four elements per thread (exp_rand_quad); the n % 4 tail element by element. The first
+// version (a thread per pair, two scalar stores, 64-bit loop) took 1.64 ms per layer for the
+// 2.1 GB of the fig12 shape on the H100, 2.3x its write time; same values.
 __global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed, int layer) {
   const size_t quads = n / 4, stride = (size_t)gridDim.x * blockDim.x;
   const size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   const uint32_t stream = DRAW_STREAM_EXP_RAND(layer);
   float4 *dst4 = reinterpret_cast<float4 *>(dst);
-  for (size_t q = first; q < quads; q += stride) {
-    uint64_t b0 = rng_bits(seed, stream, 2 * q), b1 = rng_bits(seed, stream, 2 * q + 1);
-    dst4[q] = make_float4(draw_exp_rand_of(b0, 0), draw_exp_rand_of(b0, 1), draw_exp_rand_of(b1, 0),
-                          draw_exp_rand_of(b1, 1));
-  }
+  for (size_t q = first; q < quads; q += stride) dst4[q] = exp_rand_quad(seed, stream, 2 * q);
   for (size_t i = 4 * quads + first; i < n; i += stride) dst[i] = draw_exp_rand(seed, layer, i);
 }
 
 extern "C" void e2e_fill_exp_rand(float *dst, size_t n, uint64_t seed, int layer, cudaStream_t s) {
-  if ((size_t)dst % 16)
-    hx_die(REPRO_EXIT_ERROR, "error", "exp_rand: a 16-byte aligned buffer is expected");
+  need_aligned16(dst);
   fill_exp_rand_kernel<<<blocks_for((n + 3) / 4, 256), 256, 0, s>>>(dst, n, seed, layer);
   HX_CUDA_LAUNCH();
 }
 
 // The causal part of each row (columns j <= i of row i of every head), a block per row: four
-// elements per thread as above where S % 4 == 0 (the last chunk may pass the diagonal by up to
-// three draws, as valid as any), else element by element.
+// elements per thread (exp_rand_quad) where S % 4 == 0 (the last chunk may pass the diagonal
+// by up to three draws, as valid as any), else element by element.
 __global__ void fill_exp_rand_causal_kernel(float *dst, int rows, int S, uint64_t seed, int layer) {
   const uint32_t stream = DRAW_STREAM_EXP_RAND(layer);
   for (int r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -199,12 +206,8 @@ __global__ void fill_exp_rand_causal_kernel(float *dst, int rows, int S, uint64_
     const size_t base = (size_t)r * S;
     if (S % 4 == 0) {
       float4 *row4 = reinterpret_cast<float4 *>(dst + base);
-      for (int c = threadIdx.x; c < (len + 3) / 4; c += blockDim.x) {
-        const size_t pair = (base + 4 * (size_t)c) / 2;
-        uint64_t b0 = rng_bits(seed, stream, pair), b1 = rng_bits(seed, stream, pair + 1);
-        row4[c] = make_float4(draw_exp_rand_of(b0, 0), draw_exp_rand_of(b0, 1),
-                              draw_exp_rand_of(b1, 0), draw_exp_rand_of(b1, 1));
-      }
+      for (int c = threadIdx.x; c < (len + 3) / 4; c += blockDim.x)
+        row4[c] = exp_rand_quad(seed, stream, (base + 4 * (size_t)c) / 2);
     } else {
       for (int j = threadIdx.x; j < len; j += blockDim.x)
         dst[base + j] = draw_exp_rand(seed, layer, base + j);
@@ -214,10 +217,9 @@ __global__ void fill_exp_rand_causal_kernel(float *dst, int rows, int S, uint64_
 
 extern "C" void e2e_fill_exp_rand_causal(float *dst, int rows, int S, uint64_t seed, int layer,
                                          cudaStream_t s) {
-  if ((size_t)dst % 16)
-    hx_die(REPRO_EXIT_ERROR, "error", "exp_rand: a 16-byte aligned buffer is expected");
-  int grid = rows < 65535 * 16 ? rows : 65535 * 16;
-  fill_exp_rand_causal_kernel<<<grid, 256, 0, s>>>(dst, rows, S, seed, layer);
+  need_aligned16(dst);
+  fill_exp_rand_causal_kernel<<<blocks_for((size_t)rows, 1), 256, 0, s>>>(dst, rows, S, seed,
+                                                                          layer);
   HX_CUDA_LAUNCH();
 }
 
