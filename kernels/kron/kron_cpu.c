@@ -473,6 +473,8 @@ static void emu_grad_tc(const char *name, const kron_shape *s, int k, const kron
   emu_acc *acc = hx_host_alloc((size_t)nw * sizeof *acc, "v3 tensor-core accumulators");
   double *sum = hx_host_alloc((size_t)(ob * ob) * sizeof *sum, "v3 gradient sums");
   int *cnt = hx_host_alloc((size_t)(ob * ob) * sizeof *cnt, "v3 gradient counts");
+  /* transposed tiles: G(v, i) at v·ld + i; else at i·ld + v (T likewise) */
+  long long sa = gs->t.tr ? 1 : ldp, sk = gs->t.tr ? ldp : 1;
   for (int blk = 0; blk < gs->nob * gs->nob; blk++) {
     long long i0 = (long long)(blk / gs->nob) * ob, j0 = (long long)(blk % gs->nob) * ob;
     for (int c = 0; c < gs->ksplit; c++) {
@@ -488,8 +490,6 @@ static void emu_grad_tc(const char *name, const kron_shape *s, int k, const kron
           long long v0, v1;
           kron_tc_unit(warp % units, es, (int)ob, gs->wm, gs->wn, &m0, &n0);
           kron_kp_range(gs->t.V, warp / units, gs->kp, &v0, &v1);
-          /* transposed tiles: G(v, i) at v·ld + i; else at i·ld + v */
-          long long sa = gs->t.tr ? 1 : ldp, sk = gs->t.tr ? ldp : 1;
           emu_tc_gemm(name, es, gs->wm, gs->wn, &acc[warp], gt, sa, sk, tt, sk, sa, (int)i0 + m0,
                       (int)j0 + n0, (int)v0, (int)v1);
         }
