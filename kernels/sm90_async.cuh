@@ -2,7 +2,7 @@
 // attention forward (kernels/fused/fused_ws90.cuh) and the GEMM (kernels/gemm/):
 //   mbarriers      init, arrive (plain and with an expected transaction byte count), wait on a
 //                  phase's parity
-//   TMA            2-D and 4-D tensor loads (tensor maps encoded on the host,
+//   TMA            2-D, 3-D and 4-D tensor loads (tensor maps encoded on the host,
 //                  kernels/tensor_map.h) that complete on an mbarrier; a 2-D load multicast
 //                  to the CTAs of a cluster
 //   clusters       this CTA's rank, a cluster-wide barrier, an arrive on a peer CTA's mbarrier
@@ -49,6 +49,13 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const void *map, uint64_t
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(smem_u32(dst)),
                "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1)
+               : "memory");
+}
+__device__ __forceinline__ void tma_load_3d(void *dst, const void *map, uint64_t *bar, int c0,
+                                            int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(smem_u32(dst)),
+               "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2)
                : "memory");
 }
 __device__ __forceinline__ void tma_load_4d(void *dst, const void *map, uint64_t *bar, int c0,

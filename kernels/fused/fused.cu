@@ -43,9 +43,13 @@ static int launch(const attn_ctx *ctx, Kernel kernel, const char *name, dim3 gri
 
 // Hopper runs the wgmma kernels unless --force-sm80 asks for the mma.sync path.
 static bool hopper(const attn_ctx *ctx) { return ctx->cc_major == 9 && !ctx->force_sm80; }
-// The Hopper forward serves every workload but COL_KEYFORMER (see fused_sm90.cuh).
-static bool use_sm90(const attn_ctx *ctx, workload_id wl) {
-  return hopper(ctx) && workload_table[wl].column != COL_KEYFORMER;
+// The Hopper forwards serve every workload but kf, whose noise tiles only the
+// warp-specialized one loads (by TMA: a row pitch of a multiple of 16 bytes, Lkv % 4 == 0);
+// otherwise kf's forward is the sm_80 kernel.
+static bool use_sm90(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
+  if (!hopper(ctx)) return false;
+  if (workload_table[wl].column != COL_KEYFORMER) return true;
+  return ctx->sm90_fwd != SM90_FWD_LOCKSTEP && sh->kv_len % 4 == 0;
 }
 
 // Tile configurations measured on an H200 (PERF-fused.md, v4): two warpgroups sharing
@@ -133,17 +137,31 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows));
   ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
   ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
+  constexpr bool noise = wl_traits<WL>::keyformer;
+  if (noise) { // exp_rand [B*H, Lq, Lkv] fp32, 128B-swizzled boxes of kWsNoiseBox x 64
+    const cuuint64_t dims[3] = {(cuuint64_t)sh->kv_len, (cuuint64_t)sh->q_len,
+                                (cuuint64_t)sh->batch * sh->heads};
+    const cuuint64_t strides[2] = {(cuuint64_t)sh->kv_len * sizeof(float),
+                                   (cuuint64_t)sh->kv_len * sh->q_len * sizeof(float)};
+    const cuuint32_t box[3] = {kWsNoiseBox, 64, 1};
+    ATTN_TRY(encode_tiled(ctx, &maps.noise, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, p.exp_rand, dims,
+                          strides, box, CU_TENSOR_MAP_SWIZZLE_128B));
+  }
   return launch_ws(ctx, sh, attn_fwd_ws90<D, WL>, "attn_fwd_ws90", maps, p, C::kThreads,
-                   C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows);
+                   C::smem_bytes(noise), (sh->q_len + C::kRows - 1) / C::kRows);
 }
 
 template <int D, int WL>
 static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   if (ctx->sm90_fwd != SM90_FWD_LOCKSTEP) return launch_fwd_ws90<D, WL>(ctx, sh, p);
-  using C = Cfg90<2, 128>;
-  dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
-  return launch_cfg(ctx, attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
-                    C::template smem_bytes<D>(), p);
+  if constexpr (wl_traits<WL>::keyformer) { // use_sm90 keeps kf off the lockstep kernel
+    return attn_fail(ctx, ATTN_ERR, "fused: the lockstep forward has no kf variant");
+  } else {
+    using C = Cfg90<2, 128>;
+    dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
+    return launch_cfg(ctx, attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
+                      C::template smem_bytes<D>(), p);
+  }
 }
 
 // The warp-specialized column pass (fused_colws90.cuh) serves the workloads without an aux
@@ -170,14 +188,10 @@ template <int D, int WL>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
   int rc;
-  if constexpr (!wl_traits<WL>::keyformer) {
-    if (use_sm90(ctx, (workload_id)WL))
-      rc = launch_fwd_sm90<D, WL>(ctx, sh, p);
-    else
-      rc = launch(ctx, attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), p);
-  } else {
+  if (use_sm90(ctx, (workload_id)WL, sh))
+    rc = launch_fwd_sm90<D, WL>(ctx, sh, p);
+  else
     rc = launch(ctx, attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), p);
-  }
   if constexpr (needs_lse<WL>()) {
     if (rc != ATTN_OK) return rc;
     if (hopper(ctx) && col_ws_usable<WL>(ctx, sh)) {
@@ -384,7 +398,7 @@ static bool col_ws_runs(const attn_ctx *ctx, workload_id wl, const attn_shape *s
 static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
   if (workload_selected_blocks(wl)) return "fused-nsa-mma16816"; // mma.sync on every arch
   if (!hopper(ctx)) return "fused-sm80";
-  if (!use_sm90(ctx, wl)) return "fused-sm80fwd-sm90col";
+  if (!use_sm90(ctx, wl, sh)) return "fused-sm80fwd-sm90col";
   const bool colws = col_ws_runs(ctx, wl, sh);
   switch (ctx->sm90_fwd) {
   case SM90_FWD_LOCKSTEP: return "fused-sm90";

@@ -96,6 +96,14 @@ struct RowState {
   // Row max as a tree and the row sum in two halves: short dependency chains, so the
   // softmax of one warp is not a chain of 2·NT dependent max and add steps.
   template <int NT, bool RAW> __device__ void fold(float x[NT][4], float scale, float alpha[2]) {
+    float m_use[2];
+    new_max<NT, RAW>(x, scale, m_use, alpha);
+    exp_sum<NT, RAW>(x, scale, m_use, alpha);
+  }
+  // fold's first half: the new row maxima (m), the reference they give the exponentials
+  // (m_use: 0 for a row masked so far, to avoid inf - inf) and the rescale factors.
+  template <int NT, bool RAW>
+  __device__ void new_max(const float x[NT][4], float scale, float m_use[2], float alpha[2]) {
 #pragma unroll
     for (int rr = 0; rr < 2; rr++) {
       float v[NT];
@@ -107,19 +115,26 @@ struct RowState {
         for (int i = 0; i + w < NT; i += 2 * w) v[i] = fmaxf(v[i], v[i + w]);
       float mx = quad_max(v[0]);
       float m_new = fmaxf(m[rr], RAW ? mx * scale : mx);
-      float m_use = m_new == -CUDART_INF_F ? 0.f : m_new; // fully masked so far: avoid inf - inf
-      alpha[rr] = fast_exp2(m[rr] - m_use);
+      m_use[rr] = m_new == -CUDART_INF_F ? 0.f : m_new;
+      alpha[rr] = fast_exp2(m[rr] - m_use[rr]);
+      m[rr] = m_new;
+    }
+  }
+  // fold's second half: x -> exp2(x - m_use), summed into l.
+  template <int NT, bool RAW>
+  __device__ void exp_sum(float x[NT][4], float scale, const float m_use[2], const float alpha[2]) {
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
       float sum[2] = {0.f, 0.f};
 #pragma unroll
       for (int nt = 0; nt < NT; nt++)
 #pragma unroll
         for (int c = 0; c < 2; c++) {
           float &e = x[nt][2 * rr + c];
-          e = fast_exp2(RAW ? fmaf(e, scale, -m_use) : e - m_use);
+          e = fast_exp2(RAW ? fmaf(e, scale, -m_use[rr]) : e - m_use[rr]);
           sum[nt & 1] += e;
         }
       l[rr] = l[rr] * alpha[rr] + (sum[0] + sum[1]); // per-thread partial; quads summed at the end
-      m[rr] = m_new;
     }
   }
   __device__ void finish() {
@@ -127,6 +142,55 @@ struct RowState {
     for (int rr = 0; rr < 2; rr++) l[rr] = quad_sum(l[rr]);
   }
   __device__ float lse(int rr) const { return m[rr] + __log2f(l[rr]); }
+};
+
+// KeyFormer's row statistic beside the softmax's (kf): per row l = Σ_j exp2(z_j - m / tau) with
+// the KeyFormer log2 logits z_j = (s2_j - log2 r_j) / tau and m the softmax's running maximum
+// of the log2 scores s2 (RowState::m). No maximum of its own, so no second pass over the
+// scores and no second score array: the noise r >= 1 (exp_rand = 1 + |N(0,1)|) keeps every
+// z_j <= m / tau, and r <= FLT_MAX keeps z_j - m / tau >= (s2_j - m) / tau - 86, so no term
+// underflows that the softmax's own would not. The lse it gives is the one the column pass
+// subtracts (log2 domain), as a max-referenced online softmax of z would give.
+struct KfRowSum {
+  float l[2];
+  __device__ void init() { l[0] = l[1] = 0.f; }
+  // One block: x the scores as RowState::new_max saw them (raw dot products when RAW, masked
+  // -inf), m_use and alpha what it returned, noise(nt, rr) the noise of tile nt's two elements
+  // in row rr. EDGE: the block has masked elements (their noise may be absent: zeros).
+  template <int NT, bool RAW, bool EDGE, typename Noise>
+  __device__ void add(const float (&x)[NT][4], float scale_log2, const float (&m_use)[2],
+                      const float (&alpha)[2], Noise noise) {
+    constexpr float kInvTau = 1.f / KF_TAU;
+    const float sc = (RAW ? scale_log2 : 1.f) * kInvTau;
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+      const float ref = -m_use[rr] * kInvTau;
+      float sum[2] = {0.f, 0.f};
+#pragma unroll
+      for (int nt = 0; nt < NT; nt++) {
+        const float2 r = noise(nt, rr);
+        const float rv[2] = {r.x, r.y};
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+          const float xv = x[nt][2 * rr + c];
+          const float e = fast_exp2(fmaf(xv, sc, fmaf(__log2f(rv[c]), -kInvTau, ref)));
+          sum[nt & 1] += EDGE && xv == -CUDART_INF_F ? 0.f : e;
+        }
+      }
+      // The softmax's rescale exp2(m_old - m_new), to the power 1/tau.
+      l[rr] = l[rr] * fast_exp2(__log2f(alpha[rr]) * kInvTau) + (sum[0] + sum[1]);
+    }
+  }
+  // After the last block: the rows' lse_kf (log2 domain), st the finished softmax state.
+  __device__ void store(const RowState &st, const Params &p, long bh, int row_base, int t) {
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+      const float l_row = quad_sum(l[rr]);
+      const int row = row_base + rr * 8;
+      if (t == 0 && row < p.Lq)
+        p.lse_kf[bh * p.Lq + row] = st.m[rr] * (1.f / KF_TAU) + __log2f(l_row);
+    }
+  }
 };
 
 // The accumulator fragments of a thread's two rows (g and g + 8): [tile][e], e 0-1 row g, 2-3
@@ -320,7 +384,8 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
 
   float o[D / 8][4];
   frag_zero(o);
-  RowState st, st_kf;
+  RowState st;
+  KfRowSum st_kf;
   st.init();
   st_kf.init();
   uint32_t qa[D / 16][4];
@@ -337,22 +402,22 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
     float s[kCols / 8][4];
     gemm_abt<D, kCols>(s, qa, sk);
     mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
-    if (wl_traits<WL>::keyformer) {
-      float z[kCols / 8][4], unused[2];
-#pragma unroll
-      for (int nt = 0; nt < kCols / 8; nt++)
-#pragma unroll
-        for (int rr = 0; rr < 2; rr++) {
-          float2 r = *reinterpret_cast<const float2 *>(
-              saux + (warp * 16 + g + rr * 8) * kFwdAuxPitch + nt * 8 + 2 * t);
-          float x0 = s[nt][2 * rr], x1 = s[nt][2 * rr + 1];
-          z[nt][2 * rr] = x0 == -CUDART_INF_F ? x0 : kf_logit_log2(x0, r.x);
-          z[nt][2 * rr + 1] = x1 == -CUDART_INF_F ? x1 : kf_logit_log2(x1, r.y);
-        }
-      st_kf.update<kCols / 8>(z, unused);
-    }
     float alpha[2];
-    st.update<kCols / 8>(s, alpha);
+    if constexpr (wl_traits<WL>::keyformer) {
+      float m_use[2];
+      st.new_max<kCols / 8, false>(s, 1.f, m_use, alpha);
+      auto noise = [&](int nt, int rr) {
+        return *reinterpret_cast<const float2 *>(saux + (warp * 16 + g + rr * 8) * kFwdAuxPitch +
+                                                 nt * 8 + 2 * t);
+      };
+      if (edge)
+        st_kf.add<kCols / 8, false, true>(s, scale_log2, m_use, alpha, noise);
+      else
+        st_kf.add<kCols / 8, false, false>(s, scale_log2, m_use, alpha, noise);
+      st.exp_sum<kCols / 8, false>(s, 1.f, m_use, alpha);
+    } else {
+      st.update<kCols / 8>(s, alpha);
+    }
     frag_scale_rows(o, alpha);
 
     cp_async_wait<0>();
@@ -368,14 +433,8 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
   }
 
   st.finish();
-  if (wl_traits<WL>::keyformer) st_kf.finish();
   store_rows<D, WL>(o, st, p, row_base, b, h, t);
-  if (wl_traits<WL>::keyformer && t == 0)
-#pragma unroll
-    for (int rr = 0; rr < 2; rr++) {
-      int row = row_base + rr * 8;
-      if (row < p.Lq) p.lse_kf[bh * p.Lq + row] = st_kf.lse(rr);
-    }
+  if constexpr (wl_traits<WL>::keyformer) st_kf.store(st, p, bh, row_base, t);
 }
 
 // Grid: (heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work on

@@ -17,7 +17,10 @@
 // tile schedule below); the K/V ring runs on across tiles and the producer loads the next
 // tile's Q as soon as both consumers have issued their last S GEMM, so the next tile's first
 // loads overlap this tile's last P·V and its epilogue. Same math, mask and outputs (out, row
-// LSE) as attn_fwd_sm90; every workload but COL_KEYFORMER.
+// LSE) as attn_fwd_sm90, and for kf (COL_KEYFORMER) the KeyFormer row statistic too: the
+// producer loads each consumer's fp32 noise tile (64 rows x 128 keys, 32 KiB, one stage per
+// consumer, 128B-swizzled boxes of 32 floats) beside K and V, and the consumer folds it into a
+// KfRowSum between the row max and the exponentials, then hands the tile back.
 #pragma once
 #include "fused_sm90.cuh"
 #include "sm90_async.cuh" // mbarriers, TMA, named barriers, setmaxnreg
@@ -45,15 +48,20 @@ template <int D> struct WsCfg {
   static constexpr int kProducerRegs = NC == 3 ? 32 : 40;
   static constexpr int kConsumerRegs = NC == 3 ? 160 : 232;
   static_assert(128 * (kProducerRegs + NC * kConsumerRegs) <= 65536, "register budget");
-  static constexpr int smem_bytes() {
-    return (kRows + 2 * kStages * kWsCols) * D * (int)sizeof(half) + k90Align +
-           (2 + 3 * kStages) * 8 + 8;
+  // kf's noise: one 64 x kWsCols fp32 tile per consumer.
+  static constexpr int kNoiseFloats = 64 * kWsCols;
+  static constexpr int smem_bytes(bool noise) {
+    return (kRows + 2 * kStages * kWsCols) * D * (int)sizeof(half) +
+           (noise ? NC * kNoiseFloats * (int)sizeof(float) : 0) + k90Align +
+           (2 + 3 * kStages + (noise ? 2 * NC : 0)) * 8 + 8;
   }
 };
+constexpr int kWsNoiseBox = 32; // floats per noise box: the 128-byte swizzle span
 
-// TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (boxes {64, 1, rows, 1}).
+// TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (boxes {64, 1, rows, 1}); kf's
+// noise as a 3-D tensor {Lkv, Lq, B*H} (boxes {kWsNoiseBox, 64, 1}).
 struct WsMaps {
-  CUtensorMap q, k, v;
+  CUtensorMap q, k, v, noise;
 };
 
 // ---- the tile schedule ---------------------------------------------------------------------
@@ -104,15 +112,19 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
   using C = WsCfg<D>;
   constexpr int NST = C::kStages, NC = C::NC, kWsRows = C::kRows;
   constexpr uint32_t kStageBytes = kWsCols * D * (uint32_t)sizeof(half);
+  constexpr bool kNoise = wl_traits<WL>::keyformer;
+  constexpr int kNoiseFloats = kNoise ? C::kNoiseFloats : 0;
   extern __shared__ unsigned char smem_ws[];
   half *sq = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_ws) + k90Align - 1) &
                                       ~(uintptr_t)(k90Align - 1));
   half *sk0 = sq + kWsRows * D;
   half *sv0 = sk0 + NST * kWsCols * D;
-  uint64_t *full_q = reinterpret_cast<uint64_t *>(sv0 + NST * kWsCols * D);
+  float *snoise0 = reinterpret_cast<float *>(sv0 + NST * kWsCols * D); // kf: one tile per consumer
+  uint64_t *full_q = reinterpret_cast<uint64_t *>(snoise0 + NC * kNoiseFloats);
   uint64_t *empty_q = full_q + 1;
   uint64_t *full_k = empty_q + 1, *full_v = full_k + NST, *empty = full_v + NST;
-  int *tile_slot = reinterpret_cast<int *>(empty + NST); // the producer's claim, for the consumers
+  uint64_t *full_n = empty + NST, *empty_n = full_n + (kNoise ? NC : 0); // kf's noise tiles
+  int *tile_slot = reinterpret_cast<int *>(empty_n + (kNoise ? NC : 0)); // the producer's claim
 
   const int ntiles = (p.Lq + kWsRows - 1) / kWsRows * p.H * p.B;
   const int wg = threadIdx.x >> 7;
@@ -124,6 +136,10 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
       mbar_init(&full_k[s], 1);
       mbar_init(&full_v[s], 1);
       mbar_init(&empty[s], NC * 128); // every consumer thread arrives once per block
+    }
+    for (int cc = 0; kNoise && cc < NC; cc++) {
+      mbar_init(&full_n[cc], 1);
+      mbar_init(&empty_n[cc], 128); // consumer cc's threads, once per block
     }
     mbar_fence_init();
   }
@@ -162,6 +178,16 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
         for (int sl = 0; sl < D / 64; sl++)
           tma_load_4d(sv + sl * kWsCols * 64, &maps.v, &full_v[st], sl * 64, tile.h, n * kWsCols,
                       tile.b);
+        // kf: each consumer's noise tile of block n, as soon as it is done with block n - 1's.
+        for (int cc = 0; kNoise && cc < NC; cc++) {
+          float *sn = snoise0 + cc * kNoiseFloats;
+          mbar_wait(&empty_n[cc], (it & 1) ^ 1);
+          mbar_expect_tx(&full_n[cc], kNoiseFloats * (uint32_t)sizeof(float));
+          for (int kb = 0; kb < kWsCols / kWsNoiseBox; kb++)
+            tma_load_3d(sn + kb * 64 * kWsNoiseBox, &maps.noise, &full_n[cc],
+                        n * kWsCols + kb * kWsNoiseBox, tile.qb * kWsRows + cc * 64,
+                        tile.b * p.H + tile.h);
+        }
       }
     }
     return;
@@ -179,6 +205,18 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
   float s[kWsCols / 8][4];
   uint32_t pa[kWsCols / 16][4];
   RowState st;
+  KfRowSum st_kf;
+  // kf: this thread's noise pairs in its consumer's tile. Box nt / 4 holds keys 32 (nt / 4) ..,
+  // row r at 32 r floats, its 16-byte chunk c at (c ^ (r & 7)) (the 128B swizzle; r & 7 = g).
+  // Tile nt's pair is chunk 2 (nt % 4) + t / 2, floats 2 (t % 2) ..
+  const float *snoise = snoise0 + c * kNoiseFloats + (warp * 16 + g) * kWsNoiseBox + (t & 1) * 2;
+  int noise_chunk[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++) noise_chunk[k] = ((2 * k) ^ (t >> 1) ^ g) * 4;
+  auto noise_at = [&](int nt, int rr) {
+    return *reinterpret_cast<const float2 *>(snoise + (nt / 4) * 64 * kWsNoiseBox +
+                                             rr * 8 * kWsNoiseBox + noise_chunk[nt % 4]);
+  };
 
   const int next_c = c + 1 == NC ? 0 : c + 1;      // whose turn follows mine
   if (c == NC - 1) named_arrive(kWsSchedBar, 256); // consumer 0 takes the first turn
@@ -195,6 +233,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
 
     frag_zero(o);
     st.init();
+    st_kf.init();
 
     // Gemma2's softcap on the raw-score path where P·V overlaps the softmax (D = 64, v19): tanh
     // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 it measured
@@ -215,6 +254,18 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
       const bool edge = block_edge(n);
       if constexpr (kRawSoftcap) { // s holds tanh(qk·scale/cap) already
         st.update_raw<kWsCols / 8>(s, GEMMA2_SOFTCAP * kLog2e, alpha);
+      } else if constexpr (kNoise) { // the row max, kf's sum from the noise, the exponentials
+        mask_scores<WL, kWsCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
+        float m_use[2];
+        st.new_max<kWsCols / 8, true>(s, scale_log2, m_use, alpha);
+        const int cur = it + n;
+        mbar_wait(&full_n[c], cur & 1);
+        if (edge)
+          st_kf.add<kWsCols / 8, true, true>(s, scale_log2, m_use, alpha, noise_at);
+        else
+          st_kf.add<kWsCols / 8, true, false>(s, scale_log2, m_use, alpha, noise_at);
+        mbar_arrive(&empty_n[c]);
+        st.exp_sum<kWsCols / 8, true>(s, scale_log2, m_use, alpha);
       } else if constexpr (wl_traits<WL>::softcap) {
         mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
         st.update<kWsCols / 8>(s, alpha);
@@ -291,6 +342,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
 
     st.finish();
     store_rows<D, WL>(o, st, p, row_base, tile.b, tile.h, t);
+    if constexpr (kNoise) st_kf.store(st, p, (long)tile.b * p.H + tile.h, row_base, t);
   }
   // The last consumer passed the turn after its last GEMM; consumer 0 takes it, so no barrier
   // is left half-arrived when the CTA exits.
