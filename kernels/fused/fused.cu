@@ -94,6 +94,18 @@ static int encode_lse_map(const attn_ctx *ctx, CUtensorMap *map, const float *ls
                       CU_TENSOR_MAP_SWIZZLE_NONE);
 }
 
+// An fp32 [depth, Lq, Lkv] aux input (kf's noise, corm's mask) as a 3-D tensor {Lkv, Lq, depth},
+// 128B-swizzled boxes of box_keys x rows (box_keys * 4 bytes: at most the swizzle span).
+static int encode_aux_map(const attn_ctx *ctx, CUtensorMap *map, const float *aux,
+                          const attn_shape *sh, int depth, int box_keys, int rows) {
+  const cuuint64_t dims[3] = {(cuuint64_t)sh->kv_len, (cuuint64_t)sh->q_len, (cuuint64_t)depth};
+  const cuuint64_t strides[2] = {(cuuint64_t)sh->kv_len * sizeof(float),
+                                 (cuuint64_t)sh->kv_len * sh->q_len * sizeof(float)};
+  const cuuint32_t box[3] = {(cuuint32_t)box_keys, (cuuint32_t)rows, 1};
+  return encode_tiled(ctx, map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, aux, dims, strides, box,
+                      CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
 // How many (batch, head) pairs the tile schedule interleaves (fused_ws90.cuh). Without a mask
 // every tile costs the same and the order only decides which running CTAs share K/V blocks:
 // one head at a time shares most (B16 H96 non-causal: 30.4 ms at 1, 33.0 at 8). Under the
@@ -138,15 +150,9 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
   ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
   constexpr bool noise = wl_traits<WL>::keyformer;
-  if (noise) { // exp_rand [B*H, Lq, Lkv] fp32, 128B-swizzled boxes of kWsNoiseBox x 64
-    const cuuint64_t dims[3] = {(cuuint64_t)sh->kv_len, (cuuint64_t)sh->q_len,
-                                (cuuint64_t)sh->batch * sh->heads};
-    const cuuint64_t strides[2] = {(cuuint64_t)sh->kv_len * sizeof(float),
-                                   (cuuint64_t)sh->kv_len * sh->q_len * sizeof(float)};
-    const cuuint32_t box[3] = {kWsNoiseBox, 64, 1};
-    ATTN_TRY(encode_tiled(ctx, &maps.noise, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, p.exp_rand, dims,
-                          strides, box, CU_TENSOR_MAP_SWIZZLE_128B));
-  }
+  if (noise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
+    ATTN_TRY(
+        encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kWsNoiseBox, 64));
   return launch_ws(ctx, sh, attn_fwd_ws90<D, WL>, "attn_fwd_ws90", maps, p, C::kThreads,
                    C::smem_bytes(noise), (sh->q_len + C::kRows - 1) / C::kRows);
 }
@@ -164,10 +170,12 @@ static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Para
   }
 }
 
-// The warp-specialized column pass (fused_colws90.cuh) serves the workloads without an aux
-// input next to the warp-specialized forward; the lockstep forward keeps attn_col_sm90.
+// The warp-specialized column pass (fused_colws90.cuh) runs next to the warp-specialized
+// forward; the lockstep forward keeps attn_col_sm90. TMA wants row pitches of a multiple of 16
+// bytes: the LSE's (Lq % 4 == 0) and the aux input's (Lkv % 4 == 0).
 template <int WL> static bool col_ws_usable(const attn_ctx *ctx, const attn_shape *sh) {
-  return col_ws_serves<WL>() && ctx->sm90_fwd != SM90_FWD_LOCKSTEP && sh->q_len % 4 == 0;
+  return col_ws_serves<WL>() && ctx->sm90_fwd != SM90_FWD_LOCKSTEP && sh->q_len % 4 == 0 &&
+         (!has_aux<WL>() || sh->kv_len % 4 == 0);
 }
 
 template <int D, int WL>
@@ -175,12 +183,18 @@ static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   if constexpr (!col_ws_serves<WL>()) {
     return attn_fail(ctx, ATTN_ERR, "fused: no ws column pass for this workload");
   } else {
+    using C = ColWsCfg<WL>;
+    constexpr bool kf = wl_traits<WL>::keyformer;
+    const int bh = sh->batch * sh->heads;
     ColWsMaps maps;
-    ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, kCwsQueries));
+    ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::QN));
     ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kCwsKeys));
-    ATTN_TRY(encode_lse_map(ctx, &maps.lse, p.lse, sh->q_len, sh->batch * sh->heads, kCwsQueries));
+    ATTN_TRY(encode_lse_map(ctx, &maps.lse, kf ? p.lse_kf : p.lse, sh->q_len, bh, C::QN));
+    if (C::kAux)
+      ATTN_TRY(encode_aux_map(ctx, &maps.aux, kf ? p.exp_rand : p.corm_mask, sh, kf ? bh : 1,
+                              kCwsAuxBox, C::QN));
     return launch_ws(ctx, sh, attn_col_ws90<D, WL>, "attn_col_ws90", maps, p, kCwsThreads,
-                     col_ws_smem_bytes<D>(), (sh->kv_len + kCwsKeys - 1) / kCwsKeys);
+                     C::template smem_bytes<D>(), (sh->kv_len + kCwsKeys - 1) / kCwsKeys);
   }
 }
 

@@ -1,12 +1,15 @@
-// The warp-specialized sm_90a column pass (v17): the column statistic of the workloads without
-// an aux input (COL_SUM, COL_SUM_SQ: h2o, roco, snapkv) on the machinery of attn_fwd_ws90.
-// Same math, mask and outputs as attn_col_sm90, which keeps kf and corm (their fp32 S×S
-// inputs) and the lockstep path (--sm90-fwd lockstep).
+// The warp-specialized sm_90a column pass (v17, v21): the column statistic of every
+// column-score workload (h2o, roco, snapkv since v17; kf and corm, with their fp32 S×S aux
+// input, since v21) on the machinery of attn_fwd_ws90. Same math, mask and outputs as
+// attn_col_sm90, which keeps the lockstep path (--sm90-fwd lockstep) and the shapes TMA cannot
+// take (a row pitch of no multiple of 16 bytes).
 //
 //   warpgroup 0  producer: one thread loads, per 128-key tile, the K tile (TMA, one buffer) and
 //                then the tile's query blocks (QN queries of Q, TMA, 128B swizzle, with their
-//                row LSE through a second, plain TMA map) into an NST-stage ring guarded by
-//                full/empty mbarriers, the ring running on across tiles.
+//                row LSE through a second, plain TMA map, and for kf / corm the block's
+//                QN x 128 fp32 noise / mask tile, 128B-swizzled boxes of 32 keys) into an
+//                NST-stage ring guarded by full/empty mbarriers, the ring running on across
+//                tiles.
 //   warpgroups 1, 2  consumers: 64 keys each. A consumer copies its K rows into registers once
 //                per tile (wgmma's A from registers; the K buffer is then free for the next
 //                tile's K), then per query block issues Sᵀ = K·Q_nᵀ (64 x QN) and, while the
@@ -24,35 +27,44 @@
 
 namespace fused {
 
-constexpr int kCwsKeys = 128;    // keys per tile (64 per consumer)
-constexpr int kCwsQueries = 128; // queries per step
+constexpr int kCwsKeys = 128; // keys per tile (64 per consumer)
 constexpr int kCwsStages = 4;
 constexpr int kCwsThreads = 384;
+constexpr int kCwsAuxBox = 32; // keys per aux box: the 128-byte swizzle span of fp32
 
-template <int D> constexpr int col_ws_smem_bytes() {
-  return (kCwsKeys + kCwsStages * kCwsQueries) * D * (int)sizeof(half) +
-         kCwsStages * kCwsQueries * (int)sizeof(float) + k90Align + (2 + 2 * kCwsStages) * 8 + 8;
-}
-// The workloads this pass serves: a column statistic without an aux input.
-template <int WL> __host__ __device__ constexpr bool col_ws_serves() {
-  return needs_lse<WL>() && !has_aux<WL>();
-}
+// Per workload: QN queries per step; with an aux input (kf's noise, corm's mask) a stage holds
+// the QN x kCwsKeys fp32 aux tile too, and 64-query steps keep four stages within the shared
+// memory (the 128-query steps of v17c were 7 % faster for h2o, PERF-fused.md).
+template <int WL> struct ColWsCfg {
+  static constexpr bool kAux = has_aux<WL>();
+  static constexpr int QN = kAux ? 64 : 128;
+  static constexpr int kAuxFloats = kAux ? QN * kCwsKeys : 0; // per stage
+  template <int D> static constexpr int smem_bytes() {
+    return (kCwsKeys + kCwsStages * QN) * D * (int)sizeof(half) +
+           kCwsStages * (kAuxFloats + QN) * (int)sizeof(float) + k90Align +
+           (2 + 2 * kCwsStages) * 8 + 8;
+  }
+};
+// The workloads this pass serves: every column statistic.
+template <int WL> __host__ __device__ constexpr bool col_ws_serves() { return needs_lse<WL>(); }
 
-// TMA descriptors: q and k as in WsMaps (boxes of kCwsQueries and kCwsKeys rows), the row LSE
-// as a 2-D fp32 tensor {Lq, B*H} (boxes of kCwsQueries).
+// TMA descriptors: q and k as in WsMaps (boxes of QN and kCwsKeys rows), the row LSE as a 2-D
+// fp32 tensor {Lq, B*H} (boxes of QN), the aux input as a 3-D fp32 tensor {Lkv, Lq, B*H} (kf)
+// or {Lkv, Lq, 1} (corm's one mask for all heads), boxes {kCwsAuxBox, QN, 1}.
 struct ColWsMaps {
-  CUtensorMap q, k, lse;
+  CUtensorMap q, k, lse, aux;
 };
 
 // Tile t: key block kb of head h, batch b, and the first query block that sees it.
 struct ColWsTile {
   int kb, h, b, qb0;
 };
+template <int QN>
 __device__ __forceinline__ ColWsTile col_ws_tile(int t, const Params &p, int chunk) {
   const int nk = (p.Lkv + kCwsKeys - 1) / kCwsKeys;
   const WsTile w = ws_tile_of(t, nk, p.H, p.B, chunk);
   const int kb = nk - 1 - w.qb; // ws_tile_of's heaviest block is the last; here it is the first
-  return {kb, w.h, w.b, max(0, kb * kCwsKeys - p.offset) / kCwsQueries};
+  return {kb, w.h, w.b, max(0, kb * kCwsKeys - p.offset) / QN};
 }
 
 // This thread's K fragments (wgmma's A layout, as mma.sync m16n8k16's) of keys r and r + 8 of
@@ -70,26 +82,52 @@ __device__ __forceinline__ void load_k_frags(uint32_t (&kf)[D / 16][4], const ha
 
 // The LSE of this thread's queries (columns nt * 8 + 2t, +1) of a query block, from the
 // stage's LSE at shared address `slse` (ld.shared: a generic load of it cost ncu-visible waits).
-__device__ __forceinline__ void load_lse(float2 (&l)[kCwsQueries / 8], uint32_t slse, int t) {
+template <int QN>
+__device__ __forceinline__ void load_lse(float2 (&l)[QN / 8], uint32_t slse, int t) {
 #pragma unroll
-  for (int nt = 0; nt < kCwsQueries / 8; nt++)
+  for (int nt = 0; nt < QN / 8; nt++)
     asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
                  : "=f"(l[nt].x), "=f"(l[nt].y)
                  : "r"(slse + (uint32_t)(nt * 8 + 2 * t) * 4u));
 }
 
-// One query block's Sᵀ (keys x queries) into the column statistic; EDGE: apply the mask.
-template <int WL, bool EDGE>
-__device__ __forceinline__ void col_ws_block(ColState<WL> &cs, const float (&s)[kCwsQueries / 8][4],
-                                             const float2 (&l)[kCwsQueries / 8], float scale_log2,
-                                             int t, int j, int i0, const Params &p) {
+// This thread's elements of a stage's aux tile: keys kl, kl + 8 (rr) of queries nt·8 + 2t + e1.
+// Box kl / 32 holds keys 32 (kl / 32) ..; query row q at 32 q floats, its 16-byte chunk k at
+// (k ^ (q & 7)) (the 128B swizzle; q & 7 = 2t + e1). Bank-conflict free: a warp's 8 keys and 4
+// query pairs hit 32 distinct banks. off[rr][e1]: the offset but for nt · 8 rows.
+template <int QN> struct ColAuxView {
+  int off[2][2];
+  __device__ void init(int kl, int t) {
+    const int kk = kl % kCwsAuxBox; // kk + 8 < 32: both keys in one box
 #pragma unroll
-  for (int nt = 0; nt < kCwsQueries / 8; nt++)
+    for (int rr = 0; rr < 2; rr++)
+#pragma unroll
+      for (int e1 = 0; e1 < 2; e1++) {
+        const int q = 2 * t + e1, chunk = (kk + 8 * rr) / 4;
+        off[rr][e1] =
+            kl / kCwsAuxBox * QN * kCwsAuxBox + q * kCwsAuxBox + (chunk ^ q) * 4 + (kk & 3);
+      }
+  }
+  __device__ float at(const float *stage, int nt, int rr, int e1) const {
+    return stage[nt * 8 * kCwsAuxBox + off[rr][e1]];
+  }
+};
+
+// One query block's Sᵀ (keys x queries) into the column statistic; EDGE: apply the mask.
+// saux: the stage's aux tile (kf, corm), else unused.
+template <int WL, int QN, bool EDGE>
+__device__ __forceinline__ void col_ws_block(ColState<WL> &cs, const float (&s)[QN / 8][4],
+                                             const float2 (&l)[QN / 8], float scale_log2, int t,
+                                             int j, int i0, const Params &p, const float *saux,
+                                             const ColAuxView<QN> &av) {
+#pragma unroll
+  for (int nt = 0; nt < QN / 8; nt++)
 #pragma unroll
     for (int e = 0; e < 4; e++) {
-      const int rr = e >> 1, i = i0 + nt * 8 + 2 * t + (e & 1), key = j + rr * 8;
+      const int rr = e >> 1, e1 = e & 1, i = i0 + nt * 8 + 2 * t + e1, key = j + rr * 8;
       const bool live = !EDGE || (key < p.Lkv && key <= i + p.offset && i < p.Lq);
-      cs.add_raw(rr, s[nt][e], scale_log2, (e & 1) ? l[nt].y : l[nt].x, live);
+      const float aux = has_aux<WL>() ? av.at(saux, nt, rr, e1) : 0.f;
+      cs.add_raw(rr, s[nt][e], scale_log2, e1 ? l[nt].y : l[nt].x, live, aux);
     }
 }
 
@@ -97,14 +135,17 @@ template <int D, int WL>
 __global__ void __launch_bounds__(kCwsThreads, 1)
     attn_col_ws90(const __grid_constant__ ColWsMaps maps, Params p, int chunk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int NST = kCwsStages, QN = kCwsQueries, NC = 2;
+  using C = ColWsCfg<WL>;
+  constexpr int NST = kCwsStages, QN = C::QN, NC = 2, kAuxFloats = C::kAuxFloats;
   constexpr uint32_t kKBytes = kCwsKeys * D * (uint32_t)sizeof(half);
-  constexpr uint32_t kQBytes = QN * D * (uint32_t)sizeof(half) + QN * (uint32_t)sizeof(float);
+  constexpr uint32_t kQBytes =
+      QN * D * (uint32_t)sizeof(half) + (QN + kAuxFloats) * (uint32_t)sizeof(float);
   extern __shared__ unsigned char smem_cws[];
   half *sk = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_cws) + k90Align - 1) &
                                       ~(uintptr_t)(k90Align - 1));
   half *sq0 = sk + kCwsKeys * D;
-  float *slse0 = reinterpret_cast<float *>(sq0 + NST * QN * D);
+  float *saux0 = reinterpret_cast<float *>(sq0 + NST * QN * D); // kf / corm: 1024-aligned
+  float *slse0 = saux0 + NST * kAuxFloats;
   uint64_t *full_k = reinterpret_cast<uint64_t *>(slse0 + NST * QN);
   uint64_t *empty_k = full_k + 1, *full = empty_k + 1, *empty = full + NST;
   int *tile_slot = reinterpret_cast<int *>(empty + NST); // the producer's claim, for the consumers
@@ -138,7 +179,9 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
         break;
       }
       *tile_slot = t; // published by the arrive below, read after full_k
-      const ColWsTile tile = col_ws_tile(t, p, chunk);
+      const ColWsTile tile = col_ws_tile<QN>(t, p, chunk);
+      // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
+      const int aux_z = wl_traits<WL>::keyformer ? tile.b * p.H + tile.h : 0;
       mbar_expect_tx(full_k, kKBytes);
       for (int sl = 0; sl < D / 64; sl++)
         tma_load_4d(sk + sl * kCwsKeys * 64, &maps.k, full_k, sl * 64, tile.h, tile.kb * kCwsKeys,
@@ -151,6 +194,9 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
           tma_load_4d(sq0 + st * QN * D + sl * QN * 64, &maps.q, &full[st], sl * 64, tile.h, n * QN,
                       tile.b);
         tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + tile.h);
+        for (int kb = 0; kb < kAuxFloats / (QN * kCwsAuxBox); kb++)
+          tma_load_3d(saux0 + st * kAuxFloats + kb * QN * kCwsAuxBox, &maps.aux, &full[st],
+                      tile.kb * kCwsKeys + kb * kCwsAuxBox, n * QN, aux_z);
       }
     }
     return;
@@ -168,6 +214,8 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
   const uint64_t q_desc0 = sw128_desc(sq0, 16, 1024);
   const uint32_t q_lo0 = (uint32_t)q_desc0, q_hi = (uint32_t)(q_desc0 >> 32);
   const uint32_t slse_u32 = smem_u32(slse0);
+  ColAuxView<QN> av;
+  av.init(kl, t);
 
   uint32_t kf[D / 16][4];
   float sa[QN / 8][4], sb[QN / 8][4];
@@ -177,7 +225,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     mbar_wait(full_k, round & 1);
     const int tix = *reinterpret_cast<volatile int *>(tile_slot);
     if (tix < 0) break;
-    const ColWsTile tile = col_ws_tile(tix, p, chunk);
+    const ColWsTile tile = col_ws_tile<QN>(tix, p, chunk);
     load_k_frags<D>(kf, sk, kl, t);
     mbar_arrive(empty_k);
 
@@ -201,13 +249,14 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     };
     ColState<WL> cs;
     // Block n (ring slot cur): its LSE is read before the wait for its GEMM.
-    auto fetch_lse = [&](uint32_t cur) { load_lse(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
+    auto fetch_lse = [&](uint32_t cur) { load_lse<QN>(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
     auto consume = [&](const float(&s)[QN / 8][4], int n, uint32_t cur) {
       const int i0 = n * QN, j0 = tile.kb * kCwsKeys;
+      const float *saux = saux0 + (cur % NST) * kAuxFloats;
       if (j0 + kCwsKeys - 1 > i0 + p.offset || i0 + QN > p.Lq || j0 + kCwsKeys > p.Lkv)
-        col_ws_block<WL, true>(cs, s, lse, scale_log2, t, j, i0, p);
+        col_ws_block<WL, QN, true>(cs, s, lse, scale_log2, t, j, i0, p, saux, av);
       else
-        col_ws_block<WL, false>(cs, s, lse, scale_log2, t, j, i0, p);
+        col_ws_block<WL, QN, false>(cs, s, lse, scale_log2, t, j, i0, p, saux, av);
       mbar_arrive(&empty[cur % NST]); // its Q (read by the finished GEMM) and LSE are done with
     };
     // Two score buffers: block k+1's GEMM runs while block k is summed.

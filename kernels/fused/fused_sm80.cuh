@@ -319,15 +319,23 @@ template <int WL> struct ColState {
       if (wl_traits<WL>::sum_sq) acc2[rr] += prob * prob;
     }
   }
-  // The same for a workload without an aux input, from the raw dot product qk: the scale is
-  // folded into the exponent's FFMA where the logits are plain scaled scores.
-  __device__ void add_raw(int rr, float qk, float scale_log2, float row_lse, bool live) {
-    static_assert(!wl_traits<WL>::keyformer && !wl_traits<WL>::any_ge_mask, "no aux input");
-    const float x = wl_traits<WL>::softcap ? score_log2<WL>(qk, scale_log2) - row_lse
-                                           : fmaf(qk, scale_log2, -row_lse);
-    const float prob = live ? fast_exp2(x) : 0.f;
-    acc[rr] += prob;
-    if (wl_traits<WL>::sum_sq) acc2[rr] += prob * prob;
+  // The same from the raw dot product qk (the scale folded into the exponent's FFMA where the
+  // logits are scaled scores), aux as in add.
+  __device__ void add_raw(int rr, float qk, float scale_log2, float row_lse, bool live, float aux) {
+    if (wl_traits<WL>::keyformer) { // exp2((qk·scale_log2 - log2 r) / tau - row_lse)
+      constexpr float kInvTau = 1.f / KF_TAU;
+      const float v =
+          fast_exp2(fmaf(qk, scale_log2 * kInvTau, fmaf(__log2f(aux), -kInvTau, -row_lse)));
+      acc[rr] += live ? v : 0.f; // a select: v is NaN where a masked key's noise is absent
+    } else if (wl_traits<WL>::any_ge_mask) {
+      hit[rr] |= live && fast_exp2(fmaf(qk, scale_log2, -row_lse)) >= aux;
+    } else {
+      const float x = wl_traits<WL>::softcap ? score_log2<WL>(qk, scale_log2) - row_lse
+                                             : fmaf(qk, scale_log2, -row_lse);
+      const float prob = live ? fast_exp2(x) : 0.f;
+      acc[rr] += prob;
+      if (wl_traits<WL>::sum_sq) acc2[rr] += prob * prob;
+    }
   }
   // Reduce over the quad (the threads holding the same keys) and write keys col_base and
   // col_base + 8 of row bh.
