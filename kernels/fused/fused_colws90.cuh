@@ -170,6 +170,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     regs_release<40>();
     if (threadIdx.x != 0) return;
     int it = 0;
+    const uint64_t stream_policy = l2_evict_first_policy();
     for (int round = 0, t = blockIdx.x;; round++, t = ws_claim_tile()) {
       mbar_wait(empty_k, (round & 1) ^ 1); // the consumers hold the last tile's K
       if (t >= ntiles) {
@@ -195,8 +196,12 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
                       tile.b);
         tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + tile.h);
         for (int kb = 0; kb < kAuxFloats / (QN * kCwsAuxBox); kb++)
-          tma_load_3d(saux0 + st * kAuxFloats + kb * QN * kCwsAuxBox, &maps.aux, &full[st],
-                      tile.kb * kCwsKeys + kb * kCwsAuxBox, n * QN, aux_z);
+          if constexpr (wl_traits<WL>::keyformer) // read once: evict first
+            tma_load_3d_hint(saux0 + st * kAuxFloats + kb * QN * kCwsAuxBox, &maps.aux, &full[st],
+                             tile.kb * kCwsKeys + kb * kCwsAuxBox, n * QN, aux_z, stream_policy);
+          else // corm's one mask serves every head
+            tma_load_3d(saux0 + st * kAuxFloats + kb * QN * kCwsAuxBox, &maps.aux, &full[st],
+                        tile.kb * kCwsKeys + kb * kCwsAuxBox, n * QN, aux_z);
       }
     }
     return;

@@ -55,7 +55,7 @@ template <int WL> __device__ __forceinline__ float score_log2(float qk, float sc
 
 // KeyFormer logit (log2 domain) from the log2 score and the noise r: ((S - ln r) / tau) * log2 e.
 __device__ __forceinline__ float kf_logit_log2(float s2, float r) {
-  return (s2 - __log2f(r)) * (1.f / KF_TAU);
+  return (s2 - fast_log2(r)) * (1.f / KF_TAU);
 }
 
 template <int WL> __host__ __device__ constexpr bool needs_lse() {
@@ -173,7 +173,7 @@ struct KfRowSum {
 #pragma unroll
         for (int c = 0; c < 2; c++) {
           const float xv = x[nt][2 * rr + c];
-          const float e = fast_exp2(fmaf(xv, sc, fmaf(__log2f(rv[c]), -kInvTau, ref)));
+          const float e = fast_exp2(fmaf(xv, sc, fmaf(fast_log2(rv[c]), -kInvTau, ref)));
           sum[nt & 1] += EDGE && xv == -CUDART_INF_F ? 0.f : e;
         }
       }
@@ -325,7 +325,7 @@ template <int WL> struct ColState {
     if (wl_traits<WL>::keyformer) { // exp2((qk·scale_log2 - log2 r) / tau - row_lse)
       constexpr float kInvTau = 1.f / KF_TAU;
       const float v =
-          fast_exp2(fmaf(qk, scale_log2 * kInvTau, fmaf(__log2f(aux), -kInvTau, -row_lse)));
+          fast_exp2(fmaf(qk, scale_log2 * kInvTau, fmaf(fast_log2(aux), -kInvTau, -row_lse)));
       acc[rr] += live ? v : 0.f; // a select: v is NaN where a masked key's noise is absent
     } else if (wl_traits<WL>::any_ge_mask) {
       hit[rr] |= live && fast_exp2(fmaf(qk, scale_log2, -row_lse)) >= aux;

@@ -151,6 +151,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     regs_release<C::kProducerRegs>();
     if (threadIdx.x != 0) return;
     int it = 0;
+    const uint64_t stream_policy = l2_evict_first_policy(); // kf's noise: read once
     for (int round = 0, t = blockIdx.x;; round++, t = ws_claim_tile()) {
       mbar_wait(empty_q, (round & 1) ^ 1); // the consumers are done with the last tile's Q
       if (t >= ntiles) {                   // no tile left: wake the consumers with -1 and leave
@@ -184,9 +185,9 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
           mbar_wait(&empty_n[cc], (it & 1) ^ 1);
           mbar_expect_tx(&full_n[cc], kNoiseFloats * (uint32_t)sizeof(float));
           for (int kb = 0; kb < kWsCols / kWsNoiseBox; kb++)
-            tma_load_3d(sn + kb * 64 * kWsNoiseBox, &maps.noise, &full_n[cc],
-                        n * kWsCols + kb * kWsNoiseBox, tile.qb * kWsRows + cc * 64,
-                        tile.b * p.H + tile.h);
+            tma_load_3d_hint(sn + kb * 64 * kWsNoiseBox, &maps.noise, &full_n[cc],
+                             n * kWsCols + kb * kWsNoiseBox, tile.qb * kWsRows + cc * 64,
+                             tile.b * p.H + tile.h, stream_policy);
         }
       }
     }
