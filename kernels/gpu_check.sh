@@ -4,8 +4,9 @@
 #   every workload (attnvar --list-workloads) x {unfused, fused, fused --force-sm80,
 #   fused --sm90-fwd lockstep (the v4-v8 Hopper forward; the default is warp-specialized)}
 #   x odd sizes (S = 1, 17, 100, 257; heads 1..3; dim 64 and 128; batch 2 once), causal,
-#     and without a mask (--causal 0), and one bf16 shape (unsupported where a system is fp16
-#     only), the smallest ones under compute-sanitizer memcheck (cuBLAS included); three
+#     and without a mask (--causal 0), and three bf16 shapes (causal and not, one with more
+#     query tiles than SMs; unsupported where a system or workload is fp16 only), the smallest
+#     ones under compute-sanitizer memcheck (cuBLAS included); three
 #     shapes have more query tiles than an H100 has SMs, so the persistent Hopper forward's
 #     CTAs walk several tiles each (the K/V ring and the Q reload across tiles)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not (checked against the fp32
@@ -69,6 +70,8 @@ s1000:--seqlen 1000 --heads 1 --dim 128:plain
 s100nc:--seqlen 100 --heads 3 --dim 64 --causal 0:memcheck
 s257nc:--seqlen 257 --heads 2 --dim 128 --causal 0 --batch 2:plain
 s17bf16:--seqlen 17 --heads 2 --dim 128 --dtype bf16:plain
+s257ncbf16:--seqlen 257 --heads 2 --dim 64 --causal 0 --dtype bf16 --batch 2:plain
+s300h48bf16:--seqlen 300 --heads 48 --dim 128 --dtype bf16:memcheck
 s300h48:--seqlen 300 --heads 48 --dim 128:memcheck
 s400h60d64:--seqlen 400 --heads 60 --dim 64:memcheck
 s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain"

@@ -70,17 +70,18 @@ static int encode_tiled(const attn_ctx *ctx, CUtensorMap *map, CUtensorMapDataTy
   return ATTN_OK;
 }
 
-// A 4-D TMA descriptor of a [B, L, H, D] fp16 tensor as {D, H, L, B}: boxes of 64 head-dim
-// columns (128 bytes, the swizzle span) x rows tokens of one head, 128B-swizzled, rows past L
-// read as zeros.
+// A 4-D TMA descriptor of a [B, L, H, D] fp16 (bf16: bfloat16) tensor as {D, H, L, B}: boxes
+// of 64 head-dim columns (128 bytes, the swizzle span) x rows tokens of one head,
+// 128B-swizzled, rows past L read as zeros.
 static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, int D, int H, int L,
-                      int B, int rows) {
+                      int B, int rows, bool bf16 = false) {
   const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)H, (cuuint64_t)L, (cuuint64_t)B};
   const cuuint64_t strides[3] = {(cuuint64_t)D * sizeof(half), (cuuint64_t)H * D * sizeof(half),
                                  (cuuint64_t)L * H * D * sizeof(half)};
   const cuuint32_t box[4] = {64, 1, (cuuint32_t)rows, 1};
-  return encode_tiled(ctx, map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, base, dims, strides, box,
-                      CU_TENSOR_MAP_SWIZZLE_128B);
+  return encode_tiled(ctx, map,
+                      bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
+                      base, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 // The row LSE [B*H, Lq] fp32 as a 2-D tensor {Lq, B*H}, boxes of `rows` (rows past Lq read as
@@ -142,18 +143,18 @@ static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, c
 
 // The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9, persistent since
 // v10); --sm90-fwd lockstep runs the v4-v8 kernel instead.
-template <int D, int WL>
+template <int D, int WL, bool BF16 = false>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   WsMaps maps;
   using C = WsCfg<D>;
-  ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows));
-  ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
-  ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols));
+  ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows, BF16));
+  ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols, BF16));
+  ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols, BF16));
   constexpr bool noise = wl_traits<WL>::keyformer;
   if (noise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
     ATTN_TRY(
         encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kWsNoiseBox, 64));
-  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL>, "attn_fwd_ws90", maps, p, C::kThreads,
+  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16>, "attn_fwd_ws90", maps, p, C::kThreads,
                    C::smem_bytes(noise), (sh->q_len + C::kRows - 1) / C::kRows);
 }
 
@@ -198,8 +199,23 @@ static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   }
 }
 
+// bf16 (fused_supports admits it for the forward-only workloads, off the lockstep kernel): the
+// warp-specialized forward on Hopper, else the sm_80 one.
+template <int D, int WL>
+static int run_bf16(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  if constexpr (needs_lse<WL>()) {
+    return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: no bf16 column pass");
+  } else {
+    if (hopper(ctx) && ctx->sm90_fwd != SM90_FWD_LOCKSTEP)
+      return launch_fwd_ws90<D, WL, true>(ctx, sh, p);
+    dim3 grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
+    return launch(ctx, attn_fwd<D, WL, true>, "attn_fwd", grid, fwd_smem_bytes<D, WL>(), p);
+  }
+}
+
 template <int D, int WL>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  if (sh->dtype == DTYPE_BF16) return run_bf16<D, WL>(ctx, sh, p);
   dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
   int rc;
   if (use_sm90(ctx, (workload_id)WL, sh))
@@ -329,10 +345,21 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
              ctx->cc_major, ctx->cc_minor);
     return ATTN_UNSUPPORTED;
   }
-  if (sh->dtype != DTYPE_FP16) {
-    snprintf(why, why_len,
-             "fused kernels are fp16 only for now (bf16 needs the bf16 mma/wgmma "
-             "variants of every tile; planned with the Hopper core)");
+  if (sh->dtype == DTYPE_BF16) { // the forward-only workloads, on the ws and sm_80 forwards
+    const char *fp16_only = NULL;
+    if ((int)wl < 0 || wl >= WL_COUNT || workload_selected_blocks(wl))
+      fp16_only = "the selected-block kernel is fp16 only";
+    else if (workload_has_column_pass(wl))
+      fp16_only = "the column passes are fp16 only; bf16 covers the forward-only workloads "
+                  "(attn, gemma2)";
+    else if (ctx && hopper(ctx) && ctx->sm90_fwd == SM90_FWD_LOCKSTEP)
+      fp16_only = "the lockstep Hopper forward (--sm90-fwd lockstep) is fp16 only";
+    if (fp16_only) {
+      snprintf(why, why_len, "%s", fp16_only);
+      return ATTN_UNSUPPORTED;
+    }
+  } else if (sh->dtype != DTYPE_FP16) {
+    snprintf(why, why_len, "fused kernels run fp16 and bf16 only");
     return ATTN_UNSUPPORTED;
   }
   if ((int)wl >= 0 && wl < WL_COUNT && workload_selected_blocks(wl)) {

@@ -213,14 +213,14 @@ __device__ __forceinline__ void frag_scale_rows(float (&o)[NT][4], const float (
 }
 // Probabilities in the accumulator layout (NT tiles of 8 keys) -> fp16 A fragments of the
 // P·V product (NT / 2 k-steps of 16 keys).
-template <int NT>
+template <int NT, bool BF16 = false>
 __device__ __forceinline__ void frag_pack_a(uint32_t (&pa)[NT / 2][4], const float (&s)[NT][4]) {
 #pragma unroll
   for (int kk = 0; kk < NT / 2; kk++) {
-    pa[kk][0] = pack_half2(s[2 * kk][0], s[2 * kk][1]);
-    pa[kk][1] = pack_half2(s[2 * kk][2], s[2 * kk][3]);
-    pa[kk][2] = pack_half2(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-    pa[kk][3] = pack_half2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+    pa[kk][0] = pack2<BF16>(s[2 * kk][0], s[2 * kk][1]);
+    pa[kk][1] = pack2<BF16>(s[2 * kk][2], s[2 * kk][3]);
+    pa[kk][2] = pack2<BF16>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+    pa[kk][3] = pack2<BF16>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
   }
 }
 
@@ -282,7 +282,7 @@ __device__ __forceinline__ void softcap_scores(float (&s)[NT][4], const Params &
 
 // The forward's epilogue: out = o / l (fp16) for this thread's two rows, and the row LSE
 // where a column pass follows.
-template <int D, int WL>
+template <int D, int WL, bool BF16 = false>
 __device__ __forceinline__ void store_rows(const float (&o)[D / 8][4], const RowState &st,
                                            const Params &p, int row_base, int b, int h, int t) {
   const long bh = (long)b * p.H + h;
@@ -294,8 +294,8 @@ __device__ __forceinline__ void store_rows(const float (&o)[D / 8][4], const Row
     half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D;
 #pragma unroll
     for (int dt = 0; dt < D / 8; dt++)
-      *reinterpret_cast<__half2 *>(dst + dt * 8 + 2 * t) =
-          __floats2half2_rn(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
+      *reinterpret_cast<uint32_t *>(dst + dt * 8 + 2 * t) =
+          pack2<BF16>(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
     if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
   }
 }
@@ -359,7 +359,9 @@ template <int WL> struct ColState {
   }
 };
 
-template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
+// BF16: bfloat16 q, k, v, out (the tiles' 16-bit elements read as bf16), else fp16.
+template <int D, int WL, bool BF16 = false>
+__global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sq = reinterpret_cast<half *>(smem_raw);
   half *sk = sq + kRows * D;
@@ -408,7 +410,7 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
     const int j0 = n * kCols;
     const bool edge = j0 + kCols - 1 > m0 + p.offset || j0 + kCols > p.Lkv;
     float s[kCols / 8][4];
-    gemm_abt<D, kCols>(s, qa, sk);
+    gemm_abt<D, kCols, BF16>(s, qa, sk);
     mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
     float alpha[2];
     if constexpr (wl_traits<WL>::keyformer) {
@@ -437,11 +439,11 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_fwd(Pa
                                                                (n + 1) * kCols, p.Lkv, vec4);
       cp_async_commit();
     }
-    gemm_pv<D, kCols>(o, s, sv);
+    gemm_pv<D, kCols, BF16>(o, s, sv);
   }
 
   st.finish();
-  store_rows<D, WL>(o, st, p, row_base, b, h, t);
+  store_rows<D, WL, BF16>(o, st, p, row_base, b, h, t);
   if constexpr (wl_traits<WL>::keyformer) st_kf.store(st, p, bh, row_base, t);
 }
 

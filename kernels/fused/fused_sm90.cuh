@@ -46,26 +46,26 @@ __device__ __forceinline__ void load_tile_sw128(half *tile, const half *base, lo
   }
 }
 
-template <int N>
+template <int N, bool BF16 = false>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a, uint64_t b,
                                          int scale_d) {
   if constexpr (N == 64)
-    wgmma_m64n64k16_ss(d, a, b, scale_d);
+    wgmma_m64n64k16_ss<BF16>(d, a, b, scale_d);
   else
-    wgmma_m64n128k16_ss(d, a, b, scale_d);
+    wgmma_m64n128k16_ss<BF16>(d, a, b, scale_d);
 }
-template <int N>
+template <int N, bool BF16 = false>
 __device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t (&a)[4],
                                             uint64_t b) {
   if constexpr (N == 64)
-    wgmma_m64n64k16_rs_tb(d, a, b);
+    wgmma_m64n64k16_rs_tb<BF16>(d, a, b);
   else
-    wgmma_m64n128k16_rs_tb(d, a, b);
+    wgmma_m64n128k16_rs_tb<BF16>(d, a, b);
 }
 
 // acc (=) A·Bᵀ issued, not waited: A rows a_row0 .. +63 of an A_ROWS-row sw128 tile, B an N-row
 // sw128 tile, both D wide.
-template <int D, int N, int A_ROWS>
+template <int D, int N, int A_ROWS, bool BF16 = false>
 __device__ __forceinline__ void wgmma_abt_issue(float (&acc)[N / 8][4], const half *a_tile,
                                                 int a_row0, const half *b_tile) {
 #pragma unroll
@@ -73,7 +73,7 @@ __device__ __forceinline__ void wgmma_abt_issue(float (&acc)[N / 8][4], const ha
     uint64_t da =
         sw128_desc(a_tile + (kk >> 2) * A_ROWS * 64 + a_row0 * 64 + (kk & 3) * 16, 16, 1024);
     uint64_t db = sw128_desc(b_tile + (kk >> 2) * N * 64 + (kk & 3) * 16, 16, 1024);
-    wgmma_ss<N>(acc, da, db, kk > 0);
+    wgmma_ss<N, BF16>(acc, da, db, kk > 0);
   }
 }
 

@@ -105,7 +105,8 @@ template <int ROWS> __device__ __forceinline__ int ws_blocks(int qb, const Param
 }
 
 // ---- the kernel ---------------------------------------------------------------------------
-template <int D, int WL>
+// BF16: bfloat16 q, k, v, out (tensor maps of bf16, bf16 wgmma), else fp16.
+template <int D, int WL, bool BF16 = false>
 __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p, int chunk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -277,13 +278,13 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     };
     auto rescale_and_pack = [&](const float(&alpha)[2]) {
       frag_scale_rows(o, alpha);
-      frag_pack_a(pa, s);
+      frag_pack_a<kWsCols / 8, BF16>(pa, s);
     };
     auto issue_pv = [&](int stage) {
       const half *sv = sv0 + stage * kWsCols * D;
 #pragma unroll
       for (int kk = 0; kk < kWsCols / 16; kk++)
-        wgmma_rs_tb<D>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
+        wgmma_rs_tb<D, BF16>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
     };
     auto pass_turn = [&]() { named_arrive(kWsSchedBar + next_c, 256); };
 
@@ -293,7 +294,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
       mbar_wait(&full_k[stage], (it / NST) & 1);
       named_sync(kWsSchedBar + c, 256);
       wgmma_fence();
-      wgmma_abt_issue<D, kWsCols, C::kRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
+      wgmma_abt_issue<D, kWsCols, C::kRows, BF16>(s, sq, c * 64, sk0 + stage * kWsCols * D);
       wgmma_commit();
       pass_turn();
       wgmma_wait<0>();
@@ -309,7 +310,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
       mbar_wait(&full_v[prev], ((cur - 1) / NST) & 1);
       named_sync(kWsSchedBar + c, 256); // my turn to issue
       wgmma_fence();
-      wgmma_abt_issue<D, kWsCols, C::kRows>(s, sq, c * 64, sk0 + stage * kWsCols * D);
+      wgmma_abt_issue<D, kWsCols, C::kRows, BF16>(s, sq, c * 64, sk0 + stage * kWsCols * D);
       wgmma_commit();
       issue_pv(prev);
       wgmma_commit();
@@ -342,7 +343,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     it += nblocks;
 
     st.finish();
-    store_rows<D, WL>(o, st, p, row_base, tile.b, tile.h, t);
+    store_rows<D, WL, BF16>(o, st, p, row_base, tile.b, tile.h, t);
     if constexpr (kNoise) st_kf.store(st, p, (long)tile.b * p.H + tile.h, row_base, t);
   }
   // The last consumer passed the turn after its last GEMM; consumer 0 takes it, so no barrier

@@ -4,6 +4,7 @@
 #pragma once
 #include "smem_addr.cuh"
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -135,9 +136,28 @@ __device__ __forceinline__ void mma16816_bf16(float c[4], const uint32_t a[4], u
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// The fused kernels' element type as a flag: BF16 bfloat16 operands, else fp16 (their
+// tiles are 16-bit either way: copies and ldmatrix do not care).
+template <bool BF16>
+__device__ __forceinline__ void mma16816_of(float c[4], const uint32_t a[4], uint32_t b0,
+                                            uint32_t b1) {
+  if constexpr (BF16)
+    mma16816_bf16(c, a, b0, b1);
+  else
+    mma16816(c, a, b0, b1);
+}
 __device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
   __half2 h = __floats2half2_rn(lo, hi);
   return *reinterpret_cast<uint32_t *>(&h);
+}
+// Two floats as a packed pair of the element type (round to nearest).
+template <bool BF16> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  if constexpr (BF16) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&h);
+  } else {
+    return pack_half2(lo, hi);
+  }
 }
 
 // A fragments of a warp's 16 rows (tile rows row0..row0+15) for every 16-wide k chunk of D.
@@ -150,7 +170,7 @@ __device__ __forceinline__ void load_a_frags(uint32_t a[D / 16][4], const half *
 }
 
 // acc[n-tile][4] = A (16 x D, in registers) * B^T, B an N x D swizzled tile in shared memory.
-template <int D, int N>
+template <int D, int N, bool BF16 = false>
 __device__ __forceinline__ void gemm_abt(float acc[N / 8][4], const uint32_t a[D / 16][4],
                                          const half *btile) {
   int lane = threadIdx.x & 31;
@@ -165,31 +185,32 @@ __device__ __forceinline__ void gemm_abt(float acc[N / 8][4], const uint32_t a[D
     for (int kk = 0; kk < D / 16; kk++) {
       uint32_t b[4];
       ldmatrix_x4(b, btile + swz<D>(row, kk * 2 + ((lane >> 3) & 1)));
-      mma16816(acc[2 * np], a[kk], b[0], b[1]);
-      mma16816(acc[2 * np + 1], a[kk], b[2], b[3]);
+      mma16816_of<BF16>(acc[2 * np], a[kk], b[0], b[1]);
+      mma16816_of<BF16>(acc[2 * np + 1], a[kk], b[2], b[3]);
     }
   }
 }
 
-// o[d-tile][4] += P (16 x N, fp32 accumulators converted to fp16 A fragments) * V (N x D tile).
-template <int D, int N>
+// o[d-tile][4] += P (16 x N, fp32 accumulators converted to fp16 / bf16 A fragments) * V (N x D
+// tile).
+template <int D, int N, bool BF16 = false>
 __device__ __forceinline__ void gemm_pv(float o[D / 8][4], const float p[N / 8][4],
                                         const half *vtile) {
   int lane = threadIdx.x & 31;
 #pragma unroll
   for (int kk = 0; kk < N / 16; kk++) {
     uint32_t a[4];
-    a[0] = pack_half2(p[2 * kk][0], p[2 * kk][1]);
-    a[1] = pack_half2(p[2 * kk][2], p[2 * kk][3]);
-    a[2] = pack_half2(p[2 * kk + 1][0], p[2 * kk + 1][1]);
-    a[3] = pack_half2(p[2 * kk + 1][2], p[2 * kk + 1][3]);
+    a[0] = pack2<BF16>(p[2 * kk][0], p[2 * kk][1]);
+    a[1] = pack2<BF16>(p[2 * kk][2], p[2 * kk][3]);
+    a[2] = pack2<BF16>(p[2 * kk + 1][0], p[2 * kk + 1][1]);
+    a[3] = pack2<BF16>(p[2 * kk + 1][2], p[2 * kk + 1][3]);
     int row = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
 #pragma unroll
     for (int dp = 0; dp < D / 16; dp++) {
       uint32_t b[4];
       ldmatrix_x4_trans(b, vtile + swz<D>(row, dp * 2 + (lane >> 4)));
-      mma16816(o[2 * dp], a, b[0], b[1]);
-      mma16816(o[2 * dp + 1], a, b[2], b[3]);
+      mma16816_of<BF16>(o[2 * dp], a, b[0], b[1]);
+      mma16816_of<BF16>(o[2 * dp + 1], a, b[2], b[3]);
     }
   }
 }

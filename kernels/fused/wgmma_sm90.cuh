@@ -19,104 +19,6 @@ __device__ __forceinline__ uint64_t sw128_desc(const void *p, uint32_t lbo_bytes
          ((uint64_t)((sbo_bytes & 0x3FFFF) >> 4) << 32) | ((uint64_t)1 << 62);
 }
 
-// d (m64n64, fp32) (+)= A (smem desc) * B (smem desc, K-major); scale_d = 0 overwrites d.
-__device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t desc_a,
-                                                   uint64_t desc_b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"
-               "%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-               : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]),
-                 "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]),
-                 "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]),
-                 "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
-                 "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]),
-                 "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
-                 "+f"(d[7][2]), "+f"(d[7][3])
-               : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-// d (m64n128, fp32) (+)= A (smem desc) * B (smem desc, K-major); scale_d = 0 overwrites d.
-__device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], uint64_t desc_a,
-                                                    uint64_t desc_b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"
-               "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%"
-               "43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}"
-               ", %64, %65, p, 1, 1, 0, 0;\n}\n"
-               : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]),
-                 "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]),
-                 "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]),
-                 "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
-                 "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]),
-                 "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
-                 "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]),
-                 "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
-                 "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]),
-                 "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]), "+f"(d[12][0]), "+f"(d[12][1]),
-                 "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]),
-                 "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
-                 "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
-               : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-}
-
-// d (m64n64, fp32) (+)= A (registers, fp16 fragments) * B (smem desc): TNSPB 0 K-major, 1
-// MN-major (transposed); scale_d = 0 overwrites d.
-template <int TNSPB>
-__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[8][4], const uint32_t (&a)[4],
-                                                   uint64_t desc_b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"
-               "%23,%24,%25,%26,%27,%28,%29,%30,%31}, {%32,%33,%34,%35}, %36, p, 1, 1, %38;\n}\n"
-               : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]),
-                 "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]),
-                 "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]),
-                 "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
-                 "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]),
-                 "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
-                 "+f"(d[7][2]), "+f"(d[7][3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TNSPB));
-}
-// d += A (registers) * B (smem desc, MN-major: transposed).
-__device__ __forceinline__ void wgmma_m64n64k16_rs_tb(float (&d)[8][4], const uint32_t (&a)[4],
-                                                      uint64_t desc_b) {
-  wgmma_m64n64k16_rs<1>(d, a, desc_b, 1);
-}
-
-// d (m64n128, fp32) (+)= A (registers, fp16 fragments) * B (smem desc): TNSPB 0 K-major, 1
-// MN-major (transposed); scale_d = 0 overwrites d.
-template <int TNSPB>
-__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[16][4], const uint32_t (&a)[4],
-                                                    uint64_t desc_b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-               "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,"
-               "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%"
-               "43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}"
-               ", {%64,%65,%66,%67}, %68, p, 1, 1, %70;\n}\n"
-               : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]),
-                 "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]),
-                 "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]),
-                 "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]),
-                 "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]),
-                 "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),
-                 "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]),
-                 "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
-                 "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]),
-                 "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]), "+f"(d[12][0]), "+f"(d[12][1]),
-                 "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]),
-                 "+f"(d[13][3]), "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]),
-                 "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TNSPB));
-}
-// d += A (registers) * B (smem desc, MN-major: transposed).
-__device__ __forceinline__ void wgmma_m64n128k16_rs_tb(float (&d)[16][4], const uint32_t (&a)[4],
-                                                       uint64_t desc_b) {
-  wgmma_m64n128k16_rs<1>(d, a, desc_b, 1);
-}
-
 // ---- A (shared, K-major) x B (shared, MN-major, i.e. row-major [K, N]: tnspB = 1) ----------
 // The GEMM's operands (kernels/gemm/): A rows are K-contiguous, B rows N-contiguous, both
 // 128B-swizzled by TMA. fp16 or bf16 inputs, fp32 accumulators; d[j][0..3] as above.
@@ -189,6 +91,97 @@ __device__ __forceinline__ void wgmma_ss_tb(float (&d)[N / 8][4], uint64_t desc_
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 #undef WGMMA_SS_TB
+#define WGMMA_D_N64(d)                                                                          \
+  "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),     \
+      "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), \
+      "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), \
+      "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
+      "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), \
+      "+f"(d[7][2]), "+f"(d[7][3])
+#define WGMMA_R32                                                                                \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%" \
+  "25,%26,%27,%28,%29,%30,%31}"
+// ---- the attention kernels' shapes (fused_sm90.cuh, fused_ws90.cuh, fused_colws90.cuh) ------
+// ss: A and B from shared memory, both K-major (tnspA = tnspB = 0). rs: A from registers (fp16 or
+// bf16 fragments, the mma.sync m16n8k16 A layout), B from shared memory, tnspB an immediate.
+#define WGMMA_SS(N, TYPE, REGS, PRED, DESCS)                                            \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, " PRED ", 0;\nwgmma.mma_async.sync.aligned.m64n" #N \
+  "k16.f32." TYPE "." TYPE " " REGS ", " DESCS ", p, 1, 1, 0, 0;\n}\n"
+#define WGMMA_RS(N, TYPE, REGS, PRED, OPERANDS)                                         \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, " PRED ", 0;\nwgmma.mma_async.sync.aligned.m64n" #N \
+  "k16.f32." TYPE "." TYPE " " REGS ", " OPERANDS ";\n}\n"
+
+// d (m64n64 / m64n128, fp32) (+)= A (smem desc) * B (smem desc, K-major); scale_d = 0 overwrites
+// d; BF16: bfloat16 operands, else fp16.
+template <bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t desc_a,
+                                                   uint64_t desc_b, int scale_d) {
+  if constexpr (BF16)
+    asm volatile(WGMMA_SS(64, "bf16", WGMMA_R32, "%34", "%32, %33")
+                 : WGMMA_D_N64(d)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  else
+    asm volatile(WGMMA_SS(64, "f16", WGMMA_R32, "%34", "%32, %33")
+                 : WGMMA_D_N64(d)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+template <bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], uint64_t desc_a,
+                                                    uint64_t desc_b, int scale_d) {
+  if constexpr (BF16)
+    asm volatile(WGMMA_SS(128, "bf16", WGMMA_R64, "%66", "%64, %65")
+                 : WGMMA_D_N128(d)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  else
+    asm volatile(WGMMA_SS(128, "f16", WGMMA_R64, "%66", "%64, %65")
+                 : WGMMA_D_N128(d)
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+// d (m64n64 / m64n128, fp32) (+)= A (registers) * B (smem desc): TNSPB 0 K-major, 1 MN-major
+// (transposed); scale_d = 0 overwrites d.
+template <int TNSPB, bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[8][4], const uint32_t (&a)[4],
+                                                   uint64_t desc_b, int scale_d) {
+  if constexpr (BF16)
+    asm volatile(WGMMA_RS(64, "bf16", WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38")
+                 : WGMMA_D_N64(d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d),
+                   "n"(TNSPB));
+  else
+    asm volatile(WGMMA_RS(64, "f16", WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38")
+                 : WGMMA_D_N64(d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d),
+                   "n"(TNSPB));
+}
+template <int TNSPB, bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[16][4], const uint32_t (&a)[4],
+                                                    uint64_t desc_b, int scale_d) {
+  if constexpr (BF16)
+    asm volatile(WGMMA_RS(128, "bf16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70")
+                 : WGMMA_D_N128(d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d),
+                   "n"(TNSPB));
+  else
+    asm volatile(WGMMA_RS(128, "f16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70")
+                 : WGMMA_D_N128(d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d),
+                   "n"(TNSPB));
+}
+// d += A (registers) * B (smem desc, MN-major: transposed).
+template <bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n64k16_rs_tb(float (&d)[8][4], const uint32_t (&a)[4],
+                                                      uint64_t desc_b) {
+  wgmma_m64n64k16_rs<1, BF16>(d, a, desc_b, 1);
+}
+template <bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n128k16_rs_tb(float (&d)[16][4], const uint32_t (&a)[4],
+                                                       uint64_t desc_b) {
+  wgmma_m64n128k16_rs<1, BF16>(d, a, desc_b, 1);
+}
+#undef WGMMA_RS
+#undef WGMMA_SS
+#undef WGMMA_R32
+#undef WGMMA_D_N64
 #undef WGMMA_R128
 #undef WGMMA_R64
 #undef WGMMA_D_N256
