@@ -110,6 +110,16 @@ __device__ __forceinline__ void wgmma_ss_tb(float (&d)[N / 8][4], uint64_t desc_
 #define WGMMA_RS(N, TYPE, REGS, PRED, OPERANDS)                                         \
   "{\n.reg .pred p;\nsetp.ne.b32 p, " PRED ", 0;\nwgmma.mma_async.sync.aligned.m64n" #N \
   "k16.f32." TYPE "." TYPE " " REGS ", " OPERANDS ";\n}\n"
+// The statements: d (DOUT lists its registers) and the operands of the enclosing function.
+#define WGMMA_SS_CALL(N, TYPE, REGS, PRED, DESCS, DOUT) \
+  asm volatile(WGMMA_SS(N, TYPE, REGS, PRED, DESCS)     \
+               : DOUT(d)                                \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define WGMMA_RS_CALL(N, TYPE, REGS, PRED, OPERANDS, DOUT)                              \
+  asm volatile(WGMMA_RS(N, TYPE, REGS, PRED, OPERANDS)                                  \
+               : DOUT(d)                                                                \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), \
+                 "n"(TNSPB))
 
 // d (m64n64 / m64n128, fp32) (+)= A (smem desc) * B (smem desc, K-major); scale_d = 0 overwrites
 // d; BF16: bfloat16 operands, else fp16.
@@ -117,25 +127,17 @@ template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t desc_a,
                                                    uint64_t desc_b, int scale_d) {
   if constexpr (BF16)
-    asm volatile(WGMMA_SS(64, "bf16", WGMMA_R32, "%34", "%32, %33")
-                 : WGMMA_D_N64(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    WGMMA_SS_CALL(64, "bf16", WGMMA_R32, "%34", "%32, %33", WGMMA_D_N64);
   else
-    asm volatile(WGMMA_SS(64, "f16", WGMMA_R32, "%34", "%32, %33")
-                 : WGMMA_D_N64(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    WGMMA_SS_CALL(64, "f16", WGMMA_R32, "%34", "%32, %33", WGMMA_D_N64);
 }
 template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], uint64_t desc_a,
                                                     uint64_t desc_b, int scale_d) {
   if constexpr (BF16)
-    asm volatile(WGMMA_SS(128, "bf16", WGMMA_R64, "%66", "%64, %65")
-                 : WGMMA_D_N128(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    WGMMA_SS_CALL(128, "bf16", WGMMA_R64, "%66", "%64, %65", WGMMA_D_N128);
   else
-    asm volatile(WGMMA_SS(128, "f16", WGMMA_R64, "%66", "%64, %65")
-                 : WGMMA_D_N128(d)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+    WGMMA_SS_CALL(128, "f16", WGMMA_R64, "%66", "%64, %65", WGMMA_D_N128);
 }
 // d (m64n64 / m64n128, fp32) (+)= A (registers) * B (smem desc): TNSPB 0 K-major, 1 MN-major
 // (transposed); scale_d = 0 overwrites d.
@@ -143,29 +145,20 @@ template <int TNSPB, bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[8][4], const uint32_t (&a)[4],
                                                    uint64_t desc_b, int scale_d) {
   if constexpr (BF16)
-    asm volatile(WGMMA_RS(64, "bf16", WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38")
-                 : WGMMA_D_N64(d)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d),
-                   "n"(TNSPB));
+    WGMMA_RS_CALL(64, "bf16", WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38",
+                  WGMMA_D_N64);
   else
-    asm volatile(WGMMA_RS(64, "f16", WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38")
-                 : WGMMA_D_N64(d)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d),
-                   "n"(TNSPB));
+    WGMMA_RS_CALL(64, "f16", WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38", WGMMA_D_N64);
 }
 template <int TNSPB, bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[16][4], const uint32_t (&a)[4],
                                                     uint64_t desc_b, int scale_d) {
   if constexpr (BF16)
-    asm volatile(WGMMA_RS(128, "bf16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70")
-                 : WGMMA_D_N128(d)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d),
-                   "n"(TNSPB));
+    WGMMA_RS_CALL(128, "bf16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70",
+                  WGMMA_D_N128);
   else
-    asm volatile(WGMMA_RS(128, "f16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70")
-                 : WGMMA_D_N128(d)
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d),
-                   "n"(TNSPB));
+    WGMMA_RS_CALL(128, "f16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70",
+                  WGMMA_D_N128);
 }
 // d += A (registers) * B (smem desc, MN-major: transposed).
 template <bool BF16 = false>
@@ -178,6 +171,8 @@ __device__ __forceinline__ void wgmma_m64n128k16_rs_tb(float (&d)[16][4], const 
                                                        uint64_t desc_b) {
   wgmma_m64n128k16_rs<1, BF16>(d, a, desc_b, 1);
 }
+#undef WGMMA_RS_CALL
+#undef WGMMA_SS_CALL
 #undef WGMMA_RS
 #undef WGMMA_SS
 #undef WGMMA_R32
