@@ -153,16 +153,17 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   constexpr bool noise = wl_traits<WL>::keyformer;
   if (noise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
     ATTN_TRY(
-        encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kWsNoiseBox, 64));
+        encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kSw128Floats, 64));
   return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16>, "attn_fwd_ws90", maps, p, C::kThreads,
                    C::smem_bytes(noise), (sh->q_len + C::kRows - 1) / C::kRows);
 }
 
-template <int D, int WL>
+template <int D, int WL, bool BF16>
 static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
-  if (ctx->sm90_fwd != SM90_FWD_LOCKSTEP) return launch_fwd_ws90<D, WL>(ctx, sh, p);
-  if constexpr (wl_traits<WL>::keyformer) { // use_sm90 keeps kf off the lockstep kernel
-    return attn_fail(ctx, ATTN_ERR, "fused: the lockstep forward has no kf variant");
+  if (ctx->sm90_fwd != SM90_FWD_LOCKSTEP) return launch_fwd_ws90<D, WL, BF16>(ctx, sh, p);
+  // use_sm90 keeps kf off the lockstep kernel, fused_supports bf16
+  if constexpr (wl_traits<WL>::keyformer || BF16) {
+    return attn_fail(ctx, ATTN_ERR, "fused: the lockstep forward has no kf or bf16 variant");
   } else {
     using C = Cfg90<2, 128>;
     dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
@@ -193,35 +194,29 @@ static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
     ATTN_TRY(encode_lse_map(ctx, &maps.lse, kf ? p.lse_kf : p.lse, sh->q_len, bh, C::QN));
     if (C::kAux)
       ATTN_TRY(encode_aux_map(ctx, &maps.aux, kf ? p.exp_rand : p.corm_mask, sh, kf ? bh : 1,
-                              kCwsAuxBox, C::QN));
+                              kSw128Floats, C::QN));
     return launch_ws(ctx, sh, attn_col_ws90<D, WL>, "attn_col_ws90", maps, p, kCwsThreads,
                      C::template smem_bytes<D>(), (sh->kv_len + kCwsKeys - 1) / kCwsKeys);
   }
 }
 
-// bf16 (fused_supports admits it for the forward-only workloads, off the lockstep kernel): the
-// warp-specialized forward on Hopper, else the sm_80 one.
-template <int D, int WL>
-static int run_bf16(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
-  if constexpr (needs_lse<WL>()) {
-    return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: no bf16 column pass");
-  } else {
-    if (hopper(ctx) && ctx->sm90_fwd != SM90_FWD_LOCKSTEP)
-      return launch_fwd_ws90<D, WL, true>(ctx, sh, p);
-    dim3 grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
-    return launch(ctx, attn_fwd<D, WL, true>, "attn_fwd", grid, fwd_smem_bytes<D, WL>(), p);
-  }
+// The forward: a Hopper kernel where use_sm90 says so, else the sm_80 one.
+template <int D, int WL, bool BF16>
+static int run_forward(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  if (use_sm90(ctx, (workload_id)WL, sh)) return launch_fwd_sm90<D, WL, BF16>(ctx, sh, p);
+  dim3 grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
+  return launch(ctx, attn_fwd<D, WL, BF16>, "attn_fwd", grid, fwd_smem_bytes<D, WL>(), p);
 }
 
 template <int D, int WL>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
-  if (sh->dtype == DTYPE_BF16) return run_bf16<D, WL>(ctx, sh, p);
-  dim3 fwd_grid((sh->q_len + kRows - 1) / kRows, sh->heads, sh->batch);
-  int rc;
-  if (use_sm90(ctx, (workload_id)WL, sh))
-    rc = launch_fwd_sm90<D, WL>(ctx, sh, p);
-  else
-    rc = launch(ctx, attn_fwd<D, WL>, "attn_fwd", fwd_grid, fwd_smem_bytes<D, WL>(), p);
+  if (sh->dtype == DTYPE_BF16) { // fused_supports admits the forward-only workloads
+    if constexpr (needs_lse<WL>())
+      return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: no bf16 column pass");
+    else
+      return run_forward<D, WL, true>(ctx, sh, p);
+  }
+  int rc = run_forward<D, WL, false>(ctx, sh, p);
   if constexpr (needs_lse<WL>()) {
     if (rc != ATTN_OK) return rc;
     if (hopper(ctx) && col_ws_usable<WL>(ctx, sh)) {

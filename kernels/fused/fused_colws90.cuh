@@ -30,7 +30,6 @@ namespace fused {
 constexpr int kCwsKeys = 128; // keys per tile (64 per consumer)
 constexpr int kCwsStages = 4;
 constexpr int kCwsThreads = 384;
-constexpr int kCwsAuxBox = 32; // keys per aux box: the 128-byte swizzle span of fp32
 
 // Per workload: QN queries per step; with an aux input (kf's noise, corm's mask) a stage holds
 // the QN x kCwsKeys fp32 aux tile too, and 64-query steps keep four stages within the shared
@@ -50,7 +49,7 @@ template <int WL> __host__ __device__ constexpr bool col_ws_serves() { return ne
 
 // TMA descriptors: q and k as in WsMaps (boxes of QN and kCwsKeys rows), the row LSE as a 2-D
 // fp32 tensor {Lq, B*H} (boxes of QN), the aux input as a 3-D fp32 tensor {Lkv, Lq, B*H} (kf)
-// or {Lkv, Lq, 1} (corm's one mask for all heads), boxes {kCwsAuxBox, QN, 1}.
+// or {Lkv, Lq, 1} (corm's one mask for all heads), boxes {kSw128Floats, QN, 1}.
 struct ColWsMaps {
   CUtensorMap q, k, lse, aux;
 };
@@ -92,24 +91,21 @@ __device__ __forceinline__ void load_lse(float2 (&l)[QN / 8], uint32_t slse, int
 }
 
 // This thread's elements of a stage's aux tile: keys kl, kl + 8 (rr) of queries nt·8 + 2t + e1.
-// Box kl / 32 holds keys 32 (kl / 32) ..; query row q at 32 q floats, its 16-byte chunk k at
-// (k ^ (q & 7)) (the 128B swizzle; q & 7 = 2t + e1). Bank-conflict free: a warp's 8 keys and 4
-// query pairs hit 32 distinct banks. off[rr][e1]: the offset but for nt · 8 rows.
+// Box kl / 32 holds keys 32 (kl / 32) ..; rows 8 apart share the swizzle, so off[rr][e1] (the
+// offset for nt = 0) serves every nt. Bank-conflict free: a warp's 8 keys and 4 query pairs hit
+// 32 distinct banks.
 template <int QN> struct ColAuxView {
   int off[2][2];
   __device__ void init(int kl, int t) {
-    const int kk = kl % kCwsAuxBox; // kk + 8 < 32: both keys in one box
+    const int kk = kl % kSw128Floats; // kk + 8 < 32: both keys in one box
 #pragma unroll
     for (int rr = 0; rr < 2; rr++)
 #pragma unroll
-      for (int e1 = 0; e1 < 2; e1++) {
-        const int q = 2 * t + e1, chunk = (kk + 8 * rr) / 4;
-        off[rr][e1] =
-            kl / kCwsAuxBox * QN * kCwsAuxBox + q * kCwsAuxBox + (chunk ^ q) * 4 + (kk & 3);
-      }
+      for (int e1 = 0; e1 < 2; e1++)
+        off[rr][e1] = kl / kSw128Floats * QN * kSw128Floats + sw128_f32(2 * t + e1, kk + 8 * rr);
   }
   __device__ float at(const float *stage, int nt, int rr, int e1) const {
-    return stage[nt * 8 * kCwsAuxBox + off[rr][e1]];
+    return stage[nt * 8 * kSw128Floats + off[rr][e1]];
   }
 };
 
@@ -170,7 +166,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     regs_release<40>();
     if (threadIdx.x != 0) return;
     int it = 0;
-    const uint64_t stream_policy = l2_evict_first_policy();
+    const uint64_t stream_policy = wl_traits<WL>::keyformer ? l2_evict_first_policy() : 0;
     for (int round = 0, t = blockIdx.x;; round++, t = ws_claim_tile()) {
       mbar_wait(empty_k, (round & 1) ^ 1); // the consumers hold the last tile's K
       if (t >= ntiles) {
@@ -195,13 +191,13 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
           tma_load_4d(sq0 + st * QN * D + sl * QN * 64, &maps.q, &full[st], sl * 64, tile.h, n * QN,
                       tile.b);
         tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + tile.h);
-        for (int kb = 0; kb < kAuxFloats / (QN * kCwsAuxBox); kb++)
+        for (int kb = 0; kb < kAuxFloats / (QN * kSw128Floats); kb++)
           if constexpr (wl_traits<WL>::keyformer) // read once: evict first
-            tma_load_3d_hint(saux0 + st * kAuxFloats + kb * QN * kCwsAuxBox, &maps.aux, &full[st],
-                             tile.kb * kCwsKeys + kb * kCwsAuxBox, n * QN, aux_z, stream_policy);
+            tma_load_3d_hint(saux0 + st * kAuxFloats + kb * QN * kSw128Floats, &maps.aux, &full[st],
+                             tile.kb * kCwsKeys + kb * kSw128Floats, n * QN, aux_z, stream_policy);
           else // corm's one mask serves every head
-            tma_load_3d(saux0 + st * kAuxFloats + kb * QN * kCwsAuxBox, &maps.aux, &full[st],
-                        tile.kb * kCwsKeys + kb * kCwsAuxBox, n * QN, aux_z);
+            tma_load_3d(saux0 + st * kAuxFloats + kb * QN * kSw128Floats, &maps.aux, &full[st],
+                        tile.kb * kCwsKeys + kb * kSw128Floats, n * QN, aux_z);
       }
     }
     return;

@@ -53,9 +53,12 @@ template <int WL> __device__ __forceinline__ float score_log2(float qk, float sc
   return qk * scale_log2;
 }
 
-// KeyFormer logit (log2 domain) from the log2 score and the noise r: ((S - ln r) / tau) * log2 e.
-__device__ __forceinline__ float kf_logit_log2(float s2, float r) {
-  return (s2 - fast_log2(r)) * (1.f / KF_TAU);
+// exp2 of a KeyFormer logit plus bias: the logit (log2 domain) is ((S - ln r) / tau) · log2 e =
+// (s2 - log2 r) / tau, s2 = x · x_scale the log2 score (x a raw dot product with x_scale =
+// scale_log2, or a log2 score with x_scale = 1), r its noise.
+__device__ __forceinline__ float kf_exp2(float x, float x_scale, float r, float bias) {
+  constexpr float kInvTau = 1.f / KF_TAU;
+  return fast_exp2(fmaf(x, x_scale * kInvTau, fmaf(fast_log2(r), -kInvTau, bias)));
 }
 
 template <int WL> __host__ __device__ constexpr bool needs_lse() {
@@ -161,7 +164,6 @@ struct KfRowSum {
   __device__ void add(const float (&x)[NT][4], float scale_log2, const float (&m_use)[2],
                       const float (&alpha)[2], Noise noise) {
     constexpr float kInvTau = 1.f / KF_TAU;
-    const float sc = (RAW ? scale_log2 : 1.f) * kInvTau;
 #pragma unroll
     for (int rr = 0; rr < 2; rr++) {
       const float ref = -m_use[rr] * kInvTau;
@@ -173,7 +175,7 @@ struct KfRowSum {
 #pragma unroll
         for (int c = 0; c < 2; c++) {
           const float xv = x[nt][2 * rr + c];
-          const float e = fast_exp2(fmaf(xv, sc, fmaf(fast_log2(rv[c]), -kInvTau, ref)));
+          const float e = kf_exp2(xv, RAW ? scale_log2 : 1.f, rv[c], ref);
           sum[nt & 1] += EDGE && xv == -CUDART_INF_F ? 0.f : e;
         }
       }
@@ -309,7 +311,7 @@ template <int WL> struct ColState {
   // logits for kf), aux its noise (kf) or mask (corm) value, live false where masked.
   __device__ void add(int rr, float x, float row_lse, float aux, bool live) {
     if (wl_traits<WL>::keyformer) {
-      const float v = fast_exp2(kf_logit_log2(x, aux) - row_lse);
+      const float v = kf_exp2(x, 1.f, aux, -row_lse);
       acc[rr] += live ? v : 0.f;
     } else if (wl_traits<WL>::any_ge_mask) {
       hit[rr] |= live && fast_exp2(x - row_lse) >= aux;
@@ -322,10 +324,8 @@ template <int WL> struct ColState {
   // The same from the raw dot product qk (the scale folded into the exponent's FFMA where the
   // logits are scaled scores), aux as in add.
   __device__ void add_raw(int rr, float qk, float scale_log2, float row_lse, bool live, float aux) {
-    if (wl_traits<WL>::keyformer) { // exp2((qk·scale_log2 - log2 r) / tau - row_lse)
-      constexpr float kInvTau = 1.f / KF_TAU;
-      const float v =
-          fast_exp2(fmaf(qk, scale_log2 * kInvTau, fmaf(fast_log2(aux), -kInvTau, -row_lse)));
+    if (wl_traits<WL>::keyformer) {
+      const float v = kf_exp2(qk, scale_log2, aux, -row_lse);
       acc[rr] += live ? v : 0.f; // a select: v is NaN where a masked key's noise is absent
     } else if (wl_traits<WL>::any_ge_mask) {
       hit[rr] |= live && fast_exp2(fmaf(qk, scale_log2, -row_lse)) >= aux;

@@ -32,6 +32,12 @@ template <int NWG, int BN> struct Cfg90 {
 template <int ROWS> __device__ __forceinline__ int sw128(int row, int chunk) {
   return (chunk >> 3) * ROWS * 64 + row * 64 + (((chunk & 7) ^ (row & 7)) << 3);
 }
+// The same swizzle for fp32 (kf's noise, corm's mask, loaded by TMA in boxes one 128-byte row
+// wide): element (row, col) of a box of kSw128Floats columns, offset in floats.
+constexpr int kSw128Floats = 32;
+__device__ __forceinline__ int sw128_f32(int row, int col) {
+  return row * kSw128Floats + ((((col >> 2) ^ (row & 7))) << 2) + (col & 3);
+}
 
 template <int ROWS, int D, int NTHREADS>
 __device__ __forceinline__ void load_tile_sw128(half *tile, const half *base, long row_stride,

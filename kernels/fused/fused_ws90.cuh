@@ -56,10 +56,9 @@ template <int D> struct WsCfg {
            (2 + 3 * kStages + (noise ? 2 * NC : 0)) * 8 + 8;
   }
 };
-constexpr int kWsNoiseBox = 32; // floats per noise box: the 128-byte swizzle span
 
 // TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (boxes {64, 1, rows, 1}); kf's
-// noise as a 3-D tensor {Lkv, Lq, B*H} (boxes {kWsNoiseBox, 64, 1}).
+// noise as a 3-D tensor {Lkv, Lq, B*H} (boxes {kSw128Floats, 64, 1}).
 struct WsMaps {
   CUtensorMap q, k, v, noise;
 };
@@ -152,7 +151,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     regs_release<C::kProducerRegs>();
     if (threadIdx.x != 0) return;
     int it = 0;
-    const uint64_t stream_policy = l2_evict_first_policy(); // kf's noise: read once
+    const uint64_t stream_policy = kNoise ? l2_evict_first_policy() : 0; // kf's noise: read once
     for (int round = 0, t = blockIdx.x;; round++, t = ws_claim_tile()) {
       mbar_wait(empty_q, (round & 1) ^ 1); // the consumers are done with the last tile's Q
       if (t >= ntiles) {                   // no tile left: wake the consumers with -1 and leave
@@ -185,9 +184,9 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
           float *sn = snoise0 + cc * kNoiseFloats;
           mbar_wait(&empty_n[cc], (it & 1) ^ 1);
           mbar_expect_tx(&full_n[cc], kNoiseFloats * (uint32_t)sizeof(float));
-          for (int kb = 0; kb < kWsCols / kWsNoiseBox; kb++)
-            tma_load_3d_hint(sn + kb * 64 * kWsNoiseBox, &maps.noise, &full_n[cc],
-                             n * kWsCols + kb * kWsNoiseBox, tile.qb * kWsRows + cc * 64,
+          for (int kb = 0; kb < kWsCols / kSw128Floats; kb++)
+            tma_load_3d_hint(sn + kb * 64 * kSw128Floats, &maps.noise, &full_n[cc],
+                             n * kWsCols + kb * kSw128Floats, tile.qb * kWsRows + cc * 64,
                              tile.b * p.H + tile.h, stream_policy);
         }
       }
@@ -208,16 +207,16 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
   uint32_t pa[kWsCols / 16][4];
   RowState st;
   KfRowSum st_kf;
-  // kf: this thread's noise pairs in its consumer's tile. Box nt / 4 holds keys 32 (nt / 4) ..,
-  // row r at 32 r floats, its 16-byte chunk c at (c ^ (r & 7)) (the 128B swizzle; r & 7 = g).
-  // Tile nt's pair is chunk 2 (nt % 4) + t / 2, floats 2 (t % 2) ..
-  const float *snoise = snoise0 + c * kNoiseFloats + (warp * 16 + g) * kWsNoiseBox + (t & 1) * 2;
-  int noise_chunk[4];
+  // kf: this thread's noise pairs (row warp·16 + g + 8 rr, keys nt·8 + 2t ..) in its consumer's
+  // tile: box nt / 4 holds keys 32 (nt / 4) ..; within a box the offset depends on nt % 4 (rows
+  // 8 apart share the swizzle), so four offsets serve every pair.
+  const float *snoise = snoise0 + c * kNoiseFloats;
+  int noise_off[4];
 #pragma unroll
-  for (int k = 0; k < 4; k++) noise_chunk[k] = ((2 * k) ^ (t >> 1) ^ g) * 4;
+  for (int k = 0; k < 4; k++) noise_off[k] = sw128_f32(warp * 16 + g, k * 8 + 2 * t);
   auto noise_at = [&](int nt, int rr) {
-    return *reinterpret_cast<const float2 *>(snoise + (nt / 4) * 64 * kWsNoiseBox +
-                                             rr * 8 * kWsNoiseBox + noise_chunk[nt % 4]);
+    return *reinterpret_cast<const float2 *>(snoise + (nt / 4) * 64 * kSw128Floats +
+                                             rr * 8 * kSw128Floats + noise_off[nt % 4]);
   };
 
   const int next_c = c + 1 == NC ? 0 : c + 1;      // whose turn follows mine
