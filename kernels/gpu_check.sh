@@ -5,12 +5,12 @@
 #   fused --sm90-fwd lockstep (the v4-v8 Hopper forward; the default is warp-specialized)}
 #   x odd sizes (S = 1, 17, 100, 257; heads 1..3; dim 64 and 128; batch 2 once), causal,
 #     and without a mask (--causal 0), and three bf16 shapes (causal and not, one with more
-#     query tiles than SMs; unsupported where a system or workload is fp16 only), the smallest
+#     query tiles than SMs; every system and workload runs bf16), the smallest
 #     ones under compute-sanitizer memcheck (cuBLAS included); three
 #     shapes have more query tiles than an H100 has SMs, so the persistent Hopper forward's
 #     CTAs walk several tiles each (the K/V ring and the Q reload across tiles)
-#   x the benchmark size S = 4096, H = 32, D = 128, causal and not (checked against the fp32
-#     GPU reference)
+#   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
+#     against the fp32 GPU reference)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA
 # groups, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
 # run one at a time and timed (5 warmups, 20 runs): their ms close the table.
@@ -76,7 +76,8 @@ s300h48:--seqlen 300 --heads 48 --dim 128:memcheck
 s400h60d64:--seqlen 400 --heads 60 --dim 64:memcheck
 s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
-s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain"
+s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain
+s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain"
 # nsa's own cases (names start with n_: run one at a time, timed). Memcheck on the small odd
 # ones: a block size that is no multiple of 16, a list longer than the candidates, 2 heads a
 # group; h32/h64/h128 take 2, 4 and 2x4 row tiles of heads per CTA.

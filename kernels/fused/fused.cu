@@ -146,28 +146,26 @@ static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, c
 template <int D, int WL, bool BF16 = false>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   WsMaps maps;
-  using C = WsCfg<D>;
+  using C = WsCfg<D, WL>;
   ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows, BF16));
   ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols, BF16));
   ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols, BF16));
-  constexpr bool noise = wl_traits<WL>::keyformer;
-  if (noise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
+  if (C::kNoise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
     ATTN_TRY(
         encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kSw128Floats, 64));
   return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16>, "attn_fwd_ws90", maps, p, C::kThreads,
-                   C::smem_bytes(noise), (sh->q_len + C::kRows - 1) / C::kRows);
+                   C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows);
 }
 
 template <int D, int WL, bool BF16>
 static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   if (ctx->sm90_fwd != SM90_FWD_LOCKSTEP) return launch_fwd_ws90<D, WL, BF16>(ctx, sh, p);
-  // use_sm90 keeps kf off the lockstep kernel, fused_supports bf16
-  if constexpr (wl_traits<WL>::keyformer || BF16) {
-    return attn_fail(ctx, ATTN_ERR, "fused: the lockstep forward has no kf or bf16 variant");
+  if constexpr (wl_traits<WL>::keyformer) { // use_sm90 keeps kf off the lockstep kernel
+    return attn_fail(ctx, ATTN_ERR, "fused: the lockstep forward has no kf variant");
   } else {
     using C = Cfg90<2, 128>;
     dim3 grid((sh->q_len + C::kRows - 1) / C::kRows, sh->heads, sh->batch);
-    return launch_cfg(ctx, attn_fwd_sm90<D, WL, 2, 128>, "attn_fwd_sm90", grid, C::kThreads,
+    return launch_cfg(ctx, attn_fwd_sm90<D, WL, 2, 128, BF16>, "attn_fwd_sm90", grid, C::kThreads,
                       C::template smem_bytes<D>(), p);
   }
 }
@@ -180,7 +178,7 @@ template <int WL> static bool col_ws_usable(const attn_ctx *ctx, const attn_shap
          (!has_aux<WL>() || sh->kv_len % 4 == 0);
 }
 
-template <int D, int WL>
+template <int D, int WL, bool BF16>
 static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   if constexpr (!col_ws_serves<WL>()) {
     return attn_fail(ctx, ATTN_ERR, "fused: no ws column pass for this workload");
@@ -189,13 +187,13 @@ static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
     constexpr bool kf = wl_traits<WL>::keyformer;
     const int bh = sh->batch * sh->heads;
     ColWsMaps maps;
-    ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::QN));
-    ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kCwsKeys));
+    ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::QN, BF16));
+    ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kCwsKeys, BF16));
     ATTN_TRY(encode_lse_map(ctx, &maps.lse, kf ? p.lse_kf : p.lse, sh->q_len, bh, C::QN));
     if (C::kAux)
       ATTN_TRY(encode_aux_map(ctx, &maps.aux, kf ? p.exp_rand : p.corm_mask, sh, kf ? bh : 1,
                               kSw128Floats, C::QN));
-    return launch_ws(ctx, sh, attn_col_ws90<D, WL>, "attn_col_ws90", maps, p, kCwsThreads,
+    return launch_ws(ctx, sh, attn_col_ws90<D, WL, BF16>, "attn_col_ws90", maps, p, kCwsThreads,
                      C::template smem_bytes<D>(), (sh->kv_len + kCwsKeys - 1) / kCwsKeys);
   }
 }
@@ -208,43 +206,43 @@ static int run_forward(const attn_ctx *ctx, const attn_shape *sh, const Params &
   return launch(ctx, attn_fwd<D, WL, BF16>, "attn_fwd", grid, fwd_smem_bytes<D, WL>(), p);
 }
 
-template <int D, int WL>
+// The column pass: the warp-specialized one where it can run, else attn_col_sm90 on Hopper and
+// attn_col elsewhere; then the pool, if the workload pools.
+template <int D, int WL, bool BF16>
+static int run_column_pass(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  int rc;
+  if (hopper(ctx) && col_ws_usable<WL>(ctx, sh)) {
+    rc = launch_col_ws90<D, WL, BF16>(ctx, sh, p);
+  } else if (hopper(ctx)) {
+    dim3 grid(sh->heads, (sh->kv_len + kCol90Keys - 1) / kCol90Keys, sh->batch);
+    rc = launch_cfg(ctx, attn_col_sm90<D, WL, BF16>, "attn_col_sm90", grid, kCol90Threads,
+                    col90_smem_bytes<D, WL>(), p);
+  } else {
+    dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
+    rc = launch(ctx, attn_col<D, WL, BF16>, "attn_col", col_grid, col_smem_bytes<D, WL>(), p);
+  }
+  if (rc != ATTN_OK || !wl_traits<WL>::pool) return rc;
+  long n = (long)sh->batch * sh->heads * sh->kv_len;
+  pool_avg<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
+      p.col, p.col2, sh->batch * sh->heads, sh->kv_len, wl_traits<WL>::pool);
+  return launched(ctx, "pool_avg");
+}
+
+template <int D, int WL, bool BF16>
 static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
-  if (sh->dtype == DTYPE_BF16) { // fused_supports admits the forward-only workloads
-    if constexpr (needs_lse<WL>())
-      return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: no bf16 column pass");
-    else
-      return run_forward<D, WL, true>(ctx, sh, p);
-  }
-  int rc = run_forward<D, WL, false>(ctx, sh, p);
-  if constexpr (needs_lse<WL>()) {
-    if (rc != ATTN_OK) return rc;
-    if (hopper(ctx) && col_ws_usable<WL>(ctx, sh)) {
-      rc = launch_col_ws90<D, WL>(ctx, sh, p);
-    } else if (hopper(ctx)) {
-      dim3 grid(sh->heads, (sh->kv_len + kCol90Keys - 1) / kCol90Keys, sh->batch);
-      rc = launch_cfg(ctx, attn_col_sm90<D, WL>, "attn_col_sm90", grid, kCol90Threads,
-                      col90_smem_bytes<D, WL>(), p);
-    } else {
-      dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
-      rc = launch(ctx, attn_col<D, WL>, "attn_col", col_grid, col_smem_bytes<D, WL>(), p);
-    }
-    if (rc != ATTN_OK || !wl_traits<WL>::pool) return rc;
-    long n = (long)sh->batch * sh->heads * sh->kv_len;
-    pool_avg<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
-        p.col, p.col2, sh->batch * sh->heads, sh->kv_len, wl_traits<WL>::pool);
-    return launched(ctx, "pool_avg");
-  }
+  int rc = run_forward<D, WL, BF16>(ctx, sh, p);
+  if constexpr (needs_lse<WL>())
+    if (rc == ATTN_OK) rc = run_column_pass<D, WL, BF16>(ctx, sh, p);
   return rc;
 }
 
-template <int D>
+template <int D, bool BF16>
 static int run_dim(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const Params &p) {
   switch (wl) {
-#define WORKLOAD(id, ...)                               \
-  case WL_##id:                                         \
-    if constexpr (!wl_traits<WL_##id>::selected_blocks) \
-      return run_workload<D, WL_##id>(ctx, sh, p);      \
+#define WORKLOAD(id, ...)                                \
+  case WL_##id:                                          \
+    if constexpr (!wl_traits<WL_##id>::selected_blocks)  \
+      return run_workload<D, WL_##id, BF16>(ctx, sh, p); \
     break;
 #include "workloads.def"
 #undef WORKLOAD
@@ -265,20 +263,29 @@ static int nsa_head_tiles(const attn_shape *sh) {
   return (sh->heads / shape_kv_heads(sh) + rows - 1) / rows;
 }
 
-template <int D, int MT>
+template <int D, int MT, bool BF16>
 static int launch_nsa(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
   using C = NsaCfg<D, MT>;
   p.head_tiles = nsa_head_tiles(sh);
   dim3 grid(sh->q_len, p.G * p.head_tiles, sh->batch);
-  return launch_cfg(ctx, nsa_fwd<D, MT>, "nsa_fwd", grid, kNsaThreads, C::smem_bytes(), p);
+  return launch_cfg(ctx, nsa_fwd<D, MT, BF16>, "nsa_fwd", grid, kNsaThreads, C::smem_bytes(), p);
 }
 
-template <int D>
+template <int D, bool BF16>
 static int run_nsa_dim(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
   switch (nsa_tiles(sh)) {
-  case 1: return launch_nsa<D, 1>(ctx, sh, p);
-  case 2: return launch_nsa<D, 2>(ctx, sh, p);
-  default: return launch_nsa<D, 4>(ctx, sh, p);
+  case 1: return launch_nsa<D, 1, BF16>(ctx, sh, p);
+  case 2: return launch_nsa<D, 2, BF16>(ctx, sh, p);
+  default: return launch_nsa<D, 4, BF16>(ctx, sh, p);
+  }
+}
+
+template <bool BF16>
+static int run_nsa_typed(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
+  switch (sh->dim) {
+  case 32: return run_nsa_dim<32, BF16>(ctx, sh, p);
+  case 64: return run_nsa_dim<64, BF16>(ctx, sh, p);
+  default: return run_nsa_dim<128, BF16>(ctx, sh, p);
   }
 }
 
@@ -299,11 +306,8 @@ static int run_nsa(const attn_ctx *ctx, const attn_shape *sh, const attn_io *io)
   p.selected = sh->selected_blocks;
   p.offset = mask_offset(sh);
   p.scale_log2 = (float)shape_scale(sh) * kLog2e;
-  switch (sh->dim) {
-  case 32: return run_nsa_dim<32>(ctx, sh, p);
-  case 64: return run_nsa_dim<64>(ctx, sh, p);
-  default: return run_nsa_dim<128>(ctx, sh, p);
-  }
+  return sh->dtype == DTYPE_BF16 ? run_nsa_typed<true>(ctx, sh, p)
+                                 : run_nsa_typed<false>(ctx, sh, p);
 }
 
 // What the selected-block kernel cannot run (after the common checks), else NULL.
@@ -340,20 +344,7 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
              ctx->cc_major, ctx->cc_minor);
     return ATTN_UNSUPPORTED;
   }
-  if (sh->dtype == DTYPE_BF16) { // the forward-only workloads, on the ws and sm_80 forwards
-    const char *fp16_only = NULL;
-    if ((int)wl < 0 || wl >= WL_COUNT || workload_selected_blocks(wl))
-      fp16_only = "the selected-block kernel is fp16 only";
-    else if (workload_has_column_pass(wl))
-      fp16_only = "the column passes are fp16 only; bf16 covers the forward-only workloads "
-                  "(attn, gemma2)";
-    else if (ctx && hopper(ctx) && ctx->sm90_fwd == SM90_FWD_LOCKSTEP)
-      fp16_only = "the lockstep Hopper forward (--sm90-fwd lockstep) is fp16 only";
-    if (fp16_only) {
-      snprintf(why, why_len, "%s", fp16_only);
-      return ATTN_UNSUPPORTED;
-    }
-  } else if (sh->dtype != DTYPE_FP16) {
+  if (sh->dtype != DTYPE_FP16 && sh->dtype != DTYPE_BF16) {
     snprintf(why, why_len, "fused kernels run fp16 and bf16 only");
     return ATTN_UNSUPPORTED;
   }
@@ -415,7 +406,9 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   p.offset = mask_offset(sh); // Lkv without a mask: no key is ever past the diagonal
   p.scale = 1.f / sqrtf((float)sh->dim);
   p.row_stride = (long)sh->heads * sh->dim;
-  return sh->dim == 64 ? run_dim<64>(ctx, wl, sh, p) : run_dim<128>(ctx, wl, sh, p);
+  if (sh->dtype == DTYPE_BF16)
+    return sh->dim == 64 ? run_dim<64, true>(ctx, wl, sh, p) : run_dim<128, true>(ctx, wl, sh, p);
+  return sh->dim == 64 ? run_dim<64, false>(ctx, wl, sh, p) : run_dim<128, false>(ctx, wl, sh, p);
 }
 
 // Whether run_workload takes the warp-specialized column pass for this cell.

@@ -127,7 +127,8 @@ __device__ __forceinline__ void col_ws_block(ColState<WL> &cs, const float (&s)[
     }
 }
 
-template <int D, int WL>
+// BF16: bfloat16 q and k (their tensor maps too), else fp16.
+template <int D, int WL, bool BF16 = false>
 __global__ void __launch_bounds__(kCwsThreads, 1)
     attn_col_ws90(const __grid_constant__ ColWsMaps maps, Params p, int chunk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -242,9 +243,9 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
         const uint32_t off = (kk >> 2) * kSlice + (kk & 3) * kStep;
         const uint64_t desc = ((uint64_t)q_hi << 32) | (lo + off);
         if constexpr (QN == 64)
-          wgmma_m64n64k16_rs<0>(s, kf[kk], desc, kk > 0);
+          wgmma_m64n64k16_rs<0, BF16>(s, kf[kk], desc, kk > 0);
         else
-          wgmma_m64n128k16_rs<0>(s, kf[kk], desc, kk > 0);
+          wgmma_m64n128k16_rs<0, BF16>(s, kf[kk], desc, kk > 0);
       }
       wgmma_commit();
     };

@@ -76,7 +76,9 @@ nsa_load_chunk(const NsaParams &p, const int32_t *list, int c, int n_keys, int t
   }
 }
 
-template <int D, int MT> __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
+// BF16: bfloat16 q, k, v, out, else fp16.
+template <int D, int MT, bool BF16 = false>
+__global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
   using C = NsaCfg<D, MT>;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sq = reinterpret_cast<half *>(smem_raw);
@@ -127,7 +129,7 @@ template <int D, int MT> __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(
       cp_async_commit();
     }
     float s[W / 8][4];
-    gemm_abt<D, W>(s, qa, sk + slice * W * D);
+    gemm_abt<D, W, BF16>(s, qa, sk + slice * W * D);
 #pragma unroll
     for (int nt = 0; nt < W / 8; nt++)
 #pragma unroll
@@ -138,7 +140,7 @@ template <int D, int MT> __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(
     float alpha[2];
     st.update<W / 8>(s, alpha);
     frag_scale_rows(o, alpha);
-    gemm_pv<D, W>(o, s, sv + slice * W * D);
+    gemm_pv<D, W, BF16>(o, s, sv + slice * W * D);
   }
   st.finish();
 
@@ -179,7 +181,7 @@ template <int D, int MT> __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(
       }
     }
     const float inv = l > 0.f ? 1.f / l : 0.f;
-    *reinterpret_cast<__half2 *>(obase + (long)row * D + d) = __floats2half2_rn(o0 * inv, o1 * inv);
+    *reinterpret_cast<uint32_t *>(obase + (long)row * D + d) = pack2<BF16>(o0 * inv, o1 * inv);
   }
 }
 

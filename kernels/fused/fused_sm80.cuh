@@ -449,7 +449,9 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
 
 // Grid: (heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work on
 // the same key columns of different heads and share corm's mask tiles in L2.
-template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
+// BF16: bfloat16 q and k, else fp16.
+template <int D, int WL, bool BF16 = false>
+__global__ void __launch_bounds__(kThreads) attn_col(Params p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sk = reinterpret_cast<half *>(smem_raw);
   half *sq0 = sk + kRows * D;                                    // two query tiles, double-buffered
@@ -503,7 +505,7 @@ template <int D, int WL> __global__ void __launch_bounds__(kThreads) attn_col(Pa
     // Tiles crossing the diagonal or the ends need the element mask; the rest are all live.
     const bool edge = j0 + kRows - 1 > i0 + p.offset || i0 + kCols > p.Lq || j0 + kRows > p.Lkv;
     float s[kCols / 8][4];
-    gemm_abt<D, kCols>(s, ka, sq0 + buf * kCols * D);
+    gemm_abt<D, kCols, BF16>(s, ka, sq0 + buf * kCols * D);
 #pragma unroll
     for (int nt = 0; nt < kCols / 8; nt++)
 #pragma unroll

@@ -84,16 +84,17 @@ __device__ __forceinline__ void wgmma_abt_issue(float (&acc)[N / 8][4], const ha
 }
 
 // The same, fenced, issued and waited (D / 16 k-steps of 16).
-template <int D, int N, int A_ROWS>
+template <int D, int N, int A_ROWS, bool BF16 = false>
 __device__ __forceinline__ void wgmma_abt(float (&acc)[N / 8][4], const half *a_tile, int a_row0,
                                           const half *b_tile) {
   wgmma_fence();
-  wgmma_abt_issue<D, N, A_ROWS>(acc, a_tile, a_row0, b_tile);
+  wgmma_abt_issue<D, N, A_ROWS, BF16>(acc, a_tile, a_row0, b_tile);
   wgmma_commit();
   wgmma_wait<0>();
 }
 
-template <int D, int WL, int NWG, int BN>
+// BF16: bfloat16 q, k, v, out, else fp16 (the tiles' 16-bit elements are copied either way).
+template <int D, int WL, int NWG, int BN, bool BF16 = false>
 __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Cfg90<NWG, BN>;
@@ -147,7 +148,7 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
     const half *sv = sv0 + (n & 1) * k90Cols * D;
 
     float s[k90Cols / 8][4];
-    wgmma_abt<D, k90Cols, k90Rows>(s, sq, wg * 64, sk);
+    wgmma_abt<D, k90Cols, k90Rows, BF16>(s, sq, wg * 64, sk);
 
     const int j0 = n * k90Cols;
     const bool edge = j0 + k90Cols - 1 > m0 + p.offset || j0 + k90Cols > p.Lkv;
@@ -156,11 +157,11 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
     st.update<k90Cols / 8>(s, alpha);
     frag_scale_rows(o, alpha);
     uint32_t pa[k90Cols / 16][4];
-    frag_pack_a(pa, s);
+    frag_pack_a<k90Cols / 8, BF16>(pa, s);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < k90Cols / 16; kk++)
-      wgmma_rs_tb<D>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
+      wgmma_rs_tb<D, BF16>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
     wgmma_commit();
     wgmma_wait<0>();
 
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
   }
 
   st.finish();
-  store_rows<D, WL>(o, st, p, row_base, b, h, t);
+  store_rows<D, WL, BF16>(o, st, p, row_base, b, h, t);
 #else
   __trap(); // built without sm_90a: the dispatcher never launches this
 #endif
@@ -197,7 +198,9 @@ template <int D, int WL> constexpr int col90_smem_bytes() {
          (has_aux<WL>() ? 2 * QN * kCol90AuxPitch * (int)sizeof(float) : 0) + k90Align;
 }
 
-template <int D, int WL> __global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
+// BF16: bfloat16 q and k, else fp16.
+template <int D, int WL, bool BF16 = false>
+__global__ void __launch_bounds__(kCol90Threads) attn_col_sm90(Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int QN = col90_queries<WL>();
   extern __shared__ unsigned char smem_raw90[];
@@ -253,7 +256,7 @@ template <int D, int WL> __global__ void __launch_bounds__(kCol90Threads) attn_c
     const float *slse = slse0 + stage * QN;
     const float *aux = saux0 + stage * QN * kCol90AuxPitch;
     float s[QN / 8][4];
-    wgmma_abt<D, QN, kCol90Keys>(s, sk, wg * 64, sq);
+    wgmma_abt<D, QN, kCol90Keys, BF16>(s, sk, wg * 64, sq);
 
     const int i0 = n * QN;
     const bool edge =

@@ -1,4 +1,4 @@
-// The warp-specialized sm_90a forward (v9-v14, fused's default on Hopper): the online-softmax
+// The warp-specialized sm_90a forward (v9-v23, fused's default on Hopper): the online-softmax
 // forward of attn_fwd_sm90 restructured the way Hopper wants it.
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
@@ -7,9 +7,9 @@
 //                stage that the consumers arrive on when they are done with it. It gives its
 //                registers away (setmaxnreg.dec).
 //   warpgroups 1, 2  consumers: 64 query rows each (setmaxnreg.inc). Per block n a consumer
-//                issues S_n = Q·K_nᵀ and O += P_{n-1}·V_{n-1} back to back (both async); at
-//                D = 64 it runs the softmax of S_n while P_{n-1}·V_{n-1} is still on the tensor
-//                cores, at D = 128 after it (WsCfg says why). The two consumers take turns
+//                issues S_n = Q·K_nᵀ and O += P_{n-1}·V_{n-1} back to back (both async) and
+//                runs the softmax of S_n while P_{n-1}·V_{n-1} is still on the tensor cores
+//                (gemma2 at D = 128 after it: WsCfg says why). The two consumers take turns
 //                issuing through named barriers (ping-pong), so one's softmax runs under the
 //                other's GEMMs.
 // No block-wide barrier after the prologue: the producer and the consumers only meet at
@@ -32,29 +32,34 @@ namespace fused {
 constexpr int kWsCols = 128;   // keys per stage
 constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 is __syncthreads)
 
-// Per head dim: NC consumer warpgroups of 64 query rows each, the K/V ring depth, the
-// registers each warpgroup keeps after setmaxnreg (the sum over 128-thread warpgroups must
+// Per head dim and workload: NC consumer warpgroups of 64 query rows each, the K/V ring depth,
+// the registers each warpgroup keeps after setmaxnreg (the sum over 128-thread warpgroups must
 // stay within the SM's 64 K), and whether a consumer's softmax of S_n runs while its own
-// P_{n-1}·V_{n-1} is on the tensor cores. Measured on an H100 (PERF-fused.md, v11-v14): a third
-// consumer at D = 64 spills under ptxas's 128-register launch bound and lost 25 %; the
-// overlap gains 7 % at D = 64 and loses 13-20 % at D = 128 (its 64x128 P·V reads P from the
-// registers the softmax is busy with), so D = 128 waits for P·V first, as ptxas scheduled v9.
-template <int D> struct WsCfg {
+// P_{n-1}·V_{n-1} is on the tensor cores. Measured on an H100 (PERF-fused.md): a third
+// consumer at D = 64 spills under ptxas's 128-register launch bound and lost 25 % (v11); at
+// D = 128 three K/V stages (224 of 227 KiB) and the P·V overlap took attn from 0.278 to 0.246
+// ms and B16 H96 causal from 14.2 to 12.8 ms (v23; before v16's shorter softmax both had
+// measured no better or slower, v12-v15). kf keeps two stages (its noise tiles take the room)
+// and gemma2 at D = 128 waits for P·V first (its softcap keeps the ALUs busy: the overlap
+// lost 17-65 %, v19, v23).
+template <int D, int WL> struct WsCfg {
+  static constexpr bool kNoise = wl_traits<WL>::keyformer;
   static constexpr int NC = 2;
-  static constexpr bool kOverlapPV = D == 64;
+  static constexpr bool kOverlapPV = D == 64 || !wl_traits<WL>::softcap;
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
-  static constexpr int kStages = D == 64 ? 4 : 2;
+  static constexpr int kStages = D == 64 ? 4 : kNoise ? 2 : 3;
   static constexpr int kProducerRegs = NC == 3 ? 32 : 40;
   static constexpr int kConsumerRegs = NC == 3 ? 160 : 232;
   static_assert(128 * (kProducerRegs + NC * kConsumerRegs) <= 65536, "register budget");
   // kf's noise: one 64 x kWsCols fp32 tile per consumer.
-  static constexpr int kNoiseFloats = 64 * kWsCols;
-  static constexpr int smem_bytes(bool noise) {
+  static constexpr int kNoiseFloats = kNoise ? 64 * kWsCols : 0;
+  static constexpr int smem_bytes() {
     return (kRows + 2 * kStages * kWsCols) * D * (int)sizeof(half) +
-           (noise ? NC * kNoiseFloats * (int)sizeof(float) : 0) + k90Align +
-           (2 + 3 * kStages + (noise ? 2 * NC : 0)) * 8 + 8;
+           NC * kNoiseFloats * (int)sizeof(float) + k90Align +
+           (2 + 3 * kStages + (kNoise ? 2 * NC : 0)) * 8 + 8;
   }
+  static_assert(smem_bytes() <= 227 * 1024, "shared memory per block");
 };
 
 // TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (boxes {64, 1, rows, 1}); kf's
@@ -106,14 +111,14 @@ template <int ROWS> __device__ __forceinline__ int ws_blocks(int qb, const Param
 // ---- the kernel ---------------------------------------------------------------------------
 // BF16: bfloat16 q, k, v, out (tensor maps of bf16, bf16 wgmma), else fp16.
 template <int D, int WL, bool BF16 = false>
-__global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
+__global__ void __launch_bounds__(WsCfg<D, WL>::kThreads, 1)
     attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p, int chunk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = WsCfg<D>;
+  using C = WsCfg<D, WL>;
   constexpr int NST = C::kStages, NC = C::NC, kWsRows = C::kRows;
   constexpr uint32_t kStageBytes = kWsCols * D * (uint32_t)sizeof(half);
-  constexpr bool kNoise = wl_traits<WL>::keyformer;
-  constexpr int kNoiseFloats = kNoise ? C::kNoiseFloats : 0;
+  constexpr bool kNoise = C::kNoise;
+  constexpr int kNoiseFloats = C::kNoiseFloats;
   extern __shared__ unsigned char smem_ws[];
   half *sq = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_ws) + k90Align - 1) &
                                       ~(uintptr_t)(k90Align - 1));
@@ -239,7 +244,7 @@ __global__ void __launch_bounds__(WsCfg<D>::kThreads, 1)
     // Gemma2's softcap on the raw-score path where P·V overlaps the softmax (D = 64, v19): tanh
     // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 it measured
     // 7-17 % slower than the softcapped log2 scores of mask_scores (PERF-fused.md, v19).
-    constexpr bool kRawSoftcap = wl_traits<WL>::softcap && C::kOverlapPV;
+    constexpr bool kRawSoftcap = wl_traits<WL>::softcap && D == 64;
     // Whether block n (keys from n · kWsCols) crosses this warpgroup's diagonal or the keys' end.
     auto block_edge = [&](int n) {
       const int j0 = n * kWsCols;

@@ -1,19 +1,20 @@
 // unfused.cu: the eager strategy, what a framework without fusion runs (and the memory
 // baseline of Figure 13). Every intermediate S x S tensor is materialised in device memory,
 // like PyTorch eager with its caching allocator:
-//   S16  = Q K^T                      cuBLAS strided-batched GEMM, fp16 out, fp32 accumulate
+//   S16  = Q K^T                      cuBLAS strided-batched GEMM, 16-bit out, fp32 accumulate
 //   S16  = mask(softcap(S16 * scale))  one elementwise kernel, in place
 //   [COL_KEYFORMER] KF32 = softmax_j((S16 - log r) / tau), score = column sums of KF32
 //   P32  = softmax(S16)               fp32 row softmax
 //   [COL_SUM, COL_SUM_SQ, COL_ANY_GE_MASK] column reductions of P32 (then the pool, if any)
-//   P16  = (fp16) P32                 written over S16, which is dead by then (the caching
+//   P16  = (16-bit) P32               written over S16, which is dead by then (the caching
 //                                     allocator would hand eager the same block)
 //   O    = P16 V                      cuBLAS, into [B, H, S, D] (each head's output one
 //                                     contiguous matrix, as cuBLAS wants its outputs)
 //   out  = O permuted to [B, S, H, D]  (eager's transpose(1, 2).contiguous())
 // Workspace: S16/P16 (2 B) + P32 (4 B) per score element, + KF32 (4 B) for COL_KEYFORMER,
 // + a [B,H,S] row of unpooled sums for pooled workloads, + O. Q, K, V are read in place in [B, S, H, D]: head stride D, row
-// stride H*D.
+// stride H*D. "16" is the cell's element type, fp16 or bf16 (--dtype), as eager PyTorch keeps
+// its intermediates in the inputs' dtype; the softmax and the column statistics run in fp32.
 //
 // Selected blocks (KEYS_SELECTED_BLOCKS, nsa), the naive PyTorch NSA (gather, masked softmax):
 //   Kg, Vg = K, V gathered per (b, t, g): the N = T * BS keys of the query's list, zeros where
@@ -31,6 +32,7 @@
 #include "workload.h"
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdio.h>
 
@@ -40,6 +42,22 @@
 #define UF_COL_Y       8  /* row groups per block */
 
 static size_t align_up(size_t x) { return (x + UF_ALIGN - 1) / UF_ALIGN * UF_ALIGN; }
+
+// The 16-bit element type T (__half or __nv_bfloat16) and its conversions; uf_cuda_type is the
+// cell's type for cuBLAS.
+// Kernels that only move elements (gather, permute) take their bits as uint16_t.
+__device__ __forceinline__ float uf_to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float uf_to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T uf_from_float(float x);
+template <> __device__ __forceinline__ __half uf_from_float<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 uf_from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+static cudaDataType_t uf_cuda_type(const attn_shape *s) {
+  return s->dtype == DTYPE_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+}
 
 // Workspace layout (offsets in bytes).
 typedef struct {
@@ -51,11 +69,11 @@ static uf_layout uf_plan(workload_id wl, const attn_shape *s) {
   size_t n = (size_t)s->batch * s->heads * s->q_len * s->kv_len;
   uf_layout l;
   l.s16 = 0;
-  l.p32 = align_up(l.s16 + n * sizeof(__half));
+  l.p32 = align_up(l.s16 + n * sizeof(uint16_t));
   l.kf32 = align_up(l.p32 + n * sizeof(float));
   l.colsum = align_up(l.kf32 + (w->column == COL_KEYFORMER ? n * sizeof(float) : 0));
   l.o = align_up(l.colsum + (w->pool ? shape_score_elems(s) * sizeof(float) : 0));
-  l.total = align_up(l.o + shape_q_elems(s) * sizeof(__half));
+  l.total = align_up(l.o + shape_q_elems(s) * sizeof(uint16_t));
   return l;
 }
 
@@ -73,8 +91,8 @@ __device__ static int uf_gathered_key(const int32_t *list, int kk, int block_siz
 // Kg[l, kk, :] = K[b, j, g, :] for list l = (b * Lq + t) * G + g and its gathered key kk -> j
 // (zeros when absent); Vg likewise. Moves 8 halves (16 bytes) at a time when D % 8 == 0.
 struct uf_gather_args {
-  const __half *k, *v;
-  __half *kg, *vg;
+  const uint16_t *k, *v; // 16-bit elements of either type
+  uint16_t *kg, *vg;
   const int32_t *idx;
   int q_len, kv_len, groups, dim, block_size, selected;
 };
@@ -98,17 +116,18 @@ __global__ void uf_gather_kernel(uf_gather_args a, size_t units, int vec) {
       reinterpret_cast<uint4 *>(a.vg)[e] =
           j < 0 ? zero : reinterpret_cast<const uint4 *>(a.v + src)[u];
     } else {
-      a.kg[e] = j < 0 ? __float2half(0.0f) : a.k[src + u];
-      a.vg[e] = j < 0 ? __float2half(0.0f) : a.v[src + u];
+      a.kg[e] = j < 0 ? 0 : a.k[src + u]; // +0 in both types
+      a.vg[e] = j < 0 ? 0 : a.v[src + u];
     }
   }
 }
 
 // S <- mask(S * scale) over the [B * Lq * H, N] gathered scores: -inf where the key is absent
 // or (offset: mask_offset) after the query.
-__global__ void uf_sel_mask_kernel(__half *s, size_t n_elems, const int32_t *idx, int q_len,
-                                   int kv_len, int heads, int groups, int block_size, int selected,
-                                   int offset, float scale) {
+template <typename T>
+__global__ void uf_sel_mask_kernel(T *s, size_t n_elems, const int32_t *idx, int q_len, int kv_len,
+                                   int heads, int groups, int block_size, int selected, int offset,
+                                   float scale) {
   const int n = selected * block_size;
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n_elems;
        e += (size_t)gridDim.x * blockDim.x) {
@@ -119,36 +138,36 @@ __global__ void uf_sel_mask_kernel(__half *s, size_t n_elems, const int32_t *idx
     const int t = (int)(bt % q_len);
     const size_t list = bt * groups + h / (heads / groups);
     const int j = uf_gathered_key(idx + list * selected, kk, block_size, kv_len);
-    s[e] = j < 0 || j > t + offset ? __float2half(-INFINITY)
-                                   : __float2half(__half2float(s[e]) * scale);
+    s[e] = uf_from_float<T>(j < 0 || j > t + offset ? -INFINITY : uf_to_float(s[e]) * scale);
   }
 }
 
-// S <- mask(softcap(S * scale)) on every [Lq, Lkv] matrix of the batch, fp16 in place.
-__global__ void uf_scale_mask_kernel(__half *s, size_t n, int q_len, int kv_len, int offset,
-                                     float scale, int softcap) {
+// S <- mask(softcap(S * scale)) on every [Lq, Lkv] matrix of the batch, in place.
+template <typename T>
+__global__ void uf_scale_mask_kernel(T *s, size_t n, int q_len, int kv_len, int offset, float scale,
+                                     int softcap) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
        e += (size_t)gridDim.x * blockDim.x) {
     int j = (int)(e % kv_len);
     int i = (int)((e / kv_len) % q_len);
-    float x = __half2float(s[e]) * scale;
+    float x = uf_to_float(s[e]) * scale;
     if (softcap) x = GEMMA2_SOFTCAP * tanhf(x / GEMMA2_SOFTCAP);
-    s[e] = j > i + offset ? __float2half(-INFINITY) : __float2half(x);
+    s[e] = uf_from_float<T>(j > i + offset ? -INFINITY : x);
   }
 }
 
 // One block per row: p = softmax(x) over the row, where x = S (plain) or, for KeyFormer,
 // (S - log r) / tau with r the row of exp_rand. -inf entries (the mask) give 0.
-template <bool KEYFORMER>
-__global__ void uf_softmax_kernel(const __half *s, const float *exp_rand, float *p, int kv_len) {
+template <bool KEYFORMER, typename T>
+__global__ void uf_softmax_kernel(const T *s, const float *exp_rand, float *p, int kv_len) {
   __shared__ float scratch[32];
   size_t row = blockIdx.x;
-  const __half *x = s + row * kv_len;
+  const T *x = s + row * kv_len;
   const float *r = KEYFORMER ? exp_rand + row * kv_len : nullptr;
   float *y = p + row * kv_len;
   float m = -INFINITY;
   for (int j = threadIdx.x; j < kv_len; j += blockDim.x) {
-    float v = __half2float(x[j]);
+    float v = uf_to_float(x[j]);
     if (KEYFORMER) v = (v - logf(r[j])) / KF_TAU;
     y[j] = v; // staged: the second sweep reads the logits back from here
     m = fmaxf(m, v);
@@ -164,10 +183,10 @@ __global__ void uf_softmax_kernel(const __half *s, const float *exp_rand, float 
   for (int j = threadIdx.x; j < kv_len; j += blockDim.x) y[j] *= inv;
 }
 
-__global__ void uf_cast_kernel(const float *p, __half *p16, size_t n) {
+template <typename T> __global__ void uf_cast_kernel(const float *p, T *p16, size_t n) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
        e += (size_t)gridDim.x * blockDim.x)
-    p16[e] = __float2half_rn(p[e]);
+    p16[e] = uf_from_float<T>(p[e]);
 }
 
 // Column statistics of every [Lq, Lkv] matrix: grid (ceil(Lkv / 32), B*H), block (32, 8).
@@ -210,7 +229,7 @@ __global__ void uf_columns_kernel(const float *p, int q_len, int kv_len, float *
 }
 
 // out[b, i, h, :] = o[b, h, i, :]
-__global__ void uf_permute_kernel(const __half *o, __half *out, int heads, int q_len, int dim,
+__global__ void uf_permute_kernel(const uint16_t *o, uint16_t *out, int heads, int q_len, int dim,
                                   size_t n) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
        e += (size_t)gridDim.x * blockDim.x) {
@@ -241,40 +260,41 @@ __global__ void uf_pool_kernel(const float *x, float *y, size_t rows, int n, int
 // S[b, h] = Q[b, :, h, :] K[b, :, h, :]^T for every head, one strided-batched call per batch
 // index (the batch stride of [B, S, H, D] is not a multiple of the head stride).
 // Row-major S [Lq, Lkv] is column-major S^T [Lkv, Lq] = K Q^T: op(A) = K^T-as-stored.
-static int uf_qk(const attn_ctx *ctx, const attn_shape *s, const __half *q, const __half *k,
-                 __half *scores) {
+static int uf_qk(const attn_ctx *ctx, const attn_shape *s, const uint16_t *q, const uint16_t *k,
+                 uint16_t *scores) {
   const float one = 1.0f, zero = 0.0f;
+  const cudaDataType_t type = uf_cuda_type(s);
   int ld = s->heads * s->dim;
   for (int b = 0; b < s->batch; b++) {
-    const __half *qb = q + (size_t)b * s->q_len * ld;
-    const __half *kb = k + (size_t)b * s->kv_len * ld;
-    __half *sb = scores + (size_t)b * s->heads * s->q_len * s->kv_len;
-    ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx((cublasHandle_t)ctx->cublas, CUBLAS_OP_T,
-                                                    CUBLAS_OP_N, s->kv_len, s->q_len, s->dim, &one,
-                                                    kb, CUDA_R_16F, ld, s->dim, qb, CUDA_R_16F, ld,
-                                                    s->dim, &zero, sb, CUDA_R_16F, s->kv_len,
-                                                    (long long)s->q_len * s->kv_len, s->heads,
-                                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    const uint16_t *qb = q + (size_t)b * s->q_len * ld;
+    const uint16_t *kb = k + (size_t)b * s->kv_len * ld;
+    uint16_t *sb = scores + (size_t)b * s->heads * s->q_len * s->kv_len;
+    ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
+                             (cublasHandle_t)ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, s->kv_len,
+                             s->q_len, s->dim, &one, kb, type, ld, s->dim, qb, type, ld, s->dim,
+                             &zero, sb, type, s->kv_len, (long long)s->q_len * s->kv_len, s->heads,
+                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
   return ATTN_OK;
 }
 
 // o[b, h] = P16[b, h] V[b, :, h, :]: column-major o^T [D, Lq] = V^T P16^T, both operands as
 // stored; o is [B, H, Lq, D], one contiguous [Lq, D] matrix per head.
-static int uf_pv(const attn_ctx *ctx, const attn_shape *s, const __half *p16, const __half *v,
-                 __half *o) {
+static int uf_pv(const attn_ctx *ctx, const attn_shape *s, const uint16_t *p16, const uint16_t *v,
+                 uint16_t *o) {
   const float one = 1.0f, zero = 0.0f;
+  const cudaDataType_t type = uf_cuda_type(s);
   int ld = s->heads * s->dim;
   for (int b = 0; b < s->batch; b++) {
-    const __half *vb = v + (size_t)b * s->kv_len * ld;
-    const __half *pb = p16 + (size_t)b * s->heads * s->q_len * s->kv_len;
-    __half *ob = o + (size_t)b * s->heads * s->q_len * s->dim;
-    ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
-                             (cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->dim,
-                             s->q_len, s->kv_len, &one, vb, CUDA_R_16F, ld, s->dim, pb, CUDA_R_16F,
-                             s->kv_len, (long long)s->q_len * s->kv_len, &zero, ob, CUDA_R_16F,
-                             s->dim, (long long)s->q_len * s->dim, s->heads, CUBLAS_COMPUTE_32F,
-                             CUBLAS_GEMM_DEFAULT));
+    const uint16_t *vb = v + (size_t)b * s->kv_len * ld;
+    const uint16_t *pb = p16 + (size_t)b * s->heads * s->q_len * s->kv_len;
+    uint16_t *ob = o + (size_t)b * s->heads * s->q_len * s->dim;
+    ATTN_TRY_CUBLAS(
+        ctx, cublasGemmStridedBatchedEx((cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N,
+                                        s->dim, s->q_len, s->kv_len, &one, vb, type, ld, s->dim, pb,
+                                        type, s->kv_len, (long long)s->q_len * s->kv_len, &zero, ob,
+                                        type, s->dim, (long long)s->q_len * s->dim, s->heads,
+                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
   return ATTN_OK;
 }
@@ -290,27 +310,30 @@ static uf_sel_layout uf_sel_plan(const attn_shape *s) {
   size_t scores = (size_t)s->batch * s->q_len * s->heads * n;
   uf_sel_layout l;
   l.kg = 0;
-  l.vg = align_up(lists * n * s->dim * sizeof(__half));
+  l.vg = align_up(lists * n * s->dim * sizeof(uint16_t));
   l.s16 = 2 * l.vg; /* Kg and Vg are the same size */
-  l.p32 = align_up(l.s16 + scores * sizeof(__half));
+  l.p32 = align_up(l.s16 + scores * sizeof(uint16_t));
   l.total = align_up(l.p32 + scores * sizeof(float));
   return l;
 }
 
-// The selected-block workload (see the top of this file).
+// The selected-block workload (see the top of this file), T the element type.
+template <typename T>
 static int uf_run_selected(const attn_ctx *ctx, const attn_shape *s, const attn_io *io,
                            void *workspace) {
   const uf_sel_layout l = uf_sel_plan(s);
   char *ws = (char *)workspace;
-  __half *kg = (__half *)(ws + l.kg), *vg = (__half *)(ws + l.vg), *s16 = (__half *)(ws + l.s16);
+  uint16_t *kg = (uint16_t *)(ws + l.kg), *vg = (uint16_t *)(ws + l.vg);
+  T *s16 = (T *)(ws + l.s16);
+  const cudaDataType_t type = uf_cuda_type(s);
   float *p32 = (float *)(ws + l.p32);
   const int G = shape_kv_heads(s), hpg = s->heads / G, D = s->dim;
   const int n = s->selected_blocks * s->block_size;
   const int lists = s->batch * s->q_len * G;
   const size_t n_scores = (size_t)s->batch * s->q_len * s->heads * n;
 
-  uf_gather_args ga = {(const __half *)io->k,
-                       (const __half *)io->v,
+  uf_gather_args ga = {(const uint16_t *)io->k,
+                       (const uint16_t *)io->v,
                        kg,
                        vg,
                        io->block_idx,
@@ -328,26 +351,24 @@ static int uf_run_selected(const attn_ctx *ctx, const attn_shape *s, const attn_
   // S^T [n, hpg] (column-major) = Kg Q^T per list: row-major S [hpg, n]
   const float one = 1.0f, zero = 0.0f;
   cublasHandle_t handle = (cublasHandle_t)ctx->cublas;
-  ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, hpg, D, &one,
-                                                  kg, CUDA_R_16F, D, (long long)n * D, io->q,
-                                                  CUDA_R_16F, D, (long long)hpg * D, &zero, s16,
-                                                  CUDA_R_16F, n, (long long)hpg * n, lists,
-                                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
+                           handle, CUBLAS_OP_T, CUBLAS_OP_N, n, hpg, D, &one, kg, type, D,
+                           (long long)n * D, io->q, type, D, (long long)hpg * D, &zero, s16, type,
+                           n, (long long)hpg * n, lists, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   uf_sel_mask_kernel<<<grid_stride_blocks(n_scores, 256), 256, 0, ctx->stream>>>(
       s16, n_scores, io->block_idx, s->q_len, s->kv_len, s->heads, G, s->block_size,
       s->selected_blocks, mask_offset(s), (float)shape_scale(s));
   ATTN_TRY_LAUNCH(ctx, "uf_sel_mask_kernel");
   const unsigned rows = (unsigned)((size_t)s->batch * s->q_len * s->heads);
-  uf_softmax_kernel<false><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, NULL, p32, n);
+  uf_softmax_kernel<false, T><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, NULL, p32, n);
   ATTN_TRY_LAUNCH(ctx, "uf_softmax_kernel");
   uf_cast_kernel<<<grid_stride_blocks(n_scores, 256), 256, 0, ctx->stream>>>(p32, s16, n_scores);
   ATTN_TRY_LAUNCH(ctx, "uf_cast_kernel");
   // out^T [D, hpg] (column-major) = Vg^T P16^T per list: out [B, Lq, H, D] row-major
-  ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, D, hpg, n, &one,
-                                                  vg, CUDA_R_16F, D, (long long)n * D, s16,
-                                                  CUDA_R_16F, n, (long long)hpg * n, &zero, io->out,
-                                                  CUDA_R_16F, D, (long long)hpg * D, lists,
-                                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
+                           handle, CUBLAS_OP_N, CUBLAS_OP_N, D, hpg, n, &one, vg, type, D,
+                           (long long)n * D, s16, type, n, (long long)hpg * n, &zero, io->out, type,
+                           D, (long long)hpg * D, lists, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   return ATTN_OK;
 }
 
@@ -402,8 +423,8 @@ static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
     snprintf(why, why_len, "q_len %d > kv_len %d leaves rows fully masked", s->q_len, s->kv_len);
     return ATTN_UNSUPPORTED;
   }
-  if (s->dtype != DTYPE_FP16) {
-    snprintf(why, why_len, "unfused runs fp16 only (cuBLAS and its kernels are written for half)");
+  if (s->dtype != DTYPE_FP16 && s->dtype != DTYPE_BF16) {
+    snprintf(why, why_len, "unfused runs fp16 and bf16 only");
     return ATTN_UNSUPPORTED;
   }
   if (workload_selected_blocks(wl)) {
@@ -431,42 +452,53 @@ static size_t uf_workspace_bytes(const attn_ctx *ctx, workload_id wl, const attn
   return workload_selected_blocks(wl) ? uf_sel_plan(s).total : uf_plan(wl, s).total;
 }
 
-static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
-                  void *workspace) {
-  if (workload_selected_blocks(wl)) return uf_run_selected(ctx, s, io, workspace);
+// The dense workloads, T the element type.
+template <typename T>
+static int uf_run_dense(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
+                        void *workspace) {
   const workload_info *w = &workload_table[wl];
   uf_layout l = uf_plan(wl, s);
   char *ws = (char *)workspace;
-  __half *s16 = (__half *)(ws + l.s16);
+  T *s16 = (T *)(ws + l.s16);
   float *p32 = (float *)(ws + l.p32);
   float *colsum = (float *)(ws + l.colsum);
   size_t n = (size_t)s->batch * s->heads * s->q_len * s->kv_len;
   unsigned rows = (unsigned)((size_t)s->batch * s->heads * s->q_len);
 
-  ATTN_TRY(uf_qk(ctx, s, (const __half *)io->q, (const __half *)io->k, s16));
+  ATTN_TRY(uf_qk(ctx, s, (const uint16_t *)io->q, (const uint16_t *)io->k, (uint16_t *)s16));
   uf_scale_mask_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(
       s16, n, s->q_len, s->kv_len, mask_offset(s), 1.0f / sqrtf((float)s->dim),
       w->logits == LOGITS_SOFTCAP);
   ATTN_TRY_LAUNCH(ctx, "uf_scale_mask_kernel");
   if (w->column == COL_KEYFORMER) {
     float *kf32 = (float *)(ws + l.kf32);
-    uf_softmax_kernel<true>
+    uf_softmax_kernel<true, T>
         <<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, io->exp_rand, kf32, s->kv_len);
     ATTN_TRY_LAUNCH(ctx, "uf_softmax_kernel<keyformer>");
     ATTN_TRY(uf_columns(ctx, wl, s, io, kf32, colsum));
   }
-  uf_softmax_kernel<false><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, NULL, p32, s->kv_len);
+  uf_softmax_kernel<false, T><<<rows, UF_ROW_THREADS, 0, ctx->stream>>>(s16, NULL, p32, s->kv_len);
   ATTN_TRY_LAUNCH(ctx, "uf_softmax_kernel");
   if (w->column != COL_KEYFORMER) ATTN_TRY(uf_columns(ctx, wl, s, io, p32, colsum));
   uf_cast_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(p32, s16, n);
   ATTN_TRY_LAUNCH(ctx, "uf_cast_kernel");
-  __half *o = (__half *)(ws + l.o);
-  ATTN_TRY(uf_pv(ctx, s, s16, (const __half *)io->v, o));
+  uint16_t *o = (uint16_t *)(ws + l.o);
+  ATTN_TRY(uf_pv(ctx, s, (const uint16_t *)s16, (const uint16_t *)io->v, o));
   size_t nq = shape_q_elems(s);
   uf_permute_kernel<<<grid_stride_blocks(nq, 256), 256, 0, ctx->stream>>>(
-      o, (__half *)io->out, s->heads, s->q_len, s->dim, nq);
+      o, (uint16_t *)io->out, s->heads, s->q_len, s->dim, nq);
   ATTN_TRY_LAUNCH(ctx, "uf_permute_kernel");
   return ATTN_OK;
+}
+
+static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
+                  void *workspace) {
+  const bool bf16 = s->dtype == DTYPE_BF16;
+  if (workload_selected_blocks(wl))
+    return bf16 ? uf_run_selected<__nv_bfloat16>(ctx, s, io, workspace)
+                : uf_run_selected<__half>(ctx, s, io, workspace);
+  return bf16 ? uf_run_dense<__nv_bfloat16>(ctx, wl, s, io, workspace)
+              : uf_run_dense<__half>(ctx, wl, s, io, workspace);
 }
 
 static const char *uf_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *s) {
