@@ -151,6 +151,12 @@ static int diag_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *
     snprintf(why, why_len, "fused-diag: diag_k must be >= 0 (have %d)", ctx->opt.diag_k);
     return ATTN_UNSUPPORTED;
   }
+  /* fused runs bf16; the cache's own kernels (h2o, roco, snapkv) read their tiles as fp16 */
+  if (wl_cacheable(wl) && sh->dtype != DTYPE_FP16) {
+    snprintf(why, why_len, "fused-diag: the diagonal-cache kernels (%s) are fp16 only",
+             workload_table[wl].name);
+    return ATTN_UNSUPPORTED;
+  }
   return ATTN_OK;
 }
 

@@ -62,6 +62,39 @@ static void test_systems_cover_workloads(void) {
 #endif
 }
 
+/* bf16 (--dtype) runs on every GPU system and workload but fused-diag's cache kernels (h2o,
+ * roco, snapkv: fp16 only), which must refuse it with the reason rather than read bf16 as
+ * fp16. */
+static void test_systems_cover_bf16(void) {
+#ifdef REPRO_HAVE_CUDA
+  attn_shape dense = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_BF16, ATTN_DENSE};
+  attn_shape blocks = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_BF16, 1, 32, 4, 0.0};
+  int refused = 0;
+  for (int i = 0; i < system_count; i++) {
+    const system_entry *e = &system_table[i];
+    if (e->on_cpu || !e->gpu) continue;
+    for (int w = 0; w < WL_COUNT; w++) {
+      char why[256] = "";
+      const attn_shape *shape = workload_selected_blocks((workload_id)w) ? &blocks : &dense;
+      int rc = e->gpu->supports(NULL, (workload_id)w, shape, why, sizeof why);
+      const column_kind col = workload_table[w].column; /* fused-diag's wl_cacheable */
+      const int cached =
+          strcmp(e->name, "fused-diag") == 0 && (col == COL_SUM || col == COL_SUM_SQ);
+      if (cached) {
+        refused++;
+        CHECKF(rc == ATTN_UNSUPPORTED && strstr(why, "fp16 only"),
+               "fused-diag %s in bf16: expected unsupported (fp16 only), got rc %d: %s",
+               workload_table[w].name, rc, why);
+      } else {
+        CHECKF(rc == ATTN_OK, "system %s lacks bf16 for %s: %s", e->name, workload_table[w].name,
+               why);
+      }
+    }
+  }
+  CHECKF(refused == 3, "fused-diag's cached workloads: %d, expected h2o, roco, snapkv", refused);
+#endif
+}
+
 /* The checks above can fail: broken rows are caught. */
 static void test_broken_rows_are_caught(void) {
   workload_info bad = workload_table[0];
@@ -136,6 +169,7 @@ int main(int argc, char **argv) {
   }
   test_rows();
   test_systems_cover_workloads();
+  test_systems_cover_bf16();
   test_broken_rows_are_caught();
   test_list_matches(argv[1]);
   return check_report();
