@@ -143,7 +143,7 @@ static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, c
 
 // The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9, persistent since
 // v10); --sm90-fwd lockstep runs the v4-v8 kernel instead.
-template <int D, int WL, bool BF16 = false>
+template <int D, int WL, bool BF16>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   WsMaps maps;
   using C = WsCfg<D, WL>;
@@ -281,14 +281,6 @@ static int run_nsa_dim(const attn_ctx *ctx, const attn_shape *sh, const NsaParam
 }
 
 template <bool BF16>
-static int run_nsa_typed(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
-  switch (sh->dim) {
-  case 32: return run_nsa_dim<32, BF16>(ctx, sh, p);
-  case 64: return run_nsa_dim<64, BF16>(ctx, sh, p);
-  default: return run_nsa_dim<128, BF16>(ctx, sh, p);
-  }
-}
-
 static int run_nsa(const attn_ctx *ctx, const attn_shape *sh, const attn_io *io) {
   NsaParams p = {};
   p.q = static_cast<const half *>(io->q);
@@ -306,8 +298,11 @@ static int run_nsa(const attn_ctx *ctx, const attn_shape *sh, const attn_io *io)
   p.selected = sh->selected_blocks;
   p.offset = mask_offset(sh);
   p.scale_log2 = (float)shape_scale(sh) * kLog2e;
-  return sh->dtype == DTYPE_BF16 ? run_nsa_typed<true>(ctx, sh, p)
-                                 : run_nsa_typed<false>(ctx, sh, p);
+  switch (sh->dim) {
+  case 32: return run_nsa_dim<32, BF16>(ctx, sh, p);
+  case 64: return run_nsa_dim<64, BF16>(ctx, sh, p);
+  default: return run_nsa_dim<128, BF16>(ctx, sh, p);
+  }
 }
 
 // What the selected-block kernel cannot run (after the common checks), else NULL.
@@ -379,9 +374,11 @@ static size_t fused_workspace_bytes(const attn_ctx *, workload_id wl, const attn
   return floats * sizeof(float);
 }
 
-static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const attn_io *io,
+// One cell in the element type BF16 picks (fused_run).
+template <bool BF16>
+static int run_typed(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const attn_io *io,
                      void *workspace) {
-  if (workload_selected_blocks(wl)) return run_nsa(ctx, sh, io);
+  if (workload_selected_blocks(wl)) return run_nsa<BF16>(ctx, sh, io);
   Params p = {};
   p.q = static_cast<const half *>(io->q);
   p.k = static_cast<const half *>(io->k);
@@ -406,9 +403,13 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   p.offset = mask_offset(sh); // Lkv without a mask: no key is ever past the diagonal
   p.scale = 1.f / sqrtf((float)sh->dim);
   p.row_stride = (long)sh->heads * sh->dim;
-  if (sh->dtype == DTYPE_BF16)
-    return sh->dim == 64 ? run_dim<64, true>(ctx, wl, sh, p) : run_dim<128, true>(ctx, wl, sh, p);
-  return sh->dim == 64 ? run_dim<64, false>(ctx, wl, sh, p) : run_dim<128, false>(ctx, wl, sh, p);
+  return sh->dim == 64 ? run_dim<64, BF16>(ctx, wl, sh, p) : run_dim<128, BF16>(ctx, wl, sh, p);
+}
+
+static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const attn_io *io,
+                     void *workspace) {
+  return sh->dtype == DTYPE_BF16 ? run_typed<true>(ctx, wl, sh, io, workspace)
+                                 : run_typed<false>(ctx, wl, sh, io, workspace);
 }
 
 // Whether run_workload takes the warp-specialized column pass for this cell.

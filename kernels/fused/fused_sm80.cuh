@@ -159,10 +159,19 @@ struct KfRowSum {
   __device__ void init() { l[0] = l[1] = 0.f; }
   // One block: x the scores as RowState::new_max saw them (raw dot products when RAW, masked
   // -inf), m_use and alpha what it returned, noise(nt, rr) the noise of tile nt's two elements
-  // in row rr. EDGE: the block has masked elements (their noise may be absent: zeros).
-  template <int NT, bool RAW, bool EDGE, typename Noise>
+  // in row rr; edge: the block has masked elements (their noise may be absent: zeros).
+  template <int NT, bool RAW, typename Noise>
   __device__ void add(const float (&x)[NT][4], float scale_log2, const float (&m_use)[2],
-                      const float (&alpha)[2], Noise noise) {
+                      const float (&alpha)[2], Noise noise, bool edge) {
+    if (edge)
+      add_block<NT, RAW, true>(x, scale_log2, m_use, alpha, noise);
+    else
+      add_block<NT, RAW, false>(x, scale_log2, m_use, alpha, noise);
+  }
+  // add for one kind of block (EDGE: test each score for the mask).
+  template <int NT, bool RAW, bool EDGE, typename Noise>
+  __device__ void add_block(const float (&x)[NT][4], float scale_log2, const float (&m_use)[2],
+                            const float (&alpha)[2], Noise noise) {
     constexpr float kInvTau = 1.f / KF_TAU;
 #pragma unroll
     for (int rr = 0; rr < 2; rr++) {
@@ -420,10 +429,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
         return *reinterpret_cast<const float2 *>(saux + (warp * 16 + g + rr * 8) * kFwdAuxPitch +
                                                  nt * 8 + 2 * t);
       };
-      if (edge)
-        st_kf.add<kCols / 8, false, true>(s, scale_log2, m_use, alpha, noise);
-      else
-        st_kf.add<kCols / 8, false, false>(s, scale_log2, m_use, alpha, noise);
+      st_kf.add<kCols / 8, false>(s, scale_log2, m_use, alpha, noise, edge);
       st.exp_sum<kCols / 8, false>(s, 1.f, m_use, alpha);
     } else {
       st.update<kCols / 8>(s, alpha);

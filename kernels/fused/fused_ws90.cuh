@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL>::kThreads, 1)
     // Gemma2's softcap on the raw-score path where P·V overlaps the softmax (D = 64, v19): tanh
     // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 it measured
     // 7-17 % slower than the softcapped log2 scores of mask_scores (PERF-fused.md, v19).
-    constexpr bool kRawSoftcap = wl_traits<WL>::softcap && D == 64;
+    constexpr bool kRawSoftcap = wl_traits<WL>::softcap && C::kOverlapPV;
     // Whether block n (keys from n · kWsCols) crosses this warpgroup's diagonal or the keys' end.
     auto block_edge = [&](int n) {
       const int j0 = n * kWsCols;
@@ -266,10 +266,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL>::kThreads, 1)
         st.new_max<kWsCols / 8, true>(s, scale_log2, m_use, alpha);
         const int cur = it + n;
         mbar_wait(&full_n[c], cur & 1);
-        if (edge)
-          st_kf.add<kWsCols / 8, true, true>(s, scale_log2, m_use, alpha, noise_at);
-        else
-          st_kf.add<kWsCols / 8, true, false>(s, scale_log2, m_use, alpha, noise_at);
+        st_kf.add<kWsCols / 8, true>(s, scale_log2, m_use, alpha, noise_at, edge);
         mbar_arrive(&empty_n[c]);
         st.exp_sum<kWsCols / 8, true>(s, scale_log2, m_use, alpha);
       } else if constexpr (wl_traits<WL>::softcap) {

@@ -146,17 +146,14 @@ __device__ __forceinline__ void mma16816_of(float c[4], const uint32_t a[4], uin
   else
     mma16816(c, a, b0, b1);
 }
-__device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
-  __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<uint32_t *>(&h);
-}
 // Two floats as a packed pair of the element type (round to nearest).
 template <bool BF16> __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   if constexpr (BF16) {
     __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<uint32_t *>(&h);
   } else {
-    return pack_half2(lo, hi);
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&h);
   }
 }
 

@@ -19,8 +19,9 @@
  *       a batched GEMM with A_k in shared memory (kron_tile.h), on the tensor cores where the
  *       sizes fit, else register-tiled FMA; one stage per axis for large shapes, the last two
  *       axes as one tensor-core "pair" stage where their slabs fill the SMs, one fused stage
- *       for the whole row when it fits and the shape is small. The forward keeps every T_k; the backward runs the stages backwards with A^T
- *       (keeping every G_k), then one kernel computes every gA_k (split over rows, atomics). */
+ *       for the whole row when it fits and the shape is small. The forward keeps every T_k;
+ *       the backward runs the stages backwards with A^T (keeping every G_k), then one kernel
+ *       computes every gA_k (split over rows, atomics). */
 #ifndef KRON_H
 #define KRON_H
 

@@ -12,9 +12,10 @@
 //                                     contiguous matrix, as cuBLAS wants its outputs)
 //   out  = O permuted to [B, S, H, D]  (eager's transpose(1, 2).contiguous())
 // Workspace: S16/P16 (2 B) + P32 (4 B) per score element, + KF32 (4 B) for COL_KEYFORMER,
-// + a [B,H,S] row of unpooled sums for pooled workloads, + O. Q, K, V are read in place in [B, S, H, D]: head stride D, row
-// stride H*D. "16" is the cell's element type, fp16 or bf16 (--dtype), as eager PyTorch keeps
-// its intermediates in the inputs' dtype; the softmax and the column statistics run in fp32.
+// + a [B,H,S] row of unpooled sums for pooled workloads, + O. Q, K, V are read in place in
+// [B, S, H, D]: head stride D, row stride H*D. "16" is the cell's element type, fp16 or bf16
+// (--dtype), as eager PyTorch keeps its intermediates in the inputs' dtype; the softmax and the
+// column statistics run in fp32.
 //
 // Selected blocks (KEYS_SELECTED_BLOCKS, nsa), the naive PyTorch NSA (gather, masked softmax):
 //   Kg, Vg = K, V gathered per (b, t, g): the N = T * BS keys of the query's list, zeros where
@@ -491,14 +492,18 @@ static int uf_run_dense(const attn_ctx *ctx, workload_id wl, const attn_shape *s
   return ATTN_OK;
 }
 
+// One cell in the element type T (uf_run picks it).
+template <typename T>
+static int uf_run_typed(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
+                        void *workspace) {
+  return workload_selected_blocks(wl) ? uf_run_selected<T>(ctx, s, io, workspace)
+                                      : uf_run_dense<T>(ctx, wl, s, io, workspace);
+}
+
 static int uf_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *io,
                   void *workspace) {
-  const bool bf16 = s->dtype == DTYPE_BF16;
-  if (workload_selected_blocks(wl))
-    return bf16 ? uf_run_selected<__nv_bfloat16>(ctx, s, io, workspace)
-                : uf_run_selected<__half>(ctx, s, io, workspace);
-  return bf16 ? uf_run_dense<__nv_bfloat16>(ctx, wl, s, io, workspace)
-              : uf_run_dense<__half>(ctx, wl, s, io, workspace);
+  return s->dtype == DTYPE_BF16 ? uf_run_typed<__nv_bfloat16>(ctx, wl, s, io, workspace)
+                                : uf_run_typed<__half>(ctx, wl, s, io, workspace);
 }
 
 static const char *uf_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *s) {
