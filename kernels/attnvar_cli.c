@@ -29,7 +29,7 @@ static void usage(FILE *f, const char *prog) {
       "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
       "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1|lockstep]\n"
       "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
-      "          [--groups 1] [--block-size 32] [--selected-blocks 8] [--scale 1/sqrt(D)]\n"
+      "          [--scale 1/sqrt(D)] [--groups 1] [--block-size 32] [--selected-blocks 8]\n"
       "                                                     (selected-block workloads: %s)\n"
       "       %s --list-workloads | --list-systems\n"
       "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
@@ -43,6 +43,7 @@ static void usage(FILE *f, const char *prog) {
       "--groups G: K/V heads (H/G query heads share one; G divides --heads); each query\n"
       "attends to the keys of --selected-blocks blocks of --block-size keys, drawn from\n"
       "--seed (kernels/selected_blocks.h); other workloads refuse these options.\n"
+      "--scale: the softmax scale (every workload, as SDPA's scale argument).\n"
       "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
       prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
 }
@@ -63,7 +64,6 @@ static int set_selected_blocks(const char *prog, attnvar_args *a, const char *fi
   s->block_size = given->block_size ? given->block_size : ATTNVAR_DEFAULT_BLOCK_SIZE;
   s->selected_blocks =
       given->selected_blocks ? given->selected_blocks : ATTNVAR_DEFAULT_SELECTED_BLOCKS;
-  s->scale = given->scale; /* 0: 1/sqrt(D) */
   if (s->heads % s->groups != 0) {
     fprintf(stderr, "%s: --groups %d must divide --heads %d (H/G query heads share a K/V head)\n",
             prog, s->groups, s->heads);
@@ -84,7 +84,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   a->check = 1;
   const char *diag_opt = NULL;  /* the first fused-diag option given, for the message */
   const char *block_opt = NULL; /* the first selected-block option given, likewise */
-  attn_shape blocks = {0};      /* its values: groups, block_size, selected_blocks, scale */
+  attn_shape blocks = {0};      /* its values: groups, block_size, selected_blocks */
   const hx_run_opts run = {&a->check, &a->device_cpu, &a->warmup, &a->runs, &a->seed};
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
@@ -124,10 +124,9 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
     } else if (!strcmp(opt, "--dtype")) {
       if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
       a->shape.dtype = (attn_dtype)idx, i++;
-    } else if (!strcmp(opt, "--scale")) {
-      if (hx_parse_double(prog, opt, val, 0.0, 1e6, &blocks.scale) < 0) goto bad;
+    } else if (!strcmp(opt, "--scale")) { /* every workload: SDPA's scale argument */
+      if (hx_parse_double(prog, opt, val, 0.0, 1e6, &a->shape.scale) < 0) goto bad;
       i++;
-      block_opt = block_opt ? block_opt : opt;
     } else {
       static const hx_int_opt ints[] = {
           {"--seqlen", 1, 1 << 20}, {"--batch", 1, 4096},       {"--heads", 1, 4096},
@@ -197,8 +196,9 @@ void attnvar_print_config(const attnvar_args *a, const char *device, const char 
     kv_putf(out, "groups", "%d", a->shape.groups);
     kv_putf(out, "block_size", "%d", a->shape.block_size);
     kv_putf(out, "selected_blocks", "%d", a->shape.selected_blocks);
-    kv_putf(out, "scale", "%.6g", shape_scale(&a->shape));
   }
+  if (workload_selected_blocks(a->workload) || a->shape.scale > 0)
+    kv_putf(out, "scale", "%.6g", shape_scale(&a->shape));
   if (sys->options & SYS_OPT_DIAG) {
     kv_putf(out, "diag_k", "%d", a->diag_k);
     kv_put(out, "cache_dtype", cache_dtype_names[a->cache_fp16 ? 1 : 0]);

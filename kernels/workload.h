@@ -10,8 +10,8 @@
  *   score         fp32 [B, H, Lkv]         the column statistic (pooled when pool > 0)
  *   score2        fp32 [B, H, Lkv]         the second statistic (COL_SUM_SQ)
  *   flags         uint8 [B, H, Lkv]        0 or 1 (COL_ANY_GE_MASK)
- * Causal mask: element (i, j) is masked when j > i + (Lkv - Lq). Scale 1/sqrt(D) (a
- * KEYS_SELECTED_BLOCKS cell may set another: shape_scale). */
+ * Causal mask: element (i, j) is masked when j > i + (Lkv - Lq). Scale 1/sqrt(D) unless the
+ * cell sets another (attnvar --scale: shape_scale). */
 #ifndef WORKLOAD_H
 #define WORKLOAD_H
 
@@ -110,8 +110,8 @@ typedef enum { MASK_CAUSAL = 0, MASK_NONE } attn_mask;
 /* The element type of q, k, v and out (16-bit storage; softmax and accumulation in fp32). */
 typedef enum { DTYPE_FP16 = 0, DTYPE_BF16 } attn_dtype;
 
-/* One cell's problem: sizes, mask, element type, and (KEYS_SELECTED_BLOCKS cells only; zero
- * elsewhere) the block selection. */
+/* One cell's problem: sizes, mask, element type, softmax scale, and (KEYS_SELECTED_BLOCKS
+ * cells only; zero elsewhere) the block selection. */
 typedef struct {
   int batch, heads, dim;
   int q_len, kv_len; /* prefill: q_len == kv_len == seqlen */
@@ -139,7 +139,7 @@ static inline int mask_offset(const attn_shape *s) {
 static inline int shape_kv_heads(const attn_shape *s) {
   return s->groups > 0 ? s->groups : s->heads;
 }
-/* The softmax scale: scale, or 1/sqrt(D) when it is 0 (every dense workload). */
+/* The softmax scale: scale, or 1/sqrt(D) when it is 0 (the default of every workload). */
 double shape_scale(const attn_shape *s);
 
 /* Element counts of each buffer (0 when the workload lacks it). */

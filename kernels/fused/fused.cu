@@ -401,7 +401,7 @@ static int run_typed(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
   p.Lq = sh->q_len;
   p.Lkv = sh->kv_len;
   p.offset = mask_offset(sh); // Lkv without a mask: no key is ever past the diagonal
-  p.scale = 1.f / sqrtf((float)sh->dim);
+  p.scale = (float)shape_scale(sh);
   p.row_stride = (long)sh->heads * sh->dim;
   return sh->dim == 64 ? run_dim<64, BF16>(ctx, wl, sh, p) : run_dim<128, BF16>(ctx, wl, sh, p);
 }

@@ -211,10 +211,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
   const int g = lane >> 2, t = lane & 3;
   const int kl = c * 64 + warp * 16 + g; // this thread's keys in the tile: kl and kl + 8
   const float scale_log2 = p.scale * kLog2e;
-  // Descriptors are linear in the address (>> 4) and the address field is the low 14 bits:
-  // one constant high word, the low word plus constant offsets per stage and k-step.
-  const uint64_t q_desc0 = sw128_desc(sq0, 16, 1024);
-  const uint32_t q_lo0 = (uint32_t)q_desc0, q_hi = (uint32_t)(q_desc0 >> 32);
+  const uint64_t q_desc0 = sw128_desc(sq0, 16, 1024); // moved on per stage and k-step
   const uint32_t slse_u32 = smem_u32(slse0);
   ColAuxView<QN> av;
   av.init(kl, t);
@@ -235,13 +232,12 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     auto issue = [&](float(&s)[QN / 8][4], uint32_t cur) {
       const uint32_t st = cur % NST;
       mbar_wait(&full[st], (cur / NST) & 1);
-      const uint32_t lo = q_lo0 + st * (QN * D * (uint32_t)sizeof(half) >> 4);
+      const uint64_t stage_desc = desc_advance(q_desc0, st * QN * D * (uint32_t)sizeof(half));
       wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < D / 16; kk++) {
-        constexpr uint32_t kSlice = QN * 64 * sizeof(half) >> 4, kStep = 16 * sizeof(half) >> 4;
-        const uint32_t off = (kk >> 2) * kSlice + (kk & 3) * kStep;
-        const uint64_t desc = ((uint64_t)q_hi << 32) | (lo + off);
+      for (int kk = 0; kk < D / 16; kk++) { // 64-column slabs of QN rows, 16 columns a step
+        const uint32_t off = ((kk >> 2) * QN * 64 + (kk & 3) * 16) * (uint32_t)sizeof(half);
+        const uint64_t desc = desc_advance(stage_desc, off);
         if constexpr (QN == 64)
           wgmma_m64n64k16_rs<0, BF16>(s, kf[kk], desc, kk > 0);
         else

@@ -74,12 +74,13 @@ __device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t
 template <int D, int N, int A_ROWS, bool BF16 = false>
 __device__ __forceinline__ void wgmma_abt_issue(float (&acc)[N / 8][4], const half *a_tile,
                                                 int a_row0, const half *b_tile) {
+  const uint64_t da0 = sw128_desc(a_tile + a_row0 * 64, 16, 1024),
+                 db0 = sw128_desc(b_tile, 16, 1024);
 #pragma unroll
-  for (int kk = 0; kk < D / 16; kk++) {
-    uint64_t da =
-        sw128_desc(a_tile + (kk >> 2) * A_ROWS * 64 + a_row0 * 64 + (kk & 3) * 16, 16, 1024);
-    uint64_t db = sw128_desc(b_tile + (kk >> 2) * N * 64 + (kk & 3) * 16, 16, 1024);
-    wgmma_ss<N, BF16>(acc, da, db, kk > 0);
+  for (int kk = 0; kk < D / 16; kk++) { // 64-column slabs of the tiles, 16 columns a step
+    const uint32_t a_off = ((kk >> 2) * A_ROWS * 64 + (kk & 3) * 16) * sizeof(half);
+    const uint32_t b_off = ((kk >> 2) * N * 64 + (kk & 3) * 16) * sizeof(half);
+    wgmma_ss<N, BF16>(acc, desc_advance(da0, a_off), desc_advance(db0, b_off), kk > 0);
   }
 }
 
@@ -161,7 +162,7 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < k90Cols / 16; kk++)
-      wgmma_rs_tb<D, BF16>(o, pa[kk], sw128_desc(sv + kk * 16 * 64, v_lbo, v_sbo));
+      wgmma_rs_tb<D, BF16>(o, pa[kk], desc_advance(sw128_desc(sv, v_lbo, v_sbo), kk * 16 * 64 * 2));
     wgmma_commit();
     wgmma_wait<0>();
 

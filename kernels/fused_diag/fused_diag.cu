@@ -190,7 +190,7 @@ static int diag_run_phase(const attn_ctx *ctx, workload_id wl, const attn_shape 
   p.Lq = sh->q_len;
   p.Lkv = sh->kv_len;
   p.offset = mask_offset(sh);
-  p.scale = 1.f / sqrtf((float)sh->dim);
+  p.scale = (float)shape_scale(sh);
   p.row_stride = (long)sh->heads * sh->dim;
 
   DiagCache c = {};

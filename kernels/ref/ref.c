@@ -1,6 +1,6 @@
 /* ref.c: the seven workloads in double precision, following the workload definitions (workloads.def, README) literally.
  * For each (b, h) and each query row i:
- *   S[i,j] = q_i . k_j / sqrt(D)             (gemma2: S = 50 tanh(S / 50), before the mask)
+ *   S[i,j] = q_i . k_j · scale              (gemma2: S = 50 tanh(S / 50), before the mask)
  *   S[i,j] = -inf where j > i + (Lkv - Lq)   (causal)
  *   P[i,:] = softmax(S[i,:]);  out_i = sum_j P[i,j] v_j
  * and the column statistics of P:
@@ -35,7 +35,7 @@ static size_t bshd(const attn_shape *s, int b, int len, int i, int h) {
 /* Row i of the scores of head (b, h), masked entries -inf. */
 static void score_row(workload_id wl, const attn_shape *s, const qkv_double *x, int b, int h, int i,
                       double *row) {
-  const double scale = 1.0 / sqrt((double)s->dim);
+  const double scale = shape_scale(s);
   size_t qo = bshd(s, b, s->q_len, i, h);
   for (int j = 0; j < s->kv_len; j++) {
     size_t ko = bshd(s, b, s->kv_len, j, h);

@@ -41,7 +41,7 @@ static double logit(const head_view *hv, int i, int j) {
   const int bf16 = s->dtype == DTYPE_BF16;
   for (int d = 0; d < s->dim; d++)
     dot += (double)rng_elem_to_float(q[d], bf16) * rng_elem_to_float(k[d], bf16);
-  double x = dot / sqrt((double)s->dim);
+  double x = dot * shape_scale(s);
   return workload_table[hv->wl].logits == LOGITS_SOFTCAP ? GEMMA2_SOFTCAP * tanh(x / GEMMA2_SOFTCAP)
                                                          : x;
 }

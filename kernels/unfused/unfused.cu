@@ -468,7 +468,7 @@ static int uf_run_dense(const attn_ctx *ctx, workload_id wl, const attn_shape *s
 
   ATTN_TRY(uf_qk(ctx, s, (const uint16_t *)io->q, (const uint16_t *)io->k, (uint16_t *)s16));
   uf_scale_mask_kernel<<<grid_stride_blocks(n, 256), 256, 0, ctx->stream>>>(
-      s16, n, s->q_len, s->kv_len, mask_offset(s), 1.0f / sqrtf((float)s->dim),
+      s16, n, s->q_len, s->kv_len, mask_offset(s), (float)shape_scale(s),
       w->logits == LOGITS_SOFTCAP);
   ATTN_TRY_LAUNCH(ctx, "uf_scale_mask_kernel");
   if (w->column == COL_KEYFORMER) {

@@ -177,6 +177,22 @@ static void test_nsa(void) {
   run_free(&r);
 }
 
+/* --scale on a dense workload (every workload takes it): accepted, the config line carries it,
+ * and the check of ref against ref_online passes with it (that both apply it: test_ref's
+ * test_scale_by_hand). Omitted, the config line has no scale. */
+static void test_dense_scale(void) {
+  run_result r = run("--workload h2o --system ref --device cpu --seqlen 96 --heads 2 --dim 32 "
+                     "--scale 1.5 --check --runs 1");
+  CHECKF(r.exit_code == 0, "h2o --scale: exit %d, stderr %s", r.exit_code, r.err);
+  CHECKF(strstr(r.out, " scale=1.5") != NULL, "h2o --scale config: %s", r.out);
+  CHECKF(strstr(r.out, "check output=") && !strstr(r.out, "ok=0"), "h2o --scale check: %s", r.out);
+  run_free(&r);
+  r = run("--workload attn --system ref --device cpu --seqlen 32 --heads 1 --dim 16 --runs 1");
+  CHECKF(r.exit_code == 0 && !strstr(r.out, "scale="), "attn without --scale: exit %d: %s",
+         r.exit_code, r.out);
+  run_free(&r);
+}
+
 /* A bad command line: exit 2, nothing on stdout, stderr names the problem. */
 static void expect_usage_error(const char *args, const char *msg) {
   run_result r = run(args);
@@ -205,7 +221,6 @@ static void test_cli_errors(void) {
   expect_usage_error("--workload h2o --system ref --groups 2",
                      "--groups is an option of the selected-block workloads (nsa), not of "
                      "--workload h2o");
-  expect_usage_error("--scale 0.1 --workload attn --system fused", "--scale is an option of");
   expect_usage_error("--workload nsa --system ref --heads 16 --groups 3",
                      "--groups 3 must divide --heads 16");
   expect_usage_error("--workload nsa --system ref --scale 0", "--scale: expected a number in (0,");
@@ -258,6 +273,7 @@ int main(int argc, char **argv) {
   test_logs();
   test_mask_and_dtype();
   test_nsa();
+  test_dense_scale();
   test_cli_errors();
   test_gpu_cell_log_complete();
   char cmd[128];

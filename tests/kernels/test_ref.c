@@ -179,6 +179,27 @@ static void test_by_hand(void) {
   ref_outputs_free(&o);
 }
 
+/* The cell's softmax scale (attnvar --scale) reaches both formulations: D = 1, S = 2, q = 1,
+ * k = (1, 2), v = (1, 3), scale ln 3: row 1's logits (ln 3, 2 ln 3) -> P = (1/4, 3/4), out 2.5
+ * (the default scale 1/sqrt(1) would give (1 + 3e) / (1 + e) = 2.46). */
+static void test_scale_by_hand(void) {
+  attn_shape s = {1, 1, 1, 2, 2, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE};
+  s.scale = log(3.0);
+  uint16_t one = rng_float_to_half(1.0f), two = rng_float_to_half(2.0f),
+           three = rng_float_to_half(3.0f);
+  uint16_t q[2] = {one, one}, k[2] = {one, two}, v[2] = {one, three};
+  ref_inputs in = {q, k, v, NULL, NULL, NULL};
+  ref_outputs o, on;
+  ref_outputs_alloc(WL_ATTN, &s, &o);
+  ref_outputs_alloc(WL_ATTN, &s, &on);
+  ref_run(WL_ATTN, &s, &in, &o);
+  ref_online_run(WL_ATTN, &s, &in, &on);
+  CHECKF(fabs(o.out[1] - 2.5) < 1e-12, "ref out %.15g, want 2.5", o.out[1]);
+  CHECKF(fabs(on.out[1] - 2.5) < 1e-12, "ref_online out %.15g, want 2.5", on.out[1]);
+  ref_outputs_free(&o);
+  ref_outputs_free(&on);
+}
+
 /* Without a mask every row sees every key: row 0's output differs from the causal one (which
  * is v row 0) and changing the last key moves every row. */
 static void test_unmasked(uint64_t seed) {
@@ -256,5 +277,6 @@ int main(void) {
   test_unmasked(seed);
   test_bf16_inputs(seed);
   test_by_hand();
+  test_scale_by_hand();
   return check_report();
 }
