@@ -60,9 +60,7 @@ if [ "$sanitize" = 1 ]; then
 fi
 
 systems="unfused fused fused-sm80 fused-lockstep"
-# name:args of the shapes; the ones marked memcheck also run under compute-sanitizer. The --scale
-# ones spread the scores (std 8-16 log2 units) so rows' maxima move past the lazy-rescale
-# threshold after their first key block (RowState::new_max), which default scales never do.
+# name:args of the shapes; the ones marked memcheck also run under compute-sanitizer
 small_shapes="s1:--seqlen 1 --heads 1 --dim 64:memcheck
 s17:--seqlen 17 --heads 2 --dim 128:memcheck
 s100:--seqlen 100 --heads 3 --dim 64:memcheck
@@ -76,10 +74,15 @@ s257ncbf16:--seqlen 257 --heads 2 --dim 64 --causal 0 --dtype bf16 --batch 2:pla
 s300h48bf16:--seqlen 300 --heads 48 --dim 128 --dtype bf16:memcheck
 s300h48:--seqlen 300 --heads 48 --dim 128:memcheck
 s400h60d64:--seqlen 400 --heads 60 --dim 64:memcheck
-s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain
-s1000sc:--seqlen 1000 --heads 3 --dim 128 --scale 1:plain
+s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain"
+# Spread scores (--scale: std 8-16 log2 units): rows' maxima keep moving after their first key
+# block, so the online softmax's rescale of O runs with factors far from 1. Fused systems only:
+# unfused keeps the S x S scores in fp16/bf16 as eager PyTorch does, whose rounding of logits
+# near 40 (2^-5) is beyond the tolerance by design (1.8e-2 measured, session 24).
+scaled_shapes="s1000sc:--seqlen 1000 --heads 3 --dim 128 --scale 1:plain
 s700sc64:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain
 s900scbf16:--seqlen 900 --heads 3 --dim 128 --scale 0.7 --dtype bf16:plain"
+online_systems="fused fused-sm80 fused-lockstep"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
 s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain
 s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain"
@@ -134,13 +137,13 @@ export bin out sanitizer
 # The case list: name, tool, attnvar arguments (one per line, fields split by spaces).
 cases=$out/cases.txt
 : >"$cases"
-add_cases() { # shapes-text
+add_cases() { # shapes-text systems
   local line shape args tool wl sys sysargs
   while IFS= read -r line; do
     [ -z "$line" ] && continue
     shape=${line%%:*}; args=${line#*:}; tool=${args##*:}; args=${args%:*}
     for wl in $workloads; do
-      for sys in $systems; do
+      for sys in $2; do
         sysargs="--system $sys"
         [ "$sys" = fused-sm80 ] && sysargs="--system fused --force-sm80"
         [ "$sys" = fused-lockstep ] && sysargs="--system fused --sm90-fwd lockstep"
@@ -160,8 +163,8 @@ add_nsa_cases() {
   done <<<"$nsa_shapes"
 }
 if [ "$nsa_only" = 0 ]; then
-  [ "$small" = 1 ] && add_cases "$small_shapes"
-  [ "$big" = 1 ] && add_cases "$big_shape"
+  [ "$small" = 1 ] && add_cases "$small_shapes" "$systems" && add_cases "$scaled_shapes" "$online_systems"
+  [ "$big" = 1 ] && add_cases "$big_shape" "$systems"
 fi
 add_nsa_cases
 
