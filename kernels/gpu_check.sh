@@ -9,6 +9,8 @@
 #     ones under compute-sanitizer memcheck (cuBLAS included); three
 #     shapes have more query tiles than an H100 has SMs, so the persistent Hopper forward's
 #     CTAs walk several tiles each (the K/V ring and the Q reload across tiles)
+#   x three shapes with a large --scale (rows' maxima keep moving: O rescaled by factors far
+#     from 1), on the fused systems only
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
 #     against the fp32 GPU reference)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA

@@ -84,6 +84,19 @@ __device__ __forceinline__ void wgmma_abt_issue(float (&acc)[N / 8][4], const ha
   }
 }
 
+// O (+)= P·V issued, not waited: P (this warpgroup's 64 rows x N keys) as mma.sync A fragments
+// in registers, V an N-row sw128 tile of D columns read MN-major (transposed B): the leading
+// offset steps to the next 64 head-dim columns (one N·128-byte slab on), the stride offset to
+// the next 8 keys (1024 bytes on). Checked on an H200: the swapped assignment gives rel_l2 ~ 1.
+template <int D, int N, bool BF16 = false>
+__device__ __forceinline__ void
+wgmma_pv_issue(float (&o)[D / 8][4], const uint32_t (&pa)[N / 16][4], const half *v_tile) {
+  const uint64_t dv = sw128_desc(v_tile, N * 128, 1024);
+#pragma unroll
+  for (int kk = 0; kk < N / 16; kk++) // 16 keys a step
+    wgmma_rs_tb<D, BF16>(o, pa[kk], desc_advance(dv, kk * 16 * 64 * (int)sizeof(half)));
+}
+
 // The same, fenced, issued and waited (D / 16 k-steps of 16).
 template <int D, int N, int A_ROWS, bool BF16 = false>
 __device__ __forceinline__ void wgmma_abt(float (&acc)[N / 8][4], const half *a_tile, int a_row0,
@@ -136,10 +149,6 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
   frag_zero(o);
   RowState st;
   st.init();
-  // V as the B operand of P·V is MN-major: the leading offset steps to the next 64 head-dim
-  // columns (one slice on), the stride offset to the next 8 keys (1024 bytes on). Checked on
-  // an H200: the swapped assignment gives rel_l2 ~ 1.
-  const uint32_t v_lbo = k90Cols * 128, v_sbo = 1024;
 
   for (int n = 0; n < nblocks; n++) {
     cp_async_wait<1>(); // everything but block n+1's tiles has landed
@@ -160,9 +169,7 @@ __global__ void __launch_bounds__(128 * NWG) attn_fwd_sm90(Params p) {
     uint32_t pa[k90Cols / 16][4];
     frag_pack_a<k90Cols / 8, BF16>(pa, s);
     wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < k90Cols / 16; kk++)
-      wgmma_rs_tb<D, BF16>(o, pa[kk], desc_advance(sw128_desc(sv, v_lbo, v_sbo), kk * 16 * 64 * 2));
+    wgmma_pv_issue<D, k90Cols, BF16>(o, pa, sv);
     wgmma_commit();
     wgmma_wait<0>();
 

@@ -1,4 +1,4 @@
-// The warp-specialized sm_90a forward (v9-v23, fused's default on Hopper): the online-softmax
+// The warp-specialized sm_90a forward (v9-v24, fused's default on Hopper): the online-softmax
 // forward of attn_fwd_sm90 restructured the way Hopper wants it.
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
@@ -8,8 +8,9 @@
 //                registers away (setmaxnreg.dec).
 //   warpgroups 1, 2  consumers: 64 query rows each (setmaxnreg.inc). Per block n a consumer
 //                issues S_n = Q·K_nᵀ and O += P_{n-1}·V_{n-1} back to back (both async) and
-//                runs the softmax of S_n while P_{n-1}·V_{n-1} is still on the tensor cores
-//                (gemma2 at D = 128 after it: WsCfg says why). The two consumers take turns
+//                runs the softmax of S_n once S_n is done (the source lets it run under
+//                P_{n-1}·V_{n-1}, but ptxas puts that wait first at D = 128 anyway; WsCfg
+//                says what was measured). The two consumers take turns
 //                issuing through named barriers (ping-pong), so one's softmax runs under the
 //                other's GEMMs.
 // No block-wide barrier after the prologue: the producer and the consumers only meet at
@@ -38,11 +39,12 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // stay within the SM's 64 K), and whether a consumer's softmax of S_n runs while its own
 // P_{n-1}·V_{n-1} is on the tensor cores. Measured on an H100 (PERF-fused.md): a third
 // consumer at D = 64 spills under ptxas's 128-register launch bound and lost 25 % (v11); at
-// D = 128 three K/V stages (224 of 227 KiB) and the P·V overlap took attn from 0.278 to 0.246
-// ms and B16 H96 causal from 14.2 to 12.8 ms (v23; before v16's shorter softmax both had
-// measured no better or slower, v12-v15). kf keeps two stages (its noise tiles take the room)
-// and gemma2 at D = 128 waits for P·V first (its softcap keeps the ALUs busy: the overlap
-// lost 17-65 %, v19, v23).
+// D = 128 three K/V stages (224 of 227 KiB) took attn from 0.278 to 0.246 ms and B16 H96
+// causal from 14.2 to 12.8 ms (v23). kOverlapPV only says whether the source pins the P·V wait
+// before the softmax: where it does not, ptxas still places that wait first at D = 128 (v24
+// SASS), and forcing it after the softmax gained nothing there and cost 3-4 % at D = 64 (v24b).
+// kf keeps two stages (its noise tiles take the room) and gemma2 at D = 128 pins the wait (its
+// softcap path was 17-65 % slower without the pin, v19, v23).
 template <int D, int WL> struct WsCfg {
   static constexpr bool kNoise = wl_traits<WL>::keyformer;
   static constexpr int NC = 2;
@@ -213,7 +215,6 @@ __global__ void __launch_bounds__(WsCfg<D, WL>::kThreads, 1)
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
   const int g = lane >> 2, t = lane & 3;
   const float scale_log2 = p.scale * kLog2e;
-  const uint32_t v_lbo = kWsCols * 128, v_sbo = 1024; // V as MN-major B (see attn_fwd_sm90)
 
   float o[D / 8][4];
   float s[kWsCols / 8][4];
@@ -298,10 +299,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL>::kThreads, 1)
         frag_scale_rows(o, alpha);
         wgmma_fence(); // o written by the multiplies, read by the wgmma
       }
-      const uint64_t dv = sw128_desc(sv0 + stage * kWsCols * D, v_lbo, v_sbo);
-#pragma unroll
-      for (int kk = 0; kk < kWsCols / 16; kk++) // 16 keys a step
-        wgmma_rs_tb<D, BF16>(o, pa[kk], desc_advance(dv, kk * 16 * 64 * (int)sizeof(half)));
+      wgmma_pv_issue<D, kWsCols, BF16>(o, pa, sv0 + stage * kWsCols * D);
     };
     auto pass_turn = [&]() { named_arrive(kWsSchedBar + next_c, 256); };
 
