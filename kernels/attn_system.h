@@ -45,14 +45,20 @@ typedef struct {
  * first), or the lockstep kernel (v4-v8). */
 typedef enum { SM90_FWD_WS = 0, SM90_FWD_WS1 = 1, SM90_FWD_LOCKSTEP = 2 } attn_sm90_fwd;
 
+/* The warp-specialized forward's query rows per tile (--sm90-rows): the dispatcher's choice
+ * (192 where built and measured faster, else 128), or one forced; 192 exists at head dim 64
+ * for attn-like workloads only (others report unsupported). */
+typedef enum { SM90_ROWS_AUTO = 0, SM90_ROWS_128 = 1, SM90_ROWS_192 = 2 } attn_sm90_rows;
+
 /* What a system needs from the process: created once by the harness. */
 typedef struct {
   cudaStream_t stream;
   void *cublas; /* cublasHandle_t, bound to stream */
   int sm_count;
   int cc_major, cc_minor;
-  int force_sm80;         /* run the sm_80 (mma.sync) path even on Hopper */
-  attn_sm90_fwd sm90_fwd; /* which Hopper forward (--sm90-fwd) */
+  int force_sm80;           /* run the sm_80 (mma.sync) path even on Hopper */
+  attn_sm90_fwd sm90_fwd;   /* which Hopper forward (--sm90-fwd) */
+  attn_sm90_rows sm90_rows; /* its rows per tile (--sm90-rows) */
   attn_options opt;
   char *err; /* where a system writes why it failed (attn_fail), err_len bytes */
   size_t err_len;

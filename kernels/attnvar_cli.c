@@ -9,6 +9,7 @@
 
 static const char *const dtype_names[] = {"fp16", "bf16"};             /* attn_dtype order */
 static const char *const sm90_fwd_names[] = {"ws", "ws1", "lockstep"}; /* attn_sm90_fwd order */
+static const char *const sm90_rows_names[] = {"auto", "128", "192"};   /* attn_sm90_rows order */
 static const char *const cache_dtype_names[] = {"fp32", "fp16"};       /* cache_fp16 = index */
 
 /* "nsa" (the selected-block workloads joined with '|'), for messages; static storage. */
@@ -28,6 +29,7 @@ static void usage(FILE *f, const char *prog) {
       "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
       "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
       "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1|lockstep]\n"
+      "          [--sm90-rows auto|128|192]\n"
       "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
       "          [--scale 1/sqrt(D)] [--groups 1] [--block-size 32] [--selected-blocks 8]\n"
       "                                                     (selected-block workloads: %s)\n"
@@ -39,7 +41,8 @@ static void usage(FILE *f, const char *prog) {
       "fused-diag's two passes (0: none, the fused kernels); --phase-times adds the times of\n"
       "its forward (p1) and column pass (p4) alone. Other systems refuse these options.\n"
       "--sm90-fwd picks fused's Hopper forward: ws (persistent, default), ws1 (one query\n"
-      "tile per CTA), lockstep (the v4-v8 kernel).\n"
+      "tile per CTA), lockstep (the v4-v8 kernel); --sm90-rows the ws forward's query rows\n"
+      "per tile (auto: 192 for unmasked attn at D=64 with 8+ waves of tiles, else 128).\n"
       "--groups G: K/V heads (H/G query heads share one; G divides --heads); each query\n"
       "attends to the keys of --selected-blocks blocks of --block-size keys, drawn from\n"
       "--seed (kernels/selected_blocks.h); other workloads refuse these options.\n"
@@ -121,6 +124,9 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
     } else if (!strcmp(opt, "--sm90-fwd")) {
       if ((idx = hx_parse_choice(prog, opt, val, sm90_fwd_names, 3)) < 0) goto bad;
       a->sm90_fwd = (attn_sm90_fwd)idx, i++;
+    } else if (!strcmp(opt, "--sm90-rows")) {
+      if ((idx = hx_parse_choice(prog, opt, val, sm90_rows_names, 3)) < 0) goto bad;
+      a->sm90_rows = (attn_sm90_rows)idx, i++;
     } else if (!strcmp(opt, "--dtype")) {
       if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
       a->shape.dtype = (attn_dtype)idx, i++;

@@ -17,7 +17,8 @@ typedef struct {
   int check;      /* --check (default) | --no-check */
   int device_cpu; /* --device cpu, or a CPU system (ref) */
   int force_sm80;
-  attn_sm90_fwd sm90_fwd; /* --sm90-fwd (default ws) */
+  attn_sm90_fwd sm90_fwd;   /* --sm90-fwd (default ws) */
+  attn_sm90_rows sm90_rows; /* --sm90-rows (default auto) */
   /* fused-diag's options (systems whose registry row has SYS_OPT_DIAG; others refuse them) */
   int diag_k;      /* --diag-k K: key blocks cached per query block, default 0 */
   int cache_fp16;  /* --cache-dtype fp32 (default) | fp16 */

@@ -238,6 +238,7 @@ int attnvar_run_gpu(const attnvar_args *a) {
   }
   hx_gpu_init(&ctx, &info, a->force_sm80);
   ctx.sm90_fwd = a->sm90_fwd;
+  ctx.sm90_rows = a->sm90_rows;
   ctx.opt.diag_k = a->diag_k;
   ctx.opt.cache_fp16 = a->cache_fp16;
   hx_print_header(&info);

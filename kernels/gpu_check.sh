@@ -11,6 +11,9 @@
 #     CTAs walk several tiles each (the K/V ring and the Q reload across tiles)
 #   x three shapes with a large --scale (rows' maxima keep moving: O rescaled by factors far
 #     from 1), on the fused systems only
+#   x six D=64 shapes on the 192-row forward (--sm90-rows 192: three consumer warpgroups;
+#     attn only, the other workloads must answer unsupported), and one unmasked D=64 shape
+#     with more than 8 waves of 192-row tiles, where fused picks that forward by itself
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
 #     against the fp32 GPU reference)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA
@@ -76,7 +79,8 @@ s257ncbf16:--seqlen 257 --heads 2 --dim 64 --causal 0 --dtype bf16 --batch 2:pla
 s300h48bf16:--seqlen 300 --heads 48 --dim 128 --dtype bf16:memcheck
 s300h48:--seqlen 300 --heads 48 --dim 128:memcheck
 s400h60d64:--seqlen 400 --heads 60 --dim 64:memcheck
-s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain"
+s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain
+s1000h100b3:--seqlen 1000 --heads 100 --dim 64 --batch 3 --causal 0:plain"
 # Spread scores (--scale: std 8-16 log2 units): rows' maxima keep moving after their first key
 # block, so the online softmax's rescale of O runs with factors far from 1. Fused systems only:
 # unfused keeps the S x S scores in fp16/bf16 as eager PyTorch does, whose rounding of logits
@@ -85,6 +89,14 @@ scaled_shapes="s1000sc:--seqlen 1000 --heads 3 --dim 128 --scale 1:plain
 s700sc64:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain
 s900scbf16:--seqlen 900 --heads 3 --dim 128 --scale 0.7 --dtype bf16:plain"
 online_systems="fused fused-sm80 fused-lockstep"
+# The 192-row forward forced (fused-r192), D = 64 only: masks, odd lengths, bf16, tiles across
+# waves, spread scores.
+wide_shapes="w100:--seqlen 100 --heads 3 --dim 64:memcheck
+w257b2:--seqlen 257 --heads 2 --dim 64 --batch 2:plain
+w100nc:--seqlen 100 --heads 3 --dim 64 --causal 0:memcheck
+w257ncbf16:--seqlen 257 --heads 2 --dim 64 --causal 0 --dtype bf16 --batch 2:plain
+w400h60:--seqlen 400 --heads 60 --dim 64:memcheck
+w700sc:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
 s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain
 s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain"
@@ -149,6 +161,7 @@ add_cases() { # shapes-text systems
         sysargs="--system $sys"
         [ "$sys" = fused-sm80 ] && sysargs="--system fused --force-sm80"
         [ "$sys" = fused-lockstep ] && sysargs="--system fused --sm90-fwd lockstep"
+        [ "$sys" = fused-r192 ] && sysargs="--system fused --sm90-rows 192"
         echo "$wl.$sys.$shape $tool --workload $wl $sysargs $args --check --warmup 1 --runs 2" >>"$cases"
       done
     done
@@ -165,7 +178,8 @@ add_nsa_cases() {
   done <<<"$nsa_shapes"
 }
 if [ "$nsa_only" = 0 ]; then
-  [ "$small" = 1 ] && add_cases "$small_shapes" "$systems" && add_cases "$scaled_shapes" "$online_systems"
+  [ "$small" = 1 ] && add_cases "$small_shapes" "$systems" && add_cases "$scaled_shapes" "$online_systems" &&
+    add_cases "$wide_shapes" fused-r192
   [ "$big" = 1 ] && add_cases "$big_shape" "$systems"
 fi
 add_nsa_cases

@@ -141,25 +141,42 @@ static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, c
   return launched(ctx, name);
 }
 
+// The warp-specialized forward's query rows per tile (64 per consumer warpgroup): 192 where
+// ws_wide_serves and --sm90-rows ask for it, or by default where v24e measured it faster:
+// without a mask (every tile the same work; B16 H96 D64: -5 %) and with at least 8 waves of
+// tiles, so the last, partly filled wave costs little (under a causal mask the longer tiles
+// lengthen the tail: B=1 +2-8 %, B=16 level).
+template <int D, int WL> static int ws_fwd_rows(const attn_ctx *ctx, const attn_shape *sh) {
+  if (!ws_wide_serves<D, WL>() || ctx->sm90_rows == SM90_ROWS_128) return 128;
+  if (ctx->sm90_rows == SM90_ROWS_192) return 192;
+  const long tiles = (sh->q_len + 191L) / 192 * sh->heads * sh->batch;
+  const bool masked = mask_offset(sh) < sh->kv_len;
+  return !masked && ctx->sm_count > 0 && tiles >= 8L * ctx->sm_count ? 192 : 128;
+}
+
 // The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9, persistent since
-// v10); --sm90-fwd lockstep runs the v4-v8 kernel instead.
-template <int D, int WL, bool BF16>
+// v10); --sm90-fwd lockstep runs the v4-v8 kernel instead. NC consumer warpgroups.
+template <int D, int WL, bool BF16, int NC>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
   WsMaps maps;
-  using C = WsCfg<D, WL>;
+  using C = WsCfg<D, WL, NC>;
   ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows, BF16));
   ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols, BF16));
   ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols, BF16));
   if (C::kNoise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
     ATTN_TRY(
         encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kSw128Floats, 64));
-  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16>, "attn_fwd_ws90", maps, p, C::kThreads,
+  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16, NC>, "attn_fwd_ws90", maps, p, C::kThreads,
                    C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows);
 }
 
 template <int D, int WL, bool BF16>
 static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
-  if (ctx->sm90_fwd != SM90_FWD_LOCKSTEP) return launch_fwd_ws90<D, WL, BF16>(ctx, sh, p);
+  if (ctx->sm90_fwd != SM90_FWD_LOCKSTEP) {
+    if constexpr (ws_wide_serves<D, WL>())
+      if (ws_fwd_rows<D, WL>(ctx, sh) == 192) return launch_fwd_ws90<D, WL, BF16, 3>(ctx, sh, p);
+    return launch_fwd_ws90<D, WL, BF16, 2>(ctx, sh, p);
+  }
   if constexpr (wl_traits<WL>::keyformer) { // use_sm90 keeps kf off the lockstep kernel
     return attn_fail(ctx, ATTN_ERR, "fused: the lockstep forward has no kf variant");
   } else {
@@ -332,6 +349,19 @@ static size_t ws_lse_floats(workload_id wl, const attn_shape *sh) {
 
 using namespace fused;
 
+// The warp-specialized forward's rows per tile for this cell (ws_fwd_rows; 128 where the
+// 192-row kernel is not built: ws_wide_serves).
+static int ws_rows_of(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
+  switch (wl) {
+#define WORKLOAD(id, ...) \
+  case WL_##id:           \
+    return sh->dim == 64 ? ws_fwd_rows<64, WL_##id>(ctx, sh) : ws_fwd_rows<128, WL_##id>(ctx, sh);
+#include "workloads.def"
+#undef WORKLOAD
+  default: return 128;
+  }
+}
+
 static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char *why,
                           size_t why_len) {
   if (ctx && ctx->cc_major < 8) {
@@ -363,6 +393,12 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
   }
   if (workload_table[wl].pool && workload_table[wl].column != COL_SUM) {
     snprintf(why, why_len, "fused kernels pool COL_SUM statistics only");
+    return ATTN_UNSUPPORTED;
+  }
+  if (ctx && ctx->sm90_rows == SM90_ROWS_192 && ws_rows_of(ctx, wl, sh) != 192) {
+    snprintf(why, why_len,
+             "--sm90-rows 192: the 192-row forward is built for attn-like workloads (no "
+             "softcap, column statistic or noise) at head dim 64 only");
     return ATTN_UNSUPPORTED;
   }
   return ATTN_OK;
@@ -424,17 +460,21 @@ static bool col_ws_runs(const attn_ctx *ctx, workload_id wl, const attn_shape *s
   }
 }
 
-// The log's impl: the forward, and for the column-statistic workloads which column pass ran.
+// The log's impl: the forward (its tile rows when 192), and for the column-statistic
+// workloads which column pass ran.
 static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
   if (workload_selected_blocks(wl)) return "fused-nsa-mma16816"; // mma.sync on every arch
   if (!hopper(ctx)) return "fused-sm80";
   if (!use_sm90(ctx, wl, sh)) return "fused-sm80fwd-sm90col";
-  const bool colws = col_ws_runs(ctx, wl, sh);
-  switch (ctx->sm90_fwd) {
-  case SM90_FWD_LOCKSTEP: return "fused-sm90";
-  case SM90_FWD_WS1: return colws ? "fused-sm90ws1-colws" : "fused-sm90ws1";
-  default: return colws ? "fused-sm90ws-persistent-colws" : "fused-sm90ws-persistent";
-  }
+  if (ctx->sm90_fwd == SM90_FWD_LOCKSTEP) return "fused-sm90";
+  static const char *const names[2][2][2] = {
+      // [ws1][192 rows][ws column pass]
+      {{"fused-sm90ws-persistent", "fused-sm90ws-persistent-colws"},
+       {"fused-sm90ws-persistent-r192", "fused-sm90ws-persistent-r192-colws"}},
+      {{"fused-sm90ws1", "fused-sm90ws1-colws"},
+       {"fused-sm90ws1-r192", "fused-sm90ws1-r192-colws"}}};
+  return names[ctx->sm90_fwd == SM90_FWD_WS1][ws_rows_of(ctx, wl, sh) == 192]
+              [col_ws_runs(ctx, wl, sh)];
 }
 
 extern "C" const attn_system attn_system_fused = {"fused", fused_supports, fused_workspace_bytes,

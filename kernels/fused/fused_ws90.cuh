@@ -45,9 +45,11 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // SASS), and forcing it after the softmax gained nothing there and cost 3-4 % at D = 64 (v24b).
 // kf keeps two stages (its noise tiles take the room) and gemma2 at D = 128 pins the wait (its
 // softcap path was 17-65 % slower without the pin, v19, v23).
-template <int D, int WL> struct WsCfg {
+// NC_ = 3 (192-row tiles, v25) exists where ws_wide_serves says so; the dispatcher picks it
+// for the cells it pays on (fused.cu, ws_fwd_rows).
+template <int D, int WL, int NC_ = 2> struct WsCfg {
   static constexpr bool kNoise = wl_traits<WL>::keyformer;
-  static constexpr int NC = 2;
+  static constexpr int NC = NC_;
   static constexpr bool kOverlapPV = D == 64 || !wl_traits<WL>::softcap;
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
@@ -70,6 +72,15 @@ template <int D, int WL> struct WsCfg {
   }
   static_assert(smem_bytes() <= 227 * 1024, "shared memory per block");
 };
+
+// Three consumers (192-row tiles) fit ptxas's 160 registers without spills at D = 64 for the
+// plain forward only (gemma2's softcap spills, kf's noise tiles need the shared memory). v24e
+// measured them 5 % faster on B16 H96 D64 non-causal, level causal, and 2-8 % slower at B=1
+// (fewer, longer tiles: a longer causal tail).
+template <int D, int WL> __host__ __device__ constexpr bool ws_wide_serves() {
+  return D == 64 && !wl_traits<WL>::softcap && !wl_traits<WL>::keyformer &&
+         !wl_traits<WL>::column_pass && !wl_traits<WL>::selected_blocks;
+}
 
 // TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (boxes {64, 1, rows, 1}); kf's
 // noise as a 3-D tensor {Lkv, Lq, B*H} (boxes {kSw128Floats, 64, 1}).
@@ -118,12 +129,13 @@ template <int ROWS> __device__ __forceinline__ int ws_blocks(int qb, const Param
 }
 
 // ---- the kernel ---------------------------------------------------------------------------
-// BF16: bfloat16 q, k, v, out (tensor maps of bf16, bf16 wgmma), else fp16.
-template <int D, int WL, bool BF16 = false>
-__global__ void __launch_bounds__(WsCfg<D, WL>::kThreads, 1)
+// BF16: bfloat16 q, k, v, out (tensor maps of bf16, bf16 wgmma), else fp16. NC_: consumer
+// warpgroups (64 query rows each).
+template <int D, int WL, bool BF16 = false, int NC_ = 2>
+__global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
     attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p, int chunk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = WsCfg<D, WL>;
+  using C = WsCfg<D, WL, NC_>;
   constexpr int NST = C::kStages, NC = C::NC, kWsRows = C::kRows;
   constexpr uint32_t kStageBytes = kWsCols * D * (uint32_t)sizeof(half);
   constexpr bool kNoise = C::kNoise;

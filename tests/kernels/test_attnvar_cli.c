@@ -217,6 +217,8 @@ static void test_cli_errors(void) {
   expect_usage_error("--workload h2o", "--workload and --system are required");
   expect_usage_error("--workload h2o --system ref --causal 2", "--causal: expected an integer");
   expect_usage_error("--workload h2o --system ref --dtype fp32", "--dtype: unknown 'fp32'");
+  expect_usage_error("--workload attn --system fused --sm90-rows 256",
+                     "--sm90-rows: unknown '256' (expected auto|128|192)");
   /* the selected-block options: nsa's only, validated */
   expect_usage_error("--workload h2o --system ref --groups 2",
                      "--groups is an option of the selected-block workloads (nsa), not of "
