@@ -42,7 +42,7 @@ static void usage(FILE *f, const char *prog) {
       "its forward (p1) and column pass (p4) alone. Other systems refuse these options.\n"
       "--sm90-fwd picks fused's Hopper forward: ws (persistent, default), ws1 (one query\n"
       "tile per CTA), lockstep (the v4-v8 kernel); --sm90-rows the ws forward's query rows\n"
-      "per tile (auto: 192 for unmasked attn at D=64 with 8+ waves of tiles, else 128).\n"
+      "per tile (auto: 192 for unmasked attn at D=64 with 4+ waves of tiles, else 128).\n"
       "--groups G: K/V heads (H/G query heads share one; G divides --heads); each query\n"
       "attends to the keys of --selected-blocks blocks of --block-size keys, drawn from\n"
       "--seed (kernels/selected_blocks.h); other workloads refuse these options.\n"

@@ -13,7 +13,7 @@
 #     from 1), on the fused systems only
 #   x six D=64 shapes on the 192-row forward (--sm90-rows 192: three consumer warpgroups;
 #     attn only, the other workloads must answer unsupported), and one unmasked D=64 shape
-#     with more than 8 waves of 192-row tiles, where fused picks that forward by itself
+#     with more than 4 waves of 192-row tiles, where fused picks that forward by itself
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
 #     against the fp32 GPU reference)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA

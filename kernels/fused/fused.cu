@@ -142,16 +142,17 @@ static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, c
 }
 
 // The warp-specialized forward's query rows per tile (64 per consumer warpgroup): 192 where
-// ws_wide_serves and --sm90-rows ask for it, or by default where v24e measured it faster:
-// without a mask (every tile the same work; B16 H96 D64: -5 %) and with at least 8 waves of
-// tiles, so the last, partly filled wave costs little (under a causal mask the longer tiles
-// lengthen the tail: B=1 +2-8 %, B=16 level).
+// ws_wide_serves and --sm90-rows ask for it, or by default where it measured faster (v24e,
+// v25): without a mask (every tile the same work) and with at least 4 waves of 192-row tiles
+// (D64: B16 H96 -5.5 %, B4 H32 -7 %, B1 H32 at 5.3 waves -1.7 %; with fewer waves the
+// shorter tiles are kept: one wave of 192-row tiles takes 1.4x one of 128-row tiles). Under a
+// causal mask the two measured level at B16 and 2-8 % slower at B=1 (a longer tail).
 template <int D, int WL> static int ws_fwd_rows(const attn_ctx *ctx, const attn_shape *sh) {
   if (!ws_wide_serves<D, WL>() || ctx->sm90_rows == SM90_ROWS_128) return 128;
   if (ctx->sm90_rows == SM90_ROWS_192) return 192;
   const long tiles = (sh->q_len + 191L) / 192 * sh->heads * sh->batch;
   const bool masked = mask_offset(sh) < sh->kv_len;
-  return !masked && ctx->sm_count > 0 && tiles >= 8L * ctx->sm_count ? 192 : 128;
+  return !masked && ctx->sm_count > 0 && tiles >= 4L * ctx->sm_count ? 192 : 128;
 }
 
 // The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9, persistent since
