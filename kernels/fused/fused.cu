@@ -374,6 +374,13 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
     snprintf(why, why_len, "fused kernels run fp16 and bf16 only");
     return ATTN_UNSUPPORTED;
   }
+  if ((int)wl >= 0 && wl < WL_COUNT && ctx && ctx->sm90_rows == SM90_ROWS_192 &&
+      ws_rows_of(ctx, wl, sh) != 192) {
+    snprintf(why, why_len,
+             "--sm90-rows 192: the 192-row forward is built for attn-like workloads (no "
+             "softcap, column statistic, noise or selected blocks) at head dim 64 only");
+    return ATTN_UNSUPPORTED;
+  }
   if ((int)wl >= 0 && wl < WL_COUNT && workload_selected_blocks(wl)) {
     const char *problem = nsa_problem(sh, why, why_len);
     if (problem && problem != why) snprintf(why, why_len, "%s", problem);
@@ -394,12 +401,6 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
   }
   if (workload_table[wl].pool && workload_table[wl].column != COL_SUM) {
     snprintf(why, why_len, "fused kernels pool COL_SUM statistics only");
-    return ATTN_UNSUPPORTED;
-  }
-  if (ctx && ctx->sm90_rows == SM90_ROWS_192 && ws_rows_of(ctx, wl, sh) != 192) {
-    snprintf(why, why_len,
-             "--sm90-rows 192: the 192-row forward is built for attn-like workloads (no "
-             "softcap, column statistic or noise) at head dim 64 only");
     return ATTN_UNSUPPORTED;
   }
   return ATTN_OK;
