@@ -249,16 +249,10 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       wgmma_commit();
     };
     ColState<WL> cs;
+    // Block n (ring slot cur): its LSE is read before the next block's GEMM is issued, so the
+    // loads run under the issue and the wait (v25b: issued after it, their latency stood right
+    // after the wait: the column pass 10 % slower, h2o 3.6 %, corm 2 %, kf level).
     auto fetch_lse = [&](uint32_t cur) { load_lse<QN>(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
-    // The next block's GEMM and block cur's LSE. Without an aux input the LSE is read first, so
-    // its loads run under the issue and the wait (v25b: after the issue, their latency stood
-    // right after the wait: h2o 3.6 % slower); corm and kf keep the issue first (their shipped
-    // times were 2-5 % slower with the loads first).
-    auto issue_next = [&](float(&s)[QN / 8][4], uint32_t next, uint32_t cur) {
-      if constexpr (!C::kAux) fetch_lse(cur);
-      issue(s, next);
-      if constexpr (C::kAux) fetch_lse(cur);
-    };
     auto consume = [&](const float(&s)[QN / 8][4], int n, uint32_t cur) {
       const int i0 = n * QN, j0 = tile.kb * kCwsKeys;
       const float *saux = saux0 + (cur % NST) * kAuxFloats;
@@ -273,15 +267,18 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     issue(sa, it);
     int k = 0;
     for (; k + 2 < cnt; k += 2) {
-      issue_next(sb, it + k + 1, it + k);
+      fetch_lse(it + k);
+      issue(sb, it + k + 1);
       wgmma_wait<1>();
       consume(sa, n0 + k, it + k);
-      issue_next(sa, it + k + 2, it + k + 1);
+      fetch_lse(it + k + 1);
+      issue(sa, it + k + 2);
       wgmma_wait<1>();
       consume(sb, n0 + k + 1, it + k + 1);
     }
     if (k + 1 < cnt) {
-      issue_next(sb, it + k + 1, it + k);
+      fetch_lse(it + k);
+      issue(sb, it + k + 1);
       wgmma_wait<1>();
       consume(sa, n0 + k, it + k);
       fetch_lse(it + k + 1);
