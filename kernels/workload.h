@@ -178,5 +178,19 @@ template <int WL> struct wl_traits {
   static constexpr bool sum_sq = column == COL_SUM_SQ;
   static constexpr bool column_pass = column != COL_NONE;
 };
+
+/* The one place a runtime workload id becomes a template argument: f(std::integral_constant<int,
+ * WL>()) for WL == wl, and its result; `none` for an id outside the registry. */
+#include <type_traits>
+template <typename R, typename F> R with_workload(workload_id wl, R none, F &&f) {
+  switch (wl) {
+#define WORKLOAD(id, ...) \
+  case WL_##id:           \
+    return f(std::integral_constant<int, WL_##id>());
+#include "workloads.def"
+#undef WORKLOAD
+  default: return none;
+  }
+}
 #endif
 #endif

@@ -144,9 +144,10 @@ static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, c
 // The warp-specialized forward's query rows per tile (64 per consumer warpgroup): 192 where
 // ws_wide_serves and --sm90-rows ask for it, or by default where it measured faster (v24e,
 // v25): without a mask (every tile the same work) and with at least 4 waves of 192-row tiles
-// (D64: B16 H96 -5.5 %, B4 H32 -7 %, B1 H32 at 5.3 waves -1.7 %; with fewer waves the
-// shorter tiles are kept: one wave of 192-row tiles takes 1.4x one of 128-row tiles). Under a
-// causal mask the two measured level at B16 and 2-8 % slower at B=1 (a longer tail).
+// (D64: B16 H96 -5.5 %, B4 H32 -7 %, B1 H32 at 5.3 waves -1.7 %; below 4 waves, not
+// measured, the shorter tiles are kept: a wave of 192-row tiles does 1.5x the work of one of
+// 128-row tiles). Under a causal mask the two measured level at B16 and 2-8 % slower at B=1
+// (a longer tail).
 template <int D, int WL> static int ws_fwd_rows(const attn_ctx *ctx, const attn_shape *sh) {
   if (!ws_wide_serves<D, WL>() || ctx->sm90_rows == SM90_ROWS_128) return 128;
   if (ctx->sm90_rows == SM90_ROWS_192) return 192;
@@ -256,17 +257,12 @@ static int run_workload(const attn_ctx *ctx, const attn_shape *sh, const Params 
 
 template <int D, bool BF16>
 static int run_dim(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const Params &p) {
-  switch (wl) {
-#define WORKLOAD(id, ...)                                \
-  case WL_##id:                                          \
-    if constexpr (!wl_traits<WL_##id>::selected_blocks)  \
-      return run_workload<D, WL_##id, BF16>(ctx, sh, p); \
-    break;
-#include "workloads.def"
-#undef WORKLOAD
-  default: break;
-  }
-  return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: no dense kernel for %s", workload_table[wl].name);
+  return with_workload(wl, (int)ATTN_UNSUPPORTED, [&](auto w) -> int {
+    constexpr int WL = decltype(w)::value;
+    if constexpr (!wl_traits<WL>::selected_blocks) return run_workload<D, WL, BF16>(ctx, sh, p);
+    return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: no dense kernel for %s",
+                     workload_table[wl].name);
+  });
 }
 
 // ---- selected blocks (fused_nsa.cuh) ----------------------------------------------------------
@@ -353,14 +349,10 @@ using namespace fused;
 // The warp-specialized forward's rows per tile for this cell (ws_fwd_rows; 128 where the
 // 192-row kernel is not built: ws_wide_serves).
 static int ws_rows_of(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
-  switch (wl) {
-#define WORKLOAD(id, ...) \
-  case WL_##id:           \
-    return sh->dim == 64 ? ws_fwd_rows<64, WL_##id>(ctx, sh) : ws_fwd_rows<128, WL_##id>(ctx, sh);
-#include "workloads.def"
-#undef WORKLOAD
-  default: return 128;
-  }
+  return with_workload(wl, 128, [&](auto w) {
+    constexpr int WL = decltype(w)::value;
+    return sh->dim == 64 ? ws_fwd_rows<64, WL>(ctx, sh) : ws_fwd_rows<128, WL>(ctx, sh);
+  });
 }
 
 static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char *why,
@@ -452,14 +444,8 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
 
 // Whether run_workload takes the warp-specialized column pass for this cell.
 static bool col_ws_runs(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
-  switch (wl) {
-#define WORKLOAD(id, ...) \
-  case WL_##id:           \
-    return hopper(ctx) && col_ws_usable<WL_##id>(ctx, sh);
-#include "workloads.def"
-#undef WORKLOAD
-  default: return false;
-  }
+  return with_workload(
+      wl, false, [&](auto w) { return hopper(ctx) && col_ws_usable<decltype(w)::value>(ctx, sh); });
 }
 
 // The log's impl: the forward (its tile rows when 192), and for the column-statistic

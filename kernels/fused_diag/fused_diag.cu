@@ -123,20 +123,15 @@ int run_phase_t(const attn_ctx *ctx, const attn_shape *sh, const Params &p, cons
 template <int D>
 int run_phase_dim(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const Params &p,
                   const DiagCache &c, int phase) {
-  switch (wl) {
-#define WORKLOAD(id, ...)                                                                  \
-  case WL_##id:                                                                            \
-    if constexpr (cacheable<WL_##id>()) {                                                  \
-      if (ctx->opt.cache_fp16) return run_phase_t<D, WL_##id, half>(ctx, sh, p, c, phase); \
-      return run_phase_t<D, WL_##id, float>(ctx, sh, p, c, phase);                         \
-    }                                                                                      \
-    break;
-#include "workloads.def"
-#undef WORKLOAD
-  default: break;
-  }
-  return attn_fail(ctx, ATTN_UNSUPPORTED, "fused-diag: %s has no P1/P4 phases of its own",
-                   workload_table[wl].name);
+  return with_workload(wl, (int)ATTN_UNSUPPORTED, [&](auto w) -> int {
+    constexpr int WL = decltype(w)::value;
+    if constexpr (cacheable<WL>()) {
+      if (ctx->opt.cache_fp16) return run_phase_t<D, WL, half>(ctx, sh, p, c, phase);
+      return run_phase_t<D, WL, float>(ctx, sh, p, c, phase);
+    }
+    return attn_fail(ctx, ATTN_UNSUPPORTED, "fused-diag: %s has no P1/P4 phases of its own",
+                     workload_table[wl].name);
+  });
 }
 
 } // namespace
