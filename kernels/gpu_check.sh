@@ -11,9 +11,10 @@
 #     CTAs walk several tiles each (the K/V ring and the Q reload across tiles)
 #   x three shapes with a large --scale (rows' maxima keep moving: O rescaled by factors far
 #     from 1), on the fused systems only
-#   x six D=64 shapes on the 192-row forward (--sm90-rows 192: three consumer warpgroups;
-#     attn only, the other workloads must answer unsupported), and one unmasked D=64 shape
-#     with more than 4 waves of 192-row tiles, where fused picks that forward by itself
+#   x seven D=64 shapes on the 192-row forward (--sm90-rows 192: three consumer warpgroups;
+#     attn only, the other workloads must answer unsupported; causal ones where consumers
+#     stop at their own diagonal or have no rows), and two D=64 shapes where fused picks
+#     that forward by itself (unmasked with over 4 waves of 192-row tiles, causal with over 16)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
 #     against the fp32 GPU reference)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA
@@ -80,7 +81,8 @@ s300h48bf16:--seqlen 300 --heads 48 --dim 128 --dtype bf16:memcheck
 s300h48:--seqlen 300 --heads 48 --dim 128:memcheck
 s400h60d64:--seqlen 400 --heads 60 --dim 64:memcheck
 s1000h40b3:--seqlen 1000 --heads 40 --dim 64 --batch 3 --causal 0:plain
-s1000h100b3:--seqlen 1000 --heads 100 --dim 64 --batch 3 --causal 0:plain"
+s1000h100b3:--seqlen 1000 --heads 100 --dim 64 --batch 3 --causal 0:plain
+s2000h64b4:--seqlen 2000 --heads 64 --dim 64 --batch 4:plain"
 # Spread scores (--scale: std 8-16 log2 units): rows' maxima keep moving after their first key
 # block, so the online softmax's rescale of O runs with factors far from 1. Fused systems only:
 # unfused keeps the S x S scores in fp16/bf16 as eager PyTorch does, whose rounding of logits
@@ -96,7 +98,8 @@ w257b2:--seqlen 257 --heads 2 --dim 64 --batch 2:plain
 w100nc:--seqlen 100 --heads 3 --dim 64 --causal 0:memcheck
 w257ncbf16:--seqlen 257 --heads 2 --dim 64 --causal 0 --dtype bf16 --batch 2:plain
 w400h60:--seqlen 400 --heads 60 --dim 64:memcheck
-w700sc:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain"
+w700sc:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain
+w1000b3:--seqlen 1000 --heads 40 --dim 64 --batch 3:plain"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
 s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain
 s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain"

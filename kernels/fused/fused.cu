@@ -142,18 +142,20 @@ static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, c
 }
 
 // The warp-specialized forward's query rows per tile (64 per consumer warpgroup): 192 where
-// ws_wide_serves and --sm90-rows ask for it, or by default where it measured faster (v24e,
-// v25): without a mask (every tile the same work) and with at least 4 waves of 192-row tiles
-// (D64: B16 H96 -5.5 %, B4 H32 -7 %, B1 H32 at 5.3 waves -1.7 %; below 4 waves, not
-// measured, the shorter tiles are kept: a wave of 192-row tiles does 1.5x the work of one of
-// 128-row tiles). Under a causal mask the two measured level at B16 and 2-8 % slower at B=1
-// (a longer tail).
+// ws_wide_serves and --sm90-rows ask for it, or by default where it measured faster (v25,
+// v26; D = 64, same-run ratios against 128-row tiles): without a mask at 4 waves of 192-row
+// tiles or more (B16 H96 -5.5 %, B4 H32 -7 %, B1 H32 at 5.3 waves level to -1.7 %; fewer
+// waves not measured: a wave of 192-row tiles is 1.5x the work of one of 128-row tiles);
+// under a causal mask, where a tile's work grows along the diagonal and the last wave is
+// uneven, at 16 waves or more (B16 H96 S4096 -4.2 %, B16 H32 S2048 -4.5 %, B4 H32 S8192 -3.9 %,
+// B4 H32 S4096 at 21 waves -2 %; slower at 5.3-11.6 waves: B1 H32 +2 %, B2 H32 +4.6 %, B2 H16
+// S8192 +4 %, B8 H32 S1024 +2 %).
 template <int D, int WL> static int ws_fwd_rows(const attn_ctx *ctx, const attn_shape *sh) {
   if (!ws_wide_serves<D, WL>() || ctx->sm90_rows == SM90_ROWS_128) return 128;
   if (ctx->sm90_rows == SM90_ROWS_192) return 192;
   const long tiles = (sh->q_len + 191L) / 192 * sh->heads * sh->batch;
-  const bool masked = mask_offset(sh) < sh->kv_len;
-  return !masked && ctx->sm_count > 0 && tiles >= 4L * ctx->sm_count ? 192 : 128;
+  const long min_waves = mask_offset(sh) < sh->kv_len ? 16 : 4;
+  return ctx->sm_count > 0 && tiles >= min_waves * ctx->sm_count ? 192 : 128;
 }
 
 // The warp-specialized forward (fused_ws90.cuh), the default on Hopper (v9, persistent since
