@@ -1,4 +1,4 @@
-// The warp-specialized sm_90a forward (v9-v24, fused's default on Hopper): the online-softmax
+// The warp-specialized sm_90a forward (v9-v26, fused's default on Hopper): the online-softmax
 // forward of attn_fwd_sm90 restructured the way Hopper wants it.
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
@@ -6,17 +6,18 @@
 //                V "full" mbarrier per stage (transaction bytes), one "empty" mbarrier per
 //                stage that the consumers arrive on when they are done with it. It gives its
 //                registers away (setmaxnreg.dec).
-//   warpgroups 1, 2  consumers: 64 query rows each (setmaxnreg.inc). Per block n a consumer
+//   warpgroups 1..NC  consumers (two; three for 192-row tiles, v25): 64 query rows each
+//                (setmaxnreg.inc). Per block n a consumer
 //                issues S_n = Q·K_nᵀ and O += P_{n-1}·V_{n-1} back to back (both async) and
 //                runs the softmax of S_n once S_n is done (the source lets it run under
 //                P_{n-1}·V_{n-1}, but ptxas puts that wait first at D = 128 anyway; WsCfg
-//                says what was measured). The two consumers take turns
+//                says what was measured). The consumers take turns
 //                issuing through named barriers (ping-pong), so one's softmax runs under the
 //                other's GEMMs.
 // No block-wide barrier after the prologue: the producer and the consumers only meet at
 // mbarriers. Persistent (v10-v14): one CTA per SM claims query tiles one after another (the
 // tile schedule below); the K/V ring runs on across tiles and the producer loads the next
-// tile's Q as soon as both consumers have issued their last S GEMM, so the next tile's first
+// tile's Q as soon as every consumer has issued its last S GEMM, so the next tile's first
 // loads overlap this tile's last P·V and its epilogue. Same math, mask and outputs (out, row
 // LSE) as attn_fwd_sm90, and for kf (COL_KEYFORMER) the KeyFormer row statistic too: the
 // producer loads each consumer's fp32 noise tile (64 rows x 128 keys, 32 KiB, one stage per
@@ -61,9 +62,10 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
   static constexpr bool kUniformIndex = D == 128 || wl_traits<WL>::softcap;
   static constexpr bool kEarlyRescale = D == 128;
   // v26: each consumer computes only its own rows' key blocks (skipping the tile's masked last
-  // block, or all of them past the queries' end). 192-row tiles only: with 128-row tiles the
-  // consumers' limits coincide at Lq = Lkv but a multiple of 64 rows, and the extra branch made
-  // ptxas's code for them 5-7 % slower (B16 H96 D64 causal 8.19 -> 8.65 ms).
+  // block, or all of them past the queries' end). 192-row tiles only: in a 128-row tile both
+  // consumers need the same blocks when Lq = Lkv (the only waste left is a consumer with no
+  // rows, at Lq % 128 in 1..64), and the extra branch made ptxas's code for them 5-7 % slower
+  // (B16 H96 D64 causal 8.19 -> 8.65 ms).
   static constexpr bool kOwnBlocks = NC > 2;
   static_assert(!kOwnBlocks || !kNoise, "kf's noise tiles: the skip does not release them");
   static constexpr int kProducerRegs = NC == 3 ? 32 : 40;
@@ -80,9 +82,10 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
 };
 
 // Three consumers (192-row tiles) fit ptxas's 160 registers without spills at D = 64 for the
-// plain forward only (gemma2's softcap spills, kf's noise tiles need the shared memory). v24e
-// measured them 5 % faster on B16 H96 D64 non-causal, level causal, and 2-8 % slower at B=1
-// (fewer, longer tiles: a longer causal tail).
+// plain forward only (gemma2's softcap spills, kf's noise tiles need the shared memory).
+// Measured against 128-row tiles: 5 % faster on B16 H96 D64 non-causal (v24e, v25); under the
+// causal mask 4 % faster at B16 once each consumer stops at its own diagonal (v26), 2-5 %
+// slower with few waves of tiles (fused.cu's ws_fwd_rows picks by the wave count).
 template <int D, int WL> __host__ __device__ constexpr bool ws_wide_serves() {
   return D == 64 && !wl_traits<WL>::softcap && !wl_traits<WL>::keyformer &&
          !wl_traits<WL>::column_pass && !wl_traits<WL>::selected_blocks;
