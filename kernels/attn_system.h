@@ -105,6 +105,7 @@ enum { ATTN_PHASE_P1 = 0, ATTN_PHASE_P4 = 1, ATTN_PHASE_COUNT = 2 };
 extern const attn_system attn_system_unfused;    /* kernels/unfused/    */
 extern const attn_system attn_system_fused;      /* kernels/fused/      */
 extern const attn_system attn_system_fused_diag; /* kernels/fused_diag/ */
+extern const attn_system attn_system_fa3;        /* kernels/fa3/: a peer (FlashAttention-3) */
 
 /* ---- the system registry (systems.c) ------------------------------------------------- */
 
@@ -116,6 +117,8 @@ typedef struct {
                                 reference is too slow (llama_e2e at full size) */
   const char *about;         /* one line for --list-systems */
   unsigned options;          /* SYS_OPT_* bits: the system-specific options it takes */
+  int peer; /* 1: another project's kernels run as a peer (fa3): it serves the cells it computes
+               and reports the others unsupported; ours serve every workload */
 } system_entry;
 
 /* --diag-k, --cache-dtype, --phase-times (attnvar_cli.c); other systems refuse them. */

@@ -11,14 +11,16 @@
 #endif
 
 const system_entry system_table[] = {
-    {"ref", 1, NULL, NULL, "CPU double-precision reference (small sizes)", 0},
+    {"ref", 1, NULL, NULL, "CPU double-precision reference (small sizes)", 0, 0},
     {"unfused", 0, GPU_SYSTEM(attn_system_unfused), "fused",
-     "eager: cuBLAS GEMMs and separate kernels, materialises S x S", 0},
+     "eager: cuBLAS GEMMs and separate kernels, materialises S x S", 0, 0},
     {"fused", 0, GPU_SYSTEM(attn_system_fused), "unfused",
-     "FlashTensor-style kernels, never materialises S x S", 0},
+     "FlashTensor-style kernels, never materialises S x S", 0, 0},
     {"fused-diag", 0, GPU_SYSTEM(attn_system_fused_diag), "fused",
      "fused with a cache of the k score tiles nearest the diagonal (--diag-k, h2o-diag study)",
-     SYS_OPT_DIAG},
+     SYS_OPT_DIAG, 0},
+    {"fa3", 0, GPU_SYSTEM(attn_system_fa3), "fused",
+     "peer: FlashAttention-3's Hopper forward (attn only; built with -DREPRO_FA3_DIR)", 0, 1},
 };
 const int system_count = (int)(sizeof system_table / sizeof *system_table);
 

@@ -42,6 +42,7 @@ static void test_systems_cover_workloads(void) {
 #ifdef REPRO_HAVE_CUDA
     CHECKF(e->gpu != NULL, "system %s has no implementation", e->name);
     if (!e->gpu) continue;
+    if (e->peer) continue; /* test_peers_say_why */
     gpu_systems++;
     for (int w = 0; w < WL_COUNT; w++) {
       char why[256] = "";
@@ -72,7 +73,7 @@ static void test_systems_cover_bf16(void) {
   int refused = 0;
   for (int i = 0; i < system_count; i++) {
     const system_entry *e = &system_table[i];
-    if (e->on_cpu || !e->gpu) continue;
+    if (e->on_cpu || !e->gpu || e->peer) continue;
     for (int w = 0; w < WL_COUNT; w++) {
       char why[256] = "";
       const attn_shape *shape = workload_selected_blocks((workload_id)w) ? &blocks : &dense;
@@ -92,6 +93,51 @@ static void test_systems_cover_bf16(void) {
     }
   }
   CHECKF(refused == 3, "fused-diag's cached workloads: %d, expected h2o, roco, snapkv", refused);
+#endif
+}
+
+/* A peer (another project's kernels: fa3) serves the cells it computes and refuses every other
+ * one with a reason, never silently: without its kernels in the build every cell is refused
+ * and the reason says how to build them; with them attn runs (fp16 and bf16, causal or not)
+ * and the workloads it does not compute are refused. */
+static void test_peers_say_why(void) {
+#ifdef REPRO_HAVE_CUDA
+  int peers = 0;
+  for (int i = 0; i < system_count; i++) {
+    const system_entry *e = &system_table[i];
+    if (!e->peer) continue;
+    peers++;
+    CHECKF(!e->on_cpu && e->gpu, "peer %s: a GPU system without an implementation", e->name);
+    if (!e->gpu) continue;
+    for (int w = 0; w < WL_COUNT; w++) {
+      for (int variant = 0; variant < 4; variant++) {
+        attn_shape sh = {2,
+                         4,
+                         variant & 1 ? 128 : 64,
+                         256,
+                         256,
+                         variant & 2 ? MASK_NONE : MASK_CAUSAL,
+                         variant & 1 ? DTYPE_BF16 : DTYPE_FP16,
+                         ATTN_DENSE};
+        char why[256] = "";
+        const int rc = e->gpu->supports(NULL, (workload_id)w, &sh, why, sizeof why);
+#ifdef REPRO_HAVE_FA3
+        const workload_info *row = &workload_table[w]; /* the plain softmax: attn's features */
+        const int plain =
+            row->logits == LOGITS_SCALED && row->keys == KEYS_DENSE && row->column == COL_NONE;
+#else
+        const int plain = 0;
+        CHECKF(rc != ATTN_OK && strstr(why, "REPRO_FA3_DIR"),
+               "peer %s built without its kernels: %s must be refused naming REPRO_FA3_DIR: %s",
+               e->name, workload_table[w].name, why);
+#endif
+        CHECKF(plain ? rc == ATTN_OK : rc == ATTN_UNSUPPORTED && why[0] != '\0',
+               "peer %s, %s (variant %d): rc %d, reason '%s'", e->name, workload_table[w].name,
+               variant, rc, why);
+      }
+    }
+  }
+  CHECKF(peers >= 1, "no peer system registered (fa3 expected)");
 #endif
 }
 
@@ -170,6 +216,7 @@ int main(int argc, char **argv) {
   test_rows();
   test_systems_cover_workloads();
   test_systems_cover_bf16();
+  test_peers_say_why();
   test_broken_rows_are_caught();
   test_list_matches(argv[1]);
   return check_report();

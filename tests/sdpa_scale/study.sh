@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # studies/sdpa-scale without a GPU: the experiment file validates with both shipped cluster
-# files; the dry run prints the matrix of issue 12 (8 configurations x 7 systems, log names
+# files; the dry run prints the matrix of issue 12 (8 configurations x 8 systems, log names
 # carrying D, causal and dtype, the commands their flags); a local run in CPU mode (a cluster
 # file of this test: B=1, H=2, S=128, the CPU reference) of ours in two configurations and of
 # a peer (no torch here: unsupported, the config line still says causal and dtype) through the
@@ -28,17 +28,18 @@ check "validates with the CPU test cluster" "$runner" check "$study/experiment.y
 check "gpu_run.sh parses" bash -n "$study/gpu_run.sh"
 check "report.sh parses" bash -n "$study/report.sh"
 
-# the matrix on one device: 8 configurations x 7 systems (flashcore-triton is absent: no cell)
+# the matrix on one device: 8 configurations x 8 systems (flashcore-triton is absent: no cell)
 (cd "$study" && ./run.sh --dry-run --local --device h100 -c "$repo/clusters/generic.yaml" >cells.txt 2>err.txt)
 check_eq "dry-run exit" "$?" 0
-check_eq "cells" "$(wc -l <"$study/cells.txt")" 56
+check_eq "cells" "$(wc -l <"$study/cells.txt")" 64
 for cfg in d128-c1-fp16 d128-c1-bf16 d128-c0-fp16 d128-c0-bf16 d64-c1-fp16 d64-c1-bf16 d64-c0-fp16 d64-c0-bf16; do
-  check_eq "$cfg cells" "$(grep -c "^$cfg\.h100\." "$study/cells.txt")" 7
+  check_eq "$cfg cells" "$(grep -c "^$cfg\.h100\." "$study/cells.txt")" 8
 done
 check "no flashcore cell" test "$(grep -c flashcore "$study/cells.txt")" = 0
 check "fused D=128 causal fp16" grep -q "^d128-c1-fp16.h100.fused.log	.*attnvar --workload attn --system fused --seqlen 4096 --batch 16 --heads 96 --dim 128 --causal 1 --dtype fp16 --warmup 20 --runs 10 --device gpu --check" "$study/cells.txt"
 check "unfused is in the matrix" grep -q "^d64-c0-fp16.h100.unfused.log	.*--system unfused .*--dim 64 --causal 0" "$study/cells.txt"
 check "sdpa-efficient D=64 full bf16" grep -q "^d64-c0-bf16.h100.sdpa-efficient.log	.*peer.py --system sdpa-efficient --workload attn --seqlen 4096 --batch 16 --heads 96 --dim 64 --causal 0 --dtype bf16 .*--check --check-pairs 16" "$study/cells.txt"
+check "fa3 runs through attnvar" grep -q "^d64-c1-bf16.h100.fa3.log	.*attnvar --workload attn --system fa3 --seqlen 4096 --batch 16 --heads 96 --dim 64 --causal 1 --dtype bf16 " "$study/cells.txt"
 check "sdpa-compiled" grep -q "^d128-c0-bf16.h100.sdpa-compiled.log	.*--system sdpa-compiled .*--causal 0 --dtype bf16" "$study/cells.txt"
 single() { (cd "$study" && ./run_single.sh "$@" --dry-run --local --device h100 -c "$repo/clusters/generic.yaml" 2>/dev/null | cut -f1 | tr '\n' ' '); }
 check_eq "run_single d64-c1-fp16 flex" "$(single d64-c1-fp16 flex)" "d64-c1-fp16.h100.flex.log "

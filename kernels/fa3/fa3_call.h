@@ -1,0 +1,37 @@
+/* fa3_call.h: the one call between the fa3 system (fa3.cu, built with the kit's flags) and
+ * FlashAttention-3's forward (fa3_launch.cu, built with FlashAttention-3's own flags and
+ * headers, only when CMake is given its source: -DREPRO_FA3_DIR). Plain C types, so neither
+ * side sees the other's headers. */
+#ifndef FA3_CALL_H
+#define FA3_CALL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One plain forward: q, out [B, Lq, H, D], k, v [B, Lkv, H, D] (16-bit, contiguous), the row
+ * LSE [B, H, Lq] (fp32, natural log, FlashAttention-3's layout), causal bottom-right aligned. */
+typedef struct {
+  const void *q, *k, *v;
+  void *out;
+  float *lse;
+  int *scheduler; /* fa3_scheduler_ints(batch) ints, zeroed by the caller before each call */
+  int batch, heads, q_len, kv_len, dim;
+  int causal, bf16;
+  float scale;
+  int cc_major, cc_minor, sm_count;
+} fa3_call;
+
+/* Ints of the scheduler's buffer (its tile counter and per-batch vectors) for `batch`. */
+int fa3_scheduler_ints(int batch);
+/* Enqueue the forward on stream (a cudaStream_t). 0, or -1 with the reason in err. */
+int fa3_forward(const fa3_call *call, void *stream, char *err, size_t err_len);
+/* The FlashAttention-3 source it was built from (its commit, or what CMake was told). */
+const char *fa3_source(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
