@@ -17,6 +17,8 @@
 #     that forward by itself (unmasked with over 4 waves of 192-row tiles, causal with over 16)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
 #     against the fp32 GPU reference)
+#   x the peer fa3 (FlashAttention-3, kernels/fa3/) on attn at every small, scaled and big shape
+#     (UNSUP throughout when attnvar was built without its kernels)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA
 # groups, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
 # run one at a time and timed (5 warmups, 20 runs): their ms close the table.
@@ -154,12 +156,13 @@ export bin out sanitizer
 # The case list: name, tool, attnvar arguments (one per line, fields split by spaces).
 cases=$out/cases.txt
 : >"$cases"
-add_cases() { # shapes-text systems
+nl=$'\n'
+add_cases() { # shapes-text systems [workloads: default every one]
   local line shape args tool wl sys sysargs
   while IFS= read -r line; do
     [ -z "$line" ] && continue
     shape=${line%%:*}; args=${line#*:}; tool=${args##*:}; args=${args%:*}
-    for wl in $workloads; do
+    for wl in ${3:-$workloads}; do
       for sys in $2; do
         sysargs="--system $sys"
         [ "$sys" = fused-sm80 ] && sysargs="--system fused --force-sm80"
@@ -182,8 +185,8 @@ add_nsa_cases() {
 }
 if [ "$nsa_only" = 0 ]; then
   [ "$small" = 1 ] && add_cases "$small_shapes" "$systems" && add_cases "$scaled_shapes" "$online_systems" &&
-    add_cases "$wide_shapes" fused-r192
-  [ "$big" = 1 ] && add_cases "$big_shape" "$systems"
+    add_cases "$wide_shapes" fused-r192 && add_cases "$small_shapes$nl$scaled_shapes" fa3 attn
+  [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && add_cases "$big_shape" fa3 attn
 fi
 add_nsa_cases
 

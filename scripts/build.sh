@@ -7,6 +7,8 @@
 #                                     else build-plot/, configured without CUDA: a fresh clone
 #                                     draws its figures in seconds, not after the kernels' build.
 # REPRO_BUILD_DIR overrides the folder (build/ or build-plot/); CMAKE_BUILD_TYPE the build type.
+# REPRO_FA3_DIR (a flash-attention checkout), REPRO_CUTLASS_DIR, REPRO_FA3_SOURCE: the fa3 peer's
+# kernels too (kernels/fa3/README.md), passed to CMake as the same-named cache variables.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 targets=()
@@ -37,7 +39,11 @@ if [ $plot = 1 ]; then
 fi
 build=${REPRO_BUILD_DIR:-$root/build}
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo} >/dev/null
+fa3=()
+for v in REPRO_FA3_DIR REPRO_CUTLASS_DIR REPRO_FA3_SOURCE; do
+  [ -n "${!v:-}" ] && fa3+=("-D$v=${!v}")
+done
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo} "${fa3[@]}" >/dev/null
 t=()
 for x in "${targets[@]}"; do t+=(--target "$x"); done
 cmake --build "$build" "${t[@]}" -j"$(nproc)"

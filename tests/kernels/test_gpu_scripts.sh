@@ -17,7 +17,8 @@ OUT=$tmp/gc "$root/kernels/gpu_check.sh" --bin "$fake" --no-sanitizer --jobs 2 >
 rc=$?
 t=$tmp/gc/gpu_check/table.txt
 expect "gpu_check exits 1 when a check fails" test "$rc" = 1
-expect "766 cases (8 workloads x (4 systems x 19 shapes + 3 fused systems x 3 scaled shapes + fused-r192 x 7 D=64 shapes) + nsa's 15 x 2 systems)" grep -q '^766 cases:' "$t"
+expect "788 cases (8 workloads x (4 systems x 19 shapes + 3 fused systems x 3 scaled shapes + fused-r192 x 7 D=64 shapes) + fa3 x attn x 22 shapes + nsa's 15 x 2 systems)" grep -q '^788 cases:' "$t"
+expect "fa3 runs attn at the big shape" grep -qE '^attn\.fa3\.s4096bf16 +PASS' "$t"
 expect "nsa's cases are timed in the closing table" grep -qE '^n_4k +2\.0000 +0\.5000 +4\.00$' "$t"
 expect "the failed check is listed with its output" grep -qE '^corm\.unfused\.s17 +FAIL +out=1.0e-04 corm_score=1.0e-01\(FAIL\)' "$t"
 expect "sm80 cells are unsupported, with the reason" grep -qE '^h2o\.fused-sm80\.s1 +UNSUP +reason="fixture: sm80 path absent"' "$t"
@@ -25,7 +26,7 @@ expect "oom is classified" grep -qE '^kf\.fused\.s4096 +OOM' "$t"
 expect "the 192-row forward has its own cases" grep -qE '^attn\.fused-r192\.w700sc +PASS' "$t"
 expect "the causal 192-row shape with rows past the end is a case" grep -qE '^attn\.fused-r192\.w1000b3 +PASS' "$t"
 expect "passing cells show rel_l2" grep -qE '^attn\.unfused\.s257b2 +PASS +out=2.0e-04$' "$t"
-expect "one log per case" test "$(ls "$tmp"/gc/gpu_check/logs/*.log | wc -l)" = 766
+expect "one log per case" test "$(ls "$tmp"/gc/gpu_check/logs/*.log | wc -l)" = 788
 
 OUT=$tmp/nsa "$root/kernels/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
 expect "--nsa-only passes (nsa's cells pass in the fixture)" test $? = 0
