@@ -157,6 +157,7 @@ export bin out sanitizer
 cases=$out/cases.txt
 : >"$cases"
 nl=$'\n'
+fa3_wl=""; case " $workloads " in *" attn "*) fa3_wl=attn ;; esac # fa3 serves attn only
 add_cases() { # shapes-text systems [workloads: default every one]
   local line shape args tool wl sys sysargs
   while IFS= read -r line; do
@@ -185,8 +186,8 @@ add_nsa_cases() {
 }
 if [ "$nsa_only" = 0 ]; then
   [ "$small" = 1 ] && add_cases "$small_shapes" "$systems" && add_cases "$scaled_shapes" "$online_systems" &&
-    add_cases "$wide_shapes" fused-r192 && add_cases "$small_shapes$nl$scaled_shapes" fa3 attn
-  [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && add_cases "$big_shape" fa3 attn
+    add_cases "$wide_shapes" fused-r192 && { [ -z "$fa3_wl" ] || add_cases "$small_shapes$nl$scaled_shapes" fa3 "$fa3_wl"; }
+  [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && { [ -z "$fa3_wl" ] || add_cases "$big_shape" fa3 "$fa3_wl"; }
 fi
 add_nsa_cases
 
