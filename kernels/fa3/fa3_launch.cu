@@ -90,10 +90,6 @@ extern "C" int fa3_scheduler_ints(int batch) { return batch_vectors_ints(batch) 
 extern "C" const char *fa3_source(void) { return REPRO_FA3_SOURCE; }
 
 extern "C" int fa3_forward(const fa3_call *call, void *stream, char *err, size_t err_len) {
-  if (call->dim < 8 || call->dim > 128 || call->dim % 8 != 0) {
-    snprintf(err, err_len, "fa3: head dim %d not built (8..128, a multiple of 8)", call->dim);
-    return -1;
-  }
   Flash_fwd_params p = params_of(call);
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   if (p.is_bf16)
