@@ -1,7 +1,7 @@
 // sm90_async.cuh: Hopper's asynchronous building blocks, shared by the warp-specialized
 // attention forward (kernels/fused/fused_ws90.cuh) and the GEMM (kernels/gemm/):
 //   mbarriers      init, arrive (plain and with an expected transaction byte count), wait on a
-//                  phase's parity
+//                  phase's parity; a volatile shared load of what was published before one
 //   TMA            2-D, 3-D and 4-D tensor loads (tensor maps encoded on the host,
 //                  kernels/tensor_map.h) that complete on an mbarrier; a 2-D load multicast
 //                  to the CTAs of a cluster
@@ -41,6 +41,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity) {
                  : "r"(smem_u32(bar)), "r"(parity)
                  : "memory");
   } while (!done);
+}
+// A shared int another thread of the CTA wrote before an mbarrier arrive this thread has since
+// waited on (the producer's tile claim). ld.volatile.shared: a volatile pointer would become a
+// generic strong load at system scope (LD.E.STRONG.SYS), whose latency ncu found exposed at
+// every tile start (v29).
+__device__ __forceinline__ int lds_volatile(const int *p) {
+  int v;
+  asm volatile("ld.volatile.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
+  return v;
 }
 // A box of a 2-D tensor at coordinates (c0 innermost, c1) into shared memory; the bytes count
 // towards bar's transaction. Elements outside the tensor arrive as zeros (and count too).

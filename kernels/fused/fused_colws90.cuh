@@ -225,7 +225,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
   uint32_t it = 0; // unsigned: stage and phase are a mask and a shift
   for (int round = 0;; round++) {
     mbar_wait(full_k, round & 1);
-    const int tix = *reinterpret_cast<volatile int *>(tile_slot);
+    const int tix = lds_volatile(tile_slot);
     if (tix < 0) break;
     const ColWsTile tile = col_ws_tile<QN>(tix, p, chunk);
     load_k_frags<D>(kf, sk, kl, t);

@@ -292,22 +292,33 @@ __device__ __forceinline__ void softcap_scores(float (&s)[NT][4], const Params &
 }
 
 // The forward's epilogue: out = o / l (fp16) for this thread's two rows, and the row LSE
-// where a column pass follows.
+// where a column pass follows. A thread holds 4 bytes of each 8-column group of its row; the
+// quad's lanes t and t ^ 1 swap one of every two groups' pairs, so each stores 8 contiguous
+// bytes and a warp's store fills whole 32-byte sectors (4-byte stores wrote each sector in two
+// halves: twice the stores and the L2 write sectors, v29). Every lane of the warp must call it
+// (the shuffles); rows past Lq are not stored.
 template <int D, int WL, bool BF16 = false>
 __device__ __forceinline__ void store_rows(const float (&o)[D / 8][4], const RowState &st,
                                            const Params &p, int row_base, int b, int h, int t) {
+  static_assert(D % 16 == 0, "store_rows pairs 8-column groups");
   const long bh = (long)b * p.H + h;
+  const bool odd = t & 1;
 #pragma unroll
   for (int rr = 0; rr < 2; rr++) {
-    int row = row_base + rr * 8;
-    if (row >= p.Lq) continue;
-    float inv = 1.f / st.l[rr];
-    half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D;
+    const int row = row_base + rr * 8;
+    const float inv = 1.f / st.l[rr];
+    half *dst = p.out + ((long)b * p.Lq + row) * p.row_stride + h * D + 2 * (t & ~1);
 #pragma unroll
-    for (int dt = 0; dt < D / 8; dt++)
-      *reinterpret_cast<uint32_t *>(dst + dt * 8 + 2 * t) =
-          pack2<BF16>(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
-    if (needs_lse<WL>() && t == 0) p.lse[bh * p.Lq + row] = st.lse(rr);
+    for (int k = 0; k < D / 16; k++) {
+      const uint32_t even_grp = pack2<BF16>(o[2 * k][2 * rr] * inv, o[2 * k][2 * rr + 1] * inv);
+      const uint32_t odd_grp =
+          pack2<BF16>(o[2 * k + 1][2 * rr] * inv, o[2 * k + 1][2 * rr + 1] * inv);
+      // an even lane keeps group 2k and takes its partner's pair of it; an odd lane group 2k+1
+      const uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? even_grp : odd_grp, 1);
+      const uint2 v = odd ? make_uint2(got, odd_grp) : make_uint2(even_grp, got);
+      if (row < p.Lq) *reinterpret_cast<uint2 *>(dst + 16 * k + 8 * odd) = v;
+    }
+    if (needs_lse<WL>() && t == 0 && row < p.Lq) p.lse[bh * p.Lq + row] = st.lse(rr);
   }
 }
 

@@ -9,9 +9,10 @@
 //   warpgroups 1..NC  consumers (two; three for 192-row tiles, v25): 64 query rows each
 //                (setmaxnreg.inc). Per block n a consumer
 //                issues S_n = Q·K_nᵀ and O += P_{n-1}·V_{n-1} back to back (both async) and
-//                runs the softmax of S_n once S_n is done (the source lets it run under
-//                P_{n-1}·V_{n-1}, but ptxas puts that wait first at D = 128 anyway; WsCfg
-//                says what was measured). The consumers take turns
+//                runs the softmax of S_n once S_n is done, under P_{n-1}·V_{n-1} (at D = 128
+//                only since v28, whose blocks before the diagonal run without mask code: the
+//                mask's branch had made ptxas wait for the P·V before the softmax; WsCfg says
+//                what was measured). The consumers take turns
 //                issuing through named barriers (ping-pong), so one's softmax runs under the
 //                other's GEMMs.
 // No block-wide barrier after the prologue: the producer and the consumers only meet at
@@ -42,8 +43,9 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // consumer at D = 64 spills under ptxas's 128-register launch bound and lost 25 % (v11); at
 // D = 128 three K/V stages (224 of 227 KiB) took attn from 0.278 to 0.246 ms and B16 H96
 // causal from 14.2 to 12.8 ms (v23). kOverlapPV only says whether the source pins the P·V wait
-// before the softmax: where it does not, ptxas still places that wait first at D = 128 (v24
-// SASS), and forcing it after the softmax gained nothing there and cost 3-4 % at D = 64 (v24b).
+// before the softmax: where it does not, ptxas still placed that wait first at D = 128 while
+// the step held the mask's branch (v24 SASS; kSplitEdge removed the branch, v28), and forcing
+// it after the softmax gained nothing then and cost 3-4 % at D = 64 (v24b).
 // kf keeps two stages (its noise tiles take the room) and gemma2 at D = 128 pins the wait (its
 // softcap path was 17-65 % slower without the pin, v19, v23).
 // NC_ = 3 (192-row tiles, v25) exists where ws_wide_serves says so; the dispatcher picks it
@@ -60,7 +62,14 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
   // 95 instructions); the O rescale under the next S GEMM. Both measured 2-4 % slower at D = 64
   // but for gemma2, whose D = 64 forward gained 10 % from the first.
   static constexpr bool kUniformIndex = D == 128 || wl_traits<WL>::softcap;
-  static constexpr bool kEarlyRescale = D == 128;
+  // v28: the key blocks before a consumer's first edge block (the diagonal, the keys' end) run
+  // in a loop without mask code (kSplitEdge). At D = 128: B16 H96 S4096 causal 12.12 -> 11.72
+  // ms, without a mask 23.1 -> 22.3, attn at the fig12 shape -2 %; kf +1.4 % and D = 64 +3-5 %
+  // (kept on one loop). With the split, the early rescale only pays for gemma2 (its O rescale
+  // after the P·V wait: 0.286 -> 0.294 ms); for the others the rescale after the wait (FA3's
+  // order at D = 128) gains another 0.3-2 % (non-causal B16 22.3 -> 21.9).
+  static constexpr bool kSplitEdge = D == 128 && !kNoise;
+  static constexpr bool kEarlyRescale = D == 128 && (!kSplitEdge || wl_traits<WL>::softcap);
   // v26: each consumer computes only its own rows' key blocks (skipping the tile's masked last
   // block, or all of them past the queries' end). 192-row tiles only: in a 128-row tile both
   // consumers need the same blocks when Lq = Lkv (the only waste left is a consumer with no
@@ -139,6 +148,13 @@ __device__ __forceinline__ int ws_blocks_upto(int row_end, const Params &p) {
 }
 template <int ROWS> __device__ __forceinline__ int ws_blocks(int qb, const Params &p) {
   return ws_blocks_upto((qb + 1) * ROWS, p);
+}
+// The first key block that crosses the diagonal of the 64 rows from row0 or the keys' end
+// (the consumer's block_edge): blocks before it need no mask.
+__device__ __forceinline__ int ws_first_edge_block(int row0, const Params &p) {
+  const int diag = row0 + p.offset - (kWsCols - 1), end = p.Lkv - kWsCols;
+  if (diag < 0 || end < 0) return 0;
+  return min(diag, end) / kWsCols + 1;
 }
 
 // ---- the kernel ---------------------------------------------------------------------------
@@ -263,7 +279,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
   int it = 0;
   for (int round = 0;; round++) {
     mbar_wait(full_q, round & 1);
-    const int slot = *reinterpret_cast<volatile int *>(tile_slot);
+    const int slot = lds_volatile(tile_slot);
     const int tix = C::kUniformIndex ? __shfl_sync(0xffffffffu, slot, 0) : slot;
     if (tix < 0) break;
     const WsTile tile = ws_tile<kWsRows>(tix, p, chunk);
@@ -293,14 +309,14 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       const int j0 = n * kWsCols;
       return j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
     };
-    auto softcap_block = [&](int n) {
+    // edge: block_edge(n), or a constant where the caller knows it (the split loops below).
+    auto softcap_block = [&](int n, bool edge) {
       if constexpr (kRawSoftcap)
-        softcap_scores<WL, kWsCols / 8>(s, p, row_base, n * kWsCols, block_edge(n), scale_log2, t);
+        softcap_scores<WL, kWsCols / 8>(s, p, row_base, n * kWsCols, edge, scale_log2, t);
     };
     // Block n's scores in s -> masked log2 scores -> probabilities (s) and the rescale factors.
-    auto softmax_block = [&](int n, float(&alpha)[2]) {
+    auto softmax_block = [&](int n, bool edge, float(&alpha)[2]) {
       const int j0 = n * kWsCols;
-      const bool edge = block_edge(n);
       if constexpr (kRawSoftcap) { // s holds tanh(qk·scale/cap) already
         st.update_raw<kWsCols / 8>(s, GEMMA2_SOFTCAP * kLog2e, alpha);
       } else if constexpr (kNoise) { // the row max, kf's sum from the noise, the exponentials
@@ -364,11 +380,19 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       pass_turn();
       wgmma_wait<0>();
       if (my_blocks == 1) mbar_arrive(empty_q);
-      softcap_block(0);
-      softmax_block(0, alpha);
+      softcap_block(0, block_edge(0));
+      softmax_block(0, block_edge(0), alpha);
       rescale_and_pack(alpha);
     }
-    for (int n = 1; n < my_blocks; n++) {
+    // Block n >= 1: S_n issued beside P_{n-1}·V_{n-1}, then S_n's softmax. kEdge (a
+    // std::integral_constant): whether the block may cross my diagonal or the keys' end (1),
+    // not (0), or ask block_edge (kRuntimeEdge). Edge blocks are the last ones (block_edge is
+    // monotone in n), so with C::kSplitEdge the steps run as two loops and the unmasked one
+    // carries no mask code: with the mask's branch inside the step, ptxas put the P·V wait at
+    // the top of the softmax's basic block, before the row max (v28).
+    constexpr int kRuntimeEdge = 2;
+    auto step = [&](int n, auto kEdge) {
+      const bool edge = kEdge() == kRuntimeEdge ? block_edge(n) : kEdge() == 1;
       const int cur = it + n, stage = cur % NST, prev = (cur - 1) % NST;
       mbar_wait(&full_k[stage], (cur / NST) & 1);
       mbar_wait(&full_v[prev], ((cur - 1) / NST) & 1);
@@ -381,7 +405,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       pass_turn();
       wgmma_wait<1>();                              // S_n is ready; P_{n-1}·V_{n-1} may still run
       if (n == my_blocks - 1) mbar_arrive(empty_q); // Q is no longer read: the next tile's may load
-      softcap_block(n);
+      softcap_block(n, edge);
       if constexpr (!C::kOverlapPV) {
         // ptxas would start the exponentials before this wait; the rows' first scores are made
         // to depend (by 0·o, exact for the finite o) on the P·V accumulators, so the row
@@ -390,10 +414,18 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
         s[0][0] = fmaf(o[0][0], 0.f, s[0][0]);
         s[0][2] = fmaf(o[0][2], 0.f, s[0][2]);
       }
-      softmax_block(n, alpha);
+      softmax_block(n, edge, alpha);
       wgmma_wait<0>(); // P_{n-1}·V_{n-1} done: pa and stage prev are free, o is current
       mbar_arrive(&empty[prev]);
       rescale_and_pack(alpha);
+    };
+    if constexpr (C::kSplitEdge) {
+      const int first_edge = min(ws_first_edge_block(wg_row0, p), my_blocks);
+      for (int n = 1; n < first_edge; n++) step(n, std::integral_constant<int, 0>());
+      for (int n = max(first_edge, 1); n < my_blocks; n++)
+        step(n, std::integral_constant<int, 1>());
+    } else {
+      for (int n = 1; n < my_blocks; n++) step(n, std::integral_constant<int, kRuntimeEdge>());
     }
     { // the last block's P·V
       const int cur = it + my_blocks - 1, last = cur % NST;
