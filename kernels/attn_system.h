@@ -30,7 +30,7 @@ typedef struct {
   float *score;             /* workloads with score_name */
   float *score2;            /* workloads with score2_name */
   uint8_t *flags;           /* workloads with flags_name */
-  const int32_t *block_idx; /* KEYS_SELECTED_BLOCKS: [B, Lq, G, T] (selected_blocks.h) */
+  const int32_t *block_idx; /* KEYS_SELECTED_BLOCKS: [B, Lq, Hkv, T] (selected_blocks.h) */
 } attn_io;
 
 /* Options of the systems that take any, set by the binary after hx_gpu_init (zero: the

@@ -44,17 +44,19 @@ static void usage(FILE *f, const char *prog) {
       "tile per CTA), lockstep (the v4-v8 kernel); --sm90-rows the ws forward's query rows\n"
       "per tile (auto: 192 for attn at D=64 with 4+ waves of tiles, 16+ under the causal\n"
       "mask; else 128).\n"
-      "--groups G: K/V heads (H/G query heads share one; G divides --heads); each query\n"
-      "attends to the keys of --selected-blocks blocks of --block-size keys, drawn from\n"
-      "--seed (kernels/selected_blocks.h); other workloads refuse these options.\n"
+      "--groups G: query heads per K/V head, as the tile-benchmark seed's and TileLang's\n"
+      "groups (G divides --heads; H/G K/V heads: G = 1 is MHA, G = --heads one K/V head);\n"
+      "each query attends to the keys of --selected-blocks blocks of --block-size keys,\n"
+      "drawn from --seed (kernels/selected_blocks.h); other workloads refuse these options.\n"
       "--scale: the softmax scale (every workload, as SDPA's scale argument).\n"
       "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
       prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
 }
 
-/* The selected-block options into a->shape (defaults for what was not given) for a workload
- * with selected blocks; refused (first_opt named) for any other. -1 after a message. */
-static int set_selected_blocks(const char *prog, attnvar_args *a, const char *first_opt,
+/* The selected-block options into a->shape (defaults for what was not given; 0: not given)
+ * for a workload with selected blocks; refused (first_opt named) for any other. groups is
+ * --groups, the query heads per K/V head: kv_heads = heads / groups. -1 after a message. */
+static int set_selected_blocks(const char *prog, attnvar_args *a, const char *first_opt, int groups,
                                const attn_shape *given) {
   if (!workload_selected_blocks(a->workload)) {
     if (!first_opt) return 0;
@@ -64,15 +66,18 @@ static int set_selected_blocks(const char *prog, attnvar_args *a, const char *fi
     return -1;
   }
   attn_shape *s = &a->shape;
-  s->groups = given->groups ? given->groups : ATTNVAR_DEFAULT_GROUPS;
+  if (!groups) groups = ATTNVAR_DEFAULT_GROUPS;
   s->block_size = given->block_size ? given->block_size : ATTNVAR_DEFAULT_BLOCK_SIZE;
   s->selected_blocks =
       given->selected_blocks ? given->selected_blocks : ATTNVAR_DEFAULT_SELECTED_BLOCKS;
-  if (s->heads % s->groups != 0) {
-    fprintf(stderr, "%s: --groups %d must divide --heads %d (H/G query heads share a K/V head)\n",
-            prog, s->groups, s->heads);
+  if (s->heads % groups != 0) {
+    fprintf(stderr,
+            "%s: --groups %d must divide --heads %d (--groups is the query heads per K/V "
+            "head: H/G K/V heads)\n",
+            prog, groups, s->heads);
     return -1;
   }
+  s->kv_heads = s->heads / groups;
   return 0;
 }
 
@@ -88,7 +93,8 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   a->check = 1;
   const char *diag_opt = NULL;  /* the first fused-diag option given, for the message */
   const char *block_opt = NULL; /* the first selected-block option given, likewise */
-  attn_shape blocks = {0};      /* its values: groups, block_size, selected_blocks */
+  attn_shape blocks = {0};      /* its values: block_size, selected_blocks */
+  int groups = 0;               /* --groups: query heads per K/V head (0: not given) */
   const hx_run_opts run = {&a->check, &a->device_cpu, &a->warmup, &a->runs, &a->seed};
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
@@ -154,7 +160,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
         diag_opt = diag_opt ? diag_opt : opt;
         break;
       default:
-        if (k == 6) blocks.groups = (int)n;
+        if (k == 6) groups = (int)n;
         if (k == 7) blocks.block_size = (int)n;
         if (k == 8) blocks.selected_blocks = (int)n;
         block_opt = block_opt ? block_opt : opt;
@@ -173,7 +179,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
             prog, diag_opt, system_table[a->system].name);
     goto bad;
   }
-  if (set_selected_blocks(prog, a, block_opt, &blocks) < 0) goto bad;
+  if (set_selected_blocks(prog, a, block_opt, groups, &blocks) < 0) goto bad;
   if (system_table[a->system].on_cpu) a->device_cpu = 1;
   if (a->warmup < 0) a->warmup = a->device_cpu ? 1 : 100;
   if (a->runs < 0) a->runs = a->device_cpu ? 3 : 10;
@@ -200,7 +206,8 @@ void attnvar_print_config(const attnvar_args *a, const char *device, const char 
   kv_put(out, "impl", impl);
   kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
   if (workload_selected_blocks(a->workload)) {
-    kv_putf(out, "groups", "%d", a->shape.groups);
+    kv_putf(out, "groups", "%d", a->shape.heads / shape_kv_heads(&a->shape));
+    kv_putf(out, "kv_heads", "%d", shape_kv_heads(&a->shape));
     kv_putf(out, "block_size", "%d", a->shape.block_size);
     kv_putf(out, "selected_blocks", "%d", a->shape.selected_blocks);
   }

@@ -20,7 +20,7 @@
 #   x the peer fa3 (FlashAttention-3, kernels/fa3/) on attn at every small, scaled and big shape
 #     (UNSUP throughout when attnvar was built without its kernels)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA
-# groups, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
+# group sizes, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
 # run one at a time and timed (5 warmups, 20 runs): their ms close the table.
 # Every run with --check (outputs poisoned, every output compared). Logs go to
 # $OUT/gpu_check/logs/, the pass/fail table to stdout and $OUT/gpu_check/table.txt.
@@ -105,24 +105,27 @@ w1000b3:--seqlen 1000 --heads 40 --dim 64 --batch 3:plain"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
 s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain
 s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain"
-# nsa's own cases (names start with n_: run one at a time, timed). Memcheck on the small odd
-# ones: a block size that is no multiple of 16, a list longer than the candidates, 2 heads a
-# group; h32/h64/h128 take 2, 4 and 2x4 row tiles of heads per CTA.
-nsa_shapes="n_1k:--batch 2 --heads 16 --seqlen 1024 --dim 32 --block-size 32 --groups 16 --selected-blocks 1 --scale 0.1:plain
-n_4k:--batch 2 --heads 16 --seqlen 4096 --dim 32 --block-size 32 --groups 16 --selected-blocks 1 --scale 0.1:plain
-n_g1s8:--batch 2 --heads 16 --seqlen 512 --dim 64 --block-size 32 --groups 1 --selected-blocks 8 --scale 0.1:plain
-n_bs64g4:--batch 2 --heads 16 --seqlen 1024 --dim 64 --block-size 64 --groups 4 --selected-blocks 4 --scale 0.1:plain
-n_g4s16:--batch 2 --heads 16 --seqlen 2048 --dim 64 --block-size 32 --groups 4 --selected-blocks 16 --scale 0.1:plain
-n_d128:--batch 2 --heads 16 --seqlen 4096 --dim 128 --block-size 64 --groups 1 --selected-blocks 16 --scale 0.1:plain
-n_d128g16:--batch 1 --heads 16 --seqlen 4096 --dim 128 --block-size 64 --groups 16 --selected-blocks 16:plain
+# nsa's own cases (names start with n_: run one at a time, timed; kvN in a name: N K/V heads).
+# --groups is the query heads per K/V head (the seed's and TileLang's groups: H/G K/V heads).
+# Memcheck on the small odd ones: a block size that is no multiple of 16, a list longer than
+# the candidates, 2 heads a group; h32/h64/h128 (one K/V head each) take 2, 4 and 2x4 row
+# tiles of heads per CTA. (nsa in the sweep above runs the dense shapes with the default
+# --groups 1: MHA.)
+nsa_shapes="n_1k:--batch 2 --heads 16 --seqlen 1024 --dim 32 --block-size 32 --groups 1 --selected-blocks 1 --scale 0.1:plain
+n_4k:--batch 2 --heads 16 --seqlen 4096 --dim 32 --block-size 32 --groups 1 --selected-blocks 1 --scale 0.1:plain
+n_kv1s8:--batch 2 --heads 16 --seqlen 512 --dim 64 --block-size 32 --groups 16 --selected-blocks 8 --scale 0.1:plain
+n_bs64kv4:--batch 2 --heads 16 --seqlen 1024 --dim 64 --block-size 64 --groups 4 --selected-blocks 4 --scale 0.1:plain
+n_kv4s16:--batch 2 --heads 16 --seqlen 2048 --dim 64 --block-size 32 --groups 4 --selected-blocks 16 --scale 0.1:plain
+n_d128:--batch 2 --heads 16 --seqlen 4096 --dim 128 --block-size 64 --groups 16 --selected-blocks 16 --scale 0.1:plain
+n_d128kv16:--batch 1 --heads 16 --seqlen 4096 --dim 128 --block-size 64 --groups 1 --selected-blocks 16:plain
 n_nc:--batch 2 --heads 16 --seqlen 1024 --dim 64 --block-size 32 --groups 4 --selected-blocks 4 --causal 0:plain
-n_h32:--batch 1 --heads 32 --seqlen 512 --dim 32 --block-size 32 --groups 1 --selected-blocks 8:plain
-n_h64:--batch 1 --heads 64 --seqlen 512 --dim 64 --block-size 64 --groups 1 --selected-blocks 4:plain
-n_h128:--batch 1 --heads 128 --seqlen 256 --dim 128 --block-size 32 --groups 1 --selected-blocks 4:plain
-n_odd:--batch 2 --heads 6 --seqlen 77 --dim 32 --block-size 16 --groups 3 --selected-blocks 3:memcheck
+n_h32:--batch 1 --heads 32 --seqlen 512 --dim 32 --block-size 32 --groups 32 --selected-blocks 8:plain
+n_h64:--batch 1 --heads 64 --seqlen 512 --dim 64 --block-size 64 --groups 64 --selected-blocks 4:plain
+n_h128:--batch 1 --heads 128 --seqlen 256 --dim 128 --block-size 32 --groups 128 --selected-blocks 4:plain
+n_odd:--batch 2 --heads 6 --seqlen 77 --dim 32 --block-size 16 --groups 2 --selected-blocks 3:memcheck
 n_bs24:--batch 1 --heads 4 --seqlen 200 --dim 64 --block-size 24 --groups 2 --selected-blocks 5:memcheck
-n_s1:--batch 1 --heads 2 --seqlen 1 --dim 128 --block-size 32 --groups 1 --selected-blocks 2:memcheck
-n_bf16:--batch 1 --heads 4 --seqlen 128 --dim 64 --dtype bf16:plain"
+n_s1:--batch 1 --heads 2 --seqlen 1 --dim 128 --block-size 32 --groups 2 --selected-blocks 2:memcheck
+n_bf16:--batch 1 --heads 4 --seqlen 128 --dim 64 --groups 4 --dtype bf16:plain"
 
 # One case: run attnvar (maybe under memcheck), classify, write one .res line:
 #   name|status|detail   status: PASS FAIL UNSUP ERROR OOM MEMCHECK

@@ -42,13 +42,13 @@ static void one_list(const attn_shape *s, uint64_t seed, uint64_t list, int c, i
 }
 
 void sb_generate(const attn_shape *s, uint64_t seed, int32_t *idx) {
-  const int G = shape_kv_heads(s), T = s->selected_blocks;
+  const int Hkv = shape_kv_heads(s), T = s->selected_blocks;
   unsigned char *taken = hx_host_alloc((size_t)sb_block_count(s), "block list scratch");
   memset(taken, 0, (size_t)sb_block_count(s));
   for (int b = 0; b < s->batch; b++)
     for (int t = 0; t < s->q_len; t++)
-      for (int g = 0; g < G; g++) {
-        uint64_t list = ((uint64_t)b * s->q_len + (uint64_t)t) * (uint64_t)G + (uint64_t)g;
+      for (int g = 0; g < Hkv; g++) {
+        uint64_t list = ((uint64_t)b * s->q_len + (uint64_t)t) * (uint64_t)Hkv + (uint64_t)g;
         one_list(s, seed, list, sb_candidates(s, t), idx + list * (uint64_t)T, taken);
       }
   hx_host_free(taken);
@@ -70,8 +70,8 @@ double sb_attended_pairs(const attn_shape *s) {
 
 const char *sb_shape_problem(const attn_shape *s) {
   static char msg[160];
-  if (s->groups < 0 || s->heads % shape_kv_heads(s) != 0) {
-    snprintf(msg, sizeof msg, "groups %d must divide heads %d", shape_kv_heads(s), s->heads);
+  if (s->kv_heads < 0 || s->heads % shape_kv_heads(s) != 0) {
+    snprintf(msg, sizeof msg, "K/V heads %d must divide heads %d", shape_kv_heads(s), s->heads);
     return msg;
   }
   if (s->block_size < 1 || s->selected_blocks < 1)

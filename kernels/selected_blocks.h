@@ -1,7 +1,7 @@
 /* selected_blocks.h: the block lists of KEYS_SELECTED_BLOCKS (workloads.def; the selected
  * branch of DeepSeek's Native Sparse Attention, with GQA), drawn once on the host and read by
  * every implementation (CPU references, GPU reference, unfused, fused) from the one
- * block_idx input, int32 [B, Lq, G, T].
+ * block_idx input, int32 [B, Lq, Hkv, T] (Hkv = shape_kv_heads: H / attnvar's --groups).
  *
  * The rule (tilebench's NSA generator, seeds/003): for batch b, K/V head g and query t at key
  * position p = t + (Lkv - Lq), the candidates are blocks 0 .. c - 1 with c = max(1, p / BS)
@@ -31,14 +31,14 @@ static inline int sb_block_live(const attn_shape *s, int32_t idx) {
 }
 /* Candidates of query t: max(1, p / BS), p its key position. */
 int sb_candidates(const attn_shape *s, int t);
-/* The lists of the cell: idx[((b * Lq + t) * G + g) * T + e], B * Lq * G * T entries. */
+/* The lists of the cell: idx[((b * Lq + t) * Hkv + g) * T + e], B * Lq * Hkv * T entries. */
 void sb_generate(const attn_shape *s, uint64_t seed, int32_t *idx);
 /* Keys query t attends to, from the rule alone (the same for every b, h and seed): the
  * selected blocks are whole and before p, except block 0 while it is the only candidate. */
 int64_t sb_keys_of_query(const attn_shape *s, int t);
 /* Attended (b, h, query, key) pairs of the cell: B * H * sum_t sb_keys_of_query. */
 double sb_attended_pairs(const attn_shape *s);
-/* NULL when the shape's selection is usable (groups divides heads, BS and T positive,
+/* NULL when the shape's selection is usable (its K/V heads divide heads, BS and T positive,
  * Lq <= Lkv), else why not; static storage. */
 const char *sb_shape_problem(const attn_shape *s);
 

@@ -3,8 +3,8 @@
  * the math of each feature is in the implementations (ref/, gpuref/, unfused/, fused/).
  *
  * Layouts (row-major):
- *   q, out        fp16 [B, Lq,  H, D]      k, v   fp16 [B, Lkv, G, D]  (G = H but for GQA)
- *   block_idx     int32 [B, Lq, G, T]      (KEYS_SELECTED_BLOCKS: selected_blocks.h)
+ *   q, out        fp16 [B, Lq,  H, D]      k, v   fp16 [B, Lkv, Hkv, D] (Hkv = H but for GQA)
+ *   block_idx     int32 [B, Lq, Hkv, T]    (KEYS_SELECTED_BLOCKS: selected_blocks.h)
  *   exp_rand      fp32 [B, H, Lq, Lkv]     (COL_KEYFORMER)
  *   corm_mask     fp32 [Lq, Lkv]           (COL_ANY_GE_MASK)
  *   score         fp32 [B, H, Lkv]         the column statistic (pooled when pool > 0)
@@ -117,7 +117,8 @@ typedef struct {
   int q_len, kv_len; /* prefill: q_len == kv_len == seqlen */
   attn_mask mask;
   attn_dtype dtype;
-  int groups;          /* K/V heads G, H % G == 0; H/G query heads share one (0: G = H) */
+  int kv_heads;        /* K/V heads, dividing H; H / kv_heads query heads share one (0: H, MHA).
+                          attnvar's --groups G is the query heads per K/V head: kv_heads = H/G */
   int block_size;      /* BS: keys per block */
   int selected_blocks; /* T: entries of each query's block list */
   double scale;        /* softmax scale (0: 1/sqrt(D)) */
@@ -135,17 +136,17 @@ static inline int mask_offset(const attn_shape *s) {
   return s->mask == MASK_NONE ? s->kv_len : s->kv_len - s->q_len;
 }
 
-/* K/V heads: groups, or H when groups is 0. */
+/* K/V heads: kv_heads, or H when kv_heads is 0. */
 static inline int shape_kv_heads(const attn_shape *s) {
-  return s->groups > 0 ? s->groups : s->heads;
+  return s->kv_heads > 0 ? s->kv_heads : s->heads;
 }
 /* The softmax scale: scale, or 1/sqrt(D) when it is 0 (the default of every workload). */
 double shape_scale(const attn_shape *s);
 
 /* Element counts of each buffer (0 when the workload lacks it). */
 size_t shape_q_elems(const attn_shape *s);         /* q and out: B * Lq * H * D */
-size_t shape_kv_elems(const attn_shape *s);        /* k and v:   B * Lkv * G * D */
-size_t shape_block_idx_elems(const attn_shape *s); /* B * Lq * G * T */
+size_t shape_kv_elems(const attn_shape *s);        /* k and v:   B * Lkv * Hkv * D */
+size_t shape_block_idx_elems(const attn_shape *s); /* B * Lq * Hkv * T */
 size_t shape_score_elems(const attn_shape *s);     /* B * H * Lkv */
 size_t shape_exp_rand_elems(const attn_shape *s);  /* B * H * Lq * Lkv */
 size_t shape_corm_mask_elems(const attn_shape *s); /* Lq * Lkv */

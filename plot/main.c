@@ -3,8 +3,9 @@
  *   repro-plot draw    --config figNN/experiment.yaml --logs DIR [--out DIR] [--strict]
  *                      [--no-render] [--verbose] [-j N] [--templates DIR]
  *   repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict]
- *   repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv...
- *   repro-plot compare [--config F] [--tol 0.10] A B     (A, B: log folders or table .csv)
+ *   repro-plot merge   [--format csv|json] [-o FILE] TABLE...  (.csv, or .json: ours or the
+ *                      tilebench seed's result files)
+ *   repro-plot compare [--config F] [--tol 0.10] A B     (A, B: log folders or tables)
  *
  * Exit: 0 fine, 1 error, 2 usage, 3 --strict and some log was broken or skipped,
  *       4 compare found cells outside the tolerance. */
@@ -40,8 +41,8 @@ static void usage(FILE *f) {
         "  repro-plot draw    --config FIG/experiment.yaml --logs DIR [--out DIR] [--strict]\n"
         "                     [--no-render] [--verbose] [-j N] [--templates DIR]\n"
         "  repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict]\n"
-        "  repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv...\n"
-        "  repro-plot compare [--config F] [--tol 0.10] A B   (A, B: log folders or table .csv)\n",
+        "  repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv|TABLE.json...\n"
+        "  repro-plot compare [--config F] [--tol 0.10] A B   (A, B: log folders or tables)\n",
         f);
 }
 
@@ -388,7 +389,7 @@ static int cmd_merge(const cli *c) {
   int rc = 0;
   for (int i = 0; i < c->nrest && !rc; i++) {
     pt_table t = {0};
-    if (pt_read_csv(c->rest[i], &t) || merge_into(&all, &t, c->rest[i])) rc = 1;
+    if (pt_read_table(c->rest[i], &t) || merge_into(&all, &t, c->rest[i])) rc = 1;
     pt_free(&t);
   }
   if (!rc) rc = write_table(c, &all);
@@ -396,10 +397,11 @@ static int cmd_merge(const cli *c) {
   return rc;
 }
 
-/* A compare input: a table .csv, or a log folder read with --config. */
+/* A compare input: a table (.csv, .json), or a log folder read with --config. */
 static int load_any(const cli *c, const char *what, pt_table *t) {
   size_t n = strlen(what);
-  if (n > 4 && !strcmp(what + n - 4, ".csv")) return pt_read_csv(what, t);
+  if ((n > 4 && !strcmp(what + n - 4, ".csv")) || (n > 5 && !strcmp(what + n - 5, ".json")))
+    return pt_read_table(what, t);
   if (!c->config) {
     fprintf(stderr, "compare: %s is a log folder: give --config FIG/experiment.yaml\n", what);
     return -1;

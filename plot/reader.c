@@ -361,11 +361,7 @@ static int ours_result(const kv_record *rec, const char *path, int line, pt_row 
 static void ours_meta(const kv_record *rec, pt_row *row) {
   const char *gpu = kv_get(rec, "gpu"), *cc = kv_get(rec, "cc");
   if (gpu) pt_utf8_copy(row->gpu, sizeof row->gpu, gpu);
-  unsigned major, minor;
-  int n = 0;
-  if (cc && strlen(cc) < sizeof row->cc && sscanf(cc, "%u.%u%n", &major, &minor, &n) == 2 &&
-      !cc[n] && isdigit((unsigned char)cc[0]))
-    strcpy(row->cc, cc);
+  if (cc && pt_valid_cc(cc)) strcpy(row->cc, cc);
 }
 
 /* A case key of the file name that the config line gives another value: one of the two is
@@ -394,6 +390,12 @@ static void ours_config(const kv_record *rec, const char *path, int line, pt_row
     else
       row->seqlen = (int)v;
   }
+  const char *sc = kv_get(rec, "scale"); /* the softmax scale: the seed's problem_size has it */
+  double v;
+  if (sc && (parse_double(sc, strlen(sc), &v) || !isfinite(v)))
+    rd_issue_add(is, ISSUE_WARNING, path, line, "config scale=\"%.40s\" is not a number", sc);
+  else if (sc)
+    row->scale = v;
 }
 
 static int is_result_line(const char *q, const char *le) {

@@ -12,7 +12,7 @@ static const char *status_names[] = {"ok", "oom", "unsupported", "error", "timeo
 void pt_row_init(pt_row *row) {
   memset(row, 0, sizeof *row);
   row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
-  row->compile_s = NAN;
+  row->compile_s = row->scale = NAN;
   row->status = ST_UNSUPPORTED;
 }
 
@@ -104,6 +104,22 @@ const char *pt_arch(const pt_row *r, char *buf, size_t cap) {
   return buf;
 }
 
+int pt_valid_cc(const char *s) {
+  unsigned major, minor;
+  int n = 0;
+  return s[0] >= '0' && s[0] <= '9' && strlen(s) < PT_CC &&
+         sscanf(s, "%u.%u%n", &major, &minor, &n) == 2 && !s[n];
+}
+
+/* Case keys the tilebench seed's problem_size names otherwise (our name, its name). */
+static const char *const seed_keys[][2] = {{"seqlen", "seq_len"}, {"causal", "is_causal"}};
+
+const char *pt_seed_key(const char *key, int to_seed) {
+  for (size_t i = 0; i < sizeof seed_keys / sizeof *seed_keys; i++)
+    if (!strcmp(key, seed_keys[i][!to_seed])) return seed_keys[i][!!to_seed];
+  return key;
+}
+
 size_t pt_utf8_len(const char *s, size_t avail) {
   const unsigned char *p = (const unsigned char *)s;
   if (!avail) return 0;
@@ -181,9 +197,17 @@ static int as_number(const char *s, double *v) {
   return *s && !*end && !errno && isfinite(*v);
 }
 
+void pt_fmt_double(char *buf, size_t cap, double v) {
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, cap, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+}
+
 /* A value JSON can carry as a number as it is written: -?(0|[1-9][0-9]*)(.[0-9]+)? (names
- * hold no exponent sign; "007" or "1." stay strings). */
-static int json_number_text(const char *s, double *v) {
+ * hold no exponent sign; "007" or "1." stay strings) that a JSON reader gives back as the same
+ * text ("0.50", "-0" or 20 digits stay strings: pt_read_json must read back what was written). */
+static int json_number_text(const char *s) {
   const char *p = s + (*s == '-');
   if (!(*p >= '0' && *p <= '9') || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return 0;
   while (*p >= '0' && *p <= '9') p++;
@@ -191,7 +215,11 @@ static int json_number_text(const char *s, double *v) {
     if (!(p[1] >= '0' && p[1] <= '9')) return 0;
     for (p++; *p >= '0' && *p <= '9';) p++;
   }
-  return !*p && as_number(s, v);
+  double v;
+  char back[40];
+  if (*p || !as_number(s, &v) || (v == 0 && *s == '-')) return 0;
+  pt_fmt_double(back, sizeof back, v);
+  return !strcmp(back, s);
 }
 
 int pt_cmp_value(const char *a, const char *b) {
@@ -240,14 +268,17 @@ static void csv_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-/* The shortest of %.15g..%.17g that reads back exactly (1.2997, not 1.2997000000000001). */
 static void put_double(FILE *out, double v) {
   char buf[40];
-  for (int prec = 15; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) break;
-  }
+  pt_fmt_double(buf, sizeof buf, v);
   fputs(buf, out);
+}
+
+/* The row's scale is written after its case keys (problem_size), unless a case key is named so. */
+static int extra_scale(const pt_row *r) {
+  for (int k = 0; k < r->nkeys; k++)
+    if (!strcmp(r->keys[k].key, "scale")) return 0;
+  return !isnan(r->scale);
 }
 
 static void csv_num(FILE *out, double v) {
@@ -276,6 +307,10 @@ void pt_write_csv(FILE *out, const pt_table *t) {
     fputc(',', out);
     for (int k = 0; k < r->nkeys; k++)
       fprintf(out, "%s%s=%s", k ? " " : "", r->keys[k].key, r->keys[k].val);
+    if (extra_scale(r)) {
+      fputs(r->nkeys ? " scale=" : "scale=", out);
+      put_double(out, r->scale);
+    }
     fputc('\n', out);
   }
 }
@@ -345,13 +380,18 @@ static int copy_name(char *dst, const char *src, int allow_empty) {
   return 0;
 }
 
-/* "m=1024 n=1024 k=1024" (the problem_size column) into r's case keys. */
+/* "m=1024 n=1024 k=1024" (the problem_size column) into r's case keys; scale= into r->scale. */
 static int parse_keys(char *s, pt_row *r) {
   char *save = NULL;
   for (char *w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
     char *eq = strchr(w, '=');
     if (!eq) return -1;
     *eq = '\0';
+    if (!strcmp(w, "scale")) {
+      if (!isnan(r->scale) || !eq[1] || csv_double(eq + 1, &r->scale) || !isfinite(r->scale))
+        return -1;
+      continue;
+    }
     int i = 0;
     while (i < r->nkeys && strcmp(r->keys[i].key, w) != 0) i++;
     if (i < r->nkeys || pt_set_key(r, w, eq + 1)) return -1; /* twice, or not a key and name */
@@ -383,15 +423,11 @@ static int csv_row(char **f, int nf, pt_row *r, const char **what) {
   if (nf == CSV_OLD_NFIELDS) return 0;
   pt_utf8_copy(r->gpu, sizeof r->gpu, f[15]);
   *what = "a compute capability N.N or nothing";
-  unsigned major, minor;
-  int n = 0;
-  if (f[16][0] && (strlen(f[16]) >= sizeof r->cc ||
-                   sscanf(f[16], "%u.%u%n", &major, &minor, &n) != 2 || f[16][n]))
-    return -1;
+  if (f[16][0] && !pt_valid_cc(f[16])) return -1;
   strcpy(r->cc, f[16]);
   *what = "a number in compilation_time";
   if (csv_double(f[17], &r->compile_s)) return -1;
-  *what = "problem_size: key=value words (keys [a-z_][a-z0-9_]*, values names)";
+  *what = "problem_size: key=value words (keys [a-z_][a-z0-9_]*, values names; scale= a number)";
   return parse_keys(f[18], r);
 }
 
@@ -499,8 +535,9 @@ static void json_str_or_null(FILE *out, const char *s) {
     fputs("null", out);
 }
 
-/* The fields of the seed's JSON rows (its runner's names) beside ours. A case value that is a
- * decimal number is written as a JSON number (the seed's problem_size holds numbers). */
+/* The fields of the seed's JSON rows (its runner's names) beside ours. problem_size: the case
+ * keys under the seed's names (pt_seed_key), a value that is a decimal number as a JSON number
+ * (the seed's problem_size holds numbers), causal 0/1 as false/true, then scale. */
 static void json_seed_fields(FILE *out, const pt_row *r) {
   char arch[24];
   fputs(", \"kernel\": ", out);
@@ -515,12 +552,18 @@ static void json_seed_fields(FILE *out, const pt_row *r) {
   json_str_or_null(out, r->cc);
   fputs(", \"problem_size\": {", out);
   for (int k = 0; k < r->nkeys; k++) {
-    double v;
-    fprintf(out, "%s\"%s\": ", k ? ", " : "", r->keys[k].key);
-    if (json_number_text(r->keys[k].val, &v))
-      fputs(r->keys[k].val, out);
+    const char *key = r->keys[k].key, *val = r->keys[k].val;
+    fprintf(out, "%s\"%s\": ", k ? ", " : "", pt_seed_key(key, 1));
+    if (!strcmp(key, "causal") && (!strcmp(val, "0") || !strcmp(val, "1")))
+      fputs(*val == '1' ? "true" : "false", out);
+    else if (json_number_text(val))
+      fputs(val, out);
     else
-      json_str(out, r->keys[k].val);
+      json_str(out, val);
+  }
+  if (extra_scale(r)) {
+    fputs(r->nkeys ? ", \"scale\": " : "\"scale\": ", out);
+    put_double(out, r->scale);
   }
   fputc('}', out);
   json_num(out, "latency_ms", r->avg_ms);

@@ -16,6 +16,7 @@
 #define PT_KEY     32 /* a case key's name: [a-z_][a-z0-9_]* (the runner's placeholders) */
 #define PT_MAXKEYS 12 /* case keys per log name */
 #define PT_GPU     96 /* meta gpu= */
+#define PT_CC      16 /* meta cc= */
 
 typedef enum {
   ST_OK = 0,
@@ -44,10 +45,11 @@ typedef struct {
   int nkeys;
   double avg_ms, min_ms, max_ms, gflops_s, peak_mib; /* NAN when absent */
   double compile_s; /* result compile_s= (peers: the first call), NAN when absent */
+  double scale;     /* config scale= (the softmax scale; NSA cells), NAN when absent; no cell key */
   char gpu[PT_GPU]; /* meta gpu= ("" when the log has none, "none" for CPU runs) */
-  char cc[16];      /* meta cc= when it is a compute capability N.N, else "" */
+  char cc[PT_CC];   /* meta cc= when it is a compute capability N.N, else "" */
   pt_status status;
-  char format[8]; /* "ours" or "ae" */
+  char format[8]; /* "ours" or "ae" (logs), "seed" (a row of the tilebench seed's JSON) */
   char source[PT_PATH];
   char reason[PT_REASON];
 } pt_row;
@@ -87,14 +89,23 @@ int pt_set_key(pt_row *r, const char *key, const char *val);
 int pt_valid_key(const char *s);
 /* "sm_90" from cc "9.0" into buf; "" when the row has no compute capability. */
 const char *pt_arch(const pt_row *r, char *buf, size_t cap);
+/* 1 when s is a compute capability N.N that fits pt_row.cc. */
+int pt_valid_cc(const char *s);
+/* A case key's name in the seed's problem_size (to_seed: seqlen -> seq_len, causal ->
+ * is_causal), or back (to_seed 0); the other keys keep their names. */
+const char *pt_seed_key(const char *key, int to_seed);
+/* v as the shortest of %.15g..%.17g that reads back exactly (1.2997, not 1.2997000000000001). */
+void pt_fmt_double(char *buf, size_t cap, double v);
 
 /* Export. Numbers NAN are written as empty (csv) or null (json). json rows also carry the
  * seed's fields (kernel = experiment, backend = system, arch, gpu_model, compute_capability,
- * problem_size = the case keys with numbers as numbers, latency_ms = avg_ms, tflops =
- * gflops_s / 1000, compilation_time = compile_s); csv adds gpu_model, compute_capability,
- * compilation_time and problem_size ("m=1024 n=1024 k=1024") at the end. The output is always valid
- * UTF-8 (invalid bytes in a source path or reason are written as U+FFFD); csv quotes a field
- * holding a comma, quote, CR or LF as RFC 4180 says, so a reason may span lines. */
+ * problem_size = the case keys under the seed's names (pt_seed_key; numbers as numbers,
+ * is_causal true/false) and scale, latency_ms = avg_ms, tflops = gflops_s / 1000,
+ * compilation_time = compile_s); csv adds gpu_model, compute_capability, compilation_time and
+ * problem_size ("m=1024 n=1024 k=1024", our key names, then scale=) at the end. The output is
+ * always valid UTF-8 (invalid bytes in a source path or reason are written as U+FFFD); csv
+ * quotes a field holding a comma, quote, CR or LF as RFC 4180 says, so a reason may span
+ * lines. */
 void pt_write_csv(FILE *out, const pt_table *t);
 void pt_write_json(FILE *out, const pt_table *t);
 
@@ -103,6 +114,15 @@ void pt_write_json(FILE *out, const pt_table *t);
  * the GPU and problem-size columns (15 fields) are read too. Returns 0, or -1 with a message
  * naming path:line on stderr. */
 int pt_read_csv(const char *path, pt_table *t);
+
+/* table_json.c (jansson): reads a JSON list of row objects, the rows pt_write_json writes or
+ * the tilebench seed's result files (kernel, backend, gpu_model, compute_capability,
+ * problem_size, latency_ms, tflops, compilation_time: mapped onto our cell keys and numbers;
+ * plot/README.md). Returns 0, or -1 with a message naming the file (and row) on stderr. */
+int pt_read_json(const char *path, pt_table *t);
+/* pt_read_json for a .json file or one whose first non-space byte is '[' or '{', else
+ * pt_read_csv. */
+int pt_read_table(const char *path, pt_table *t);
 
 /* Length of the well-formed UTF-8 sequence at p (at most avail bytes), or 0 when the bytes
  * there are not one (a stray continuation byte, an overlong form, a surrogate, a cut

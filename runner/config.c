@@ -492,10 +492,8 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
     if (experiment_axis(e, e->params.v[i].name) >= 0)
       return y_error(err, e->params.v[i].at, "param '%s' has the name of an axis",
                      e->params.v[i].name);
-  for (int i = 0; i < e->cases.nkeys; i++)
-    if (params_get(&e->params, e->cases.keys[i]))
-      return y_error(err, e->cases.key_at[i], "case key '%s' is also a param of experiment '%s'",
-                     e->cases.keys[i], e->name);
+  /* A case key may name a param (or a default): the case's value wins for its cells, as an
+   * axis value does (a quick list: {m: 512, warmup: 2, runs: 5}). */
   if (load_experiment_systems(err, v, root, e) != 0) return -1;
   if ((n = y_get(v, "exclude")) && load_exclusions(err, n, e) != 0) return -1;
   const axis *sys = &e->axes[e->system_axis];

@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages this kit needs. Idempotent: installs only what is missing.
-#   scripts/install.sh            build + plot: compiler, cmake, libyaml, pcre2, gnuplot, python3 (peers, their tests)
+#   scripts/install.sh            build + plot: compiler, cmake, libyaml, pcre2, jansson, gnuplot, python3 (peers, their tests)
 #   scripts/install.sh --tests    also what the tests need: Slurm (slurmctld, slurmd, client), munge, poppler-utils,
 #                                 clang-format (the format check), clang + libclang-rt-14-dev (the libFuzzer tests)
+#   scripts/install.sh --peers    the optional Python peers of the GPU machine, with pip (network needed; no apt):
+#                                 TileLang and its CuTeDSL backend (tilelang, nvidia-cutlass-dsl) for tilebench's
+#                                 tilelang and cutedsl systems, into the python3 that runs the peers
+#                                 (REPRO_PYTHON, default python3; it must have torch, and nvcc must be on PATH)
 # When another apt or dpkg holds the package locks (unattended-upgrades, a second install),
 # waits for it (up to REPRO_APT_WAIT seconds, default 600) instead of failing.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev gnuplot-nox python3)
+pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev libjansson-dev gnuplot-nox python3)
+# The peers' Python packages, pinned to the versions the study's logs name (tilelang= cutlass_dsl=).
+peer_pkgs=(tilelang==0.1.15 nvidia-cutlass-dsl==4.8.1)
 case "${1:-}" in
+  --peers)
+    py=${REPRO_PYTHON:-python3}
+    "$py" -c "import torch" 2>/dev/null ||
+      { echo "install.sh: $py has no torch: the peers run on PyTorch (install it first)" >&2; exit 1; }
+    echo "install.sh: $py -m pip install ${peer_pkgs[*]}"
+    "$py" -m pip install "${peer_pkgs[@]}"
+    "$py" -c "import tilelang, cutlass; print('install.sh: tilelang', tilelang.__version__, 'and CuTeDSL import')"
+    exit 0 ;;
   --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format clang libclang-rt-14-dev) ;;
   "") ;;
-  *) echo "usage: $0 [--tests]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--tests | --peers]" >&2; exit 2 ;;
 esac
 
 missing=()

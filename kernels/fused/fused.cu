@@ -283,7 +283,7 @@ template <int D, int MT, bool BF16>
 static int launch_nsa(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
   using C = NsaCfg<D, MT>;
   p.head_tiles = nsa_head_tiles(sh);
-  dim3 grid(sh->q_len, p.G * p.head_tiles, sh->batch);
+  dim3 grid(sh->q_len, p.Hkv * p.head_tiles, sh->batch);
   return launch_cfg(ctx, nsa_fwd<D, MT, BF16>, "nsa_fwd", grid, kNsaThreads, C::smem_bytes(), p);
 }
 
@@ -306,10 +306,10 @@ static int run_nsa(const attn_ctx *ctx, const attn_shape *sh, const attn_io *io)
   p.idx = io->block_idx;
   p.B = sh->batch;
   p.H = sh->heads;
-  p.G = shape_kv_heads(sh);
+  p.Hkv = shape_kv_heads(sh);
   p.Lq = sh->q_len;
   p.Lkv = sh->kv_len;
-  p.hpg = sh->heads / p.G;
+  p.hpg = sh->heads / p.Hkv;
   p.block_size = sh->block_size;
   p.selected = sh->selected_blocks;
   p.offset = mask_offset(sh);
@@ -331,7 +331,7 @@ static const char *nsa_problem(const attn_shape *sh, char *why, size_t why_len) 
     return why;
   }
   if ((long)shape_kv_heads(sh) * nsa_head_tiles(sh) > 65535 || sh->batch > 65535) {
-    snprintf(why, why_len, "groups * head tiles or batch exceeds the grid (65535)");
+    snprintf(why, why_len, "K/V heads * head tiles or batch exceeds the grid (65535)");
     return why;
   }
   return NULL;

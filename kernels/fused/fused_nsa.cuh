@@ -2,7 +2,7 @@
 // Native Sparse Attention, with GQA), in the style of the NSA kernels, on mma.sync (sm_80 and
 // up; Hopper runs the same instructions). A kernel of its own: the dense kernels are untouched.
 //
-//   nsa_fwd : one CTA per (query t, K/V head g, batch b) and up to 64 of the group's H/G query
+//   nsa_fwd : one CTA per (query t, K/V head g, batch b) and up to 64 of the group's H/Hkv query
 //             heads, which form the M dimension of the m16n8k16 tiles (padded to 16 with zero
 //             rows). The query's keys are the concatenation of its listed blocks (the "gathered"
 //             keys kk = 0 .. T*BS-1: key j = list[kk / BS] * BS + kk % BS, selected_blocks.h),
@@ -20,11 +20,11 @@
 namespace fused {
 
 struct NsaParams {
-  const half *q, *k, *v; // q [B, Lq, H, D]; k, v [B, Lkv, G, D]
+  const half *q, *k, *v; // q [B, Lq, H, D]; k, v [B, Lkv, Hkv, D]
   half *out;             // [B, Lq, H, D]
-  const int32_t *idx;    // [B, Lq, G, T]
-  int B, H, G, Lq, Lkv;
-  int hpg;        // H / G: query heads per K/V head
+  const int32_t *idx;    // [B, Lq, Hkv, T]
+  int B, H, Hkv, Lq, Lkv;
+  int hpg;        // H / Hkv: query heads per K/V head
   int head_tiles; // CTAs per (t, g, b): ceil(hpg / (16 * MT))
   int block_size, selected;
   int offset;       // mask_offset: key j is visible to query t when j <= t + offset
@@ -69,7 +69,7 @@ nsa_load_chunk(const NsaParams &p, const int32_t *list, int c, int n_keys, int t
     const int r = i / CHUNKS, u = i % CHUNKS, kk = c * kNsaKeys + r;
     const int j = kk < n_keys ? nsa_key(p, list, kk) : -1;
     const bool live = j >= 0 && j <= t + p.offset;
-    const long row = (long)(live ? j : 0) * p.G * D + u * 8;
+    const long row = (long)(live ? j : 0) * p.Hkv * D + u * 8;
     cp_async16(sk + swz<D>(r, u), kbase + row, live);
     cp_async16(sv + swz<D>(r, u), vbase + row, live);
     if (u == 0) valid[r] = live;
@@ -92,10 +92,10 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
   const int mt = warp % MT, slice = warp / MT;
   const int h_first = h_tile * C::kRows; // within the group
   const int rows = min(C::kRows, p.hpg - h_first);
-  const int32_t *list = p.idx + (((long)b * p.Lq + t) * p.G + g) * p.selected;
+  const int32_t *list = p.idx + (((long)b * p.Lq + t) * p.Hkv + g) * p.selected;
   const half *qbase = p.q + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg + h_first) * D;
-  const half *kbase = p.k + (long)b * p.Lkv * p.G * D + (long)g * D;
-  const half *vbase = p.v + (long)b * p.Lkv * p.G * D + (long)g * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.Hkv * D + (long)g * D;
+  const half *vbase = p.v + (long)b * p.Lkv * p.Hkv * D + (long)g * D;
 
   // Walk up to the last live entry only: the lists end with their absent entries.
   int last = p.selected - 1;

@@ -166,11 +166,11 @@ __global__ void gr_pool_kernel(const float *x, float *pooled, size_t rows, int n
 }
 
 // KEYS_SELECTED_BLOCKS. grid (Lq, H, B). The gathered key kk (0 <= kk < T * BS) of query i is
-// key j = list[kk / BS] * BS + kk % BS of K/V head g = h / (H / G); it counts when its block
+// key j = list[kk / BS] * BS + kk % BS of K/V head g = h / (H / Hkv); it counts when its block
 // is live (sb_block_live), j < Lkv and the mask allows it. Writes out (fp32, [B, Lq, H, D]).
 struct gr_blocks {
-  const int32_t *idx; // [B, Lq, G, T]
-  int groups, block_size, selected;
+  const int32_t *idx; // [B, Lq, Hkv, T]
+  int kv_heads, block_size, selected;
 };
 
 __device__ static int gr_gathered_key(const gr_args &a, const gr_blocks &sb, const int32_t *list,
@@ -187,11 +187,11 @@ __global__ void gr_selected_kernel(gr_args a, gr_blocks sb, float *out) {
   __shared__ int j_chunk[GR_THREADS];
   __shared__ float scratch[32];
   const int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-  const int g = h / (a.heads / sb.groups), n = sb.selected * sb.block_size;
-  const int32_t *list = sb.idx + (((size_t)b * a.q_len + i) * sb.groups + g) * sb.selected;
+  const int g = h / (a.heads / sb.kv_heads), n = sb.selected * sb.block_size;
+  const int32_t *list = sb.idx + (((size_t)b * a.q_len + i) * sb.kv_heads + g) * sb.selected;
   load_row_f32(a, gr_row(a.q, a, a.q_len, b, i, h), q_row, a.dim);
   auto key_row = [&](const uint16_t *t, int j) {
-    return t + (((size_t)b * a.kv_len + j) * sb.groups + g) * a.dim;
+    return t + (((size_t)b * a.kv_len + j) * sb.kv_heads + g) * a.dim;
   };
 
   float m = -INFINITY;

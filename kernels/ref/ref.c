@@ -118,19 +118,19 @@ static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in, 
     for (int j = 0; j < lkv; j++) out->flags[col0 + j] = out->corm_margin[col0 + j] >= 0;
 }
 
-/* KEYS_SELECTED_BLOCKS: query t of head h (K/V head g = h / (H/G)) over its gathered keys. */
+/* KEYS_SELECTED_BLOCKS: query t of head h (K/V head g = h / (H/Hkv)) over its gathered keys. */
 static void ref_selected_row(const attn_shape *s, const ref_inputs *in, const qkv_double *x,
                              const ref_outputs *out, int b, int h, int t, double *p, int *key) {
-  const int G = shape_kv_heads(s), T = s->selected_blocks, BS = s->block_size, D = s->dim;
-  const int g = h / (s->heads / G);
-  const int32_t *list = in->block_idx + (((size_t)b * s->q_len + t) * G + g) * T;
+  const int Hkv = shape_kv_heads(s), T = s->selected_blocks, BS = s->block_size, D = s->dim;
+  const int g = h / (s->heads / Hkv);
+  const int32_t *list = in->block_idx + (((size_t)b * s->q_len + t) * Hkv + g) * T;
   const double *q = x->q + (((size_t)b * s->q_len + t) * s->heads + h) * D;
   int n = 0; /* gathered keys */
   for (int e = 0; e < T; e++) {
     if (!sb_block_live(s, list[e])) continue;
     for (int j = list[e] * BS; j < (list[e] + 1) * BS && j < s->kv_len; j++) {
       if (causal_masked(s, t, j)) continue;
-      const double *k = x->k + (((size_t)b * s->kv_len + j) * G + g) * D;
+      const double *k = x->k + (((size_t)b * s->kv_len + j) * Hkv + g) * D;
       double dot = 0;
       for (int d = 0; d < D; d++) dot += q[d] * k[d];
       p[n] = dot * shape_scale(s);
@@ -142,7 +142,7 @@ static void ref_selected_row(const attn_shape *s, const ref_inputs *in, const qk
   if (n == 0) return;
   softmax_inplace(p, n);
   for (int e = 0; e < n; e++) {
-    const double *v = x->v + (((size_t)b * s->kv_len + key[e]) * G + g) * D;
+    const double *v = x->v + (((size_t)b * s->kv_len + key[e]) * Hkv + g) * D;
     for (int d = 0; d < D; d++) o[d] += p[e] * v[d];
   }
 }

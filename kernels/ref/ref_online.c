@@ -137,16 +137,16 @@ static int in_list(const int32_t *list, int T, int block) {
  * test, online softmax; out = 0 when no key is kept. */
 static void selected_row(const attn_shape *s, const ref_inputs *in, const ref_outputs *out, int b,
                          int h, int t, double *acc) {
-  const int G = shape_kv_heads(s), T = s->selected_blocks, D = s->dim;
-  const int g = h / (s->heads / G), bf16 = s->dtype == DTYPE_BF16;
-  const int32_t *list = in->block_idx + (((size_t)b * s->q_len + t) * G + g) * T;
+  const int Hkv = shape_kv_heads(s), T = s->selected_blocks, D = s->dim;
+  const int g = h / (s->heads / Hkv), bf16 = s->dtype == DTYPE_BF16;
+  const int32_t *list = in->block_idx + (((size_t)b * s->q_len + t) * Hkv + g) * T;
   const uint16_t *q = in->q + (((size_t)b * s->q_len + t) * s->heads + h) * D;
   double m = -INFINITY, l = 0;
   for (int d = 0; d < D; d++) acc[d] = 0;
   for (int j = 0; j <= last_key(s, t); j++) {
     if (!in_list(list, T, j / s->block_size)) continue;
-    const uint16_t *k = in->k + (((size_t)b * s->kv_len + j) * G + g) * D;
-    const uint16_t *v = in->v + (((size_t)b * s->kv_len + j) * G + g) * D;
+    const uint16_t *k = in->k + (((size_t)b * s->kv_len + j) * Hkv + g) * D;
+    const uint16_t *v = in->v + (((size_t)b * s->kv_len + j) * Hkv + g) * D;
     double dot = 0;
     for (int d = 0; d < D; d++)
       dot += (double)rng_elem_to_float(q[d], bf16) * rng_elem_to_float(k[d], bf16);

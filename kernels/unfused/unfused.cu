@@ -19,13 +19,13 @@
 //
 // Selected blocks (KEYS_SELECTED_BLOCKS, nsa), the naive PyTorch NSA (gather, masked softmax):
 //   Kg, Vg = K, V gathered per (b, t, g): the N = T * BS keys of the query's list, zeros where
-//            an entry is absent or past the keys          [B * Lq * G, N, D] fp16 each
-//   S16    = Q Kg^T per (b, t, g): the H/G heads of the group against its keys (cuBLAS
+//            an entry is absent or past the keys          [B * Lq * Hkv, N, D] fp16 each
+//   S16    = Q Kg^T per (b, t, g): the H/Hkv heads of the group against its keys (cuBLAS
 //            strided-batched, one matrix per query and K/V head)     [B * Lq * H, N]
 //   S16    = mask(S16 * scale): -inf on absent keys and, causal, keys past the query
 //   P32 = softmax(S16), P16 = (fp16) P32 over S16, out = P16 Vg (cuBLAS, straight into
 //   [B, Lq, H, D]: the group's heads are consecutive rows there).
-// Workspace: Kg + Vg + S16 + P32; Kg and Vg grow with B * S * G * T * BS * D, and a cell whose
+// Workspace: Kg + Vg + S16 + P32; Kg and Vg grow with B * S * Hkv * T * BS * D, and a cell whose
 // gathered copies do not fit ends with status=oom, as eager PyTorch would.
 #include "attn_system.h"
 #include "gpu_util.cuh"
@@ -89,13 +89,13 @@ __device__ static int uf_gathered_key(const int32_t *list, int kk, int block_siz
   return j < kv_len ? j : -1;
 }
 
-// Kg[l, kk, :] = K[b, j, g, :] for list l = (b * Lq + t) * G + g and its gathered key kk -> j
+// Kg[l, kk, :] = K[b, j, g, :] for list l = (b * Lq + t) * Hkv + g and its gathered key kk -> j
 // (zeros when absent); Vg likewise. Moves 8 halves (16 bytes) at a time when D % 8 == 0.
 struct uf_gather_args {
   const uint16_t *k, *v; // 16-bit elements of either type
   uint16_t *kg, *vg;
   const int32_t *idx;
-  int q_len, kv_len, groups, dim, block_size, selected;
+  int q_len, kv_len, kv_heads, dim, block_size, selected;
 };
 
 __global__ void uf_gather_kernel(uf_gather_args a, size_t units, int vec) {
@@ -106,10 +106,10 @@ __global__ void uf_gather_kernel(uf_gather_args a, size_t units, int vec) {
     const size_t row = e / per_row; // (list, kk)
     const int kk = (int)(row % n);
     const size_t list = row / n;
-    const int g = (int)(list % a.groups);
-    const size_t b = list / a.groups / a.q_len;
+    const int g = (int)(list % a.kv_heads);
+    const size_t b = list / a.kv_heads / a.q_len;
     const int j = uf_gathered_key(a.idx + list * a.selected, kk, a.block_size, a.kv_len);
-    const size_t src = ((b * a.kv_len + (j < 0 ? 0 : j)) * a.groups + g) * a.dim;
+    const size_t src = ((b * a.kv_len + (j < 0 ? 0 : j)) * a.kv_heads + g) * a.dim;
     if (vec) {
       const uint4 zero = make_uint4(0, 0, 0, 0);
       reinterpret_cast<uint4 *>(a.kg)[e] =
@@ -127,8 +127,8 @@ __global__ void uf_gather_kernel(uf_gather_args a, size_t units, int vec) {
 // or (offset: mask_offset) after the query.
 template <typename T>
 __global__ void uf_sel_mask_kernel(T *s, size_t n_elems, const int32_t *idx, int q_len, int kv_len,
-                                   int heads, int groups, int block_size, int selected, int offset,
-                                   float scale) {
+                                   int heads, int kv_heads, int block_size, int selected,
+                                   int offset, float scale) {
   const int n = selected * block_size;
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n_elems;
        e += (size_t)gridDim.x * blockDim.x) {
@@ -137,7 +137,7 @@ __global__ void uf_sel_mask_kernel(T *s, size_t n_elems, const int32_t *idx, int
     const int h = (int)(row % heads);
     const size_t bt = row / heads;
     const int t = (int)(bt % q_len);
-    const size_t list = bt * groups + h / (heads / groups);
+    const size_t list = bt * kv_heads + h / (heads / kv_heads);
     const int j = uf_gathered_key(idx + list * selected, kk, block_size, kv_len);
     s[e] = uf_from_float<T>(j < 0 || j > t + offset ? -INFINITY : uf_to_float(s[e]) * scale);
   }
@@ -328,9 +328,9 @@ static int uf_run_selected(const attn_ctx *ctx, const attn_shape *s, const attn_
   T *s16 = (T *)(ws + l.s16);
   const cudaDataType_t type = uf_cuda_type(s);
   float *p32 = (float *)(ws + l.p32);
-  const int G = shape_kv_heads(s), hpg = s->heads / G, D = s->dim;
+  const int Hkv = shape_kv_heads(s), hpg = s->heads / Hkv, D = s->dim;
   const int n = s->selected_blocks * s->block_size;
-  const int lists = s->batch * s->q_len * G;
+  const int lists = s->batch * s->q_len * Hkv;
   const size_t n_scores = (size_t)s->batch * s->q_len * s->heads * n;
 
   uf_gather_args ga = {(const uint16_t *)io->k,
@@ -340,7 +340,7 @@ static int uf_run_selected(const attn_ctx *ctx, const attn_shape *s, const attn_
                        io->block_idx,
                        s->q_len,
                        s->kv_len,
-                       G,
+                       Hkv,
                        D,
                        s->block_size,
                        s->selected_blocks};
@@ -357,7 +357,7 @@ static int uf_run_selected(const attn_ctx *ctx, const attn_shape *s, const attn_
                            (long long)n * D, io->q, type, D, (long long)hpg * D, &zero, s16, type,
                            n, (long long)hpg * n, lists, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   uf_sel_mask_kernel<<<grid_stride_blocks(n_scores, 256), 256, 0, ctx->stream>>>(
-      s16, n_scores, io->block_idx, s->q_len, s->kv_len, s->heads, G, s->block_size,
+      s16, n_scores, io->block_idx, s->q_len, s->kv_len, s->heads, Hkv, s->block_size,
       s->selected_blocks, mask_offset(s), (float)shape_scale(s));
   ATTN_TRY_LAUNCH(ctx, "uf_sel_mask_kernel");
   const unsigned rows = (unsigned)((size_t)s->batch * s->q_len * s->heads);
@@ -435,7 +435,7 @@ static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
       return ATTN_UNSUPPORTED;
     }
     if ((size_t)s->batch * s->q_len * shape_kv_heads(s) > 0x7fffffffu) {
-      snprintf(why, why_len, "B*Lq*G exceeds cuBLAS's batch count");
+      snprintf(why, why_len, "B*Lq*Hkv exceeds cuBLAS's batch count");
       return ATTN_UNSUPPORTED;
     }
     return ATTN_OK;

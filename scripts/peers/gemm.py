@@ -2,7 +2,7 @@
 """gemm.py: the PyTorch peer of gemmbench (kernels/gemm/): C = A·B with torch.matmul, one log
 of the kit's contract (the same lines as gemmbench; peer.py has the log, meta and timing).
 
-    gemm.py --system pytorch --m M --n N --k K [--dtype fp16|bf16|fp32] [--warmup 10]
+    gemm.py --system pytorch|tilelang|cutedsl --m M --n N --k K [--dtype fp16|bf16|fp32] [--warmup 10]
             [--runs 20] [--seed 1] [--device gpu|cpu] [--check|--no-check] [--list-systems]
 
   pytorch  torch.matmul(A, B, out=C): A [M, K], B [K, N], C [M, N] row-major, C in the input
@@ -23,11 +23,15 @@ import math
 import os
 import random
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer  # noqa: E402  (the log, meta line, timing and outcome of every peer)
 
-SYSTEMS = {"pytorch": "torch.matmul (cuBLAS through PyTorch), fp32 accumulation"}
+SYSTEMS = {"pytorch": "torch.matmul (cuBLAS through PyTorch), fp32 accumulation",
+           "tilelang": "the TileLang GEMM (tilelang_gemm.py) through TileLang's CUDA backend",
+           "cutedsl": "the same TileLang GEMM through TileLang's CuTeDSL backend"}
+IMPLS = {"pytorch": "torch.matmul", "tilelang": "tilelang-gemm", "cutedsl": "cutedsl-gemm"}
 DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
 MAX_DIM = 65536
 FULL_CHECK_MACS = 2 ** 27
@@ -69,10 +73,37 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def config_pairs(args):
-    return [("workload", "gemm"), ("system", args.system), ("m", args.m), ("n", args.n),
-            ("k", args.k), ("dtype", args.dtype), ("device", args.device),
-            ("impl", "torch.matmul"), ("seed", args.seed)]
+def config_pairs(args, built=True):
+    pairs = [("workload", "gemm"), ("system", args.system), ("m", args.m), ("n", args.n),
+             ("k", args.k), ("dtype", args.dtype), ("device", args.device),
+             ("impl", IMPLS[args.system]), ("seed", args.seed)]
+    if built and args.system != "pytorch":
+        import tilelang_backend
+        pairs += tilelang_backend.config_pairs(args.system)
+    return pairs
+
+
+def matmul(torch, args, a, b, c):
+    """(call, compile seconds or None): the system's C = A·B into c."""
+    if args.system == "pytorch":
+        return (lambda: torch.matmul(a, b, out=c)), None
+    import systems
+    import tilelang_backend
+    import tilelang_gemm
+    try:
+        tilelang_backend.load(args.system)
+    except systems.Unsupported as e:
+        raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, str(e))
+    if args.device != "gpu":
+        raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED,
+                           "%s compiles CUDA kernels: --device gpu only" % args.system)
+    if tilelang_gemm.refuses(args.dtype):
+        raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED,
+                           "%s: %s" % (args.system, tilelang_gemm.refuses(args.dtype)))
+    t0 = time.perf_counter()
+    kernel = tilelang_backend.compile_kernel(args.system, tilelang_gemm, tilelang_gemm.kernel(
+        args.m, args.n, args.k, args.dtype))
+    return (lambda: kernel(a, b, c)), time.perf_counter() - t0
 
 
 # ---- the check --------------------------------------------------------------------------------
@@ -143,16 +174,14 @@ def run_cell(torch, args, log):
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     if hasattr(torch.backends.cuda.matmul, "allow_bf16_reduced_precision_reduction"):
         torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
-    log.record("config", config_pairs(args))
     g = torch.Generator(device=device)
     g.manual_seed(args.seed)
     a = torch.randn(args.m, args.k, generator=g, device=device, dtype=torch.float32).to(dtype)
     b = torch.randn(args.k, args.n, generator=g, device=device, dtype=torch.float32).to(dtype)
     c = torch.full((args.m, args.n), math.nan, device=device, dtype=dtype)
 
-    def call():
-        torch.matmul(a, b, out=c)
-
+    call, compile_s = matmul(torch, args, a, b, c)
+    log.record("config", config_pairs(args))
     call()
     checks_ok = True
     if args.check:
@@ -160,12 +189,14 @@ def run_cell(torch, args, log):
         log.record("check", pairs)
     times = peer.timed_runs(torch, call, args, on_gpu)
     pairs = peer.result_pairs(torch, times, args, on_gpu, 2.0 * args.m * args.n * args.k)
-    return peer.finish(pairs, checks_ok, failed="C is off the fp64 reference (see the check line)")
+    extra = [] if compile_s is None else [("compile_s", "%.2f" % compile_s)]
+    return peer.finish(pairs, checks_ok, extra,
+                       failed="C is off the fp64 reference (see the check line)")
 
 
 def run(args, log):
     return peer.run_logged(args, log, lambda torch: run_cell(torch, args, log),
-                           lambda: config_pairs(args))
+                           lambda: config_pairs(args, built=False))
 
 
 def main(argv=None):

@@ -13,8 +13,10 @@ printed as one log of the kit's contract (README.md "Log contract", common/kvlin
 Rules shared with the kit's binaries (scripts/peers/README.md says more):
   inputs   q, k, v ~ N(0, 1) fp16 [B, S, H, D] from torch.Generator(seed); COL_KEYFORMER's
            exp_rand = 1 + |N(0, 1)| fp32 [B, H, S, S]; COL_ANY_GE_MASK's corm_mask[i][j] =
-           1 / (i + 1) fp32 [S, S]; KEYS_SELECTED_BLOCKS: k, v [B, S, G, D] and block_idx
-           [B, S, G, T] (workloads.block_lists: the rule of kernels/selected_blocks.h)
+           1 / (i + 1) fp32 [S, S]; KEYS_SELECTED_BLOCKS: k, v [B, S, H/G, D] and block_idx
+           [B, S, H/G, T], G = --groups the query heads per K/V head (the tile-benchmark
+           seed's and TileLang's groups; 1: MHA) (workloads.block_lists: the rule of
+           kernels/selected_blocks.h)
   timing   `warmup` untimed calls, then `runs` calls each between two CUDA events (the first
            call, which compiles for inductor and flex, comes before and is reported as
            compile_s); avg/median/min/max in ms
@@ -128,7 +130,9 @@ def parse_args(argv):
     p.add_argument("--mlp", type=positive_int, default=11008)
     p.add_argument("--vocab", type=positive_int, default=32000)
     p.add_argument("--groups", type=positive_int, default=None,
-                   help="K/V heads, dividing --heads (selected-block workloads; default 1)")
+                   help="query heads per K/V head, dividing --heads (--heads / GROUPS K/V "
+                   "heads), the seed's and TileLang's groups (selected-block workloads; "
+                   "default 1: MHA)")
     p.add_argument("--block-size", type=positive_int, default=None,
                    help="keys per block (selected-block workloads; default 32)")
     p.add_argument("--selected-blocks", type=positive_int, default=None,
@@ -145,7 +149,8 @@ def parse_args(argv):
         args.blocks = wl.Blocks(args.groups or 1, args.block_size or 32,
                                 args.selected_blocks or 8, args.scale)
         if args.heads % args.blocks.groups:
-            p.error("--groups %d must divide --heads %d" % (args.blocks.groups, args.heads))
+            p.error("--groups %d must divide --heads %d (--groups is the query heads per K/V "
+                    "head: H/G K/V heads)" % (args.blocks.groups, args.heads))
     elif block_opts:
         p.error("%s is an option of the selected-block workloads, not of --workload %s"
                 % (block_opts[0], args.workload))
@@ -259,8 +264,13 @@ def config_pairs(args, impl):
                   ("vocab", args.vocab)]
     pairs += [("dtype", args.dtype), ("causal", args.causal), ("device", args.device),
               ("impl", impl), ("seed", args.seed)]
+    if impl != "none":  # the package versions of a system that got as far as its build
+        import systems
+        pairs += systems.config_pairs(args.system)
     if args.blocks is not None:
-        pairs += [("groups", args.blocks.groups), ("block_size", args.blocks.block_size),
+        pairs += [("groups", args.blocks.groups),
+                  ("kv_heads", args.blocks.kv_heads(args.heads)),
+                  ("block_size", args.blocks.block_size),
                   ("selected_blocks", args.blocks.selected),
                   ("scale", "%.6g" % args.blocks.scale_for(args.dim))]
     return pairs

@@ -11,6 +11,9 @@ per line for the shell scripts): each turns a workload into a callable f(*inputs
                   shapes), torch's own backend choice
   flex            FlexAttention (compiled) with a causal block mask (none when not causal);
                   LOGITS_SOFTCAP as a score_mod
+  tilelang        the tile-benchmark seed's TileLang kernels (tilelang_mha.py for dense keys,
+                  tilelang_nsa.py for selected blocks) through TileLang's CUDA backend
+  cutedsl         the same kernels through TileLang's CuTeDSL backend (tilelang_backend.py)
 
 Every system takes causal (default True) and dtype ("fp16" default, "bf16"): the SDPA ones
 pass is_causal; non-causal or bf16 cells are formulated for the rows without a column
@@ -35,8 +38,9 @@ except ImportError:  # SYSTEMS and Unsupported are needed without torch (peer.py
 import workloads as wl
 
 SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-compiled",
-           "flex")
-COMPILED = ("inductor", "sdpa-compiled", "flex")
+           "flex", "tilelang", "cutedsl")
+COMPILED = ("inductor", "sdpa-compiled", "flex", "tilelang", "cutedsl")
+TILELANG = ("tilelang", "cutedsl")
 SDPA_BACKENDS = {"sdpa-flash": "FLASH_ATTENTION", "sdpa-cudnn": "CUDNN_ATTENTION",
                  "sdpa-efficient": "EFFICIENT_ATTENTION"}  # their first call compiles; the log reports compile_s
 
@@ -59,6 +63,40 @@ def _attention_only(system, workload, logits_allowed):
     if row.logits not in logits_allowed:
         raise Unsupported("%s has no score modifier, so %s's logit soft-capping "
                           "(50*tanh(S/50)) cannot be expressed" % (system, workload))
+
+
+def _plain_softmax_only(system, workload):
+    """Unsupported unless the workload is P V alone with plain scaled logits: the TileLang
+    kernels (dense keys or selected blocks) compute nothing else."""
+    row = wl.spec(workload)
+    if len(row.outputs) > 1:
+        raise Unsupported("%s's kernels return only the attention output P*V; %s also needs %s "
+                          "(column reductions of P)" % (system, workload,
+                                                        ", ".join(row.outputs[1:])))
+    if row.logits != "LOGITS_SCALED":
+        raise Unsupported("%s's kernels have no score modifier, so %s's logits (%s) cannot be "
+                          "expressed" % (system, workload, row.logits))
+
+
+def _tilelang(system, workload, device, causal, dtype, blocks):
+    import tilelang_backend as tb
+    _plain_softmax_only(system, workload)
+    tb.load(system)
+    if device.type != "cuda":
+        raise Unsupported("%s compiles CUDA kernels: --device gpu only" % system)
+    if wl.spec(workload).keys == "KEYS_SELECTED_BLOCKS":
+        if not causal:
+            raise Unsupported("%s's NSA kernel (the seed's) is causal only" % system)
+        return tb.SelectedBlocks(system, blocks or wl.Blocks(), dtype), system + "-nsa"
+    return tb.Attention(system, causal, dtype, None), system + "-mha"
+
+
+def config_pairs(system):
+    """The versions of the packages a system runs on, for the config line (TileLang's)."""
+    if system in TILELANG:
+        import tilelang_backend
+        return tilelang_backend.config_pairs(system)
+    return []
 
 
 def _to_bhsd(t):
@@ -130,6 +168,8 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
     reason = variant_missing(workload, causal, dtype)
     if reason:
         raise Unsupported(reason)
+    if system in TILELANG:
+        return _tilelang(system, workload, device, causal, dtype, blocks)
     if system == "torch":
         return functools.partial(wl.eager, workload, causal=causal, blocks=blocks), "torch-eager"
     if system == "inductor":

@@ -14,9 +14,10 @@ P = softmax(S) in fp32.
           COL_ANY_GE_MASK flags[j] = any_i P[i,j] >= corm_mask[i,j]   (bool)
   pool    w > 0: score <- avg_pool1d(score, kernel w, padding w/2, stride 1, pad counted as 0)
   keys    KEYS_DENSE           every key (before the mask)
-          KEYS_SELECTED_BLOCKS DeepSeek NSA's selected branch with GQA (Blocks: groups,
-                               block_size, selected, scale): k, v [B, S, G, D]; extra input
-                               block_idx [B, S, G, T], drawn by the rule of
+          KEYS_SELECTED_BLOCKS DeepSeek NSA's selected branch with GQA (Blocks: groups G, the
+                               query heads per K/V head as in the tile-benchmark seed and
+                               TileLang, block_size, selected, scale): k, v [B, S, H/G, D];
+                               extra input block_idx [B, S, H/G, T], drawn by the rule of
                                kernels/selected_blocks.h from this generator; query t attends to
                                the keys of its listed blocks (and, causal, j <= t); P V only
 A row whose features are not all here fails with Unformulated ("workload X: column COL_Y has no
@@ -165,12 +166,20 @@ def selected_blocks(workload):
 
 
 class Blocks:
-    """The selection of a KEYS_SELECTED_BLOCKS cell: groups G (K/V heads; H/G query heads share
-    one), block_size BS, selected T (entries of a list), scale (None: 1/sqrt(D))."""
+    """The selection of a KEYS_SELECTED_BLOCKS cell: groups G, the query heads per K/V head
+    (the tile-benchmark seed's and TileLang's groups: head_kv = heads // groups; 1 is MHA,
+    G = heads one K/V head), block_size BS, selected T (entries of a list), scale (None:
+    1/sqrt(D))."""
 
     def __init__(self, groups=1, block_size=32, selected=8, scale=None):
         self.groups, self.block_size, self.selected, self.scale = (groups, block_size, selected,
                                                                    scale)
+
+    def kv_heads(self, heads):
+        """K/V heads of a cell with `heads` query heads: heads // groups (groups divides it)."""
+        if heads % self.groups:
+            raise ValueError("groups %d must divide heads %d" % (self.groups, heads))
+        return heads // self.groups
 
     def scale_for(self, dim):
         return 1.0 / math.sqrt(dim) if self.scale is None else self.scale
@@ -181,12 +190,13 @@ def candidates(seqlen, block_size, device):
     return (torch.arange(seqlen, device=device) // block_size).clamp(min=1)
 
 
-def block_lists(batch, seqlen, groups, block_size, selected, gen, device):
-    """block_idx int64 [B, S, G, T] by the rule of kernels/selected_blocks.h: min(T, c) distinct
-    blocks of 0..c-1 (c = candidates) uniformly at random (the T smallest of iid uniform keys
-    over the candidates), ascending, padded with the sentinel ceil(S / BS)."""
+def block_lists(batch, seqlen, kv_heads, block_size, selected, gen, device):
+    """block_idx int64 [B, S, kv_heads, T] by the rule of kernels/selected_blocks.h: min(T, c)
+    distinct blocks of 0..c-1 (c = candidates) uniformly at random (the T smallest of iid
+    uniform keys over the candidates), ascending, padded with the sentinel ceil(S / BS). The
+    rule is the C generator's; the draws are torch's (other lists than attnvar's for a seed)."""
     nblocks = -(-seqlen // block_size)
-    keys = torch.rand(batch, seqlen, groups, nblocks, generator=gen, device=device)
+    keys = torch.rand(batch, seqlen, kv_heads, nblocks, generator=gen, device=device)
     cand = candidates(seqlen, block_size, device)
     outside = torch.arange(nblocks, device=device)[None, :] >= cand[:, None]  # [S, nblocks]
     keys = keys.masked_fill(outside[None, :, None, :], float("inf"))
@@ -194,7 +204,7 @@ def block_lists(batch, seqlen, groups, block_size, selected, gen, device):
     top, pos = torch.topk(keys, take, dim=-1, largest=False)
     idx = pos.masked_fill(torch.isinf(top), nblocks).sort(dim=-1).values
     if selected > take:
-        pad = torch.full((batch, seqlen, groups, selected - take), nblocks, device=device,
+        pad = torch.full((batch, seqlen, kv_heads, selected - take), nblocks, device=device,
                          dtype=idx.dtype)
         idx = torch.cat([idx, pad], dim=-1)
     return idx
@@ -224,8 +234,8 @@ def make_inputs(workload, batch, seqlen, heads, dim, seed, device, dtype=None, b
 
     q, k, v ~ N(0, 1) [B, S, H, D] (fp16 by default); COL_KEYFORMER adds exp_rand =
     1 + |N(0, 1)| fp32 [B, H, S, S]; COL_ANY_GE_MASK adds corm_mask fp32 [S, S] with
-    corm_mask[i][j] = 1 / (i + 1); KEYS_SELECTED_BLOCKS has k, v [B, S, G, D] and adds
-    block_idx (block_lists)."""
+    corm_mask[i][j] = 1 / (i + 1); KEYS_SELECTED_BLOCKS has k, v [B, S, H/G, D] (G =
+    blocks.groups, query heads per K/V head) and adds block_idx [B, S, H/G, T] (block_lists)."""
     extra = extra_input(workload)
     dtype = torch.float16 if dtype is None else dtype
     gen = torch.Generator(device=device)
@@ -237,9 +247,10 @@ def make_inputs(workload, batch, seqlen, heads, dim, seed, device, dtype=None, b
     shape = (batch, seqlen, heads, dim)
     if extra == "block_idx":
         blocks = blocks or Blocks()
-        kv_shape = (batch, seqlen, blocks.groups, dim)
+        kv_heads = blocks.kv_heads(heads)
+        kv_shape = (batch, seqlen, kv_heads, dim)
         q, k, v = (normal(*s).to(dtype) for s in (shape, kv_shape, kv_shape))
-        return q, k, v, block_lists(batch, seqlen, blocks.groups, blocks.block_size,
+        return q, k, v, block_lists(batch, seqlen, kv_heads, blocks.block_size,
                                     blocks.selected, gen, device)
     q, k, v = (normal(*shape).to(dtype) for _ in range(3))
     if extra == "exp_rand":
@@ -277,7 +288,7 @@ def column_scores(workload, probs, scores=None, extra=None):
 
 def _block_keys(idx, block_size, seqlen, causal):
     """(key index clamped into range, valid) of every gathered key of the lists idx
-    [B, S, G, T]: [B, S, G, T * BS] each; valid where the block is live, the key inside the
+    [B, S, Hkv, T]: [B, S, Hkv, T * BS] each; valid where the block is live, the key inside the
     keys and (causal) not after its query."""
     offsets = torch.arange(block_size, device=idx.device)
     keys = (idx[..., None] * block_size + offsets).flatten(-2)
@@ -290,17 +301,17 @@ def _block_keys(idx, block_size, seqlen, causal):
 
 def nsa_eager(q, k, v, idx, causal=True, blocks=None):
     """KEYS_SELECTED_BLOCKS, the naive PyTorch NSA: gather each query's keys and values
-    ([B, S, G, T * BS, D] copies), fp16 scores of the group's heads, masked, fp32 softmax, P
-    cast to fp16 for P V."""
+    ([B, S, Hkv, T * BS, D] copies, Hkv = k's K/V heads), fp16 scores of each K/V head's
+    H/Hkv query heads, masked, fp32 softmax, P cast to fp16 for P V."""
     blocks = blocks or Blocks()
     batch, seqlen, heads, dim = q.shape
-    groups = k.shape[2]
+    kv_heads = k.shape[2]
     keys, valid = _block_keys(idx, blocks.block_size, seqlen, causal)
     b = torch.arange(batch, device=q.device)[:, None, None, None]
-    g = torch.arange(groups, device=q.device)[None, None, :, None]
-    kg, vg = k[b, keys, g], v[b, keys, g]  # [B, S, G, N, D]
-    qg = q.view(batch, seqlen, groups, heads // groups, dim)
-    scores = torch.matmul(qg, kg.transpose(-2, -1)) * blocks.scale_for(dim)  # [B, S, G, hpg, N]
+    g = torch.arange(kv_heads, device=q.device)[None, None, :, None]
+    kg, vg = k[b, keys, g], v[b, keys, g]  # [B, S, Hkv, N, D]
+    qg = q.view(batch, seqlen, kv_heads, heads // kv_heads, dim)
+    scores = torch.matmul(qg, kg.transpose(-2, -1)) * blocks.scale_for(dim)  # [B, S, Hkv, hpg, N]
     scores = scores.masked_fill(~valid[:, :, :, None, :], float("-inf"))
     probs = F.softmax(scores.float(), dim=-1)
     out = torch.matmul(probs.to(q.dtype), vg)
@@ -351,7 +362,7 @@ def nsa_reference(q, k, v, idx, dtype, causal, pairs, blocks):
     no gather. out [B, S, H, D], or [n, S, D] for `pairs`."""
     blocks = blocks or Blocks()
     batch, seqlen, heads, dim = q.shape
-    groups = k.shape[2]
+    kv_heads = k.shape[2]
     nblocks = -(-seqlen // blocks.block_size)
     block_of = torch.arange(seqlen, device=q.device) // blocks.block_size
     rows = torch.arange(seqlen, device=q.device)[:, None]
@@ -359,7 +370,7 @@ def nsa_reference(q, k, v, idx, dtype, causal, pairs, blocks):
     out = (torch.empty(batch, seqlen, heads, dim, device=q.device, dtype=dtype) if pairs is None
            else torch.empty(len(todo), seqlen, dim, device=q.device, dtype=dtype))
     for i, (b, h) in enumerate(todo):
-        g = h // (heads // groups)
+        g = h // (heads // kv_heads)
         listed = torch.zeros(seqlen, nblocks + 1, dtype=torch.bool, device=q.device)
         listed.scatter_(1, idx[b, :, g].clamp(0, nblocks).long(), True)  # sentinel: column nblocks
         allowed = listed[:, block_of]

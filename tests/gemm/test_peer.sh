@@ -28,13 +28,16 @@ cli)
   usage "zero runs" "argument --runs: expected an integer >= 1, got 0" --system pytorch --m 8 --n 8 --k 8 --runs 0
   python3 "$peer" --list-systems >"$work/list" 2>&1
   check_eq "--list-systems exit" "$?" 0
-  check_eq "--list-systems" "$(cut -f1,2 "$work/list")" "pytorch	gpu"
+  check_eq "--list-systems" "$(cut -f1,2 "$work/list" | tr '\n' ' ')" "pytorch	gpu tilelang	gpu cutedsl	gpu "
   if ! python3 -c 'import torch' 2>/dev/null; then
     python3 "$peer" --system pytorch --m 64 --n 48 --k 80 --device cpu >"$work/l" 2>&1
     check_eq "no torch: exit" "$?" 4
     check "no torch: header" grep -q '^# repro-log 1' "$work/l"
     check "no torch: config" grep -q '^config workload=gemm system=pytorch m=64 n=48 k=80 dtype=fp16 device=cpu impl=torch.matmul seed=1$' "$work/l"
     check "no torch: result" grep -q '^result status=unsupported reason="PyTorch is not installed' "$work/l"
+    python3 "$peer" --system tilelang --m 64 --n 48 --k 80 >"$work/t" 2>&1
+    check_eq "no torch, tilelang: exit" "$?" 4
+    check "no torch, tilelang: config names the system, no versions" grep -q '^config workload=gemm system=tilelang m=64 n=48 k=80 dtype=fp16 device=gpu impl=tilelang-gemm seed=1$' "$work/t"
   fi
   finish
   ;;

@@ -161,18 +161,34 @@ static void test_mask_and_dtype(void) {
 }
 
 /* nsa on the CPU: the issue's command passes its check (ref against ref_online), the config
- * line carries the selection, and the defaults fill what is not given. */
+ * line carries the selection, and the defaults fill what is not given. --groups is the query
+ * heads per K/V head (the tile-benchmark seed's and TileLang's groups: head_kv = heads /
+ * groups): H16 G16 is one K/V head, G4 four, G1 (the default) MHA. */
 static void test_nsa(void) {
-  run_result r = run("--workload nsa --system ref --device cpu --batch 2 --heads 16 --seqlen 256 "
-                     "--dim 32 --block-size 32 --groups 16 --selected-blocks 2 --causal 1 "
-                     "--scale 0.1 --check --runs 1");
-  CHECKF(r.exit_code == 0, "nsa: exit %d, stderr %s", r.exit_code, r.err);
-  CHECKF(strstr(r.out, "groups=16 block_size=32 selected_blocks=2 scale=0.1\n") != NULL,
-         "nsa config: %s", r.out);
-  CHECKF(strstr(r.out, "check output=out ") && !strstr(r.out, "ok=0"), "nsa check: %s", r.out);
-  run_free(&r);
-  r = run("--workload nsa --system ref --seqlen 40 --heads 4 --dim 16 --runs 1");
-  CHECKF(r.exit_code == 0 && strstr(r.out, "groups=1 block_size=32 selected_blocks=8 scale=0.25\n"),
+  static const struct {
+    const char *groups, *want;
+  } cases[] = {{"16", "groups=16 kv_heads=1 block_size=32 selected_blocks=2 scale=0.1\n"},
+               {"4", "groups=4 kv_heads=4 block_size=32 selected_blocks=2 scale=0.1\n"},
+               {"1", "groups=1 kv_heads=16 block_size=32 selected_blocks=2 scale=0.1\n"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char args[512];
+    snprintf(args, sizeof args,
+             "--workload nsa --system ref --device cpu --batch 2 --heads 16 --seqlen 256 --dim 32 "
+             "--block-size 32 --groups %s --selected-blocks 2 --causal 1 --scale 0.1 --check "
+             "--runs 1",
+             cases[i].groups);
+    run_result r = run(args);
+    CHECKF(r.exit_code == 0, "nsa --groups %s: exit %d, stderr %s", cases[i].groups, r.exit_code,
+           r.err);
+    CHECKF(strstr(r.out, cases[i].want) != NULL, "nsa --groups %s config, want '%s': %s",
+           cases[i].groups, cases[i].want, r.out);
+    CHECKF(strstr(r.out, "check output=out ") && !strstr(r.out, "ok=0"),
+           "nsa --groups %s check: %s", cases[i].groups, r.out);
+    run_free(&r);
+  }
+  run_result r = run("--workload nsa --system ref --seqlen 40 --heads 4 --dim 16 --runs 1");
+  CHECKF(r.exit_code == 0 &&
+             strstr(r.out, "groups=1 kv_heads=4 block_size=32 selected_blocks=8 scale=0.25\n"),
          "nsa defaults: exit %d: %s", r.exit_code, r.out);
   run_free(&r);
 }
@@ -224,7 +240,9 @@ static void test_cli_errors(void) {
                      "--groups is an option of the selected-block workloads (nsa), not of "
                      "--workload h2o");
   expect_usage_error("--workload nsa --system ref --heads 16 --groups 3",
-                     "--groups 3 must divide --heads 16");
+                     "--groups 3 must divide --heads 16 (--groups is the query heads per K/V head");
+  expect_usage_error("--workload nsa --system ref --heads 16 --groups 32",
+                     "--groups 32 must divide --heads 16");
   expect_usage_error("--workload nsa --system ref --scale 0", "--scale: expected a number in (0,");
   expect_usage_error("--workload nsa --system ref --scale nan", "--scale: expected a number");
   expect_usage_error("--workload nsa --system ref --block-size 0",

@@ -31,7 +31,7 @@ expect "one log per case" test "$(ls "$tmp"/gc/gpu_check/logs/*.log | wc -l)" = 
 OUT=$tmp/nsa "$root/kernels/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
 expect "--nsa-only passes (nsa's cells pass in the fixture)" test $? = 0
 expect "--nsa-only: 30 cases" grep -q '^30 cases:' "$tmp/nsa/gpu_check/table.txt"
-expect "--nsa-only: unfused and fused of one case" grep -qE '^nsa\.unfused\.n_g1s8 +PASS' "$tmp/nsa/gpu_check/table.txt"
+expect "--nsa-only: unfused and fused of one case" grep -qE '^nsa\.unfused\.n_kv1s8 +PASS' "$tmp/nsa/gpu_check/table.txt"
 
 OUT=$tmp/b "$root/kernels/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"
 expect "bad --jobs is a usage error" test $? = 2
@@ -40,7 +40,7 @@ expect "bad --jobs names the option" grep -q -- "--jobs: expected an integer >= 
 OUT=$tmp/b "$root/kernels/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
 expect "bench exits 0" test $? = 0
 expect "bench row: ms and ratios (paper 1.300 -> 0.38, unfused/fused 4.00)" \
-  grep -qE '^h2o +2\.0000 +0\.5000 +- +- +- +- +- +- +- \| +1\.300 +0\.38 +4\.00 +1\.00 +100\.0$' "$tmp/b.txt"
+  grep -qE '^h2o +2\.0000 +0\.5000 +- +- +- +- +- +- +- +- +- \| +1\.300 +0\.38 +4\.00 +1\.00 +100\.0$' "$tmp/b.txt"
 expect "bench row: oom shown as OOM" grep -qE '^kf +2\.0000 +OOM ' "$tmp/b.txt"
 expect "sweep row: ms / MiB" grep -qE '^8192 +2\.0000 / 3000\.0 +0\.5000 / 100\.0 ' "$tmp/b.txt"
 expect "device from the meta line" grep -q 'device: meta gpu="FIXTURE (no GPU)"' "$tmp/b.txt"

@@ -22,10 +22,11 @@
 #include <string.h>
 #include <time.h>
 
-static attn_shape nsa_shape(int batch, int heads, int groups, int dim, int seqlen, int bs, int sel,
-                            int causal, double scale) {
-  attn_shape s = {batch,      heads,  dim, seqlen, seqlen, causal ? MASK_CAUSAL : MASK_NONE,
-                  DTYPE_FP16, groups, bs,  sel,    scale};
+/* kv_heads: the K/V heads (attn_shape.kv_heads; attnvar's --groups is heads / kv_heads). */
+static attn_shape nsa_shape(int batch, int heads, int kv_heads, int dim, int seqlen, int bs,
+                            int sel, int causal, double scale) {
+  attn_shape s = {batch,      heads,    dim, seqlen, seqlen, causal ? MASK_CAUSAL : MASK_NONE,
+                  DTYPE_FP16, kv_heads, bs,  sel,    scale};
   return s;
 }
 
@@ -37,7 +38,7 @@ static int32_t *lists_of(const attn_shape *s, uint64_t seed) {
 
 /* The structure of every list, and the key count from the lists against the rule's. */
 static void test_lists(const attn_shape *s, uint64_t seed) {
-  const int G = shape_kv_heads(s), T = s->selected_blocks, BS = s->block_size;
+  const int Hkv = shape_kv_heads(s), T = s->selected_blocks, BS = s->block_size;
   const int nblocks = (s->kv_len + BS - 1) / BS;
   int32_t *idx = lists_of(s, seed);
   int bad_len = 0, bad_order = 0, bad_range = 0, bad_pad = 0, bad_count = 0;
@@ -47,8 +48,8 @@ static void test_lists(const attn_shape *s, uint64_t seed) {
   CHECK(sb_block_live(s, 0) && sb_block_live(s, nblocks - 1));
   for (int b = 0; b < s->batch; b++)
     for (int t = 0; t < s->q_len; t++)
-      for (int g = 0; g < G; g++) {
-        const int32_t *l = idx + (((size_t)b * s->q_len + t) * G + g) * T;
+      for (int g = 0; g < Hkv; g++) {
+        const int32_t *l = idx + (((size_t)b * s->q_len + t) * Hkv + g) * T;
         int c = t / BS > 1 ? t / BS : 1, n = T < c ? T : c, live = 0;
         for (int e = 0; e < T; e++) live += sb_block_live(s, l[e]);
         bad_len += live != n;
@@ -63,7 +64,7 @@ static void test_lists(const attn_shape *s, uint64_t seed) {
           for (int j = l[e] * BS; sb_block_live(s, l[e]) && j < (l[e] + 1) * BS; j++)
             keys += j < s->kv_len && !causal_masked(s, t, j);
         bad_count += keys != sb_keys_of_query(s, t);
-        pairs += (double)keys * (s->heads / G);
+        pairs += (double)keys * (s->heads / Hkv);
       }
   CHECKF(bad_len == 0, "%d lists without min(T, candidates) live blocks", bad_len);
   CHECKF(bad_order == 0, "%d lists not strictly ascending", bad_order);
@@ -116,13 +117,13 @@ static void test_spread(uint64_t seed) {
 /* A third formulation: per (b, h, t) a dense row of S scores, -inf where the key's block is
  * not in the list (or the causal mask hides it), softmax over the row, P V. */
 static void dense_masked(const attn_shape *s, const ref_host_inputs *in, double *out) {
-  const int G = shape_kv_heads(s), T = s->selected_blocks, D = s->dim, S = s->kv_len;
+  const int Hkv = shape_kv_heads(s), T = s->selected_blocks, D = s->dim, S = s->kv_len;
   double *row = hx_host_alloc((size_t)S * sizeof *row, "dense row");
   for (int b = 0; b < s->batch; b++)
     for (int t = 0; t < s->q_len; t++)
       for (int h = 0; h < s->heads; h++) {
-        const int g = h / (s->heads / G);
-        const int32_t *l = in->block_idx + (((size_t)b * s->q_len + t) * G + g) * T;
+        const int g = h / (s->heads / Hkv);
+        const int32_t *l = in->block_idx + (((size_t)b * s->q_len + t) * Hkv + g) * T;
         char *allowed = hx_host_alloc((size_t)S, "mask row");
         memset(allowed, 0, (size_t)S);
         for (int e = 0; e < T; e++)
@@ -134,7 +135,7 @@ static void dense_masked(const attn_shape *s, const ref_host_inputs *in, double 
           for (int d = 0; d < D; d++)
             dot += (double)rng_half_to_float(
                        in->q[(((size_t)b * s->q_len + t) * s->heads + h) * D + d]) *
-                   rng_half_to_float(in->k[(((size_t)b * S + j) * G + g) * D + d]);
+                   rng_half_to_float(in->k[(((size_t)b * S + j) * Hkv + g) * D + d]);
           row[j] = allowed[j] ? dot * shape_scale(s) : -INFINITY;
           mx = fmax(mx, row[j]);
         }
@@ -146,7 +147,7 @@ static void dense_masked(const attn_shape *s, const ref_host_inputs *in, double 
         for (int d = 0; d < D; d++) {
           double acc = 0;
           for (int j = 0; j < S; j++)
-            acc += row[j] * rng_half_to_float(in->v[(((size_t)b * S + j) * G + g) * D + d]);
+            acc += row[j] * rng_half_to_float(in->v[(((size_t)b * S + j) * Hkv + g) * D + d]);
           o[d] = sum > 0 ? acc / sum : 0.0;
         }
         hx_host_free(allowed);
@@ -170,11 +171,11 @@ static void test_three_formulations(const attn_shape *s, uint64_t seed) {
   dense_masked(s, &hin, dense);
   double d1 = check_rel_l2(gather.out, dense, nq), d2 = check_rel_l2(online.out, dense, nq);
   CHECKF(d1 < 1e-12 && d2 < 1e-12,
-         "S %d BS %d T %d G %d causal %d: ref %g, ref_online %g off dense", s->q_len, s->block_size,
-         s->selected_blocks, s->groups, s->mask == MASK_CAUSAL, d1, d2);
+         "S %d BS %d T %d Hkv %d causal %d: ref %g, ref_online %g off dense", s->q_len,
+         s->block_size, s->selected_blocks, s->kv_heads, s->mask == MASK_CAUSAL, d1, d2);
   /* and it is not plain causal attention over every key (the selection matters) */
   attn_shape dense_shape = *s;
-  dense_shape.groups = 0;
+  dense_shape.kv_heads = 0;
   if (shape_kv_heads(s) == s->heads && s->scale == 0 && s->q_len > 2 * s->block_size) {
     ref_outputs full;
     ref_outputs_alloc(WL_ATTN, &dense_shape, &full);
@@ -220,8 +221,8 @@ static void test_by_hand(void) {
   }
 }
 
-/* GQA: changing K/V head g moves exactly the query heads g * H/G .. (g + 1) * H/G - 1. */
-static void test_groups(uint64_t seed) {
+/* GQA: changing K/V head g moves exactly the query heads g * H/Hkv .. (g + 1) * H/Hkv - 1. */
+static void test_kv_heads(uint64_t seed) {
   attn_shape s = nsa_shape(2, 8, 2, 16, 70, 8, 3, 1, 0.0);
   ref_host_inputs hin;
   ref_inputs_generate(WL_NSA, &s, seed, &hin);
@@ -249,7 +250,7 @@ int main(void) {
   const char *env = getenv("REPRO_TEST_SEED");
   uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
   printf("seed %llu (set REPRO_TEST_SEED to replay)\n", (unsigned long long)seed);
-  /* B, H, G, D, S, BS, T, causal, scale: S not a multiple of BS, T above the candidates, one
+  /* B, H, Hkv, D, S, BS, T, causal, scale: S not a multiple of BS, T above the candidates, one
    * query head per K/V head and all sharing one, the study's scale */
   const attn_shape shapes[] = {
       nsa_shape(2, 4, 4, 8, 100, 8, 3, 1, 0.1),   nsa_shape(1, 4, 1, 16, 77, 16, 2, 1, 0.0),
@@ -262,6 +263,6 @@ int main(void) {
   }
   test_spread(seed);
   test_by_hand();
-  test_groups(seed);
+  test_kv_heads(seed);
   return check_report();
 }

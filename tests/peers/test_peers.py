@@ -6,7 +6,8 @@
   - peer.py where torch cannot be imported (a stand-in torch package on PYTHONPATH that raises
     ImportError, so the test holds on a machine that has torch too): a well-formed log with
     meta, config and result status=unsupported, exit code 4, for a kernel and an e2e cell;
-  - command-line errors: exit code 2, a message naming the option, nothing on stdout.
+  - command-line errors: exit code 2, a message naming the option, nothing on stdout;
+  - nsa's --groups is the query heads per K/V head (config groups= and kv_heads=).
 
     test_peers.py --peer scripts/peers/peer.py --kvline-tool build/tests/peers/kvline_tool
 Ends with "N passed, N failed"; exit status 1 when anything failed.
@@ -130,6 +131,64 @@ def test_no_torch(fake_dir, extra_args, expect_config):
     check("gflops_s" not in result and "avg_ms" not in result, "%s: result has timings" % what)
 
 
+def test_nsa_groups(fake_dir):
+    """--groups is the query heads per K/V head (the tile-benchmark seed's and TileLang's
+    groups: head_kv = heads // groups), as attnvar's: the config line (written without torch)
+    names both groups and kv_heads. H16 G16 is one K/V head, G4 four, G1 (the default) MHA."""
+    for extra, groups, kv_heads in ((["--groups", "16"], "16", "1"), (["--groups", "4"], "4", "4"),
+                                    (["--groups", "1"], "1", "16"), ([], "1", "16")):
+        res = run_peer(["--system", "torch", "--workload", "nsa", "--heads", "16", "--seqlen",
+                        "256", "--dim", "32", "--block-size", "32", "--selected-blocks", "2"]
+                       + extra, {"PYTHONPATH": fake_dir})
+        what = "nsa --heads 16 %s" % " ".join(extra)
+        check(res.returncode == 4, "%s without torch: exit %d, want 4 (stderr %s)"
+              % (what, res.returncode, res.stderr[-300:]))
+        config = dict(parse_log(res.stdout)).get("config", {})
+        check(config.get("groups") == groups and config.get("kv_heads") == kv_heads,
+              "%s: config groups=%r kv_heads=%r, want %s and %s" % (what, config.get("groups"),
+                                                                   config.get("kv_heads"), groups,
+                                                                   kv_heads))
+    import workloads
+    blocks = workloads.Blocks(groups=16)
+    check(blocks.kv_heads(16) == 1 and workloads.Blocks(groups=4).kv_heads(16) == 4
+          and workloads.Blocks().kv_heads(16) == 16, "Blocks.kv_heads: heads // groups")
+
+
+def test_tilelang_missing(fake_dir):
+    """Without TileLang (a stand-in tilelang package that raises ImportError, so the test holds
+    where TileLang is installed) the seed's two backends are unsupported with the reason and the
+    install command; the workloads their kernels cannot express are refused with the reason
+    before anything is imported."""
+    os.mkdir(os.path.join(fake_dir, "tilelang"))
+    with open(os.path.join(fake_dir, "tilelang", "__init__.py"), "w") as f:
+        f.write('raise ImportError("stand-in tilelang of test_peers.py")\n')
+    sys.path.insert(0, fake_dir)
+    try:
+        import systems
+        import tilelang_backend
+        for system in tilelang_backend.SYSTEMS:
+            check(system in systems.SYSTEMS and system in systems.COMPILED,
+                  "%s is not a compiled peer system" % system)
+            try:
+                tilelang_backend.load(system)
+                check(False, "%s loaded with a TileLang that cannot import" % system)
+            except systems.Unsupported as e:
+                check("stand-in tilelang" in str(e) and "scripts/install.sh --peers" in str(e),
+                      "%s: reason %r lacks the import error or the install command" % (system, e))
+        for workload, words in (("h2o", "column reductions"), ("gemma2", "no score modifier")):
+            try:
+                systems.build("tilelang", workload, 256, None)
+                check(False, "tilelang built %s" % workload)
+            except systems.Unsupported as e:
+                check(words in str(e), "tilelang %s: reason %r lacks %r" % (workload, e, words))
+        import tilelang_gemm
+        check(tilelang_gemm.refuses("fp16") is None and tilelang_gemm.refuses("bf16") is None
+              and "tf32" in (tilelang_gemm.refuses("fp32") or ""),
+              "tilelang_gemm: fp16/bf16 served, fp32 refused naming tf32")
+    finally:
+        sys.path.remove(fake_dir)
+
+
 def test_commit_from_the_build(fake_dir):
     """The meta line's commit is the build's (REPRO_COMMIT, then build/bin/COMMIT), not git's:
     a tree copied with a stale .git (the GPU machines) must not name another commit."""
@@ -158,6 +217,11 @@ CLI_ERRORS = [
     (["--system", "torch", "--workload", "h2o", "--e2e", "--batch", "2"], "--batch"),
     (["--system", "torch", "--workload", "h2o", "--e2e", "--hidden", "100", "--heads", "3"],
      "--hidden"),
+    (["--system", "torch", "--workload", "h2o", "--groups", "2"], "--groups"),
+    (["--system", "torch", "--workload", "nsa", "--heads", "16", "--groups", "3"],
+     "--groups 3 must divide --heads 16 (--groups is the query heads per K/V head"),
+    (["--system", "torch", "--workload", "nsa", "--heads", "16", "--groups", "32"],
+     "--groups 32 must divide --heads 16"),
 ]
 
 
@@ -226,6 +290,8 @@ def main():
         with open(os.path.join(fake_dir, "torch", "__init__.py"), "w") as f:
             f.write('raise ImportError("stand-in torch of test_peers.py: no torch here")\n')
         test_commit_from_the_build(fake_dir)
+        test_tilelang_missing(fake_dir)
+        test_nsa_groups(fake_dir)
         test_variant_logs(fake_dir)
         test_no_torch(fake_dir, [], {"workload": "h2o", "system": "torch", "seqlen": "256",
                                      "dtype": "fp16"})

@@ -13,7 +13,8 @@
   4. the e2e model: a tiny configuration, fp32 forward against the fp64 reference (the
      selected-block rows, which the model refuses, excepted);
   5. peer.py --device cpu, end to end: every workload with torch, attn with sdpa-flash, h2o
-     with inductor, the e2e torch model; each log complete and check ok=1, exit 0.
+     with inductor, the e2e torch model; each log complete and check ok=1, exit 0; nsa at
+     --heads 16 with --groups 16 and 4 (query heads per K/V head: config kv_heads=1 and 4).
 Ends with "N passed, N failed".
 """
 import argparse
@@ -95,16 +96,16 @@ def loops_reference(row, q, k, v, extra):
 
 def loops_selected(q, k, v, idx, blocks, causal):
     """KEYS_SELECTED_BLOCKS with Python floats: query t of head h attends to the keys j of the
-    listed live blocks of its K/V head h // (H / G) (and, causal, j <= t)."""
+    listed live blocks of its K/V head h // (H / Hkv) (and, causal, j <= t)."""
     B, S, H, D = q.shape
-    G = k.shape[2]
+    Hkv = k.shape[2]
     q, k, v, idx = q.tolist(), k.tolist(), v.tolist(), idx.tolist()
     scale = blocks.scale_for(D)
     out = [[[[0.0] * D for _ in range(H)] for _ in range(S)] for _ in range(B)]
     for b in range(B):
         for t in range(S):
             for h in range(H):
-                g = h // (H // G)
+                g = h // (H // Hkv)
                 keys = [j for blk in idx[b][t][g] if blk >= 0
                         for j in range(blk * blocks.block_size, (blk + 1) * blocks.block_size)
                         if j < S and (j <= t or not causal)]
@@ -142,6 +143,9 @@ def test_reference_against_loops():
                 blocks = wl.Blocks(groups=2, block_size=3, selected=2, scale=0.3)
                 inputs = wl.make_inputs(workload, 2, 13, 4, 3, seed=3, device="cpu",
                                         dtype=torch.float64, blocks=blocks)
+                check(inputs[1].shape[2] == 2 and inputs[3].shape[2] == 2,
+                      "%s: groups 2 of 4 heads: k %s, block_idx %s, want 2 K/V heads"
+                      % (workload, tuple(inputs[1].shape), tuple(inputs[3].shape)))
                 check_lists(inputs[3], 13, blocks)
                 want = loops_selected(*inputs, blocks, causal)
                 got = wl.reference(workload, *inputs, dtype=torch.float64, causal=causal,
@@ -170,9 +174,9 @@ def test_reference_against_loops():
 
 def test_eager_against_reference():
     for workload in wl.WORKLOADS:
-        blocks = wl.Blocks(groups=1, block_size=8, selected=3) if wl.selected_blocks(
-            workload) else None
-        kw = {"blocks": blocks} if blocks else {}
+        # selected blocks: every query head on one K/V head (groups = heads: 3, then 2)
+        kw, kw16 = ({"blocks": wl.Blocks(groups=g, block_size=8, selected=3)} if
+                    wl.selected_blocks(workload) else {} for g in (3, 2))
         inputs = wl.make_inputs(workload, 1, 48, 3, 16, seed=5, device="cpu", dtype=torch.float32,
                                 **kw)
         got = wl.eager(workload, *inputs, **kw)
@@ -180,9 +184,9 @@ def test_eager_against_reference():
         for name, g, w in zip(wl.OUTPUTS[workload], got, want):
             err = rel_l2(g, w)
             check(err < 1e-5, "%s %s: fp32 eager vs reference rel_l2 %.3e" % (workload, name, err))
-        inputs16 = wl.make_inputs(workload, 1, 64, 2, 32, seed=6, device="cpu", **kw)
-        got16 = wl.eager(workload, *inputs16, **kw)
-        want16 = wl.reference(workload, *inputs16, dtype=torch.float64, **kw)
+        inputs16 = wl.make_inputs(workload, 1, 64, 2, 32, seed=6, device="cpu", **kw16)
+        got16 = wl.eager(workload, *inputs16, **kw16)
+        want16 = wl.reference(workload, *inputs16, dtype=torch.float64, **kw16)
         for name, g, w in zip(wl.OUTPUTS[workload], got16, want16):
             rel, _, ok = wl.compare(g, w, wl.tolerance(workload, name))
             check(ok, "%s %s: fp16 eager fails the peers' check (rel_l2 %.3e)" % (workload, name,
@@ -195,8 +199,9 @@ def test_eager_against_reference():
     check(not wl.compare(full.transpose(1, 2), want, wl.tolerance("attn", "out"))[2],
           "check accepts a non-causal out")
     # and for selected blocks: attention over every causal key instead of the listed ones
+    # (groups 1: MHA, so the dense reference takes the same k, v)
     for workload in filter(wl.selected_blocks, wl.WORKLOADS):
-        blocks = wl.Blocks(groups=2, block_size=8, selected=2)
+        blocks = wl.Blocks(groups=1, block_size=8, selected=2)
         q, k, v, idx = wl.make_inputs(workload, 1, 64, 2, 32, seed=8, device="cpu",
                                       blocks=blocks)
         dense = wl.reference("attn", q, k, v, dtype=torch.float64)[0]
@@ -302,11 +307,21 @@ E2E_SMALL = ["--device", "cpu", "--e2e", "--seqlen", "32", "--layers", "2", "--h
              "--heads", "2", "--mlp", "256", "--vocab", "100", "--warmup", "0", "--runs", "1"]
 
 
+def last_value(args, option):
+    """The int value of the last `option` in args (the one argparse keeps)."""
+    return int(args[len(args) - args[::-1].index(option)])
+
+
 def test_peer_cli(peer):
     cells = [["--system", "torch", "--workload", w] + SMALL for w in wl.WORKLOADS]
     cells += [["--system", "torch", "--workload", w] + SMALL +
-              ["--groups", "2", "--block-size", "16", "--selected-blocks", "2", "--scale", "0.1",
+              ["--groups", "1", "--block-size", "16", "--selected-blocks", "2", "--scale", "0.1",
                "--causal", "0"] for w in filter(wl.selected_blocks, wl.WORKLOADS)]
+    # --groups is the query heads per K/V head (the seed's and TileLang's): H16 G16 runs one
+    # K/V head, G4 four
+    cells += [["--system", "torch", "--workload", w] + SMALL +
+              ["--heads", "16", "--groups", g, "--block-size", "16", "--selected-blocks", "2"]
+              for w in filter(wl.selected_blocks, wl.WORKLOADS) for g in ("16", "4")]
     cells += [["--system", "sdpa-flash", "--workload", "attn"] + SMALL,
               ["--system", "inductor", "--workload", "h2o"] + SMALL,
               ["--system", "torch", "--workload", "roco"] + E2E_SMALL]
@@ -321,6 +336,13 @@ def test_peer_cli(peer):
         n_checks = 1 if "--e2e" in args else len(wl.OUTPUTS[args[3]])
         check(tags == ["meta", "config"] + ["check"] * n_checks + ["result"],
               "%s: tags %s" % (what, tags))
+        if "--groups" in args:
+            heads, groups = last_value(args, "--heads"), last_value(args, "--groups")
+            config = dict(dict(records).get("config", []))
+            check(config.get("groups") == str(groups)
+                  and config.get("kv_heads") == str(heads // groups),
+                  "%s --heads %d --groups %d: config groups=%r kv_heads=%r" % (
+                      what, heads, groups, config.get("groups"), config.get("kv_heads")))
         for tag, pairs in records:
             d = dict(pairs)
             if tag == "check":

@@ -153,13 +153,16 @@ check '[[ "$r" == *"\"arch\": \"sm_80\""* && "$r" == *"\"compilation_time\": nul
 r=$(row gemm.h100.fp16.4096x4096x4096.wgmma.log)
 check '[[ "$r" == *"\"status\": \"error\""* && "$r" == *"\"latency_ms\": null, \"tflops\": null"* ]]' "json: a failed check stays a row, status error"
 r=$(row nsa.h100.b2.h16.s512.d64.bs32.g1.sel8.c1.fused.log)
-check '[[ "$r" == *"\"problem_size\": {\"batch\": 2, \"heads\": 16, \"seqlen\": 512, \"dim\": 64, \"block_size\": 32, \"groups\": 1, \"selected_blocks\": 8, \"causal\": 1}"* ]]' "json: nsa problem_size in the template's order"
+check '[[ "$r" == *"\"problem_size\": {\"batch\": 2, \"heads\": 16, \"seq_len\": 512, \"dim\": 64, \"block_size\": 32, \"groups\": 1, \"selected_blocks\": 8, \"is_causal\": true, \"scale\": 0.1}"* ]]' "json: nsa problem_size in the template's order, the seed's key names, is_causal a boolean, scale from the config line"
+r=$(row mha.h100.b8.h32.s1024.d128.c0.torch.log)
+check '[[ "$r" == *"\"problem_size\": {\"batch\": 8, \"heads\": 32, \"seq_len\": 1024, \"dim\": 128, \"is_causal\": false}"* ]]' "json: mha problem_size: is_causal false, no scale where the log has none"
 check 'grep -q "nsa.h100.b2.h16.s512.d64.bs32.g1.sel8.c1.fused.log:4: file name says groups=1 but the log says 4" "$tmp/tb.err"' "a config line that contradicts a case key of the name is a warning"
 if command -v python3 >/dev/null; then check 'python3 -m json.tool "$tmp/tb.json" >/dev/null' "tilebench json parses"; fi
 "$bin" table --config "$tbc" --logs "$tbl" -o "$tmp/tb.csv" 2>/dev/null
 check 'grep -q "^tilebench,gemm,h100,gemm,pytorch,0,ok,0.01,0.009,0.011,214748.4,8,ours,.*,,NVIDIA H100 80GB HBM3 (fixture),9.0,0.25,dtype=fp16 m=1024 n=1024 k=1024$" "$tmp/tb.csv"' "csv: gpu_model, compute_capability, compilation_time, problem_size at the end"
 "$bin" merge -o "$tmp/tb2.csv" "$tmp/tb.csv" 2>/dev/null
 check 'cmp -s "$tmp/tb.csv" "$tmp/tb2.csv"' "tilebench csv round-trips through merge byte for byte"
+check 'grep -q ",nsa,h100,nsa,fused,512,ok,.*,batch=2 heads=16 seqlen=512 dim=64 block_size=32 groups=1 selected_blocks=8 causal=1 scale=0.1$" "$tmp/tb.csv"' "csv: problem_size ends with the config line's scale"
 # merge across GPUs: the same cells from another GPU model (same device label) are kept, the
 # same GPU's later input still wins
 head -1 "$tmp/tb.csv" > "$tmp/h100.csv"; grep ",h100,.*(fixture),9.0," "$tmp/tb.csv" >> "$tmp/h100.csv"
@@ -202,7 +205,10 @@ check 'grep -q "^[-0-9.]* 4 .* 0 fused \"B8 H32 S1024 D128 causal=0\"$" "$s" && 
 check '! grep -q " pytorch \"\| torch \"" "$s"' "the baseline has no bar of its own"
 check 'grep -q "^array panel_ref\[3\] = \[1, 1, 1\]" "$tmp/tbd/speedup_comparison_h100.gp" && grep -q "^array panel_log\[3\] = \[1, 1, 1\]" "$tmp/tbd/speedup_comparison_h100.gp"' "speedup panels: the line at 1, log axes"
 check 'grep -q "^B8 H32 S1024 D128 causal=0 .*    4.00x$" "$tmp/tbd.out"' "terminal: speedup table"
-check 'grep -q "missing  mha.h100.b8.h32.s1024.d128.c0.unfused.log" "$tmp/tbd.out" && ! grep -q "missing .*tilelang" "$tmp/tbd.out"' "missing logs named by the case keys; absent systems not listed"
+check 'grep -q "missing  mha.h100.b8.h32.s1024.d128.c0.unfused.log" "$tmp/tbd.out" && grep -q "missing  gemm.h100.fp16.1024x1024x1024.tilelang.log" "$tmp/tbd.out"' "missing logs named by the case keys, the TileLang peers' among them"
+sed 's/{name: tilelang, label: "TileLang (CUDA)",/{name: tilelang, label: "TileLang (CUDA)", expected: false,/' "$tbc" > "$tmp/absent.yaml"
+"$bin" draw --config "$tmp/absent.yaml" --logs "$tbl" --out "$tmp/tba" --no-render > "$tmp/tba.out" 2>&1
+check 'grep -q "missing  mha.h100.b8.h32.s1024.d128.c0.unfused.log" "$tmp/tba.out" && ! grep -q "missing .*tilelang" "$tmp/tba.out"' "a system not expected (expected: false) is not listed as missing"
 check 'grep -q "15 logs read: 15 drawn, 0 read and not drawn" "$tmp/tbd.out"' "every fixture log drawn"
 check 'grep -q "^[-0-9.]* nan [0-9]* 0 nan nan nan nan 0 unfused \"B2 H16 S512 D64 bs32 g1 sel8\"$" "$tmp/tbd/nsa_comparison_h100.dat" && grep -q "^B2 H16 S512 D64 bs32 g1 sel8 .* ERR " "$tmp/tbd.out"' "a cell the runner wrote (no config line) is told by its name: ERR"
 # x: columns in a grid figure too (a panel per case), with a figure's own systems
@@ -227,6 +233,48 @@ bad_tb '    - {name: f, kind: comparison, experiment: k, systems: [s]}
 bad_tb '    - {name: g, kind: speedup, panels: [{figure: nope, baseline: t}]}' '6:50: panel figure: expected the name of a comparison or grid figure'
 bad_tb '    - {name: f, kind: grid, experiment: k}
     - {name: f, kind: grid, experiment: k}' '7:7: figure f is listed twice'
+
+# 9. merge reads JSON too: our json export (it must read back to the rows the csv gives) and
+#    the tilebench seed's result files (fixtures/seed/seed_fixture.json: a hand-written test
+#    fixture in the seed's format, not a measurement), detected by extension or content
+seed=$fx/seed/seed_fixture.json
+"$bin" merge -o "$tmp/rt_csv.csv" "$tmp/tb.csv" 2>/dev/null
+"$bin" merge -o "$tmp/rt_json.csv" "$tmp/tb.json" 2> "$tmp/rt.err"
+check '[ $? -eq 0 ] && cmp -s "$tmp/rt_csv.csv" "$tmp/rt_json.csv"' "our json export merges to the same csv as our csv ($(head -2 "$tmp/rt.err"))"
+"$bin" merge --format json -o "$tmp/rt_json.json" "$tmp/tb.json" 2>/dev/null
+"$bin" merge --format json -o "$tmp/rt_csv.json" "$tmp/tb.csv" 2>/dev/null
+check 'cmp -s "$tmp/rt_json.json" "$tmp/tb.json" && cmp -s "$tmp/rt_csv.json" "$tmp/tb.json"' "json -> merge -> json and csv -> merge -> json give table's json byte for byte"
+"$bin" compare "$tmp/tb.json" "$tmp/tb.csv" > "$tmp/rt.cmp" 2>&1
+check 'grep -q "geometric mean of B/A over 11 cells: 1.0000" "$tmp/rt.cmp" && grep -q "only in A: 0; only in B: 0" "$tmp/rt.cmp"' "compare takes a json table"
+"$bin" merge -o "$tmp/seed.csv" "$tmp/tb.csv" "$seed" 2> "$tmp/seed.err"
+check '[ $? -eq 0 ] && [ $(($(wc -l < "$tmp/seed.csv") - 1)) -eq $(($(wc -l < "$tmp/tb.csv") - 1 + 4)) ] && [ ! -s "$tmp/seed.err" ]' "our 15 rows and the seed fixture's 4 merged ($(cat "$tmp/seed.err"))"
+check 'grep -qF "tilebench,gemm,h100,gemm,pytorch,0,ok,0.01,0.009,0.011,214748.4,8,ours," "$tmp/seed.csv"' "our rows are kept"
+check 'grep -qxF "tilebench,gemm,h100,gemm,tilelang,0,ok,0.25,,,549755.8,,seed,$seed,,NVIDIA H100 PCIe (fixture),9.0,3.5,m=4096 n=4096 k=4096 dtype=fp16" "$tmp/seed.csv"' "seed cuda gemm: system tilelang, device h100, tflops*1000, compile time, source the file"
+check 'grep -qxF "tilebench,gemm,h100,gemm,pytorch,0,ok,0.3,,,458129.8,,seed,$seed,,NVIDIA H100 PCIe (fixture),9.0,,m=4096 n=4096 k=4096 dtype=fp16" "$tmp/seed.csv"' "seed pytorch gemm stays pytorch; keys M N K lower-cased; null compile time empty"
+check 'grep -qxF "tilebench,nsa,h100,nsa,cutedsl,512,ok,0.543,,,45230,,seed,$seed,,NVIDIA H100 80GB HBM3 (fixture),9.0,2.15,batch=2 heads=16 seqlen=512 dim=64 block_size=32 groups=1 selected_blocks=8 causal=1 scale=0.1" "$tmp/seed.csv"' "seed cutedsl nsa: seq_len -> seqlen, is_causal true -> causal=1, scale, 45.23 TFLOP/s = 45230 GFLOP/s"
+check 'grep -qxF "tilebench,mha,nvidia-geforce-rtx-4090-fixture,attn,torch,1024,ok,3,,,45800,,seed,$seed,,NVIDIA GeForce RTX 4090 (fixture),8.9,,batch=8 heads=32 seqlen=1024 dim=128 causal=0" "$tmp/seed.csv"' "seed pytorch mha: our torch (naive), workload attn, device from an unknown GPU model, is_causal false -> 0"
+"$bin" merge --format json "$seed" > "$tmp/seed.json" 2>/dev/null
+check 'grep -qF "\"system\": \"cutedsl\", \"seqlen\": 512, \"status\": \"ok\", \"avg_ms\": 0.543," "$tmp/seed.json" && grep -qF "\"backend\": \"cutedsl\", \"arch\": \"sm_90\", \"gpu_model\": \"NVIDIA H100 80GB HBM3 (fixture)\", \"compute_capability\": \"9.0\", \"problem_size\": {\"batch\": 2, \"heads\": 16, \"seq_len\": 512, \"dim\": 64, \"block_size\": 32, \"groups\": 1, \"selected_blocks\": 8, \"is_causal\": true, \"scale\": 0.1}, \"latency_ms\": 0.543, \"tflops\": 45.23, \"compilation_time\": 2.15}" "$tmp/seed.json"' "the seed's nsa row written back in the seed's names"
+cp "$seed" "$tmp/seed_rows.txt"
+"$bin" merge "$tmp/seed_rows.txt" > "$tmp/seed_txt.csv" 2>/dev/null
+check '[ $? -eq 0 ] && [ $(wc -l < "$tmp/seed_txt.csv") -eq 5 ] && grep -q ",nsa,h100,nsa,cutedsl,512,ok,0.543," "$tmp/seed_txt.csv"' "json told by its content (no .json name)"
+# bad json: the file, the row and what was expected; exit 1; no output file
+bad_json() { # NAME CONTENT EXPECTED
+  local want=$1$3
+  printf '%s' "$2" > "$tmp/$1"
+  rm -f "$tmp/badj.csv"
+  "$bin" merge -o "$tmp/badj.csv" "$tmp/tb.csv" "$tmp/$1" > /dev/null 2> "$tmp/badj.err"
+  local rc=$?
+  check '[ $rc -eq 1 ] && [ ! -e "$tmp/badj.csv" ] && grep -qF "$want" "$tmp/badj.err"' "bad json: $want ($(cat "$tmp/badj.err"))"
+}
+bad_json x.json '[{"kernel": "nsa", "backend": "cutedsl", "gpu_model": "H100", "latency_ms": 1, "problem_size": [512]}]' ': row 1: problem_size: expected an object'
+bad_json y.json '[{"kernel": "gemm", "backend": "cuda", "gpu_model": "H100", "latency_ms": 1},
+ {"kernel": "gemm", "backend": "cuda", "gpu_model": "H100", "latency_ms": "fast"}]' ': row 2: latency_ms: expected a number or null'
+bad_json z.json '[{"kernel": "gemm",
+  "backend": }]' ':2:14: expected JSON (a list of row objects)'
+bad_json w.json '{"kernel": "gemm"}' ': expected a list of row objects'
+bad_json v.json '[{"kernel": "nsa", "backend": "cuda", "gpu_model": "H100", "latency_ms": 1, "problem_size": {"seq_len": 512, "seqlen": 512}}]' ': row 1: problem_size.seqlen: expected each key once'
+bad_json u.json '[{"kernel": "gemm", "backend": "cuda", "latency_ms": 1}]' ': row 1: gpu_model: expected a GPU model'
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,5 +1,5 @@
 /* Unit tests of plot/: both log readers (exact numbers), file name templates, the pattern
- * table's edge cases, the csv round trip and the plot: config loader.
+ * table's edge cases, the csv (and json) round trip and the plot: config loader.
  * Fixture logs live in tests/plot/fixtures/ (hand-written test data, not measurements). */
 #include <math.h>
 #include <stdio.h>
@@ -690,6 +690,58 @@ static void test_config_errors(void) {
   unlink(path2);
 }
 
+/* The softmax scale from the config line (the seed's problem_size has it), through csv and
+ * json; the seed's key names. */
+static void test_scale_and_seed_keys(void) {
+  pt_row r;
+  rd_issues is = {0};
+  int rc = parse("# repro-log 1\nconfig workload=nsa causal=1 scale=0.125\n"
+                 "result status=ok avg_ms=2\n",
+                 &r, &is);
+  CHECK(rc == 0 && r.scale == 0.125 && is.n == 0, "rc=%d scale=%g issues=%zu", rc, r.scale, is.n);
+  rc = parse("# repro-log 1\nconfig workload=nsa scale=big\nresult status=ok avg_ms=2\n", &r, &is);
+  CHECK(rc == 0 && isnan(r.scale) && is.n == 1 && strstr(is.v[0].msg, "scale=\"big\" is not"),
+        "a scale that is no number: a warning, no scale (%zu issues)", is.n);
+  rd_issues_free(&is);
+  CHECK(!strcmp(pt_seed_key("seqlen", 1), "seq_len") &&
+            !strcmp(pt_seed_key("causal", 1), "is_causal") &&
+            !strcmp(pt_seed_key("is_causal", 0), "causal") && !strcmp(pt_seed_key("m", 1), "m") &&
+            !strcmp(pt_seed_key("seq_len", 1), "seq_len"),
+        "seed key names");
+
+  pt_table t = {0}, back = {0}, jback = {0};
+  pt_row_init(&r);
+  strcpy(r.experiment, "nsa");
+  strcpy(r.device, "h100");
+  strcpy(r.system, "fused");
+  r.status = ST_OK;
+  r.avg_ms = 0.5;
+  r.seqlen = 512;
+  pt_set_key(&r, "seqlen", "512");
+  pt_set_key(&r, "causal", "1");
+  r.scale = 0.1;
+  pt_append(&t, &r);
+  char path[] = "/tmp/test_plot_scale_XXXXXX", jpath[] = "/tmp/test_plot_scalej_XXXXXX";
+  int fd = mkstemp(path), jfd = mkstemp(jpath);
+  FILE *f = fdopen(fd, "w"), *jf = fdopen(jfd, "w");
+  pt_write_csv(f, &t);
+  pt_write_json(jf, &t);
+  fclose(f);
+  fclose(jf);
+  CHECK(pt_read_table(path, &back) == 0 && back.n == 1 && back.rows[0].scale == 0.1 &&
+            back.rows[0].nkeys == 2 && pt_same_cell(&back.rows[0], &r),
+        "csv: scale read back, not a case key");
+  CHECK(pt_read_table(jpath, &jback) == 0 && jback.n == 1 && jback.rows[0].scale == 0.1 &&
+            jback.rows[0].nkeys == 2 && !strcmp(jback.rows[0].keys[1].val, "1") &&
+            pt_same_cell(&jback.rows[0], &r) && !strcmp(jback.rows[0].figure, ""),
+        "json: scale, causal true -> 1, our (empty) figure kept");
+  unlink(path);
+  unlink(jpath);
+  pt_free(&t);
+  pt_free(&back);
+  pt_free(&jback);
+}
+
 int main(void) {
   if (rd_init()) return 1;
   test_ae_time_lines();
@@ -707,6 +759,7 @@ int main(void) {
   test_utf8();
   test_csv_nasty_roundtrip();
   test_walk();
+  test_scale_and_seed_keys();
   rd_cleanup();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

@@ -43,5 +43,21 @@ check 'grep " install " "$FAKE_LOG" | grep -qw libclang-rt-14-dev' "--tests inst
 printf '#!/bin/sh\necho "E: Unable to fetch some archives" >&2; exit 100\n' > "$tmp/bin/apt-get"
 REPRO_APT_WAIT=5 bash "$src/scripts/install.sh" > "$tmp/out" 2>&1
 check '[ $? -ne 0 ] && grep -q "Unable to fetch" "$tmp/out"' "another apt failure is not retried and is shown"
+# --peers: pip into REPRO_PYTHON (a stand-in recording its arguments), the pinned versions;
+# refused without torch
+cat > "$tmp/bin/fakepy" <<'SH'
+#!/bin/sh
+echo "py $*" >> "$FAKE_LOG"
+case "$*" in *"import torch"*) [ -z "${FAKE_NO_TORCH:-}" ] ;; *) exit 0 ;; esac
+SH
+chmod +x "$tmp/bin/fakepy"
+: > "$FAKE_LOG"
+REPRO_PYTHON=$tmp/bin/fakepy bash "$src/scripts/install.sh" --peers > "$tmp/out" 2>&1
+check '[ $? -eq 0 ]' "install.sh --peers ($(tail -2 "$tmp/out"))"
+check 'grep -q "^py -m pip install tilelang==0.1.15 nvidia-cutlass-dsl==4.8.1$" "$FAKE_LOG"' "--peers pip-installs the pinned TileLang and CuTeDSL"
+check '! grep -q "apt-get" "$FAKE_LOG"' "--peers runs no apt-get"
+: > "$FAKE_LOG"
+FAKE_NO_TORCH=1 REPRO_PYTHON=$tmp/bin/fakepy bash "$src/scripts/install.sh" --peers > "$tmp/out" 2>&1
+check '[ $? -ne 0 ] && grep -q "no torch" "$tmp/out" && ! grep -q "pip install" "$FAKE_LOG"' "--peers refuses a python without torch"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -24,26 +24,31 @@ for c in generic local-test; do
   check "validates with $c, nsa_only" "$runner" check "$study/experiment.yaml" -c "$repo/clusters/$c.yaml" --cases nsa_only
 done
 
-# every case list on one device (tilelang and cutedsl are absent: no cells)
+# every case list on one device
 dry() { # LIST -> cells.LIST.txt
   (cd "$study" && ./run.sh --dry-run --local --device h100 -c "$cluster" --cases "$1" >"cells.$1.txt" 2>"err.$1.txt")
 }
 count() { grep -c "^$2\." "$study/cells.$1.txt"; }
 dry default
 check_eq "default: dry-run exit" "$?" 0
-check_eq "default: cells" "$(wc -l <"$study/cells.default.txt")" 81
-check_eq "default: gemm (3 dtypes x 3 sizes x 4 systems)" "$(count default gemm)" 36
-check_eq "default: mha (2 causal x 3 shapes x 6 systems)" "$(count default mha)" 36
-check_eq "default: nsa (3 cases x 3 systems)" "$(count default nsa)" 9
-check_eq "default: no tilelang or cutedsl cell" "$(grep -c 'tilelang\|cutedsl' "$study/cells.default.txt")" 0
+check_eq "default: cells" "$(wc -l <"$study/cells.default.txt")" 123
+check_eq "default: gemm (3 dtypes x 3 sizes x 6 systems)" "$(count default gemm)" 54
+check_eq "default: mha (2 causal x 3 shapes x 9 systems)" "$(count default mha)" 54
+check_eq "default: nsa (3 cases x 5 systems)" "$(count default nsa)" 15
+for s in tilelang cutedsl; do
+  check_eq "default: $s cells (9 gemm, 6 mha, 3 nsa)" "$(grep -c "\.$s\.log	" "$study/cells.default.txt")" 18
+done
+check_eq "default: fa3 in the mha cells only" "$(grep -c "\.fa3\.log	" "$study/cells.default.txt") $(grep -c "^mha.*\.fa3\.log	" "$study/cells.default.txt")" "6 6"
 dry test
-check_eq "test: cells (one size per kernel)" "$(wc -l <"$study/cells.test.txt")" 27
-check_eq "test: gemm" "$(count test gemm)" 12
-check_eq "test: mha" "$(count test mha)" 12
-check_eq "test: nsa" "$(count test nsa)" 3
+check_eq "test: cells (one size per kernel)" "$(wc -l <"$study/cells.test.txt")" 41
+check_eq "test: gemm" "$(count test gemm)" 18
+check_eq "test: mha" "$(count test mha)" 18
+check_eq "test: nsa" "$(count test nsa)" 5
+check_eq "test: the seed's quick validation, --warmup 2 --iters 5, in every cell" \
+  "$(grep -c -- "--warmup 2 --runs 5 " "$study/cells.test.txt")" 41
 dry nsa_only
-check_eq "nsa_only: cells (16 cases x 3 systems, nsa only)" "$(wc -l <"$study/cells.nsa_only.txt")" 48
-check_eq "nsa_only: all nsa" "$(count nsa_only nsa)" 48
+check_eq "nsa_only: cells (16 cases x 5 systems, nsa only)" "$(wc -l <"$study/cells.nsa_only.txt")" 80
+check_eq "nsa_only: all nsa" "$(count nsa_only nsa)" 80
 (cd "$study" && ./run.sh --dry-run --local --device h100 -c "$cluster" --cases nope >/dev/null 2>err.nope.txt)
 check_eq "an unknown list: exit 2" "$?" 2
 check "an unknown list is named with the lists there are" grep -q "no list 'nope' (--cases): expected one of default, test" "$study/err.nope.txt"
@@ -53,6 +58,9 @@ check "gemm pytorch peer" grep -q "^gemm.h100.bf16.1024x1024x1024.pytorch.log	py
 check "mha fused: the case, not the cluster's seqlen 512 / heads 2" grep -q "^mha.h100.b8.h128.s4096.d128.c1.fused.log	$build/bin/attnvar --workload attn --system fused --batch 8 --heads 128 --seqlen 4096 --dim 128 --causal 1 --dtype fp16 .*--check$" "$cells"
 check "mha naive torch peer" grep -q "^mha.h100.b8.h32.s1024.d128.c0.torch.log	python3 $repo/scripts/peers/peer.py --workload attn --system torch --batch 8 --heads 32 --seqlen 1024 --dim 128 --causal 0 --dtype fp16 .*--check --check-pairs 16$" "$cells"
 check "nsa fused command" grep -q "^nsa.h100.b2.h16.s512.d64.bs32.g1.sel8.c1.fused.log	$build/bin/attnvar --workload nsa --system fused --batch 2 --heads 16 --seqlen 512 --dim 64 --block-size 32 --groups 1 --selected-blocks 8 --causal 1 --scale 0.1 .*--check$" "$cells"
+check "gemm tilelang peer" grep -q "^gemm.h100.fp16.4096x4096x4096.tilelang.log	python3 $repo/scripts/peers/gemm.py --system tilelang --m 4096 " "$cells"
+check "mha cutedsl peer" grep -q "^mha.h100.b8.h32.s4096.d128.c1.cutedsl.log	python3 $repo/scripts/peers/peer.py --workload attn --system cutedsl --batch 8 " "$cells"
+check "mha fa3 (ours' family: attnvar)" grep -q "^mha.h100.b8.h32.s4096.d128.c0.fa3.log	$build/bin/attnvar --workload attn --system fa3 " "$cells"
 check "nsa peer command" grep -q "^nsa.h100.b2.h16.s4096.d32.bs32.g16.sel1.c1.torch.log	python3 $repo/scripts/peers/peer.py --workload nsa --system torch --batch 2 --heads 16 --seqlen 4096 --dim 32 --block-size 32 --groups 16 --selected-blocks 1 --causal 1 --scale 0.1 " "$cells"
 
 # run_single.sh: experiment and system by position, axes and case keys as key=value
@@ -66,7 +74,7 @@ check_eq "run_single nsa: --cases nsa_only keeps its value" "$(single nsa fused 
 (cd "$study" && ./run.sh --local --device h100 -c "$cluster" -q --cases test --only experiment=mha >run.txt 2>&1)
 check_eq "local mha test run exit" "$?" 0
 logs=$study/ae_logs
-check_eq "mha test: 12 logs" "$(ls "$logs" | wc -l)" 12
+check_eq "mha test: 18 logs" "$(ls "$logs" | wc -l)" 18
 for c in 0 1; do
   for s in fused unfused; do
     f=$logs/mha.h100.b1.h4.s512.d128.c$c.$s.log
@@ -74,7 +82,7 @@ for c in 0 1; do
     check "mha c$c $s checked" grep -q "^check output=out .*ok=1" "$f"
     check "mha c$c $s ran the case's size in CPU mode" grep -q "^config workload=attn system=$s batch=1 heads=4 dim=128 seqlen=512 dtype=fp16 causal=$c device=cpu" "$f"
   done
-  for s in torch sdpa-flash sdpa-cudnn flex; do
+  for s in torch sdpa-flash sdpa-cudnn flex tilelang cutedsl fa3; do
     st=$(last_result "$logs/mha.h100.b1.h4.s512.d128.c$c.$s.log" status)
     check "mha c$c $s ok or unsupported ($st)" test "$st" = ok -o "$st" = unsupported
   done
@@ -88,11 +96,11 @@ check_eq "the rerun cell is ok" "$(last_result "$logs/mha.h100.b1.h4.s512.d128.c
 # the seed's JSON rows and the figures from those logs
 "$plot" table --config "$study/experiment.yaml" --logs "$logs" --format json -o "$work/mha.json" 2>"$work/table.err"
 check_eq "table exit" "$?" 0
-check "json: the seed's fields of a CPU row" grep -q '"kernel": "mha", "backend": "fused", "arch": null, "gpu_model": "none", "compute_capability": null, "problem_size": {"batch": 1, "heads": 4, "seqlen": 512, "dim": 128, "causal": 1}, "latency_ms": [0-9.]*, "tflops": [0-9.]*, "compilation_time": null' "$work/mha.json"
+check "json: the seed's fields of a CPU row" grep -q '"kernel": "mha", "backend": "fused", "arch": null, "gpu_model": "none", "compute_capability": null, "problem_size": {"batch": 1, "heads": 4, "seq_len": 512, "dim": 128, "is_causal": true}, "latency_ms": [0-9.]*, "tflops": [0-9.]*, "compilation_time": null' "$work/mha.json"
 check "json: no warning (the logs' config lines agree with their names)" test ! -s "$work/table.err"
 (cd "$study" && ./plot.sh --out "$work/figs" --no-render >plot.txt 2>&1)
 check_eq "plot.sh exit" "$?" 0
-check "plot read the 12 logs and drew them all" grep -q "^12 logs read: 12 drawn, 0 read and not drawn" "$study/plot.txt"
+check "plot read the 18 logs and drew them all" grep -q "^18 logs read: 18 drawn, 0 read and not drawn" "$study/plot.txt"
 check "mha comparison data" grep -q '^[-0-9.]* [0-9.]* [0-9]* 1 .* 0 fused "B1 H4 S512 D128 causal=0"$' "$work/figs/mha_comparison_h100.dat"
 check "speedup over the naive torch (or n/a without torch)" grep -q '^# device=h100 experiment=mha metric=speedup baseline=torch' "$work/figs/speedup_comparison_h100.dat"
 check "the figures say the logs are CPU runs" grep -q '^note_text = "CPU reference logs' "$work/figs/mha_comparison_h100.gp"
@@ -103,16 +111,16 @@ check "the speedup figure has a panel per kernel (gemm and nsa without logs: NS)
 (cd "$study" && cp "$src/studies/tilebench/gpu_run.sh" . && LISTS=test DEVICE=h100 CLUSTER=$cluster \
   OUT=$work/gpu ./gpu_run.sh --only experiment=mha >gpu_run.txt 2>&1)
 check_eq "gpu_run.sh in CPU mode: exit" "$?" 0
-check "gpu_run.sh: the summary" grep -q "^tilebench test: runner exit 0 (done); 12 logs" "$work/gpu/summary.txt"
+check "gpu_run.sh: the summary" grep -q "^tilebench test: runner exit 0 (done); 18 logs" "$work/gpu/summary.txt"
 check "gpu_run.sh: figure data, tables" test -s "$work/gpu/test/figures/mha_comparison_h100.dat" -a -s "$work/gpu/test/table.json"
-check_eq "gpu_run.sh: the merged json has every row" "$(grep -c '"kernel": "mha"' "$work/gpu/tilebench.json")" 12
+check_eq "gpu_run.sh: the merged json has every row" "$(grep -c '"kernel": "mha"' "$work/gpu/tilebench.json")" 18
 
 # gemm and nsa test lists in CPU mode, once their binaries exist (gemmbench; attnvar --workload nsa)
 if [ -x "$build/bin/gemmbench" ]; then
   (cd "$study" && ./run.sh --local --device h100 -c "$cluster" -q --cases test --only experiment=gemm >run-gemm.txt 2>&1)
   check_eq "local gemm test run exit" "$?" 0
   for d in fp16 bf16 fp32; do
-    for s in cublas wgmma mma; do
+    for s in cublas wgmma mma pytorch tilelang cutedsl; do
       st=$(last_result "$study/ae_logs/gemm.h100.$d.512x512x512.$s.log" status)
       check "gemm $d $s ok or unsupported in CPU mode ($st)" test "$st" = ok -o "$st" = unsupported
     done
