@@ -180,8 +180,9 @@ def command_output(cmd, cwd=None):
 
 
 def git_commit():
-    """The commit this tree was built from: $REPRO_COMMIT, else build/bin/COMMIT (written by
-    every build, beside the binaries the same run uses), else git (with -dirty).
+    """The commit this tree was built from: $REPRO_COMMIT, else $REPRO_BUILD_DIR/bin/COMMIT or
+    build/bin/COMMIT (written by every build, beside the binaries the same run uses), else git
+    (with -dirty).
 
     The build's record comes before git because a copy of the tree can carry a .git that is
     not its own: on the GPU machines git answered the checkout's first commit, '-dirty',
@@ -189,9 +190,14 @@ def git_commit():
     a tree at e18d394/6cef2bc)."""
     here = os.path.dirname(os.path.abspath(__file__))
     commit = os.environ.get("REPRO_COMMIT", "").strip()
-    if not commit:
+    builds = [os.path.join(here, "..", "..", "build")]
+    if os.environ.get("REPRO_BUILD_DIR"):  # the build the runner's binaries come from
+        builds.insert(0, os.environ["REPRO_BUILD_DIR"])
+    for build in builds:
+        if commit:
+            break
         try:
-            with open(os.path.join(here, "..", "..", "build", "bin", "COMMIT")) as f:
+            with open(os.path.join(build, "bin", "COMMIT")) as f:
                 commit = f.read().strip()
         except OSError:
             commit = ""

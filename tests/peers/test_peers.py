@@ -190,13 +190,24 @@ def test_tilelang_missing(fake_dir):
 
 
 def test_commit_from_the_build(fake_dir):
-    """The meta line's commit is the build's (REPRO_COMMIT, then build/bin/COMMIT), not git's:
+    """The meta line's commit is the build's (REPRO_COMMIT, then REPRO_BUILD_DIR/bin/COMMIT, then
+    build/bin/COMMIT), not git's:
     a tree copied with a stale .git (the GPU machines) must not name another commit."""
     res = run_peer(["--system", "torch", "--workload", "h2o", "--seqlen", "256"],
                    {"PYTHONPATH": fake_dir, "REPRO_COMMIT": "feedbee"})
     meta = dict(parse_log(res.stdout)).get("meta", {})
     check(meta.get("commit") == "feedbee", "meta commit=%r, want the build's 'feedbee'"
           % meta.get("commit"))
+    # the runner's build folder (REPRO_BUILD_DIR, as gpu_run.sh sets it to a carried build)
+    with tempfile.TemporaryDirectory() as build:
+        os.mkdir(os.path.join(build, "bin"))
+        with open(os.path.join(build, "bin", "COMMIT"), "w") as f:
+            f.write("c0ffee1\n")
+        env = {"PYTHONPATH": fake_dir, "REPRO_BUILD_DIR": build, "REPRO_COMMIT": ""}
+        res = run_peer(["--system", "torch", "--workload", "h2o", "--seqlen", "256"], env)
+        meta = dict(parse_log(res.stdout)).get("meta", {})
+        check(meta.get("commit") == "c0ffee1", "meta commit=%r, want REPRO_BUILD_DIR's 'c0ffee1'"
+              % meta.get("commit"))
 
 
 CLI_ERRORS = [
