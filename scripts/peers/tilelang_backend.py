@@ -10,7 +10,9 @@ so that call's extra time is the cell's compile_s, the seed's compilation_time. 
 kernel cache is off (TILELANG_DISABLE_CACHE=1): every cell compiles, so compile_s is a compile.
 A missing package makes the cell unsupported, with the reason and the install command."""
 import importlib
+import logging
 import os
+import sys
 
 from systems import Unsupported
 
@@ -40,6 +42,7 @@ def load(system):
     except Exception as e:  # ImportError, or a broken install failing inside its import
         raise Unsupported("TileLang does not import (%s: %s); install: %s"
                           % (type(e).__name__, " ".join(str(e).split())[:200], INSTALL))
+    _log_to_stderr(logging.getLogger("tilelang"))
     if system == "cutedsl":
         try:
             importlib.import_module("cutlass")
@@ -47,6 +50,17 @@ def load(system):
             raise Unsupported("CuTeDSL (nvidia-cutlass-dsl) does not import (%s: %s); install: %s"
                               % (type(e).__name__, " ".join(str(e).split())[:200], INSTALL))
     return tilelang
+
+
+def _log_to_stderr(logger):
+    """TileLang's log (compile start and end) writes to stdout, which is the cell's log of the
+    kit's contract: its records go to stderr instead (the runner keeps that beside the log)."""
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+    to_stderr = logging.StreamHandler(sys.stderr)
+    to_stderr.setFormatter(logging.Formatter("%(asctime)s [TileLang:%(name)s:%(levelname)s] "
+                                             "%(message)s"))
+    logger.addHandler(to_stderr)
 
 
 def config_pairs(system):
