@@ -3,11 +3,12 @@ Q·Kᵀ) V per (batch, head), Q, K, V and out [B, S, H, D], the causal mask bott
 (q_len == kv_len here, so query i sees keys 0..i), written in TileLang's tile language after
 the shape of the public tile-ai/tilelang flash-attention example (bshd layout): one block of
 block_M query rows per CTA, a pipelined loop over key blocks with the online softmax in
-registers, exp2 with the scale folded into log2(e) units. Compiled by tilelang_backend.
+registers (tilelang_softmax.py), exp2 with the scale folded into log2(e) units. Compiled by
+tilelang_backend.
 
 Tiles: 128 query rows x 128 keys, 2 stages, 256 threads (two warpgroups on Hopper)."""
 
-LOG2E = 1.44269504
+from tilelang_softmax import LOG2E
 
 PASS_CONFIGS = ("TL_ENABLE_FAST_MATH",)  # tilelang.PassConfigKey names, set true
 
@@ -20,6 +21,8 @@ def tiles(dim):
 def kernel(batch, heads, seqlen, dim, causal, dtype, scale):
     """The prim_func for one shape; dtype "fp16" or "bf16"; scale the softmax scale."""
     import tilelang.language as T
+    import tilelang_softmax
+    softmax_step = tilelang_softmax.step()
     elem = {"fp16": T.float16, "bf16": T.bfloat16}[dtype]
     accum = T.float32
     block_M, block_N, stages, threads = tiles(dim)
@@ -62,20 +65,8 @@ def kernel(batch, heads, seqlen, dim, causal, dtype, scale):
                                                      -T.infinity(accum), 0)
                 T.gemm(Q_shared, K_shared, acc_s, transpose_B=True,
                        policy=T.GemmWarpPolicy.FullRow)
-                T.copy(row_max, row_max_prev)
-                T.reduce_max(acc_s, row_max, dim=1, clear=False)
-                for i in T.Parallel(block_M):
-                    row_max[i] = T.max(row_max[i], row_max_prev[i])
-                for i in T.Parallel(block_M):
-                    row_rescale[i] = T.exp2(row_max_prev[i] * scale_log2 - row_max[i] * scale_log2)
-                for i, j in T.Parallel(block_M, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale_log2 - row_max[i] * scale_log2)
-                T.reduce_sum(acc_s, block_sum, dim=1)
-                for i in T.Parallel(block_M):
-                    row_sum[i] = row_sum[i] * row_rescale[i] + block_sum[i]
-                T.copy(acc_s, acc_s_cast)
-                for i, j in T.Parallel(block_M, dim):
-                    acc_o[i, j] *= row_rescale[i]
+                softmax_step(acc_s, acc_s_cast, acc_o, row_max, row_max_prev, row_rescale,
+                             block_sum, row_sum, scale_log2, block_M, block_N, dim)
                 T.copy(V[bz, k * block_N:(k + 1) * block_N, by, :], V_shared)
                 T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
             for i, j in T.Parallel(block_M, dim):

@@ -6,9 +6,10 @@ block_idx int32 [B, S, H/G, T]: query t of K/V head h attends the keys of the li
 
 One CTA per (query t, K/V head, batch) holds the G query heads of that K/V head as the rows of
 its tiles, padded to 16 rows (the MMA's row count) when G is smaller; the pipelined loop walks
-the T list entries with the online softmax. Compiled by tilelang_backend."""
+the T list entries with the online softmax (tilelang_softmax.py). Compiled by
+tilelang_backend."""
 
-LOG2E = 1.44269504
+from tilelang_softmax import LOG2E
 MMA_ROWS = 16
 
 # as the TileLang NSA example: plain copies, no warp specialisation (its layout inference
@@ -19,6 +20,8 @@ PASS_CONFIGS = ("TL_ENABLE_FAST_MATH", "TL_DISABLE_TMA_LOWER", "TL_DISABLE_WARP_
 def kernel(batch, heads, seqlen, dim, groups, block_size, selected, dtype, scale):
     """The prim_func for one shape; dtype "fp16" or "bf16"; scale the softmax scale."""
     import tilelang.language as T
+    import tilelang_softmax
+    softmax_step = tilelang_softmax.step()
     elem = {"fp16": T.float16, "bf16": T.bfloat16}[dtype]
     accum = T.float32
     kv_heads = heads // groups
@@ -60,21 +63,8 @@ def kernel(batch, heads, seqlen, dim, groups, block_size, selected, dtype, scale
                         acc_s[i, j] = T.if_then_else(t >= start + j, 0, -T.infinity(accum))
                     T.gemm(Q_shared, K_shared, acc_s, transpose_B=True,
                            policy=T.GemmWarpPolicy.FullRow)
-                    T.copy(row_max, row_max_prev)
-                    T.reduce_max(acc_s, row_max, dim=1, clear=False)
-                    for i in T.Parallel(rows):
-                        row_max[i] = T.max(row_max[i], row_max_prev[i])
-                    for i in T.Parallel(rows):
-                        row_rescale[i] = T.exp2(row_max_prev[i] * scale_log2 -
-                                                row_max[i] * scale_log2)
-                    for i, j in T.Parallel(rows, BS):
-                        acc_s[i, j] = T.exp2(acc_s[i, j] * scale_log2 - row_max[i] * scale_log2)
-                    T.reduce_sum(acc_s, block_sum, dim=1)
-                    for i in T.Parallel(rows):
-                        row_sum[i] = row_sum[i] * row_rescale[i] + block_sum[i]
-                    T.copy(acc_s, acc_s_cast)
-                    for i, j in T.Parallel(rows, dim):
-                        acc_o[i, j] *= row_rescale[i]
+                    softmax_step(acc_s, acc_s_cast, acc_o, row_max, row_max_prev,
+                                 row_rescale, block_sum, row_sum, scale_log2, rows, BS, dim)
                     T.copy(V[b, start:start + BS, h, :], V_shared)
                     T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
             for i, j in T.Parallel(rows, dim):
