@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU run of this study (issue 15), for a GPU machine with a finished build and torch (it
+# The GPU run of this study, for a GPU machine with a finished build and torch (it
 # builds nothing: `cmake -S . -B build && cmake --build build --target attnvar gemmbench
 # repro-run repro-plot` first). Runs the case lists named in $LISTS (default "test default";
 # nsa_only on request) through ./run.sh --local on this machine's GPU (run.sh names the device
@@ -29,6 +29,7 @@ for b in attnvar repro-run repro-plot; do
   [ -x "$bin/$b" ] || { echo "gpu_run.sh: $bin/$b is not built" >&2; exit 2; }
 done
 [ -x "$bin/gemmbench" ] || echo "gpu_run.sh: note: $bin/gemmbench is not built: the gemm cells of ours will fail" >&2
+export REPRO_RUN=${REPRO_RUN:-$bin/repro-run} # run.sh's runner: the same build's
 mkdir -p "$out"
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 dev=()
