@@ -91,15 +91,12 @@ def matmul(torch, args, a, b, c):
     import tilelang_backend
     import tilelang_gemm
     try:
-        tilelang_backend.load(args.system)
+        tilelang_backend.load(args.system, on_gpu=args.device == "gpu")
     except systems.Unsupported as e:
         raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, str(e))
-    if args.device != "gpu":
-        raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED,
-                           "%s compiles CUDA kernels: --device gpu only" % args.system)
-    if tilelang_gemm.refuses(args.dtype):
-        raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED,
-                           "%s: %s" % (args.system, tilelang_gemm.refuses(args.dtype)))
+    refused = tilelang_gemm.refuses(args.dtype)
+    if refused:
+        raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, "%s: %s" % (args.system, refused))
     t0 = time.perf_counter()
     kernel = tilelang_backend.compile_kernel(args.system, tilelang_gemm, tilelang_gemm.kernel(
         args.m, args.n, args.k, args.dtype))

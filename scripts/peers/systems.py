@@ -49,11 +49,12 @@ class Unsupported(Exception):
     pass
 
 
-def _attention_only(system, workload, logits_allowed):
-    """Unsupported unless the workload is P V alone over dense keys, with logits the system
-    can express."""
+def _attention_only(system, workload, logits_allowed, any_keys=False):
+    """Unsupported unless the workload is P V alone over dense keys (any key set with
+    any_keys: the TileLang kernels serve selected blocks too), with logits the system can
+    express."""
     row = wl.spec(workload)
-    if row.keys != "KEYS_DENSE":
+    if row.keys != "KEYS_DENSE" and not any_keys:
         raise Unsupported("%s attends to every key under a causal or no mask; %s attends to "
                           "selected key blocks per query (%s)" % (system, workload, row.keys))
     if len(row.outputs) > 1:
@@ -65,25 +66,10 @@ def _attention_only(system, workload, logits_allowed):
                           "(50*tanh(S/50)) cannot be expressed" % (system, workload))
 
 
-def _plain_softmax_only(system, workload):
-    """Unsupported unless the workload is P V alone with plain scaled logits: the TileLang
-    kernels (dense keys or selected blocks) compute nothing else."""
-    row = wl.spec(workload)
-    if len(row.outputs) > 1:
-        raise Unsupported("%s's kernels return only the attention output P*V; %s also needs %s "
-                          "(column reductions of P)" % (system, workload,
-                                                        ", ".join(row.outputs[1:])))
-    if row.logits != "LOGITS_SCALED":
-        raise Unsupported("%s's kernels have no score modifier, so %s's logits (%s) cannot be "
-                          "expressed" % (system, workload, row.logits))
-
-
 def _tilelang(system, workload, device, causal, dtype, blocks):
     import tilelang_backend as tb
-    _plain_softmax_only(system, workload)
-    tb.load(system)
-    if device.type != "cuda":
-        raise Unsupported("%s compiles CUDA kernels: --device gpu only" % system)
+    _attention_only(system, workload, ("LOGITS_SCALED",), any_keys=True)
+    tb.load(system, on_gpu=device.type == "cuda")
     if wl.spec(workload).keys == "KEYS_SELECTED_BLOCKS":
         if not causal:
             raise Unsupported("%s's NSA kernel (the seed's) is causal only" % system)

@@ -30,25 +30,31 @@ def _version(module_name):
         return "unknown"
 
 
-def load(system):
-    """The tilelang module, set up for `system`; Unsupported when a package is missing."""
+def _import(module_name, package):
+    """The module; Unsupported naming the package and the install command when it does not
+    import (ImportError, or a broken install failing inside its import)."""
+    import peer
+    try:
+        return importlib.import_module(module_name)
+    except Exception as e:
+        raise Unsupported("%s does not import (%s: %s); install: %s"
+                          % (package, type(e).__name__, peer.one_line(e, 200), INSTALL))
+
+
+def load(system, on_gpu=True):
+    """The tilelang module, set up for `system`; Unsupported when a package is missing or the
+    cell is not on a GPU (the kernels are CUDA)."""
     if system not in SYSTEMS:
         raise ValueError("unknown TileLang system " + system)
     os.environ.setdefault("TILELANG_DISABLE_CACHE", "1")
     if system == "cutedsl":
         os.environ["TILELANG_USE_GEMM_V1"] = "1"
-    try:
-        tilelang = importlib.import_module("tilelang")
-    except Exception as e:  # ImportError, or a broken install failing inside its import
-        raise Unsupported("TileLang does not import (%s: %s); install: %s"
-                          % (type(e).__name__, " ".join(str(e).split())[:200], INSTALL))
+    tilelang = _import("tilelang", "TileLang")
     _log_to_stderr(logging.getLogger("tilelang"))
     if system == "cutedsl":
-        try:
-            importlib.import_module("cutlass")
-        except Exception as e:
-            raise Unsupported("CuTeDSL (nvidia-cutlass-dsl) does not import (%s: %s); install: %s"
-                              % (type(e).__name__, " ".join(str(e).split())[:200], INSTALL))
+        _import("cutlass", "CuTeDSL (nvidia-cutlass-dsl)")
+    if not on_gpu:
+        raise Unsupported("%s compiles CUDA kernels: --device gpu only" % system)
     return tilelang
 
 
@@ -125,7 +131,7 @@ class SelectedBlocks(Lazy):
 
         def make(q, k, v, idx):
             b, s, h, d = q.shape
-            return tilelang_nsa.kernel(b, h, s, d, h // k.shape[2], blocks.block_size,
+            return tilelang_nsa.kernel(b, h, s, d, blocks.groups, blocks.block_size,
                                        idx.shape[3], dtype, blocks.scale_for(d))
         super().__init__(system, tilelang_nsa, make)
 

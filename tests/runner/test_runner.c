@@ -317,6 +317,37 @@ static const char *cases_yaml = "systems:\n"
                                 "    exclude: [{dtype: bf16, m: 8192}]\n";
 
 /* cases: a list of parameter sets, one more dimension after the axes (varying fastest). */
+/* A case key that names a param (defaults, params) replaces it in that case's cells only. */
+static void test_case_replaces_param(void) {
+  const char *quick = "defaults: {runs: 30, warmup: 10}\n"
+                      "systems: {s: {command: \"/bin/echo {m} {warmup} {runs}\"}}\n"
+                      "experiments:\n  k:\n    log: \"{m}.log\"\n    time_limit: 10\n"
+                      "    params: {runs: 20}\n    axes: {device: [d], system: [s]}\n"
+                      "    cases: {default: [{m: 1, runs: 9}, {m: 2, runs: 20}], "
+                      "test: [{m: 3, runs: 5}]}\n";
+  const struct {
+    const char *list;
+    int ncells;
+    const char *first_command;
+  } lists[] = {{NULL, 2, "/bin/echo 1 10 9"}, {"test", 1, "/bin/echo 3 10 5"}};
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+    expfile f;
+    cellset cs;
+    char *err = NULL;
+    CHECK(expfile_load_buffer_cases("q.yaml", lists[i].list, quick, strlen(quick), &f, &err) == 0);
+    CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0 && cs.ncells == lists[i].ncells);
+    runtime_vars rt = {0};
+    cell_env env = {&cs, &cs.cells[0], NULL, &rt};
+    sbuf cmd = {0};
+    CHECK(cell_command(&env, &cmd, &err) == 0);
+    CHECK_STR(cmd.s, lists[i].first_command);
+    sb_free(&cmd);
+    cellset_free(&cs);
+    expfile_free(&f);
+    free(err);
+  }
+}
+
 static void test_cases(void) {
   expfile f;
   cellset cs;
@@ -343,33 +374,6 @@ static void test_cases(void) {
   CHECK(cell_command(&env, &cmd, &err) == 0);
   CHECK_STR(cmd.s, "/bin/echo 1024 1024 bf16");
   sb_free(&cmd);
-  cellset_free(&cs);
-  expfile_free(&f);
-  /* a case key that names a param (defaults, params) replaces it in that case's cells only */
-  const char *quick = "defaults: {runs: 30, warmup: 10}\n"
-                      "systems: {s: {command: \"/bin/echo {m} {warmup} {runs}\"}}\n"
-                      "experiments:\n  k:\n    log: \"{m}.log\"\n    time_limit: 10\n"
-                      "    params: {runs: 20}\n    axes: {device: [d], system: [s]}\n"
-                      "    cases: {default: [{m: 1, runs: 9}, {m: 2, runs: 20}], "
-                      "test: [{m: 3, runs: 5}]}\n";
-  CHECK(expfile_load_buffer_cases("q.yaml", NULL, quick, strlen(quick), &f, &err) == 0);
-  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0 && cs.ncells == 2);
-  env = (cell_env){&cs, &cs.cells[0], NULL, &rt};
-  CHECK(cell_command(&env, &cmd, &err) == 0);
-  CHECK_STR(cmd.s, "/bin/echo 1 10 9");
-  sb_free(&cmd);
-  cellset_free(&cs);
-  expfile_free(&f);
-  CHECK(expfile_load_buffer_cases("q.yaml", "test", quick, strlen(quick), &f, &err) == 0);
-  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0 && cs.ncells == 1);
-  env = (cell_env){&cs, &cs.cells[0], NULL, &rt};
-  CHECK(cell_command(&env, &cmd, &err) == 0);
-  CHECK_STR(cmd.s, "/bin/echo 3 10 5");
-  sb_free(&cmd);
-  cellset_free(&cs);
-  expfile_free(&f);
-  CHECK(expfile_load_buffer("c.yaml", cases_yaml, strlen(cases_yaml), &f, &err) == 0);
-  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0);
   cellset_free(&cs);
   /* filters on case keys, with axes, AND inside one --only */
   filter flt[2];
@@ -746,6 +750,7 @@ int main(int argc, char **argv) {
   test_expansion();
   test_families();
   test_cases();
+  test_case_replaces_param();
   test_cellog();
   test_journal();
   test_progress();
