@@ -3,7 +3,8 @@
 of the kit's contract (the same lines as gemmbench; peer.py has the log, meta and timing).
 
     gemm.py --system pytorch|tilelang|cutedsl --m M --n N --k K [--dtype fp16|bf16|fp32]
-            [--warmup 10] [--runs 20] [--seed 1] [--device gpu|cpu] [--check|--no-check] [--list-systems]
+            [--warmup 10] [--runs 20] [--seed 1] [--device gpu|cpu] [--check|--no-check]
+            [--list-systems]
 
   pytorch  torch.matmul(A, B, out=C): A [M, K], B [K, N], C [M, N] row-major, C in the input
            dtype; fp32 accumulation asked for (allow_tf32 and the reduced-precision fp16/bf16

@@ -78,12 +78,14 @@ def config_pairs(system):
     return pairs
 
 
-def compile_kernel(system, module, prim_func):
+def compile_kernel(system, module, prim_func, arch=None):
     """prim_func (made by `module`, one of the tilelang_*.py kernels) compiled for the system's
-    target with the module's PASS_CONFIGS (names of tilelang.PassConfigKey, all set true)."""
+    target with the module's PASS_CONFIGS (names of tilelang.PassConfigKey, all set true); arch
+    (e.g. "sm_90a") names the GPU where there is none to detect it from."""
     tilelang = load(system)
     configs = {getattr(tilelang.PassConfigKey, name): True for name in module.PASS_CONFIGS}
-    return tilelang.compile(prim_func, target=TARGETS[system], pass_configs=configs)
+    target = TARGETS[system] if arch is None else {"kind": TARGETS[system], "arch": arch}
+    return tilelang.compile(prim_func, target=target, pass_configs=configs)
 
 
 class Lazy:

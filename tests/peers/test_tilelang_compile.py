@@ -20,13 +20,7 @@ from tally import Tally
 
 tally = Tally()
 check = tally.check
-TARGET = {"kind": "cuda", "arch": "sm_90a"}
-
-
-def compile_source(tilelang, module, prim_func, cutedsl):
-    configs = {getattr(tilelang.PassConfigKey, n): True for n in module.PASS_CONFIGS}
-    target = dict(TARGET, kind="cutedsl") if cutedsl else TARGET
-    return tilelang.compile(prim_func, target=target, pass_configs=configs).get_kernel_source()
+ARCH = "sm_90a"
 
 
 def cases():
@@ -53,7 +47,7 @@ def main():
     if shutil.which("nvcc") is None and os.path.exists("/usr/local/cuda/bin/nvcc"):
         os.environ["PATH"] = "/usr/local/cuda/bin:" + os.environ.get("PATH", "")
     try:
-        tilelang = importlib.import_module("tilelang")
+        importlib.import_module("tilelang")
     except Exception as e:
         print("skipped: tilelang does not import (%s)" % e)
         return 77
@@ -62,22 +56,26 @@ def main():
         return 77
     try:
         importlib.import_module("cutlass")
-        backends = (False, True)
+        systems = ("tilelang", "cutedsl")
     except Exception as e:
         print("note: nvidia-cutlass-dsl does not import (%s): the CuTeDSL half is skipped" % e)
-        backends = (False,)
+        systems = ("tilelang",)
+    import tilelang_backend
     import tilelang_gemm
     check("tf32" in (tilelang_gemm.refuses("fp32") or ""), "fp32 GEMM not refused")
-    for name, module_name, args, holds in cases():
-        module = importlib.import_module(module_name)
-        for cutedsl in backends:
-            what = "%s (%s)" % (name, "cutedsl" if cutedsl else "cuda")
+    # cutedsl last: its load sets TILELANG_USE_GEMM_V1 for the rest of the process, as in a
+    # cell of the cutedsl system
+    for system in systems:
+        for name, module_name, args, holds in cases():
+            module = importlib.import_module(module_name)
+            what = "%s (%s)" % (name, system)
             try:
-                source = compile_source(tilelang, module, module.kernel(*args), cutedsl)
+                source = tilelang_backend.compile_kernel(system, module, module.kernel(*args),
+                                                         arch=ARCH).get_kernel_source()
             except Exception as e:
                 check(False, "%s: %s: %s" % (what, type(e).__name__, str(e)[:300]))
                 continue
-            if cutedsl:
+            if system == "cutedsl":
                 check("@cute.kernel" in source, "%s: no @cute.kernel in the source" % what)
             else:
                 check(holds in source, "%s: the CUDA source has no %s" % (what, holds))
