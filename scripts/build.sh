@@ -8,7 +8,7 @@
 #                                     draws its figures in seconds, not after the kernels' build.
 # REPRO_BUILD_DIR overrides the folder (build/ or build-plot/); CMAKE_BUILD_TYPE the build type.
 # REPRO_FA3_DIR (a flash-attention checkout), REPRO_CUTLASS_DIR, REPRO_FA3_SOURCE: the fa3 peer's
-# kernels too (kernels/fa3/README.md), passed to CMake as the same-named cache variables.
+# kernels too (kernels/attention/fa3/README.md), passed to CMake as the same-named cache variables.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 targets=()

@@ -2,7 +2,7 @@
  * the tiny check is 2 layers, hidden 256, 4 heads of 64, S=64). Plain C. Weights are the
  * model's fp16 values widened to double; every activation stays in double except q, k, v,
  * which are rounded to fp16 before attention, as the GPU stores them, so the attention part
- * can be the kernels' own reference (kernels/ref/ref.h, ref_run). The pieces are exported for
+ * can be the kernels' own reference (kernels/attention/ref/ref.h, ref_run). The pieces are exported for
  * the tests (tests/e2e/test_e2e_pieces.c checks them against independent formulations). */
 #ifndef E2E_REF_MODEL_H
 #define E2E_REF_MODEL_H

@@ -4,14 +4,14 @@
 // as 2 (M) x 4 (N), each computing 64 x 64 with mma.sync m16n8k16 (fp32 accumulators: 4 x 8
 // tiles of 16 x 8). K goes by 64 through a GM_STAGES-deep ring filled by cp.async: A's
 // [128 x 64] and B's [64 x 256] tiles, rows XOR-swizzled in 16-byte chunks (swz in
-// kernels/fused/mma_sm80.cuh) so that ldmatrix reads 8 rows without bank conflicts. A
+// kernels/cuda/mma_sm80.cuh) so that ldmatrix reads 8 rows without bank conflicts. A
 // fragments come from ldmatrix, B fragments from ldmatrix.trans (B is N-major). Chunks outside
 // A or B (the M, N and K edges) are zero-filled by cp.async, and the stores are masked, so any
 // M and any K, N that are multiples of 8 run.
 #include "gemm_kernels.h"
 #include "gemm_plan.h"
 
-#include "fused/mma_sm80.cuh"
+#include "mma_sm80.cuh"
 #include "gpu_util.cuh"
 
 #include <cuda_bf16.h>

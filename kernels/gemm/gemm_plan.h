@@ -9,7 +9,7 @@
  *   a ring of GW_STAGES(BN) stages, each A [128 x 64] and B [64 x BN] as 64-column boxes of
  *   [64 x 64] (128 bytes a row, 128B swizzle), a full and an empty mbarrier per stage.
  * mma (sm_80), one CTA per tile: GM_BM x GM_BN x GM_BK, 8 warps of 64 x 64 (2 x 4), a
- *   GM_STAGES-deep cp.async ring, XOR-swizzled rows (kernels/fused/mma_sm80.cuh). */
+ *   GM_STAGES-deep cp.async ring, XOR-swizzled rows (kernels/cuda/mma_sm80.cuh). */
 #ifndef GEMM_PLAN_H
 #define GEMM_PLAN_H
 
@@ -80,7 +80,7 @@ GEMM_HD int gw_desc_b(int bn, int stage, int kk) {
   return gw_b_box(bn, stage, 0) + kk * 16 * GW_BOX;
 }
 /* Tile row and column of accumulator d[j][e] of lane in warp (0..3) of consumer c: the wgmma
- * m64nN layout (kernels/fused/wgmma_sm90.cuh), e = 0, 1 on row g, 2, 3 on row g + 8. */
+ * m64nN layout (kernels/cuda/wgmma_sm90.cuh), e = 0, 1 on row g, 2, 3 on row g + 8. */
 GEMM_HD void gw_acc_pos(int c, int warp, int lane, int j, int e, int *row, int *col) {
   *row = c * 64 + warp * 16 + (lane >> 2) + (e >= 2 ? 8 : 0);
   *col = 8 * j + 2 * (lane & 3) + (e & 1);

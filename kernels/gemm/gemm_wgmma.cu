@@ -23,7 +23,7 @@
 #include "gemm_kernels.h"
 #include "gemm_plan.h"
 
-#include "fused/wgmma_sm90.cuh"
+#include "wgmma_sm90.cuh"
 #include "gpu_util.cuh"
 #include "sm90_async.cuh"
 #include "tensor_map.h"

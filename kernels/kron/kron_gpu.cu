@@ -3,7 +3,7 @@
 // v3's kernels: k_stage applies a stage's axes to tiles held in shared memory, k_grad computes
 // every gA_k (kron_tile.h has the index arithmetic, shared with the CPU emulation in
 // kron_cpu.c, which runs the same plans thread by thread).
-#include "fused/mma_sm80.cuh"
+#include "mma_sm80.cuh"
 #include "harness_gpu.h"
 #include "kron_dev.h"
 #include "kron_tile.h"

@@ -2,7 +2,7 @@
 """peer.py: one FlashTensor workload (or the e2e Llama prefill) run by a PyTorch peer system,
 printed as one log of the kit's contract (README.md "Log contract", common/kvline.h).
 
-    peer.py --system S --workload W       (S: systems.SYSTEMS; W: kernels/workloads.def)
+    peer.py --system S --workload W       (S: systems.SYSTEMS; W: kernels/attention/workloads.def)
             [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup N] [--runs N]
             [--seed 1] [--check|--no-check] [--check-pairs N] [--device gpu|cpu]
             [--causal 1|0] [--dtype fp16|bf16]       (attention-only workloads: COL_NONE)
@@ -16,7 +16,7 @@ Rules shared with the kit's binaries (scripts/peers/README.md says more):
            1 / (i + 1) fp32 [S, S]; KEYS_SELECTED_BLOCKS: k, v [B, S, H/G, D] and block_idx
            [B, S, H/G, T], G = --groups the query heads per K/V head (the tile-benchmark
            seed's and TileLang's groups; 1: MHA) (workloads.block_lists: the rule of
-           kernels/selected_blocks.h)
+           kernels/attention/selected_blocks.h)
   timing   `warmup` untimed calls, then `runs` calls each between two CUDA events (the first
            call, which compiles for inductor and flex, comes before and is reported as
            compile_s); avg/median/min/max in ms

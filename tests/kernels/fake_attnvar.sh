@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # FIXTURE, not a real GPU run: stands in for build/bin/attnvar so the tests can exercise the
-# plumbing of kernels/gpu_check.sh and kernels/bench.sh (case list, exit-code classification,
+# plumbing of kernels/attention/gpu_check.sh and kernels/attention/bench.sh (case list, exit-code classification,
 # tables) on a machine without a GPU. Its numbers are made up and say so in the meta line.
-# --list-workloads answers like attnvar: the registry's names (kernels/workloads.def).
+# --list-workloads answers like attnvar: the registry's names (kernels/attention/workloads.def).
 if [ "${1:-}" = --list-workloads ]; then
   exec python3 "$(dirname "$0")/../../scripts/peers/registry.py" names
 fi

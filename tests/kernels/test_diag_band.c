@@ -1,4 +1,4 @@
-/* fused-diag's host arithmetic (kernels/fused_diag/diag_band.h) and options, no GPU needed:
+/* fused-diag's host arithmetic (kernels/attention/fused_diag/diag_band.h) and options, no GPU needed:
  *  - the band: which (query block, key block) tiles are cached, in slot order;
  *  - the slots: each band tile written by exactly one forward CTA step and read by exactly one
  *    column-pass CTA step, at the same index, for the kernels' own loop bounds (causal and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernels/gpu_check.sh and kernels/bench.sh driven by the fixture tests/kernels/fake_attnvar.sh
+# kernels/attention/gpu_check.sh and kernels/attention/bench.sh driven by the fixture tests/kernels/fake_attnvar.sh
 # (no GPU): the case list covers every workload x system x shape, exit codes are classified,
 # a failed check fails the sweep, and bench's table turns logs into ms, ratios, FAIL/OOM/NS.
 set -uo pipefail
@@ -13,7 +13,7 @@ expect() { # description, command...
   if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $what" >&2; fi
 }
 
-OUT=$tmp/gc "$root/kernels/gpu_check.sh" --bin "$fake" --no-sanitizer --jobs 2 >"$tmp/gc.txt" 2>&1
+OUT=$tmp/gc "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer --jobs 2 >"$tmp/gc.txt" 2>&1
 rc=$?
 t=$tmp/gc/gpu_check/table.txt
 expect "gpu_check exits 1 when a check fails" test "$rc" = 1
@@ -28,23 +28,23 @@ expect "the causal 192-row shape with rows past the end is a case" grep -qE '^at
 expect "passing cells show rel_l2" grep -qE '^attn\.unfused\.s257b2 +PASS +out=2.0e-04$' "$t"
 expect "one log per case" test "$(ls "$tmp"/gc/gpu_check/logs/*.log | wc -l)" = 788
 
-OUT=$tmp/nsa "$root/kernels/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
+OUT=$tmp/nsa "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
 expect "--nsa-only passes (nsa's cells pass in the fixture)" test $? = 0
 expect "--nsa-only: 30 cases" grep -q '^30 cases:' "$tmp/nsa/gpu_check/table.txt"
 expect "--nsa-only: unfused and fused of one case" grep -qE '^nsa\.unfused\.n_kv1s8 +PASS' "$tmp/nsa/gpu_check/table.txt"
 
-OUT=$tmp/b "$root/kernels/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"
+OUT=$tmp/b "$root/kernels/attention/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"
 expect "bad --jobs is a usage error" test $? = 2
 expect "bad --jobs names the option" grep -q -- "--jobs: expected an integer >= 1, got 'x'" "$tmp/err"
 
-OUT=$tmp/b "$root/kernels/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
+OUT=$tmp/b "$root/kernels/attention/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
 expect "bench exits 0" test $? = 0
 expect "bench row: ms and ratios (paper 1.300 -> 0.38, unfused/fused 4.00)" \
   grep -qE '^h2o +2\.0000 +0\.5000 +- +- +- +- +- +- +- +- +- \| +1\.300 +0\.38 +4\.00 +1\.00 +100\.0$' "$tmp/b.txt"
 expect "bench row: oom shown as OOM" grep -qE '^kf +2\.0000 +OOM ' "$tmp/b.txt"
 expect "sweep row: ms / MiB" grep -qE '^8192 +2\.0000 / 3000\.0 +0\.5000 / 100\.0 ' "$tmp/b.txt"
 expect "device from the meta line" grep -q 'device: meta gpu="FIXTURE (no GPU)"' "$tmp/b.txt"
-"$root/kernels/bench.sh" --part nope >/dev/null 2>"$tmp/err"
+"$root/kernels/attention/bench.sh" --part nope >/dev/null 2>"$tmp/err"
 expect "bad --part is a usage error" test $? = 2
 
 echo "$pass passed, $fail failed"

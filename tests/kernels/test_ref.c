@@ -1,4 +1,4 @@
-/* Properties of the CPU reference (kernels/ref) on fresh random inputs, and agreement with the
+/* Properties of the CPU reference (kernels/attention/ref) on fresh random inputs, and agreement with the
  * independently written online formulation. The seed comes from the clock unless
  * REPRO_TEST_SEED is set; it is printed so a failure can be replayed. */
 #include "../check.h"

@@ -1,4 +1,4 @@
-/* The counter-based generator and the fp16 conversions of kernels/rng.h: exact fp16
+/* The counter-based generator and the fp16 conversions of kernels/attention/rng.h: exact fp16
  * rounding, the log's accuracy, the normal's moments and tails, determinism. */
 #include "../check.h"
 #include "rng.h"

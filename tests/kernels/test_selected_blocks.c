@@ -1,5 +1,5 @@
-/* KEYS_SELECTED_BLOCKS (nsa): the block-list generator (kernels/selected_blocks.c) and the CPU
- * references of the selected-block attention (kernels/ref), on fresh random inputs.
+/* KEYS_SELECTED_BLOCKS (nsa): the block-list generator (kernels/attention/selected_blocks.c) and the CPU
+ * references of the selected-block attention (kernels/attention/ref), on fresh random inputs.
  *   - every list: T entries, the first min(T, c) distinct, ascending, in [0, c) with
  *     c = max(1, t / BS), the rest the sentinel ceil(S / BS), which is not a live block;
  *     lists are a function of the seed (same seed, same lists; another seed, other lists);

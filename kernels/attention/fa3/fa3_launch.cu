@@ -1,5 +1,5 @@
 // fa3_launch.cu: FlashAttention-3's plain forward behind fa3_call.h. Built only when CMake is
-// given FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/fa3/README.md), with its flags and
+// given FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/attention/fa3/README.md), with its flags and
 // beside its hopper/instantiations/flash_fwd_hdim{64,128}_{fp16,bf16}_sm90.cu.
 //
 // Flash_fwd_params is filled as flash-attention's hopper/flash_api.cpp (mha_fwd and

@@ -1,5 +1,5 @@
-// The fused-diag kernels: the fused forward and column pass (kernels/fused/) with a cache of
-// the k score tiles nearest the diagonal of each query block (kernels/fused_diag/diag_band.h
+// The fused-diag kernels: the fused forward and column pass (kernels/attention/fused/) with a cache of
+// the k score tiles nearest the diagonal of each query block (kernels/attention/fused_diag/diag_band.h
 // says which tiles and where they live).
 //
 //   P1 (diag_fwd_sm90 / diag_fwd_sm80): the fused forward (out, row LSE). For a key block in
@@ -111,7 +111,7 @@ using Fwd90 = Cfg90<2, kT90>;
 static_assert(Fwd90::kRows == kT90 && Fwd90::kCols == kT90 && kCol90Keys == kT90,
               "the cache's tiles are the forward's and the column pass's blocks");
 
-// attn_fwd_sm90 (kernels/fused/fused_sm90.cuh) plus the band's stores.
+// attn_fwd_sm90 (kernels/attention/fused/fused_sm90.cuh) plus the band's stores.
 template <int D, int WL, typename CT>
 __global__ void __launch_bounds__(Fwd90::kThreads) diag_fwd_sm90(Params p, DiagCache c) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -328,7 +328,7 @@ __global__ void __launch_bounds__(kCol90Threads) diag_col_sm90(Params p, DiagCac
 constexpr int kT80 = kRows;
 static_assert(kRows == kCols, "the sm_80 cache's tiles are square");
 
-// attn_fwd (kernels/fused/fused_sm80.cuh) for the P-only statistics, plus the band's stores.
+// attn_fwd (kernels/attention/fused/fused_sm80.cuh) for the P-only statistics, plus the band's stores.
 template <int D, int WL, typename CT>
 __global__ void __launch_bounds__(kThreads) diag_fwd_sm80(Params p, DiagCache c) {
   extern __shared__ __align__(128) unsigned char smem_raw_d80[];

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernels/gpu_check.sh: correctness sweep of the GPU systems, for a GPU machine. Builds
+# kernels/attention/gpu_check.sh: correctness sweep of the GPU systems, for a GPU machine. Builds
 # nothing: it runs build/bin/attnvar (built elsewhere and carried) over
 #   every workload (attnvar --list-workloads) x {unfused, fused, fused --force-sm80,
 #   fused --sm90-fwd lockstep (the v4-v8 Hopper forward; the default is warp-specialized)}
@@ -17,7 +17,7 @@
 #     that forward by itself (unmasked with over 4 waves of 192-row tiles, causal with over 16)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
 #     against the fp32 GPU reference)
-#   x the peer fa3 (FlashAttention-3, kernels/fa3/) on attn at every small, scaled and big shape
+#   x the peer fa3 (FlashAttention-3, kernels/attention/fa3/) on attn at every small, scaled and big shape
 #     (UNSUP throughout when attnvar was built without its kernels)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA
 # group sizes, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
@@ -25,11 +25,11 @@
 # Every run with --check (outputs poisoned, every output compared). Logs go to
 # $OUT/gpu_check/logs/, the pass/fail table to stdout and $OUT/gpu_check/table.txt.
 #
-#   kernels/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--nsa-only] [--jobs N] [--bin PATH]
+#   kernels/attention/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--nsa-only] [--jobs N] [--bin PATH]
 # --nsa-only runs nsa's own cases alone (a few minutes on an H100).
 # Exit 0 when nothing failed (unsupported cells are listed, not failures), 1 otherwise.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 prog=gpu_check.sh
 # shellcheck source=kernels/script_lib.sh
 . "$root/kernels/script_lib.sh"

@@ -1,4 +1,4 @@
-// The `fused-diag` system: the fused system (kernels/fused/) with a diagonal cache of score
+// The `fused-diag` system: the fused system (kernels/attention/fused/) with a diagonal cache of score
 // tiles between its two passes (fused_diag.cuh: P1 writes the band's exponentials, P4 reads
 // them). Options come through ctx->opt: diag_k (key blocks per query block; 0: no cache) and
 // cache_fp16 (tiles as fp16, else fp32).
@@ -169,7 +169,7 @@ static int diag_run_phase(const attn_ctx *ctx, workload_id wl, const attn_shape 
                      workload_table[wl].name);
   if (phase != ATTN_PHASE_P1 && phase != ATTN_PHASE_P4)
     return attn_fail(ctx, ATTN_ERR, "fused-diag: no phase %d", phase);
-  // The fused system's parameters for these workloads (fused_run in kernels/fused/fused.cu).
+  // The fused system's parameters for these workloads (fused_run in kernels/attention/fused/fused.cu).
   Params p = {};
   p.q = static_cast<const half *>(io->q);
   p.k = static_cast<const half *>(io->k);

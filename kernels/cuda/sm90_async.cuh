@@ -1,9 +1,9 @@
 // sm90_async.cuh: Hopper's asynchronous building blocks, shared by the warp-specialized
-// attention forward (kernels/fused/fused_ws90.cuh) and the GEMM (kernels/gemm/):
+// attention forward (kernels/attention/fused/fused_ws90.cuh) and the GEMM (kernels/gemm/):
 //   mbarriers      init, arrive (plain and with an expected transaction byte count), wait on a
 //                  phase's parity; a volatile shared load of what was published before one
 //   TMA            2-D, 3-D and 4-D tensor loads (tensor maps encoded on the host,
-//                  kernels/tensor_map.h) that complete on an mbarrier; a 2-D load multicast
+//                  kernels/cuda/tensor_map.h) that complete on an mbarrier; a 2-D load multicast
 //                  to the CTAs of a cluster
 //   clusters       this CTA's rank, a cluster-wide barrier, an arrive on a peer CTA's mbarrier
 //   named barriers bar.sync / bar.arrive on ids 1..15 (0 is __syncthreads)

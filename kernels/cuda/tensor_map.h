@@ -1,5 +1,5 @@
 /* tensor_map.h: the driver's cuTensorMapEncodeTiled, which builds the TMA descriptors
- * (CUtensorMap) that Hopper kernels load tiles with (kernels/fused/ and kernels/gemm/). It
+ * (CUtensorMap) that Hopper kernels load tiles with (kernels/attention/fused/ and kernels/gemm/). It
  * is a driver API entry point; we look it up through the runtime
  * (cudaGetDriverEntryPointByVersion), so nothing links libcuda directly. CUDA only. */
 #ifndef TENSOR_MAP_H

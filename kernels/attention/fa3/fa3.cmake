@@ -1,6 +1,6 @@
-# The fa3 peer's kernels (kernels/fa3/README.md): FlashAttention-3's forward, compiled from its
+# The fa3 peer's kernels (kernels/attention/fa3/README.md): FlashAttention-3's forward, compiled from its
 # source when CMake is given one, with its own flags (hopper/setup.py's, not the kit's
-# warnings-as-errors), for sm_90a only. Included by kernels/CMakeLists.txt after attn_systems.
+# warnings-as-errors), for sm_90a only. Included by kernels/attention/CMakeLists.txt after attn_systems.
 set(REPRO_FA3_DIR "" CACHE PATH "a flash-attention checkout (hopper/): builds the fa3 peer")
 set(REPRO_CUTLASS_DIR "" CACHE PATH "CUTLASS for it (empty: REPRO_FA3_DIR/csrc/cutlass)")
 set(REPRO_FA3_SOURCE "" CACHE STRING "its commit for the logs (empty: git rev-parse there)")

@@ -47,7 +47,7 @@ static void usage(FILE *f, const char *prog) {
       "--groups G: query heads per K/V head, as the tile-benchmark seed's and TileLang's\n"
       "groups (G divides --heads; H/G K/V heads: G = 1 is MHA, G = --heads one K/V head);\n"
       "each query attends to the keys of --selected-blocks blocks of --block-size keys,\n"
-      "drawn from --seed (kernels/selected_blocks.h); other workloads refuse these options.\n"
+      "drawn from --seed (kernels/attention/selected_blocks.h); other workloads refuse these options.\n"
       "--scale: the softmax scale (every workload, as SDPA's scale argument).\n"
       "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
       prog, workload_choices(), system_choices(), selected_block_workloads(), prog);

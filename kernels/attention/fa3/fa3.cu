@@ -3,7 +3,7 @@
 // what FlashAttention-3 computes (the attn workload: a plain softmax forward, fp16 or bf16,
 // causal or not, head dims up to 128, one K/V head per query head, on sm_90) and reports every
 // other cell unsupported with the reason. Its kernels are built only when CMake is given
-// FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/fa3/README.md); without them every cell
+// FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/attention/fa3/README.md); without them every cell
 // is unsupported and says how to build them. fa3_call.h is the one call into them.
 #include "attn_system.h"
 #include "fa3_call.h"
@@ -46,7 +46,7 @@ int fa3_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char
   (void)sh;
   snprintf(why, why_len,
            "built without FlashAttention-3: configure with -DREPRO_FA3_DIR=<its checkout> "
-           "(kernels/fa3/README.md)");
+           "(kernels/attention/fa3/README.md)");
   return ATTN_UNSUPPORTED;
 #else
   const char *problem = shape_problem(wl, sh);

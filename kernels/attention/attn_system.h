@@ -102,10 +102,10 @@ enum { ATTN_PHASE_P1 = 0, ATTN_PHASE_P4 = 1, ATTN_PHASE_COUNT = 2 };
 #define ATTN_PHASE_NAMES \
   { "p1", "p4" }
 
-extern const attn_system attn_system_unfused;    /* kernels/unfused/    */
-extern const attn_system attn_system_fused;      /* kernels/fused/      */
-extern const attn_system attn_system_fused_diag; /* kernels/fused_diag/ */
-extern const attn_system attn_system_fa3;        /* kernels/fa3/: a peer (FlashAttention-3) */
+extern const attn_system attn_system_unfused;    /* kernels/attention/unfused/    */
+extern const attn_system attn_system_fused;      /* kernels/attention/fused/      */
+extern const attn_system attn_system_fused_diag; /* kernels/attention/fused_diag/ */
+extern const attn_system attn_system_fa3;        /* kernels/attention/fa3/: a peer (FlashAttention-3) */
 
 /* ---- the system registry (systems.c) ------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 // smem_addr.cuh: the 32-bit shared-memory address of a generic pointer, the operand form of
 // every PTX instruction that names shared memory (cp.async, ldmatrix, mbarrier, TMA, wgmma
-// descriptors). Shared by the sm_80 and sm_90 building blocks (kernels/fused/, kernels/gemm/).
+// descriptors). Shared by the sm_80 and sm_90 building blocks (kernels/attention/fused/, kernels/gemm/).
 #pragma once
 #include <stdint.h>
 
