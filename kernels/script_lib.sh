@@ -14,8 +14,9 @@ need_value() { [ $# -ge 2 ] || die_usage "$1 needs a value"; }
 
 # need_int OPTION VALUE [MIN]: VALUE is an integer >= MIN (default 0)
 need_int() {
-  [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "${3:-0}" ] ||
+  if ! [[ "$2" =~ ^[0-9]+$ ]] || [ "$2" -lt "${3:-0}" ]; then
     die_usage "$1: expected an integer >= ${3:-0}, got '$2'"
+  fi
 }
 
 # workloads_of BIN: the workloads BIN lists with --list-workloads (one name a line, in the

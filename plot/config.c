@@ -194,6 +194,20 @@ static int get_metrics(ycx *y, const ynode *n, const char *what, pc_metric *out,
   return 0;
 }
 
+/* seqlens: a sweep's columns, lengths (whole numbers) of the rows' length key. */
+static int get_sweep(ycx *y, const ynode *n, pc_figure *f) {
+  if (want(y, n, Y_SEQ, "seqlens")) return -1;
+  snprintf(f->sweep_key, sizeof f->sweep_key, "%s", PT_LENGTH_KEY);
+  const ynode *s;
+  FOR_ITEMS(n, s) {
+    int len = 0;
+    if (f->nsweep == PC_MAX_SWEEP) return yerr(y, s, "at most %d seqlens", PC_MAX_SWEEP);
+    if (get_int(y, s, &len, "seqlen")) return -1;
+    snprintf(f->sweep[f->nsweep++], PT_NAME, "%d", len);
+  }
+  return 0;
+}
+
 static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
   if (want(y, n, Y_MAP, "a figure {name: ..., kind: grid|sweep|comparison|speedup, ...}"))
     return -1;
@@ -241,14 +255,9 @@ static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
       rc = get_number(y, v, &f->ymax, "ymax");
     else if (!strcmp(key, "ytics"))
       rc = get_number(y, v, &f->ytics, "ytics");
-    else if (!strcmp(key, "seqlens")) {
-      if (want(y, v, Y_SEQ, "seqlens")) return -1;
-      const ynode *s;
-      FOR_ITEMS(v, s) {
-        if (f->nseqlens == PC_MAX_SEQLENS) return yerr(y, s, "at most %d seqlens", PC_MAX_SEQLENS);
-        if (get_int(y, s, &f->seqlens[f->nseqlens++], "seqlen")) return -1;
-      }
-    } else
+    else if (!strcmp(key, "seqlens"))
+      rc = get_sweep(y, v, f);
+    else
       return yerr(y, k,
                   "unknown key \"%s\"; expected name, kind, experiment, workload, title, "
                   "ylabel, ymax, ytics, seqlens, x, systems, metrics, logy, panels",
@@ -256,7 +265,7 @@ static int load_figure(ycx *y, const ynode *n, pc_figure *f) {
     if (rc) return -1;
   }
   if (!f->name[0] || !have_kind) return yerr(y, n, "a figure needs name and kind");
-  if (f->kind == FIG_SWEEP && (!f->nseqlens || !f->workload[0]))
+  if (f->kind == FIG_SWEEP && (!f->nsweep || !f->workload[0]))
     return yerr(y, n, "a sweep figure needs workload and seqlens");
   if (f->x[0] && f->kind != FIG_GRID && f->kind != FIG_COMPARISON)
     return yerr(y, y_get(n, "x"), "x: only grid and comparison figures have columns of cases");
@@ -346,6 +355,22 @@ static int resolve_panels(ycx *y, const ynode *n, const pc_config *c, pc_figure 
   return 0;
 }
 
+/* A default cell key (seqlen: 4096): a key name that is no axis, and a name as its value. */
+static int get_default_key(ycx *y, const ynode *k, const ynode *v, pc_config *c) {
+  const char *key = k->str;
+  if (!pt_valid_key(key) || !strcmp(key, "device") || !strcmp(key, "system"))
+    return yerr(y, k,
+                "defaults: expected experiment, workload or a cell key such as seqlen "
+                "([a-z_][a-z0-9_]*, not device or system), got \"%s\"",
+                key);
+  if (c->ndefault_keys == PT_MAXKEYS) return yerr(y, k, "defaults: at most %d keys", PT_MAXKEYS);
+  pt_kv *d = &c->default_keys[c->ndefault_keys];
+  if (get_name(y, v, d->val, key)) return -1;
+  snprintf(d->key, sizeof d->key, "%s", key);
+  c->ndefault_keys++;
+  return 0;
+}
+
 static int load_defaults(ycx *y, const ynode *n, pc_config *c) {
   if (want(y, n, Y_MAP, "defaults")) return -1;
   const ynode *k, *v;
@@ -356,10 +381,8 @@ static int load_defaults(ycx *y, const ynode *n, pc_config *c) {
       rc = get_name(y, v, c->default_experiment, "experiment");
     else if (!strcmp(key, "workload"))
       rc = get_name(y, v, c->default_workload, "workload");
-    else if (!strcmp(key, "seqlen"))
-      rc = get_int(y, v, &c->default_seqlen, "seqlen");
     else
-      return yerr(y, k, "unknown key \"%s\"; expected experiment, workload, seqlen", key);
+      rc = get_default_key(y, k, v, c);
     if (rc) return -1;
   }
   return 0;
@@ -557,9 +580,9 @@ int pc_render_x(const char *tmpl, const pt_row *r, char *out, size_t cap) {
       t++;
       continue;
     }
-    char key[PT_KEY], num[16];
+    char key[PT_KEY];
     snprintf(key, sizeof key, "%.*s", (int)(close - t - 1), t + 1);
-    const char *v = pt_key_value(r, key, num, sizeof num);
+    const char *v = pt_key_value(r, key);
     if (!v) return -1;
     int w = snprintf(out + n, cap - n, "%s", v);
     n = w < 0 || (size_t)w >= cap - n ? cap - 1 : n + (size_t)w;
@@ -608,7 +631,8 @@ rd_opts pc_reader_opts(const pc_config *c) {
       .nlog_names = c->nlog_names,
       .default_experiment = c->default_experiment[0] ? c->default_experiment : NULL,
       .default_workload = c->default_workload[0] ? c->default_workload : NULL,
-      .default_seqlen = c->default_seqlen,
+      .default_keys = c->default_keys,
+      .ndefault_keys = c->ndefault_keys,
       .canon = canon,
       .canon_ctx = (void *)c,
   };

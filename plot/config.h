@@ -3,7 +3,7 @@
  *
  *   plot:
  *     figure: fig12      # name stored in the table (default: the file's figure:, else the folder name)
- *     defaults: {experiment: kernel, workload: h2o, seqlen: 4096}
+ *     defaults: {experiment: kernel, workload: h2o, seqlen: 4096}  # other keys: cell keys
  *     devices:   [{name: a100, label: A100}, ...]          # row order
  *     workloads: [{name: kf, label: KeyFormer, aliases: [keyformer]}, ...]
  *     systems:   [{name: fused, label: FlashTensor, aliases: [our], ours: true,
@@ -34,7 +34,7 @@
 #define PC_MAX_ALIASES 8
 #define PC_MAX_ITEMS   32
 #define PC_MAX_FIGURES 16
-#define PC_MAX_SEQLENS 16
+#define PC_MAX_SWEEP   16 /* a sweep's columns */
 
 typedef struct {
   char name[PT_NAME];
@@ -48,7 +48,8 @@ typedef struct {
 } pc_item;
 
 /* grid: rows devices, columns workloads (or x: cases), bars systems (Fig 12, 14).
- * sweep: rows devices, panels TFLOP/s and MiB, groups sequence lengths (Fig 13).
+ * sweep: rows devices, panels TFLOP/s and MiB, groups sequence lengths (Fig 13): the values of
+ *   the rows' PT_LENGTH_KEY key that its seqlens: lists.
  * comparison: one file per device, a panel per metric, groups x: cases (the seed's
  *   {kernel}_comparison_{GPU}).
  * speedup: one file per device, a panel per comparison figure, each system's speedup over that
@@ -69,8 +70,11 @@ typedef struct {
   char title[PC_LABEL * 2];
   char ylabel[PC_LABEL];
   double ymax, ytics; /* grid: fixed y range; 0 = automatic per panel */
-  int seqlens[PC_MAX_SEQLENS];
-  int nseqlens;
+  /* sweep: its columns, the values of cell key sweep_key (seqlens: [1024, 2048] are the
+   * values 1024 and 2048 of seqlen) */
+  char sweep_key[PT_KEY];
+  char sweep[PC_MAX_SWEEP][PT_NAME];
+  int nsweep;
   /* x: a label template over cell keys ("{m}x{n}x{k} {dtype}"): the columns are the distinct
    * labels of the figure's logs; "" = the plot's workloads (grid, comparison) */
   char x[PC_XLABEL];
@@ -93,7 +97,9 @@ typedef struct {
   char log_names[RD_MAX_TEMPLATES][128], log_exps[RD_MAX_TEMPLATES][PT_NAME];
   int nlog_names;
   char default_experiment[PT_NAME], default_workload[PT_NAME];
-  int default_seqlen;
+  /* the defaults' other keys (seqlen: 4096): cell keys every row has (rd_opts.default_keys) */
+  pt_kv default_keys[PT_MAXKEYS];
+  int ndefault_keys;
   pc_item devices[PC_MAX_ITEMS], workloads[PC_MAX_ITEMS], systems[PC_MAX_ITEMS];
   int ndevices, nworkloads, nsystems;
   pc_figure figures[PC_MAX_FIGURES];

@@ -1,12 +1,16 @@
 /* figure: where a number becomes a bar.
  *
  * Builds a figure's model from the table and its plot: config (rows = devices present, in
- * the YAML's order, or the one device of a per-device figure; columns = workloads, sequence
- * lengths, or the cases named by the figure's x: template; one bar per system of the figure,
- * ours last), writes its gnuplot data file (.dat) and script (.gp, the template in
- * plot/gnuplot/ with a generated header), and prints the terminal table with ours' speedup
- * and its geometric mean. Comparison and speedup figures are drawn once per device
- * (<name>_<device>: the seed's {kernel}_comparison_{GPU} and speedup_comparison_{GPU}). */
+ * the YAML's order, or the one device of a per-device figure; columns = workloads, the values
+ * of a sweep's key (its seqlens:), or the cases named by the figure's x: template; one bar per
+ * system of the figure, ours last): a cell per device, column and system holding the row its
+ * bar is drawn from. fg_emit writes the figure's gnuplot data file (.dat) and script (.gp, the
+ * template in plot/gnuplot/ with a generated header); fg_print_table prints the terminal table
+ * with ours' speedup and its geometric mean. Comparison and speedup figures are drawn once per
+ * device (<name>_<device>: the seed's {kernel}_comparison_{GPU} and speedup_comparison_{GPU}).
+ *
+ * figure.c holds the model and picks the emitter; emit_grid.c, emit_sweep.c and emit_bars.c
+ * write each kind's files, layout.c places their labels, tables.c prints the tables. */
 #ifndef PLOT_FIGURE_H
 #define PLOT_FIGURE_H
 
@@ -14,6 +18,8 @@
 
 #include "config.h"
 #include "table.h"
+
+#define FG_MAX_COLUMNS 64 /* x: columns of one figure (more are cut, with a message) */
 
 typedef struct {
   pt_status status; /* ST_MISSING when no log */

@@ -158,8 +158,9 @@ static void why_not_drawn(const pc_config *cfg, const pt_row *r, char *why, size
       col |= pc_render_x(fig->x, r, lab, sizeof lab) == 0;
     else if (fig->kind != FIG_SWEEP)
       col |= pc_find(cfg->workloads, cfg->nworkloads, r->workload) >= 0;
-    for (int k = 0; fig->kind == FIG_SWEEP && k < fig->nseqlens; k++)
-      col |= !strcmp(fig->workload, r->workload) && fig->seqlens[k] == r->seqlen;
+    const char *sv = fig->kind == FIG_SWEEP ? pt_key_value(r, fig->sweep_key) : NULL;
+    for (int k = 0; sv && k < fig->nsweep; k++)
+      col |= !strcmp(fig->workload, r->workload) && !strcmp(fig->sweep[k], sv);
   }
   if (!in_fig)
     snprintf(why, cap, "experiment %s is drawn by none of %s's plot: figures", r->experiment,
@@ -172,10 +173,11 @@ static void why_not_drawn(const pc_config *cfg, const pt_row *r, char *why, size
   else if (pc_find(cfg->devices, cfg->ndevices, r->device) < 0)
     snprintf(why, cap, "device %s is not in %s's plot: devices", r->device, cfg->figure);
   else if (!col)
-    snprintf(why, cap, "workload %s at seqlen %d is in no column of %s's figures", r->workload,
-             r->seqlen, cfg->figure);
+    snprintf(why, cap, "workload %s at %s %s is in no column of %s's figures", r->workload,
+             PT_LENGTH_KEY, pt_length(r), cfg->figure);
   else
-    snprintf(why, cap, "another log of the same cell is drawn (seqlen %d here)", r->seqlen);
+    snprintf(why, cap, "another log of the same cell is drawn (%s %s here)", PT_LENGTH_KEY,
+             pt_length(r));
 }
 
 static size_t note_undrawn(const pc_config *cfg, const pt_table *t, const unsigned char *drawn,
@@ -344,14 +346,14 @@ static int cmd_table(const cli *c) {
   return rc;
 }
 
-/* "experiment.device.workload.system@seqlen", and the case keys in brackets when the row has
- * more than seqlen ("[dtype=fp16,m=1024]"). */
+/* "experiment.device.workload.system@seqlen" (the table's key columns), and the other cell
+ * keys in brackets when the row has any ("[dtype=fp16,m=1024]"). */
 static void cell_name(const pt_row *r, char *buf, size_t cap) {
-  size_t n = (size_t)snprintf(buf, cap, "%s.%s.%s.%s@%d", r->experiment, r->device, r->workload,
-                              r->system, r->seqlen);
+  size_t n = (size_t)snprintf(buf, cap, "%s.%s.%s.%s@%s", r->experiment, r->device, r->workload,
+                              r->system, pt_length(r));
   int first = 1;
   for (int k = 0; k < r->nkeys && n < cap; k++) {
-    if (!strcmp(r->keys[k].key, "seqlen")) continue;
+    if (!strcmp(r->keys[k].key, PT_LENGTH_KEY)) continue;
     n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", first ? "[" : ",", r->keys[k].key,
                           r->keys[k].val);
     first = 0;

@@ -365,31 +365,33 @@ static void ours_meta(const kv_record *rec, pt_row *row) {
 }
 
 /* A case key of the file name that the config line gives another value: one of the two is
- * mislabelled (seqlen is checked with the other cell keys in merge_keys). */
+ * mislabelled. */
 static void check_named_keys(const kv_record *rec, const pt_row *named, const char *path, int line,
                              rd_issues *is) {
   for (int k = 0; named && k < named->nkeys; k++) {
     const char *v = kv_get(rec, named->keys[k].key);
-    if (v && strcmp(named->keys[k].key, "seqlen") && strcmp(v, named->keys[k].val))
+    if (v && strcmp(v, named->keys[k].val))
       rd_issue_add(is, ISSUE_WARNING, path, line, "file name says %s=%s but the log says %.40s",
                    named->keys[k].key, named->keys[k].val, v);
   }
 }
 
-static void ours_config(const kv_record *rec, const char *path, int line, pt_row *row,
-                        rd_issues *is) {
+/* The config line's values of the default keys (o: NULL for none); the file name's win later. */
+static void config_default_keys(const kv_record *rec, const rd_opts *o, const char *path, int line,
+                                pt_row *row, rd_issues *is) {
+  for (int k = 0; o && k < o->ndefault_keys; k++) {
+    const char *key = o->default_keys[k].key, *v = kv_get(rec, key);
+    if (v && pt_set_key(row, key, v, 0))
+      rd_issue_add(is, ISSUE_WARNING, path, line, "config %s=\"%.40s\" is not a name", key, v);
+  }
+}
+
+static void ours_config(const kv_record *rec, const rd_opts *o, const char *path, int line,
+                        pt_row *row, rd_issues *is) {
   take_name(row->experiment, kv_get(rec, "experiment"), path, line, "experiment", is);
   take_name(row->workload, kv_get(rec, "workload"), path, line, "workload", is);
   take_name(row->system, kv_get(rec, "system"), path, line, "system", is);
-  const char *s = kv_get(rec, "seqlen");
-  if (s) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || v <= 0 || v > 1 << 24)
-      rd_issue_add(is, ISSUE_WARNING, path, line, "config seqlen=\"%.40s\" is not a length", s);
-    else
-      row->seqlen = (int)v;
-  }
+  config_default_keys(rec, o, path, line, row, is);
   const char *sc = kv_get(rec, "scale"); /* the softmax scale: the seed's problem_size has it */
   double v;
   if (sc && (parse_double(sc, strlen(sc), &v) || !isfinite(v)))
@@ -406,7 +408,7 @@ static int is_result_line(const char *q, const char *le) {
  * one that is cut (a torn write) or malformed after a good one makes the cell ERR, never
  * the earlier value; the runner's complete line after a killed cell still wins. */
 static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is,
-                      const pt_row *named) {
+                      const pt_row *named, const rd_opts *o) {
   kv_record rec = {0};
   const char *p = buf, *end = buf + len;
   int lineno = 0, have_result = 0, last_bad = 0, torn = 0;
@@ -430,7 +432,7 @@ static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row
                      "column %d: not a `tag key=value ...` record (%s)", (int)(q - p) + 1, err);
         if (is_result_line(q, le)) last_bad = lineno;
       } else if (strcmp(rec.tag, "config") == 0) {
-        ours_config(&rec, path, lineno, row, is);
+        ours_config(&rec, o, path, lineno, row, is);
         check_named_keys(&rec, named, path, lineno, is);
       } else if (strcmp(rec.tag, "meta") == 0) {
         ours_meta(&rec, row);
@@ -471,9 +473,10 @@ static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row
   return 0;
 }
 
-/* rd_parse_buffer, checking the config line against the keys of the file name (named). */
+/* rd_parse_buffer, checking the config line against the keys of the file name (named) and
+ * reading the default keys of o from it (o may be NULL). */
 static int parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is,
-                        const pt_row *named) {
+                        const pt_row *named, const rd_opts *o) {
   if (len == 0) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "empty file");
     return -1;
@@ -482,12 +485,12 @@ static int parse_buffer(const char *buf, size_t len, const char *path, pt_row *r
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "binary file (NUL or control bytes), not a log");
     return -1;
   }
-  if (is_our_format(buf, len)) return ours_parse(buf, len, path, row, is, named);
+  if (is_our_format(buf, len)) return ours_parse(buf, len, path, row, is, named, o);
   return ae_parse(buf, len, path, row, is);
 }
 
 int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
-  return parse_buffer(buf, len, path, row, is, NULL);
+  return parse_buffer(buf, len, path, row, is, NULL, NULL);
 }
 
 /* ---- file names ---- */
@@ -529,13 +532,7 @@ int rd_match_name(const char *tmpl, const char *base, pt_row *row) {
       if (klen >= sizeof kname) return -1;
       memcpy(kname, key, klen);
       kname[klen] = '\0';
-      if (!strcmp(kname, "seqlen")) {
-        char *end;
-        long v = strtol(val, &end, 10);
-        if (*end || v <= 0 || v > 1 << 24) return -1;
-        row->seqlen = (int)v;
-      }
-      if (pt_set_key(row, kname, val)) return -1;
+      if (pt_set_key(row, kname, val, 1)) return -1;
     }
     b = vend;
   }
@@ -557,7 +554,9 @@ static void fill_defaults(const rd_opts *o, pt_row *row) {
     snprintf(row->experiment, PT_NAME, "%s", o->default_experiment);
   if (!row->workload[0] && o->default_workload)
     snprintf(row->workload, PT_NAME, "%s", o->default_workload);
-  if (!row->seqlen) row->seqlen = o->default_seqlen;
+  for (int k = 0; k < o->ndefault_keys; k++)
+    if (!pt_key_value(row, o->default_keys[k].key))
+      pt_set_key(row, o->default_keys[k].key, o->default_keys[k].val, 0);
 }
 
 /* Keys from the file name win; the config line fills only what the name lacks. A config line
@@ -573,15 +572,14 @@ static void merge_keys(const pt_row *named, pt_row *row, const char *path, rd_is
                    src[k], dst[k]);
     strcpy(dst[k], src[k]);
   }
-  if (named->seqlen) {
-    if (row->seqlen && row->seqlen != named->seqlen)
-      rd_issue_add(is, ISSUE_WARNING, path, 0, "file name says seqlen=%d but the log says %d",
-                   named->seqlen, row->seqlen);
-    row->seqlen = named->seqlen;
-  }
   strcpy(row->device, named->device);
-  memcpy(row->keys, named->keys, sizeof row->keys); /* checked against the config line */
+  /* the name's case keys (checked against the config line), then the config line's others */
+  pt_row cfg = *row;
+  memcpy(row->keys, named->keys, sizeof row->keys);
   row->nkeys = named->nkeys;
+  for (int k = 0; k < cfg.nkeys; k++)
+    if (row->nkeys < PT_MAXKEYS && !pt_key_value(row, cfg.keys[k].key))
+      row->keys[row->nkeys++] = cfg.keys[k];
 }
 
 /* What the walk has seen: (st_dev, st_ino) of every directory walked and file read, so
@@ -737,7 +735,7 @@ static int read_file(walk_ctx *w, const char *path) {
   }
   pt_row row;
   pt_row_init(&row);
-  int rc = parse_buffer(buf, len, path, &row, is, &named);
+  int rc = parse_buffer(buf, len, path, &row, is, &named, o);
   free(buf);
   if (rc != 0) return 0;
   merge_keys(&named, &row, path, is);
@@ -750,7 +748,7 @@ static int read_file(walk_ctx *w, const char *path) {
   pt_utf8_copy(row.source, sizeof row.source, path);
   /* a cell named by case keys (m, seqlen, ...) needs no workload: a log the runner wrote for
    * a binary that never printed its config line still tells its cell */
-  if ((!row.workload[0] && !row.nkeys) || !row.system[0] || !row.device[0]) {
+  if ((!row.workload[0] && !pt_case_keys(&row)) || !row.system[0] || !row.device[0]) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0,
                  "cannot tell the cell: device, workload and system must come from the file "
                  "name, the config line or the figure's defaults");

@@ -4,7 +4,8 @@
  * header; the LAST result line wins) and the FlashTensor-AE artifact's logs (free text
  * scanned with the pattern table in patterns.c). The cell keys come from the file name,
  * matched against the figure's log name template ("{experiment}.{device}.{workload}.{system}.log"),
- * then from the log's config line, then from the figure's defaults.
+ * then from the log's config line, then from the figure's defaults (experiment, workload, and
+ * any other key the defaults name, e.g. seqlen).
  *
  * Nothing here aborts: an empty, binary, truncated or unknown file becomes an issue (file,
  * line, what was expected) and is skipped; the caller decides whether issues are fatal. */
@@ -42,15 +43,19 @@ typedef enum { AXIS_EXPERIMENT, AXIS_DEVICE, AXIS_WORKLOAD, AXIS_SYSTEM } rd_axi
 typedef struct {
   const char *figure;   /* stored in every row */
   const char *log_name; /* file name template; placeholders {experiment} {device}
-                             {workload} {system} {seqlen}, and any other {key} (a case key of
-                             the experiment, e.g. {m}: kept in the row's keys) */
+                             {workload} {system}, and any other {key} (a case key of the
+                             experiment, e.g. {m} or {seqlen}: kept in the row's keys) */
   /* Several templates (experiments whose logs are named differently, each holding
    * {experiment}): a file is read with the first one that matches it and names its own
    * experiment. nlog_names == 0: log_name alone. */
   const char *log_names[RD_MAX_TEMPLATES], *log_experiments[RD_MAX_TEMPLATES];
   int nlog_names;
   const char *default_experiment, *default_workload;
-  int default_seqlen;
+  /* Cell keys every row has (the plot's defaults besides experiment and workload, e.g.
+   * seqlen: 4096): a log whose name lacks one takes it from its config line, else this value.
+   * A grid figure prefers, of two logs of one cell, the one that has these values. */
+  const pt_kv *default_keys;
+  int ndefault_keys;
   /* Maps an alias to its canonical name (dynamo -> inductor, keyformer -> kf); may be NULL.
    * Returns the name itself when it is no alias. */
   const char *(*canon)(void *ctx, rd_axis axis, const char *name);
@@ -61,8 +66,8 @@ typedef struct {
 int rd_init(void);
 void rd_cleanup(void);
 
-/* Parses one log held in memory into row (numbers, status, and for our format the keys
- * found in its config line). Returns 0 when the row is usable, -1 when the file must be
+/* Parses one log held in memory into row (numbers, status, and for our format experiment,
+ * workload and system from its config line; the default keys need rd_read_path). Returns 0 when the row is usable, -1 when the file must be
  * skipped (an ISSUE_SKIPPED was added). Never reads past buf+len; buf need not be
  * NUL-terminated. */
 int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is);
@@ -75,8 +80,8 @@ int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, 
 int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is);
 
 /* Matches a file's base name against a template; fills the keys it names (device lowered;
- * placeholders other than experiment, device, workload and system also go to row->keys, in the
- * template's order). Returns 0 on a match, -1 otherwise. Exposed for tests. */
+ * placeholders other than experiment, device, workload and system go to row->keys as case keys,
+ * in the template's order). Returns 0 on a match, -1 otherwise. Exposed for tests. */
 int rd_match_name(const char *tmpl, const char *base, pt_row *row);
 
 #endif

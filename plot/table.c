@@ -67,7 +67,7 @@ int pt_valid_key(const char *s) {
   return n > 0 && n < PT_KEY;
 }
 
-int pt_set_key(pt_row *r, const char *key, const char *val) {
+int pt_set_key(pt_row *r, const char *key, const char *val, int in_name) {
   if (!pt_valid_key(key) || !pt_valid_name(val)) return -1;
   int i = 0;
   while (i < r->nkeys && strcmp(r->keys[i].key, key) != 0) i++;
@@ -77,21 +77,29 @@ int pt_set_key(pt_row *r, const char *key, const char *val) {
     strcpy(r->keys[i].key, key);
   }
   strcpy(r->keys[i].val, val);
+  r->keys[i].in_name = in_name;
   return 0;
 }
 
-const char *pt_key_value(const pt_row *r, const char *key, char *buf, size_t cap) {
+const char *pt_key_value(const pt_row *r, const char *key) {
   const char *fields[] = {"experiment", "device", "workload", "system"};
   const char *vals[] = {r->experiment, r->device, r->workload, r->system};
   for (int i = 0; i < 4; i++)
     if (!strcmp(key, fields[i])) return vals[i][0] ? vals[i] : NULL;
   for (int i = 0; i < r->nkeys; i++)
     if (!strcmp(r->keys[i].key, key)) return r->keys[i].val;
-  if (!strcmp(key, "seqlen") && r->seqlen > 0) {
-    snprintf(buf, cap, "%d", r->seqlen);
-    return buf;
-  }
   return NULL;
+}
+
+int pt_case_keys(const pt_row *r) {
+  int n = 0;
+  for (int i = 0; i < r->nkeys; i++) n += r->keys[i].in_name;
+  return n;
+}
+
+const char *pt_length(const pt_row *r) {
+  const char *v = pt_key_value(r, PT_LENGTH_KEY);
+  return v ? v : "0";
 }
 
 const char *pt_arch(const pt_row *r, char *buf, size_t cap) {
@@ -164,25 +172,21 @@ static void put_utf8(FILE *out, const char *s, size_t n) {
   }
 }
 
-/* The case keys of a and b are the same set with the same values (in any order). seqlen is
- * compared as the row's number (a table written before the keys has it there alone). */
+/* The cell keys of a and b are the same set with the same values (in any order, wherever each
+ * came from: a length from a config line is the same cell as one from a file name). */
 static int same_keys(const pt_row *a, const pt_row *b) {
-  int na = 0, nb = 0;
-  for (int i = 0; i < b->nkeys; i++) nb += strcmp(b->keys[i].key, "seqlen") != 0;
+  if (a->nkeys != b->nkeys) return 0;
   for (int i = 0; i < a->nkeys; i++) {
-    if (!strcmp(a->keys[i].key, "seqlen")) continue;
-    na++;
-    int j = 0;
-    while (j < b->nkeys && strcmp(a->keys[i].key, b->keys[j].key) != 0) j++;
-    if (j == b->nkeys || strcmp(a->keys[i].val, b->keys[j].val) != 0) return 0;
+    const char *v = pt_key_value(b, a->keys[i].key);
+    if (!v || strcmp(a->keys[i].val, v) != 0) return 0;
   }
-  return na == nb;
+  return 1;
 }
 
 int pt_same_cell(const pt_row *a, const pt_row *b) {
-  return a->seqlen == b->seqlen && strcmp(a->experiment, b->experiment) == 0 &&
-         strcmp(a->device, b->device) == 0 && strcmp(a->workload, b->workload) == 0 &&
-         strcmp(a->system, b->system) == 0 && same_keys(a, b);
+  return strcmp(a->experiment, b->experiment) == 0 && strcmp(a->device, b->device) == 0 &&
+         strcmp(a->workload, b->workload) == 0 && strcmp(a->system, b->system) == 0 &&
+         same_keys(a, b);
 }
 
 int pt_same_cell_gpu(const pt_row *a, const pt_row *b) {
@@ -236,8 +240,8 @@ int pt_cmp_cell(const void *pa, const void *pb) {
   if ((c = strcmp(a->device, b->device))) return c;
   if ((c = strcmp(a->workload, b->workload))) return c;
   if ((c = strcmp(a->system, b->system))) return c;
-  if (a->seqlen != b->seqlen) return (a->seqlen > b->seqlen) - (a->seqlen < b->seqlen);
-  /* case keys in the order of a's log name, then the key count, then the GPU */
+  if ((c = pt_cmp_value(pt_length(a), pt_length(b)))) return c;
+  /* cell keys in the order of a's (its log name's first), then the key count, then the GPU */
   for (int i = 0; i < a->nkeys && i < b->nkeys; i++) {
     if ((c = strcmp(a->keys[i].key, b->keys[i].key))) return c;
     if ((c = pt_cmp_value(a->keys[i].val, b->keys[i].val))) return c;
@@ -249,7 +253,8 @@ int pt_cmp_cell(const void *pa, const void *pb) {
 /* ---- csv ---- */
 
 static const char *csv_header =
-    "figure,experiment,device,workload,system,seqlen,status,avg_ms,min_ms,max_ms,gflops_s,"
+    "figure,experiment,device,workload,system," PT_LENGTH_KEY
+    ",status,avg_ms,min_ms,max_ms,gflops_s,"
     "peak_mib,format,source,reason,gpu_model,compute_capability,compilation_time,problem_size";
 #define CSV_NFIELDS     19
 #define CSV_OLD_NFIELDS 15 /* tables written before the GPU and problem-size columns */
@@ -277,7 +282,7 @@ static void put_double(FILE *out, double v) {
 /* The row's scale is written after its case keys (problem_size), unless a case key is named so. */
 static int extra_scale(const pt_row *r) {
   for (int k = 0; k < r->nkeys; k++)
-    if (!strcmp(r->keys[k].key, "scale")) return 0;
+    if (r->keys[k].in_name && !strcmp(r->keys[k].key, "scale")) return 0;
   return !isnan(r->scale);
 }
 
@@ -289,8 +294,8 @@ void pt_write_csv(FILE *out, const pt_table *t) {
   fprintf(out, "%s\n", csv_header);
   for (size_t i = 0; i < t->n; i++) {
     const pt_row *r = &t->rows[i];
-    fprintf(out, "%s,%s,%s,%s,%s,%d,%s,", r->figure, r->experiment, r->device, r->workload,
-            r->system, r->seqlen, pt_status_name(r->status));
+    fprintf(out, "%s,%s,%s,%s,%s,%s,%s,", r->figure, r->experiment, r->device, r->workload,
+            r->system, pt_length(r), pt_status_name(r->status));
     const double nums[] = {r->avg_ms, r->min_ms, r->max_ms, r->gflops_s, r->peak_mib};
     for (int k = 0; k < 5; k++) {
       csv_num(out, nums[k]);
@@ -305,10 +310,12 @@ void pt_write_csv(FILE *out, const pt_table *t) {
     fprintf(out, ",%s,", r->cc);
     csv_num(out, r->compile_s);
     fputc(',', out);
+    int n = 0; /* the case keys */
     for (int k = 0; k < r->nkeys; k++)
-      fprintf(out, "%s%s=%s", k ? " " : "", r->keys[k].key, r->keys[k].val);
+      if (r->keys[k].in_name)
+        fprintf(out, "%s%s=%s", n++ ? " " : "", r->keys[k].key, r->keys[k].val);
     if (extra_scale(r)) {
-      fputs(r->nkeys ? " scale=" : "scale=", out);
+      fputs(n ? " scale=" : "scale=", out);
       put_double(out, r->scale);
     }
     fputc('\n', out);
@@ -394,11 +401,30 @@ static int parse_keys(char *s, pt_row *r) {
     }
     int i = 0;
     while (i < r->nkeys && strcmp(r->keys[i].key, w) != 0) i++;
-    if (i < r->nkeys || pt_set_key(r, w, eq + 1)) return -1; /* twice, or not a key and name */
+    if (i < r->nkeys || pt_set_key(r, w, eq + 1, 1)) return -1; /* twice, or not a key and name */
   }
   return 0;
 }
 
+/* The length column into the row's length key, unless problem_size gave it ("0": none). */
+static int csv_length(const char *s, pt_row *r) {
+  if (!strcmp(s, "0") || pt_key_value(r, PT_LENGTH_KEY)) return 0;
+  return pt_set_key(r, PT_LENGTH_KEY, s, 0);
+}
+
+/* The fields after reason: gpu_model, compute_capability, compilation_time, problem_size. */
+static int csv_newer_fields(char **f, pt_row *r, const char **what) {
+  pt_utf8_copy(r->gpu, sizeof r->gpu, f[15]);
+  *what = "a compute capability N.N or nothing";
+  if (f[16][0] && !pt_valid_cc(f[16])) return -1;
+  strcpy(r->cc, f[16]);
+  *what = "a number in compilation_time";
+  if (csv_double(f[17], &r->compile_s)) return -1;
+  *what = "problem_size: key=value words (keys [a-z_][a-z0-9_]*, values names; scale= a number)";
+  return parse_keys(f[18], r);
+}
+
+/* One csv record (15 or 19 fields) into r; *what says what a field should have been. */
 static int csv_row(char **f, int nf, pt_row *r, const char **what) {
   pt_row_init(r);
   *what = "a name [A-Za-z0-9._-]+ in figure..system";
@@ -406,11 +432,6 @@ static int csv_row(char **f, int nf, pt_row *r, const char **what) {
       copy_name(r->device, f[2], 0) || copy_name(r->workload, f[3], 1) ||
       copy_name(r->system, f[4], 0))
     return -1;
-  *what = "an integer seqlen";
-  char *end;
-  long s = strtol(f[5], &end, 10);
-  if (*end || s < 0 || s > 1 << 30) return -1;
-  r->seqlen = (int)s;
   *what = "a status (ok oom unsupported error timeout)";
   if (pt_status_parse(f[6], &r->status)) return -1;
   *what = "numbers in avg_ms..peak_mib";
@@ -420,15 +441,9 @@ static int csv_row(char **f, int nf, pt_row *r, const char **what) {
   pt_utf8_copy(r->format, sizeof r->format, f[12]);
   pt_utf8_copy(r->source, sizeof r->source, f[13]);
   pt_utf8_copy(r->reason, sizeof r->reason, f[14]);
-  if (nf == CSV_OLD_NFIELDS) return 0;
-  pt_utf8_copy(r->gpu, sizeof r->gpu, f[15]);
-  *what = "a compute capability N.N or nothing";
-  if (f[16][0] && !pt_valid_cc(f[16])) return -1;
-  strcpy(r->cc, f[16]);
-  *what = "a number in compilation_time";
-  if (csv_double(f[17], &r->compile_s)) return -1;
-  *what = "problem_size: key=value words (keys [a-z_][a-z0-9_]*, values names; scale= a number)";
-  return parse_keys(f[18], r);
+  if (nf > CSV_OLD_NFIELDS && csv_newer_fields(f, r, what)) return -1;
+  *what = "a length (0, or the seqlen key's value: a name [A-Za-z0-9._-]+)";
+  return csv_length(f[5], r);
 }
 
 int pt_read_csv(const char *path, pt_table *t) {
@@ -535,6 +550,14 @@ static void json_str_or_null(FILE *out, const char *s) {
     fputs("null", out);
 }
 
+/* A value as a JSON number when it is written as one, else as a string. */
+static void json_value(FILE *out, const char *val) {
+  if (json_number_text(val))
+    fputs(val, out);
+  else
+    json_str(out, val);
+}
+
 /* The fields of the seed's JSON rows (its runner's names) beside ours. problem_size: the case
  * keys under the seed's names (pt_seed_key), a value that is a decimal number as a JSON number
  * (the seed's problem_size holds numbers), causal 0/1 as false/true, then scale. */
@@ -551,18 +574,18 @@ static void json_seed_fields(FILE *out, const pt_row *r) {
   fputs(", \"compute_capability\": ", out);
   json_str_or_null(out, r->cc);
   fputs(", \"problem_size\": {", out);
+  int n = 0; /* the case keys */
   for (int k = 0; k < r->nkeys; k++) {
     const char *key = r->keys[k].key, *val = r->keys[k].val;
-    fprintf(out, "%s\"%s\": ", k ? ", " : "", pt_seed_key(key, 1));
+    if (!r->keys[k].in_name) continue;
+    fprintf(out, "%s\"%s\": ", n++ ? ", " : "", pt_seed_key(key, 1));
     if (!strcmp(key, "causal") && (!strcmp(val, "0") || !strcmp(val, "1")))
       fputs(*val == '1' ? "true" : "false", out);
-    else if (json_number_text(val))
-      fputs(val, out);
     else
-      json_str(out, val);
+      json_value(out, val);
   }
   if (extra_scale(r)) {
-    fputs(r->nkeys ? ", \"scale\": " : "\"scale\": ", out);
+    fputs(n ? ", \"scale\": " : "\"scale\": ", out);
     put_double(out, r->scale);
   }
   fputc('}', out);
@@ -589,7 +612,9 @@ void pt_write_json(FILE *out, const pt_table *t) {
       fprintf(out, "%s\"%s\": ", k ? ", " : "", keys[k]);
       json_str(out, vals[k]);
     }
-    fprintf(out, ", \"seqlen\": %d, \"status\": \"%s\"", r->seqlen, pt_status_name(r->status));
+    fputs(", \"" PT_LENGTH_KEY "\": ", out);
+    json_value(out, pt_length(r));
+    fprintf(out, ", \"status\": \"%s\"", pt_status_name(r->status));
     json_num(out, "avg_ms", r->avg_ms);
     json_num(out, "min_ms", r->min_ms);
     json_num(out, "max_ms", r->max_ms);

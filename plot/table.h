@@ -1,9 +1,10 @@
 /* table: the tidy table every reader fills and every emitter reads.
  *
  * One row per log file (one cell): its keys (figure, experiment, device, workload, system,
- * seqlen, and the case keys its log name holds, e.g. m n k), its numbers (NAN where the log has
- * none), its status, the GPU that ran it (meta gpu= cc=) and the file it came from. Readers
- * append rows; the figure code looks cells up by key; json/csv export writes it. */
+ * and its cell keys: the case keys its log name holds, e.g. m n k seqlen, and the keys the
+ * plot's defaults name, e.g. seqlen), its numbers (NAN where the log has none), its status,
+ * the GPU that ran it (meta gpu= cc=) and the file it came from. Readers append rows; the
+ * figure code looks cells up by key; json/csv export writes it. */
 #ifndef PLOT_TABLE_H
 #define PLOT_TABLE_H
 
@@ -27,10 +28,13 @@ typedef enum {
   ST_MISSING, /* no log at all for a cell the figure wants; never stored in a table */
 } pt_status;
 
-/* One case key of a cell and its value (a name, as the runner's axis and case values are). */
+/* One cell key of a row and its value (a name, as the runner's axis and case values are).
+ * in_name: the log's file name holds it (a case key; problem_size lists it), or 0: the log's
+ * config line or the plot's defaults gave it (seqlen for logs named without a length). */
 typedef struct {
   char key[PT_KEY];
   char val[PT_NAME];
+  int in_name;
 } pt_kv;
 
 typedef struct {
@@ -39,9 +43,8 @@ typedef struct {
   char device[PT_NAME];
   char workload[PT_NAME];
   char system[PT_NAME];
-  int seqlen;             /* 0 when unknown */
-  pt_kv keys[PT_MAXKEYS]; /* the log name's other placeholders (case keys), in its order; the
-                             problem size of the seed's JSON. seqlen is one when named there */
+  pt_kv keys[PT_MAXKEYS]; /* the cell keys: the log name's other placeholders (case keys) in
+                             its order (the problem size of the seed's JSON), then the others */
   int nkeys;
   double avg_ms, min_ms, max_ms, gflops_s, peak_mib; /* NAN when absent */
   double compile_s; /* result compile_s= (peers: the first call), NAN when absent */
@@ -67,24 +70,34 @@ void pt_free(pt_table *t);
 const char *pt_status_name(pt_status s);            /* ok oom unsupported error timeout missing */
 int pt_status_parse(const char *s, pt_status *out); /* 0 or -1 for an unknown word */
 
-/* Same cell: experiment, device, workload, system, seqlen and case keys equal (figure and GPU
- * ignored). */
+/* Same cell: experiment, device, workload, system and cell keys equal (figure and GPU
+ * ignored; keys in any order, wherever they came from). */
 int pt_same_cell(const pt_row *a, const pt_row *b);
 /* Same cell on the same GPU: pt_same_cell, and the GPU models equal or one of them unknown
  * (the artifact's logs name none). merge keys on this: two GPUs' numbers are never one row. */
 int pt_same_cell_gpu(const pt_row *a, const pt_row *b);
-/* Total order on the cell keys (numbers as numbers), then the GPU, for sorted output. */
+/* Total order on the cell keys (numbers as numbers; the length column first, then the keys in
+ * a's order), then the GPU, for sorted output. */
 int pt_cmp_cell(const void *a, const void *b);
 
 /* Order of two values: numerically when both are numbers, else by bytes. */
 int pt_cmp_value(const char *a, const char *b);
 
-/* The value of a cell key: experiment, device, workload, system, seqlen, or a case key.
- * Returns NULL when the row has none; seqlen is formatted into buf (cap >= 16). */
-const char *pt_key_value(const pt_row *r, const char *key, char *buf, size_t cap);
-/* Sets (adds or replaces) case key key. Returns 0, or -1 when the row has PT_MAXKEYS keys or
- * key/val are no valid names. */
-int pt_set_key(pt_row *r, const char *key, const char *val);
+/* The value of a cell key: experiment, device, workload, system, or one of the row's keys.
+ * Returns NULL when the row has none. */
+const char *pt_key_value(const pt_row *r, const char *key);
+/* Sets (adds or replaces) cell key key; in_name as pt_kv's. Returns 0, or -1 when the row has
+ * PT_MAXKEYS keys or key/val are no valid names. */
+int pt_set_key(pt_row *r, const char *key, const char *val, int in_name);
+/* The number of the row's keys its log name holds (its case keys). */
+int pt_case_keys(const pt_row *r);
+
+/* The table's length column: csv and json `seqlen`, compare's `...@4096`. The artifact's
+ * tables had it, so ours keep it; it shows the row's PT_LENGTH_KEY key, "0" when the row has
+ * none, and is filled back into that key when a table is read. The key itself is an ordinary
+ * cell key (a sweep's columns are its values). */
+#define PT_LENGTH_KEY "seqlen"
+const char *pt_length(const pt_row *r);
 /* 1 when s is a key name: [a-z_][a-z0-9_]*, shorter than PT_KEY. */
 int pt_valid_key(const char *s);
 /* "sm_90" from cc "9.0" into buf; "" when the row has no compute capability. */

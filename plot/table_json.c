@@ -120,15 +120,24 @@ static int problem_size(const jctx *c, json_t *ps, pt_row *r) {
     for (int i = 0; i < r->nkeys; i++)
       if (!strcmp(r->keys[i].key, key)) return jerr(c, field, "each key once");
     if (r->nkeys == PT_MAXKEYS) return jerr(c, "problem_size", "at most 12 keys");
-    if (pt_set_key(r, key, val))
+    if (pt_set_key(r, key, val, 1))
       return jerr(c, field, "a number, a boolean or a name [A-Za-z0-9._-]+");
-    if (!strcmp(key, "seqlen")) {
-      long s = strtol(val, NULL, 10);
-      if (!json_is_integer(v) || s <= 0 || s > 1 << 24) return jerr(c, field, "a length (1..2^24)");
-      r->seqlen = (int)s;
-    }
   }
   return 0;
+}
+
+/* Our length column (pt_length): an integer, 0 for none; it fills the row's length key unless
+ * problem_size gave it. */
+static int length_column(const jctx *c, json_t *o, pt_row *r) {
+  json_t *sl = json_object_get(o, PT_LENGTH_KEY);
+  if (sl &&
+      (!json_is_integer(sl) || json_integer_value(sl) < 0 || json_integer_value(sl) > 1 << 30))
+    return jerr(c, PT_LENGTH_KEY, "an integer >= 0");
+  if (!sl || json_integer_value(sl) == 0 || pt_key_value(r, PT_LENGTH_KEY)) return 0;
+  char val[PT_NAME];
+  snprintf(val, sizeof val, "%" JSON_INTEGER_FORMAT, json_integer_value(sl));
+  return pt_set_key(r, PT_LENGTH_KEY, val, 0) ? jerr(c, PT_LENGTH_KEY, "room beside 11 case keys")
+                                              : 0;
 }
 
 static int json_row(const jctx *c, json_t *o, pt_row *r) {
@@ -181,12 +190,7 @@ static int json_row(const jctx *c, json_t *o, pt_row *r) {
   }
   if (!status && !(r->avg_ms > 0))
     return jerr(c, "latency_ms", "a time > 0 (a row without our status is ok)");
-  if (problem_size(c, json_object_get(o, "problem_size"), r)) return -1;
-  json_t *sl = json_object_get(o, "seqlen");
-  if (sl &&
-      (!json_is_integer(sl) || json_integer_value(sl) < 0 || json_integer_value(sl) > 1 << 30))
-    return jerr(c, "seqlen", "an integer >= 0");
-  if (sl) r->seqlen = (int)json_integer_value(sl);
+  if (problem_size(c, json_object_get(o, "problem_size"), r) || length_column(c, o, r)) return -1;
   /* texts: ours, or the seed's file */
   static const char *const text_keys[] = {"format", "source", "reason"};
   for (int i = 0; i < 3; i++)

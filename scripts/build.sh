@@ -43,7 +43,7 @@ fa3=()
 for v in REPRO_FA3_DIR REPRO_CUTLASS_DIR REPRO_FA3_SOURCE; do
   [ -n "${!v:-}" ] && fa3+=("-D$v=${!v}")
 done
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo} "${fa3[@]}" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" "${fa3[@]}" >/dev/null
 t=()
 for x in "${targets[@]}"; do t+=(--target "$x"); done
 cmake --build "$build" "${t[@]}" -j"$(nproc)"

@@ -2,7 +2,12 @@
 # Installs the Debian 12 packages this kit needs. Idempotent: installs only what is missing.
 #   scripts/install.sh            build + plot: compiler, cmake, libyaml, pcre2, jansson, gnuplot, python3 (peers, their tests)
 #   scripts/install.sh --tests    also what the tests need: Slurm (slurmctld, slurmd, client), munge, poppler-utils,
-#                                 clang-format (the format check), clang + libclang-rt-14-dev (the libFuzzer tests)
+#                                 clang-format (the format check), clang + libclang-rt-14-dev (the libFuzzer tests),
+#                                 python3-venv and shellcheck (scripts/lint.sh); then what --lint installs
+#   scripts/install.sh --lint     ruff, pinned, for scripts/lint.sh: pip-installed into a venv (no root needed;
+#                                 network needed: PyPI), REPRO_LINT_VENV (default build/lint-venv), made by
+#                                 REPRO_LINT_PYTHON (default python3); nothing to do when it holds that version.
+#                                 Fails, saying why, when it cannot (no python3-venv, PyPI unreachable)
 #   scripts/install.sh --peers    the optional Python peers of the GPU machine, with pip (network needed; no apt):
 #                                 TileLang and its CuTeDSL backend (tilelang, nvidia-cutlass-dsl) for tilebench's
 #                                 tilelang and cutedsl systems, into the python3 that runs the peers
@@ -10,10 +15,32 @@
 # When another apt or dpkg holds the package locks (unattended-upgrades, a second install),
 # waits for it (up to REPRO_APT_WAIT seconds, default 600) instead of failing.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config libyaml-dev libpcre2-dev libjansson-dev gnuplot-nox python3)
 # The peers' Python packages, pinned to the versions the study's logs name (tilelang= cutlass_dsl=).
 peer_pkgs=(tilelang==0.1.15 nvidia-cutlass-dsl==4.8.1)
+# The ruff that scripts/lint.sh runs (Debian 12 has no package of it), pinned: rules change
+# between versions.
+ruff_version=0.17.6
+lint_venv=${REPRO_LINT_VENV:-${REPRO_BUILD_DIR:-$root/build}/lint-venv}
+
+# ruff $ruff_version in $lint_venv, unless it is there already.
+install_ruff() {
+  local py=${REPRO_LINT_PYTHON:-python3}
+  if [ "$("$lint_venv/bin/ruff" --version 2>/dev/null)" = "ruff $ruff_version" ]; then
+    echo "install.sh: ruff $ruff_version present ($lint_venv)"
+    return 0
+  fi
+  echo "install.sh: pip install ruff==$ruff_version into $lint_venv"
+  "$py" -m venv "$lint_venv" ||
+    { echo "install.sh: $py -m venv $lint_venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
+  "$lint_venv/bin/python" -m pip install --disable-pip-version-check -q "ruff==$ruff_version" ||
+    { echo "install.sh: could not pip-install ruff==$ruff_version (is PyPI reachable?); scripts/lint.sh needs it" >&2; return 1; }
+  "$lint_venv/bin/ruff" --version
+}
+
+lint=0
 case "${1:-}" in
   --peers)
     py=${REPRO_PYTHON:-python3}
@@ -23,9 +50,12 @@ case "${1:-}" in
     "$py" -m pip install "${peer_pkgs[@]}"
     "$py" -c "import tilelang, cutlass; print('install.sh: tilelang', tilelang.__version__, 'and CuTeDSL import')"
     exit 0 ;;
-  --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format clang libclang-rt-14-dev) ;;
+  --lint) install_ruff; exit ;;
+  --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format clang libclang-rt-14-dev
+                  shellcheck python3-venv)
+           lint=1 ;;
   "") ;;
-  *) echo "usage: $0 [--tests | --peers]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--tests | --lint | --peers]" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -34,6 +64,7 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install.sh: all ${#pkgs[@]} packages present"
+  if [ $lint = 1 ]; then install_ruff; fi
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -65,4 +96,5 @@ apt_retry update -qq
 # --no-install-recommends keeps slurm from pulling ~40 unneeded packages; service starts
 # attempted by postinst scripts fail harmlessly where there is no init system.
 apt_retry install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ $lint = 1 ]; then install_ruff; fi
 echo "install.sh: done"

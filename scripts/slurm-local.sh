@@ -54,10 +54,10 @@ stop_daemon() {  # stop_daemon PIDFILE COMM
 stop_slurm() { stop_daemon /run/slurmd.pid slurmd; stop_daemon /run/slurmctld.pid slurmctld; }
 
 show_status() {
-  local line
+  local line pidfile comm
   for line in "/run/munge/munged.pid munged" "/run/slurmctld.pid slurmctld" "/run/slurmd.pid slurmd"; do
-    set -- $line
-    if running "$1" "$2"; then echo "$2 running (pid $(cat "$1"))"; else echo "$2 stopped"; fi
+    read -r pidfile comm <<<"$line"
+    if running "$pidfile" "$comm"; then echo "$comm running (pid $(cat "$pidfile"))"; else echo "$comm stopped"; fi
   done
   sinfo 2>/dev/null || true
 }

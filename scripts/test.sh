@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# The test command (README quick start, .ci/run): installs what is missing (as root), checks
-# the format, builds (warnings are errors), starts the local single-node Slurm cluster for
-# the end-to-end tests, runs every CTest test, then runs the unit tests again in a build of
-# the C code with AddressSanitizer and UndefinedBehaviorSanitizer.
+# The test command (README quick start, .ci/run): installs what is missing (as root; the pinned
+# ruff, into a venv, also without root), checks the format, lints the shell scripts
+# (shellcheck) and the Python (ruff) with scripts/lint.sh, builds (warnings are errors),
+# starts the local single-node Slurm cluster for the end-to-end tests, runs every CTest test,
+# then runs the unit tests again in a build of the C code with AddressSanitizer and
+# UndefinedBehaviorSanitizer.
 #   scripts/test.sh [CTEST ARGS...]     e.g. -L unit for the fast set only
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-if [ "$(id -u)" = 0 ]; then scripts/install.sh --tests; fi
+if [ "$(id -u)" = 0 ]; then scripts/install.sh --tests; else scripts/install.sh --lint; fi
 scripts/format.sh --check
+scripts/lint.sh
 scripts/build.sh
 if [ "$(id -u)" = 0 ] && [ -x scripts/slurm-local.sh ]; then
   scripts/slurm-local.sh start

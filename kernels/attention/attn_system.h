@@ -22,15 +22,17 @@ typedef struct CUstream_st *cudaStream_t;
 extern "C" {
 #endif
 
+/* A cell's device buffers. The inputs are one field per row of inputs.def (q, k, v, exp_rand,
+ * corm_mask, block_idx: element type, layout, which workloads have them), NULL where the
+ * workload lacks one; the 16-bit ones as const void *, fp16 or bf16 by the cell's dtype. */
 typedef struct {
-  const void *q, *k, *v;    /* fp16 */
-  const float *exp_rand;    /* COL_KEYFORMER */
-  const float *corm_mask;   /* COL_ANY_GE_MASK */
-  void *out;                /* fp16, every workload */
-  float *score;             /* workloads with score_name */
-  float *score2;            /* workloads with score2_name */
-  uint8_t *flags;           /* workloads with flags_name */
-  const int32_t *block_idx; /* KEYS_SELECTED_BLOCKS: [B, Lq, Hkv, T] (selected_blocks.h) */
+#define ATTN_INPUT(name, elem, ...) const attn_io_##elem *name;
+#include "inputs.def"
+#undef ATTN_INPUT
+  void *out;      /* the cell's dtype, every workload */
+  float *score;   /* workloads with score_name */
+  float *score2;  /* workloads with score2_name */
+  uint8_t *flags; /* workloads with flags_name */
 } attn_io;
 
 /* Options of the systems that take any, set by the binary after hx_gpu_init (zero: the
@@ -40,10 +42,9 @@ typedef struct {
   int cache_fp16; /* fused-diag: cache tiles in fp16 (0: fp32) */
 } attn_options;
 
-/* The Hopper forward of `fused` (--sm90-fwd): the warp-specialized kernel on a persistent grid
- * (v10, the default), the same kernel with one query tile per CTA (v9's launch, heaviest tiles
- * first), or the lockstep kernel (v4-v8). */
-typedef enum { SM90_FWD_WS = 0, SM90_FWD_WS1 = 1, SM90_FWD_LOCKSTEP = 2 } attn_sm90_fwd;
+/* The launch of `fused`'s warp-specialized Hopper kernels (--sm90-fwd): a persistent grid
+ * whose CTAs claim tiles (the default), or one CTA per tile, heaviest tiles first. */
+typedef enum { SM90_FWD_WS = 0, SM90_FWD_WS1 = 1 } attn_sm90_fwd;
 
 /* The warp-specialized forward's query rows per tile (--sm90-rows): the dispatcher's choice
  * (192 where built and measured faster, else 128), or one forced; 192 exists at head dim 64
@@ -85,7 +86,7 @@ typedef struct {
   int (*run)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, const attn_io *io,
              void *workspace);
   /* Optional (NULL: use name): the implementation run() picks for this case, for the log's
-   * config impl=... (e.g. "fused-sm90", "fused-sm80"). */
+   * config impl=... (e.g. "fused-sm90ws-persistent-colws", "fused-sm80"). */
   const char *(*impl)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape);
   /* Optional: extra key=value pairs (kv_put) for the log's config line. */
   void (*config_kv)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, FILE *out);
@@ -105,7 +106,7 @@ enum { ATTN_PHASE_P1 = 0, ATTN_PHASE_P4 = 1, ATTN_PHASE_COUNT = 2 };
 extern const attn_system attn_system_unfused;    /* kernels/attention/unfused/    */
 extern const attn_system attn_system_fused;      /* kernels/attention/fused/      */
 extern const attn_system attn_system_fused_diag; /* kernels/attention/fused_diag/ */
-extern const attn_system attn_system_fa3;        /* kernels/attention/fa3/: a peer (FlashAttention-3) */
+extern const attn_system attn_system_fa3; /* kernels/attention/fa3/: a peer (FlashAttention-3) */
 
 /* ---- the system registry (systems.c) ------------------------------------------------- */
 

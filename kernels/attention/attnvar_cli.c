@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const dtype_names[] = {"fp16", "bf16"};             /* attn_dtype order */
-static const char *const sm90_fwd_names[] = {"ws", "ws1", "lockstep"}; /* attn_sm90_fwd order */
-static const char *const sm90_rows_names[] = {"auto", "128", "192"};   /* attn_sm90_rows order */
-static const char *const cache_dtype_names[] = {"fp32", "fp16"};       /* cache_fp16 = index */
+static const char *const dtype_names[] = {"fp16", "bf16"};           /* attn_dtype order */
+static const char *const sm90_fwd_names[] = {"ws", "ws1"};           /* attn_sm90_fwd order */
+static const char *const sm90_rows_names[] = {"auto", "128", "192"}; /* attn_sm90_rows order */
+static const char *const cache_dtype_names[] = {"fp32", "fp16"};     /* cache_fp16 = index */
 
 /* "nsa" (the selected-block workloads joined with '|'), for messages; static storage. */
 static const char *selected_block_workloads(void) {
@@ -23,34 +23,34 @@ static const char *selected_block_workloads(void) {
 }
 
 static void usage(FILE *f, const char *prog) {
-  fprintf(
-      f,
-      "usage: %s --workload %s --system %s\n"
-      "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
-      "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
-      "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1|lockstep]\n"
-      "          [--sm90-rows auto|128|192]\n"
-      "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
-      "          [--scale 1/sqrt(D)] [--groups 1] [--block-size 32] [--selected-blocks 8]\n"
-      "                                                     (selected-block workloads: %s)\n"
-      "       %s --list-workloads | --list-systems\n"
-      "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
-      "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
-      "the defaults are --warmup 1 --runs 3 and the work B*H*S*S*D is capped at 2^32.\n"
-      "--diag-k K caches the K score tiles nearest the diagonal of each query block between\n"
-      "fused-diag's two passes (0: none, the fused kernels); --phase-times adds the times of\n"
-      "its forward (p1) and column pass (p4) alone. Other systems refuse these options.\n"
-      "--sm90-fwd picks fused's Hopper forward: ws (persistent, default), ws1 (one query\n"
-      "tile per CTA), lockstep (the v4-v8 kernel); --sm90-rows the ws forward's query rows\n"
-      "per tile (auto: 192 for attn at D=64 with 4+ waves of tiles, 16+ under the causal\n"
-      "mask; else 128).\n"
-      "--groups G: query heads per K/V head, as the tile-benchmark seed's and TileLang's\n"
-      "groups (G divides --heads; H/G K/V heads: G = 1 is MHA, G = --heads one K/V head);\n"
-      "each query attends to the keys of --selected-blocks blocks of --block-size keys,\n"
-      "drawn from --seed (kernels/attention/selected_blocks.h); other workloads refuse these options.\n"
-      "--scale: the softmax scale (every workload, as SDPA's scale argument).\n"
-      "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
-      prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
+  fprintf(f,
+          "usage: %s --workload %s --system %s\n"
+          "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
+          "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
+          "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1]\n"
+          "          [--sm90-rows auto|128|192]\n"
+          "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
+          "          [--scale 1/sqrt(D)] [--groups 1] [--block-size 32] [--selected-blocks 8]\n"
+          "                                                     (selected-block workloads: %s)\n"
+          "       %s --list-workloads | --list-systems\n"
+          "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
+          "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
+          "the defaults are --warmup 1 --runs 3 and the work B*H*S*S*D is capped at 2^32.\n"
+          "--diag-k K caches the K score tiles nearest the diagonal of each query block between\n"
+          "fused-diag's two passes (0: none, the fused kernels); --phase-times adds the times of\n"
+          "its forward (p1) and column pass (p4) alone. Other systems refuse these options.\n"
+          "--sm90-fwd picks how fused's Hopper kernels are launched: ws (a persistent grid,\n"
+          "default) or ws1 (one tile per CTA); --sm90-rows the Hopper forward's query rows\n"
+          "per tile (auto: 192 for attn at D=64 with 4+ waves of tiles, 16+ under the causal\n"
+          "mask; else 128).\n"
+          "--groups G: query heads per K/V head, as the tile-benchmark seed's and TileLang's\n"
+          "groups (G divides --heads; H/G K/V heads: G = 1 is MHA, G = --heads one K/V head);\n"
+          "each query attends to the keys of --selected-blocks blocks of --block-size keys,\n"
+          "drawn from --seed (kernels/attention/selected_blocks.h); other workloads refuse these "
+          "options.\n"
+          "--scale: the softmax scale (every workload, as SDPA's scale argument).\n"
+          "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
+          prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
 }
 
 /* The selected-block options into a->shape (defaults for what was not given; 0: not given)
@@ -129,7 +129,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if ((idx = hx_parse_choice(prog, opt, val, system_names(), system_count)) < 0) goto bad;
       a->system = idx, i++;
     } else if (!strcmp(opt, "--sm90-fwd")) {
-      if ((idx = hx_parse_choice(prog, opt, val, sm90_fwd_names, 3)) < 0) goto bad;
+      if ((idx = hx_parse_choice(prog, opt, val, sm90_fwd_names, 2)) < 0) goto bad;
       a->sm90_fwd = (attn_sm90_fwd)idx, i++;
     } else if (!strcmp(opt, "--sm90-rows")) {
       if ((idx = hx_parse_choice(prog, opt, val, sm90_rows_names, 3)) < 0) goto bad;

@@ -15,8 +15,8 @@
 #include "kvline.h"
 #include "ref/ref.h"
 #include "rng.h"
-#include "selected_blocks.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Cells up to this many multiply-adds of q.k (workload_macs: B*H*S*S*D, or the attended keys'
@@ -82,59 +82,99 @@ static void print_phase_times(const attnvar_args *a, const run_closure *run, flo
   }
 }
 
-/* Device buffers of the cell. */
+/* Device buffers of the cell: the inputs of inputs.def (NULL where the workload lacks one)
+ * and the outputs. */
 typedef struct {
   attn_io io;
-  void *q, *k, *v, *out;
-  float *exp_rand, *corm_mask, *score, *score2;
+  void *in[ATTN_INPUT_COUNT];
+  void *out;
+  float *score, *score2;
   uint8_t *flags;
-  int32_t *block_idx;
-  size_t nq, nkv, ns, nidx;
+  size_t nq, ns;
 } cell_buffers;
 
+/* The inputs of wl that every workload has (common) or only some have (!common). */
+static void alloc_inputs(workload_id wl, const attn_shape *s, int common, cell_buffers *c) {
+  for (int id = 0; id < ATTN_INPUT_COUNT; id++)
+    if (attn_input_needed((attn_input_id)id, wl) && attn_input_common((attn_input_id)id) == common)
+      c->in[id] = hx_dev_alloc(attn_input_bytes((attn_input_id)id, s), attn_input_table[id].name);
+}
+
+/* attn_io's input fields from the table's buffers. */
+static void io_set_inputs(const cell_buffers *c, attn_io *io) {
+#define ATTN_INPUT(name, ...) io->name = c->in[ATTN_IN_##name];
+#include "inputs.def"
+#undef ATTN_INPUT
+}
+
+/* Allocation order: the buffers every workload has (q, k, v, out), then the workload's own
+ * inputs, then its own outputs. */
 static void cell_alloc(workload_id wl, const attn_shape *s, cell_buffers *c) {
   const workload_info *w = &workload_table[wl];
   memset(c, 0, sizeof *c);
   c->nq = shape_q_elems(s);
-  c->nkv = shape_kv_elems(s);
   c->ns = shape_score_elems(s);
-  c->q = hx_dev_alloc(c->nq * 2, "q");
-  c->k = hx_dev_alloc(c->nkv * 2, "k");
-  c->v = hx_dev_alloc(c->nkv * 2, "v");
+  alloc_inputs(wl, s, 1, c);
   c->out = hx_dev_alloc(c->nq * 2, "out");
-  if (workload_needs_exp_rand(wl))
-    c->exp_rand = hx_dev_alloc(shape_exp_rand_elems(s) * sizeof(float), "exp_rand");
-  if (workload_needs_corm_mask(wl))
-    c->corm_mask = hx_dev_alloc(shape_corm_mask_elems(s) * sizeof(float), "corm_mask");
+  alloc_inputs(wl, s, 0, c);
   if (w->score_name) c->score = hx_dev_alloc(c->ns * sizeof(float), "score");
   if (w->score2_name) c->score2 = hx_dev_alloc(c->ns * sizeof(float), "score2");
   if (w->flags_name) c->flags = hx_dev_alloc(c->ns, "flags");
-  c->nidx = workload_selected_blocks(wl) ? shape_block_idx_elems(s) : 0;
-  if (c->nidx) c->block_idx = hx_dev_alloc(c->nidx * sizeof(int32_t), "block_idx");
-  attn_io io = {c->q,   c->k,     c->v,      c->exp_rand, c->corm_mask,
-                c->out, c->score, c->score2, c->flags,    c->block_idx};
-  c->io = io;
+  io_set_inputs(c, &c->io);
+  c->io.out = c->out;
+  c->io.score = c->score;
+  c->io.score2 = c->score2;
+  c->io.flags = c->flags;
 }
 
 static void cell_free(cell_buffers *c) {
-  void *all[] = {c->q,         c->k,     c->v,      c->out,   c->exp_rand,
-                 c->corm_mask, c->score, c->score2, c->flags, c->block_idx};
-  for (size_t i = 0; i < sizeof all / sizeof *all; i++) hx_dev_free(all[i]);
+  for (int id = 0; id < ATTN_INPUT_COUNT; id++) hx_dev_free(c->in[id]);
+  void *outs[] = {c->out, c->score, c->score2, c->flags};
+  for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) hx_dev_free(outs[i]);
   memset(c, 0, sizeof *c);
 }
 
-static void cell_fill(const attn_shape *s, uint64_t seed, const attn_ctx *ctx, cell_buffers *c) {
-  hx_dev_fill_normal(c->q, c->nq, seed, RNG_STREAM_Q, s->dtype, ctx->stream);
-  hx_dev_fill_normal(c->k, c->nkv, seed, RNG_STREAM_K, s->dtype, ctx->stream);
-  hx_dev_fill_normal(c->v, c->nkv, seed, RNG_STREAM_V, s->dtype, ctx->stream);
-  if (c->exp_rand) hx_dev_fill_exp_rand(c->exp_rand, shape_exp_rand_elems(s), seed, ctx->stream);
-  if (c->corm_mask) hx_dev_fill_corm_mask(c->corm_mask, s->q_len, s->kv_len, ctx->stream);
-  if (c->block_idx) { /* drawn on the host (selected_blocks.h), the one copy every system reads */
-    int32_t *idx = hx_host_alloc(c->nidx * sizeof *idx, "block_idx (host)");
-    sb_generate(s, seed, idx);
-    hx_host_to_dev(c->block_idx, idx, c->nidx * sizeof *idx);
-    hx_host_free(idx);
+/* How each input is drawn on the device: a FILL_NORMAL stream, a FILL_GEN generator, or
+ * neither (FILL_GEN with no device generator): then the host draws it and the device gets a
+ * copy. */
+typedef struct {
+  uint32_t stream; /* nonzero: FILL_NORMAL from this stream */
+  hx_dev_fill_fn gen;
+} dev_fill;
+
+static const dev_fill dev_fills[ATTN_INPUT_COUNT] = {
+#define FILL_NORMAL(stream) \
+  { stream, NULL }
+#define FILL_GEN(host_fn, dev_fn) \
+  { 0, dev_fn }
+#define ATTN_INPUT(name, elem, elems, needed, host, fill) fill,
+#include "inputs.def"
+#undef ATTN_INPUT
+#undef FILL_GEN
+#undef FILL_NORMAL
+};
+
+static void fill_input(attn_input_id id, const attn_shape *s, uint64_t seed, const attn_ctx *ctx,
+                       void *dst) {
+  const dev_fill *f = &dev_fills[id];
+  size_t n = attn_input_elems(id, s), bytes = attn_input_bytes(id, s);
+  if (f->stream) {
+    hx_dev_fill_normal(dst, n, seed, f->stream, s->dtype, ctx->stream);
+  } else if (f->gen) {
+    f->gen(dst, n, s, seed, ctx->stream);
+  } else { /* drawn on the host, one copy read by every system */
+    char what[64];
+    snprintf(what, sizeof what, "%s (host)", attn_input_table[id].name);
+    void *h = hx_host_alloc(bytes, what);
+    ref_input_fill(id, s, seed, h);
+    hx_host_to_dev(dst, h, bytes);
+    hx_host_free(h);
   }
+}
+
+static void cell_fill(const attn_shape *s, uint64_t seed, const attn_ctx *ctx, cell_buffers *c) {
+  for (int id = 0; id < ATTN_INPUT_COUNT; id++)
+    if (c->in[id]) fill_input((attn_input_id)id, s, seed, ctx, c->in[id]);
   HX_CUDA(cudaStreamSynchronize(ctx->stream));
 }
 
@@ -153,34 +193,41 @@ static void *host_copy(const void *dev, size_t bytes) {
   return h;
 }
 
-/* Copies of the device inputs, and one check line saying whether the host generator
- * reproduces them bit for bit (the promise of rng.h). */
+/* Elements of a and b (n of elem_bytes each) whose bits differ. */
+static size_t elems_differing(const void *a, const void *b, size_t n, size_t elem_bytes) {
+  const unsigned char *x = a, *y = b;
+  size_t differ = 0;
+  for (size_t e = 0; e < n; e++)
+    differ += memcmp(x + e * elem_bytes, y + e * elem_bytes, elem_bytes) != 0;
+  return differ;
+}
+
+/* Copies of the device inputs the CPU references read, and one check line saying whether the
+ * host generator reproduces them bit for bit (the promise of rng.h). */
 static int inputs_from_device(workload_id wl, const attn_shape *s, uint64_t seed,
                               const cell_buffers *c, ref_host_inputs *dev_in) {
-  dev_in->q = host_copy(c->q, c->nq * 2);
-  dev_in->k = host_copy(c->k, c->nkv * 2);
-  dev_in->v = host_copy(c->v, c->nkv * 2);
-  dev_in->exp_rand = host_copy(c->exp_rand, shape_exp_rand_elems(s) * sizeof(float));
-  dev_in->corm_mask = host_copy(c->corm_mask, shape_corm_mask_elems(s) * sizeof(float));
-  dev_in->block_idx = host_copy(c->block_idx, c->nidx * sizeof(int32_t));
+#define ATTN_INPUT(name, ...)                                                                \
+  dev_in->name = attn_input_table[ATTN_IN_##name].host                                       \
+                     ? host_copy(c->in[ATTN_IN_##name], attn_input_bytes(ATTN_IN_##name, s)) \
+                     : NULL;
+#include "inputs.def"
+#undef ATTN_INPUT
   ref_host_inputs host_in;
   ref_inputs_generate(wl, s, seed, &host_in);
-  size_t differ = 0;
-  for (size_t e = 0; e < c->nq; e++) differ += dev_in->q[e] != host_in.q[e];
-  for (size_t e = 0; e < c->nkv; e++)
-    differ += (dev_in->k[e] != host_in.k[e]) + (dev_in->v[e] != host_in.v[e]);
-  for (size_t e = 0; dev_in->exp_rand && e < shape_exp_rand_elems(s); e++)
-    differ += memcmp(&dev_in->exp_rand[e], &host_in.exp_rand[e], sizeof(float)) != 0;
-  for (size_t e = 0; dev_in->corm_mask && e < shape_corm_mask_elems(s); e++)
-    differ += memcmp(&dev_in->corm_mask[e], &host_in.corm_mask[e], sizeof(float)) != 0;
-  for (size_t e = 0; dev_in->block_idx && e < c->nidx; e++)
-    differ += dev_in->block_idx[e] != host_in.block_idx[e];
+  size_t differ = 0, n = 0;
+  for (int id = 0; id < ATTN_INPUT_COUNT; id++) {
+    const void *got = ref_host_input(dev_in, (attn_input_id)id);
+    if (!got) continue;
+    size_t elems = attn_input_elems((attn_input_id)id, s);
+    differ += elems_differing(got, ref_host_input(&host_in, (attn_input_id)id), elems,
+                              attn_input_table[id].elem_bytes);
+    n += elems;
+  }
   ref_inputs_free(&host_in);
   hx_check chk;
   memset(&chk, 0, sizeof chk);
   chk.is_bool = 1;
-  chk.n = 2 * c->nkv + c->nq + (dev_in->exp_rand ? shape_exp_rand_elems(s) : 0) +
-          (dev_in->corm_mask ? shape_corm_mask_elems(s) : 0) + c->nidx;
+  chk.n = n;
   chk.mismatches = differ;
   chk.max_abs = differ ? 1 : 0;
   chk.ok = differ == 0;

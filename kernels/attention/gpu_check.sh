@@ -2,7 +2,7 @@
 # kernels/attention/gpu_check.sh: correctness sweep of the GPU systems, for a GPU machine. Builds
 # nothing: it runs build/bin/attnvar (built elsewhere and carried) over
 #   every workload (attnvar --list-workloads) x {unfused, fused, fused --force-sm80,
-#   fused --sm90-fwd lockstep (the v4-v8 Hopper forward; the default is warp-specialized)}
+#   fused --sm90-fwd ws1 (the Hopper kernels with one tile per CTA, not a persistent grid)}
 #   x odd sizes (S = 1, 17, 100, 257; heads 1..3; dim 64 and 128; batch 2 once), causal,
 #     and without a mask (--causal 0), and three bf16 shapes (causal and not, one with more
 #     query tiles than SMs; every system and workload runs bf16), the smallest
@@ -67,7 +67,7 @@ if [ "$sanitize" = 1 ]; then
   [ -z "$sanitizer" ] && echo "$prog: compute-sanitizer not found; running without memcheck" >&2
 fi
 
-systems="unfused fused fused-sm80 fused-lockstep"
+systems="unfused fused fused-sm80 fused-ws1"
 # name:args of the shapes; the ones marked memcheck also run under compute-sanitizer
 small_shapes="s1:--seqlen 1 --heads 1 --dim 64:memcheck
 s17:--seqlen 17 --heads 2 --dim 128:memcheck
@@ -92,7 +92,7 @@ s2000h64b4:--seqlen 2000 --heads 64 --dim 64 --batch 4:plain"
 scaled_shapes="s1000sc:--seqlen 1000 --heads 3 --dim 128 --scale 1:plain
 s700sc64:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain
 s900scbf16:--seqlen 900 --heads 3 --dim 128 --scale 0.7 --dtype bf16:plain"
-online_systems="fused fused-sm80 fused-lockstep"
+online_systems="fused fused-sm80 fused-ws1"
 # The 192-row forward forced (fused-r192), D = 64 only: masks, odd lengths, bf16, tiles across
 # waves, spread scores.
 wide_shapes="w100:--seqlen 100 --heads 3 --dim 64:memcheck
@@ -129,6 +129,7 @@ n_bf16:--batch 1 --heads 4 --seqlen 128 --dim 64 --groups 4 --dtype bf16:plain"
 
 # One case: run attnvar (maybe under memcheck), classify, write one .res line:
 #   name|status|detail   status: PASS FAIL UNSUP ERROR OOM MEMCHECK
+# shellcheck disable=SC2317 # run by xargs through `bash -c` (export -f below)
 run_case() {
   local name=$1 tool=$2; shift 2
   local log=$out/logs/$name.log err=$out/logs/$name.err rc status detail
@@ -170,7 +171,7 @@ add_cases() { # shapes-text systems [workloads: default every one]
       for sys in $2; do
         sysargs="--system $sys"
         [ "$sys" = fused-sm80 ] && sysargs="--system fused --force-sm80"
-        [ "$sys" = fused-lockstep ] && sysargs="--system fused --sm90-fwd lockstep"
+        [ "$sys" = fused-ws1 ] && sysargs="--system fused --sm90-fwd ws1"
         [ "$sys" = fused-r192 ] && sysargs="--system fused --sm90-rows 192"
         echo "$wl.$sys.$shape $tool --workload $wl $sysargs $args --check --warmup 1 --runs 2" >>"$cases"
       done

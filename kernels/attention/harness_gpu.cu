@@ -266,8 +266,7 @@ __global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed) {
     dst[i] = rng_exp_rand(seed, i);
 }
 
-__global__ void fill_corm_mask_kernel(float *dst, int rows, int cols) {
-  size_t n = (size_t)rows * cols;
+__global__ void fill_corm_mask_kernel(float *dst, size_t n, int cols) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
        e += (size_t)gridDim.x * blockDim.x)
     dst[e] = __fdiv_rn(1.0f, (float)(e / (size_t)cols + 1));
@@ -288,16 +287,19 @@ extern "C" void hx_dev_fill_normal_f32(float *dst, size_t n, uint64_t seed, uint
   HX_CUDA_LAUNCH();
 }
 
-extern "C" void hx_dev_fill_exp_rand(float *dst, size_t n, uint64_t seed, cudaStream_t stream) {
+extern "C" void hx_dev_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                                     cudaStream_t stream) {
+  (void)s;
   if (!n) return;
-  fill_exp_rand_kernel<<<grid_for(n, 256), 256, 0, stream>>>(dst, n, seed);
+  fill_exp_rand_kernel<<<grid_for(n, 256), 256, 0, stream>>>((float *)dst, n, seed);
   HX_CUDA_LAUNCH();
 }
 
-extern "C" void hx_dev_fill_corm_mask(float *dst, int rows, int cols, cudaStream_t stream) {
-  size_t n = (size_t)rows * cols;
+extern "C" void hx_dev_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                                      cudaStream_t stream) {
+  (void)seed;
   if (!n) return;
-  fill_corm_mask_kernel<<<grid_for(n, 256), 256, 0, stream>>>(dst, rows, cols);
+  fill_corm_mask_kernel<<<grid_for(n, 256), 256, 0, stream>>>((float *)dst, n, s->kv_len);
   HX_CUDA_LAUNCH();
 }
 

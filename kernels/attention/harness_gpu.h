@@ -70,10 +70,16 @@ void hx_dev_fill_normal(void *dst, size_t n, uint64_t seed, uint32_t stream_id, 
 /* N(0,1) as fp32 from (seed, stream_id, element index), bit-identical to rng_normal. */
 void hx_dev_fill_normal_f32(float *dst, size_t n, uint64_t seed, uint32_t stream_id,
                             cudaStream_t stream);
-/* fp32 1 + |N(0,1)| (KeyFormer's exp_rand), element index = flat index of the buffer. */
-void hx_dev_fill_exp_rand(float *dst, size_t n, uint64_t seed, cudaStream_t stream);
-/* corm_mask[i][j] = 1/(i+1), fp32 [rows, cols]. */
-void hx_dev_fill_corm_mask(float *dst, int rows, int cols, cudaStream_t stream);
+/* The device generators of inputs.def's FILL_GEN rows: dst's n elements for a cell of shape
+ * s, bit-identical to the host's (ref/ref.c). */
+typedef void (*hx_dev_fill_fn)(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                               cudaStream_t stream);
+/* fp32 1 + |N(0,1)| (KeyFormer's exp_rand, rng_exp_rand), element index = flat index. */
+void hx_dev_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                          cudaStream_t stream);
+/* corm_mask[i][j] = 1/(i+1), fp32 [Lq, Lkv]. */
+void hx_dev_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                           cudaStream_t stream);
 
 /* Copy device -> host (synchronous, checked). */
 void hx_dev_to_host(void *dst, const void *src, size_t bytes);

@@ -87,17 +87,10 @@ size_t shape_q_elems(const attn_shape *s) {
 size_t shape_kv_elems(const attn_shape *s) {
   return (size_t)s->batch * s->kv_len * shape_kv_heads(s) * s->dim;
 }
-size_t shape_block_idx_elems(const attn_shape *s) {
-  return (size_t)s->batch * s->q_len * shape_kv_heads(s) * s->selected_blocks;
-}
 double shape_scale(const attn_shape *s) {
   return s->scale > 0 ? s->scale : 1.0 / sqrt((double)s->dim);
 }
 size_t shape_score_elems(const attn_shape *s) { return (size_t)s->batch * s->heads * s->kv_len; }
-size_t shape_exp_rand_elems(const attn_shape *s) {
-  return (size_t)s->batch * s->heads * s->q_len * s->kv_len;
-}
-size_t shape_corm_mask_elems(const attn_shape *s) { return (size_t)s->q_len * s->kv_len; }
 
 double workload_gflop(workload_id wl, const attn_shape *s) {
   if (workload_selected_blocks(wl)) return 4.0 * s->dim * sb_attended_pairs(s) / 1e9;

@@ -2,11 +2,10 @@
  * workload, the shape of a cell, buffer sizes and the flop count. Host C and CUDA C alike;
  * the math of each feature is in the implementations (ref/, gpuref/, unfused/, fused/).
  *
- * Layouts (row-major):
- *   q, out        fp16 [B, Lq,  H, D]      k, v   fp16 [B, Lkv, Hkv, D] (Hkv = H but for GQA)
- *   block_idx     int32 [B, Lq, Hkv, T]    (KEYS_SELECTED_BLOCKS: selected_blocks.h)
- *   exp_rand      fp32 [B, H, Lq, Lkv]     (COL_KEYFORMER)
- *   corm_mask     fp32 [Lq, Lkv]           (COL_ANY_GE_MASK)
+ * The inputs (q, k, v and those of the features: exp_rand, corm_mask, block_idx) are the rows
+ * of inputs.def: element type, layout, size, which workloads have them, how they are drawn.
+ * The outputs' layouts (row-major):
+ *   out           fp16 [B, Lq,  H, D]      (the cell's dtype, like q)
  *   score         fp32 [B, H, Lkv]         the column statistic (pooled when pool > 0)
  *   score2        fp32 [B, H, Lkv]         the second statistic (COL_SUM_SQ)
  *   flags         uint8 [B, H, Lkv]        0 or 1 (COL_ANY_GE_MASK)
@@ -16,6 +15,7 @@
 #define WORKLOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -64,13 +64,6 @@ static WORKLOAD_TABLE_CONST workload_info workload_table[WL_COUNT] = {
 #undef WORKLOAD
 };
 
-/* Extra inputs and outputs implied by the features. */
-static inline int workload_needs_exp_rand(workload_id wl) {
-  return workload_table[wl].column == COL_KEYFORMER;
-}
-static inline int workload_needs_corm_mask(workload_id wl) {
-  return workload_table[wl].column == COL_ANY_GE_MASK;
-}
 /* Each query attends to its selected key blocks (block_idx input, GQA, --scale). */
 static inline int workload_selected_blocks(workload_id wl) {
   return workload_table[wl].keys == KEYS_SELECTED_BLOCKS;
@@ -143,13 +136,10 @@ static inline int shape_kv_heads(const attn_shape *s) {
 /* The softmax scale: scale, or 1/sqrt(D) when it is 0 (the default of every workload). */
 double shape_scale(const attn_shape *s);
 
-/* Element counts of each buffer (0 when the workload lacks it). */
-size_t shape_q_elems(const attn_shape *s);         /* q and out: B * Lq * H * D */
-size_t shape_kv_elems(const attn_shape *s);        /* k and v:   B * Lkv * Hkv * D */
-size_t shape_block_idx_elems(const attn_shape *s); /* B * Lq * Hkv * T */
-size_t shape_score_elems(const attn_shape *s);     /* B * H * Lkv */
-size_t shape_exp_rand_elems(const attn_shape *s);  /* B * H * Lq * Lkv */
-size_t shape_corm_mask_elems(const attn_shape *s); /* Lq * Lkv */
+/* Element counts of buffers (the inputs': attn_input_elems). */
+size_t shape_q_elems(const attn_shape *s);     /* q and out: B * Lq * H * D */
+size_t shape_kv_elems(const attn_shape *s);    /* k and v:   B * Lkv * Hkv * D */
+size_t shape_score_elems(const attn_shape *s); /* B * H * Lkv */
 
 /* The paper's count (4 * B * H * Lq * Lkv * D / 2 for its causal cells, whatever the
  * workload), in GFLOP; without a mask the full 4 * B * H * Lq * Lkv * D. KEYS_SELECTED_BLOCKS:
@@ -162,6 +152,85 @@ double workload_macs(workload_id wl, const attn_shape *s);
 /* (i, j) is masked when j > i + mask_offset (never, without a mask). */
 static inline int causal_masked(const attn_shape *s, int i, int j) {
   return j > i + mask_offset(s);
+}
+
+/* ---- the inputs of a cell (inputs.def) ------------------------------------------------- */
+
+/* Element types of the inputs (inputs.def's elem column). */
+typedef enum { ELEM_DTYPE, ELEM_F32, ELEM_I32 } attn_elem;
+/* An element's C type on the host (ref_inputs: attn_host_##elem) and in attn_io
+ * (attn_io_##elem), where the 16-bit elements are void: the cell's dtype says fp16 or bf16,
+ * and each system casts to its own type. */
+typedef uint16_t attn_host_ELEM_DTYPE;
+typedef float attn_host_ELEM_F32;
+typedef int32_t attn_host_ELEM_I32;
+typedef void attn_io_ELEM_DTYPE;
+typedef float attn_io_ELEM_F32;
+typedef int32_t attn_io_ELEM_I32;
+
+typedef enum {
+#define ATTN_INPUT(name, ...) ATTN_IN_##name,
+#include "inputs.def"
+#undef ATTN_INPUT
+  ATTN_INPUT_COUNT
+} attn_input_id;
+
+typedef struct {
+  const char *name; /* the field of attn_io and ref_inputs, the allocation's name */
+  attn_elem elem;
+  size_t elem_bytes;
+  int host; /* the CPU references read it: the host draws it too */
+} attn_input_info;
+
+/* The inputs, indexed by attn_input_id. */
+static WORKLOAD_TABLE_CONST attn_input_info attn_input_table[ATTN_INPUT_COUNT] = {
+#define ATTN_INPUT(name, elem, elems, needed, host, fill) \
+  {#name, elem, sizeof(attn_host_##elem), host},
+#include "inputs.def"
+#undef ATTN_INPUT
+};
+
+/* 1 when workload wl has input id (inputs.def's needed column). */
+static inline int attn_input_needed(attn_input_id id, workload_id wl) {
+  const workload_info *w = &workload_table[wl];
+  (void)w;
+  switch (id) {
+#define ATTN_INPUT(name, elem, elems, needed, ...) \
+  case ATTN_IN_##name:                             \
+    return (needed) ? 1 : 0;
+#include "inputs.def"
+#undef ATTN_INPUT
+  default: return 0;
+  }
+}
+/* 1 when every workload of the registry has input id. */
+static inline int attn_input_common(attn_input_id id) {
+  for (int wl = 0; wl < WL_COUNT; wl++)
+    if (!attn_input_needed(id, (workload_id)wl)) return 0;
+  return 1;
+}
+/* Elements of input id in a cell of shape s (inputs.def's elems column). */
+static inline size_t attn_input_elems(attn_input_id id, const attn_shape *s) {
+  (void)s;
+  switch (id) {
+#define ATTN_INPUT(name, elem, elems, ...) \
+  case ATTN_IN_##name:                     \
+    return (size_t)(elems);
+#include "inputs.def"
+#undef ATTN_INPUT
+  default: return 0;
+  }
+}
+static inline size_t attn_input_bytes(attn_input_id id, const attn_shape *s) {
+  return attn_input_elems(id, s) * attn_input_table[id].elem_bytes;
+}
+
+/* The feature inputs by name, for the code that reads one of them. */
+static inline int workload_needs_exp_rand(workload_id wl) {
+  return attn_input_needed(ATTN_IN_exp_rand, wl);
+}
+static inline int workload_needs_corm_mask(workload_id wl) {
+  return attn_input_needed(ATTN_IN_corm_mask, wl);
 }
 
 #ifdef __cplusplus

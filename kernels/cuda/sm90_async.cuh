@@ -44,8 +44,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity) {
 }
 // A shared int another thread of the CTA wrote before an mbarrier arrive this thread has since
 // waited on (the producer's tile claim). ld.volatile.shared: a volatile pointer would become a
-// generic strong load at system scope (LD.E.STRONG.SYS), whose latency ncu found exposed at
-// every tile start (v29).
+// generic strong load at system scope (LD.E.STRONG.SYS), whose latency shows exposed at every
+// tile start in ncu (PERF-fused.md).
 __device__ __forceinline__ int lds_volatile(const int *p) {
   int v;
   asm volatile("ld.volatile.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");

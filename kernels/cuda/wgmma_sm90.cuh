@@ -22,7 +22,7 @@ __device__ __forceinline__ uint64_t sw128_desc(const void *p, uint32_t lbo_bytes
 // desc moved on by `bytes` inside its tile. The start-address field (bits 0-13) holds the
 // address >> 4, and shared memory ends below 2^18 bytes, so an address inside the tile never
 // carries into the next field: one 32-bit add on the low word instead of rebuilding the
-// descriptor from the address (mask, shift, or: ~6 instructions per wgmma, v24).
+// descriptor from the address (mask, shift, or: about six instructions per wgmma).
 __device__ __forceinline__ uint64_t desc_advance(uint64_t desc, uint32_t bytes) {
   const uint32_t lo = (uint32_t)desc + (bytes >> 4), hi = (uint32_t)(desc >> 32);
   return ((uint64_t)hi << 32) | lo;

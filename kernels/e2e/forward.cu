@@ -77,7 +77,7 @@ static int attention(e2e_model *m, const attn_system *sys, const attn_ctx *ctx, 
   /* KeyFormer's noise, drawn per layer: in full for the first layer, then only where the
    * causal mask lets attention read it (the rest keeps the first layer's draws, never read:
    * every implementation masks through mask_offset); the same values as a full draw where
-   * they matter, half the writes (H100 fig12 shape: 0.89 ms per full layer) */
+   * they matter, half the writes of a full draw per layer (PERF-e2e.md) */
   if (workload_needs_exp_rand(c->workload)) {
     if (layer > 0 && m->shape.mask == MASK_CAUSAL && mask_offset(&m->shape) == 0)
       e2e_fill_exp_rand_causal(m->exp_rand, c->heads * c->seqlen, c->seqlen, c->seed, layer,

@@ -86,10 +86,9 @@ extern "C" void e2e_rmsnorm(const uint16_t *x, const uint16_t *w, uint16_t *y, i
 // In place on `tensors` consecutive [S, H, D] tensors (q then k). Pair (i, i + D/2) of the
 // token at position s turns by s·theta^(-2i/D) (HF Llama's rotate_half convention; angles in
 // fp32 as HF computes them). A thread turns 4 pairs (8-byte loads of both halves: D % 8 == 0,
-// config.c) with 32-bit indices, the inverse frequencies from a per-block table (the first
-// version, one pair per thread with a powf and three 64-bit divisions each, took 166 µs per
-// layer at the fig12 shape on the H100, 4.5x the time of its 112 MB; same arithmetic, so the
-// same results).
+// config.c) with 32-bit indices, the inverse frequencies from a per-block table: a pair per
+// thread with its own powf and 64-bit index divisions is bound by that arithmetic, not by its
+// 112 MB of traffic (PERF-e2e.md); same arithmetic per pair, so the same results.
 #define ROPE_MAX_HALF 128 /* head_dim <= 256 (config.c) */
 __global__ void rope_kernel(__half *qk, int seqlen, int heads, int head_dim, float theta,
                             int chunks) {
@@ -137,8 +136,8 @@ extern "C" void e2e_rope(uint16_t *qk, int seqlen, int heads, int head_dim, floa
 // ---- SiLU·mul ---------------------------------------------------------------------------
 
 // gu row r = [gate(mlp) | up(mlp)]; gate <- silu(gate)·up, 8 halves (16 bytes) of each per
-// thread (mlp % 8 == 0, config.c), 32-bit indices (the first version, a half2 per thread and
-// 64-bit divisions, took 113 µs per layer at the fig12 shape on the H100 for 253 MB).
+// thread (mlp % 8 == 0, config.c), 32-bit indices: a half2 per thread with 64-bit index
+// divisions falls well short of the bandwidth its 253 MB allow (PERF-e2e.md).
 __global__ void silu_mul_kernel(uint4 *gu, int mlp, int chunks) {
   const int cpr = mlp / 8; // 16-byte chunks per half row; a row is 2·cpr of them
   for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < chunks; t += gridDim.x * blockDim.x) {
@@ -178,9 +177,10 @@ static void need_aligned16(const float *dst) {
     hx_die(REPRO_EXIT_ERROR, "error", "exp_rand: a 16-byte aligned buffer is expected");
 }
 
-// Four elements per thread (exp_rand_quad); the n % 4 tail element by element. The first
-// version (a thread per pair, two scalar stores, 64-bit loop) took 1.64 ms per layer for the
-// 2.1 GB of the fig12 shape on the H100, 2.3x its write time; same values.
+// Four elements per thread (exp_rand_quad: two 64-bit draws, one 16-byte store); the n % 4
+// tail element by element. A thread per pair with scalar stores leaves the 2.1 GB per layer
+// of the fig12 shape well short of the write bandwidth (PERF-e2e.md); the values are
+// draw_exp_rand's.
 __global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed, int layer) {
   const size_t quads = n / 4, stride = (size_t)gridDim.x * blockDim.x;
   const size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;

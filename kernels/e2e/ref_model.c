@@ -232,10 +232,15 @@ static void attention_layer(const e2e_config *c, int layer, ref_scratch *sc,
     sc->k16[i] = rng_float_to_half((float)sc->k[i]);
     sc->v16[i] = rng_float_to_half((float)sc->v[i]);
   }
-  if (workload_needs_exp_rand(c->workload))
-    for (size_t i = 0; i < (size_t)c->heads * S * S; i++)
-      sc->exp_rand[i] = draw_exp_rand(c->seed, layer, i);
-  ref_inputs in = {sc->q16, sc->k16, sc->v16, sc->exp_rand, sc->corm_mask, NULL};
+  if (workload_needs_exp_rand(c->workload)) {
+    const size_t n = attn_input_elems(ATTN_IN_exp_rand, shape);
+    for (size_t i = 0; i < n; i++) sc->exp_rand[i] = draw_exp_rand(c->seed, layer, i);
+  }
+  ref_inputs in = {.q = sc->q16,
+                   .k = sc->k16,
+                   .v = sc->v16,
+                   .exp_rand = sc->exp_rand,
+                   .corm_mask = sc->corm_mask};
   ref_run(c->workload, shape, &in, &sc->o);
 }
 
@@ -261,9 +266,10 @@ void e2e_ref_forward(const e2e_ref_model *m, const int32_t *tokens, double *out,
   sc.q16 = scratch(&sc, 9, S * hid * 2);
   sc.k16 = scratch(&sc, 10, S * hid * 2);
   sc.v16 = scratch(&sc, 11, S * hid * 2);
-  if (workload_needs_exp_rand(wl)) sc.exp_rand = scratch(&sc, 12, HS * S * sizeof(float));
+  if (workload_needs_exp_rand(wl))
+    sc.exp_rand = scratch(&sc, 12, attn_input_bytes(ATTN_IN_exp_rand, &shape));
   if (workload_needs_corm_mask(wl)) {
-    sc.corm_mask = scratch(&sc, 13, S * S * sizeof(float));
+    sc.corm_mask = scratch(&sc, 13, attn_input_bytes(ATTN_IN_corm_mask, &shape));
     for (size_t i = 0; i < S; i++)
       for (size_t j = 0; j < S; j++) sc.corm_mask[i * S + j] = corm_mask_value((int)i);
   }

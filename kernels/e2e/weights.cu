@@ -86,9 +86,11 @@ extern "C" int e2e_model_init(e2e_model *m, const e2e_config *cfg, const attn_ct
 
   const workload_id wl = cfg->workload;
   const workload_info *w = &workload_table[wl];
-  if (workload_needs_exp_rand(wl)) m->exp_rand = (float *)hx_dev_alloc(H * S * S * 4, "exp_rand");
+  if (workload_needs_exp_rand(wl))
+    m->exp_rand = (float *)hx_dev_alloc(attn_input_bytes(ATTN_IN_exp_rand, &m->shape), "exp_rand");
   if (workload_needs_corm_mask(wl)) {
-    m->corm_mask = (float *)hx_dev_alloc(S * S * 4, "corm_mask");
+    m->corm_mask =
+        (float *)hx_dev_alloc(attn_input_bytes(ATTN_IN_corm_mask, &m->shape), "corm_mask");
     e2e_fill_corm_mask(m->corm_mask, (int)S, s);
   }
   if (w->flags_name) m->attn_flags = (uint8_t *)alloc_zero(H * S, "flags", s);

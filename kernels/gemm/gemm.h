@@ -1,4 +1,4 @@
-/* gemm.h: gemmbench, one dense GEMM C = A·B per run (the tile-benchmark study, issue 15).
+/* gemm.h: gemmbench, one dense GEMM C = A·B per run (the tile-benchmark study, studies/tilebench).
  *
  * A is [M, K] row-major, B [K, N] row-major, C [M, N] row-major; products accumulate in fp32
  * (double for ref) and C is stored in the input dtype (fp32 for fp32). FLOPs: 2·M·N·K.

@@ -11,8 +11,8 @@
 #include "gemm_kernels.h"
 #include "gemm_plan.h"
 
-#include "mma_sm80.cuh"
 #include "gpu_util.cuh"
+#include "mma_sm80.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -23,10 +23,10 @@
 #include "gemm_kernels.h"
 #include "gemm_plan.h"
 
-#include "wgmma_sm90.cuh"
 #include "gpu_util.cuh"
 #include "sm90_async.cuh"
 #include "tensor_map.h"
+#include "wgmma_sm90.cuh"
 
 #include <cuda.h>
 #include <cuda_bf16.h>

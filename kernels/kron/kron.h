@@ -1,4 +1,4 @@
-/* kron.h: the Kronecker-factored layer y = x·(A_1 ⊗ ... ⊗ A_m)^T (kronlayer, issue 14).
+/* kron.h: the Kronecker-factored layer y = x·(A_1 ⊗ ... ⊗ A_m)^T (kronlayer).
  *
  * Shapes: x, y, gy, gx are [B, N] row-major, N = f_1·...·f_m; A_k is [f_k, f_k] row-major;
  * the factors are stored back to back (kron_shape.aoff[k] is A_k's first element). With the
@@ -11,7 +11,7 @@
  * The versions (kron_algo.c) are written once against a backend (kron_be: cuBLAS-shaped GEMMs,
  * a batched transpose, v3's stage and gradient kernels); kron_cpu.c runs them on the CPU (so
  * the tests exercise the very call sequences and index arithmetic the GPU runs), kron_gpu.cu
- * on the GPU.
+ * on the GPU (v3's kernels in kron_kernels.cu).
  *   v1  rotation: per factor one GEMM [B·N/f, f]·A^T and a batched transpose that brings the
  *       next factor's axis last (the seed's naive version)
  *   v2  per factor one strided-batched GEMM over the B·P slabs [f, Q], no copies

@@ -209,9 +209,9 @@ static int tc_prefetch(const kron_plan_cfg *cfg, const kron_stage *st, int es) {
 
 /* A single-axis stage on the tensor cores when its factor and tile fit the mma tiles (and the
  * padded rows still fit the budget): out[a][v] = sum_b P[b][a] in[b][v] is an f x V x f GEMM.
- * The warp tile: the largest that gives half the warps a unit (measured on the H100: fp32
- * 8x64x64x64, 2x4 with 4 of 8 warps busy 39 µs, 1x4 with all 8 busy 47; fewer fragment loads
- * and splits per mma beat more warps at this size).
+ * The warp tile: the largest that gives half the warps a unit (fewer fragment loads and splits
+ * per mma beat more busy warps: at fp32 8x64x64x64, 2x4 with 4 of 8 warps busy runs faster
+ * than 1x4 with all 8; studies/kron-layer/README.md).
  * With Q = 1 (the last axis) the tile is a run of NB whole slabs: held transposed (rows v), its
  * copies are 16-byte chunks of contiguous slabs and the fragments read in[b][v] down a row. */
 static void try_tc_stage(const kron_shape *s, int es, const kron_plan_cfg *cfg, kron_stage *st) {
@@ -263,8 +263,8 @@ static int make_tc_pair(const kron_shape *s, int es, const kron_plan_cfg *cfg, k
     st.prefetch = 0; /* one tile per block: room for two blocks per SM */
     st.smem = stage_smem(s, &st, es);
   }
-  /* two blocks per SM at least: with one (fp64 64 x 64: 170 KiB) the H100 ran it slower than
-   * the two single-axis stages (8x64x64x64 fwd 59.9 vs 57.9 µs) */
+  /* two blocks per SM at least: at one (fp64 64 x 64: 170 KiB) the pair stage runs slower than
+   * the two single-axis stages it replaces (studies/kron-layer/README.md) */
   if (st.smem > cfg->smem_block || smem_blocks(cfg, st.smem) < 2) return -1;
   st.grid = stage_grid(cfg, &st, es);
   *out = st;
@@ -324,8 +324,8 @@ static void try_tc_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, 
   tc.t.ld = tc_ld(f, es, 1);
   if (tc.t.Q > 1 && tc.t.W % (16 / es) == 0 && tc.t.Q % (16 / es) == 0) {
     /* the tiles as the stages hold them (rows s of V, 16-byte copies): G^T T reads A m-major
-     * and B n-major from them, rows 4 mod 8 (ncu on the H100: the transposing element-wise
-     * loads dominated the gradient kernel) */
+     * and B n-major from them, rows 4 mod 8 (transposing element-wise loads would dominate the
+     * gradient kernel: ncu, studies/kron-layer/README.md) */
     tc.t.tr = 0;
     tc.t.vec = 1;
     tc.t.ld = tc_ld(tc.t.V, es, 0);

@@ -1,4 +1,4 @@
-/* kron_tile.h: the index arithmetic of v3's kernels, shared by the GPU kernels (kron_gpu.cu)
+/* kron_tile.h: the index arithmetic of v3's kernels, shared by the GPU kernels (kron_kernels.cu)
  * and their CPU emulation (kron_cpu.c), so the CPU tests check the very formulas the GPU uses:
  * which global element a tile element is, the order the load and store loops walk a tile, where
  * a row or column of a contraction sits in shared memory, and which outputs each thread's
@@ -251,7 +251,7 @@ KRON_HD void kron_tc_frag_c(int es, int lane, int i, int *row, int *col) {
 
 /* The warp tiles (wm, wn) the kernels instantiate, in the plan's order of preference: one list
  * for the plan's choice (kron_algo.c), the launch checks and the kernels' dispatch
- * (kron_gpu.cu), X(wm, wn) each. The gradient's larger first tile has the registers of its
+ * (kron_kernels.cu), X(wm, wn) each. The gradient's larger first tile has the registers of its
  * one-block-per-SM kernel. */
 #define KRON_TC_STAGE_TILES(X) X(2, 4) X(1, 4) X(2, 2) X(1, 2) X(1, 1)
 /* Blocks per SM a tensor-core stage kernel is compiled for (its __launch_bounds__; the plan's

@@ -112,7 +112,7 @@ static double l2(const double *x, long long n) {
 }
 
 /* Tolerance of an output whose values come out of reductions of total length L: the floor
- * the issue asks (1e-5 fp32, 1e-12 fp64) or, where L is long enough that rounding grows past
+ * of the task (1e-5 fp32, 1e-12 fp64) or, where L is long enough that rounding grows past
  * it, 4·eps·sqrt(L) (a sum of L roundings of relative size eps grows like sqrt(L)). */
 static double tol_for(int es, double L) {
   double eps = es == 8 ? 1.1102230246251565e-16 : 5.9604644775390625e-08;

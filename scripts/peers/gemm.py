@@ -43,7 +43,8 @@ def dim(text):
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected an integer in [1, %d], got %r" % (MAX_DIM, text))
+        raise argparse.ArgumentTypeError(
+            "expected an integer in [1, %d], got %r" % (MAX_DIM, text)) from None
     if not 1 <= v <= MAX_DIM:
         raise argparse.ArgumentTypeError("expected an integer in [1, %d], got %d" % (MAX_DIM, v))
     return v
@@ -94,7 +95,7 @@ def matmul(torch, args, a, b, c):
     try:
         tilelang_backend.load(args.system, on_gpu=args.device == "gpu")
     except systems.Unsupported as e:
-        raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, str(e))
+        raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, str(e)) from e
     refused = tilelang_gemm.refuses(args.dtype)
     if refused:
         raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, "%s: %s" % (args.system, refused))

@@ -53,7 +53,8 @@ def parse(text):
     start = i
     while i < n and s[i] not in " \t\r\n":
         if s[i] in '="':
-            raise ParseError("column %d: line starts with a key=value, expected a tag word" % (i + 1))
+            raise ParseError(
+                "column %d: line starts with a key=value, expected a tag word" % (i + 1))
         i += 1
     tag, pairs = s[start:i], []
     while True:

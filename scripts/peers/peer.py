@@ -79,7 +79,7 @@ def int_at_least(minimum):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError("expected an integer, got %r" % text)
+            raise argparse.ArgumentTypeError("expected an integer, got %r" % text) from None
         if value < minimum:
             raise argparse.ArgumentTypeError("expected an integer >= %d, got %d" % (minimum, value))
         return value
@@ -94,7 +94,7 @@ def positive_float(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected a number, got %r" % text)
+        raise argparse.ArgumentTypeError("expected a number, got %r" % text) from None
     if not (0 < value < float("inf")):
         raise argparse.ArgumentTypeError("expected a finite number > 0, got %r" % text)
     return value
@@ -519,7 +519,7 @@ def attention_cell(torch, args, log):
         runner = run_e2e if args.e2e else run_kernel
         return runner(torch, args, log, device)
     except systems.Unsupported as e:
-        raise Outcome("unsupported", EXIT_UNSUPPORTED, str(e))
+        raise Outcome("unsupported", EXIT_UNSUPPORTED, str(e)) from e
 
 
 def run(args, log):

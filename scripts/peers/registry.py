@@ -17,9 +17,11 @@ import os
 import re
 import sys
 
-# <repo>/kernels/attention/workloads.def; $REPRO_WORKLOADS_DEF names another file (the tests use it).
+# <repo>/kernels/attention/workloads.def; $REPRO_WORKLOADS_DEF names another file (the tests
+# use it).
 DEF_PATH = os.environ.get("REPRO_WORKLOADS_DEF") or os.path.normpath(os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "attention", "workloads.def"))
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "attention",
+    "workloads.def"))
 
 OUTPUT_SLOTS = ("score", "score2", "flags")
 
@@ -145,7 +147,8 @@ def load(path=DEF_PATH):
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
-        raise RegistryError("%s: cannot read the workload registry: %s" % (path, e.strerror))
+        raise RegistryError(
+            "%s: cannot read the workload registry: %s" % (path, e.strerror)) from e
     rows, seen = [], {}
     for number, line in enumerate(_strip_comments(text, path).split("\n"), 1):
         if not line.strip() or line.lstrip().startswith("#"):

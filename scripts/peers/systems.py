@@ -41,8 +41,9 @@ SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "s
            "flex", "tilelang", "cutedsl")
 COMPILED = ("inductor", "sdpa-compiled", "flex", "tilelang", "cutedsl")
 TILELANG = ("tilelang", "cutedsl")
+# their first call compiles; the log reports compile_s
 SDPA_BACKENDS = {"sdpa-flash": "FLASH_ATTENTION", "sdpa-cudnn": "CUDNN_ATTENTION",
-                 "sdpa-efficient": "EFFICIENT_ATTENTION"}  # their first call compiles; the log reports compile_s
+                 "sdpa-efficient": "EFFICIENT_ATTENTION"}
 
 
 class Unsupported(Exception):
@@ -90,8 +91,8 @@ def _to_bhsd(t):
 
 
 def _sdpa(backend_name, causal):
-    from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
     backend = getattr(SDPBackend, backend_name)
 
     def run(q, k, v):
@@ -178,7 +179,8 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
         try:
             importlib.import_module("torch.nn.attention.flex_attention")
         except ImportError as e:
-            raise Unsupported("FlexAttention missing in torch %s: %s" % (torch.__version__, e))
+            raise Unsupported(
+                "FlexAttention missing in torch %s: %s" % (torch.__version__, e)) from e
         return _flex(workload, seqlen, device, causal), "flex-attention-compiled"
     raise ValueError("unknown system " + system)
 

@@ -38,7 +38,7 @@ def _import(module_name, package):
         return importlib.import_module(module_name)
     except Exception as e:
         raise Unsupported("%s does not import (%s: %s); install: %s"
-                          % (package, type(e).__name__, peer.one_line(e, 200), INSTALL))
+                          % (package, type(e).__name__, peer.one_line(e, 200), INSTALL)) from e
 
 
 def load(system, on_gpu=True):

@@ -10,6 +10,7 @@ the T list entries with the online softmax (tilelang_softmax.py). Compiled by
 tilelang_backend."""
 
 from tilelang_softmax import LOG2E
+
 MMA_ROWS = 16
 
 # as the TileLang NSA example: plain copies, no warp specialisation (its layout inference

@@ -4,8 +4,9 @@
 #       path and with --force-sm80, at S = 1, 17, 100, 257, 1000 (D 64 and 128, H 1..3,
 #       batch 2 once, one shape without a mask; h2o, and roco and snapkv once each), two
 #       shapes under compute-sanitizer memcheck, and S = 4096 H = 32 (fp32 GPU reference);
-#       plus k = 0 against --system fused --sm90-fwd lockstep (the forward fused-diag builds
-#       on): their check lines must be identical (same outputs);
+#       plus the fused system on both paths: k = 0's check lines must be identical to its
+#       (k = 0 runs fused's kernels), and so must out's at k > 0 (the same forward with the
+#       cache hook);
 #   (b) the study's matrix (experiment.yaml) with the local executor.
 # Everything lands in $OUT (default ./gpu-run-out): gpu_check/ (logs, table.txt), the run
 # folder packed as h2o-diag-run.tgz, the logs in logs/, figures/ from ./plot_diag.sh.
@@ -71,12 +72,14 @@ s257nc|--seqlen 257 --heads 3 --dim 128 --causal 0"
       echo "$wl.s257.k31.fp32.$path|memcheck|--workload $wl --system fused-diag --diag-k 31 $extra --seqlen 257 --heads 2 --dim 64" >>"$cases"
     done
   done
-  # k = 0 against the fused system itself (compared below)
+  # the fused system itself on both paths (compared below)
   while IFS='|' read -r name args; do
-    echo "h2o.$name.fused.sm90|plain|--workload h2o --system fused --sm90-fwd lockstep $args" >>"$cases"
+    echo "h2o.$name.fused.sm90|plain|--workload h2o --system fused $args" >>"$cases"
+    echo "h2o.$name.fused.sm80|plain|--workload h2o --system fused --force-sm80 $args" >>"$cases"
   done <<<"$shapes"
-  echo "h2o.s4096.fused.sm90|plain|--workload h2o --system fused --sm90-fwd lockstep --seqlen 4096 --heads 32 --dim 128" >>"$cases"
+  echo "h2o.s4096.fused.sm90|plain|--workload h2o --system fused --seqlen 4096 --heads 32 --dim 128" >>"$cases"
 
+  # shellcheck disable=SC2317 # run by xargs through `bash -c` (export -f below)
   run_case() { # name tool args...
     local name=$1 tool=$2 log err rc status detail
     shift 2
@@ -100,23 +103,45 @@ s257nc|--seqlen 257 --heads 3 --dim 128 --causal 0"
   }
   export -f run_case
   export bin gc sanitizer
-  line_case() { IFS='|' read -r name tool args <<<"$1"; run_case "$name" "$tool" $args; }
+  # shellcheck disable=SC2317 # run by xargs through `bash -c`
+  line_case() {
+    local name tool args argv
+    IFS='|' read -r name tool args <<<"$1"
+    read -r -a argv <<<"$args"
+    run_case "$name" "$tool" "${argv[@]}"
+  }
   export -f line_case
+  # shellcheck disable=SC2016 # $1 is the inner bash's
   grep -v '\.s4096\.' "$cases" | tr '\n' '\0' | xargs -0 -P "$jobs" -I{} bash -c 'line_case "$1"' _ {}
+  # shellcheck disable=SC2016 # $1 is the inner bash's
   grep '\.s4096\.' "$cases" | tr '\n' '\0' | xargs -0 -P 1 -I{} bash -c 'line_case "$1"' _ {}
 
-  # k = 0 is the fused system: identical check lines (rel_l2, max_abs of every output)
+  # k = 0 is the fused system: identical check lines (rel_l2, max_abs of every output). k > 0
+  # runs fused's kernels with the cache hook: where it runs the same forward (impl= is fused's
+  # plus +diag), out's check line is identical too; the column statistic differs by rounding.
+  impl_of() { grep '^config ' "$1" | grep -o ' impl=[^ ]*' | cut -d= -f2; }
   : >"$gc/k0_vs_fused.txt"
-  for f in "$gc"/logs/h2o.*.fused.sm90.log; do
-    shape=$(basename "$f" .fused.sm90.log)
-    for c in fp32 fp16; do
-      d=$gc/logs/$shape.k0.$c.sm90.log
-      if diff <(grep '^check ' "$f") <(grep '^check ' "$d") >/dev/null; then
-        echo "$shape k0 $c: identical to fused" >>"$gc/k0_vs_fused.txt"
-      else
-        echo "$shape k0 $c: DIFFERS from fused" >>"$gc/k0_vs_fused.txt"
-        failed=1
-      fi
+  for f in "$gc"/logs/h2o.*.fused.sm[89]0.log; do
+    path=${f%.log}; path=${path##*.}
+    shape=$(basename "$f" ".fused.$path.log")
+    for k in 0 1 2 4 31; do
+      for c in fp32 fp16; do
+        d=$gc/logs/$shape.k$k.$c.$path.log
+        [ -f "$d" ] || continue
+        if [ "$k" = 0 ]; then
+          what="every output"; want='^check '
+        elif [ "$(impl_of "$d")" = "$(impl_of "$f")+diag" ]; then
+          what="out"; want='^check output=out '
+        else
+          continue
+        fi
+        if diff <(grep "$want" "$f") <(grep "$want" "$d") >/dev/null; then
+          echo "$shape k$k $c $path: $what identical to fused" >>"$gc/k0_vs_fused.txt"
+        else
+          echo "$shape k$k $c $path: $what DIFFERS from fused" >>"$gc/k0_vs_fused.txt"
+          failed=1
+        fi
+      done
     done
   done
   {

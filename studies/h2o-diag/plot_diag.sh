@@ -95,7 +95,7 @@ awk -F'\t' 'NR > 1 && ($1 == "diag" || $1 == "scale") && $7 == "ok" && $11 != "-
 gp=$out/h2o_diag_k.gp
 {
   echo "# total = P1 + P4 against k at S = 4096 (plot_diag.sh); one panel per cache dtype"
-  echo "devices = \"$(echo $devices)\""
+  echo "devices = \"${devices//$'\n'/ }\""
   cat <<'EOF'
 do for [fmt in "png svg pdf"] {
   if (fmt eq "pdf") { set terminal pdfcairo noenhanced color size 9, 3.2 * words(devices) font "Helvetica,9" }

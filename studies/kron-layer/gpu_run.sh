@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The GPU run of this study (issue 14), for an H100 with a finished build (it builds nothing:
+# The GPU run of this study, for an H100 with a finished build (it builds nothing:
 # build with `cmake -S . -B build && cmake --build build --target kronlayer repro-run
 # repro-plot` first). Everything it writes goes under $OUT:
-#   $OUT/check/   kronlayer check, every shape x dtype: every version's forward and backward
+#   $OUT/check/   kronlayer check, every shape x dtype: every --impl's forward and backward
 #                 against the CPU double reference and each other; v3's other paths (fused on
 #                 large shapes, per axis on small ones, small tiles, odd shapes); under
 #                 compute-sanitizer (memcheck, racecheck) on small shapes when it is installed
@@ -36,7 +36,7 @@ nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 shapes=(16x32x32 32x128x128 16x16x16x16 8x64x64x64)
 for d in f d; do
   for s in "${shapes[@]}"; do
-    run "$out/check/$d.$s.log" "$bin/kronlayer" --dtype $d --shape $s --impl all check
+    run "$out/check/$d.$s.log" "$bin/kronlayer" --dtype $d --shape "$s" --impl all check
   done
   # v3's other paths: a fused stage on the large shapes, one stage per axis on the small ones,
   # small tiles (a 16 KiB budget), odd shapes (element-wise copies and columns)
@@ -51,12 +51,12 @@ for d in f d; do
   run "$out/check/$d.32x128x128.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape 32x128x128 --impl v3 --v3-tc off check
   run "$out/check/$d.8x64x64x64.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape 8x64x64x64 --impl v3 --v3-tc off check
   kib=$([ $d = f ] && echo 24 || echo 48) # a 64x64 factor and small tiles: 17 KiB fp32, 35 fp64
-  run "$out/check/$d.64x64x64.v3-smem${kib}k.log" "$bin/kronlayer" --dtype $d --shape 64x64x64 --impl v3 --v3-fuse off --v3-smem-kib $kib check
+  run "$out/check/$d.64x64x64.v3-smem${kib}k.log" "$bin/kronlayer" --dtype $d --shape 64x64x64 --impl v3 --v3-fuse off --v3-smem-kib "$kib" check
   run "$out/check/$d.3x48x16x32.v3-fuse-off.log" "$bin/kronlayer" --dtype $d --shape 3x48x16x32 --impl v3 --v3-fuse off check
   # the pair stage (the last two axes in one tensor-core kernel) on its own shapes (square and
   # not, fa < fb and fa > fb) and with other warp tiles than the plan's
   for s in 4x64x16x32 5x40x32x16 3x48x16x32; do
-    run "$out/check/$d.$s.pair.log" "$bin/kronlayer" --dtype $d --shape $s --impl all check
+    run "$out/check/$d.$s.pair.log" "$bin/kronlayer" --dtype $d --shape "$s" --impl all check
   done
   for tile in 1x1 2x2; do
     run "$out/check/$d.4x64x16x32.pair-tile$tile.log" env REPRO_KRON_TC_TILE=$tile \
@@ -81,7 +81,7 @@ if [ -n "$sanitizer" ]; then
         "$bin/kronlayer" --dtype $d --shape 4x64x64 --impl v3 --v3-fuse off check --warmup 0 --runs 1
       kib=$([ $d = f ] && echo 24 || echo 48)
       run "$out/check/sanitizer-$tool-v3-tc-prefetch-$d.log" "$sanitizer" --tool $tool --error-exitcode 9 \
-        "$bin/kronlayer" --dtype $d --shape 64x64x64 --impl v3 --v3-fuse off --v3-smem-kib $kib check --warmup 0 --runs 1
+        "$bin/kronlayer" --dtype $d --shape 64x64x64 --impl v3 --v3-fuse off --v3-smem-kib "$kib" check --warmup 0 --runs 1
     done
   done
   # every version (cuBLAS included) on an odd shape: element-wise paths
@@ -93,8 +93,8 @@ fi
 
 for d in f d; do
   for s in "${shapes[@]}"; do
-    run "$out/bench/$d.$s.log" "$bin/kronlayer" --dtype $d --shape $s --impl all bench
-    run "$out/bench/$d.$s.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape $s --impl v3 --v3-tc off bench
+    run "$out/bench/$d.$s.log" "$bin/kronlayer" --dtype $d --shape "$s" --impl all bench
+    run "$out/bench/$d.$s.v3-tc-off.log" "$bin/kronlayer" --dtype $d --shape "$s" --impl v3 --v3-tc off bench
   done
 done
 

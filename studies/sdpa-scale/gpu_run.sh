@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one GPU run of this study (issue 12), for an H100 with a finished build and torch (it
+# The one GPU run of this study, for an H100 with a finished build and torch (it
 # builds nothing: `cmake -S . -B build && cmake --build build --target attnvar repro-run
 # repro-plot` first). The matrix (8 configurations x 7 systems = 56 cells; flashcore-triton
 # is absent) through ./run.sh --local on this machine's GPU as h100; then the plot and the
@@ -29,7 +29,7 @@ rc=0
 cp -L "$here"/ae_logs/*.log "$out/logs/" 2>/dev/null || echo "no study logs" >>"$out/logs/run.txt"
 (cd "$here" && ./plot.sh ae_logs --out "$out/logs/figures") >"$out/logs/plot.txt" 2>&1 || true
 "$here/report.sh" "$here/ae_logs" >"$out/logs/report.txt" 2>&1 || true
-echo "sdpa-scale GPU run: runner exit $rc ($([ $rc = 124 ] && echo 'budget reached: RESUME=1' || echo done))" \
+echo "sdpa-scale GPU run: runner exit $rc ($([ $rc = 124 ] && echo 'budget reached: RESUME=1' || echo 'done'))" \
   | tee "$out/summary.txt"
 grep -h '^check .*ok=0' "$out"/logs/*.log 2>/dev/null | head -20 | tee -a "$out/summary.txt"
 cat "$out/logs/report.txt"

@@ -51,7 +51,7 @@ for list in ${LISTS:-test default}; do
   "$bin/repro-plot" table --config "$here/experiment.yaml" --logs "$o/logs" -o "$o/table.csv" 2>/dev/null
   "$bin/repro-plot" table --config "$here/experiment.yaml" --logs "$o/logs" --format json -o "$o/table.json" 2>/dev/null
   [ -s "$o/table.csv" ] && tables+=("$o/table.csv")
-  echo "tilebench $list: runner exit $rc ($([ $rc = 124 ] && echo 'budget reached: RESUME=1' || echo done)); $(ls "$o/logs"/*.log 2>/dev/null | wc -l) logs" \
+  echo "tilebench $list: runner exit $rc ($([ $rc = 124 ] && echo 'budget reached: RESUME=1' || echo 'done')); $(find "$o/logs" -maxdepth 1 -name '*.log' 2>/dev/null | wc -l) logs" \
     | tee -a "$out/summary.txt"
   grep -H '^check .*ok=0' "$o"/logs/*.log 2>/dev/null | head -20 | tee -a "$out/summary.txt"
   grep -l '^result status=error' "$o"/logs/*.log 2>/dev/null | sed 's/^/  error: /' | tee -a "$out/summary.txt"

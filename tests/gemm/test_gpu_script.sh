@@ -14,7 +14,7 @@ bash "$script" "$work/a" --bin "$fake" --no-sanitizer --no-peer >"$work/a.txt" 2
 check_eq "a failed check fails the sweep" "$?" 1
 s=$work/a/summary.txt
 check "77 cases (48 matrix, 16 edges, 8 cluster, 1 control, 4 bench)" grep -q '^77 cases:' "$s"
-check_eq "one log per case" "$(ls "$work"/a/logs/*.log | wc -l)" 77
+check_eq "one log per case" "$(count_paths "$work"/a/logs/*.log)" 77
 check "a passing case: system, shape, dtype, status, ms, TFLOP/s, check" \
   grep -qE '^check +wgmma +8192x8192x8192 +fp16 +PASS +1\.6000 +687\.2 +ok \(c rel_l2 2\.4e-04, sampled 4096\)$' "$s"
 check "the failed check named" grep -qE '^check +mma +1024x1024x1024 +bf16 +FAIL .*FAIL: c ' "$s"

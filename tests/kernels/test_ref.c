@@ -165,7 +165,7 @@ static void test_by_hand(void) {
   uint16_t one = rng_float_to_half(1.0f), three = rng_float_to_half(3.0f);
   uint16_t q[2] = {one, one}, k[2] = {one, one}, v[2] = {one, three};
   float mask[4] = {1.0f, 1.0f, 0.5f, 0.5f};
-  ref_inputs in = {q, k, v, NULL, mask, NULL};
+  ref_inputs in = {.q = q, .k = k, .v = v, .corm_mask = mask};
   ref_outputs o;
   ref_outputs_alloc(WL_CORM, &s, &o);
   ref_run(WL_CORM, &s, &in, &o);
@@ -188,7 +188,7 @@ static void test_scale_by_hand(void) {
   uint16_t one = rng_float_to_half(1.0f), two = rng_float_to_half(2.0f),
            three = rng_float_to_half(3.0f);
   uint16_t q[2] = {one, one}, k[2] = {one, two}, v[2] = {one, three};
-  ref_inputs in = {q, k, v, NULL, NULL, NULL};
+  ref_inputs in = {.q = q, .k = k, .v = v};
   ref_outputs o, on;
   ref_outputs_alloc(WL_ATTN, &s, &o);
   ref_outputs_alloc(WL_ATTN, &s, &on);

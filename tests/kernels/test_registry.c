@@ -1,12 +1,14 @@
 /* The workload and system registries are complete: every registry workload is consistent
  * (its features have the outputs they write) and has a CPU reference, a GPU reference and
  * every GPU system (with CUDA in the build); the names are unique; the command lines list
- * exactly the registry. The checks are shown to fail on broken rows. No GPU needed: only
- * host-side support functions run.
+ * exactly the registry; every input of inputs.def has a way to be drawn on the host and the
+ * device, and the host draws exactly the inputs each workload has. The checks are shown to
+ * fail on broken rows. No GPU needed: only host-side support functions run.
  *   test_registry PATH/TO/attnvar */
 #include "../check.h"
 #include "attn_system.h"
 #include "ref/ref.h"
+#include "rng.h"
 #ifdef REPRO_HAVE_CUDA
 #include "gpuref/gpuref.h"
 #endif
@@ -189,6 +191,86 @@ static void test_broken_rows_are_caught(void) {
   CHECK(workload_row_problem(&bad) != NULL);
 }
 
+/* A row of inputs.def as the checks below see it: its fill column spelled out. */
+typedef struct {
+  const char *name;
+  attn_elem elem;
+  uint32_t stream;                /* FILL_NORMAL's, 0 for FILL_GEN */
+  const char *host_gen, *dev_gen; /* FILL_GEN's generators as written ("NULL": none) */
+  int host;
+} input_row;
+
+static const input_row input_rows[ATTN_INPUT_COUNT] = {
+#define FILL_NORMAL(stream)                               stream, NULL, NULL
+#define FILL_GEN(host_fn, dev_fn)                         0, #host_fn, #dev_fn
+#define ATTN_INPUT(name, elem, elems, needed, host, fill) {#name, elem, fill, host},
+#include "inputs.def"
+#undef ATTN_INPUT
+#undef FILL_GEN
+#undef FILL_NORMAL
+};
+
+/* NULL when the row can be drawn wherever it is read, else why not. */
+static const char *input_row_problem(const input_row *r) {
+  if (r->stream) {
+    if (r->elem != ELEM_DTYPE) return "FILL_NORMAL draws the cell's 16-bit type only";
+    if (r->stream >= RNG_STREAM_USER) return "FILL_NORMAL's stream is one of other binaries";
+    return NULL;
+  }
+  if (!r->host_gen || !r->dev_gen) return "neither FILL_NORMAL nor FILL_GEN";
+  int host_gen = strcmp(r->host_gen, "NULL") != 0, dev_gen = strcmp(r->dev_gen, "NULL") != 0;
+  if (r->host && !host_gen) return "the CPU references read it but the host cannot draw it";
+  if (!dev_gen && !host_gen) return "no generator: the device has nothing to copy";
+  return NULL;
+}
+
+/* Every input has a way to be drawn, a unique name and stream, and at least one workload; the
+ * host draws exactly the inputs of each workload that the CPU references read. */
+static void test_inputs(void) {
+  attn_shape dense = {2, 3, 16, 40, 40, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE};
+  attn_shape blocks = {2, 4, 16, 64, 64, MASK_CAUSAL, DTYPE_FP16, 2, 16, 3, 0.0};
+  for (int id = 0; id < ATTN_INPUT_COUNT; id++) {
+    const input_row *r = &input_rows[id];
+    const char *problem = input_row_problem(r);
+    CHECKF(problem == NULL, "input %s: %s", r->name, problem ? problem : "");
+    CHECK_STR(attn_input_table[id].name, r->name);
+    for (int o = 0; o < id; o++) {
+      CHECKF(strcmp(input_rows[o].name, r->name) != 0, "input %s: name not unique", r->name);
+      CHECKF(!r->stream || input_rows[o].stream != r->stream, "inputs %s and %s share a stream",
+             input_rows[o].name, r->name);
+    }
+    int users = 0;
+    for (int w = 0; w < WL_COUNT; w++)
+      users += attn_input_needed((attn_input_id)id, (workload_id)w);
+    CHECKF(users > 0, "input %s: no workload has it", r->name);
+  }
+  CHECK(attn_input_common(ATTN_IN_q) && attn_input_common(ATTN_IN_k) &&
+        attn_input_common(ATTN_IN_v));
+  CHECK(!attn_input_common(ATTN_IN_exp_rand) && workload_needs_exp_rand(WL_KF));
+  for (int w = 0; w < WL_COUNT; w++) {
+    const attn_shape *s = workload_selected_blocks((workload_id)w) ? &blocks : &dense;
+    ref_host_inputs h;
+    ref_inputs_generate((workload_id)w, s, 5, &h);
+    for (int id = 0; id < ATTN_INPUT_COUNT; id++) {
+      int want = attn_input_needed((attn_input_id)id, (workload_id)w) && attn_input_table[id].host;
+      CHECKF((ref_host_input(&h, (attn_input_id)id) != NULL) == want, "%s: input %s %s",
+             workload_table[w].name, input_rows[id].name, want ? "missing" : "drawn needlessly");
+      CHECKF(!want || attn_input_elems((attn_input_id)id, s) > 0, "%s: input %s is empty",
+             workload_table[w].name, input_rows[id].name);
+    }
+    ref_inputs_free(&h);
+  }
+  /* the checks can fail */
+  input_row bad = {"x", ELEM_F32, RNG_STREAM_Q, NULL, NULL, 1};
+  CHECK(input_row_problem(&bad) != NULL);
+  bad = (input_row){"x", ELEM_I32, 0, "NULL", "hx_dev_fill_x", 1};
+  CHECK(input_row_problem(&bad) != NULL);
+  bad.host = 0; /* read by GPU code alone, drawn on the device */
+  CHECK(input_row_problem(&bad) == NULL);
+  bad.dev_gen = "NULL";
+  CHECK(input_row_problem(&bad) != NULL);
+}
+
 /* `attnvar --list-workloads` prints the registry, in order, and nothing else. */
 static void test_list_matches(const char *attnvar) {
   char cmd[4096];
@@ -218,6 +300,7 @@ int main(int argc, char **argv) {
   test_systems_cover_bf16();
   test_peers_say_why();
   test_broken_rows_are_caught();
+  test_inputs();
   test_list_matches(argv[1]);
   return check_report();
 }

@@ -31,7 +31,7 @@ static attn_shape nsa_shape(int batch, int heads, int kv_heads, int dim, int seq
 }
 
 static int32_t *lists_of(const attn_shape *s, uint64_t seed) {
-  int32_t *idx = hx_host_alloc(shape_block_idx_elems(s) * sizeof *idx, "lists");
+  int32_t *idx = hx_host_alloc(attn_input_elems(ATTN_IN_block_idx, s) * sizeof *idx, "lists");
   sb_generate(s, seed, idx);
   return idx;
 }
@@ -79,7 +79,7 @@ static void test_lists(const attn_shape *s, uint64_t seed) {
 
   /* the seed decides: the same seed gives the same lists, another seed other ones */
   int32_t *again = lists_of(s, seed), *other = lists_of(s, seed + 1);
-  size_t n = shape_block_idx_elems(s);
+  size_t n = attn_input_elems(ATTN_IN_block_idx, s);
   CHECK(memcmp(idx, again, n * sizeof *idx) == 0);
   int random_lists = s->q_len > 3 * BS && T < s->q_len / BS - 1; /* some lists have a choice */
   CHECKF(!random_lists || memcmp(idx, other, n * sizeof *idx) != 0,
@@ -203,7 +203,7 @@ static void test_by_hand(void) {
     sb_generate(&s, 7, idx);
     const int32_t want_idx[12] = {0, 3, 0, 3, 0, 3, 0, 3, 0, 1, 0, 1}; /* sentinel ceil(6/2) */
     CHECK(memcmp(idx, want_idx, sizeof idx) == 0);
-    ref_inputs in = {q, k, v, NULL, NULL, idx};
+    ref_inputs in = {.q = q, .k = k, .v = v, .block_idx = idx};
     ref_outputs o, o2;
     ref_outputs_alloc(WL_NSA, &s, &o);
     ref_outputs_alloc(WL_NSA, &s, &o2);

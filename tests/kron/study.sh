@@ -23,7 +23,7 @@ done
 (cd "$study" && ./run.sh --dry-run --local -c "$cluster" >cells.txt 2>err.txt)
 check_eq "dry-run exit" "$?" 0
 check_eq "cells" "$(wc -l <"$study/cells.txt")" 80
-check_eq "array scripts" "$(ls "$study"/runs/dry-run-*/jobs/*.sbatch | wc -l)" 4
+check_eq "array scripts" "$(count_paths "$study"/runs/dry-run-*/jobs/*.sbatch)" 4
 line=$(grep '^bwd-d.h100.8x64x64x64.v3.log' "$study/cells.txt" | cut -f2)
 check_eq "a cell's command" "$line" \
   "$build/bin/kronlayer --impl v3 --shape 8x64x64x64 --dtype d --pass bwd --warmup 1 --runs 2 --device cpu --check bench"
@@ -33,6 +33,7 @@ check_eq "run_single bwd-f 32x128x128 v2" "$out" "bwd-f.h100.32x128x128.v2.log"
 
 # a local CPU run of the small shape: ours (12 cells) and one peer (4 cells: ok with torch,
 # unsupported without)
+# shellcheck disable=SC2054 # the commas are inside --only's values
 only=(--only workload=16x32x32,system=v1 --only workload=16x32x32,system=v2
       --only workload=16x32x32,system=v3 --only workload=16x32x32,system=torch-v2)
 (cd "$study" && ./run.sh --local --device h100 -c "$cluster" -q "${only[@]}" >out.txt 2>&1)

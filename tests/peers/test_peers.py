@@ -59,7 +59,8 @@ def test_c_parses_python_lines():
 
 def test_python_parses_c_lines():
     for val in VALUES:
-        c_line = tool(["write", "result", "status", "ok".encode().hex(), "reason", val.encode().hex()])
+        c_line = tool(["write", "result", "status", "ok".encode().hex(),
+                       "reason", val.encode().hex()])
         tag, pairs = kvlog.parse(c_line)
         check(tag == "result" and pairs == [("status", "ok"), ("reason", val)],
               "python parse of C line %r: %r %r" % (c_line, tag, pairs))
@@ -103,7 +104,7 @@ def parse_log(text):
             records.append((tag, dict(pairs)))
         except kvlog.ParseError as e:
             check(False, "log line %d malformed: %s: %r" % (n, e, line))
-    c_answers = tool(["parse"], "\n".join(l for l in lines if not l.startswith("#")) + "\n")
+    c_answers = tool(["parse"], "\n".join(ln for ln in lines if not ln.startswith("#")) + "\n")
     check(all(a.startswith("ok ") for a in c_answers.splitlines()),
           "common/kvline rejects a log line:\n" + c_answers)
     return records

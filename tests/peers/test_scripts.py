@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Tests of the GPU-machine shell scripts without a GPU: kernels/attention/bench.sh, kernels/attention/gpu_check.sh,
-kernels/e2e/gpu_check.sh and scripts/peers/gpu_check.sh take their workload list from the
-binary (`--list-workloads`) or the registry (registry.py names), never from a list of their
-own. Stand-in binaries (shell scripts) list a few workloads and answer every cell at once:
+"""Tests of the GPU-machine shell scripts without a GPU: kernels/attention/bench.sh,
+kernels/attention/gpu_check.sh, kernels/e2e/gpu_check.sh and scripts/peers/gpu_check.sh take
+their workload list from the binary (`--list-workloads`) or the registry (registry.py names),
+never from a list of their own. Stand-in binaries (shell scripts) list a few workloads and
+answer every cell at once:
 
   - the cells run are exactly the listed workloads' (a workload the binary does not list is
     not run, one it lists is);

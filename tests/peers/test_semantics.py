@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """CPU semantic checks of the PyTorch peers; they need torch and exit 77 (CTest SKIP) without.
 
-  Every workload is every row of kernels/attention/workloads.def plus synthetic rows that combine the
-  existing features anew (COMBINED, added through $REPRO_WORKLOADS_DEF): a new combination
-  must need no Python change.
+  Every workload is every row of kernels/attention/workloads.def plus synthetic rows that
+  combine the existing features anew (COMBINED, added through $REPRO_WORKLOADS_DEF): a new
+  combination must need no Python change.
   1. workloads.reference (fp64) against a plain-Python loop implementation of the design's
      math at a tiny size, every workload (the reference must itself be right);
   2. the eager formulation (the `torch` peer) with fp32 inputs against the reference (tight),
@@ -39,7 +39,8 @@ check = tally.check
 
 def rel_l2(a, b):
     a, b = a.double(), b.double()
-    return (torch.linalg.vector_norm(a - b) / max(torch.linalg.vector_norm(b).item(), 1e-300)).item()
+    norm_b = max(torch.linalg.vector_norm(b).item(), 1e-300)
+    return (torch.linalg.vector_norm(a - b) / norm_b).item()
 
 
 # ---- 1. plain-Python reference ------------------------------------------------------------
@@ -125,7 +126,7 @@ def check_lists(idx, seqlen, blocks):
     sentinel ceil(S / BS)."""
     nblocks = -(-seqlen // blocks.block_size)
     bad = 0
-    for b, per_t in enumerate(idx.tolist()):
+    for per_t in idx.tolist():  # every batch
         for t, per_g in enumerate(per_t):
             c = max(1, t // blocks.block_size)
             n = min(blocks.selected, c)
@@ -247,7 +248,9 @@ def test_selection():
             heads = 3
             cap = llama.cache_cap(workload, seqlen)
 
-            def distinct():  # distinct values: no ties, so the selection is unique
+            # distinct values: no ties, so the selection is unique (the defaults bind this
+            # iteration's seqlen and heads)
+            def distinct(seqlen=seqlen, heads=heads):
                 vals = rng.sample(range(1, 10 * seqlen * heads), seqlen * heads)
                 return torch.tensor(vals, dtype=torch.float64).view(1, heads, seqlen) / (
                     10 * seqlen)
@@ -281,7 +284,8 @@ def test_e2e_model():
         corm_mask = (wl.corm_mask(cfg.seqlen, "cpu") if wl.extra_input(workload) == "corm_mask"
                      else None)
         cache = llama.Cache(cfg, workload, "cpu", dtype=torch.float32)
-        attn = lambda *a, w=workload: wl.eager(w, *a)
+        def attn(*a, w=workload):
+            return wl.eager(w, *a)
         got = llama.forward(attn, workload, cfg, weights, cache, corm_mask,
                             torch.Generator().manual_seed(4))
         want = llama.reference_forward(workload, cfg, weights, corm_mask,
@@ -331,7 +335,7 @@ def test_peer_cli(peer):
         what = " ".join(args[:4])
         check(res.returncode == 0, "%s: exit %d: %s" % (what, res.returncode,
                                                          res.stdout[-500:] + res.stderr[-500:]))
-        records = [kvlog.parse(l) for l in res.stdout.splitlines() if not l.startswith("#")]
+        records = [kvlog.parse(ln) for ln in res.stdout.splitlines() if not ln.startswith("#")]
         tags = [t for t, _ in records]
         n_checks = 1 if "--e2e" in args else len(wl.OUTPUTS[args[3]])
         check(tags == ["meta", "config"] + ["check"] * n_checks + ["result"],
@@ -373,8 +377,8 @@ def main():
     global wl, llama, kvlog, registry
     p = argparse.ArgumentParser()
     p.add_argument("--peer", required=True)
-    p.add_argument("--def", dest="def_path",
-                   help="the registry (default: kernels/attention/workloads.def beside scripts/peers)")
+    p.add_argument("--def", dest="def_path", help="the registry (default: "
+                   "kernels/attention/workloads.def beside scripts/peers)")
     a = p.parse_args()
     peer = os.path.abspath(a.peer)
     sys.path.insert(0, os.path.dirname(peer))
@@ -385,9 +389,9 @@ def main():
         with open(source, encoding="utf-8") as f, open(combined, "w", encoding="utf-8") as g:
             g.write(f.read() + "\n" + "\n".join(COMBINED) + "\n")
         os.environ["REPRO_WORKLOADS_DEF"] = combined  # before registry is imported; peer.py too
-        import registry as registry_module
         import kvlog as kvlog_module
         import llama as llama_module
+        import registry as registry_module
         import workloads as wl_module
         wl, llama, kvlog, registry = wl_module, llama_module, kvlog_module, registry_module
         check(len(wl.WORKLOADS) == len(registry_module.load(source)) + len(COMBINED),

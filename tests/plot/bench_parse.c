@@ -68,8 +68,12 @@ static long write_ours(const char *path, int i) {
 }
 
 static double bench(const char *dir, long bytes, const char *tmpl, int expect) {
-  rd_opts o = {
-      .figure = "bench", .log_name = tmpl, .default_seqlen = 4096, .default_experiment = "kernel"};
+  static const pt_kv length = {.key = "seqlen", .val = "4096"};
+  rd_opts o = {.figure = "bench",
+               .log_name = tmpl,
+               .default_keys = &length,
+               .ndefault_keys = 1,
+               .default_experiment = "kernel"};
   double best = INFINITY;
   for (int rep = 0; rep < 3; rep++) {
     pt_table t = {0};

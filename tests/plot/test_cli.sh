@@ -2,6 +2,8 @@
 # CLI tests of repro-plot: .dat contents, broken inputs reported (not fatal; fatal with
 # --strict), csv/json export, merge and compare. Fixture logs: tests/plot/fixtures/ (test data).
 #   test_cli.sh REPRO_PLOT SOURCE_DIR
+# check() evals its first argument: the single quotes keep its expansions for eval.
+# shellcheck disable=SC2016
 set -u
 bin=$1; src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -14,6 +16,7 @@ fx=$src/tests/plot/fixtures
 # 1. .dat contents from the AE fixtures (fig12 kernel, row h100, column h2o = block 0)
 "$bin" draw --config "$src/fig12/experiment.yaml" --logs "$fx/ae/fig12" --out "$tmp/d12" --no-render > "$tmp/d12.out" 2>&1
 check '[ $? -eq 0 ]' "draw --no-render exits 0"
+# shellcheck disable=SC2034 # read by the checks, which check() evals
 dat=$tmp/d12/fig12_kernel.dat
 check 'grep -q "^# device=h100 workload=h2o ymax=30$" "$dat"' "first block is h100/h2o with ymax 30"
 check 'grep -q "^1 B 4 4 [0-9]* 0 [0-9.]* [0-9.]* 0.0000 0.1600$" "$dat"' "inductor (dynamo) bar of 4 ms"
@@ -154,6 +157,7 @@ r=$(row gemm.h100.fp16.4096x4096x4096.wgmma.log)
 check '[[ "$r" == *"\"status\": \"error\""* && "$r" == *"\"latency_ms\": null, \"tflops\": null"* ]]' "json: a failed check stays a row, status error"
 r=$(row nsa.h100.b2.h16.s512.d64.bs32.g1.sel8.c1.fused.log)
 check '[[ "$r" == *"\"problem_size\": {\"batch\": 2, \"heads\": 16, \"seq_len\": 512, \"dim\": 64, \"block_size\": 32, \"groups\": 1, \"selected_blocks\": 8, \"is_causal\": true, \"scale\": 0.1}"* ]]' "json: nsa problem_size in the template's order, the seed's key names, is_causal a boolean, scale from the config line"
+# shellcheck disable=SC2034 # read by the checks, which check() evals
 r=$(row mha.h100.b8.h32.s1024.d128.c0.torch.log)
 check '[[ "$r" == *"\"problem_size\": {\"batch\": 8, \"heads\": 32, \"seq_len\": 1024, \"dim\": 128, \"is_causal\": false}"* ]]' "json: mha problem_size: is_causal false, no scale where the log has none"
 check 'grep -q "nsa.h100.b2.h16.s512.d64.bs32.g1.sel8.c1.fused.log:4: file name says groups=1 but the log says 4" "$tmp/tb.err"' "a config line that contradicts a case key of the name is a warning"
@@ -189,6 +193,7 @@ for f in gemm_comparison_h100 gemm_comparison_a100 mha_comparison_h100 nsa_compa
   check '[ -s "$tmp/tbd/$f.dat" ] && grep -q "template bars.gp" "$tmp/tbd/$f.gp"' "$f.dat and .gp written"
 done
 check '[ ! -e "$tmp/tbd/mha_comparison_a100.dat" ] && [ ! -e "$tmp/tbd/gemm_comparison.dat" ]' "no file for a device without logs of the kernel"
+# shellcheck disable=SC2034 # read by the checks, which check() evals
 g=$tmp/tbd/gemm_comparison_h100.dat
 check 'grep -q "^# device=h100 experiment=gemm metric=ms range=0.001:1$" "$g" && grep -q "^# device=h100 experiment=gemm metric=tflops range=0:1000$" "$g"' "gemm panels: ms on decades, TFLOP/s linear"
 check 'grep -q "^[-0-9.]* 0.005 14034728 1 .* 0 wgmma \"1024x1024x1024 fp16\"$" "$g"' "wgmma 1024: 0.005 ms, hatched (ours)"
@@ -198,6 +203,7 @@ check 'grep -q "^array grouplabel\[4\] = \[\"1024x1024x1024 fp16\", \"4096x4096x
 check 'grep -q "^title_text = \"GEMM on H100 (NVIDIA H100 80GB HBM3 (fixture))\"" "$tmp/tbd/gemm_comparison_h100.gp"' "title names the kernel, device and GPU"
 check 'grep -q "^[-0-9.]* 0.02 .* 0 pytorch \"1024x1024x1024 fp16\"$" "$tmp/tbd/gemm_comparison_a100.dat"' "the A100 file holds the A100 logs"
 check 'grep -q "\"OOM\" 90 .* mark" "$tmp/tbd/mha_comparison_h100.dat"' "mha causal fused: OOM"
+# shellcheck disable=SC2034 # read by the checks, which check() evals
 s=$tmp/tbd/speedup_comparison_h100.dat
 check 'grep -q "^# device=h100 experiment=gemm metric=speedup baseline=pytorch " "$s" && grep -q "^# device=h100 experiment=mha metric=speedup baseline=torch " "$s" && grep -q "^# device=h100 experiment=nsa metric=speedup baseline=torch " "$s"' "speedup: one panel per kernel with its baseline"
 check 'grep -q "^[-0-9.]* 2.5 .* 0 cublas \"1024x1024x1024 fp16\"$" "$s" && grep -q "^[-0-9.]* 1.25 .* 1 cublas \"4096x4096x4096 fp16\"$" "$s" && grep -q "^[-0-9.]* 2 .* 0 wgmma \"1024x1024x1024 fp16\"$" "$s"' "gemm speedups over pytorch: 0.01/0.004, 0.25/0.2, 0.01/0.005"
@@ -264,6 +270,7 @@ bad_json() { # NAME CONTENT EXPECTED
   printf '%s' "$2" > "$tmp/$1"
   rm -f "$tmp/badj.csv"
   "$bin" merge -o "$tmp/badj.csv" "$tmp/tb.csv" "$tmp/$1" > /dev/null 2> "$tmp/badj.err"
+  # shellcheck disable=SC2034 # read by the checks, which check() evals
   local rc=$?
   check '[ $rc -eq 1 ] && [ ! -e "$tmp/badj.csv" ] && grep -qF "$want" "$tmp/badj.err"' "bad json: $want ($(cat "$tmp/badj.err"))"
 }

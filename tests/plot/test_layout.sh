@@ -8,6 +8,8 @@
 # Inputs: backup_logs (real logs), the AE fixtures (cut bars, OOM, TLE), and copies of
 # backup_logs turned into CPU-mode logs.
 #   test_layout.sh REPRO_PLOT SOURCE_DIR
+# check() evals its first argument: the single quotes keep its expansions for eval.
+# shellcheck disable=SC2016
 set -u
 bin=$1; src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -127,6 +129,7 @@ check 'grep -q "CPU reference logs" "$tmp/cpu.fig13.out"' "terminal output says 
 
 # terminal tables show the figure's quantities: fig13 throughput (TFLOP/s) and peak MiB per
 # length, not ms; a header that names the workload once; grid figures ms and the speedup
+# shellcheck disable=SC2034 # read by the checks, which check() evals
 t=$tmp/real.fig13.out
 check 'grep -q "^== fig13: H2O by sequence length: throughput in TFLOP/s and peak memory in MiB" "$t" && ! grep -q "h2o h2o" "$t"' "fig13 table header names what the figure shows"
 check 'grep -q "^\[H200\] throughput, TFLOP/s" "$t" && grep -q "^\[H200\] peak memory, MiB" "$t" && ! grep -q " ms" "$t"' "fig13 tables are TFLOP/s and MiB, no ms"

@@ -134,9 +134,11 @@ static void test_ours(void) {
   CHECK(near(r.avg_ms, 1.2997) && near(r.min_ms, 1.2891) && near(r.max_ms, 1.3592) &&
             near(r.gflops_s, 105749.3) && near(r.peak_mib, 417.0),
         "numbers %g %g %g %g %g", r.avg_ms, r.min_ms, r.max_ms, r.gflops_s, r.peak_mib);
-  CHECK(!strcmp(r.workload, "h2o") && !strcmp(r.system, "fused") && r.seqlen == 4096 &&
+  /* the config line's other keys (seqlen) are cell keys only where the plot's defaults name
+   * them: rd_read_path (test_default_keys) */
+  CHECK(!strcmp(r.workload, "h2o") && !strcmp(r.system, "fused") && r.nkeys == 0 &&
             !strcmp(r.experiment, "e2e") && !strcmp(r.format, "ours"),
-        "keys %s %s %d %s", r.workload, r.system, r.seqlen, r.experiment);
+        "keys %s %s %d %s", r.workload, r.system, r.nkeys, r.experiment);
   const char *runner =
       "# repro-log 1\nresult status=ok avg_ms=3.5\n"
       "result status=timeout source=runner state=TIMEOUT exit=0:15 reason=\"time limit\"\n";
@@ -169,11 +171,12 @@ static void test_names(void) {
         "fig12 name: %s %s %s %s", r.experiment, r.device, r.workload, r.system);
   pt_row_init(&r);
   CHECK(rd_match_name("{device}.{system}.{seqlen}.log", "a100.sdpa-flash.8192.log", &r) == 0 &&
-            !strcmp(r.system, "sdpa-flash") && r.seqlen == 8192,
-        "fig13 name: %s %d", r.system, r.seqlen);
+            !strcmp(r.system, "sdpa-flash") && !strcmp(pt_length(&r), "8192") && r.keys[0].in_name,
+        "fig13 name: %s %s", r.system, pt_length(&r));
   pt_row_init(&r);
-  CHECK(rd_match_name("{device}.{system}.{seqlen}.log", "a100.torch.big.log", &r) == -1,
-        "seqlen must be a number");
+  CHECK(rd_match_name("{device}.{system}.{seqlen}.log", "a100.torch.big.log", &r) == 0 &&
+            !strcmp(pt_key_value(&r, "seqlen"), "big"),
+        "seqlen is a case key like any other: a name, not checked as a number");
   CHECK(rd_match_name("{device}.{workload}.{system}.log", "h100.attn.log", &r) == -1,
         "too few parts");
   CHECK(rd_match_name("{device}.{workload}.{system}.log", "h100.attn.a.b.log", &r) == -1,
@@ -182,20 +185,19 @@ static void test_names(void) {
         "unsafe characters");
   /* case keys: any other placeholder goes to the row's keys, in the template's order */
   pt_row_init(&r);
-  char num[16];
   CHECK(rd_match_name("{experiment}.{device}.{dtype}.{m}x{n}x{k}.{system}.log",
                       "gemm.h100.bf16.4096x1024x512.wgmma.log", &r) == 0 &&
             r.nkeys == 4 && !strcmp(r.keys[0].key, "dtype") && !strcmp(r.keys[0].val, "bf16") &&
             !strcmp(r.keys[1].val, "4096") && !strcmp(r.keys[2].val, "1024") &&
             !strcmp(r.keys[3].key, "k") && !strcmp(r.keys[3].val, "512") &&
-            !strcmp(r.system, "wgmma") && !strcmp(pt_key_value(&r, "n", num, sizeof num), "1024"),
+            !strcmp(r.system, "wgmma") && !strcmp(pt_key_value(&r, "n"), "1024"),
         "case keys from the name: %d keys", r.nkeys);
   pt_row_init(&r);
   CHECK(rd_match_name("{experiment}.{device}.b{batch}.s{seqlen}.{system}.log",
                       "mha.h100.b8.s4096.fused.log", &r) == 0 &&
-            r.seqlen == 4096 && r.nkeys == 2 && !strcmp(r.keys[1].key, "seqlen") &&
-            !strcmp(pt_key_value(&r, "batch", num, sizeof num), "8"),
-        "seqlen is a number and a key");
+            r.nkeys == 2 && !strcmp(r.keys[1].key, "seqlen") && r.keys[1].in_name &&
+            !strcmp(pt_length(&r), "4096") && !strcmp(pt_key_value(&r, "batch"), "8"),
+        "seqlen is a case key, shown in the length column");
   pt_row_init(&r);
   CHECK(rd_match_name("{experiment}.{device}.{m}x{n}.{system}.log", "gemm.h100.1024.cublas.log",
                       &r) == -1,
@@ -214,7 +216,7 @@ static void test_csv_roundtrip(void) {
   strcpy(r.device, "h100");
   strcpy(r.workload, "h2o");
   strcpy(r.system, "fused");
-  r.seqlen = 4096;
+  pt_set_key(&r, "seqlen", "4096", 0);
   r.status = ST_OK;
   r.avg_ms = 1.2997;
   r.gflops_s = 105749.3;
@@ -244,8 +246,8 @@ static void test_csv_roundtrip(void) {
    * and one GPU's (merge keeps two GPUs' rows of one cell) */
   pt_table tk = {0}, kback = {0};
   pt_row k = r;
-  pt_set_key(&k, "m", "4096");
-  pt_set_key(&k, "dtype", "fp16");
+  pt_set_key(&k, "m", "4096", 1);
+  pt_set_key(&k, "dtype", "fp16", 1);
   snprintf(k.gpu, sizeof k.gpu, "NVIDIA H100 80GB HBM3, \"SXM\"");
   strcpy(k.cc, "9.0");
   k.compile_s = 2.15;
@@ -259,11 +261,12 @@ static void test_csv_roundtrip(void) {
     const pt_row *b = &kback.rows[0];
     char arch[16];
     CHECK(pt_same_cell_gpu(b, &k) && !strcmp(b->gpu, k.gpu) && !strcmp(b->cc, "9.0") &&
-              near(b->compile_s, 2.15) && b->nkeys == 2 && !strcmp(b->keys[1].key, "dtype") &&
+              near(b->compile_s, 2.15) && b->nkeys == 3 && !strcmp(b->keys[1].key, "dtype") &&
+              !strcmp(b->keys[2].key, "seqlen") && !b->keys[2].in_name &&
               !strcmp(pt_arch(b, arch, sizeof arch), "sm_90"),
           "gpu %s, cc %s, keys %d survive", b->gpu, b->cc, b->nkeys);
     pt_row other = *b;
-    pt_set_key(&other, "m", "8192");
+    pt_set_key(&other, "m", "8192", 1);
     CHECK(!pt_same_cell(&other, b), "another case is another cell");
     other = *b;
     strcpy(other.gpu, "NVIDIA A100-SXM4-80GB");
@@ -300,7 +303,8 @@ static void test_fixture_dirs(void) {
     const pt_row *r = &t.rows[i];
     if (!strcmp(r->system, "fused") && !strcmp(r->workload, "h2o")) {
       seen++;
-      CHECK(near(r->avg_ms, 1.25) && r->seqlen == 4096 && !strcmp(r->experiment, "kernel"),
+      CHECK(near(r->avg_ms, 1.25) && !strcmp(pt_length(r), "4096") &&
+                !strcmp(r->experiment, "kernel"),
             "our -> fused");
     }
     if (!strcmp(r->system, "torch") && !strcmp(r->experiment, "e2e")) {
@@ -345,7 +349,8 @@ static void test_fixture_dirs(void) {
   CHECK(n == 2 && is.n == 0, "fig13 fixtures: n=%d issues=%zu", n, is.n);
   for (size_t i = 0; i < t.n; i++) {
     const pt_row *r = &t.rows[i];
-    CHECK(!strcmp(r->workload, "h2o") && !strcmp(r->experiment, "h2o") && r->seqlen == 4096,
+    CHECK(!strcmp(r->workload, "h2o") && !strcmp(r->experiment, "h2o") &&
+              !strcmp(pt_length(r), "4096"),
           "fig13 defaults");
     if (!strcmp(r->system, "tensorrt")) CHECK(near(r->peak_mib, 1536), "trt mib %g", r->peak_mib);
     if (!strcmp(r->system, "fused"))
@@ -555,6 +560,78 @@ static void test_csv_nasty_roundtrip(void) {
 }
 
 /* Folders with odd entries: empty, a FIFO, directory links to ., a dangling link. */
+/* Writes text to dir/name. */
+static void write_file(const char *dir, const char *name, const char *text) {
+  char p[600];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  FILE *f = fopen(p, "w");
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+}
+
+/* The row of file name base in t, or NULL. */
+static const pt_row *row_of(const pt_table *t, const char *base) {
+  for (size_t i = 0; i < t->n; i++) {
+    const char *s = strrchr(t->rows[i].source, '/');
+    if (s && !strcmp(s + 1, base)) return &t->rows[i];
+  }
+  return NULL;
+}
+
+/* The plot's defaults name cell keys (seqlen: 4096): a log named without one takes it from its
+ * config line, else the default; a name that holds it wins, and a config line that says
+ * otherwise is a warning. Any key can be one (dtype here), as seqlen is. */
+static void test_default_keys(void) {
+  static const pt_kv defs[] = {{.key = "seqlen", .val = "4096"}, {.key = "dtype", .val = "fp16"}};
+  rd_opts o = {.figure = "t",
+               .log_name = "{experiment}.{device}.{system}.log",
+               .default_keys = defs,
+               .ndefault_keys = 2,
+               .default_workload = "attn"};
+  char dir[] = "/tmp/test_plot_defaults_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+  write_file(dir, "e.h100.a.log", "# repro-log 1\nconfig seqlen=2048\nresult status=ok avg_ms=1\n");
+  write_file(dir, "e.h100.b.log", "# repro-log 1\nresult status=ok avg_ms=1\n");
+  write_file(dir, "e.h100.c.log",
+             "# repro-log 1\nconfig seqlen=\"a b\" dtype=bf16\nresult status=ok avg_ms=1\n");
+  pt_table t = {0};
+  rd_issues is = {0};
+  CHECK(rd_read_path(&o, dir, &t, &is) == 3, "3 logs");
+  const pt_row *a = row_of(&t, "e.h100.a.log"), *b = row_of(&t, "e.h100.b.log"),
+               *c = row_of(&t, "e.h100.c.log");
+  CHECK(a && !strcmp(pt_length(a), "2048") && !strcmp(pt_key_value(a, "dtype"), "fp16") &&
+            a->nkeys == 2 && !a->keys[0].in_name && pt_case_keys(a) == 0,
+        "the config line's length, the default dtype");
+  CHECK(b && !strcmp(pt_length(b), "4096") && !strcmp(pt_key_value(b, "dtype"), "fp16"),
+        "the defaults");
+  CHECK(c && !strcmp(pt_length(c), "4096") && !strcmp(pt_key_value(c, "dtype"), "bf16") &&
+            has_issue(&is, "config seqlen=\"a b\" is not a name"),
+        "a config value that is no name: a warning, the default");
+  CHECK(a && b && !pt_same_cell(a, b), "two lengths, two cells");
+  pt_free(&t);
+  rd_issues_free(&is);
+
+  o.log_name = "{experiment}.{device}.{system}.{seqlen}.log";
+  write_file(dir, "e.h100.d.1024.log",
+             "# repro-log 1\nconfig seqlen=2048\nresult status=ok avg_ms=1\n");
+  CHECK(rd_read_path(&o, dir, &t, &is) == 1, "1 log of the second template");
+  const pt_row *d = row_of(&t, "e.h100.d.1024.log");
+  CHECK(d && !strcmp(pt_length(d), "1024") && d->keys[0].in_name && pt_case_keys(d) == 1 &&
+            has_issue(&is, "file name says seqlen=1024 but the log says 2048"),
+        "the name's length wins, the config line's is a warning");
+  const char *names[] = {"e.h100.a.log", "e.h100.b.log", "e.h100.c.log", "e.h100.d.1024.log"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+    unlink(p);
+  }
+  rmdir(dir);
+  pt_free(&t);
+  rd_issues_free(&is);
+}
+
 static void test_walk(void) {
   pc_config cfg;
   pc_load(SRC_DIR "/fig12/experiment.yaml", &cfg);
@@ -716,9 +793,8 @@ static void test_scale_and_seed_keys(void) {
   strcpy(r.system, "fused");
   r.status = ST_OK;
   r.avg_ms = 0.5;
-  r.seqlen = 512;
-  pt_set_key(&r, "seqlen", "512");
-  pt_set_key(&r, "causal", "1");
+  pt_set_key(&r, "seqlen", "512", 1);
+  pt_set_key(&r, "causal", "1", 1);
   r.scale = 0.1;
   pt_append(&t, &r);
   char path[] = "/tmp/test_plot_scale_XXXXXX", jpath[] = "/tmp/test_plot_scalej_XXXXXX";
@@ -759,6 +835,7 @@ int main(void) {
   test_utf8();
   test_csv_nasty_roundtrip();
   test_walk();
+  test_default_keys();
   test_scale_and_seed_keys();
   rd_cleanup();
   printf("%d passed, %d failed\n", passed, failed);

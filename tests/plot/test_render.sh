@@ -3,6 +3,8 @@
 # (gen_fixtures: synthetic, not measurements) and from an empty log root, and checks every
 # PDF has one page (pdfinfo), every PNG/SVG is non-empty. Skips (77) without gnuplot/pdfinfo.
 #   test_render.sh BUILD_DIR SOURCE_DIR
+# check() evals its first argument: the single quotes keep its expansions for eval.
+# shellcheck disable=SC2016
 set -u
 build=$1; src=$2
 for tool in gnuplot pdfinfo; do

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 runner=$1 work=$2
 corpus=$(cd "$(dirname "$0")/adversarial" && pwd)
 rm -rf "$work"; mkdir -p "$work/fig" "$work/fakebin"
-cd "$work/fig"
+cd "$work/fig" || exit 1
 cp "$corpus/ok-values.yaml" experiment.yaml
 
 # 1. through the local executor

@@ -12,9 +12,10 @@ rm -rf "$work"; mkdir -p "$work/fig12"
 cp "$src/fig12/experiment.yaml" "$work/fig12/"
 ln -s "$src/scripts" "$work/scripts"
 touch "$work/.repro-root"   # {root} is $work, like the repository root
-cd "$work/fig12"
+cd "$work/fig12" || exit 1
 cluster="$src/clusters/local-test.yaml"
-cells="--only experiment=kernel,system=fused --only experiment=kernel,system=unfused"
+# shellcheck disable=SC2054 # the commas are inside --only's values
+cells=(--only experiment=kernel,system=fused --only experiment=kernel,system=unfused)
 
 check_kernel_logs() {  # check_kernel_logs RUN_DIR DEVICE
   local n=0 w
@@ -27,15 +28,15 @@ check_kernel_logs() {  # check_kernel_logs RUN_DIR DEVICE
       check "$w/$s checked its outputs" grep -q '^check .*ok=1' "$log"
     done
   done
-  check_eq "kernel logs" "$(ls "$1/logs" | wc -l)" "$n"
+  check_eq "kernel logs" "$(count_paths "$1/logs"/*)" "$n"
 }
 
-"$runner" run experiment.yaml -c "$cluster" --local --device h100 -j 2 -q $cells >out-local 2>&1
+"$runner" run experiment.yaml -c "$cluster" --local --device h100 -j 2 -q "${cells[@]}" >out-local 2>&1
 check_eq "local run exit" "$?" 0
 check_kernel_logs "$(current_run)" h100
 
 if slurm_reachable && sinfo -h -o %P | tr -d '*' | grep -qx a100; then
-  "$runner" run experiment.yaml -c "$cluster" --slurm --device a100 --poll 1 -q $cells >out-slurm 2>&1
+  "$runner" run experiment.yaml -c "$cluster" --slurm --device a100 --poll 1 -q "${cells[@]}" >out-slurm 2>&1
   check_eq "slurm run exit" "$?" 0
   check_kernel_logs "$(current_run)" a100
 else

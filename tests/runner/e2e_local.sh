@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 runner=$1 work=$2
 rm -rf "$work"; mkdir -p "$work"
 make_matrix "$work/fig" 2 60 1 h100
-cd "$work/fig"
+cd "$work/fig" || exit 1
 export REPRO_KILL_GRACE_S=1
 
 # 1. killed by SIGKILL right after the 2nd cell started (-j 2: both slots busy)
@@ -19,7 +19,7 @@ orphans=$(grep -l "REPRO_LOCAL_RUN=$run" /proc/[0-9]*/environ 2>/dev/null | wc -
 check "cells of the killed runner still run (orphans)" test "$orphans" -ge 1
 # the two cells started before the kill may not have reached their program yet (a loaded
 # machine): let them say they started, or the resume below ends them first
-for i in $(seq 100); do [ "$(wc -l <count 2>/dev/null || echo 0)" -ge 2 ] && break; sleep 0.05; done
+for _ in $(seq 100); do [ "$(wc -l <count 2>/dev/null || echo 0)" -ge 2 ] && break; sleep 0.05; done
 
 # 2. resume: the orphans are ended, cells without a good log run, in the same run folder
 t0=$(date +%s)
@@ -39,7 +39,7 @@ check_eq "cells that ran twice" "$twice" 2
 check_eq "cells that ran more than twice" "$more" 0
 check_eq "cells that ran" "$(starts count | wc -l)" 8
 # the killed attempts' partial output is still there
-check "killed attempts kept in tmp/" test "$(ls "$run/tmp" | wc -l)" -ge 2
+check "killed attempts kept in tmp/" test "$(count_paths "$run/tmp"/*)" -ge 2
 
 # 3. resume again: nothing to do (bad cells rerun, good ones kept)
 "$runner" run experiment.yaml --local --device h100 --resume --only system=good >out3 2>&1
@@ -57,7 +57,7 @@ check_eq "rerun log ok" "$(last_result "$run/logs/main.h100.a.good.log" status)"
 check_eq "new run exit" "$?" 0
 check "old run still there" test -f "$run/logs/main.h100.a.good.log"
 check "ae_logs moved to the new run" test "$(current_run)" != "$run"
-check_eq "runs" "$(ls runs | wc -l)" 2
+check_eq "runs" "$(count_paths runs/*)" 2
 
 # 6. the local executor refuses to mix devices
 sed -i 's/device: \[h100\], workload: \[z\]/device: [h100, a100], workload: [z]/' experiment.yaml

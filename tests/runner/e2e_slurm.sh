@@ -13,11 +13,11 @@ runner=$1 work=$2
 need_test_cluster
 node=$(sinfo -h -N -p a100 -o %N | head -1)
 # a node still cleaning up after earlier jobs delays everything: wait until it is idle
-for i in $(seq 120); do [ "$(sinfo -h -N -n "$node" -o %T | head -1)" = idle ] && break; sleep 0.5; done
+for _ in $(seq 120); do [ "$(sinfo -h -N -n "$node" -o %T | head -1)" = idle ] && break; sleep 0.5; done
 rm -rf "$work"; mkdir -p "$work"
 make_matrix "$work/fig" 60 600 12 a100
 cluster="$(cd "$(dirname "$0")/../.." && pwd)/clusters/local-test.yaml"
-cd "$work/fig"
+cd "$work/fig" || exit 1
 # job ids this test submitted (from the run's journal); cancelled when the test ends
 run_jobs() { grep -h '^job ' "$work"/fig/runs/*/manifest 2>/dev/null | grep -o 'jobid=[0-9]*' | cut -d= -f2; }
 trap 'j=$(run_jobs); [ -n "$j" ] && scancel $j 2>/dev/null' EXIT
@@ -33,7 +33,7 @@ check "tle submission announced" test -n "$tle_name"
 # 2. resume in the background; take the node down while the rq cell runs
 "$runner" run experiment.yaml -c "$cluster" --resume --poll 1 >out2 2>&1 &
 resumer=$!
-for i in $(seq 600); do ls "$run"/tmp/rq.a100.r.slow.log.* >/dev/null 2>&1 && break; sleep 0.2; done
+for _ in $(seq 600); do ls "$run"/tmp/rq.a100.r.slow.log.* >/dev/null 2>&1 && break; sleep 0.2; done
 check "rq cell started" ls "$run"/tmp/rq.a100.r.slow.log.*
 sleep 2
 scontrol update nodename="$node" state=down reason=repro-test
@@ -41,11 +41,11 @@ sleep 2
 scontrol update nodename="$node" state=resume 2>/dev/null || true
 # A requeued job waits ~2 minutes (BeginTime) and is held if relaunched while the node still
 # cleans up; the test does not wait: once the node is idle, release and start the run's jobs.
-for i in $(seq 60); do
+for _ in $(seq 60); do
   case "$(sinfo -h -N -n "$node" -o %T | head -1)" in idle|mixed|allocated) break ;; esac
   sleep 0.5
 done
-for i in $(seq 30); do
+for _ in $(seq 30); do
   pending=$(squeue -h -r -t PD -o %i -j "$(run_jobs | paste -sd,)" 2>/dev/null)
   [ -z "$pending" ] && break
   for j in $pending; do scontrol release "$j" 2>/dev/null; scontrol update jobid="$j" starttime=now 2>/dev/null; done
@@ -57,9 +57,9 @@ check "recovered the landed submission" grep -q "reached Slurm as job" out2
 check_matrix_logs "$run/logs" a100
 
 # 3. nothing submitted twice: one job per submission name, 3 job records in all
-for name in $(grep '^submit ' "$run/manifest" | grep -o 'jobname=[^ ]*' | cut -d= -f2); do
+while read -r name; do
   check_eq "jobs named $name" "$(squeue -h -t all -n "$name" -o %F | sort -u | wc -l)" 1
-done
+done < <(grep '^submit ' "$run/manifest" | grep -o 'jobname=[^ ]*' | cut -d= -f2)
 check_eq "job records" "$(grep -c '^job ' "$run/manifest")" 3
 check_eq "submissions" "$(grep -c '^submit ' "$run/manifest")" 3
 # each main cell started once; the requeued cell twice under one job id

@@ -24,9 +24,11 @@ for f in fig12 fig13 fig14; do
   (cd "$work/$f" && ./run.sh --dry-run -c ../clusters/local-test.yaml >cells.txt 2>err.txt)
   check_eq "$f dry-run exit" "$?" 0
   check_eq "$f cells printed" "$(wc -l <"$work/$f/cells.txt")" "${cells[$f]}"
-  check_eq "$f array scripts" "$(ls "$work/$f"/runs/dry-run-*/jobs/*.sbatch | wc -l)" "${arrays[$f]}"
+  check_eq "$f array scripts" "$(count_paths "$work/$f"/runs/dry-run-*/jobs/*.sbatch)" "${arrays[$f]}"
   check "$f: no ae_logs from a dry run" test ! -e "$work/$f/ae_logs"
-  check "$f scripts parse" bash -n $(ls "$work/$f"/runs/dry-run-*/jobs/*.sbatch)
+  for s in "$work/$f"/runs/dry-run-*/jobs/*.sbatch; do
+    check "$f script $(basename "$s") parses" bash -n "$s"
+  done
 done
 # every fig12 cell of kernel/roco on both devices; then exactly one cell
 out=$(cd "$work/fig12" && ./run_single.sh kernel roco --dry-run -c ../clusters/local-test.yaml 2>/dev/null | cut -f1 | sort | tr '\n' ' ')

@@ -7,7 +7,7 @@ shift 2
 rm -rf "$work"; mkdir -p "$work/corpus"
 i=0
 for f in "$@"; do i=$((i + 1)); cp "$f" "$work/corpus/$i.yaml"; done
-cd "$work"
+cd "$work" || exit 1
 if "$fuzz" -max_total_time=20 -seed=1 -max_len=4096 -rss_limit_mb=1024 -print_final_stats=1 corpus >fuzz.log 2>&1; then
   grep -E "stat::number_of_executed_units|Done" fuzz.log | tail -2
   echo "1 passed, 0 failed"

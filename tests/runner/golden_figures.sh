@@ -35,9 +35,9 @@ for f in fig12 fig13 fig14; do
     for s in "$work/$f"/runs/dry-run-*/jobs/*.sbatch; do
       normalise "$s" >"$out/$(basename "$s")"
     done
-    check "$f/$c wrote array scripts" test "$(ls "$out"/*.sbatch | wc -l)" -gt 0
+    check "$f/$c wrote array scripts" test "$(count_paths "$out"/*.sbatch)" -gt 0
     if [ "$update" = --update ]; then
-      rm -rf "$golden/$f/$c"; mkdir -p "$golden/$f/$c"; cp "$out"/* "$golden/$f/$c/"
+      rm -rf "${golden:?}/$f/$c"; mkdir -p "$golden/$f/$c"; cp "$out"/* "$golden/$f/$c/"
       continue
     fi
     check "$f/$c same files as golden" diff <(ls "$golden/$f/$c") <(ls "$out")

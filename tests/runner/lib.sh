@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers of the runner's shell tests (sourced). Each test counts its checks and ends
 # with "N passed, N failed"; exit 77 means skipped (CTest SKIP_RETURN_CODE).
 set -u
@@ -8,10 +9,17 @@ check() { local what=$1; shift; if "$@"; then ok; else bad "$what"; fi; }
 check_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: expected '$3', got '$2'"; fi; }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
 skip() { echo "SKIP: $*"; exit 77; }
+# How many of the paths exist: `count_paths DIR/*` counts DIR's entries (`ls DIR | wc -l`);
+# a glob that matched nothing counts 0.
+count_paths() {
+  local p n=0
+  for p in "$@"; do if [ -e "$p" ] || [ -L "$p" ]; then n=$((n + 1)); fi; done
+  echo "$n"
+}
 
 # A scratch repository for a study or nested-folder test: WORK/repo marked with .repro-root,
-# the source folders linked from $src, build/ linked when BUILD is given, and the experiment
-# folder WORK/repo/SUBDIR created. Sets work, repo and study.
+# the source folders linked from $src (the sourcing test sets it), build/ linked when BUILD
+# is given, and the experiment folder WORK/repo/SUBDIR created. Sets work, repo and study.
 #   scratch_repo WORK SUBDIR [BUILD]
 scratch_repo() {
   rm -rf "$1"; mkdir -p "$1"
@@ -20,7 +28,7 @@ scratch_repo() {
   mkdir -p "$study"
   touch "$repo/.repro-root"
   local d
-  for d in scripts plot tests clusters kernels; do ln -s "$src/$d" "$repo/$d"; done
+  for d in scripts plot tests clusters kernels; do ln -s "${src:?}/$d" "$repo/$d"; done
   if [ -n "${3:-}" ]; then ln -s "$3" "$repo/build"; fi
 }
 
@@ -64,7 +72,7 @@ EOF2
 #   check_matrix_logs LOGS_DIR RQ_DEVICE
 check_matrix_logs() {
   local logs=$1 rqdev=$2 n
-  n=$(ls "$logs" | wc -l)
+  n=$(count_paths "$logs"/*)
   check_eq "number of logs" "$n" 8
   for w in a b; do
     check_eq "main $w good" "$(last_result "$logs/main.h100.$w.good.log" status)" ok

@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 runner=$1 work=$2 mode=$3
 standin=$(cd "$(dirname "$0")" && pwd)/standin.sh
 rm -rf "$work"; mkdir -p "$work/fig"
-cd "$work/fig"
+cd "$work/fig" || exit 1
 cat >experiment.yaml <<EOF2
 figure: onefig
 defaults: {count: "$work/fig/count", standin: "$standin"}
@@ -34,13 +34,13 @@ experiments:
     time_limit: 120
     axes: {device: [h100], workload: [e], system: [unsup, oom]}
 EOF2
-started() { cat count 2>/dev/null | grep -c " $1\$"; }
+started() { local n; n=$(grep -c " $1\$" count 2>/dev/null); echo "${n:-0}"; }  # 0 without count
 
 if [ "$mode" = local ]; then
   # 1. a second runner of the figure is refused while the first works
   "$runner" run experiment.yaml --local --device h100 --only experiment=long -q >out1 2>&1 &
   first=$!
-  for i in $(seq 100); do [ "$(started w.slow)" -ge 1 ] && break; sleep 0.1; done
+  for _ in $(seq 100); do [ "$(started w.slow)" -ge 1 ] && break; sleep 0.1; done
   run1=$(current_run)
   "$runner" run experiment.yaml --local --device h100 --only experiment=main -q >out2 2>&1
   check_eq "second runner refused" "$?" 2
@@ -49,11 +49,11 @@ if [ "$mode" = local ]; then
   check "refusal names the way out" grep -q -- "--allow-concurrent" out2
   "$runner" run experiment.yaml --local --device h100 --resume -q >out3 2>&1
   check_eq "resume during the first runner refused" "$?" 2
-  check_eq "no second run folder" "$(ls runs | wc -l)" 1
+  check_eq "no second run folder" "$(count_paths runs/*)" 1
   # a deliberate second run
   "$runner" run experiment.yaml --local --device h100 --only experiment=main,system=good --allow-concurrent -q >out4 2>&1
   check_eq "--allow-concurrent runs" "$?" 0
-  check_eq "its own run folder" "$(ls runs | wc -l)" 2
+  check_eq "its own run folder" "$(count_paths runs/*)" 2
   wait "$first"
   check_eq "first runner ok" "$?" 0
 
@@ -98,7 +98,8 @@ if [ "$mode" = local ]; then
   # (ok, unsupported, oom), so Slurm records COMPLETED; a failed cell's code stays
   run=$(current_run)
   for c in "unsupported 4 0" "oom 3 0" "ok 0 0" "error 1 1" "ok 4 4"; do
-    set -- $c
+    read -r -a words <<<"$c"
+    set -- "${words[@]}"
     printf 'result status=%s\n' "$1" >"$run/tmp/fin.$1.$2"
     "$runner" finish "$run" "fin.$1.$2.log" "$run/tmp/fin.$1.$2" "$2" 2>/dev/null
     check_eq "finish exit for status=$1 after exit $2" "$?" "$3"
@@ -112,8 +113,14 @@ fi
 # slurm
 need_test_cluster
 cluster="$(cd "$(dirname "$0")/../.." && pwd)/clusters/local-test.yaml"
-run_jobs() { grep -h '^job ' "$work"/fig/runs/*/manifest 2>/dev/null | grep -o 'jobid=[0-9]*' | cut -d= -f2; }
-trap 'j=$(run_jobs); [ -n "$j" ] && scancel $j 2>/dev/null' EXIT
+# the EXIT trap: cancel this test's jobs
+# shellcheck disable=SC2317 # reached through the trap, which shellcheck 0.9 does not follow
+cancel_run_jobs() {
+  local jobs
+  mapfile -t jobs < <(grep -h '^job ' "$work"/fig/runs/*/manifest 2>/dev/null | grep -o 'jobid=[0-9]*' | cut -d= -f2)
+  [ ${#jobs[@]} -eq 0 ] || scancel "${jobs[@]}" 2>/dev/null
+}
+trap cancel_run_jobs EXIT
 # 4. a runner that returned with its jobs queued (held here) blocks a second run
 REPRO_SBATCH_ARGS=--hold "$runner" run experiment.yaml -c "$cluster" --only experiment=main --no-wait -q >out1 2>&1
 check_eq "submitted and returned" "$?" 0
@@ -122,7 +129,7 @@ run1=$(current_run)
 check_eq "second run refused while the first run's cells are queued" "$?" 2
 check "names the queued run" grep -qF "$(basename "$run1")" out2
 check "says how" grep -q -- "--allow-concurrent" out2
-check_eq "no second run folder" "$(ls runs | wc -l)" 1
+check_eq "no second run folder" "$(count_paths runs/*)" 1
 # 5. --allow-concurrent: a deliberate second run; unsupported and oom end COMPLETED in Slurm
 "$runner" run experiment.yaml -c "$cluster" --only experiment=ends --allow-concurrent --poll 1 -q >out3 2>&1
 check_eq "--allow-concurrent run" "$?" 0
@@ -133,8 +140,9 @@ check_eq "Slurm state of the unsupported and oom tasks" "$st" "JobState=COMPLETE
 check_eq "unsupported log" "$(last_result "$run2/logs/ends.h100.unsup.log" status)" unsupported
 check_eq "oom log" "$(last_result "$run2/logs/ends.h100.oom.log" status)" oom
 # 6. once the first run's jobs are gone, a new run starts
-scancel $(grep '^job ' "$run1/manifest" | grep -o 'jobid=[0-9]*' | cut -d= -f2)
-for i in $(seq 60); do [ -z "$(squeue -h -r -j "$(grep '^job ' "$run1/manifest" | grep -o 'jobid=[0-9]*' | cut -d= -f2 | paste -sd,)" -t PD,R,CG 2>/dev/null)" ] && break; sleep 0.5; done
+mapfile -t jobs1 < <(grep '^job ' "$run1/manifest" | grep -o 'jobid=[0-9]*' | cut -d= -f2)
+scancel "${jobs1[@]}"
+for _ in $(seq 60); do [ -z "$(squeue -h -r -j "$(grep '^job ' "$run1/manifest" | grep -o 'jobid=[0-9]*' | cut -d= -f2 | paste -sd,)" -t PD,R,CG 2>/dev/null)" ] && break; sleep 0.5; done
 "$runner" run experiment.yaml -c "$cluster" --only experiment=ends --poll 1 -q >out4 2>&1
 check_eq "new run after the queue emptied" "$?" 0
 "$runner" status "$run1" >out5 2>&1

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # scripts/install.sh with apt-get, dpkg-query and id replaced by stand-ins (nothing is
 # installed): it must wait while another apt holds the lock, pass apt-get a lock timeout,
-# and with --tests ask for clang and libclang-rt-14-dev (the libFuzzer tests need both).
+# and with --tests ask for clang and libclang-rt-14-dev (the libFuzzer tests need both), and for
+# the linters' shellcheck, then put the pinned ruff into the lint venv (python stood in for too),
+# as --lint does without apt; a pip that cannot reach PyPI fails it, saying so.
 #   test_install.sh SOURCE_DIR
+# check() evals its first argument: the single quotes keep its expansions for eval.
+# shellcheck disable=SC2016
 set -u
 src=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -23,8 +27,23 @@ exit 0
 SH
 printf '#!/bin/sh\nexit 1\n' > "$tmp/bin/dpkg-query"   # every package is missing
 printf '#!/bin/sh\necho 0\n' > "$tmp/bin/id"            # root
+# the lint venv's python: `-m venv DIR` makes DIR/bin/python (this script), whose `-m pip install
+# ruff==V` puts beside it a ruff that says "ruff V" (with FAKE_NO_PYPI set, pip fails)
+cat > "$tmp/bin/lintpy" <<'SH'
+#!/bin/sh
+echo "lintpy $*" >> "$FAKE_LOG"
+case "$1 $2" in
+  "-m venv") mkdir -p "$3/bin" && cp "$0" "$3/bin/python" ;;
+  "-m pip")
+    [ -z "${FAKE_NO_PYPI:-}" ] || { echo "ERROR: No matching distribution found for ruff" >&2; exit 1; }
+    for a in "$@"; do case "$a" in ruff==*) v=${a#ruff==} ;; esac; done
+    printf '#!/bin/sh\necho "ruff %s"\n' "$v" > "$(dirname "$0")/ruff"
+    chmod +x "$(dirname "$0")/ruff" ;;
+esac
+SH
 chmod +x "$tmp/bin/"*
 export FAKE_LOG=$tmp/apt.log REPRO_APT_POLL=0.1 PATH=$tmp/bin:$PATH
+export REPRO_LINT_PYTHON=$tmp/bin/lintpy REPRO_LINT_VENV=$tmp/venv
 
 : > "$FAKE_LOG"
 bash "$src/scripts/install.sh" > "$tmp/out" 2>&1
@@ -38,6 +57,18 @@ bash "$src/scripts/install.sh" --tests > "$tmp/out" 2>&1
 check '[ $? -eq 0 ]' "install.sh --tests"
 check 'grep " install " "$FAKE_LOG" | grep -qw clang' "--tests installs clang (libFuzzer tests)"
 check 'grep " install " "$FAKE_LOG" | grep -qw libclang-rt-14-dev' "--tests installs libclang-rt-14-dev (-fsanitize=fuzzer)"
+check 'grep " install " "$FAKE_LOG" | grep -qw shellcheck && grep " install " "$FAKE_LOG" | grep -qw python3-venv' "--tests installs shellcheck and python3-venv (scripts/lint.sh)"
+ruff_pin=$(sed -n 's/^ruff_version=//p' "$src/scripts/install.sh")
+check '[ -n "$ruff_pin" ] && grep -q "^lintpy -m venv $tmp/venv$" "$FAKE_LOG" && grep -q "^lintpy -m pip install .*ruff==$ruff_pin$" "$FAKE_LOG"' "--tests pip-installs the pinned ruff into the lint venv"
+check '[ "$("$tmp/venv/bin/ruff" --version)" = "ruff $ruff_pin" ]' "the lint venv has ruff $ruff_pin"
+
+# --lint: no apt; nothing to do when the venv has the pinned ruff; PyPI unreachable fails
+: > "$FAKE_LOG"
+bash "$src/scripts/install.sh" --lint > "$tmp/out" 2>&1
+check '[ $? -eq 0 ] && grep -q "ruff $ruff_pin present" "$tmp/out" && [ ! -s "$FAKE_LOG" ]' "--lint with the pinned ruff there: nothing to do, no apt ($(tail -2 "$tmp/out"))"
+: > "$FAKE_LOG"
+FAKE_NO_PYPI=1 REPRO_LINT_VENV=$tmp/venv2 bash "$src/scripts/install.sh" --lint > "$tmp/out" 2>&1
+check '[ $? -ne 0 ] && grep -q "could not pip-install ruff==$ruff_pin (is PyPI reachable?)" "$tmp/out" && ! grep -q apt-get "$FAKE_LOG"' "--lint fails, saying why, when pip cannot get ruff"
 
 : > "$FAKE_LOG"
 printf '#!/bin/sh\necho "E: Unable to fetch some archives" >&2; exit 100\n' > "$tmp/bin/apt-get"

@@ -74,7 +74,7 @@ check_eq "run_single nsa: --cases nsa_only keeps its value" "$(single nsa fused 
 (cd "$study" && ./run.sh --local --device h100 -c "$cluster" -q --cases test --only experiment=mha >run.txt 2>&1)
 check_eq "local mha test run exit" "$?" 0
 logs=$study/ae_logs
-check_eq "mha test: 18 logs" "$(ls "$logs" | wc -l)" 18
+check_eq "mha test: 18 logs" "$(count_paths "$logs"/*)" 18
 for c in 0 1; do
   for s in fused unfused; do
     f=$logs/mha.h100.b1.h4.s512.d128.c$c.$s.log

@@ -1,8 +1,7 @@
-// The warp-specialized sm_90a column pass (v17, v21): the column statistic of every
-// column-score workload (h2o, roco, snapkv since v17; kf and corm, with their fp32 S×S aux
-// input, since v21) on the machinery of attn_fwd_ws90. Same math, mask and outputs as
-// attn_col_sm90, which keeps the lockstep path (--sm90-fwd lockstep) and the shapes TMA cannot
-// take (a row pitch of no multiple of 16 bytes).
+// The warp-specialized sm_90a column pass: the column statistic of every column-score workload
+// (h2o, roco, snapkv; kf and corm with their fp32 S×S aux input) on the machinery of
+// attn_fwd_ws90. Same math, mask and outputs as attn_col (fused_sm80.cuh), which serves the
+// shapes TMA cannot take (a row pitch of no multiple of 16 bytes) and GPUs before Hopper.
 //
 //   warpgroup 0  producer: one thread loads, per 128-key tile, the K tile (TMA, one buffer) and
 //                then the tile's query blocks (QN queries of Q, TMA, 128B swizzle, with their
@@ -15,16 +14,12 @@
 //                tile's K), then per query block issues Sᵀ = K·Q_nᵀ (64 x QN) and, while the
 //                tensor cores run it, exponentiates and sums the previous block's Sᵀ: two
 //                score buffers, so the exponentials (MUFU) run under the next GEMM instead of
-//                after it, as they do in attn_col_sm90.
-// Measured on an H100 (PERF-fused.md, v17): 64-query steps were 15 % slower (the per-step
-// barrier, descriptor and LSE work), K from shared memory as fast, the two consumers taking
-// turns slower; at the fig12 shape the GEMM alone takes 130 of the 156 µs (tensor pipe 60 %;
-// not the L2 reads: v18's 256 keys per CTA halved them and ran 5 % slower).
-// v25b: the LSE loads of a block moved before the next GEMM's issue (-10 %, h2o -3.6 %);
-// a quarter or an eighth of the exponentials on the FMA pipe (a polynomial 2^x) ran 3 % slower:
-// MUFU is not what bounds it.
+//                after it.
+// The GEMM bounds it (PERF-fused.md): 64-query steps, K from shared memory, the consumers
+// taking turns, 256 keys per CTA and exponentials on the FMA pipe all measure slower.
 // Persistent: one CTA per SM claims tiles (key block, head, batch), first keys (the longest
-// causal columns) first, through the forward's claim counter (fused_ws90.cuh).
+// causal columns) first, through the forward's claim counter (fused_ws90.cuh). A tile cache
+// policy (fused-diag) may supply the tiles near the diagonal, which then take no GEMM.
 #pragma once
 #include "fused_ws90.cuh"
 
@@ -36,7 +31,7 @@ constexpr int kCwsThreads = 384;
 
 // Per workload: QN queries per step; with an aux input (kf's noise, corm's mask) a stage holds
 // the QN x kCwsKeys fp32 aux tile too, and 64-query steps keep four stages within the shared
-// memory (the 128-query steps of v17c were 7 % faster for h2o, PERF-fused.md).
+// memory (the others take 128-query steps, the faster ones: PERF-fused.md).
 template <int WL> struct ColWsCfg {
   static constexpr bool kAux = has_aux<WL>();
   static constexpr int QN = kAux ? 64 : 128;
@@ -130,12 +125,16 @@ __device__ __forceinline__ void col_ws_block(ColState<WL> &cs, const float (&s)[
     }
 }
 
-// BF16: bfloat16 q and k (their tensor maps too), else fp16.
-template <int D, int WL, bool BF16 = false>
+// BF16: bfloat16 q and k (their tensor maps too), else fp16. Cache: the tile cache policy
+// (fused_sm80.cuh; kOn: a query block whose tile with this key block is cached loads only its
+// LSE, runs no GEMM and is summed from the cache).
+template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache>
 __global__ void __launch_bounds__(kCwsThreads, 1)
-    attn_col_ws90(const __grid_constant__ ColWsMaps maps, Params p, int chunk) {
+    attn_col_ws90(const __grid_constant__ ColWsMaps maps, Params p, int chunk, Cache cache) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = ColWsCfg<WL>;
+  static_assert(!Cache::kOn || (C::QN == kCwsKeys && !C::kAux),
+                "the cache's tiles are square and hold the exponentials of P alone");
   constexpr int NST = kCwsStages, QN = C::QN, NC = 2, kAuxFloats = C::kAuxFloats;
   constexpr uint32_t kKBytes = kCwsKeys * D * (uint32_t)sizeof(half);
   constexpr uint32_t kQBytes =
@@ -189,9 +188,10 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
                     tile.b);
       for (int n = tile.qb0; n < nq; n++, it++) {
         const int st = it % NST;
+        const bool cached = Cache::kOn && cache.in_band(n, tile.kb); // the LSE alone
         mbar_wait(&empty[st], ((it / NST) & 1) ^ 1);
-        mbar_expect_tx(&full[st], kQBytes);
-        for (int sl = 0; sl < D / 64; sl++)
+        mbar_expect_tx(&full[st], cached ? QN * (uint32_t)sizeof(float) : kQBytes);
+        for (int sl = 0; !cached && sl < D / 64; sl++)
           tma_load_4d(sq0 + st * QN * D + sl * QN * 64, &maps.q, &full[st], sl * 64, tile.h, n * QN,
                       tile.b);
         tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + tile.h);
@@ -232,9 +232,17 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     mbar_arrive(empty_k);
 
     const int j = tile.kb * kCwsKeys + kl;
-    auto issue = [&](float(&s)[QN / 8][4], uint32_t cur) {
+    const long bh = (long)tile.b * p.H + tile.h;
+    // Query block n's tile comes from the cache (uniform over the CTA).
+    auto cached = [&](int n) { return Cache::kOn && cache.in_band(n, tile.kb); };
+    // Block n's GEMM (none for a cached block: its commit group is empty).
+    auto issue = [&](float(&s)[QN / 8][4], int n, uint32_t cur) {
       const uint32_t st = cur % NST;
       mbar_wait(&full[st], (cur / NST) & 1);
+      if (cached(n)) {
+        wgmma_commit();
+        return;
+      }
       const uint64_t stage_desc = desc_advance(q_desc0, st * QN * D * (uint32_t)sizeof(half));
       wgmma_fence();
 #pragma unroll
@@ -250,13 +258,30 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     };
     ColState<WL> cs;
     // Block n (ring slot cur): its LSE is read before the next block's GEMM is issued, so the
-    // loads run under the issue and the wait (v25b: issued after it, their latency stood right
-    // after the wait: the column pass 10 % slower, h2o 3.6 %, corm 2 %, kf level).
+    // loads run under the issue and the wait rather than right after the wait.
     auto fetch_lse = [&](uint32_t cur) { load_lse<QN>(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
     auto consume = [&](const float(&s)[QN / 8][4], int n, uint32_t cur) {
       const int i0 = n * QN, j0 = tile.kb * kCwsKeys;
       const float *saux = saux0 + (cur % NST) * kAuxFloats;
-      if (j0 + kCwsKeys - 1 > i0 + p.offset || i0 + QN > p.Lq || j0 + kCwsKeys > p.Lkv)
+      const bool edge =
+          j0 + kCwsKeys - 1 > i0 + p.offset || i0 + QN > p.Lq || j0 + kCwsKeys > p.Lkv;
+      if constexpr (Cache::kOn) {
+        if (cached(n)) {
+          auto live = [&](int il, int jl) {
+            const int i = i0 + il, key = j0 + jl;
+            return !edge || (key < p.Lkv && key <= i + p.offset && i < p.Lq);
+          };
+          // exp2(m - lse) of queries il, il + 1; past Lq the LSE reads as 0 and live() is false
+          auto factor = [&](int nt, int, float2 m) {
+            return make_float2(fast_exp2(m.x - lse[nt].x), fast_exp2(m.y - lse[nt].y));
+          };
+          cache.template add_tile<kCwsKeys, QN / 8>(cs, cache.tile(bh, n, tile.kb), kl, t, factor,
+                                                    live);
+          mbar_arrive(&empty[cur % NST]);
+          return;
+        }
+      }
+      if (edge)
         col_ws_block<WL, QN, true>(cs, s, lse, scale_log2, t, j, i0, p, saux, av);
       else
         col_ws_block<WL, QN, false>(cs, s, lse, scale_log2, t, j, i0, p, saux, av);
@@ -264,21 +289,21 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     };
     // Two score buffers: block k+1's GEMM runs while block k is summed.
     const int n0 = tile.qb0, cnt = nq - n0;
-    issue(sa, it);
+    issue(sa, n0, it);
     int k = 0;
     for (; k + 2 < cnt; k += 2) {
       fetch_lse(it + k);
-      issue(sb, it + k + 1);
+      issue(sb, n0 + k + 1, it + k + 1);
       wgmma_wait<1>();
       consume(sa, n0 + k, it + k);
       fetch_lse(it + k + 1);
-      issue(sa, it + k + 2);
+      issue(sa, n0 + k + 2, it + k + 2);
       wgmma_wait<1>();
       consume(sb, n0 + k + 1, it + k + 1);
     }
     if (k + 1 < cnt) {
       fetch_lse(it + k);
-      issue(sb, it + k + 1);
+      issue(sb, n0 + k + 1, it + k + 1);
       wgmma_wait<1>();
       consume(sa, n0 + k, it + k);
       fetch_lse(it + k + 1);
@@ -290,7 +315,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       consume(sa, n0 + k, it + k);
     }
     it += cnt;
-    cs.store(p, (long)tile.b * p.H + tile.h, tile.kb * kCwsKeys + kl);
+    cs.store(p, bh, tile.kb * kCwsKeys + kl);
   }
 #else
   __trap(); // built without sm_90a: the dispatcher never launches this

@@ -12,6 +12,11 @@
 //              Σ_i P² (COL_SUM_SQ), Σ_i softmax_j((S - log r)/tau) (COL_KEYFORMER),
 //              any_i P >= mask (COL_ANY_GE_MASK).
 //              Each key column is owned by one CTA: no atomics, deterministic sums.
+//
+// Every forward and column pass takes a tile cache policy (`Cache`): NoTileCache for `fused`,
+// whose hooks compile to nothing; fused-diag's DiagCache (fused_diag/diag_cache.cuh), which
+// has the forward store the exponentials of the score tiles near the diagonal and the column
+// pass read them instead of recomputing those tiles.
 #pragma once
 #include "attn_system.h"
 #include "gpu_util.cuh"
@@ -35,6 +40,13 @@ struct Params {
   int offset;      // Lkv - Lq: (i, j) is masked when j > i + offset
   float scale;     // 1 / sqrt(D)
   long row_stride; // H * D: halves between consecutive tokens of one head
+};
+
+// The tile cache policy of `fused`: no tile is cached (kOn false: the kernels' cache code is
+// compiled out).
+struct NoTileCache {
+  static constexpr bool kOn = false;
+  __device__ bool in_band(int, int) const { return false; }
 };
 
 constexpr int kWarps = 4;
@@ -294,8 +306,8 @@ __device__ __forceinline__ void softcap_scores(float (&s)[NT][4], const Params &
 // The forward's epilogue: out = o / l (fp16) for this thread's two rows, and the row LSE
 // where a column pass follows. A thread holds 4 bytes of each 8-column group of its row; the
 // quad's lanes t and t ^ 1 swap one of every two groups' pairs, so each stores 8 contiguous
-// bytes and a warp's store fills whole 32-byte sectors (4-byte stores wrote each sector in two
-// halves: twice the stores and the L2 write sectors, v29). Every lane of the warp must call it
+// bytes and a warp's store fills whole 32-byte sectors (4-byte stores would write each sector
+// in two halves: twice the stores and the L2 write sectors). Every lane of the warp must call it
 // (the shuffles); rows past Lq are not stored.
 template <int D, int WL, bool BF16 = false>
 __device__ __forceinline__ void store_rows(const float (&o)[D / 8][4], const RowState &st,
@@ -379,9 +391,10 @@ template <int WL> struct ColState {
   }
 };
 
-// BF16: bfloat16 q, k, v, out (the tiles' 16-bit elements read as bf16), else fp16.
-template <int D, int WL, bool BF16 = false>
-__global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
+// BF16: bfloat16 q, k, v, out (the tiles' 16-bit elements read as bf16), else fp16. Cache: the
+// tile cache policy (kOn: the exponentials of the band's 64 x 64 tiles go to it).
+template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache>
+__global__ void __launch_bounds__(kThreads) attn_fwd(Params p, Cache cache) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sq = reinterpret_cast<half *>(smem_raw);
   half *sk = sq + kRows * D;
@@ -445,6 +458,9 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
     } else {
       st.update<kCols / 8>(s, alpha);
     }
+    if constexpr (Cache::kOn)
+      if (cache.in_band(qb, n))
+        cache.template store<kRows>(cache.tile(bh, qb, n), s, st, warp * 16 + g, t);
     frag_scale_rows(o, alpha);
 
     cp_async_wait<0>();
@@ -466,9 +482,10 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p) {
 
 // Grid: (heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work on
 // the same key columns of different heads and share corm's mask tiles in L2.
-// BF16: bfloat16 q and k, else fp16.
-template <int D, int WL, bool BF16 = false>
-__global__ void __launch_bounds__(kThreads) attn_col(Params p) {
+// BF16: bfloat16 q and k, else fp16. Cache: the tile cache policy (kOn: the band's tiles come
+// from it; their query tiles are loaded all the same, which keeps the pipeline uniform).
+template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache>
+__global__ void __launch_bounds__(kThreads) attn_col(Params p, Cache cache) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   half *sk = reinterpret_cast<half *>(smem_raw);
   half *sq0 = sk + kRows * D;                                    // two query tiles, double-buffered
@@ -521,6 +538,23 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p) {
     const int i0 = n * kCols;
     // Tiles crossing the diagonal or the ends need the element mask; the rest are all live.
     const bool edge = j0 + kRows - 1 > i0 + p.offset || i0 + kCols > p.Lq || j0 + kRows > p.Lkv;
+    if constexpr (Cache::kOn) {
+      if (cache.in_band(n, kb)) { // uniform over the CTA
+        auto live = [&](int il, int jl) {
+          return !edge || (i0 + il < p.Lq && j0 + jl < p.Lkv && j0 + jl <= i0 + il + p.offset);
+        };
+        // exp2(m - lse) of queries il and il + 1 (0 past Lq)
+        auto factor = [&](int, int il, float2 m) {
+          float2 f;
+          f.x = i0 + il < p.Lq ? fast_exp2(m.x - __ldg(lse + i0 + il)) : 0.f;
+          f.y = i0 + il + 1 < p.Lq ? fast_exp2(m.y - __ldg(lse + i0 + il + 1)) : 0.f;
+          return f;
+        };
+        cache.template add_tile<kRows, kCols / 8>(cs, cache.tile(bh, n, kb), warp * 16 + g, t,
+                                                  factor, live);
+        continue;
+      }
+    }
     float s[kCols / 8][4];
     gemm_abt<D, kCols, BF16>(s, ka, sq0 + buf * kCols * D);
 #pragma unroll

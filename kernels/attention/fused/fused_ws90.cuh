@@ -1,29 +1,29 @@
-// The warp-specialized sm_90a forward (v9-v26, fused's default on Hopper): the online-softmax
-// forward of attn_fwd_sm90 restructured the way Hopper wants it.
+// The warp-specialized sm_90a forward, fused's forward on Hopper: the online-softmax forward of
+// attn_fwd (fused_sm80.cuh) restructured the way Hopper wants it.
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
 //                tile's Q and of K and V per 128-key block into an NST-stage ring; a K and a
 //                V "full" mbarrier per stage (transaction bytes), one "empty" mbarrier per
 //                stage that the consumers arrive on when they are done with it. It gives its
 //                registers away (setmaxnreg.dec).
-//   warpgroups 1..NC  consumers (two; three for 192-row tiles, v25): 64 query rows each
-//                (setmaxnreg.inc). Per block n a consumer
-//                issues S_n = Q·K_nᵀ and O += P_{n-1}·V_{n-1} back to back (both async) and
-//                runs the softmax of S_n once S_n is done, under P_{n-1}·V_{n-1} (at D = 128
-//                only since v28, whose blocks before the diagonal run without mask code: the
-//                mask's branch had made ptxas wait for the P·V before the softmax; WsCfg says
-//                what was measured). The consumers take turns
+//   warpgroups 1..NC  consumers (two; three for 192-row tiles): 64 query rows each
+//                (setmaxnreg.inc). Per block n a consumer issues S_n = Q·K_nᵀ and
+//                O += P_{n-1}·V_{n-1} back to back (both async) and runs the softmax of S_n once
+//                S_n is done, under P_{n-1}·V_{n-1} (at D = 128 the blocks before the diagonal
+//                run without mask code, whose branch would make ptxas wait for the P·V before
+//                the softmax; WsCfg says where the overlap pays). The consumers take turns
 //                issuing through named barriers (ping-pong), so one's softmax runs under the
 //                other's GEMMs.
 // No block-wide barrier after the prologue: the producer and the consumers only meet at
-// mbarriers. Persistent (v10-v14): one CTA per SM claims query tiles one after another (the
-// tile schedule below); the K/V ring runs on across tiles and the producer loads the next
-// tile's Q as soon as every consumer has issued its last S GEMM, so the next tile's first
-// loads overlap this tile's last P·V and its epilogue. Same math, mask and outputs (out, row
-// LSE) as attn_fwd_sm90, and for kf (COL_KEYFORMER) the KeyFormer row statistic too: the
-// producer loads each consumer's fp32 noise tile (64 rows x 128 keys, 32 KiB, one stage per
-// consumer, 128B-swizzled boxes of 32 floats) beside K and V, and the consumer folds it into a
-// KfRowSum between the row max and the exponentials, then hands the tile back.
+// mbarriers. Persistent: one CTA per SM claims query tiles one after another (the tile
+// schedule below); the K/V ring runs on across tiles and the producer loads the next tile's Q
+// as soon as every consumer has issued its last S GEMM, so the next tile's first loads overlap
+// this tile's last P·V and its epilogue. Outputs: out, the row LSE of the column-score
+// workloads, and for kf (COL_KEYFORMER) the KeyFormer row statistic: the producer loads each
+// consumer's fp32 noise tile (64 rows x 128 keys, 32 KiB, one stage per consumer,
+// 128B-swizzled boxes of 32 floats) beside K and V, and the consumer folds it into a KfRowSum
+// between the row max and the exponentials, then hands the tile back. A tile cache policy
+// (fused-diag) may keep the exponentials of the tiles near the diagonal for the column pass.
 #pragma once
 #include "fused_sm90.cuh"
 #include "sm90_async.cuh" // mbarriers, TMA, named barriers, setmaxnreg
@@ -39,17 +39,15 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // Per head dim and workload: NC consumer warpgroups of 64 query rows each, the K/V ring depth,
 // the registers each warpgroup keeps after setmaxnreg (the sum over 128-thread warpgroups must
 // stay within the SM's 64 K), and whether a consumer's softmax of S_n runs while its own
-// P_{n-1}·V_{n-1} is on the tensor cores. Measured on an H100 (PERF-fused.md): a third
-// consumer at D = 64 spills under ptxas's 128-register launch bound and lost 25 % (v11); at
-// D = 128 three K/V stages (224 of 227 KiB) took attn from 0.278 to 0.246 ms and B16 H96
-// causal from 14.2 to 12.8 ms (v23). kOverlapPV only says whether the source pins the P·V wait
-// before the softmax: where it does not, ptxas still placed that wait first at D = 128 while
-// the step held the mask's branch (v24 SASS; kSplitEdge removed the branch, v28), and forcing
-// it after the softmax gained nothing then and cost 3-4 % at D = 64 (v24b).
-// kf keeps two stages (its noise tiles take the room) and gemma2 at D = 128 pins the wait (its
-// softcap path was 17-65 % slower without the pin, v19, v23).
-// NC_ = 3 (192-row tiles, v25) exists where ws_wide_serves says so; the dispatcher picks it
-// for the cells it pays on (fused.cu, ws_fwd_rows).
+// P_{n-1}·V_{n-1} is on the tensor cores. The choices follow same-run measurements on an H100
+// (PERF-fused.md): a third consumer at D = 64 spills under ptxas's 128-register launch bound
+// for anything but the plain forward; at D = 128 three K/V stages (224 of 227 KiB) keep the
+// tensor cores fed. kOverlapPV only says whether the source pins the P·V wait before the
+// softmax: where it does not, forcing the wait after the softmax gains nothing at D = 128 and
+// costs at D = 64. kf keeps two stages (its noise tiles take the room) and gemma2 at D = 128
+// pins the wait (its softcap path is slower without the pin).
+// NC_ = 3 (192-row tiles) exists where ws_wide_serves says so; the dispatcher picks it for the
+// cells it pays on (fused_launch.cuh, ws_fwd_rows).
 template <int D, int WL, int NC_ = 2> struct WsCfg {
   static constexpr bool kNoise = wl_traits<WL>::keyformer;
   static constexpr int NC = NC_;
@@ -57,24 +55,21 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
   static constexpr int kStages = D == 64 ? 4 : kNoise ? 2 : 3;
-  // v24c: the warpgroup index and the claimed tile broadcast from lane 0, so ptxas knows them
-  // warp-uniform and builds the wgmma descriptors in uniform registers (the issue block 125 ->
-  // 95 instructions); the O rescale under the next S GEMM. Both measured 2-4 % slower at D = 64
-  // but for gemma2, whose D = 64 forward gained 10 % from the first.
+  // The warpgroup index and the claimed tile broadcast from lane 0, so ptxas knows them
+  // warp-uniform and builds the wgmma descriptors in uniform registers: this pays at D = 128
+  // and for gemma2, and is slower at D = 64 otherwise.
   static constexpr bool kUniformIndex = D == 128 || wl_traits<WL>::softcap;
-  // v28: the key blocks before a consumer's first edge block (the diagonal, the keys' end) run
-  // in a loop without mask code (kSplitEdge). At D = 128: B16 H96 S4096 causal 12.12 -> 11.72
-  // ms, without a mask 23.1 -> 22.3, attn at the fig12 shape -2 %; kf +1.4 % and D = 64 +3-5 %
-  // (kept on one loop). With the split, the early rescale only pays for gemma2 (its O rescale
-  // after the P·V wait: 0.286 -> 0.294 ms); for the others the rescale after the wait (FA3's
-  // order at D = 128) gains another 0.3-2 % (non-causal B16 22.3 -> 21.9).
+  // kSplitEdge: the key blocks before a consumer's first edge block (the diagonal, the keys'
+  // end) run in a loop without mask code, which pays at D = 128 (kf and D = 64 stay on one
+  // loop, where the split is slower). With the split, the early O rescale (under the next S
+  // GEMM) pays for gemma2 only; the others rescale after the P·V wait (FlashAttention-3's order
+  // at D = 128).
   static constexpr bool kSplitEdge = D == 128 && !kNoise;
   static constexpr bool kEarlyRescale = D == 128 && (!kSplitEdge || wl_traits<WL>::softcap);
-  // v26: each consumer computes only its own rows' key blocks (skipping the tile's masked last
-  // block, or all of them past the queries' end). 192-row tiles only: in a 128-row tile both
-  // consumers need the same blocks when Lq = Lkv (the only waste left is a consumer with no
-  // rows, at Lq % 128 in 1..64), and the extra branch made ptxas's code for them 5-7 % slower
-  // (B16 H96 D64 causal 8.19 -> 8.65 ms).
+  // kOwnBlocks: each consumer computes only its own rows' key blocks (skipping the tile's masked
+  // last block, or all of them past the queries' end). 192-row tiles only: in a 128-row tile
+  // both consumers need the same blocks when Lq = Lkv (the only waste left is a consumer with
+  // no rows, at Lq % 128 in 1..64), and the extra branch makes ptxas's code for them slower.
   static constexpr bool kOwnBlocks = NC > 2;
   static_assert(!kOwnBlocks || !kNoise, "kf's noise tiles: the skip does not release them");
   static constexpr int kProducerRegs = NC == 3 ? 32 : 40;
@@ -91,10 +86,9 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
 };
 
 // Three consumers (192-row tiles) fit ptxas's 160 registers without spills at D = 64 for the
-// plain forward only (gemma2's softcap spills, kf's noise tiles need the shared memory).
-// Measured against 128-row tiles: 5 % faster on B16 H96 D64 non-causal (v24e, v25); under the
-// causal mask 4 % faster at B16 once each consumer stops at its own diagonal (v26), 2-5 %
-// slower with few waves of tiles (fused.cu's ws_fwd_rows picks by the wave count).
+// plain forward only (gemma2's softcap spills, kf's noise tiles need the shared memory). They
+// are faster than 128-row tiles with many waves of tiles and slower with few
+// (fused_launch.cuh's ws_fwd_rows picks by the wave count).
 template <int D, int WL> __host__ __device__ constexpr bool ws_wide_serves() {
   return D == 64 && !wl_traits<WL>::softcap && !wl_traits<WL>::keyformer &&
          !wl_traits<WL>::column_pass && !wl_traits<WL>::selected_blocks;
@@ -129,7 +123,7 @@ template <int ROWS> __device__ __forceinline__ WsTile ws_tile(int t, const Param
 }
 // The claim counter and the count of CTAs done with it: the last CTA of a launch resets both,
 // so every launch (stream-ordered; one launch at a time per device) starts from zero.
-__device__ int g_ws_next_tile = 0, g_ws_ctas_done = 0;
+static __device__ int g_ws_next_tile = 0, g_ws_ctas_done = 0;
 __device__ __forceinline__ int ws_claim_tile() {
   return (int)gridDim.x + atomicAdd(&g_ws_next_tile, 1);
 }
@@ -140,7 +134,7 @@ __device__ __forceinline__ void ws_release_counter() {
   }
 }
 // Key blocks of the query rows before row_end (their last row's causal limit): a tile's, which
-// the producer loads, and each consumer's own (v26), which stops at its 64 rows' diagonal.
+// the producer loads, and each consumer's own (kOwnBlocks), which stops at its 64 rows' diagonal.
 __device__ __forceinline__ int ws_blocks_upto(int row_end, const Params &p) {
   const int last_row = min(row_end, p.Lq) - 1;
   const int kv_end = min(p.Lkv, last_row + p.offset + 1);
@@ -159,12 +153,15 @@ __device__ __forceinline__ int ws_first_edge_block(int row0, const Params &p) {
 
 // ---- the kernel ---------------------------------------------------------------------------
 // BF16: bfloat16 q, k, v, out (tensor maps of bf16, bf16 wgmma), else fp16. NC_: consumer
-// warpgroups (64 query rows each).
-template <int D, int WL, bool BF16 = false, int NC_ = 2>
+// warpgroups (64 query rows each). Cache: the tile cache policy (fused_sm80.cuh; kOn: the
+// exponentials of the band's 128 x 128 tiles go to it).
+template <int D, int WL, bool BF16 = false, int NC_ = 2, typename Cache = NoTileCache>
 __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
-    attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p, int chunk) {
+    attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p, int chunk, Cache cache) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = WsCfg<D, WL, NC_>;
+  static_assert(!Cache::kOn || (C::kRows == kWsCols && !C::kNoise && !wl_traits<WL>::softcap),
+                "the cache's tiles are square and hold the exponentials of P alone");
   constexpr int NST = C::kStages, NC = C::NC, kWsRows = C::kRows;
   constexpr uint32_t kStageBytes = kWsCols * D * (uint32_t)sizeof(half);
   constexpr bool kNoise = C::kNoise;
@@ -286,7 +283,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
     const int m0 = tile.qb * kWsRows;
     const int row_base = m0 + c * 64 + warp * 16 + g; // rows row_base and row_base + 8
     const int wg_row0 = m0 + c * 64;
-    // The tile's blocks (the producer loads them all) and mine (v26, C::kOwnBlocks): under a
+    // The tile's blocks (the producer loads them all) and mine (C::kOwnBlocks): under a
     // causal mask a 192-row tile's first consumers end one block before its last, and a
     // consumer whose rows all lie past the queries' end (a head's last tile, partly filled: 64
     // of 192 rows at S = 4096) computes none. They keep their turns and release the stages of
@@ -300,9 +297,9 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
     st.init();
     st_kf.init();
 
-    // Gemma2's softcap on the raw-score path where P·V overlaps the softmax (D = 64, v19): tanh
-    // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 it measured
-    // 7-17 % slower than the softcapped log2 scores of mask_scores (PERF-fused.md, v19).
+    // Gemma2's softcap on the raw-score path where P·V overlaps the softmax (D = 64): tanh
+    // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 the softcapped
+    // log2 scores of mask_scores are the faster ones (PERF-fused.md).
     constexpr bool kRawSoftcap = wl_traits<WL>::softcap && C::kOverlapPV;
     // Whether block n (keys from n · kWsCols) crosses this warpgroup's diagonal or the keys' end.
     auto block_edge = [&](int n) {
@@ -335,6 +332,13 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
         mask_scores<WL, kWsCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
         st.update_raw<kWsCols / 8>(s, scale_log2, alpha);
       }
+    };
+    // Block n's exponentials (s, after softmax_block) into the tile cache where it keeps them.
+    auto cache_block = [&](int n) {
+      if constexpr (Cache::kOn)
+        if (cache.in_band(tile.qb, n))
+          cache.template store<kWsCols>(cache.tile((long)tile.b * p.H + tile.h, tile.qb, n), s, st,
+                                        c * 64 + warp * 16 + g, t);
     };
     // kEarlyRescale: the O rescale by the last softmax's factors runs after the next S GEMM is
     // issued, before the P·V that accumulates into O, under the S GEMM instead of between the
@@ -382,14 +386,15 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       if (my_blocks == 1) mbar_arrive(empty_q);
       softcap_block(0, block_edge(0));
       softmax_block(0, block_edge(0), alpha);
+      cache_block(0);
       rescale_and_pack(alpha);
     }
     // Block n >= 1: S_n issued beside P_{n-1}·V_{n-1}, then S_n's softmax. kEdge (a
     // std::integral_constant): whether the block may cross my diagonal or the keys' end (1),
     // not (0), or ask block_edge (kRuntimeEdge). Edge blocks are the last ones (block_edge is
     // monotone in n), so with C::kSplitEdge the steps run as two loops and the unmasked one
-    // carries no mask code: with the mask's branch inside the step, ptxas put the P·V wait at
-    // the top of the softmax's basic block, before the row max (v28).
+    // carries no mask code: with the mask's branch inside the step, ptxas puts the P·V wait at
+    // the top of the softmax's basic block, before the row max.
     constexpr int kRuntimeEdge = 2;
     auto step = [&](int n, auto kEdge) {
       const bool edge = kEdge() == kRuntimeEdge ? block_edge(n) : kEdge() == 1;
@@ -415,6 +420,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
         s[0][2] = fmaf(o[0][2], 0.f, s[0][2]);
       }
       softmax_block(n, edge, alpha);
+      cache_block(n);
       wgmma_wait<0>(); // P_{n-1}·V_{n-1} done: pa and stage prev are free, o is current
       mbar_arrive(&empty[prev]);
       rescale_and_pack(alpha);

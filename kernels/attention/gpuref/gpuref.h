@@ -16,7 +16,7 @@ int gpuref_has_workload(const workload_info *w);
 /* 1 when the reference handles the shape (D <= 256, Lq <= Lkv). */
 int gpuref_supports(const attn_shape *s);
 
-/* Compute every output of wl from the device inputs in (q, k, v, exp_rand, corm_mask) and
+/* Compute every output of wl from the device inputs in (the fields of inputs.def's rows) and
  * return them on the host as doubles in out (ref_outputs_alloc'ed). Allocates its own device
  * buffers through the tracking allocator and frees them before returning. */
 void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *in,

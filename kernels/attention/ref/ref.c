@@ -197,37 +197,81 @@ static void *alloc_or_null(int want, size_t n, size_t size, const char *what) {
   return want ? hx_host_alloc(n * size, what) : NULL;
 }
 
-void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed, ref_host_inputs *in) {
-  size_t nq = shape_q_elems(s), nkv = shape_kv_elems(s);
-  in->q = hx_host_alloc(nq * sizeof *in->q, "q");
-  in->k = hx_host_alloc(nkv * sizeof *in->k, "k");
-  in->v = hx_host_alloc(nkv * sizeof *in->v, "v");
+/* N(0,1) in the cell's 16-bit type, element e from rng_normal(seed, stream, e): FILL_NORMAL. */
+static void fill_normal(uint16_t *dst, size_t n, const attn_shape *s, uint64_t seed,
+                        uint32_t stream) {
   const int bf16 = s->dtype == DTYPE_BF16;
-  for (size_t e = 0; e < nq; e++)
-    in->q[e] = rng_float_to_elem(rng_normal(seed, RNG_STREAM_Q, e), bf16);
-  for (size_t e = 0; e < nkv; e++) {
-    in->k[e] = rng_float_to_elem(rng_normal(seed, RNG_STREAM_K, e), bf16);
-    in->v[e] = rng_float_to_elem(rng_normal(seed, RNG_STREAM_V, e), bf16);
-  }
-  size_t ner = shape_exp_rand_elems(s), ncm = shape_corm_mask_elems(s);
-  in->exp_rand = alloc_or_null(workload_needs_exp_rand(wl), ner, sizeof(float), "exp_rand");
-  if (in->exp_rand)
-    for (size_t e = 0; e < ner; e++) in->exp_rand[e] = rng_exp_rand(seed, e);
-  in->corm_mask = alloc_or_null(workload_needs_corm_mask(wl), ncm, sizeof(float), "corm_mask");
-  if (in->corm_mask)
-    for (size_t e = 0; e < ncm; e++) in->corm_mask[e] = corm_mask_value((int)(e / s->kv_len));
-  in->block_idx = alloc_or_null(workload_selected_blocks(wl), shape_block_idx_elems(s),
-                                sizeof(int32_t), "block_idx");
-  if (in->block_idx) sb_generate(s, seed, in->block_idx);
+  for (size_t e = 0; e < n; e++) dst[e] = rng_float_to_elem(rng_normal(seed, stream, e), bf16);
+}
+
+/* The generators of inputs.def's FILL_GEN rows on the host (the device's: harness_gpu.cu). */
+typedef void (*host_fill_fn)(void *dst, size_t n, const attn_shape *s, uint64_t seed);
+
+static void ref_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed) {
+  float *x = dst;
+  (void)s;
+  for (size_t e = 0; e < n; e++) x[e] = rng_exp_rand(seed, e);
+}
+
+static void ref_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed) {
+  float *x = dst;
+  (void)seed;
+  for (size_t e = 0; e < n; e++) x[e] = corm_mask_value((int)(e / s->kv_len));
+}
+
+static void ref_fill_block_lists(void *dst, size_t n, const attn_shape *s, uint64_t seed) {
+  (void)n; /* sb_generate writes the B * Lq * Hkv * T entries of the shape */
+  sb_generate(s, seed, dst);
+}
+
+/* How each input is drawn on the host: a FILL_NORMAL stream, or a FILL_GEN generator. */
+typedef struct {
+  uint32_t stream; /* nonzero: FILL_NORMAL from this stream */
+  host_fill_fn gen;
+} host_fill;
+
+static const host_fill host_fills[ATTN_INPUT_COUNT] = {
+#define FILL_NORMAL(stream) \
+  { stream, NULL }
+#define FILL_GEN(host_fn, dev_fn) \
+  { 0, host_fn }
+#define ATTN_INPUT(name, elem, elems, needed, host, fill) fill,
+#include "inputs.def"
+#undef ATTN_INPUT
+#undef FILL_GEN
+#undef FILL_NORMAL
+};
+
+void ref_input_fill(attn_input_id id, const attn_shape *s, uint64_t seed, void *dst) {
+  const host_fill *f = &host_fills[id];
+  size_t n = attn_input_elems(id, s);
+  if (f->stream)
+    fill_normal(dst, n, s, seed, f->stream);
+  else if (f->gen)
+    f->gen(dst, n, s, seed);
+  else
+    hx_die(REPRO_EXIT_ERROR, "error", "input %s has no host generator (inputs.def)",
+           attn_input_table[id].name);
+}
+
+/* Input id of wl drawn on the host, or NULL where wl lacks it or only GPU code reads it. */
+static void *host_input(attn_input_id id, workload_id wl, const attn_shape *s, uint64_t seed) {
+  if (!attn_input_table[id].host || !attn_input_needed(id, wl)) return NULL;
+  void *p = hx_host_alloc(attn_input_bytes(id, s), attn_input_table[id].name);
+  ref_input_fill(id, s, seed, p);
+  return p;
+}
+
+void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed, ref_host_inputs *in) {
+#define ATTN_INPUT(name, ...) in->name = host_input(ATTN_IN_##name, wl, s, seed);
+#include "inputs.def"
+#undef ATTN_INPUT
 }
 
 void ref_inputs_free(ref_host_inputs *in) {
-  hx_host_free(in->q);
-  hx_host_free(in->k);
-  hx_host_free(in->v);
-  hx_host_free(in->exp_rand);
-  hx_host_free(in->corm_mask);
-  hx_host_free(in->block_idx);
+#define ATTN_INPUT(name, ...) hx_host_free(in->name);
+#include "inputs.def"
+#undef ATTN_INPUT
   memset(in, 0, sizeof *in);
 }
 

@@ -15,11 +15,12 @@
 extern "C" {
 #endif
 
+/* The inputs on the host: one field per row of inputs.def (q, k, v as fp16 or bf16 bits),
+ * NULL where the workload lacks one. */
 typedef struct {
-  const uint16_t *q, *k, *v; /* fp16 bits, [B, Lq, H, D] and [B, Lkv, G, D] */
-  const float *exp_rand;     /* kf:   [B, H, Lq, Lkv] */
-  const float *corm_mask;    /* corm: [Lq, Lkv] */
-  const int32_t *block_idx;  /* KEYS_SELECTED_BLOCKS: [B, Lq, G, T] (selected_blocks.h) */
+#define ATTN_INPUT(name, elem, ...) const attn_host_##elem *name;
+#include "inputs.def"
+#undef ATTN_INPUT
 } ref_inputs;
 
 /* Every pointer the workload writes must be non-NULL (see workload_table). */
@@ -41,18 +42,36 @@ void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const re
 void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,
                     const ref_outputs *out);
 
-/* Host inputs drawn from rng.h with seed, identical to the GPU fills (harness_gpu.h). */
+/* Host inputs that own their buffers (hx_host_alloc), the same fields as ref_inputs. */
 typedef struct {
-  uint16_t *q, *k, *v;
-  float *exp_rand, *corm_mask; /* NULL unless the workload needs them */
-  int32_t *block_idx;          /* NULL unless KEYS_SELECTED_BLOCKS */
+#define ATTN_INPUT(name, elem, ...) attn_host_##elem *name;
+#include "inputs.def"
+#undef ATTN_INPUT
 } ref_host_inputs;
 /* The ref_inputs view of host inputs. */
 static inline ref_inputs ref_inputs_of(const ref_host_inputs *h) {
-  ref_inputs in = {h->q, h->k, h->v, h->exp_rand, h->corm_mask, h->block_idx};
+  ref_inputs in;
+#define ATTN_INPUT(name, ...) in.name = h->name;
+#include "inputs.def"
+#undef ATTN_INPUT
   return in;
 }
+/* Input id of h, NULL where absent. */
+static inline void *ref_host_input(const ref_host_inputs *h, attn_input_id id) {
+  switch (id) {
+#define ATTN_INPUT(name, ...) \
+  case ATTN_IN_##name:        \
+    return h->name;
+#include "inputs.def"
+#undef ATTN_INPUT
+  default: return NULL;
+  }
+}
+/* Every input of wl the CPU references read (inputs.def's host column), drawn with seed:
+ * bit-identical to the device fills (attnvar_gpu.c); the others NULL. */
 void ref_inputs_generate(workload_id wl, const attn_shape *s, uint64_t seed, ref_host_inputs *in);
+/* Input id alone, drawn into dst (its attn_input_elems(id, s) elements) on the host. */
+void ref_input_fill(attn_input_id id, const attn_shape *s, uint64_t seed, void *dst);
 void ref_inputs_free(ref_host_inputs *in);
 
 /* Outputs sized for the workload (unused ones NULL), counted by hx_host_alloc. */
