@@ -5,13 +5,13 @@ formats = "pdf png svg"
 title_text = ""
 ylabel_text = "Execution Time (ms)"
 note_text = ""
-nrows = 1
+nrows = 2
 ncols = 1
 nsys = 5
 ours = 4
 # layout in inches (computed by repro-plot: margins fit the tick labels)
 W = 7.495
-H = 2.630
+H = 4.250
 left = 0.695
 right = 0.300
 top = 1.110
@@ -21,15 +21,15 @@ rgap = 0.420
 pw = 6.5000
 ph = 1.2000
 note_h = 0.000
-array rowlabel[1] = ["H100"]
+array rowlabel[2] = ["H100", "H200"]
 array syslabel[5] = ["PyTorch", "Inductor", "TensorRT", "FlashTensor (fused, k=0)", "Diag cache (k=1)"]
 array syscolor[5] = [29362, 15113984, 40563, 13400487, 14034728]
 legend_cols = 2
 legend_rows = 3
 array legend_text[5] = ["(A) PyTorch", "(B) Inductor", "(C) TensorRT", "(D) FlashTensor (fused, k=0)", "(E) Diag cache (k=1)"]
 array collabel[1] = ["H2O"]
-array panel_ymax[1] = [10]
-array panel_step[1] = [2]
+array panel_ymax[2] = [10, 10]
+array panel_step[2] = [2, 2]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;
