@@ -25,9 +25,9 @@ using namespace fused;
 
 namespace {
 
+// cacheable<WL> (diag_cache.cuh) for a runtime workload id.
 bool wl_cacheable(workload_id wl) {
-  const column_kind col = workload_table[wl].column;
-  return col == COL_SUM || col == COL_SUM_SQ;
+  return with_workload(wl, false, [](auto w) { return cacheable<decltype(w)::value>(); });
 }
 // The cache's kernels run (rather than the fused system's).
 bool use_cache(const attn_ctx *ctx, workload_id wl) {
