@@ -1,6 +1,7 @@
-/* The local executor: cells run on this machine, -j N at a time, each in its own process
- * group with the experiment's time limit (SIGTERM, then SIGKILL after a grace period), the
- * same logs and the same journal as under Slurm. */
+/* The local executor: cells run on this machine, one per GPU at a time (each process pinned
+ * to its GPU with CUDA_VISIBLE_DEVICES) or, without GPUs, -j N at a time; each in its own
+ * process group with the experiment's time limit (SIGTERM, then SIGKILL after a grace period),
+ * the same logs and the same journal as under Slurm. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,8 +33,17 @@ typedef struct {
   char *tmp;
 } slot;
 
+/* The cell's GPU in its environment: CUDA_VISIBLE_DEVICES pins it; REPRO_GPU_INDEX and
+ * REPRO_GPU_UUID let the program's meta line name it. */
+static void pin_gpu(const gpu_info *gpu) {
+  if (!gpu) return;
+  setenv("CUDA_VISIBLE_DEVICES", gpu_pin_value(gpu), 1);
+  if (gpu->index[0]) setenv("REPRO_GPU_INDEX", gpu->index, 1);
+  if (gpu->uuid[0]) setenv("REPRO_GPU_UUID", gpu->uuid, 1);
+}
+
 static pid_t start_cell(exec_ctx *x, const cell *c, const char *cmd, const device_def *dev,
-                        char **tmp_out, int sub) {
+                        const gpu_info *gpu, char **tmp_out, int sub) {
   char *tmp = xasprintf("%s/tmp/%s.L%d", x->r->dir, c->log, sub);
   char *err = xasprintf("%s/err/%s.L%d", x->r->dir, c->log, sub);
   sbuf script = {0};
@@ -54,6 +64,7 @@ static pid_t start_cell(exec_ctx *x, const cell *c, const char *cmd, const devic
     dup2(er, 2);
     setenv(LOCAL_TAG, x->r->dir, 1);
     setenv("REPRO_CELL", c->log, 1);
+    pin_gpu(gpu);
     test_delay_point("local-child");
     execl("/bin/bash", "bash", "-c", script.s, (char *)NULL);
     _exit(127);
@@ -131,6 +142,17 @@ static void count_finished(exec_ctx *x, int cell, progress *p) {
   free(path);
 }
 
+/* Cells at once: one per GPU (at most -j of them), else -j. */
+static int local_slots(const exec_ctx *x) {
+  int jobs = x->jobs > 0 ? x->jobs : 1;
+  if (!x->gpus || x->gpus->n == 0) return jobs;
+  return x->jobs > 0 && x->jobs < x->gpus->n ? x->jobs : x->gpus->n;
+}
+
+static const gpu_info *slot_gpu(const exec_ctx *x, int k) {
+  return x->gpus && k < x->gpus->n ? &x->gpus->gpus[k] : NULL;
+}
+
 int local_run(exec_ctx *x, const int *cells, int n) {
   int sub = run_next_sub(x->r);
   for (int i = 0; i < n; i++) {
@@ -140,7 +162,7 @@ int local_run(exec_ctx *x, const int *cells, int n) {
       return -1;
   }
   if (run_note_submit(x->r, sub, "local", "local", "-") != 0) return -1;
-  int jobs = x->jobs > 0 ? x->jobs : 1;
+  int jobs = local_slots(x);
   slot *slots = xcalloc((size_t)jobs, sizeof *slots);
   progress p = {.total = n, .pending = n};
   double started = now_seconds(), grace = kill_grace();
@@ -168,7 +190,7 @@ int local_run(exec_ctx *x, const int *cells, int n) {
         rc = -1;
         continue;
       }
-      pid_t pid = start_cell(x, c, cmd.s, dev, &slots[k].tmp, sub);
+      pid_t pid = start_cell(x, c, cmd.s, dev, slot_gpu(x, k), &slots[k].tmp, sub);
       if (pid < 0) {
         fprintf(stderr, "repro-run: cannot start %s: %s\n", c->log, strerror(errno));
         free(slots[k].tmp);

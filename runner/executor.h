@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "expand.h"
+#include "gpus.h"
 #include "manifest.h"
 
 typedef struct {
@@ -17,6 +18,7 @@ typedef struct {
   runtime_vars rt;
   const char *runner_path; /* absolute path of this binary */
   int jobs;                /* local: cells at once */
+  const gpu_list *gpus;    /* local: one cell per GPU, pinned; NULL or empty: unpinned */
   double poll_s;           /* slurm: seconds between polls */
   int detach;              /* Ctrl-C leaves submitted jobs running */
   int quiet;

@@ -36,7 +36,11 @@ static void usage(FILE *out) {
       "  -n, --dry-run        print the cells and write the array scripts; submit nothing\n"
       "  --local | --slurm    executor (default: the cluster file's, else slurm when sbatch "
       "exists)\n"
-      "  -j N                 local executor: cells at once (default 1: a GPU is shared)\n"
+      "  --gpus all|N|LIST    local executor: the GPUs cells run on, one cell per GPU at a time\n"
+      "                       (default all: CUDA_VISIBLE_DEVICES, else nvidia-smi -L); N: the\n"
+      "                       first N; LIST: indices or UUIDs, comma-separated (\"1,\": GPU 1)\n"
+      "  -j N                 local executor: at most N cells at once (default: one per GPU, or\n"
+      "                       1 without GPUs)\n"
       "  --resume             continue the current run: only cells without a good log, not queued\n"
       "  --rerun              run the selected cells again into the current run (old logs kept)\n"
       "  --run DIR            the run for --resume/--rerun/status (default: the one ae_logs points "
@@ -66,7 +70,7 @@ static void install_signals(void) {
 }
 
 typedef struct {
-  const char *file, *cluster, *run_dir, *bin, *python, *device, *cases;
+  const char *file, *cluster, *run_dir, *bin, *python, *device, *cases, *gpus;
   int nfilters;
   filter *filters;
   strvec only_args; /* the --only arguments as given (a run's `select` record) */
@@ -91,7 +95,8 @@ static int parse_options(int argc, char **argv, options *o) {
     O_PYTHON,
     O_WIDEN,
     O_ALLOW,
-    O_CASES
+    O_CASES,
+    O_GPUS
   };
   static const struct option longs[] = {{"cluster", required_argument, 0, 'c'},
                                         {"only", required_argument, 0, O_ONLY},
@@ -99,6 +104,7 @@ static int parse_options(int argc, char **argv, options *o) {
                                         {"cases", required_argument, 0, O_CASES},
                                         {"dry-run", no_argument, 0, 'n'},
                                         {"local", no_argument, 0, O_LOCAL},
+                                        {"gpus", required_argument, 0, O_GPUS},
                                         {"slurm", no_argument, 0, O_SLURM},
                                         {"resume", no_argument, 0, O_RESUME},
                                         {"rerun", no_argument, 0, O_RERUN},
@@ -127,6 +133,7 @@ static int parse_options(int argc, char **argv, options *o) {
       }
       break;
     case 'q': o->quiet = 1; break;
+    case O_GPUS: o->gpus = optarg; break;
     case 'h': usage(stdout); exit(0);
     case O_ONLY:
       if (o->nfilters >= 60) {
@@ -552,6 +559,32 @@ static int check_local_devices(const cellset *cs) {
   return 0;
 }
 
+/* The GPUs of a local run (--gpus, else every visible one), announced once. An empty list
+ * (no GPU found, as on a CPU machine) runs cells unpinned, -j at a time. */
+static int local_gpus(const options *o, gpu_list *gpus) {
+  char *err = NULL;
+  if (gpus_visible(gpus, &err) != 0 || gpus_select(gpus, o->gpus, &err) != 0) {
+    fprintf(stderr, "repro-run: %s\n", err);
+    free(err);
+    return -1;
+  }
+  if (gpus->n == 0 || o->quiet) return 0;
+  sbuf line = {0};
+  for (int i = 0; i < gpus->n; i++)
+    sb_addf(&line, "%s%s%s%s%s", i ? ", " : "", gpus->gpus[i].index,
+            gpus->gpus[i].uuid[0] ? " (" : "", gpus->gpus[i].uuid,
+            gpus->gpus[i].uuid[0] ? ")" : "");
+  int at_once = o->jobs > 0 && o->jobs < gpus->n ? o->jobs : gpus->n;
+  fprintf(stderr, "local executor: %d GPU(s) %s%s%s: %d cell(s) at once, one per GPU\n", gpus->n,
+          gpus->gpus[0].name[0] ? gpus->gpus[0].name : "", gpus->gpus[0].name[0] ? " " : "", line.s,
+          at_once);
+  if (o->jobs > gpus->n)
+    fprintf(stderr, "local executor: -j %d > %d GPU(s): timing cells never share a GPU\n", o->jobs,
+            gpus->n);
+  sb_free(&line);
+  return 0;
+}
+
 /* Loads the experiment file, the cluster file when given, and expands the matrix with the
  * filters and --device. Returns 0, or 2 with everything freed and the error printed. */
 typedef struct {
@@ -638,10 +671,12 @@ static int cmd_run(options *o) {
       .r = &r,
       .rt = {.bin = bin, .root = root, .python = o->python ? o->python : getenv("REPRO_PYTHON")},
       .runner_path = self,
-      .jobs = o->jobs ? o->jobs : 1,
+      .jobs = o->jobs,
       .poll_s = o->poll_s > 0 ? o->poll_s : 10,
       .detach = o->detach,
       .quiet = o->quiet};
+  gpu_list gpus = {0};
+  x.gpus = &gpus;
   memset(&r, 0, sizeof r);
   r.fd = -1;
   int figlock = -1;
@@ -674,7 +709,14 @@ static int cmd_run(options *o) {
     }
   }
   print_selection_notes(&x);
-  if (kind == EXEC_LOCAL && !o->dry_run && check_local_devices(cs) != 0) {
+  if (kind == EXEC_LOCAL && !o->dry_run &&
+      (check_local_devices(cs) != 0 || local_gpus(o, &gpus) != 0)) {
+    free(current);
+    goto out_all;
+  }
+  if (kind != EXEC_LOCAL && o->gpus) {
+    fprintf(stderr, "repro-run: --gpus is the local executor's; under Slurm the cluster file's "
+                    "gres says how many GPUs a cell gets\n");
     free(current);
     goto out_all;
   }
@@ -763,6 +805,7 @@ static int cmd_run(options *o) {
   }
   if (rc == 0 || rc == 1) fprintf(stderr, "logs: %s/logs (ae_logs points there)\n", r.dir);
 out_all:
+  gpus_free(&gpus);
   run_close(&r);
   if (figlock >= 0) close(figlock);
   free(self);

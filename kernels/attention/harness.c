@@ -73,6 +73,8 @@ void hx_print_header(const hx_device_info *info) {
   kv_put(out, "cpu", info->cpu);
   if (info->sms > 0) kv_putf(out, "sms", "%d", info->sms);
   if (info->clock_mhz > 0) kv_putf(out, "clock_mhz", "%d", info->clock_mhz);
+  if (info->index[0]) kv_put(out, "gpu_index", info->index);
+  if (info->uuid[0]) kv_put(out, "gpu_uuid", info->uuid);
   fputc('\n', out);
   fflush(out);
   log_header_done = 1;

@@ -33,6 +33,8 @@ typedef struct {
   char cpu[128];   /* host CPU model, informative */
   int sms;         /* streaming multiprocessors (132 on an H100 SXM, 114 on a PCIe one); 0: CPU */
   int clock_mhz;   /* peak SM clock (cudaDevAttrClockRate); 0: CPU */
+  char uuid[48];   /* "GPU-8f...": the device's own UUID (cudaDeviceProp.uuid); "" on the CPU */
+  char index[16];  /* nvidia-smi's index of the GPU the runner pinned ($REPRO_GPU_INDEX), or "" */
 } hx_device_info;
 
 /* Host-only fields (cpu model, gpu=none ...); harness_gpu fills the GPU ones. */

@@ -132,6 +132,14 @@ static void read_driver_version(char *dst, size_t cap) {
   snprintf(dst, cap, "cuda%d.%d", v / 1000, (v % 1000) / 10);
 }
 
+/* nvidia-smi's spelling of a device UUID: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx. */
+static void format_uuid(const cudaUUID_t *id, char *dst, size_t cap) {
+  const unsigned char *b = (const unsigned char *)id->bytes;
+  snprintf(dst, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+           b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+           b[14], b[15]);
+}
+
 extern "C" void hx_device_info_gpu(hx_device_info *info) {
   hx_device_info_cpu(info);
   int dev = 0, rt = 0;
@@ -145,6 +153,9 @@ extern "C" void hx_device_info_gpu(hx_device_info *info) {
   if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev) == cudaSuccess)
     info->clock_mhz = clock_khz / 1000;
   read_driver_version(info->driver, sizeof info->driver);
+  format_uuid(&prop.uuid, info->uuid, sizeof info->uuid);
+  const char *index = getenv("REPRO_GPU_INDEX");
+  if (index) snprintf(info->index, sizeof info->index, "%s", index);
   HX_CUDA(cudaRuntimeGetVersion(&rt));
   snprintf(info->cuda, sizeof info->cuda, "%d.%d", rt / 1000, (rt % 1000) / 10);
 }

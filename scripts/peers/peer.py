@@ -210,10 +210,19 @@ def git_commit():
     return commit + ("-dirty" if dirty else "")
 
 
+def nvidia_smi_query(fields, units=True):
+    """nvidia-smi's CSV answer for the GPU the runner pinned this cell to ($REPRO_GPU_UUID;
+    nvidia-smi ignores CUDA_VISIBLE_DEVICES), else for every GPU; None when it cannot run."""
+    cmd = ["nvidia-smi", "--query-gpu=" + fields,
+           "--format=csv,noheader" + ("" if units else ",nounits")]
+    if os.environ.get("REPRO_GPU_UUID"):
+        cmd += ["-i", os.environ["REPRO_GPU_UUID"]]
+    return command_output(cmd)
+
+
 def nvidia_smi_gpu():
-    """(name, cc, driver) of the first GPU nvidia-smi lists, or None."""
-    text = command_output(["nvidia-smi", "--query-gpu=name,compute_cap,driver_version",
-                           "--format=csv,noheader"])
+    """(name, cc, driver) of this cell's GPU (the first nvidia-smi lists), or None."""
+    text = nvidia_smi_query("name,compute_cap,driver_version")
     if not text:
         return None
     fields = [f.strip() for f in text.splitlines()[0].split(",")]
@@ -221,10 +230,9 @@ def nvidia_smi_gpu():
 
 
 def nvidia_smi_limits():
-    """(max SM clock MHz, power limit W) of the first GPU as nvidia-smi prints them, or None:
+    """(max SM clock MHz, power limit W) of this cell's GPU as nvidia-smi prints them, or None:
     with the SM count they tell an H100 SXM (132 SMs, 1980 MHz, 700 W) from a PCIe one."""
-    text = command_output(["nvidia-smi", "--query-gpu=clocks.max.sm,power.limit",
-                           "--format=csv,noheader,nounits"])
+    text = nvidia_smi_query("clocks.max.sm,power.limit", units=False)
     if not text:
         return None
     fields = [f.strip() for f in text.splitlines()[0].split(",")]
@@ -233,7 +241,7 @@ def nvidia_smi_limits():
 
 def meta_pairs(torch, device):
     smi = nvidia_smi_gpu()
-    sms = None
+    sms, uuid = None, ""
     gpu, cc, driver = smi if smi else ("none", "none", "unknown")
     cuda, torch_version = "unknown", "none"
     if torch is not None:
@@ -243,7 +251,9 @@ def meta_pairs(torch, device):
             index = torch.cuda.current_device()
             gpu = torch.cuda.get_device_name(index)
             cc = "%d.%d" % torch.cuda.get_device_capability(index)
-            sms = torch.cuda.get_device_properties(index).multi_processor_count
+            props = torch.cuda.get_device_properties(index)
+            sms = props.multi_processor_count
+            uuid = str(getattr(props, "uuid", "") or "")
     if device == "cpu":
         gpu, cc = "none", "none"
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -256,6 +266,10 @@ def meta_pairs(torch, device):
             pairs.append(("sms", sms))
         if limits:
             pairs += [("clock_mhz", limits[0]), ("power_w", limits[1])]
+        if os.environ.get("REPRO_GPU_INDEX"):  # the GPU the runner pinned this cell to
+            pairs.append(("gpu_index", os.environ["REPRO_GPU_INDEX"]))
+        if uuid:
+            pairs.append(("gpu_uuid", uuid if uuid.startswith("GPU-") else "GPU-" + uuid))
     return pairs
 
 
