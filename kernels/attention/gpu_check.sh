@@ -19,7 +19,7 @@
 #     against the fp32 GPU reference)
 #   x the peer fa3 (FlashAttention-3, kernels/attention/fa3/) on attn at every small, scaled and big shape
 #     (UNSUP throughout when attnvar was built without its kernels)
-# and the selected-block workload nsa's own cases (tilebench's NSA shapes, issue 15: GQA
+# and the selected-block workload nsa's own cases (tilebench's NSA shapes: GQA
 # group sizes, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
 # run one at a time and timed (5 warmups, 20 runs): their ms close the table.
 # Every run with --check (outputs poisoned, every output compared). Logs go to

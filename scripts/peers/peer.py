@@ -17,9 +17,13 @@ Rules shared with the kit's binaries (scripts/peers/README.md says more):
            [B, S, H/G, T], G = --groups the query heads per K/V head (the tile-benchmark
            seed's and TileLang's groups; 1: MHA) (workloads.block_lists: the rule of
            kernels/attention/selected_blocks.h)
-  timing   `warmup` untimed calls, then `runs` calls each between two CUDA events (the first
-           call, which compiles for inductor and flex, comes before and is reported as
-           compile_s); avg/median/min/max in ms
+  timing   `warmup` untimed calls, then `runs` timed runs (the first call, which compiles for
+           inductor and flex, comes before and is reported as compile_s); avg/median/min/max
+           in ms per call. A call of 2 ms or more is one run between two CUDA events
+           (timing=events); a shorter one is timed as a CUDA graph of calls_per_run calls
+           replayed between two events (timing=graph), or as that many back-to-back calls
+           (timing=loop) when it cannot be captured, so Python's launch cost is amortised as
+           the C harness's is; on the CPU the wall clock (timing=wall)
   flops    4*B*H*S^2*D per call, halved when causal (the paper's count); selected blocks:
            4*D per attended (b, h, query, key); no gflops for e2e
   memory   torch.cuda.reset_peak_memory_stats() right before the timed runs, then
@@ -302,27 +306,80 @@ def fmt(x, digits=4):
     return "%.*f" % (digits, x)
 
 
+class Samples(list):
+    """Milliseconds per call, one sample per timed run, and how they were taken: `method` is
+    graph (one CUDA graph of `calls` calls replayed between two events), loop (`calls`
+    back-to-back calls between two events), events (one call between two events) or wall
+    (the CPU's clock)."""
+
+    def __init__(self, times, method, calls=1):
+        super().__init__(times)
+        self.method, self.calls = method, calls
+
+
+# A timed sample lasts at least this long, so the launch cost of a short call is amortised
+# (the C harness launches from C, where it is a few microseconds).
+SAMPLE_MS = 2.0
+MAX_CALLS_PER_SAMPLE = 256
+
+
+def event_ms(torch, launch):
+    """Milliseconds between two CUDA events around launch()."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    launch()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def capture_graph(torch, call, calls):
+    """A CUDA graph of `calls` calls, or None when the call cannot be captured (a host sync,
+    a generator that is not graph-safe, ...)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    try:
+        with torch.cuda.stream(side):
+            call()  # the allocator's warmup on the capture stream
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                call()
+        torch.cuda.synchronize()
+        return graph
+    except Exception:  # noqa: BLE001 (any capture failure means: time it without a graph)
+        torch.cuda.synchronize()
+        return None
+
+
 def time_calls(torch, call, warmup, runs, on_gpu):
-    """Milliseconds of each of `runs` calls after `warmup` untimed ones."""
+    """Samples of `runs` timed runs after `warmup` untimed calls. On the GPU, a call shorter
+    than SAMPLE_MS is timed as the runs of a CUDA graph of enough calls to fill SAMPLE_MS
+    (back-to-back calls when it cannot be captured), divided by their number."""
     for _ in range(warmup):
         call()
-    times = []
-    if on_gpu:
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(runs)]
-        torch.cuda.synchronize()
-        for start, end in events:
-            start.record()
-            call()
-            end.record()
-        torch.cuda.synchronize()
-        times = [start.elapsed_time(end) for start, end in events]
-    else:
+    if not on_gpu:
+        times = []
         for _ in range(runs):
             t0 = time.perf_counter()
             call()
             times.append((time.perf_counter() - t0) * 1e3)
-    return times
+        return Samples(times, "wall")
+    torch.cuda.synchronize()
+    one = min(event_ms(torch, call) for _ in range(3))
+    calls = max(1, min(MAX_CALLS_PER_SAMPLE, int(SAMPLE_MS / max(one, 1e-3)) + 1))
+    if calls == 1:
+        return Samples([event_ms(torch, call) for _ in range(runs)], "events")
+    graph = capture_graph(torch, call, calls)
+    if graph is not None:
+        graph.replay()  # its first replay uploads the graph
+        return Samples([event_ms(torch, graph.replay) / calls for _ in range(runs)], "graph", calls)
+
+    def loop():
+        for _ in range(calls):
+            call()
+    return Samples([event_ms(torch, loop) / calls for _ in range(runs)], "loop", calls)
 
 
 def timing_pairs(times):
@@ -444,6 +501,10 @@ def result_pairs(torch, times, args, on_gpu, flops=None):
     """The result pairs of a timed cell: times, runs, GFLOP/s of `flops` per call when given,
     peak MiB on the GPU."""
     pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup)]
+    if isinstance(times, Samples):
+        pairs.append(("timing", times.method))
+        if times.calls > 1:
+            pairs.append(("calls_per_run", times.calls))
     if flops is not None:
         pairs.append(("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9)))
     if on_gpu:
