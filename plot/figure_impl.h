@@ -1,5 +1,5 @@
 /* figure_impl: what the figure files share (figure.c, emit_common.c, emit_grid.c,
- * emit_sweep.c, emit_bars.c, tables.c); not part of repro-plot's interface (figure.h).
+ * emit_sweep.c, emit_bars.c, tables.c, report.c); not part of repro-plot's interface (figure.h).
  *
  * figure.c owns the model and everything read from it: a bar's system and colour, a cell's
  * value and mark, the columns' labels, the CPU note. Each emitter writes one kind's .dat and
@@ -41,6 +41,14 @@ void fg_col_text(const fg_model *m, int x, char *buf, size_t cap);
 int fg_col_width(const fg_model *m);
 /* A speedup panel's name: its figure's title, else its experiment. */
 const char *fg_panel_label(const fg_model *m);
+
+/* ---- tables.c: what the terminal tables and the HTML report both show ---- */
+
+/* Ours' ratio to the best other system in column x of device row d for metric k: best / ours
+ * for time and memory, ours / best for throughput; NAN when either is missing. */
+double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k);
+/* The file name the log of cell (d, x, s) would have (its experiment's log template). */
+void fg_cell_file_name(const fg_model *m, int d, int x, int s, char *out, size_t cap);
 
 /* ---- emit_common.c: the .gp header of grid and sweep figures ---- */
 

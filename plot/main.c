@@ -1,11 +1,14 @@
 /* repro-plot: logs -> tidy table -> gnuplot data + scripts -> figures; export, merge, compare.
  *
  *   repro-plot draw    --config figNN/experiment.yaml --logs DIR [--out DIR] [--strict]
- *                      [--no-render] [--verbose] [-j N] [--templates DIR]
- *   repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict]
+ *                      [--no-render] [--verbose] [-j N] [--templates DIR] [--latest]
+ *   repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict] [--latest]
+ *                      (--latest: of several logs of one cell the newest is drawn, not ERR)
  *   repro-plot merge   [--format csv|json] [-o FILE] TABLE...  (.csv, or .json: ours or the
  *                      tilebench seed's result files)
  *   repro-plot compare [--config F] [--tol 0.10] A B     (A, B: log folders or tables)
+ *   repro-plot report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance 0.10]
+ *                      [--latest] --config F --logs DIR [--figures DIR] ...   (report.h)
  *
  * Exit: 0 fine, 1 error, 2 usage, 3 --strict and some log was broken or skipped,
  *       4 compare found cells outside the tolerance. */
@@ -22,6 +25,7 @@
 #include "fileio.h"
 #include "reader.h"
 #include "render.h"
+#include "report.h"
 #include "table.h"
 
 #ifndef PLOT_TEMPLATE_DIR
@@ -30,7 +34,7 @@
 
 typedef struct {
   const char *config, *logs, *out, *format, *output, *templates;
-  int strict, no_render, verbose, jobs;
+  int strict, no_render, verbose, jobs, latest;
   double tol;
   char **rest;
   int nrest;
@@ -39,10 +43,13 @@ typedef struct {
 static void usage(FILE *f) {
   fputs("usage:\n"
         "  repro-plot draw    --config FIG/experiment.yaml --logs DIR [--out DIR] [--strict]\n"
-        "                     [--no-render] [--verbose] [-j N] [--templates DIR]\n"
+        "                     [--no-render] [--verbose] [-j N] [--templates DIR] [--latest]\n"
         "  repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict]\n"
+        "                     [--latest]   (of several logs of one cell, draw the newest)\n"
         "  repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv|TABLE.json...\n"
-        "  repro-plot compare [--config F] [--tol 0.10] A B   (A, B: log folders or tables)\n",
+        "  repro-plot compare [--config F] [--tol 0.10] A B   (A, B: log folders or tables)\n"
+        "  repro-plot report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance T]\n"
+        "                     [--latest] --config F --logs DIR [--figures DIR] [--config ...]\n",
         f);
 }
 
@@ -73,6 +80,9 @@ static int parse_cli(int argc, char **argv, cli *c) {
       continue;
     } else if (!strcmp(a, "--no-render")) {
       c->no_render = 1;
+      continue;
+    } else if (!strcmp(a, "--latest")) {
+      c->latest = 1;
       continue;
     } else if (!strcmp(a, "--verbose")) {
       c->verbose = 1;
@@ -113,15 +123,18 @@ static int parse_cli(int argc, char **argv, cli *c) {
   return 0;
 }
 
-/* Reads a log folder with a config into t. Returns 0, or -1 when the folder is unreadable.
+/* Reads a log folder with a config into t (latest: of several logs of one cell, the newest).
+ * Returns 0, or -1 when the folder is unreadable.
  * A folder that does not exist counts as empty (every cell NS), with a note. */
-static int read_logs(const pc_config *cfg, const char *logs, pt_table *t, rd_issues *is) {
+static int read_logs(const pc_config *cfg, const char *logs, int latest, pt_table *t,
+                     rd_issues *is) {
   struct stat st;
   if (stat(logs, &st) != 0) {
     fprintf(stderr, "repro-plot: note: %s does not exist; every cell is NS\n", logs);
     return 0;
   }
   rd_opts o = pc_reader_opts(cfg);
+  o.latest = latest;
   if (rd_read_path(&o, logs, t, is) < 0) {
     fprintf(stderr, "%s: cannot read: %s\n", logs, strerror(errno));
     return -1;
@@ -215,7 +228,7 @@ static int cmd_draw(const cli *c) {
   pt_table t = {0};
   rd_issues is = {0};
   int rc = 0;
-  if (read_logs(&cfg, c->logs, &t, &is)) {
+  if (read_logs(&cfg, c->logs, c->latest, &t, &is)) {
     rc = 1;
     goto out;
   }
@@ -338,7 +351,7 @@ static int cmd_table(const cli *c) {
   if (pc_load(c->config, &cfg)) return 1;
   pt_table t = {0};
   rd_issues is = {0};
-  int rc = read_logs(&cfg, c->logs, &t, &is) ? 1 : write_table(c, &t);
+  int rc = read_logs(&cfg, c->logs, c->latest, &t, &is) ? 1 : write_table(c, &t);
   print_issues(&is, stderr);
   if (rc == 0 && c->strict && is.n) rc = 3;
   rd_issues_free(&is);
@@ -413,7 +426,7 @@ static int load_any(const cli *c, const char *what, pt_table *t) {
   rd_issues is = {0};
   struct stat st;
   int rc = stat(what, &st) != 0 ? (fprintf(stderr, "%s: %s\n", what, strerror(errno)), -1)
-                                : read_logs(&cfg, what, t, &is);
+                                : read_logs(&cfg, what, c->latest, t, &is);
   if (is.n) fprintf(stderr, "compare: %zu logs in %s were broken or skipped\n", is.n, what);
   rd_issues_free(&is);
   return rc;
@@ -488,6 +501,11 @@ int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "report")) { /* options of its own: sections of --config --logs */
+    int rc = rd_init() ? 1 : rp_main(argc - 1, argv + 1);
+    rd_cleanup();
+    return rc;
   }
   cli c;
   if (parse_cli(argc, argv, &c)) {

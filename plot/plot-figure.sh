@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Redraws one figure folder's figures from a folder of logs (called by figNN/plot.sh).
-#   plot/plot-figure.sh FIGDIR [LOGDIR] [--out DIR] [other `repro-plot draw` options]
+#   plot/plot-figure.sh FIGDIR [LOGDIR] [--out DIR] [--no-report] [other `repro-plot draw` options]
 # LOGDIR: default FIGDIR/ae_logs (the latest run) when it exists, else FIGDIR/backup_logs;
 #         a relative LOGDIR is taken from the caller's current folder.
-# Output: FIGDIR/figures/<name>.{pdf,png,svg,dat,gp} unless --out DIR is given.
+# Output: FIGDIR/figures/<name>.{pdf,png,svg,dat,gp} unless --out DIR is given, and beside them
+# report.html (`repro-plot report`: the figures, their tables and checks in one HTML file),
+# unless --no-report or --no-render (no figures) is given.
 # repro-plot: $REPRO_PLOT_BIN when set (./plot.sh builds it once for three figures), else
 # `scripts/build.sh --plot` builds only that target (build/ when configured, else build-plot/).
 set -euo pipefail
@@ -18,11 +20,22 @@ if [ -z "$logs" ]; then
   if [ -e "$figdir/ae_logs" ]; then logs=$figdir/ae_logs; else logs=$figdir/backup_logs; fi
 fi
 out=$figdir/figures
+report=1
+latest=()
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a folder}; shift 2 ;;
+    --no-report) report=0; shift ;;
+    --no-render) report=0; args+=("$1"); shift ;;
+    --latest) latest=(--latest); args+=("$1"); shift ;;
     *) args+=("$1"); shift ;;
   esac
 done
-exec "$bin" draw --config "$figdir/experiment.yaml" --logs "$logs" --out "$out" "${args[@]}"
+rc=0
+"$bin" draw --config "$figdir/experiment.yaml" --logs "$logs" --out "$out" "${args[@]}" || rc=$?
+if [ $report = 1 ]; then
+  "$bin" report -o "$out/report.html" "${latest[@]}" --config "$figdir/experiment.yaml" \
+    --logs "$logs" --figures "$out" || { [ $rc -ne 0 ] || rc=1; }
+fi
+exit $rc

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -32,7 +33,7 @@ void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line,
     is->cap = cap;
   }
   rd_issue *it = &is->v[is->n++];
-  pt_utf8_copy(it->path, sizeof it->path, path);
+  pt_safe_copy(it->path, sizeof it->path, path); /* printed as it is: no control characters */
   it->line = line;
   it->kind = kind;
   char msg[1024];
@@ -40,7 +41,7 @@ void rd_issue_add(rd_issues *is, rd_issue_kind kind, const char *path, int line,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  pt_utf8_copy(it->msg, sizeof it->msg, msg); /* "%.40s" of a log's text may cut a character */
+  pt_safe_copy(it->msg, sizeof it->msg, msg); /* "%.40s" of a log's text may cut a character */
 }
 
 void rd_issues_free(rd_issues *is) {
@@ -103,20 +104,6 @@ static int line_number(const char *buf, const char *at) {
   int n = 1;
   for (const char *p = buf; (p = memchr(p, '\n', (size_t)(at - p))); p++) n++;
   return n;
-}
-
-/* Strict number parse of [s, s+len): the whole text must be one finite-or-inf double. */
-static int parse_double(const char *s, size_t len, double *out) {
-  char tmp[64];
-  if (len == 0 || len >= sizeof tmp) return -1;
-  memcpy(tmp, s, len);
-  tmp[len] = '\0';
-  char *end;
-  errno = 0;
-  double v = strtod(tmp, &end);
-  if (*end || errno == ERANGE) return -1;
-  *out = v;
-  return 0;
 }
 
 /* A file is binary when it holds NUL bytes or many control characters. Progress bars
@@ -182,8 +169,8 @@ static int ae_scan(int pi, const char *buf, size_t len, ae_values *vals, const c
     for (int m = 0; m < AE_NMETRICS; m++) {
       int g = cp->group[m];
       if (!g || ov[2 * g] == PCRE2_UNSET) continue;
-      if (parse_double(ls + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v[m]) || !isfinite(v[m]) ||
-          v[m] < 0 || (pat->positive && v[m] <= 0))
+      if (pt_parse_decimal(ls + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v[m]) || v[m] < 0 ||
+          (pat->positive && v[m] <= 0))
         line_ok = 0;
       have[m] = 1;
     }
@@ -304,13 +291,46 @@ static void take_name(char *dst, const char *val, const char *path, int line, co
   strcpy(dst, val);
 }
 
-static int take_number(double *dst, const kv_record *rec, const char *key, const char *path,
-                       int line, rd_issues *is) {
-  const char *v = kv_get(rec, key);
-  if (!v) return 0;
-  if (parse_double(v, strlen(v), dst) == 0) return 0;
-  rd_issue_add(is, ISSUE_WARNING, path, line, "result %s=\"%.40s\" is not a number", key, v);
-  return -1;
+/* The numbers of a result line: the time first (it decides the cell), then the others. */
+static const char *const result_keys[] = {"avg_ms",   "min_ms",   "max_ms",
+                                          "gflops_s", "peak_mib", "compile_s"};
+#define NRESULT_KEYS (int)(sizeof result_keys / sizeof *result_keys)
+
+static double *result_field(pt_row *row, int k) {
+  double *f[] = {&row->avg_ms,   &row->min_ms,   &row->max_ms,
+                 &row->gflops_s, &row->peak_mib, &row->compile_s};
+  return f[k];
+}
+
+/* Marks row ERR for its time, with the reason every such log gets. */
+static void time_error(pt_row *row) {
+  row->status = ST_ERROR;
+  row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = NAN;
+  snprintf(row->reason, sizeof row->reason, "avg_ms must be a positive number");
+}
+
+/* Reads the result line's numbers: each a finite decimal number (pt_parse_decimal). A time
+ * that is none (0x10, nan, inf, 1e999) makes an ok cell ERR; another number that is none never
+ * counts (a warning). Returns 1 when the time was such, else 0. */
+static int result_numbers(const kv_record *rec, const char *path, int line, pt_row *row,
+                          rd_issues *is) {
+  int bad_time = 0;
+  for (int k = 0; k < NRESULT_KEYS; k++) {
+    const char *v = kv_get(rec, result_keys[k]);
+    *result_field(row, k) = NAN;
+    int rc = v ? pt_parse_decimal(v, strlen(v), result_field(row, k)) : 0;
+    if (!rc) continue;
+    if (k == 0 && row->status == ST_OK) {
+      bad_time = 1;
+      rd_issue_add(is, ISSUE_WARNING, path, line,
+                   "avg_ms must be a positive number (result avg_ms=\"%.40s\" %s): the cell is ERR",
+                   v, pt_num_problem(rc));
+    } else {
+      rd_issue_add(is, ISSUE_WARNING, path, line, "result %s=\"%.40s\" %s; it does not count",
+                   result_keys[k], v, pt_num_problem(rc));
+    }
+  }
+  return bad_time;
 }
 
 static int ours_result(const kv_record *rec, const char *path, int line, pt_row *row,
@@ -322,37 +342,30 @@ static int ours_result(const kv_record *rec, const char *path, int line, pt_row 
                  st ? st : "(none)");
     return -1;
   }
-  row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
-  row->compile_s = NAN;
-  int bad = take_number(&row->avg_ms, rec, "avg_ms", path, line, is) |
-            take_number(&row->min_ms, rec, "min_ms", path, line, is) |
-            take_number(&row->max_ms, rec, "max_ms", path, line, is) |
-            take_number(&row->gflops_s, rec, "gflops_s", path, line, is) |
-            take_number(&row->peak_mib, rec, "peak_mib", path, line, is);
-  take_number(&row->compile_s, rec, "compile_s", path, line, is); /* optional: peers' first call */
-  if (row->status == ST_OK && (bad || isnan(row->avg_ms))) {
+  int bad_time = result_numbers(rec, path, line, row, is);
+  if (row->status == ST_OK && !kv_get(rec, "avg_ms")) {
     rd_issue_add(is, ISSUE_SKIPPED, path, line, "result status=ok needs a numeric avg_ms");
     return -1;
   }
   const char *reason = kv_get(rec, "reason");
   pt_utf8_copy(row->reason, sizeof row->reason, reason ? reason : "");
   /* a time that is not a finite positive number is no time: the log is bad, not "n/a" */
-  if (!isnan(row->avg_ms) && !(isfinite(row->avg_ms) && row->avg_ms > 0)) {
+  if (bad_time) {
+    time_error(row);
+  } else if (!isnan(row->avg_ms) && !(row->avg_ms > 0)) {
     rd_issue_add(is, ISSUE_WARNING, path, line,
                  "avg_ms must be a positive number (got %g): the cell is ERR", row->avg_ms);
-    row->status = ST_ERROR;
-    row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = NAN;
-    snprintf(row->reason, sizeof row->reason, "avg_ms must be a positive number");
+    time_error(row);
   }
-  /* other numbers: nan/inf/negative never count */
-  double *nums[] = {&row->min_ms, &row->max_ms, &row->gflops_s, &row->peak_mib, &row->compile_s};
-  const char *keys[] = {"min_ms", "max_ms", "gflops_s", "peak_mib", "compile_s"};
-  for (int k = 0; k < 5; k++)
-    if (!isnan(*nums[k]) && !(isfinite(*nums[k]) && *nums[k] >= 0)) {
+  /* other numbers: negative never count */
+  for (int k = 1; k < NRESULT_KEYS; k++) {
+    double *f = result_field(row, k);
+    if (!isnan(*f) && *f < 0) {
       rd_issue_add(is, ISSUE_WARNING, path, line, "result %s=%g is not a finite number >= 0",
-                   keys[k], *nums[k]);
-      *nums[k] = NAN;
+                   result_keys[k], *f);
+      *f = NAN;
     }
+  }
   return 0;
 }
 
@@ -362,6 +375,124 @@ static void ours_meta(const kv_record *rec, pt_row *row) {
   const char *gpu = kv_get(rec, "gpu"), *cc = kv_get(rec, "cc");
   if (gpu) pt_utf8_copy(row->gpu, sizeof row->gpu, gpu);
   if (cc && pt_valid_cc(cc)) strcpy(row->cc, cc);
+}
+
+/* The value of the n decimal digits at s, or -1 when they are not all digits. */
+static int digits_at(const char *s, int n) {
+  int v = 0;
+  for (int i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+
+/* meta date= as the harness writes it (2026-11-22T00:01:46Z, UTC) in seconds since 1970, or
+ * NAN when it is not that. */
+static double parse_date(const char *s) {
+  if (strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+      s[16] != ':' || s[19] != 'Z')
+    return NAN;
+  int y = digits_at(s, 4), mo = digits_at(s + 5, 2), d = digits_at(s + 8, 2),
+      h = digits_at(s + 11, 2), mi = digits_at(s + 14, 2), sec = digits_at(s + 17, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+      sec < 0 || sec > 60)
+    return NAN;
+  struct tm tm = {.tm_year = y - 1900,
+                  .tm_mon = mo - 1,
+                  .tm_mday = d,
+                  .tm_hour = h,
+                  .tm_min = mi,
+                  .tm_sec = sec};
+  return (double)timegm(&tm);
+}
+
+/* What ours_parse learns besides the row: whether its result lines were good, the first check
+ * line that did not pass, the first key written twice on one line, and the log's own date. */
+typedef struct {
+  int have_result, last_bad; /* a good result line was read; the line of a bad one after it */
+  int nfailed, check_line;   /* check lines that did not pass; the first one's line */
+  char check_what[128];      /* "check output=lse failed (line 4: rel_l2=2.5e-01 ...)" */
+  int dup_line;              /* the first line with a key twice, 0 when none */
+  char dup_key[48];
+  double date; /* meta date= in seconds since 1970, NAN when none */
+} ours_state;
+
+/* The pairs that say how a check failed, in this order, where its line has them. */
+static const char *const check_detail_keys[] = {"rel_l2",    "max_abs", "nonfinite", "mismatches",
+                                                "differing", "hard",    "malformed", "unjudged"};
+
+/* A check line passes with ok=1 alone; the first other one is remembered with how it failed
+ * (ok= other than 0, then up to three of check_detail_keys). */
+static void ours_check(const kv_record *rec, int line, ours_state *st) {
+  const char *ok = kv_get(rec, "ok"), *output = kv_get(rec, "output");
+  if (ok && !strcmp(ok, "1")) return;
+  if (st->nfailed++) return;
+  st->check_line = line;
+  char detail[96] = "";
+  size_t n = 0;
+  if (!ok || strcmp(ok, "0"))
+    n += (size_t)snprintf(detail, sizeof detail, ok ? "ok=%.16s is not 0 or 1" : "no ok=%s",
+                          ok ? ok : "0|1");
+  size_t nk = sizeof check_detail_keys / sizeof *check_detail_keys;
+  for (size_t k = 0, shown = 0; k < nk && shown < 3 && n < sizeof detail; k++) {
+    const char *v = kv_get(rec, check_detail_keys[k]);
+    if (!v) continue;
+    n += (size_t)snprintf(detail + n, sizeof detail - n, "%s%s=%.16s", n ? " " : "",
+                          check_detail_keys[k], v);
+    shown++;
+  }
+  snprintf(st->check_what, sizeof st->check_what, "check output=%.40s failed (line %d%s%s)",
+           output ? output : "(none)", line, detail[0] ? ": " : "", detail);
+}
+
+/* The first key that rec holds twice, or NULL. Keys are compared by their first byte before
+ * strcmp: this runs on every record. */
+static const char *repeated_key(const kv_record *rec) {
+  for (int i = 1; i < rec->npairs; i++) {
+    const char *k = rec->pairs[i].key;
+    for (int j = 0; j < i; j++)
+      if (rec->pairs[j].key[0] == k[0] && !strcmp(rec->pairs[j].key, k)) return k;
+  }
+  return NULL;
+}
+
+/* A key twice on one line: which value counts is anyone's guess, so the cell is ERR. */
+static void note_repeated_key(const kv_record *rec, const char *path, int line, ours_state *st,
+                              rd_issues *is) {
+  const char *key = repeated_key(rec);
+  if (!key) return;
+  rd_issue_add(is, ISSUE_WARNING, path, line,
+               "key %.40s appears twice on this line (each key once): the cell is ERR", key);
+  if (st->dup_line) return;
+  st->dup_line = line;
+  snprintf(st->dup_key, sizeof st->dup_key, "%.40s", key);
+}
+
+/* Makes row ERR with reason: no numbers. */
+static void refuse(pt_row *row, const char *reason) {
+  row->status = ST_ERROR;
+  row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
+  row->compile_s = NAN;
+  pt_utf8_copy(row->reason, sizeof row->reason, reason);
+}
+
+/* After the last result line: a key twice on a line, or a failed check under a result that
+ * says ok, makes the cell ERR. */
+static void ours_verdict(const ours_state *st, const char *path, pt_row *row, rd_issues *is) {
+  char why[PT_REASON];
+  if (st->dup_line) {
+    snprintf(why, sizeof why, "line %d: %s appears twice (each key once per line)", st->dup_line,
+             st->dup_key);
+    refuse(row, why);
+  } else if (st->nfailed && row->status == ST_OK) {
+    char more[40] = "";
+    if (st->nfailed > 1) snprintf(more, sizeof more, "; %d checks failed", st->nfailed);
+    rd_issue_add(is, ISSUE_WARNING, path, st->check_line, "%s%s: the cell is ERR", st->check_what,
+                 more);
+    snprintf(why, sizeof why, "%s%s", st->check_what, more);
+    refuse(row, why);
+  }
 }
 
 /* A case key of the file name that the config line gives another value: one of the two is
@@ -394,7 +525,7 @@ static void ours_config(const kv_record *rec, const rd_opts *o, const char *path
   config_default_keys(rec, o, path, line, row, is);
   const char *sc = kv_get(rec, "scale"); /* the softmax scale: the seed's problem_size has it */
   double v;
-  if (sc && (parse_double(sc, strlen(sc), &v) || !isfinite(v)))
+  if (sc && pt_parse_decimal(sc, strlen(sc), &v))
     rd_issue_add(is, ISSUE_WARNING, path, line, "config scale=\"%.40s\" is not a number", sc);
   else if (sc)
     row->scale = v;
@@ -404,14 +535,45 @@ static int is_result_line(const char *q, const char *le) {
   return le - q >= 6 && memcmp(q, "result", 6) == 0 && (le - q == 6 || q[6] == ' ' || q[6] == '\t');
 }
 
+/* One complete record: a key twice is noted, then its tag says what it gives. */
+static void ours_record(const kv_record *rec, const char *path, int line, pt_row *row,
+                        rd_issues *is, const pt_row *named, const rd_opts *o, ours_state *st) {
+  note_repeated_key(rec, path, line, st, is);
+  if (strcmp(rec->tag, "config") == 0) {
+    ours_config(rec, o, path, line, row, is);
+    check_named_keys(rec, named, path, line, is);
+  } else if (strcmp(rec->tag, "meta") == 0) {
+    ours_meta(rec, row);
+    const char *d = kv_get(rec, "date");
+    if (d && isnan(st->date)) st->date = parse_date(d);
+  } else if (strcmp(rec->tag, "check") == 0) {
+    ours_check(rec, line, st);
+  } else if (strcmp(rec->tag, "result") == 0) {
+    pt_row tmp = *row;
+    rd_issues mine = {0};
+    if (ours_result(rec, path, line, &tmp, st->have_result ? &mine : is) == 0) {
+      *row = tmp; /* the last good result line wins: the runner may append one */
+      st->have_result = 1;
+      st->last_bad = 0;
+    } else {
+      st->last_bad = line;
+    }
+    for (size_t i = 0; i < mine.n; i++) /* after a good line: a warning, the cell is ERR */
+      rd_issue_add(is, ISSUE_WARNING, path, mine.v[i].line, "%s (the cell is ERR)", mine.v[i].msg);
+    rd_issues_free(&mine);
+  }
+}
+
 /* A record counts only when complete (newline-terminated). The last result line decides:
  * one that is cut (a torn write) or malformed after a good one makes the cell ERR, never
- * the earlier value; the runner's complete line after a killed cell still wins. */
+ * the earlier value; the runner's complete line after a killed cell still wins. A key twice
+ * on a line, or a failed check under a result that says ok, makes the cell ERR too. */
 static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is,
-                      const pt_row *named, const rd_opts *o) {
+                      const pt_row *named, const rd_opts *o, double *date) {
   kv_record rec = {0};
+  ours_state st = {.date = NAN};
   const char *p = buf, *end = buf + len;
-  int lineno = 0, have_result = 0, last_bad = 0, torn = 0;
+  int lineno = 0, torn = 0;
   snprintf(row->format, sizeof row->format, "ours");
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -430,53 +592,39 @@ static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row
       } else if (kv_parse(&rec, q, (size_t)(le - q), &err) != 0) {
         rd_issue_add(is, ISSUE_WARNING, path, lineno,
                      "column %d: not a `tag key=value ...` record (%s)", (int)(q - p) + 1, err);
-        if (is_result_line(q, le)) last_bad = lineno;
-      } else if (strcmp(rec.tag, "config") == 0) {
-        ours_config(&rec, o, path, lineno, row, is);
-        check_named_keys(&rec, named, path, lineno, is);
-      } else if (strcmp(rec.tag, "meta") == 0) {
-        ours_meta(&rec, row);
-      } else if (strcmp(rec.tag, "result") == 0) {
-        pt_row tmp = *row;
-        rd_issues mine = {0};
-        if (ours_result(&rec, path, lineno, &tmp, have_result ? &mine : is) == 0) {
-          *row = tmp; /* the last good result line wins: the runner may append one */
-          have_result = 1;
-          last_bad = 0;
-        } else {
-          last_bad = lineno;
-        }
-        for (size_t i = 0; i < mine.n; i++) /* after a good line: a warning, the cell is ERR */
-          rd_issue_add(is, ISSUE_WARNING, path, mine.v[i].line, "%s (the cell is ERR)",
-                       mine.v[i].msg);
-        rd_issues_free(&mine);
+        if (is_result_line(q, le)) st.last_bad = lineno;
+      } else {
+        ours_record(&rec, path, lineno, row, is, named, o, &st);
       }
     }
     p = le + 1;
   }
   kv_record_free(&rec);
-  if (torn || (have_result && last_bad)) {
-    row->status = ST_ERROR;
-    row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
-    row->compile_s = NAN;
-    snprintf(row->reason, sizeof row->reason,
+  if (date) *date = st.date;
+  if (torn || (st.have_result && st.last_bad)) {
+    char why[PT_REASON];
+    snprintf(why, sizeof why,
              torn ? "torn log: line %d is cut (no newline)"
                   : "the last result line (line %d) is malformed",
-             torn ? torn : last_bad);
+             torn ? torn : st.last_bad);
+    refuse(row, why);
     return 0;
   }
-  if (!have_result) {
+  if (!st.have_result) {
     rd_issue_add(is, ISSUE_SKIPPED, path, lineno,
                  "no usable `result status=...` line (truncated or unfinished log?)");
     return -1;
   }
+  ours_verdict(&st, path, row, is);
   return 0;
 }
 
-/* rd_parse_buffer, checking the config line against the keys of the file name (named) and
- * reading the default keys of o from it (o may be NULL). */
+/* rd_parse_buffer, checking the config line against the keys of the file name (named),
+ * reading the default keys of o from it (o may be NULL) and setting *date (may be NULL) to the
+ * log's meta date= in seconds since 1970, NAN when it has none. */
 static int parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is,
-                        const pt_row *named, const rd_opts *o) {
+                        const pt_row *named, const rd_opts *o, double *date) {
+  if (date) *date = NAN;
   if (len == 0) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "empty file");
     return -1;
@@ -485,12 +633,12 @@ static int parse_buffer(const char *buf, size_t len, const char *path, pt_row *r
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "binary file (NUL or control bytes), not a log");
     return -1;
   }
-  if (is_our_format(buf, len)) return ours_parse(buf, len, path, row, is, named, o);
+  if (is_our_format(buf, len)) return ours_parse(buf, len, path, row, is, named, o, date);
   return ae_parse(buf, len, path, row, is);
 }
 
 int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {
-  return parse_buffer(buf, len, path, row, is, NULL, NULL);
+  return parse_buffer(buf, len, path, row, is, NULL, NULL, NULL);
 }
 
 /* ---- file names ---- */
@@ -631,11 +779,22 @@ static void seen_free(seen_set *s) {
   free(s->v);
 }
 
+/* When a log was written, for --latest: its meta date=, else its file's modification time. */
+typedef struct {
+  double when; /* seconds since 1970 */
+  int from_meta;
+} log_date;
+
 typedef struct {
   const rd_opts *o;
   pt_table *t;
   rd_issues *is;
   seen_set dirs, files;
+  const char *root; /* the path given to rd_read_path */
+  char *root_real;  /* its real path (owned); links whose target is outside are not followed */
+  size_t start;     /* the table's row count before the walk */
+  log_date *dates;  /* one per row the walk added (owned) */
+  size_t ndates, capdates;
 } walk_ctx;
 
 static const char *file_kind(mode_t m) {
@@ -703,6 +862,21 @@ static int match_templates(const rd_opts *o, const char *base, pt_row *named) {
   return -1;
 }
 
+/* Remembers the date of the row just added; 0, or -1 when out of memory. */
+static int add_date(walk_ctx *w, double meta_date, const struct stat *st) {
+  if (w->ndates == w->capdates) {
+    size_t cap = w->capdates ? 2 * w->capdates : 64;
+    log_date *nd = realloc(w->dates, cap * sizeof *nd);
+    if (!nd) return -1;
+    w->dates = nd;
+    w->capdates = cap;
+  }
+  log_date *d = &w->dates[w->ndates++];
+  d->from_meta = !isnan(meta_date);
+  d->when = d->from_meta ? meta_date : (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec * 1e-9;
+  return 0;
+}
+
 static int read_file(walk_ctx *w, const char *path) {
   const rd_opts *o = w->o;
   rd_issues *is = w->is;
@@ -735,7 +909,8 @@ static int read_file(walk_ctx *w, const char *path) {
   }
   pt_row row;
   pt_row_init(&row);
-  int rc = parse_buffer(buf, len, path, &row, is, &named, o);
+  double date;
+  int rc = parse_buffer(buf, len, path, &row, is, &named, o, &date);
   free(buf);
   if (rc != 0) return 0;
   merge_keys(&named, &row, path, is);
@@ -754,7 +929,8 @@ static int read_file(walk_ctx *w, const char *path) {
                  "name, the config line or the figure's defaults");
     return 0;
   }
-  if (pt_append(w->t, &row) != 0) {
+  if (pt_append(w->t, &row) != 0 || add_date(w, date, &st) != 0) {
+    w->t->n = w->start + w->ndates; /* the row and its date, or neither */
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "out of memory");
     return 0;
   }
@@ -767,8 +943,21 @@ static int cmp_str(const void *a, const void *b) {
 
 static int walk_dir(walk_ctx *w, const char *path, const struct stat *dst);
 
+/* 1 when the real path of link full lies inside the walk's root (or the root is unknown). */
+static int link_inside_root(const walk_ctx *w, const char *full) {
+  if (!w->root_real) return 1;
+  char *real = realpath(full, NULL);
+  if (!real) return 0;
+  size_t n = strlen(w->root_real);
+  int inside = !strcmp(w->root_real, "/") ||
+               (!strncmp(real, w->root_real, n) && (real[n] == '/' || real[n] == '\0'));
+  free(real);
+  return inside;
+}
+
 /* One directory entry: lstat first, so a dangling link is reported and a FIFO, socket or
- * device is listed without ever being opened. */
+ * device is listed without ever being opened; a link whose target lies outside the root is
+ * listed once and not followed. */
 static int walk_entry(walk_ctx *w, const char *full) {
   struct stat lst, st;
   if (lstat(full, &lst) != 0) {
@@ -776,13 +965,20 @@ static int walk_entry(walk_ctx *w, const char *full) {
     return 0;
   }
   st = lst;
-  if (S_ISLNK(lst.st_mode) && stat(full, &st) != 0) {
+  if (S_ISLNK(lst.st_mode)) {
     char target[PT_PATH];
     ssize_t n = readlink(full, target, sizeof target - 1);
     target[n > 0 ? n : 0] = '\0';
-    rd_issue_add(w->is, ISSUE_SKIPPED, full, 0, "dangling symlink (-> %s): %s", target,
-                 strerror(errno));
-    return 0;
+    if (stat(full, &st) != 0) {
+      rd_issue_add(w->is, ISSUE_SKIPPED, full, 0, "dangling symlink (-> %s): %s", target,
+                   strerror(errno));
+      return 0;
+    }
+    if (!link_inside_root(w, full)) {
+      rd_issue_add(w->is, ISSUE_SKIPPED, full, 0,
+                   "symlink leads out of the log folder (-> %s): not followed", target);
+      return 0;
+    }
   }
   if (S_ISDIR(st.st_mode)) return walk_dir(w, full, &st);
   if (!S_ISREG(st.st_mode)) {
@@ -837,22 +1033,166 @@ static int walk_dir(walk_ctx *w, const char *path, const struct stat *dst) {
   return added;
 }
 
+/* ---- one row per cell: two logs of one cell are an error, or --latest picks the newest ---- */
+
+/* A hash of a row's cell (pt_same_cell: experiment, device, workload, system, and its keys in
+ * any order). */
+static unsigned long long fnv(unsigned long long h, const char *s) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (h ^ 0xffu) * 1099511628211ull; /* a separator: "ab","c" is not "a","bc" */
+}
+
+static unsigned long long cell_hash(const pt_row *r) {
+  const unsigned long long basis = 1469598103934665603ull;
+  unsigned long long h =
+      fnv(fnv(fnv(fnv(basis, r->experiment), r->device), r->workload), r->system);
+  unsigned long long keys = 0;
+  for (int k = 0; k < r->nkeys; k++) keys += fnv(fnv(basis, r->keys[k].key), r->keys[k].val);
+  return h ^ (keys * 0x9E3779B97F4A7C15ull);
+}
+
+typedef struct {
+  unsigned long long hash;
+  size_t i; /* the row's index from the walk's start */
+} cell_ref;
+
+static int cmp_cell_ref(const void *a, const void *b) {
+  const cell_ref *x = a, *y = b;
+  if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* A log's path as messages name it: below the walk's root, else whole. */
+static const char *rel_name(const walk_ctx *w, const char *source) {
+  size_t n = strlen(w->root);
+  if (strncmp(source, w->root, n) != 0 || source[n] != '/') return source;
+  while (source[n] == '/') n++;
+  return source + n;
+}
+
+/* "2026-03-01T12:00:00Z", with ", file time" when the log had no meta date. */
+static void fmt_date(const log_date *d, char *buf, size_t cap) {
+  time_t t = (time_t)d->when;
+  struct tm tm;
+  if (!gmtime_r(&t, &tm) || !strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm)) snprintf(buf, cap, "?");
+  if (!d->from_meta) snprintf(buf + strlen(buf), cap - strlen(buf), ", file time");
+}
+
+/* --latest: the newest log of the cell (members m[0..k), keep) stays; the others are listed as
+ * not drawn, naming the one drawn. */
+static void newest_wins(walk_ctx *w, const size_t *m, size_t k, size_t keep, unsigned char *drop) {
+  const pt_row *rows = w->t->rows + w->start;
+  char newest[48], older[48];
+  fmt_date(&w->dates[m[keep]], newest, sizeof newest);
+  for (size_t i = 0; i < k; i++) {
+    if (i == keep) continue;
+    drop[m[i]] = 1;
+    fmt_date(&w->dates[m[i]], older, sizeof older);
+    rd_issue_add(w->is, ISSUE_NOT_DRAWN, rows[m[i]].source, 0,
+                 "an older log of this cell (dated %s): --latest draws %s (dated %s)", older,
+                 rel_name(w, rows[m[keep]].source), newest);
+  }
+}
+
+/* Several logs of one cell and no newest to pick: the first one's row stays as ERR naming them
+ * all, the others are listed and go. tie: --latest found no single newest. */
+static void cell_error(walk_ctx *w, const size_t *m, size_t k, int tie, unsigned char *drop) {
+  pt_row *rows = w->t->rows + w->start;
+  const char *hint =
+      tie ? "the newest have the same date, --latest cannot choose" : "--latest draws the newest";
+  char all[PT_REASON] = "", others[PT_REASON] = "", why[PT_REASON];
+  for (size_t i = 0; i < k; i++) {
+    const char *name = rel_name(w, rows[m[i]].source);
+    snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "", name);
+    if (i)
+      snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s", i > 1 ? ", " : "",
+               name);
+  }
+  for (size_t i = 1; i < k; i++) {
+    drop[m[i]] = 1;
+    rd_issue_add(w->is, ISSUE_SKIPPED, rows[m[i]].source, 0,
+                 "another log of the cell of %s: the cell is ERR (%s)",
+                 rel_name(w, rows[m[0]].source), hint);
+  }
+  rd_issue_add(w->is, ISSUE_WARNING, rows[m[0]].source, 0,
+               "%zu logs of one cell (the cell is ERR; %s): this one and %s", k, hint, others);
+  snprintf(why, sizeof why, "%zu logs of this cell (%s): %s", k, hint, all);
+  refuse(&rows[m[0]], why);
+}
+
+/* One cell's logs m[0..k), in walk order. */
+static void one_cell(walk_ctx *w, const size_t *m, size_t k, unsigned char *drop) {
+  size_t keep = 0;
+  int tie = 0;
+  if (w->o->latest) {
+    for (size_t i = 1; i < k; i++)
+      if (w->dates[m[i]].when > w->dates[m[keep]].when) keep = i;
+    for (size_t i = 0; i < k; i++)
+      tie |= i != keep && w->dates[m[i]].when == w->dates[m[keep]].when;
+    if (!tie) {
+      newest_wins(w, m, k, keep, drop);
+      return;
+    }
+  }
+  cell_error(w, m, k, tie, drop);
+}
+
+/* The rows the walk added, one per cell: rows of one cell (sorted by cell hash, then compared
+ * with pt_same_cell) go to one_cell, and the rows it drops leave the table. */
+static void one_row_per_cell(walk_ctx *w) {
+  size_t n = w->t->n - w->start;
+  if (n < 2) return;
+  cell_ref *refs = malloc(n * sizeof *refs);
+  size_t *members = malloc(n * sizeof *members);
+  unsigned char *drop = calloc(n, 1), *grouped = calloc(n, 1);
+  if (refs && members && drop && grouped) {
+    const pt_row *rows = w->t->rows + w->start;
+    for (size_t i = 0; i < n; i++) refs[i] = (cell_ref){cell_hash(&rows[i]), i};
+    qsort(refs, n, sizeof *refs, cmp_cell_ref);
+    for (size_t a = 0; a < n; a++) {
+      if (grouped[refs[a].i]) continue;
+      size_t k = 0;
+      members[k++] = refs[a].i;
+      for (size_t b = a + 1; b < n && refs[b].hash == refs[a].hash; b++)
+        if (!grouped[refs[b].i] && pt_same_cell(&rows[refs[a].i], &rows[refs[b].i])) {
+          grouped[refs[b].i] = 1;
+          members[k++] = refs[b].i;
+        }
+      if (k > 1) one_cell(w, members, k, drop);
+    }
+    size_t out = w->start;
+    for (size_t i = 0; i < n; i++) {
+      if (drop[i]) continue;
+      if (out != w->start + i) w->t->rows[out] = w->t->rows[w->start + i];
+      out++;
+    }
+    w->t->n = out;
+  }
+  free(refs);
+  free(members);
+  free(drop);
+  free(grouped);
+}
+
 int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is) {
   struct stat st;
   if (stat(path, &st) != 0) return -1;
-  walk_ctx w = {.o = o, .t = t, .is = is};
-  int r;
+  walk_ctx w = {.o = o, .t = t, .is = is, .root = path, .start = t->n};
+  int r = 0;
   if (S_ISDIR(st.st_mode)) {
     if (access(path, R_OK | X_OK) != 0) return -1;
+    w.root_real = realpath(path, NULL);
     r = walk_dir(&w, path, &st);
   } else if (!S_ISREG(st.st_mode)) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0, "%s, not a regular file: not read",
                  file_kind(st.st_mode));
-    r = 0;
   } else {
-    r = read_file(&w, path);
+    read_file(&w, path);
   }
+  one_row_per_cell(&w);
   seen_free(&w.dirs);
   seen_free(&w.files);
-  return r;
+  free(w.root_real);
+  free(w.dates);
+  return r < 0 ? -1 : (int)(t->n - w.start);
 }

@@ -8,7 +8,10 @@
  * any other key the defaults name, e.g. seqlen).
  *
  * Nothing here aborts: an empty, binary, truncated or unknown file becomes an issue (file,
- * line, what was expected) and is skipped; the caller decides whether issues are fatal. */
+ * line, what was expected) and is skipped; the caller decides whether issues are fatal. A log
+ * that cannot be trusted is an ERR row with its reason: a check line that did not pass under a
+ * result that says ok, a time that is no finite decimal number, a key twice on one line, two
+ * logs of one cell. Issues hold no control characters (written as \xNN), so they print safely. */
 #ifndef PLOT_READER_H
 #define PLOT_READER_H
 
@@ -60,6 +63,10 @@ typedef struct {
    * Returns the name itself when it is no alias. */
   const char *(*canon)(void *ctx, rd_axis axis, const char *name);
   void *canon_ctx;
+  /* Of several logs of one cell: 0, the cell is ERR naming them all; 1 (--latest), the newest
+   * by its meta date= (else its file's modification time) is read, the others are listed as
+   * not drawn, naming it. */
+  int latest;
 } rd_opts;
 
 /* Compiles the pattern table; call once. Returns 0, or -1 with a message on stderr. */
@@ -73,10 +80,12 @@ void rd_cleanup(void);
 int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is);
 
 /* Reads one file or every regular file under a directory (recursively, sorted by name;
- * dot files ignored) and appends one row per usable log. Returns the number of rows added,
- * or -1 when dir cannot be opened at all. Entries are lstat'ed first: a FIFO, socket or
- * device is listed and never opened, a dangling symlink is listed, and no directory or file
- * is read twice (their (st_dev, st_ino) are remembered: directory links to . loop no more). */
+ * dot files ignored) and appends one row per cell (o->latest says which of several logs of one
+ * cell). Returns the number of rows added, or -1 when dir cannot be opened at all. Entries are
+ * lstat'ed first: a FIFO, socket or device is listed and never opened, a dangling symlink is
+ * listed, a symlink whose real path lies outside the directory's is listed and not followed,
+ * and no directory or file is read twice (their (st_dev, st_ino) are remembered: directory
+ * links to . loop no more). */
 int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is);
 
 /* Matches a file's base name against a template; fills the keys it names (device lowered;

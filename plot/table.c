@@ -159,11 +159,38 @@ void pt_utf8_copy(char *dst, size_t cap, const char *src) {
   dst[n] = '\0';
 }
 
-/* Writes s as valid UTF-8 (invalid bytes as U+FFFD). */
-static void put_utf8(FILE *out, const char *s, size_t n) {
+static int is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+void pt_safe_copy(char *dst, size_t cap, const char *src) {
+  size_t n = 0, avail = strlen(src);
+  while (avail) {
+    unsigned char c = (unsigned char)*src;
+    size_t k = is_control(c) ? 1 : pt_utf8_len(src, avail);
+    char esc[8];
+    const char *from = k ? src : replacement;
+    size_t w = k ? k : 3;
+    if (is_control(c)) {
+      snprintf(esc, sizeof esc, "\\x%02x", c);
+      from = esc;
+      w = 4;
+    }
+    if (n + w >= cap) break; /* cut before a character or an escape, never inside one */
+    memcpy(dst + n, from, w);
+    n += w;
+    src += k ? k : 1;
+    avail -= k ? k : 1;
+  }
+  dst[n] = '\0';
+}
+
+/* Writes s[0, n) as valid UTF-8 (invalid bytes as U+FFFD), each control character as \xNN. */
+static void put_safe(FILE *out, const char *s, size_t n) {
   while (n) {
-    size_t k = pt_utf8_len(s, n);
-    if (k)
+    unsigned char c = (unsigned char)*s;
+    size_t k = is_control(c) ? 0 : pt_utf8_len(s, n);
+    if (is_control(c))
+      fprintf(out, "\\x%02x", c);
+    else if (k)
       fwrite(s, 1, k, out);
     else
       fputs(replacement, out);
@@ -193,13 +220,49 @@ int pt_same_cell_gpu(const pt_row *a, const pt_row *b) {
   return pt_same_cell(a, b) && (!a->gpu[0] || !b->gpu[0] || strcmp(a->gpu, b->gpu) == 0);
 }
 
-/* A whole decimal number (what a case value that is a size looks like), or not. */
-static int as_number(const char *s, double *v) {
-  char *end;
-  errno = 0;
-  *v = strtod(s, &end);
-  return *s && !*end && !errno && isfinite(*v);
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* The number of decimal digits at s[*i..len), *i moved past them. */
+static size_t skip_digits(const char *s, size_t len, size_t *i) {
+  size_t from = *i;
+  while (*i < len && is_digit(s[*i])) ++*i;
+  return *i - from;
 }
+
+int pt_parse_decimal(const char *s, size_t len, double *out) {
+  size_t i = 0;
+  if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+  size_t digits = skip_digits(s, len, &i);
+  if (i < len && s[i] == '.') {
+    i++;
+    digits += skip_digits(s, len, &i);
+  }
+  if (!digits) return PT_NUM_SYNTAX;
+  if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+    i++;
+    if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+    if (!skip_digits(s, len, &i)) return PT_NUM_SYNTAX;
+  }
+  if (i != len) return PT_NUM_SYNTAX;
+  char small[64], *text = len < sizeof small ? small : malloc(len + 1);
+  if (!text) return PT_NUM_SYNTAX;
+  memcpy(text, s, len);
+  text[len] = '\0';
+  errno = 0;
+  double v = strtod(text, NULL); /* the text is decimal: strtod reads all of it */
+  int range = errno == ERANGE && isinf(v);
+  if (text != small) free(text);
+  if (range) return PT_NUM_RANGE; /* an underflow is a number near 0, and kept */
+  *out = v;
+  return 0;
+}
+
+const char *pt_num_problem(int rc) {
+  return rc == PT_NUM_RANGE ? "is too large for a double (not finite)" : "is not a decimal number";
+}
+
+/* A whole decimal number (what a case value that is a size looks like), or not. */
+static int as_number(const char *s, double *v) { return pt_parse_decimal(s, strlen(s), v) == 0; }
 
 void pt_fmt_double(char *buf, size_t cap, double v) {
   for (int prec = 15; prec <= 17; prec++) {
@@ -259,17 +322,19 @@ static const char *csv_header =
 #define CSV_NFIELDS     19
 #define CSV_OLD_NFIELDS 15 /* tables written before the GPU and problem-size columns */
 
+/* A text field: control characters as \xNN (so a record is one line), quoted when it holds a
+ * comma or quote. */
 static void csv_str(FILE *out, const char *s) {
-  if (!strpbrk(s, ",\"\n\r")) {
-    put_utf8(out, s, strlen(s));
+  if (!strpbrk(s, ",\"")) {
+    put_safe(out, s, strlen(s));
     return;
   }
   fputc('"', out);
   for (const char *q; (q = strchr(s, '"')); s = q + 1) {
-    put_utf8(out, s, (size_t)(q - s));
+    put_safe(out, s, (size_t)(q - s));
     fputs("\"\"", out);
   }
-  put_utf8(out, s, strlen(s));
+  put_safe(out, s, strlen(s));
   fputc('"', out);
 }
 
@@ -366,15 +431,13 @@ static int csv_record(char **pp, char *end, char **fields, int max, int *lines) 
   }
 }
 
+/* A number field: decimal, or empty for none (NAN). */
 static int csv_double(const char *s, double *out) {
   if (!*s) {
     *out = NAN;
     return 0;
   }
-  char *end;
-  errno = 0;
-  *out = strtod(s, &end);
-  return (*end || errno) ? -1 : 0;
+  return pt_parse_decimal(s, strlen(s), out) ? -1 : 0;
 }
 
 static int copy_name(char *dst, const char *src, int allow_empty) {
@@ -447,11 +510,13 @@ static int csv_row(char **f, int nf, pt_row *r, const char **what) {
 }
 
 int pt_read_csv(const char *path, pt_table *t) {
+  char shown[PT_PATH]; /* the path as messages print it */
+  pt_safe_copy(shown, sizeof shown, path);
   size_t len = 0;
   char why[128];
   char *buf = repro_slurp(path, (size_t)1 << 30, &len, why, sizeof why);
   if (!buf) {
-    fprintf(stderr, "%s: cannot open: %s\n", path, why);
+    fprintf(stderr, "%s: cannot open: %s\n", shown, why);
     return -1;
   }
   char *p = buf, *end = buf + len;
@@ -470,7 +535,7 @@ int pt_read_csv(const char *path, pt_table *t) {
   if ((nh != CSV_NFIELDS || strcmp(header, csv_header) != 0) &&
       (nh != CSV_OLD_NFIELDS || strlen(header) != old_len - 1 ||
        strncmp(header, csv_header, old_len - 1) != 0)) {
-    fprintf(stderr, "%s:1: expected the header \"%s\"\n", path, csv_header);
+    fprintf(stderr, "%s:1: expected the header \"%s\"\n", shown, csv_header);
     free(buf);
     return -1;
   }
@@ -489,18 +554,18 @@ int pt_read_csv(const char *path, pt_table *t) {
     int nf = csv_record(&p, end, f, nwant, &lines);
     lineno += lines;
     if (nf != nwant) {
-      fprintf(stderr, "%s:%d: expected %d comma-separated fields, got %s\n", path, at, nwant,
+      fprintf(stderr, "%s:%d: expected %d comma-separated fields, got %s\n", shown, at, nwant,
               nf < 0 ? "a broken quote or too many" : "fewer");
       rc = -1;
       break;
     }
     if (csv_row(f, nf, &row, &what)) {
-      fprintf(stderr, "%s:%d: expected %s\n", path, at, what);
+      fprintf(stderr, "%s:%d: expected %s\n", shown, at, what);
       rc = -1;
       break;
     }
     if (pt_append(t, &row)) {
-      fprintf(stderr, "%s: out of memory\n", path);
+      fprintf(stderr, "%s: out of memory\n", shown);
       rc = -1;
       break;
     }
@@ -511,6 +576,8 @@ int pt_read_csv(const char *path, pt_table *t) {
 
 /* ---- json ---- */
 
+/* A string; a control character is written as the text \xNN (its backslash escaped), as csv
+ * and the terminal show it. */
 static void json_str(FILE *out, const char *s) {
   fputc('"', out);
   for (size_t n = strlen(s); n;) {
@@ -518,8 +585,8 @@ static void json_str(FILE *out, const char *s) {
     size_t k = 1;
     if (c == '"' || c == '\\')
       fprintf(out, "\\%c", c);
-    else if (c < 0x20 || c == 0x7f)
-      fprintf(out, "\\u%04x", c);
+    else if (is_control(c))
+      fprintf(out, "\\\\x%02x", c);
     else if (c < 0x80)
       fputc(c, out);
     else if ((k = pt_utf8_len(s, n)))

@@ -116,16 +116,17 @@ void pt_fmt_double(char *buf, size_t cap, double v);
  * is_causal true/false) and scale, latency_ms = avg_ms, tflops = gflops_s / 1000,
  * compilation_time = compile_s); csv adds gpu_model, compute_capability, compilation_time and
  * problem_size ("m=1024 n=1024 k=1024", our key names, then scale=) at the end. The output is
- * always valid UTF-8 (invalid bytes in a source path or reason are written as U+FFFD); csv
- * quotes a field holding a comma, quote, CR or LF as RFC 4180 says, so a reason may span
- * lines. */
+ * always valid UTF-8 (invalid bytes in a source path or reason are written as U+FFFD) and its
+ * texts hold no control characters: they are written as \xNN (pt_safe_copy; json escapes that
+ * text's backslash), so every record is one line. csv quotes a field holding a comma or quote
+ * as RFC 4180 says. */
 void pt_write_csv(FILE *out, const pt_table *t);
 void pt_write_json(FILE *out, const pt_table *t);
 
 /* Reads a csv written by pt_write_csv (for merge/compare): RFC 4180 records (quoted fields
- * may hold commas, doubled quotes and line breaks; CRLF or LF line ends). Tables written before
- * the GPU and problem-size columns (15 fields) are read too. Returns 0, or -1 with a message
- * naming path:line on stderr. */
+ * may hold commas, doubled quotes and line breaks; CRLF or LF line ends); numbers are decimal
+ * (pt_parse_decimal) or empty. Tables written before the GPU and problem-size columns (15
+ * fields) are read too. Returns 0, or -1 with a message naming path:line on stderr. */
 int pt_read_csv(const char *path, pt_table *t);
 
 /* table_json.c (jansson): reads a JSON list of row objects, the rows pt_write_json writes or
@@ -145,6 +146,21 @@ size_t pt_utf8_len(const char *p, size_t avail);
 /* Copies src into dst[0..cap) as valid UTF-8: invalid bytes become U+FFFD, and a text too
  * long is cut at a character boundary. dst is always NUL-terminated (cap > 0). */
 void pt_utf8_copy(char *dst, size_t cap, const char *src);
+
+/* pt_utf8_copy that also writes each control character (a byte below 0x20, or 0x7f) as the
+ * four characters \xNN, so the text is safe to print on a terminal and one line long. A text
+ * too long is cut before a character or an escape, never inside one. */
+void pt_safe_copy(char *dst, size_t cap, const char *src);
+
+/* Reads [s, s+len) as a decimal number: [+-]?(D+[.D*]|.D+)([eE][+-]?D+)? and nothing else
+ * (no hex, inf, nan or spaces, which strtod would take). Returns 0 with *out set,
+ * PT_NUM_SYNTAX when the text is no such number, PT_NUM_RANGE when it is one too large for a
+ * double (1e999); *out is left alone on an error. */
+#define PT_NUM_SYNTAX (-1)
+#define PT_NUM_RANGE  (-2)
+int pt_parse_decimal(const char *s, size_t len, double *out);
+/* What a pt_parse_decimal error says of a value ("is not a decimal number"). */
+const char *pt_num_problem(int rc);
 
 /* 1 when s is a safe name: [A-Za-z0-9._-]+, shorter than PT_NAME. */
 int pt_valid_name(const char *s);

@@ -18,7 +18,7 @@ static void print_value(FILE *out, const fg_cell *c, pc_metric k, int w) {
 
 /* Ours against the best other system in column x: time and memory lower is better (best/ours),
  * throughput higher is better (ours/best). NAN when either is missing. */
-static double ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
+double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
   if (m->ours < 0) return NAN;
   double ours = fg_cell_value(fg_at(m, d, x, m->ours), k), best = NAN;
   for (int s = 0; s < m->nsys; s++) {
@@ -54,7 +54,7 @@ static void print_metric_table(const fg_model *m, int d, pc_metric k, const char
     fg_col_text(m, x, lab, sizeof lab);
     fprintf(out, "%-*s", cw, lab);
     for (int s = 0; s < m->nsys; s++) print_value(out, fg_at(m, d, x, s), k, w[s]);
-    double r = ours_ratio(m, d, x, k);
+    double r = fg_ours_ratio(m, d, x, k);
     if (isnan(r)) {
       fprintf(out, " %9s\n", "-");
     } else {
@@ -142,7 +142,7 @@ static const char *cell_key_value(const fg_model *m, int d, int x, int s, const 
 
 /* The file name a cell's log would have: its experiment's template with the placeholders
  * filled. */
-static void cell_file_name(const fg_model *m, int d, int x, int s, char *out, size_t cap) {
+void fg_cell_file_name(const fg_model *m, int d, int x, int s, char *out, size_t cap) {
   const char *t = pc_log_name(m->cfg, m->fig->experiment);
   size_t n = 0;
   while (*t && n + 1 < cap) {
@@ -170,7 +170,7 @@ int fg_print_missing(const fg_model *m, FILE *out, int limit) {
         if (m->fig->x[0] && !m->xrow[x]) continue; /* no logs: no names to give */
         if (limit == 0 || missing < limit) {
           char name[PT_PATH];
-          cell_file_name(m, d, x, s, name, sizeof name);
+          fg_cell_file_name(m, d, x, s, name, sizeof name);
           fprintf(out, "  missing  %s\n", name);
         }
         missing++;

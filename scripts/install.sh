@@ -3,7 +3,8 @@
 #   scripts/install.sh            build + plot: compiler, cmake, libyaml, pcre2, jansson, gnuplot, python3 (peers, their tests)
 #   scripts/install.sh --tests    also what the tests need: Slurm (slurmctld, slurmd, client), munge, poppler-utils,
 #                                 clang-format (the format check), clang + libclang-rt-14-dev (the libFuzzer tests),
-#                                 python3-venv and shellcheck (scripts/lint.sh); then what --lint installs
+#                                 python3-venv and shellcheck (scripts/lint.sh), chromium (plot.report_browser:
+#                                 the HTML report in a headless browser); then what --lint installs
 #   scripts/install.sh --lint     ruff, pinned, for scripts/lint.sh: pip-installed into a venv (no root needed;
 #                                 network needed: PyPI), REPRO_LINT_VENV (default build/lint-venv), made by
 #                                 REPRO_LINT_PYTHON (default python3); nothing to do when it holds that version.
@@ -52,7 +53,7 @@ case "${1:-}" in
     exit 0 ;;
   --lint) install_ruff; exit ;;
   --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format clang libclang-rt-14-dev
-                  shellcheck python3-venv)
+                  shellcheck python3-venv chromium)
            lint=1 ;;
   "") ;;
   *) echo "usage: $0 [--tests | --lint | --peers]" >&2; exit 2 ;;

@@ -1,0 +1,21 @@
+/* report: `repro-plot report`, one self-contained HTML file of figures, tables and the logs
+ * behind them, which a browser opens from disk (no network, no other file).
+ *
+ *   repro-plot report [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance 0.10]
+ *                     [--latest] --config F --logs DIR [--figures DIR] [--config F --logs DIR ...]
+ *
+ * Each --config starts a section (a figure folder or a study); the --logs and --figures after
+ * it are that section's log folder and the folder its figures were drawn into (their .svg is
+ * inlined; without --figures the section has its tables only). --compare ROOT and --paper ROOT
+ * read ROOT/<figure> (the plot's figure name, e.g. fig12, h2o-diag) for every section: the
+ * logs to compare with (each cell's time / the compared time, outside +-tolerance marked, cells
+ * of one side only listed), and the original artifact's logs, shown as the paper's column.
+ * --latest reads the logs as `repro-plot draw --latest` does.
+ * Exit: 0, 1 (a config, a log folder or the output failed), 2 (usage). */
+#ifndef PLOT_REPORT_H
+#define PLOT_REPORT_H
+
+/* argv[0] is "report"; rd_init() has run. */
+int rp_main(int argc, char **argv);
+
+#endif
