@@ -107,6 +107,7 @@ extern const attn_system attn_system_unfused;    /* kernels/attention/unfused/  
 extern const attn_system attn_system_fused;      /* kernels/attention/fused/      */
 extern const attn_system attn_system_fused_diag; /* kernels/attention/fused_diag/ */
 extern const attn_system attn_system_fa3; /* kernels/attention/fa3/: a peer (FlashAttention-3) */
+extern const attn_system attn_system_fa2; /* kernels/attention/fa2/: a peer (FlashAttention-2) */
 
 /* ---- the system registry (systems.c) ------------------------------------------------- */
 

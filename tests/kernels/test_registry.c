@@ -98,10 +98,37 @@ static void test_systems_cover_bf16(void) {
 #endif
 }
 
-/* A peer (another project's kernels: fa3) serves the cells it computes and refuses every other
- * one with a reason, never silently: without its kernels in the build every cell is refused
- * and the reason says how to build them; with them attn runs (fp16 and bf16, causal or not)
- * and the workloads it does not compute are refused. */
+/* What each peer computes (its project's forward), and whether its kernels are in this build. */
+typedef struct {
+  const char *name;
+  int built;          /* its kernels compiled in (REPRO_HAVE_<PEER>) */
+  const char *option; /* the CMake option its refusal names when they are not */
+  int softcap;        /* it computes the logits soft-cap (gemma2) besides the plain softmax */
+} peer_expect;
+
+static const peer_expect peer_expectations[] = {
+#ifdef REPRO_HAVE_FA3
+    {"fa3", 1, "REPRO_FA3_DIR", 0},
+#else
+    {"fa3", 0, "REPRO_FA3_DIR", 0},
+#endif
+#ifdef REPRO_HAVE_FA2
+    {"fa2", 1, "REPRO_FA2_DIR", 1},
+#else
+    {"fa2", 0, "REPRO_FA2_DIR", 1},
+#endif
+};
+
+static const peer_expect *peer_expected(const char *name) {
+  for (size_t i = 0; i < sizeof peer_expectations / sizeof *peer_expectations; i++)
+    if (strcmp(peer_expectations[i].name, name) == 0) return &peer_expectations[i];
+  return NULL;
+}
+
+/* A peer (another project's kernels: fa3, fa2) serves the cells it computes and refuses every
+ * other one with a reason, never silently: without its kernels in the build every cell is
+ * refused and the reason says how to build them; with them its workloads run (fp16 and bf16,
+ * causal or not) and the workloads it does not compute are refused. */
 static void test_peers_say_why(void) {
 #ifdef REPRO_HAVE_CUDA
   int peers = 0;
@@ -109,9 +136,15 @@ static void test_peers_say_why(void) {
     const system_entry *e = &system_table[i];
     if (!e->peer) continue;
     peers++;
+    const peer_expect *want = peer_expected(e->name);
+    CHECKF(want != NULL, "peer %s: not in this test's peer_expectations", e->name);
     CHECKF(!e->on_cpu && e->gpu, "peer %s: a GPU system without an implementation", e->name);
-    if (!e->gpu) continue;
+    if (!e->gpu || !want) continue;
     for (int w = 0; w < WL_COUNT; w++) {
+      const workload_info *row = &workload_table[w];
+      const int computed =
+          (row->logits == LOGITS_SCALED || (want->softcap && row->logits == LOGITS_SOFTCAP)) &&
+          row->keys == KEYS_DENSE && row->column == COL_NONE;
       for (int variant = 0; variant < 4; variant++) {
         attn_shape sh = {2,
                          4,
@@ -123,23 +156,18 @@ static void test_peers_say_why(void) {
                          ATTN_DENSE};
         char why[256] = "";
         const int rc = e->gpu->supports(NULL, (workload_id)w, &sh, why, sizeof why);
-#ifdef REPRO_HAVE_FA3
-        const workload_info *row = &workload_table[w]; /* the plain softmax: attn's features */
-        const int plain =
-            row->logits == LOGITS_SCALED && row->keys == KEYS_DENSE && row->column == COL_NONE;
-#else
-        const int plain = 0;
-        CHECKF(rc != ATTN_OK && strstr(why, "REPRO_FA3_DIR"),
-               "peer %s built without its kernels: %s must be refused naming REPRO_FA3_DIR: %s",
-               e->name, workload_table[w].name, why);
-#endif
-        CHECKF(plain ? rc == ATTN_OK : rc == ATTN_UNSUPPORTED && why[0] != '\0',
-               "peer %s, %s (variant %d): rc %d, reason '%s'", e->name, workload_table[w].name,
-               variant, rc, why);
+        if (!want->built)
+          CHECKF(rc != ATTN_OK && strstr(why, want->option),
+                 "peer %s built without its kernels: %s must be refused naming %s: %s", e->name,
+                 row->name, want->option, why);
+        const int serves = want->built && computed;
+        CHECKF(serves ? rc == ATTN_OK : rc == ATTN_UNSUPPORTED && why[0] != '\0',
+               "peer %s, %s (variant %d): rc %d, reason '%s'", e->name, row->name, variant, rc,
+               why);
       }
     }
   }
-  CHECKF(peers >= 1, "no peer system registered (fa3 expected)");
+  CHECKF(peers >= 2, "peers registered: %d (fa3 and fa2 expected)", peers);
 #endif
 }
 
