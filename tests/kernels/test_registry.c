@@ -98,6 +98,7 @@ static void test_systems_cover_bf16(void) {
 #endif
 }
 
+#ifdef REPRO_HAVE_CUDA
 /* What each peer computes (its project's forward), and whether its kernels are in this build. */
 typedef struct {
   const char *name;
@@ -124,6 +125,7 @@ static const peer_expect *peer_expected(const char *name) {
     if (strcmp(peer_expectations[i].name, name) == 0) return &peer_expectations[i];
   return NULL;
 }
+#endif
 
 /* A peer (another project's kernels: fa3, fa2) serves the cells it computes and refuses every
  * other one with a reason, never silently: without its kernels in the build every cell is
