@@ -1,6 +1,7 @@
 #include "cellog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,13 @@
 
 int cellog_read_result(const char *path, cellog_result *out) {
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
+  const char *why;
+  int fd = state_open(path, O_RDONLY, 0, STATE_FILE, &why); /* a link or a FIFO: no log */
+  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+  if (!f) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
   char *line = NULL;
   size_t cap = 0;
   ssize_t len;
@@ -56,6 +62,21 @@ const char *cellog_status_for_state(const char *state) {
   return "error";
 }
 
+/* The run's folders a finished attempt moves through must be real folders when they exist (a
+ * link would move the logs elsewhere): 0, or -1 with the path named on stderr. */
+static int check_dirs(const char *run_dir) {
+  static const char *const dirs[] = {"logs", "attempts", "tmp", NULL};
+  for (const char *const *d = dirs; *d; d++) {
+    char *p = xasprintf("%s/%s", run_dir, *d);
+    const char *why;
+    int rc = state_dir_ok(p, 1, &why);
+    if (rc != 0) fprintf(stderr, "repro-run: %s %s: not writing the cell's log there\n", p, why);
+    free(p);
+    if (rc != 0) return -1;
+  }
+  return 0;
+}
+
 /* Newest run/tmp/<log>.* by modification time: the last attempt that did not finish. */
 static char *newest_tmp(const char *run_dir, const char *log) {
   char *pattern = xasprintf("%s/tmp/%s.*", run_dir, log);
@@ -68,7 +89,7 @@ static char *newest_tmp(const char *run_dir, const char *log) {
       const char *p = g.gl_pathv[i];
       size_t n = strlen(p);
       if (n > 4 && strcmp(p + n - 4, ".err") == 0) continue;
-      if (stat(p, &st) != 0) continue;
+      if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
       if (!best || st.st_mtim.tv_sec > best_t.tv_sec ||
           (st.st_mtim.tv_sec == best_t.tv_sec && st.st_mtim.tv_nsec > best_t.tv_nsec)) {
         free(best);
@@ -84,12 +105,18 @@ static char *newest_tmp(const char *run_dir, const char *log) {
 
 int cellog_retire(const char *run_dir, const char *log) {
   char *final = xasprintf("%s/logs/%s", run_dir, log);
-  if (!file_exists(final)) {
+  struct stat st;
+  if (lstat(final, &st) != 0) {
     free(final);
     return 0;
   }
+  if (check_dirs(run_dir) != 0) {
+    free(final);
+    errno = ELOOP;
+    return -1;
+  }
   char *dir = xasprintf("%s/attempts", run_dir);
-  mkdir_p(dir, 0755);
+  mkdir(dir, 0755); /* a real folder or missing (check_dirs): EEXIST is fine */
   int rc = -1;
   for (int n = 1; n < 100000; n++) {
     char *dest = xasprintf("%s/%s.%d", dir, path_basename(final), n);
@@ -110,6 +137,7 @@ int cellog_retire(const char *run_dir, const char *log) {
 
 int cellog_finish(const char *run_dir, const char *log, const char *tmp, int rc, const char *state,
                   const char *exitcode, const char *reason) {
+  if (check_dirs(run_dir) != 0) return -1;
   char *found = tmp ? xstrdup(tmp) : newest_tmp(run_dir, log);
   char *path = found ? found : xasprintf("%s/tmp/%s.none", run_dir, log);
   char status[64] = "";
@@ -122,9 +150,13 @@ int cellog_finish(const char *run_dir, const char *log, const char *tmp, int rc,
   int need_line = !by_itself || status[0] == '\0' || (rc != 0 && strcmp(status, "ok") == 0);
   int result = 0;
   if (need_line) {
-    FILE *f = fopen(path, "a");
+    const char *bad;
+    int fd = state_open(path, O_WRONLY | O_APPEND | O_CREAT, 0644, STATE_FILE, &bad);
+    FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
     if (!f) {
-      fprintf(stderr, "repro-run: cannot append to %s: %s\n", path, strerror(errno));
+      fprintf(stderr, "repro-run: cannot append to %s: %s\n", path,
+              fd >= 0 ? strerror(errno) : bad);
+      if (fd >= 0) close(fd);
       free(path);
       return -1;
     }
@@ -156,7 +188,7 @@ int cellog_finish(const char *run_dir, const char *log, const char *tmp, int rc,
   }
   char *logs = xasprintf("%s/logs", run_dir);
   char *final = xasprintf("%s/%s", logs, log);
-  mkdir_p(logs, 0755);
+  mkdir(logs, 0755); /* as in cellog_retire */
   if (result == 0 && cellog_retire(run_dir, log) != 0) {
     fprintf(stderr, "repro-run: cannot move the old %s aside: %s\n", final, strerror(errno));
     result = -1;

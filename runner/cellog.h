@@ -3,7 +3,9 @@
  * A cell's program writes to run/tmp/<log>.<attempt>; when the attempt ends (the program
  * exited, or Slurm/the local executor killed it) the file is completed and renamed to
  * run/logs/<log> in one step, so a log in logs/ is always whole. A log it replaces is moved
- * to run/attempts/ first: nothing is ever deleted. When the program could not say how it
+ * to run/attempts/ first: nothing is ever deleted. logs/, attempts/ and tmp/ must be real
+ * folders (a link is refused, naming it), and logs are read and appended to without
+ * following links. When the program could not say how it
  * ended (no result line, killed, crashed), the runner appends its own line:
  *   result status=timeout|error|oom source=runner state=TIMEOUT exit=0:15 reason="..." */
 #ifndef RUNNER_CELLOG_H

@@ -5,9 +5,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cellog.h"
 #include "executor.h"
 
 volatile sig_atomic_t exec_interrupted;
+
+int run_failed_cells(const run *r) {
+  int failed = 0;
+  for (int i = 0; i < r->cap; i++) {
+    const cellrec *c = &r->cells[i];
+    if (!c->log) continue;
+    char *path = run_log_path(r, c->log);
+    cellog_result res;
+    if (cellog_read_result(path, &res) == 0)
+      failed += !cellog_status_good(res.status);
+    else
+      failed += c->seen == SEEN_FAILED; /* its job ended without a log */
+    free(path);
+  }
+  return failed;
+}
 
 static void fmt_duration(char *buf, size_t n, double s) {
   long t = (long)(s + 0.5);

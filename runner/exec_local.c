@@ -55,8 +55,8 @@ static pid_t start_cell(exec_ctx *x, const cell *c, const char *cmd, const devic
     setpgid(0, 0);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int er = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+    int er = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     int in = open("/dev/null", O_RDONLY);
     if (out < 0 || er < 0 || in < 0) _exit(126);
     dup2(in, 0);

@@ -2,6 +2,7 @@
  * the array's %N; progress from one squeue call per poll (plus one sacct call, or one scontrol
  * call per array job when there is no accounting, for cells that need their final state),
  * whatever the number of cells. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -16,9 +17,14 @@
 #include "executor.h"
 #include "jobscript.h"
 
-/* Runs argv and collects its stdout; stderr is shown unless quiet. Returns the exit status
- * (0..255), or -1 when it could not run or was killed. */
-static int capture(char *const argv[], sbuf *out, int quiet) {
+/* The variable an sbatch of the runner carries in its environment: "<run folder>/<job name>",
+ * so that a resumed runner finds an sbatch its killed predecessor left running. */
+#define SBATCH_TAG "REPRO_SBATCH_OF"
+
+/* Runs argv and collects its stdout; stderr is shown unless quiet. tag: the SBATCH_TAG
+ * value for an sbatch, or NULL. Returns the exit status (0..255), or -1 when it could not
+ * run or was killed. */
+static int capture_tagged(char *const argv[], sbuf *out, int quiet, const char *tag) {
   int fds[2];
   if (!out->s) sb_add(out, "");
   if (pipe(fds) != 0) return -1;
@@ -36,11 +42,13 @@ static int capture(char *const argv[], sbuf *out, int quiet) {
       int null = open("/dev/null", O_WRONLY);
       if (null >= 0) dup2(null, 2);
     }
+    if (tag) setenv(SBATCH_TAG, tag, 1);
     execvp(argv[0], argv);
     fprintf(stderr, "repro-run: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
   close(fds[1]);
+  if (tag) test_kill_point("sbatch-started");
   char buf[65536];
   ssize_t n;
   while ((n = read(fds[0], buf, sizeof buf)) != 0) {
@@ -55,6 +63,10 @@ static int capture(char *const argv[], sbuf *out, int quiet) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int capture(char *const argv[], sbuf *out, int quiet) {
+  return capture_tagged(argv, out, quiet, NULL);
 }
 
 int slurm_available(void) {
@@ -95,7 +107,21 @@ static int by_group_task(const void *a, const void *b) {
   return x->group != y->group ? x->group - y->group : x->task - y->task;
 }
 
-static int sbatch(exec_ctx *x, const char *script, const char *after, char **jobid) {
+/* Does REPRO_SBATCH_ARGS hold the jobs itself (--hold, -H)? Then the user releases them. */
+static int user_holds(void) {
+  const char *extra = getenv("REPRO_SBATCH_ARGS");
+  char *copy = xstrdup(extra ? extra : ""), *save = NULL;
+  int holds = 0;
+  for (char *w = strtok_r(copy, " ", &save); w && !holds; w = strtok_r(NULL, " ", &save))
+    holds = strcmp(w, "--hold") == 0 || strcmp(w, "-H") == 0;
+  free(copy);
+  return holds;
+}
+
+/* Submits script (held: with --hold) and sets *jobid. The sbatch carries SBATCH_TAG, so that
+ * a resume finds it when this runner is killed while it blocks. */
+static int sbatch(exec_ctx *x, const char *script, const char *jobname, const char *after, int held,
+                  char **jobid) {
   char *chdir_arg = xasprintf("--chdir=%s", x->r->dir);
   char *dep = after ? xasprintf("--dependency=afterany:%s", after) : NULL;
   /* REPRO_SBATCH_ARGS: extra sbatch options, split on spaces (--reservation=x, --hold, ...) */
@@ -105,13 +131,16 @@ static int sbatch(exec_ctx *x, const char *script, const char *after, char **job
   argv[a++] = "sbatch";
   argv[a++] = "--parsable";
   argv[a++] = chdir_arg;
+  if (held) argv[a++] = "--hold";
   if (dep) argv[a++] = dep;
   for (char *w = strtok_r(extra, " ", &save); w && a < 36; w = strtok_r(NULL, " ", &save))
     argv[a++] = w;
   argv[a++] = (char *)script;
   argv[a] = NULL;
   sbuf out = {0};
-  int rc = capture(argv, &out, 0);
+  char *tag = xasprintf("%s/%s", x->r->dir, jobname);
+  int rc = capture_tagged(argv, &out, 0, tag);
+  free(tag);
   free(chdir_arg);
   free(dep);
   free(extra);
@@ -126,9 +155,25 @@ static int sbatch(exec_ctx *x, const char *script, const char *after, char **job
   return 0;
 }
 
-/* Announces, then submits, one array: cells journaled, `submit` record synced, sbatch, `job`
- * record. A runner killed between the last two leaves a submission without a job id, which
- * slurm_recover settles from the job name before anything is submitted again. */
+/* Lets the tasks of a held submission run, once its job id is journaled (`release`). A
+ * failure leaves them held (the progress line counts them) and the next resume tries again. */
+static int release_sub(run *r, const submission *s) {
+  sbuf out = {0};
+  char *argv[] = {"scontrol", "release", s->jobid, NULL};
+  int rc = capture(argv, &out, 0);
+  sb_free(&out);
+  if (rc != 0) {
+    fprintf(stderr, "repro-run: cannot release job %s (scontrol release %s): its tasks stay held\n",
+            s->jobid, s->jobid);
+    return 0;
+  }
+  return run_note_release(r, s->id);
+}
+
+/* Announces, then submits, one array in two phases: cells journaled, `submit` record (the job
+ * name) synced, sbatch --hold, `job` record, then scontrol release and `release` record. A
+ * runner killed before the `job` record leaves a submission that slurm_recover settles by
+ * its job name before anything is submitted again; its job, held, runs no cell until then. */
 static int submit_chunk(exec_ctx *x, int sub, const group *g, const char *jobname,
                         const char *script, const int *cells, const int *tasks, int n,
                         const char *after, char **jobid) {
@@ -142,11 +187,13 @@ static int submit_chunk(exec_ctx *x, int sub, const group *g, const char *jobnam
     }
     if (run_note_cell(x->r, sub, tasks[i], log) != 0) return -1;
   }
-  if (run_note_submit(x->r, sub, "slurm", g->name, jobname) != 0) return -1;
+  int held = !user_holds();
+  if (run_note_submitting(x->r, sub, g->name, jobname, held) != 0) return -1;
   test_kill_point("before-sbatch");
-  if (sbatch(x, script, after, jobid) != 0) return -1;
+  if (sbatch(x, script, jobname, after, held, jobid) != 0) return -1;
   test_kill_point("after-sbatch");
   if (run_note_job(x->r, sub, *jobid) != 0) return -1;
+  if (held && release_sub(x->r, run_sub(x->r, sub)) != 0) return -1;
   if (!x->quiet) fprintf(stderr, "submitted %s: job %s, %d cells\n", g->name, *jobid, n);
   return 0;
 }
@@ -222,7 +269,8 @@ static char *marker_jobid(const run *r, const char *jobname) {
   char *jobid = NULL;
   if (glob(pattern, 0, NULL, &g) == 0) {
     char *data = NULL;
-    if (g.gl_pathc > 0 && read_file(g.gl_pathv[0], &data, NULL) == 0) {
+    const char *why;
+    if (g.gl_pathc > 0 && state_read(g.gl_pathv[0], 64, &data, NULL, &why) == 0) {
       size_t n = strspn(data, "0123456789");
       if (n) jobid = xstrndup(data, n);
     }
@@ -233,44 +281,141 @@ static char *marker_jobid(const run *r, const char *jobname) {
   return jobid;
 }
 
+/* Seconds a resume waits for an sbatch its killed predecessor left running (default 120). */
+static double sbatch_wait_s(void) {
+  const char *env = getenv("REPRO_SBATCH_WAIT_S");
+  return env && atof(env) >= 0 ? atof(env) : 120.0;
+}
+
+/* A process of this machine that carries SBATCH_TAG=<run>/<jobname> (an sbatch of a killed
+ * runner, or what it runs), or 0. */
+static long orphan_sbatch(const run *r, const char *jobname) {
+  char *entry = xasprintf("%s=%s/%s", SBATCH_TAG, r->dir, jobname);
+  DIR *d = opendir("/proc");
+  long found = 0;
+  struct dirent *e;
+  while (d && !found && (e = readdir(d))) {
+    long pid = atol(e->d_name);
+    if (pid > 1 && pid != (long)getpid() && proc_env_has(pid, entry)) found = pid;
+  }
+  if (d) closedir(d);
+  free(entry);
+  return found;
+}
+
+/* Waits (up to sbatch_wait_s) while an sbatch of submission s left by a killed runner still
+ * runs here, so that its job, once in Slurm, is found by name and adopted. */
+static void wait_orphan_sbatch(const run *r, const submission *s) {
+  long pid = orphan_sbatch(r, s->jobname);
+  if (!pid) return;
+  double limit = sbatch_wait_s(), start = now_seconds();
+  fprintf(stderr,
+          "repro-run: waiting for the sbatch of submission %d (%s, pid %ld), left running by the "
+          "runner that was killed, before asking Slurm about it\n",
+          s->id, s->jobname, pid);
+  while ((pid = orphan_sbatch(r, s->jobname)) && now_seconds() - start < limit &&
+         !exec_interrupted) {
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  if (pid)
+    fprintf(stderr,
+            "repro-run: the sbatch of submission %d (pid %ld) still runs after %.0f s: not "
+            "waiting longer (REPRO_SBATCH_WAIT_S); should its job reach Slurm later, it arrives "
+            "held and is cancelled\n",
+            s->id, pid, now_seconds() - start);
+}
+
+/* The job of a submission whose job id was never journaled, by its name: a task's marker,
+ * squeue (pending, running and recently ended jobs), then sacct (older ones, where Slurm keeps
+ * accounting). 0 with *jobid (NULL: Slurm has no such job), -1 when squeue cannot answer. */
+static int job_by_name(const run *r, const submission *s, char **jobid) {
+  if ((*jobid = marker_jobid(r, s->jobname))) return 0;
+  sbuf out = {0};
+  char *argv[] = {"squeue", "-h", "-t", "all", "-n", s->jobname, "-o", "%F", NULL};
+  if (capture(argv, &out, 1) != 0) {
+    fprintf(stderr,
+            "repro-run: cannot ask Slurm whether submission %d (%s) exists; not resubmitting\n",
+            s->id, s->jobname);
+    sb_free(&out);
+    return -1;
+  }
+  size_t n = strspn(out.s, "0123456789");
+  if (!n) {
+    char *name = xasprintf("--name=%s", s->jobname);
+    char *acct[] = {"sacct", "-n", "-X", "-P", name, "--starttime=now-90days", "-o", "JobID", NULL};
+    sb_clear(&out);
+    if (capture(acct, &out, 1) != 0) sb_clear(&out); /* no accounting: squeue's answer stands */
+    n = out.s ? strspn(out.s, "0123456789") : 0;
+    free(name);
+  }
+  if (n) *jobid = xstrndup(out.s, n);
+  sb_free(&out);
+  return 0;
+}
+
+/* Jobs that reached Slurm under the name of a submission already given up (an sbatch that
+ * returned after the resume stopped waiting for it): held, they have run nothing; cancelled
+ * here, since their cells were submitted again. */
+static void cancel_late_jobs(const run *r) {
+  static strvec done; /* job ids cancelled by this runner */
+  sbuf names = {0}, out = {0};
+  for (int i = 0; i < r->nsubs; i++) {
+    const submission *s = &r->subs[i];
+    if (s->executor && strcmp(s->executor, "slurm") == 0 && s->cancelled && !s->jobid && s->jobname)
+      sb_addf(&names, "%s%s", names.len ? "," : "", s->jobname);
+  }
+  char *argv[] = {"squeue", "-h", "-n", names.s, "-o", "%F|%j", NULL};
+  if (names.len && capture(argv, &out, 1) == 0) {
+    char *save = NULL;
+    for (char *line = strtok_r(out.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+      char *bar = strchr(line, '|');
+      if (!bar || bar == line || sv_find(&done, line) >= 0) continue;
+      *bar = '\0';
+      sbuf sc = {0};
+      char *cancel[] = {"scancel", line, NULL};
+      if (capture(cancel, &sc, 0) == 0) {
+        fprintf(stderr,
+                "repro-run: %s reached Slurm as job %s after its submission was given up; "
+                "cancelled it (its cells were submitted again)\n",
+                bar + 1, line);
+        sv_push(&done, line);
+      }
+      sb_free(&sc);
+    }
+  }
+  sb_free(&names);
+  sb_free(&out);
+}
+
 int slurm_recover(exec_ctx *x) {
   run *r = x->r;
   for (int i = 0; i < r->nsubs; i++) {
     submission *s = &r->subs[i];
-    if (!s->executor || strcmp(s->executor, "slurm") != 0 || s->jobid || s->cancelled) continue;
-    char *jobid = marker_jobid(r, s->jobname);
-    if (!jobid) {
-      /* squeue -t all lists pending, running and recently finished jobs by name */
-      sbuf out = {0};
-      char *argv[] = {"squeue", "-h", "-t", "all", "-n", s->jobname, "-o", "%F", NULL};
-      int rc = capture(argv, &out, 1);
-      if (rc != 0) {
+    if (!s->executor || strcmp(s->executor, "slurm") != 0 || s->cancelled) continue;
+    if (!s->jobid) {
+      wait_orphan_sbatch(r, s);
+      char *jobid = NULL;
+      if (job_by_name(r, s, &jobid) != 0) return -1;
+      if (jobid) {
         fprintf(stderr,
-                "repro-run: cannot ask Slurm whether submission %d (%s) exists; not resubmitting\n",
-                s->id, s->jobname);
-        sb_free(&out);
-        return -1;
-      }
-      size_t n = strspn(out.s, "0123456789");
-      if (n) jobid = xstrndup(out.s, n);
-      sb_free(&out);
-    }
-    if (jobid) {
-      fprintf(stderr,
-              "repro-run: submission %d reached Slurm as job %s before the runner stopped\n", s->id,
-              jobid);
-      if (run_note_job(r, s->id, jobid) != 0) {
+                "repro-run: submission %d reached Slurm as job %s before the runner stopped: "
+                "adopted\n",
+                s->id, jobid);
+        int rc = run_note_job(r, s->id, jobid);
         free(jobid);
-        return -1;
+        if (rc != 0) return -1;
+      } else {
+        fprintf(stderr,
+                "repro-run: submission %d never reached Slurm; its cells will be submitted "
+                "again\n",
+                s->id);
+        if (run_note_cancel(r, s->id) != 0) return -1;
       }
-      free(jobid);
-    } else {
-      fprintf(stderr,
-              "repro-run: submission %d never reached Slurm; its cells will be submitted again\n",
-              s->id);
-      if (run_note_cancel(r, s->id) != 0) return -1;
     }
+    if (s->jobid && s->held && !s->released && release_sub(r, s) != 0) return -1;
   }
+  cancel_late_jobs(r);
   return 0;
 }
 
@@ -487,7 +632,10 @@ static int poll_once(exec_ctx *x, int finalize_unknown, progress *p) {
       c->seen = SEEN_PENDING;
       if (st && state_is_final(st)) {
         count_log(r, c); /* the task may have finished its log since we looked */
-        if (c->seen != SEEN_OK && c->seen != SEEN_FAILED) {
+        if (c->seen != SEEN_OK && c->seen != SEEN_FAILED && x->readonly) {
+          c->seen = SEEN_FAILED; /* ended without a log: the next runner writes it */
+          snprintf(c->ended, sizeof c->ended, "%s", st);
+        } else if (c->seen != SEEN_OK && c->seen != SEEN_FAILED) {
           cellog_finish(r->dir, c->log, NULL, -1, st, code, NULL);
           count_log(r, c);
         }
@@ -495,7 +643,7 @@ static int poll_once(exec_ctx *x, int finalize_unknown, progress *p) {
         c->misses = 0;
         c->seen = state_is_running(st) ? SEEN_RUNNING : SEEN_PENDING;
         if (strcmp(st, "HELD") == 0 || strcmp(st, "REQUEUE_HOLD") == 0) p->held++;
-      } else if (++c->misses >= 3 && finalize_unknown) {
+      } else if (++c->misses >= 3 && finalize_unknown && !x->readonly) {
         count_log(r, c);
         if (c->seen != SEEN_OK && c->seen != SEEN_FAILED) {
           cellog_finish(
@@ -547,6 +695,121 @@ int slurm_live_tasks(const run *r) {
   sb_free(&names);
   sb_free(&out);
   return rc == 0 ? n : -1;
+}
+
+/* ---- requeues -------------------------------------------------------------------------- */
+
+enum { ENDED_UNKNOWN, ENDED_NODE_FAILURE, ENDED_PREEMPTED };
+
+/* What ended an attempt, from the words srun and slurmstepd leave at the end of its stderr or
+ * of the task's Slurm output ("srun: error: Node failure on NODE", "*** JOB 3 ON NODE
+ * CANCELLED AT ... DUE TO NODE FAILURE ***", "... DUE TO PREEMPTION ***"), with the node.
+ * Only the file's last 16 KiB are read. */
+static int attempt_cause(const char *path, char *node, size_t cap) {
+  const char *why;
+  int fd = state_open(path, O_RDONLY, 0, STATE_FILE, &why), cause = ENDED_UNKNOWN;
+  if (fd < 0) return cause;
+  char buf[16384];
+  off_t size = lseek(fd, 0, SEEK_END),
+        from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
+  ssize_t n = pread(fd, buf, sizeof buf - 1, from);
+  close(fd);
+  buf[n > 0 ? n : 0] = '\0';
+  char *save = NULL, name[128];
+  for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    const char *p = strstr(line, "Node failure on "), *on = strstr(line, " ON ");
+    if (p && sscanf(p + 16, "%127[A-Za-z0-9._-]", name) == 1) {
+      cause = ENDED_NODE_FAILURE;
+    } else if (on && strstr(line, "CANCELLED AT") &&
+               sscanf(on + 4, "%127[A-Za-z0-9._-]", name) == 1) {
+      if (strstr(line, "DUE TO NODE FAILURE"))
+        cause = ENDED_NODE_FAILURE;
+      else if (strstr(line, "DUE TO PREEMPTION"))
+        cause = ENDED_PREEMPTED;
+      else
+        continue;
+    } else {
+      continue;
+    }
+    snprintf(node, cap, "%s", name);
+  }
+  return cause;
+}
+
+/* How the killed attempts of a requeued cell ended: its attempts' stderr, then the task's
+ * Slurm output. */
+static int requeue_cause(const run *r, const cellrec *c, const submission *s, int restarts,
+                         char *node, size_t cap) {
+  int cause = ENDED_UNKNOWN;
+  for (int k = 0; k < restarts && cause == ENDED_UNKNOWN; k++) {
+    char *err = xasprintf("%s/err/%s.%s_%d.r%d", r->dir, c->log, s->jobid, c->task, k);
+    cause = attempt_cause(err, node, cap);
+    free(err);
+  }
+  if (cause == ENDED_UNKNOWN) {
+    char *out = xasprintf("%s/slurm/%s_%d.out", r->dir, s->jobid, c->task);
+    cause = attempt_cause(out, node, cap);
+    free(out);
+  }
+  return cause;
+}
+
+/* The highest restart count among a cell's attempts under its job: each attempt leaves
+ * err/<log>.<job>_<task>.r<restart>. */
+static int cell_restarts(const run *r, const cellrec *c, const submission *s) {
+  char *prefix = xasprintf("%s/err/%s.%s_%d.r", r->dir, c->log, s->jobid, c->task);
+  char *pattern = xasprintf("%s*", prefix);
+  size_t plen = strlen(prefix);
+  glob_t g;
+  int restarts = 0;
+  if (glob(pattern, 0, NULL, &g) == 0) {
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+      int rk = atoi(g.gl_pathv[k] + plen);
+      if (rk > restarts) restarts = rk;
+    }
+    globfree(&g);
+  }
+  free(prefix);
+  free(pattern);
+  return restarts;
+}
+
+int slurm_report_requeued(FILE *out, const run *r) {
+  int n = 0;
+  strvec down = {0};
+  for (int i = 0; i < r->cap; i++) {
+    const cellrec *c = &r->cells[i];
+    const submission *s = c->log ? run_sub((run *)r, c->sub) : NULL;
+    if (!s || !s->jobid || !s->executor || strcmp(s->executor, "slurm") != 0) continue;
+    int restarts = cell_restarts(r, c, s);
+    if (restarts == 0) continue;
+    char node[128] = "";
+    int cause = requeue_cause(r, c, s, restarts, node, sizeof node);
+    if (cause == ENDED_NODE_FAILURE && sv_find(&down, node) < 0) sv_push(&down, node);
+    if (n++ >= 30) continue;
+    fprintf(out, "  requeued   %d time%s  %s: ", restarts, restarts > 1 ? "s" : "", c->log);
+    if (cause == ENDED_NODE_FAILURE)
+      fprintf(out, "node failure: %s went DOWN; ", node);
+    else if (cause == ENDED_PREEMPTED)
+      fprintf(out, "preempted on %s; ", node);
+    else
+      fprintf(out, "a node failure or a preemption; ");
+    fprintf(out, "Slurm ran it again under job %s_%d (the killed attempt%s in tmp/)\n", s->jobid,
+            c->task, restarts > 1 ? "s are" : " is");
+  }
+  if (n > 30) fprintf(out, "  ... and %d more requeued\n", n - 30);
+  if (n) {
+    fprintf(out, "%d cell%s requeued by Slurm", n, n > 1 ? "s" : "");
+    if (down.n) {
+      fprintf(out, "; nodes that went DOWN:");
+      for (int k = 0; k < down.n; k++) fprintf(out, " %s", down.v[k]);
+      fputc('\n', out);
+    } else {
+      fprintf(out, " (node failure or preemption)\n");
+    }
+  }
+  sv_free(&down);
+  return n;
 }
 
 int slurm_cell_in_flight(exec_ctx *x, const char *log) {
@@ -620,6 +883,7 @@ int slurm_wait(exec_ctx *x, int once, progress *out) {
       return 0;
     }
     progress_print(x, &p, started, 0);
+    if (!x->readonly) cancel_late_jobs(x->r);
     sleep_poll(x->poll_s);
     if (!exec_interrupted) continue;
     if (!x->detach && isatty(0) && ask_yes("\nCancel the submitted jobs?")) {

@@ -4,6 +4,7 @@
 #define RUNNER_EXECUTOR_H
 
 #include <signal.h>
+#include <stdio.h>
 
 #include "config.h"
 #include "expand.h"
@@ -24,6 +25,7 @@ typedef struct {
   int quiet;
   int silent;    /* not even the final progress line (a poll only to learn the state) */
   int base_done; /* cells of the run already done when this runner began (for the ETA) */
+  int readonly;  /* status: a look that writes nothing (cells that ended without a log keep none) */
 } exec_ctx;
 
 typedef struct {
@@ -43,7 +45,8 @@ void progress_format(sbuf *out, const char *figure, const progress *p, double el
 void progress_print(const exec_ctx *x, const progress *p, double started, int final);
 
 /* Test hook: REPRO_RUN_TEST_KILL=<point>:<n> makes the runner SIGKILL itself the n-th time
- * it passes <point> (before-sbatch, after-sbatch, local-start), to test resuming. */
+ * it passes <point> (before-sbatch, sbatch-started: while sbatch runs, after-sbatch,
+ * local-start), to test resuming. */
 void test_kill_point(const char *point);
 /* Test hook: with REPRO_RUN_TEST_DELAY=POINT:MS, sleeps MS milliseconds at POINT (a forked
  * cell before its exec: the window in which a runner's kill must not leave its locks held). */
@@ -64,5 +67,12 @@ int slurm_cell_in_flight(exec_ctx *x, const char *log);
 /* Tasks of the run's Slurm submissions still queued or running (one squeue by job name;
  * nothing is written), or -1 when squeue fails. */
 int slurm_live_tasks(const run *r);
+/* Lists the cells Slurm requeued (node failure, preemption) with the node that went DOWN, and
+ * a line naming those nodes; returns their count. */
+int slurm_report_requeued(FILE *out, const run *r);
+
+/* Cells of the run that failed: a log that is not ok/unsupported/oom, or (after a read-only
+ * poll) a job that ended without one. */
+int run_failed_cells(const run *r);
 
 #endif

@@ -4,12 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +75,7 @@ typedef struct {
   filter *filters;
   strvec only_args; /* the --only arguments as given (a run's `select` record) */
   int dry_run, resume, rerun, no_wait, detach, quiet, jobs, widen, allow_concurrent;
+  int cluster_given; /* -c on the command line (not $REPRO_CLUSTER): it overrides a run's */
   executor_kind executor;
   double poll_s;
 } options;
@@ -123,7 +124,10 @@ static int parse_options(int argc, char **argv, options *o) {
   while ((opt = getopt_long(argc, argv, "c:nj:qh", longs, NULL)) != -1) {
     char *err = NULL;
     switch (opt) {
-    case 'c': o->cluster = optarg; break;
+    case 'c':
+      o->cluster = optarg;
+      o->cluster_given = 1;
+      break;
     case 'n': o->dry_run = 1; break;
     case 'j':
       o->jobs = atoi(optarg);
@@ -194,12 +198,17 @@ static char *self_path(void) {
 /* Takes run/lock for this process's lifetime: one runner per run at a time. */
 static int lock_run(const run *r) {
   char *path = xasprintf("%s/lock", r->dir);
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    fprintf(stderr, "repro-run: %s: %s\n", path, strerror(errno));
+    free(path);
+    return -1;
+  }
   free(path);
-  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     fprintf(stderr, "repro-run: another repro-run is working on %s; wait for it or stop it first\n",
             r->dir);
-    if (fd >= 0) close(fd);
+    close(fd);
     return -1;
   }
   return 0; /* fd stays open on purpose: the lock lives as long as the process */
@@ -237,7 +246,7 @@ static int lock_figure(const char *figdir, int allow, int *fd) {
   *fd = -1;
   char *runs = xasprintf("%s/runs", figdir), *path = xasprintf("%s/.lock", runs);
   mkdir_p(runs, 0755);
-  int lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rc = 0;
+  int lfd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644), rc = 0;
   if (lfd < 0) {
     fprintf(stderr, "repro-run: cannot open %s: %s\n", path, strerror(errno));
     rc = -1;
@@ -299,7 +308,8 @@ static int check_queued_runs(const char *figdir, const char *self, int allow) {
     char *dir = xasprintf("%s/%s", runs, e->d_name), *manifest = xasprintf("%s/manifest", dir);
     char *abs = path_absolute(dir);
     run r;
-    if (file_exists(manifest) && !(self && strcmp(abs, self) == 0) && run_open(&r, dir) == 0) {
+    if (file_exists(manifest) && !(self && strcmp(abs, self) == 0) &&
+        run_open(&r, dir, RUN_READ) == 0) {
       int live = has_slurm_subs(&r) ? slurm_live_tasks(&r) : 0;
       if (live > 0 && allow) {
         fprintf(stderr,
@@ -467,11 +477,18 @@ static int report_failures(FILE *out, const run *r, const cellset *cs) {
     if (!have || !cellog_status_good(res.status)) {
       if (bad < 30) {
         /* the reason first (TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY or the program's
-         * own words), then where the whole story is */
+         * own words), then where the whole story is; a job that ended without a log (seen by
+         * a read-only poll) shows its state */
+        const cellrec *rec = have ? NULL : run_cell(r, log);
+        const char *state = res.state[0] ? res.state : "-";
         char *why = res.reason[0] ? quote_value(res.reason) : NULL;
+        if (rec && rec->ended[0]) {
+          state = rec->ended;
+          why = xstrdup("ended without a log (--resume writes it)");
+        }
         fprintf(out, "  %-10s %-13s %s%s%s\n",
-                have ? (res.status[0] ? res.status : "no-result") : "no-log",
-                res.state[0] ? res.state : "-", log, why ? ": " : "", why ? why : "");
+                have ? (res.status[0] ? res.status : "no-result") : "no-log", state, log,
+                why ? ": " : "", why ? why : "");
         fprintf(out, "             %s\n", path);
         free(why);
       }
@@ -481,41 +498,6 @@ static int report_failures(FILE *out, const run *r, const cellset *cs) {
   }
   if (bad > 30) fprintf(out, "  ... and %d more\n", bad - 30);
   return bad;
-}
-
-/* Cells Slurm ran more than once under one job (requeued after a node failure or a
- * preemption): each attempt leaves err/<log>.<job>_<task>.r<restart>. Returns their count. */
-static int report_requeued(FILE *out, run *r) {
-  int n = 0;
-  for (int i = 0; i < r->cap; i++) {
-    const cellrec *c = &r->cells[i];
-    const submission *s = c->log ? run_sub(r, c->sub) : NULL;
-    if (!s || !s->jobid || !s->executor || strcmp(s->executor, "slurm") != 0) continue;
-    char *prefix = xasprintf("%s/err/%s.%s_%d.r", r->dir, c->log, s->jobid, c->task);
-    char *pattern = xasprintf("%s*", prefix);
-    size_t plen = strlen(prefix);
-    glob_t g;
-    int restarts = 0;
-    if (glob(pattern, 0, NULL, &g) == 0) {
-      for (size_t k = 0; k < g.gl_pathc; k++) {
-        int rk = atoi(g.gl_pathv[k] + plen);
-        if (rk > restarts) restarts = rk;
-      }
-      globfree(&g);
-    }
-    if (restarts > 0) {
-      if (n < 30)
-        fprintf(out,
-                "  requeued   %d time%s  %s (a node failure or a preemption: Slurm ran it again "
-                "under job %s_%d; the killed attempts are in tmp/)\n",
-                restarts, restarts > 1 ? "s" : "", c->log, s->jobid, c->task);
-      n++;
-    }
-    free(prefix);
-    free(pattern);
-  }
-  if (n > 30) fprintf(out, "  ... and %d more requeued\n", n - 30);
-  return n;
 }
 
 static int has_slurm_subs(const run *r) {
@@ -626,32 +608,71 @@ static void free_inputs(inputs *in) {
   expfile_free(&in->file);
 }
 
-/* --resume/--rerun without --cases continue with the run's own case lists (its first select
- * record), so run_single.sh needs no --cases for a run made with one. Caller frees. */
-static char *run_cases(const options *o) {
-  if (!(o->resume || o->rerun) || o->cases || o->dry_run) return NULL;
-  char *abs = path_absolute(o->file), *dir = abs ? path_dirname(abs) : NULL;
-  char *cur = o->run_dir ? path_absolute(o->run_dir) : dir ? run_current(dir) : NULL, *cases = NULL;
+/* --resume/--rerun continue the run as it was made: without --cases in its own case lists
+ * (its first select record), so run_single.sh needs no --cases for a run made with one, and
+ * with its own cluster file (the run record's; "" when it had none). Sets *cases and *cluster
+ * (caller frees; NULL: nothing to take); -1 when the run cannot be read. */
+static int run_recorded(const options *o, char **cases, char **cluster) {
+  *cases = *cluster = NULL;
+  if (!(o->resume || o->rerun) || o->dry_run) return 0;
+  char *abs = path_absolute(o->file), *dir = path_dirname(abs), *cur = NULL;
   run r;
-  memset(&r, 0, sizeof r);
-  r.fd = -1;
-  if (cur && run_open(&r, cur) == 0) {
-    if (r.nselects > 0 && r.selects[0].cases) cases = xstrdup(r.selects[0].cases);
+  int rc = run_locate(o->run_dir, dir, &cur);
+  if (rc == 0 && cur && (rc = run_open(&r, cur, RUN_READ)) == 0) {
+    if (!o->cases && r.nselects > 0 && r.selects[0].cases) *cases = xstrdup(r.selects[0].cases);
+    *cluster = xstrdup(r.cluster ? r.cluster : "");
     run_close(&r);
   }
   free(cur);
   free(dir);
   free(abs);
-  return cases;
+  return rc;
+}
+
+/* The cluster file of a resume or rerun: -c when given (said when it is not the run's), else
+ * the run's own (recorded; "" for none), not $REPRO_CLUSTER. -1 when the run's is no file. */
+static int use_run_cluster(options *o, const char *recorded) {
+  if (o->cluster_given) {
+    char *given = path_absolute(o->cluster);
+    if (strcmp(given, recorded) != 0)
+      fprintf(stderr, "repro-run: -c %s overrides the run's cluster file %s\n", o->cluster,
+              recorded[0] ? recorded : "(none)");
+    free(given);
+    return 0;
+  }
+  struct stat st;
+  if (recorded[0] && (stat(recorded, &st) != 0 || !S_ISREG(st.st_mode))) {
+    fprintf(stderr,
+            "repro-run: the run's cluster file %s (its manifest's run record) is not a readable "
+            "file: pass -c FILE to continue the run with another\n",
+            recorded);
+    return -1;
+  }
+  if (o->cluster && strcmp(o->cluster, recorded) != 0)
+    fprintf(stderr,
+            "repro-run: continuing with the run's cluster file %s, not $REPRO_CLUSTER (%s); -c "
+            "FILE overrides it\n",
+            recorded[0] ? recorded : "(none)", o->cluster);
+  o->cluster = recorded[0] ? recorded : NULL;
+  return 0;
 }
 
 static int cmd_run(options *o) {
-  char *own_cases = run_cases(o);
+  char *own_cases = NULL, *own_cluster = NULL;
+  const char *given_cluster = o->cluster;
+  if (run_recorded(o, &own_cases, &own_cluster) != 0 ||
+      (own_cluster && use_run_cluster(o, own_cluster) != 0)) {
+    free(own_cases);
+    free(own_cluster);
+    return 2;
+  }
   if (own_cases) o->cases = own_cases;
   inputs in;
   if (load_inputs(o, &in) != 0) {
     if (own_cases) o->cases = NULL;
+    o->cluster = given_cluster;
     free(own_cases);
+    free(own_cluster);
     return 2;
   }
   expfile *file = &in.file;
@@ -685,13 +706,13 @@ static int cmd_run(options *o) {
                     "$REPRO_CLUSTER): it says which partition and GPUs a device means\n");
     goto out_all;
   }
-  char *current = o->run_dir ? path_absolute(o->run_dir) : run_current(file->dir);
+  char *current = NULL;
+  if (run_locate(o->run_dir, file->dir, &current) != 0) goto out_all;
   int reuse = (o->resume || o->rerun) && !o->dry_run;
-  if (o->resume && !current) {
+  if ((o->resume || reuse) && !current) {
     fprintf(stderr,
-            "repro-run: --resume: %s has no current run (ae_logs); start one without --resume\n",
-            file->dir);
-    free(current);
+            "repro-run: %s: %s has no current run (ae_logs) to continue; start one without %s\n",
+            o->resume ? "--resume" : "--rerun", file->dir, o->resume ? "--resume" : "--rerun");
     goto out_all;
   }
   reuse = reuse && current;
@@ -702,7 +723,7 @@ static int cmd_run(options *o) {
     goto out_all;
   }
   if (reuse) {
-    if (run_open(&r, current) != 0 || lock_run(&r) != 0 ||
+    if (run_open(&r, current, RUN_WRITE) != 0 || lock_run(&r) != 0 ||
         apply_run_selection(o, cs, have_cluster ? cluster : NULL, &r) != 0) {
       free(current);
       goto out_all;
@@ -722,8 +743,8 @@ static int cmd_run(options *o) {
   }
   if (!reuse && (run_create(&r, file->dir, o->dry_run ? "dry-run-" : NULL, file->figure, file->path,
                             have_cluster ? cluster->path : NULL) != 0 ||
-                 (!o->dry_run && (lock_run(&r) != 0 ||
-                                  run_note_select(&r, o->device, &o->only_args, o->cases) != 0)))) {
+                 (!o->dry_run && lock_run(&r) != 0) ||
+                 run_note_select(&r, o->device, &o->only_args, o->cases) != 0)) {
     free(current);
     goto out_all;
   }
@@ -801,6 +822,7 @@ static int cmd_run(options *o) {
     if (bad)
       fprintf(stderr, "%d cells did not end ok (their logs say why); `--resume` runs them again\n",
               bad);
+    if (has_slurm_subs(&r)) slurm_report_requeued(stderr, &r);
     rc = bad ? 1 : 0;
   }
   if (rc == 0 || rc == 1) fprintf(stderr, "logs: %s/logs (ae_logs points there)\n", r.dir);
@@ -814,6 +836,8 @@ out_all:
   free_inputs(&in);
   if (own_cases) o->cases = NULL;
   free(own_cases);
+  o->cluster = given_cluster;
+  free(own_cluster);
   return rc;
 }
 
@@ -847,28 +871,19 @@ static int cmd_check(options *o) {
 }
 
 /* A figure folder (its ae_logs) or a run folder. */
-static int open_run_arg(const char *arg, run *r) {
-  const char *where = arg ? arg : ".";
-  char *manifest = xasprintf("%s/manifest", where);
-  int is_run = file_exists(manifest);
-  free(manifest);
-  if (is_run) return run_open(r, where);
-  char *cur = run_current(where);
-  if (!cur) {
-    fprintf(stderr, "repro-run: %s is neither a run folder nor a figure folder with ae_logs\n",
-            where);
-    return -1;
-  }
-  int rc = run_open(r, cur);
-  free(cur);
+static int open_run_arg(const char *arg, run *r, run_mode mode) {
+  char *dir = NULL;
+  int rc = run_find(arg, &dir) == 0 ? run_open(r, dir, mode) : -1;
+  free(dir);
   return rc;
 }
 
 static int cmd_status(const char *arg, int cancel) {
   run r;
-  if (open_run_arg(arg, &r) != 0) return 2;
+  if (open_run_arg(arg, &r, cancel ? RUN_WRITE : RUN_READ) != 0) return 2;
   expfile dummy = {.figure = r.figure ? r.figure : r.id};
-  exec_ctx x = {.file = &dummy, .r = &r, .poll_s = 1};
+  /* status only looks: cells that ended without a log keep none (the next runner writes it) */
+  exec_ctx x = {.file = &dummy, .r = &r, .poll_s = 1, .readonly = !cancel};
   int rc = 0;
   if (has_slurm_subs(&r) && slurm_available()) {
     if (cancel) {
@@ -889,8 +904,8 @@ static int cmd_status(const char *arg, int cancel) {
   printf("run %s: %d cells\n", r.dir, total);
   int bad = report_failures(stdout, &r, NULL);
   printf("%d cells without a good log (failed, timed out, still running or never run)\n", bad);
-  int requeued = report_requeued(stdout, &r);
-  if (requeued) printf("%d cells requeued by Slurm (node failure or preemption)\n", requeued);
+  slurm_report_requeued(stdout, &r);
+  if (!cancel && run_failed_cells(&r) > 0) rc = 1; /* 1: cells failed, as a run's exit says */
   run_close(&r);
   return rc;
 }

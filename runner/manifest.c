@@ -12,6 +12,11 @@
 #include "kvline.h"
 #include "names.h"
 
+#define MANIFEST_HEADER "# repro-manifest 1"
+/* What a writer puts after a torn last record: the line above it is skipped on replay. */
+#define TORN_NOTE          "# the line above is torn"
+#define MANIFEST_MAX_BYTES ((size_t)256 << 20)
+
 static unsigned long hash_str(const char *s) {
   unsigned long h = 1469598103934665603UL; /* FNV-1a */
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211UL;
@@ -82,11 +87,12 @@ static const char *check_record(const kv_record *rec, const char **bad) {
   static const struct {
     const char *tag, *key;
     int digits;
-  } rules[] = {{"run", "id", 0},         {"cell", "log", 0},      {"cell", "sub", 1},
-               {"cell", "task", 1},      {"submit", "sub", 1},    {"submit", "group", 0},
-               {"submit", "jobname", 0}, {"job", "sub", 1},       {"job", "jobid", 1},
-               {"start", "sub", 1},      {"start", "log", 0},     {"start", "pgid", 1},
-               {"cancel", "sub", 1},     {"select", "device", 0}, {"select", "cases", 0}};
+  } rules[] = {{"run", "id", 0},         {"cell", "log", 0},    {"cell", "sub", 1},
+               {"cell", "task", 1},      {"submit", "sub", 1},  {"submit", "group", 0},
+               {"submit", "jobname", 0}, {"submit", "held", 1}, {"job", "sub", 1},
+               {"job", "jobid", 1},      {"release", "sub", 1}, {"start", "sub", 1},
+               {"start", "log", 0},      {"start", "pgid", 1},  {"cancel", "sub", 1},
+               {"select", "device", 0},  {"select", "cases", 0}};
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
     if (strcmp(rec->tag, rules[i].tag) != 0) continue;
     const char *v = kv_get(rec, rules[i].key);
@@ -102,7 +108,38 @@ static const char *check_record(const kv_record *rec, const char **bad) {
     *bad = ex;
     return "is not a valid executor (slurm or local)";
   }
+  /* the files a run was made with: absolute paths (the cluster file is read on resume) */
+  const char *file = kv_get(rec, "file"), *cluster = kv_get(rec, "cluster");
+  if (strcmp(rec->tag, "run") == 0 &&
+      ((file && file[0] != '/') || (cluster && cluster[0] && cluster[0] != '/'))) {
+    *bad = file && file[0] != '/' ? file : cluster;
+    return "is not an absolute path";
+  }
   return NULL;
+}
+
+/* The records of a journal and the keys each must have; NULL when rec's are all there, else
+ * the first one missing (*unknown: the tag is none of the runner's). */
+static const char *missing_key(const kv_record *rec, int *unknown) {
+  static const struct {
+    const char *tag, *keys[5];
+  } records[] = {{"run", {"id", "figure", "file", NULL}},
+                 {"select", {NULL}},
+                 {"cell", {"sub", "task", "log", NULL}},
+                 {"submit", {"sub", "executor", "group", "jobname", NULL}},
+                 {"job", {"sub", "jobid", NULL}},
+                 {"release", {"sub", NULL}},
+                 {"start", {"sub", "log", "pgid", NULL}},
+                 {"cancel", {"sub", NULL}}};
+  *unknown = 0;
+  for (size_t i = 0; i < sizeof records / sizeof *records; i++) {
+    if (strcmp(rec->tag, records[i].tag) != 0) continue;
+    for (const char *const *k = records[i].keys; *k; k++)
+      if (!kv_get(rec, *k)) return *k;
+    return NULL;
+  }
+  *unknown = 1;
+  return rec->tag;
 }
 
 /* *dst := a copy of the record's value of key, when the record has one (a later record of
@@ -133,6 +170,7 @@ static void apply(run *r, const kv_record *rec) {
     take_value(&s->executor, rec, "executor");
     take_value(&s->group, rec, "group");
     take_value(&s->jobname, rec, "jobname");
+    s->held = (v = kv_get(rec, "held")) && strcmp(v, "1") == 0;
     for (int i = 0; i < s->ncells; i++) {
       cellrec *c = cell_slot(r, s->logs[i], 1);
       if (!c->log) {
@@ -144,6 +182,7 @@ static void apply(run *r, const kv_record *rec) {
       c->pgid = 0;
       c->seen = SEEN_NONE;
       c->misses = 0;
+      c->ended[0] = '\0';
     }
   } else if (strcmp(rec->tag, "job") == 0 && sub >= 0 && kv_get(rec, "jobid")) {
     take_value(&add_sub(r, sub)->jobid, rec, "jobid");
@@ -151,6 +190,8 @@ static void apply(run *r, const kv_record *rec) {
     cellrec *c = cell_slot(r, v, 0);
     const char *pg = kv_get(rec, "pgid");
     if (c && c->sub == sub && pg) c->pgid = atol(pg);
+  } else if (strcmp(rec->tag, "release") == 0 && sub >= 0) {
+    add_sub(r, sub)->released = 1;
   } else if (strcmp(rec->tag, "cancel") == 0 && sub >= 0) {
     add_sub(r, sub)->cancelled = 1;
   } else if (strcmp(rec->tag, "select") == 0) {
@@ -196,11 +237,35 @@ static int journal_record(run *r, const char *tag, const char *const *kv) {
   return rc;
 }
 
+static const char *const run_subdirs[] = {"logs", "tmp", "err", "attempts", "jobs", "slurm", NULL};
+
+/* Makes the run's folders that are missing (after check_run_dirs). */
 static int make_run_dirs(const char *dir) {
-  static const char *const subdirs[] = {"logs", "tmp", "err", "attempts", "jobs", "slurm", NULL};
-  for (const char *const *s = subdirs; *s; s++) {
+  for (const char *const *s = run_subdirs; *s; s++) {
     char *p = xasprintf("%s/%s", dir, *s);
-    int rc = mkdir_p(p, 0755);
+    int rc = mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    free(p);
+    if (rc != 0) return -1;
+  }
+  return 0;
+}
+
+/* The run folder and its folders (those that exist) must be real folders: a link would lead
+ * the cells' logs, the attempts or Slurm's output elsewhere. 0, or -1 with the path named. */
+static int check_run_dirs(const char *given, const char *dir) {
+  const char *why;
+  if (state_dir_ok(given, 0, &why) != 0) {
+    fprintf(stderr, "repro-run: %s %s: not a run folder (nothing written)\n", given, why);
+    return -1;
+  }
+  for (const char *const *s = run_subdirs; *s; s++) {
+    char *p = xasprintf("%s/%s", dir, *s);
+    int rc = state_dir_ok(p, 1, &why);
+    if (rc != 0)
+      fprintf(stderr,
+              "repro-run: %s %s: a run's files stay in its own folder; not using this run "
+              "(nothing written)\n",
+              p, why);
     free(p);
     if (rc != 0) return -1;
   }
@@ -243,70 +308,133 @@ int run_create(run *r, const char *figdir, const char *prefix, const char *figur
     return -1;
   }
   char *path = xasprintf("%s/manifest", r->dir);
-  r->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  r->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
   free(path);
   if (r->fd < 0) return -1;
-  const char *hdr = "# repro-manifest 1\n";
+  const char *hdr = MANIFEST_HEADER "\n";
   if (journal_write(r, hdr, strlen(hdr)) != 0) return -1;
   const char *kv[] = {
       "id", r->id, "figure", figure, "file", file, "cluster", cluster ? cluster : "", NULL};
   return journal_record(r, "run", kv);
 }
 
-int run_open(run *r, const char *dir) {
+/* One refusal of a journal: "path:line: what" (lineno 0: the whole journal; bad: the
+ * offending text, quoted). */
+static void journal_refuse(const char *path, int lineno, const char *what, const char *bad) {
+  char *q = bad ? quote_value(bad) : NULL, at[32] = "";
+  if (lineno > 0) snprintf(at, sizeof at, ":%d", lineno);
+  fprintf(stderr,
+          "repro-run: %s%s: %s%s%s: the journal was edited or is damaged; not using this run "
+          "(nothing written)\n",
+          path, at, q ? q : "", q ? " " : "", what);
+  free(q);
+}
+
+/* Checks one complete journal line (not the header) and applies it; -1 when it is not a
+ * record of the runner's (the refusal printed). */
+static int replay_line(run *r, const char *path, int lineno, const char *line, size_t n) {
+  if (n == 0 || line[0] == '#') return 0;
+  kv_record rec = {0};
+  const char *err = NULL, *bad = NULL, *problem = NULL;
+  char *text = NULL;
+  int unknown = 0;
+  if (kv_parse(&rec, line, n, &err) != 0) {
+    problem = text = xasprintf("the line is not a journal record (%s)", err ? err : "unreadable");
+  } else if (!(problem = check_record(&rec, &bad)) && (bad = missing_key(&rec, &unknown))) {
+    problem = text = unknown ? xstrdup("is not a record of the journal (run, select, cell, "
+                                       "submit, job, release, start, cancel)")
+                             : xasprintf("record lacks its %s= value", bad);
+    bad = rec.tag;
+  }
+  if (problem)
+    journal_refuse(path, lineno, problem, bad);
+  else
+    apply(r, &rec);
+  free(text);
+  kv_record_free(&rec);
+  return problem ? -1 : 0;
+}
+
+/* Replays the journal text: the header, then records; a line followed by the torn-record
+ * note, and a last line without its newline, are skipped. *end: where the complete lines end.
+ * -1 (the refusal printed) when a line is not a record, or the run or its selection is
+ * missing. */
+static int replay(run *r, const char *path, const char *data, size_t len, size_t *end) {
+  size_t hl = strlen(MANIFEST_HEADER);
+  if (len < hl + 1 || memcmp(data, MANIFEST_HEADER "\n", hl + 1) != 0) {
+    journal_refuse(path, 1,
+                   len ? "expected the header '" MANIFEST_HEADER "'"
+                       : "is empty: expected the header '" MANIFEST_HEADER "'",
+                   NULL);
+    return -1;
+  }
+  size_t at = hl + 1;
+  int lineno = 1;
+  while (at < len) {
+    const char *nl = memchr(data + at, '\n', len - at);
+    if (!nl) break; /* torn: the runner was killed mid-write */
+    size_t n = (size_t)(nl - (data + at)), next = at + n + 1;
+    lineno++;
+    size_t tl = strlen(TORN_NOTE);
+    int torn = len - next >= tl && memcmp(data + next, TORN_NOTE, tl) == 0;
+    if (!torn && replay_line(r, path, lineno, data + at, n) != 0) return -1;
+    at = next;
+  }
+  *end = at;
+  if (!r->id) {
+    journal_refuse(path, 0, "has no run record: not a run's journal", NULL);
+    return -1;
+  }
+  if (r->nselects == 0) {
+    journal_refuse(path, 0,
+                   "has no select record: which cells belong to the run is unknown (a line "
+                   "'select' after the run record makes it the whole matrix)",
+                   NULL);
+    return -1;
+  }
+  return 0;
+}
+
+int run_open(run *r, const char *dir, run_mode mode) {
   memset(r, 0, sizeof *r);
   r->fd = -1;
   r->dir = path_absolute(dir);
-  char *path = xasprintf("%s/manifest", r->dir);
-  char *data;
-  size_t len;
-  if (read_file(path, &data, &len) != 0) {
-    fprintf(stderr, "repro-run: %s: cannot read: %s\n", path, strerror(errno));
+  if (check_run_dirs(dir, r->dir) != 0) {
+    run_close(r);
+    return -1;
+  }
+  char *path = xasprintf("%s/manifest", r->dir), *data = NULL;
+  const char *why;
+  size_t len = 0, end = 0;
+  int fd = state_open(path, mode == RUN_WRITE ? O_RDWR | O_APPEND : O_RDONLY, 0, STATE_FILE, &why);
+  if (fd < 0 || read_fd_bounded(fd, MANIFEST_MAX_BYTES, &data, &len) != 0) {
+    if (fd >= 0) why = errno == EFBIG ? "is larger than a journal may be" : strerror(errno);
+    fprintf(stderr, "repro-run: %s %s: not using this run (nothing written)\n", path, why);
+    if (fd >= 0) close(fd);
     free(path);
     run_close(r);
     return -1;
   }
-  kv_record rec = {0};
-  const char *err;
-  size_t start = 0;
-  int lineno = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (data[i] != '\n') continue;
-    const char *line = data + start;
-    size_t n = i - start;
-    start = i + 1;
-    lineno++;
-    if (n == 0 || line[0] == '#') continue;
-    if (kv_parse(&rec, line, n, &err) != 0) continue;
-    const char *bad = NULL, *problem = check_record(&rec, &bad);
-    if (problem) {
-      char *q = quote_value(bad);
-      fprintf(stderr,
-              "repro-run: %s:%d: %s %s: the journal was edited or is damaged; not using this "
-              "run\n",
-              path, lineno, q, problem);
-      free(q);
-      kv_record_free(&rec);
-      free(data);
-      free(path);
-      run_close(r);
-      return -1;
-    }
-    apply(r, &rec);
-  }
-  kv_record_free(&rec);
+  int rc = replay(r, path, data, len, &end);
   free(data);
-  make_run_dirs(r->dir);
-  r->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (r->fd >= 0 && start < len) {
-    /* a torn last record (the runner was killed mid-write): end it so the next record
-     * starts on a line of its own; readers skip the torn line */
-    if (write(r->fd, "\n", 1) != 1) { /* reported by the next record's write */
-    }
-  }
   free(path);
-  if (!r->id) r->id = xstrdup(path_basename(r->dir));
-  return r->fd < 0 ? -1 : 0;
+  if (rc == 0 && mode == RUN_WRITE) {
+    r->fd = fd;
+    if (make_run_dirs(r->dir) != 0) rc = -1;
+    /* a torn last record: end it, and say so, so the next record starts on a line of its own
+     * and readers skip the torn one */
+    if (rc == 0 && end < len) {
+      const char *note = "\n" TORN_NOTE ": the runner stopped mid-write; ignored\n";
+      if (write(fd, note, strlen(note)) != (ssize_t)strlen(note)) rc = -1;
+    }
+  } else {
+    close(fd);
+  }
+  if (rc != 0) {
+    run_close(r);
+    return -1;
+  }
+  return 0;
 }
 
 void run_close(run *r) {
@@ -339,16 +467,82 @@ void run_close(run *r) {
   r->fd = -1;
 }
 
-char *run_current(const char *figdir) {
-  char *link = xasprintf("%s/ae_logs", figdir);
-  char *target = NULL;
-  if (file_exists(link)) {
-    char *logs = path_absolute(link);
-    target = path_dirname(logs);
-    free(logs);
+int run_current(const char *figdir, char **dir) {
+  *dir = NULL;
+  char *link = xasprintf("%s/ae_logs", figdir), target[4096];
+  struct stat st;
+  int rc = 0;
+  ssize_t n = -1;
+  if (lstat(link, &st) != 0) {
+    if (errno != ENOENT) {
+      fprintf(stderr, "repro-run: %s: %s\n", link, strerror(errno));
+      rc = -1;
+    }
+  } else if (!S_ISLNK(st.st_mode) || (n = readlink(link, target, sizeof target - 1)) < 0) {
+    fprintf(stderr, "repro-run: %s is not the link to the current run's logs the runner makes\n",
+            link);
+    rc = -1;
+  } else {
+    /* the runner's own link: runs/<run>/logs, relative, inside this folder */
+    target[n] = '\0';
+    char *slash = strncmp(target, "runs/", 5) == 0 ? strchr(target + 5, '/') : NULL;
+    if (slash) *slash = '\0';
+    if (!slash || strcmp(slash + 1, "logs") != 0 || !repro_is_name(target + 5)) {
+      if (slash) *slash = '/';
+      char *q = quote_value(target);
+      fprintf(stderr,
+              "repro-run: %s points to %s, not to runs/<run>/logs of its own folder: not "
+              "following it (nothing written)\n",
+              link, q);
+      free(q);
+      rc = -1;
+    } else {
+      char *fig = path_absolute(figdir);
+      *dir = xasprintf("%s/runs/%s", fig, target + 5);
+      free(fig);
+    }
   }
   free(link);
-  return target;
+  return rc;
+}
+
+int run_locate(const char *given, const char *figdir, char **dir) {
+  *dir = NULL;
+  char *found = NULL;
+  if (given)
+    found = xstrdup(given);
+  else if (run_current(figdir, &found) != 0)
+    return -1;
+  if (!found) return 0;
+  const char *why;
+  if (state_dir_ok(found, 0, &why) != 0) {
+    fprintf(stderr, "repro-run: run folder %s %s: not using it (nothing written)\n", found, why);
+    free(found);
+    return -1;
+  }
+  *dir = path_absolute(found);
+  free(found);
+  return 0;
+}
+
+int run_find(const char *arg, char **dir) {
+  const char *where = arg ? arg : ".";
+  char *manifest = xasprintf("%s/manifest", where);
+  struct stat st;
+  int is_run = lstat(manifest, &st) == 0;
+  free(manifest);
+  *dir = NULL;
+  if (is_run) {
+    *dir = xstrdup(where);
+    return 0;
+  }
+  if (run_current(where, dir) != 0) return -1;
+  if (!*dir) {
+    fprintf(stderr, "repro-run: %s is neither a run folder nor a figure folder with ae_logs\n",
+            where);
+    return -1;
+  }
+  return 0;
 }
 
 int run_make_current(const run *r, const char *figdir) {
@@ -403,6 +597,21 @@ int run_note_submit(run *r, int sub, const char *executor, const char *group, co
   snprintf(s, sizeof s, "%d", sub);
   const char *kv[] = {"sub", s, "executor", executor, "group", group, "jobname", jobname, NULL};
   return journal_record(r, "submit", kv);
+}
+
+int run_note_submitting(run *r, int sub, const char *group, const char *jobname, int held) {
+  char s[16];
+  snprintf(s, sizeof s, "%d", sub);
+  const char *kv[] = {"sub",     s,       "executor", "slurm",          "group", group,
+                      "jobname", jobname, "held",     held ? "1" : "0", NULL};
+  return journal_record(r, "submit", kv);
+}
+
+int run_note_release(run *r, int sub) {
+  char s[16];
+  snprintf(s, sizeof s, "%d", sub);
+  const char *kv[] = {"sub", s, NULL};
+  return journal_record(r, "release", kv);
 }
 
 int run_note_job(run *r, int sub, const char *jobid) {

@@ -9,10 +9,27 @@
 #include "fileio.h"
 #include "strbuf.h"
 
+/* Run state (a run's journal, logs and folders) is opened without following a link
+ * (O_NOFOLLOW) and without blocking on a FIFO (O_NONBLOCK, cleared once open), then checked
+ * with fstat: a regular file or a real folder, nothing else. */
+typedef enum { STATE_FILE, STATE_DIR } state_kind;
+/* open(2) of path with flags (and mode, with O_CREAT) when it is a kind; the descriptor, or -1
+ * with errno set and *why saying what path is instead ("is a symbolic link", "is a FIFO", ...,
+ * or strerror's text). */
+int state_open(const char *path, int flags, int mode, state_kind kind, const char **why);
+/* 0 when path is a real folder, not a link (missing: 0 when may_miss); -1 with errno and *why. */
+int state_dir_ok(const char *path, int may_miss, const char **why);
+/* The rest of fd, at most max bytes, NUL-terminated (caller frees); 0, or -1 with errno
+ * (EFBIG: larger than max). */
+int read_fd_bounded(int fd, size_t max, char **out, size_t *len);
+
 /* Files. Return 0 on success, -1 with errno set. */
-/* Whole file, no size limit beyond memory (journals, markers); see repro_slurp. */
+/* A regular file whole (not through a link, never blocking on a FIFO), at most max bytes. */
+int state_read(const char *path, size_t max, char **out, size_t *len, const char **why);
+/* state_read with no size limit beyond memory (markers, /proc files). */
 int read_file(const char *path, char **out, size_t *len);
-/* Write the whole content to path via path.tmp.<pid> + fsync + rename. */
+/* Write the whole content to path via path.tmp.<pid> (created, never through a link) + fsync +
+ * rename. */
 int write_file_atomic(const char *path, const char *data, size_t len);
 int file_exists(const char *path);
 
@@ -28,6 +45,9 @@ const char *path_basename(const char *path);
 char *repo_root_find(const char *dir);
 
 double now_seconds(void); /* monotonic clock */
+
+/* Does process pid's environment (/proc/<pid>/environ) hold entry ("NAME=value")? */
+int proc_env_has(long pid, const char *entry);
 
 /* A value for a message: single-quoted, newlines, tabs, quotes and other control bytes
  * escaped (\n, \t, \', \xNN), cut after 80 bytes with "...". Caller frees. */

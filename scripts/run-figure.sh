@@ -4,7 +4,8 @@
 # Picks what a reviewer would otherwise have to type:
 #   - the cluster file: -c/--cluster if given, else $REPRO_CLUSTER, else, when Slurm's sbatch
 #     is on PATH, clusters/local-test.yaml on the test cluster of scripts/slurm-local.sh and
-#     clusters/generic.yaml elsewhere (edit that file for your site);
+#     clusters/generic.yaml elsewhere (edit that file for your site); for --resume and --rerun
+#     (not dry runs) none unless -c is given: repro-run continues with the run's own;
 #   - without Slurm (or with --local) and no --device: the device label of this machine's GPU
 #     from nvidia-smi (h100, h200, a100), since one machine runs one device's cells.
 set -euo pipefail
@@ -26,7 +27,11 @@ fi
 has_arg() { local a want=$1; shift; for a in "$@"; do case "$a" in "$want"|"$want"=*) return 0 ;; esac; done; return 1; }
 
 extra=()
-if ! has_arg -c "$@" && ! has_arg --cluster "$@"; then
+continues=0  # --resume/--rerun: repro-run takes the run's own cluster file
+if { has_arg --resume "$@" || has_arg --rerun "$@"; } && ! has_arg --dry-run "$@" && ! has_arg -n "$@"; then
+  continues=1
+fi
+if [ "$continues" = 0 ] && ! has_arg -c "$@" && ! has_arg --cluster "$@"; then
   if [ -n "${REPRO_CLUSTER:-}" ]; then
     extra+=(--cluster "$REPRO_CLUSTER")
   elif command -v sbatch >/dev/null && ! has_arg --local "$@"; then

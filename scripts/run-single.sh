@@ -6,7 +6,8 @@
 # the old logs move to attempts/. Options pass through to repro-run, with their values
 # (`--only system=fused` or `--only=system=fused`, `--cases nsa_only`); a --only of the user's
 # narrows the positional words (both must hold), several --only are still OR. The run keeps
-# its case lists: without --cases, repro-run reruns in the lists the current run was made with.
+# its case lists and its cluster file: without --cases or -c, repro-run reruns in the lists and
+# with the cluster file the current run was made with. Without a current run it stops.
 set -euo pipefail
 fig=$1
 read -r -a axes <<<"$2"
@@ -40,6 +41,15 @@ done
 if [ ${#conds[@]} -eq 0 ] && [ ${#onlys[@]} -eq 0 ]; then
   echo "usage: run_single.sh ${axes[*]} (leading ones at least) [key=value ...] [options]" >&2
   echo "  key=value: any other axis or case key of the experiment file (e.g. m=4096)" >&2
+  exit 2
+fi
+# the cells go into the current run (or --run DIR): without one there is nothing to rerun
+has_run=0 dry=0
+for a in ${opts[@]+"${opts[@]}"}; do
+  case "$a" in --run|--run=*) has_run=1 ;; -n|--dry-run) dry=1 ;; esac
+done
+if [ $has_run = 0 ] && [ $dry = 0 ] && [ ! -L "$fig/ae_logs" ] && [ ! -e "$fig/ae_logs" ]; then
+  echo "run_single.sh: $(cd "$fig" && pwd) has no current run (no ae_logs): it reruns cells of the current run; start one with ./run.sh" >&2
   exit 2
 fi
 pos=$(IFS=,; echo "${conds[*]-}")

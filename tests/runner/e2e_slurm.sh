@@ -5,7 +5,8 @@
 #     then resumed: the landed array is found again, nothing is submitted twice;
 #   - a failing and a crashing cell (FAILED), a cell past its 1-minute limit (TIMEOUT);
 #   - the node set DOWN while a cell runs: Slurm requeues it (same job), it reruns and ends ok,
-#     and the killed attempt's output is kept.
+#     the killed attempt's output is kept, and the resume's summary and `status` (which
+#     writes nothing and exits 1: cells failed) name the requeued cells and the node.
 # Skips when no Slurm is reachable (as root it starts the local cluster first).
 #   e2e_slurm.sh REPRO_RUN WORK_DIR
 source "$(dirname "$0")/lib.sh"
@@ -54,6 +55,8 @@ done
 wait "$resumer"
 check_eq "resume exit (failed cells present)" "$?" 1
 check "recovered the landed submission" grep -q "reached Slurm as job" out2
+check "the resume's summary names the requeued cell" grep -q "requeued .*rq.a100.r.slow.log" out2
+check "the resume's summary names the node that went DOWN" grep -q "nodes that went DOWN: $node" out2
 check_matrix_logs "$run/logs" a100
 
 # 3. nothing submitted twice: one job per submission name, 3 job records in all
@@ -72,7 +75,11 @@ rq_job=$(grep ' r.slow$' count | head -1 | cut -d' ' -f1 | cut -d_ -f1)
 check "Slurm counted a restart" bash -c "scontrol show job $rq_job | grep -q 'Restarts=[1-9]'"
 
 # 4. status reads the finished run
+before=$(find "$run" -printf '%p %y %s %T@\n' | sort)
 "$runner" status . >out4 2>&1
+check_eq "status exit (failed cells)" "$?" 1
+check_eq "status wrote nothing" "$(find "$run" -printf '%p %y %s %T@\n' | sort)" "$before"
+check "status names the node that went DOWN" grep -q "rq.a100.r.slow.log.*$node went DOWN" out4
 check "status counts" grep -q "5 cells without a good log" out4
 check "status shows the requeued cell" grep -q "requeued .*rq.a100.r.slow.log" out4
 check "status says why a cell is requeued" grep -q "rq.a100.r.slow.log.*node failure" out4

@@ -620,6 +620,8 @@ static void test_journal(void) {
   free(cmd);
   run r;
   CHECK(run_create(&r, fig, NULL, "figx", "/e.yaml", NULL) == 0);
+  strvec none = {0};
+  CHECK(run_note_select(&r, NULL, &none, NULL) == 0);
   CHECK(run_next_sub(&r) == 1);
   CHECK(run_note_cell(&r, 1, 0, "a.log") == 0);
   CHECK(run_note_cell(&r, 1, 1, "b.log") == 0);
@@ -639,9 +641,10 @@ static void test_journal(void) {
   fclose(mf);
   run_close(&r);
 
-  char *cur = run_current(fig);
+  char *cur = NULL;
+  CHECK(run_current(fig, &cur) == 0);
   CHECK(cur && strcmp(cur, dir) == 0);
-  CHECK(run_open(&r, cur) == 0);
+  CHECK(run_open(&r, cur, RUN_WRITE) == 0);
   CHECK_STR(r.figure, "figx");
   submission *s1 = run_sub(&r, 1), *s2 = run_sub(&r, 2);
   CHECK(s1 && s1->jobid && strcmp(s1->jobid, "77") == 0 && s1->ncells == 2);
@@ -654,8 +657,10 @@ static void test_journal(void) {
   /* after the torn line, new records still parse */
   CHECK(run_note_cancel(&r, 2) == 0);
   run_close(&r);
-  CHECK(run_open(&r, cur) == 0);
+  CHECK(run_open(&r, cur, RUN_READ) == 0);
   CHECK(run_sub(&r, 2)->cancelled == 1);
+  CHECK(run_sub(&r, 2)->jobid == NULL); /* the torn record stays ignored once ended */
+  CHECK(r.fd < 0);
   run_close(&r);
   free(mpath);
   free(cur);
