@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,6 +356,104 @@ static int resolve_panels(ycx *y, const ynode *n, const pc_config *c, pc_figure 
   return 0;
 }
 
+/* A time of plot: paper: (what: its workload): a positive decimal number of ms, and its
+ * digits after the point (3 when it has an exponent). */
+static int get_paper_time(ycx *y, const ynode *n, double *dst, int *decimals, const char *what) {
+  const char *s = scalar(n);
+  double v = 0;
+  if (!s || pt_parse_decimal(s, strlen(s), &v) != 0 || !(v > 0) || !isfinite(v))
+    return yerr(y, n, "paper: expected the paper's time of %s in ms, a positive decimal number",
+                what);
+  const char *dot = strchr(s, '.');
+  size_t digits = dot ? strspn(dot + 1, "0123456789") : 0;
+  *decimals = strpbrk(s, "eE") ? 3 : digits > 6 ? 6 : (int)digits;
+  *dst = v;
+  return 0;
+}
+
+/* The plot: paper: entry of experiment exp on device dev, or -1. */
+static int paper_index(const pc_config *c, const char *exp, int dev) {
+  for (int i = 0; i < c->npaper; i++)
+    if (c->paper[i].device == dev && !strcmp(c->paper[i].experiment, exp)) return i;
+  return -1;
+}
+
+/* One device's times: {WORKLOAD: ms, ...}, workloads named as in plot: workloads. */
+static int load_paper_device(ycx *y, const ynode *k, const ynode *v, const char *exp,
+                             pc_config *c) {
+  int dev = pc_find(c->devices, c->ndevices, k->str);
+  if (dev < 0) return yerr(y, k, "paper: device \"%s\" is not in plot: devices", k->str);
+  if (paper_index(c, exp, dev) >= 0)
+    return yerr(y, k, "paper: %s on device %s is listed twice", exp, c->devices[dev].name);
+  if (c->npaper == PC_MAX_PAPER)
+    return yerr(y, k, "paper: at most %d devices in all experiments", PC_MAX_PAPER);
+  if (want(y, v, Y_MAP, "paper times {WORKLOAD: ms, ...}")) return -1;
+  pc_paper *p = &c->paper[c->npaper];
+  snprintf(p->experiment, sizeof p->experiment, "%s", exp);
+  p->device = dev;
+  for (int w = 0; w < PC_MAX_ITEMS; w++) p->ms[w] = NAN;
+  const ynode *wk, *wv;
+  FOR_PAIRS(v, wk, wv) {
+    int w = pc_find(c->workloads, c->nworkloads, wk->str);
+    if (w < 0) return yerr(y, wk, "paper: workload \"%s\" is not in plot: workloads", wk->str);
+    if (!isnan(p->ms[w]))
+      return yerr(y, wk, "paper: workload %s is listed twice", c->workloads[w].name);
+    if (get_paper_time(y, wv, &p->ms[w], &p->decimals[w], wk->str)) return -1;
+  }
+  c->npaper++;
+  return 0;
+}
+
+/* 1 when a grid figure of workload columns draws experiment exp (where the paper's times
+ * stand beside ours). */
+static int grid_draws(const pc_config *c, const char *exp) {
+  for (int f = 0; f < c->nfigures; f++)
+    if (c->figures[f].kind == FIG_GRID && !c->figures[f].x[0] &&
+        !strcmp(c->figures[f].experiment, exp))
+      return 1;
+  return 0;
+}
+
+/* One experiment's devices: {DEVICE: {WORKLOAD: ms, ...}}. */
+static int load_paper_experiment(ycx *y, const ynode *k, const ynode *v, pc_config *c) {
+  if (!grid_draws(c, k->str))
+    return yerr(y, k,
+                "paper: experiment \"%s\" is drawn by no grid figure of workloads (the "
+                "paper's times stand beside ours there)",
+                k->str);
+  if (want(y, v, Y_MAP, "paper devices {DEVICE: {WORKLOAD: ms, ...}}")) return -1;
+  const ynode *dk, *dv;
+  FOR_PAIRS(v, dk, dv) {
+    if (load_paper_device(y, dk, dv, k->str, c)) return -1;
+  }
+  return 0;
+}
+
+/* paper: {EXPERIMENT: {DEVICE: {WORKLOAD: ms, ...}}}: the paper's own times of the ours
+ * system, once devices, workloads, systems and figures are loaded. */
+static int load_paper(ycx *y, const ynode *n, pc_config *c) {
+  if (!n) return 0;
+  if (want(y, n, Y_MAP, "paper: {EXPERIMENT: {DEVICE: {WORKLOAD: ms, ...}}}")) return -1;
+  int ours = 0;
+  for (int s = 0; s < c->nsystems; s++) ours |= c->systems[s].ours;
+  if (!ours)
+    return yerr(y, n,
+                "paper: the paper's times are the ours system's, and no plot system has "
+                "ours: true");
+  const ynode *k, *v;
+  FOR_PAIRS(n, k, v) {
+    if (load_paper_experiment(y, k, v, c)) return -1;
+  }
+  return 0;
+}
+
+double pc_paper_ms(const pc_config *c, const char *exp, int dev, int w, int *decimals) {
+  int i = paper_index(c, exp, dev);
+  if (i < 0 || w < 0 || w >= c->nworkloads) return NAN;
+  if (decimals) *decimals = c->paper[i].decimals[w];
+  return c->paper[i].ms[w];
+}
+
 /* A default cell key (seqlen: 4096): a key name that is no axis, and a name as its value. */
 static int get_default_key(ycx *y, const ynode *k, const ynode *v, pc_config *c) {
   const char *key = k->str;
@@ -421,10 +520,12 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
                         c->figures[g].name);
         c->nfigures++;
       }
-    } else
+    } else if (!strcmp(key, "paper"))
+      rc = 0; /* names of devices and workloads: load_paper, once all are loaded */
+    else
       return yerr(y, k,
                   "unknown key \"%s\" in plot; expected figure, defaults, devices, "
-                  "workloads, systems, figures",
+                  "workloads, systems, figures, paper",
                   key);
     if (rc) return -1;
   }
@@ -436,7 +537,7 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
     if (resolve_systems(y, figs->items[f], c, &c->figures[f])) return -1;
   for (int f = 0; f < c->nfigures; f++)
     if (resolve_panels(y, figs->items[f], c, &c->figures[f])) return -1;
-  return 0;
+  return load_paper(y, y_get(n, "paper"), c);
 }
 
 /* The `log:` template of experiment name (the runner checks the rest of the experiment). */

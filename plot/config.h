@@ -18,6 +18,9 @@
  *          metrics: [ms, tflops], logy: [ms]} # one panel each; one file per device
  *       - {name: speedup_comparison, kind: speedup, logy: [speedup],
  *          panels: [{figure: gemm_comparison, baseline: pytorch}, ...]}
+ *     paper:             # the paper's own times of the ours system, ms: EXPERIMENT: DEVICE: WORKLOAD
+ *       kernel:
+ *         h100: {h2o: 1.300, attn: 0.615}
  *
  * The log file name pattern is not repeated here: it is the `log:` template of the experiments
  * the figures draw (experiments.NAME.log); experiments drawn from one log folder share it, or
@@ -35,6 +38,7 @@
 #define PC_MAX_ITEMS   32
 #define PC_MAX_FIGURES 16
 #define PC_MAX_SWEEP   16 /* a sweep's columns */
+#define PC_MAX_PAPER   8  /* plot: paper: entries (experiment and device) */
 
 typedef struct {
   char name[PT_NAME];
@@ -89,6 +93,16 @@ typedef struct {
   int npanels;
 } pc_figure;
 
+/* plot: paper: the paper's own times of the ours system in one experiment on one device, in ms,
+ * per workload (NAN where the paper gives none). The grid figures' tables show them beside
+ * ours: the terminal's, `table --format markdown`'s and report.html's. */
+typedef struct {
+  char experiment[PT_NAME];
+  int device;                 /* index into devices */
+  double ms[PC_MAX_ITEMS];    /* per workload: index into workloads */
+  int decimals[PC_MAX_ITEMS]; /* digits after the point as written (1.300: 3), to print so */
+} pc_paper;
+
 typedef struct {
   char path[PT_PATH];
   char figure[PT_NAME];
@@ -104,6 +118,8 @@ typedef struct {
   int ndevices, nworkloads, nsystems;
   pc_figure figures[PC_MAX_FIGURES];
   int nfigures;
+  pc_paper paper[PC_MAX_PAPER];
+  int npaper;
 } pc_config;
 
 /* Loads path's plot: section and the log name of the experiments it draws. Returns 0, or -1
@@ -120,6 +136,11 @@ int pc_find(const pc_item *items, int n, const char *name);
 
 /* The log template of experiment exp (c->log_name when they share one, or exp is unknown). */
 const char *pc_log_name(const pc_config *c, const char *exp);
+
+/* The paper's time of the ours system in experiment exp on device dev for workload w (config
+ * indices), or NAN when plot: paper: gives none; *decimals (when not NULL): the digits after
+ * the point as the YAML writes it. */
+double pc_paper_ms(const pc_config *c, const char *exp, int dev, int w, int *decimals);
 
 /* Renders a figure's x: template for row r into out. Returns 0, or -1 when r lacks a key the
  * template names. */

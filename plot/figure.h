@@ -79,6 +79,14 @@ int fg_emit(const fg_model *m, const char *dir, const char *template_dir);
 /* The terminal table (ms per cell, speedup column, geometric mean). */
 void fg_print_table(const fg_model *m, FILE *out);
 
+/* The same tables in Markdown, for a document: for each device row (dev >= 0: only the device of
+ * that config index), per metric an italic title line and a table whose columns are the
+ * systems (those nobody can run here only where they have a log), ours' ratio to the best
+ * other and, for time, the paper's time and paper / ours (plot: paper:); a last row holds the
+ * geometric means. *printed counts the tables written so far (of every call): each one after
+ * the first starts with a blank line. */
+void fg_print_markdown(const fg_model *m, int dev, int *printed, FILE *out);
+
 /* Lists the cells of expected systems that have no log, as the file names they would have.
  * Prints at most limit names (0 = all). Returns the number of missing cells. */
 int fg_print_missing(const fg_model *m, FILE *out, int limit);

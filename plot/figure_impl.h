@@ -49,6 +49,21 @@ const char *fg_panel_label(const fg_model *m);
 double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k);
 /* The file name the log of cell (d, x, s) would have (its experiment's log template). */
 void fg_cell_file_name(const fg_model *m, int d, int x, int s, char *out, size_t cap);
+/* The metrics a figure's tables show, in order: time (grid), throughput and memory (sweep),
+ * the panels' metrics (comparison); none for a speedup figure. Returns their number. */
+int fg_table_metrics(const pc_figure *fig, pc_metric *k);
+/* The geometric mean of ratio(m, d, x, k) over the columns x where it is a number (NAN when
+ * none is); *n: the columns counted. */
+double fg_geomean(const fg_model *m, int d, double (*ratio)(const fg_model *, int, int, pc_metric),
+                  pc_metric k, int *n);
+/* The paper's time of ours in column x of device row d (plot: paper:; grid figures of
+ * workloads only), or NAN, with its digits after the point (decimals may be NULL); 1 when
+ * device row d has any; the paper's time over ours' (NAN when either is missing), and the same
+ * as fg_geomean takes it (k unused). */
+double fg_paper_ms(const fg_model *m, int d, int x, int *decimals);
+int fg_has_paper(const fg_model *m, int d);
+double fg_paper_ratio(const fg_model *m, int d, int x);
+double fg_paper_ratio_k(const fg_model *m, int d, int x, pc_metric k);
 
 /* ---- emit_common.c: the .gp header of grid and sweep figures ---- */
 

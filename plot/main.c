@@ -4,6 +4,8 @@
  *                      [--no-render] [--verbose] [-j N] [--templates DIR] [--latest]
  *   repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict] [--latest]
  *                      (--latest: of several logs of one cell the newest is drawn, not ERR)
+ *   repro-plot table   --config F --logs DIR --format markdown [--device NAME] [-o FILE]
+ *                      (what the figures show as Markdown tables, README.md's results)
  *   repro-plot merge   [--format csv|json] [-o FILE] TABLE...  (.csv, or .json: ours or the
  *                      tilebench seed's result files)
  *   repro-plot compare [--config F] [--tol 0.10] A B     (A, B: log folders or tables)
@@ -33,7 +35,7 @@
 #endif
 
 typedef struct {
-  const char *config, *logs, *out, *format, *output, *templates;
+  const char *config, *logs, *out, *format, *output, *templates, *device;
   int strict, no_render, verbose, jobs, latest;
   double tol;
   char **rest;
@@ -46,6 +48,8 @@ static void usage(FILE *f) {
         "                     [--no-render] [--verbose] [-j N] [--templates DIR] [--latest]\n"
         "  repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict]\n"
         "                     [--latest]   (of several logs of one cell, draw the newest)\n"
+        "  repro-plot table   --config F --logs DIR --format markdown [--device NAME] [-o FILE]\n"
+        "                     (the figures' tables in Markdown, with the paper's times)\n"
         "  repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv|TABLE.json...\n"
         "  repro-plot compare [--config F] [--tol 0.10] A B   (A, B: log folders or tables)\n"
         "  repro-plot report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance T]\n"
@@ -75,6 +79,8 @@ static int parse_cli(int argc, char **argv, cli *c) {
       slot = &c->output;
     else if (!strcmp(a, "--templates"))
       slot = &c->templates;
+    else if (!strcmp(a, "--device"))
+      slot = &c->device;
     else if (!strcmp(a, "--strict")) {
       c->strict = 1;
       continue;
@@ -116,8 +122,13 @@ static int parse_cli(int argc, char **argv, cli *c) {
     }
     *slot = argv[++i];
   }
-  if (strcmp(c->format, "csv") && strcmp(c->format, "json")) {
-    fprintf(stderr, "repro-plot: --format: expected csv or json, got \"%s\"\n", c->format);
+  if (strcmp(c->format, "csv") && strcmp(c->format, "json") && strcmp(c->format, "markdown")) {
+    fprintf(stderr, "repro-plot: --format: expected csv, json or markdown, got \"%s\"\n",
+            c->format);
+    return -1;
+  }
+  if (c->device && strcmp(c->format, "markdown")) {
+    fprintf(stderr, "repro-plot: --device: only with table --format markdown\n");
     return -1;
   }
   return 0;
@@ -342,6 +353,48 @@ static int write_table(const cli *c, pt_table *t) {
   return 0;
 }
 
+/* Every figure's tables in Markdown (fg_print_markdown), the models built as draw builds them;
+ * dev >= 0: that device's only. Returns 0, or -1 out of memory. */
+static int print_markdown(const pc_config *cfg, const pt_table *t, int dev, FILE *out) {
+  int n = 0;
+  for (int f = 0; f < cfg->nfigures; f++) {
+    const pc_figure *fig = &cfg->figures[f];
+    if (fig->kind == FIG_SPEEDUP) continue; /* its panels' figures have the tables */
+    int devs[PC_MAX_ITEMS], nd = 1;
+    if (fg_per_device(fig)) nd = fg_devices(cfg, fig, t, devs);
+    for (int i = 0; i < nd; i++) {
+      if (fg_per_device(fig) && dev >= 0 && devs[i] != dev) continue;
+      fg_model m;
+      if ((fg_per_device(fig) ? fg_build_device(&m, cfg, fig, t, devs[i])
+                              : fg_build(&m, cfg, fig, t)))
+        return -1;
+      fg_print_markdown(&m, dev, &n, out);
+      fg_free(&m);
+    }
+  }
+  return 0;
+}
+
+/* The tables in Markdown to -o or stdout. */
+static int write_markdown(const cli *c, const pc_config *cfg, const pt_table *t) {
+  int dev = -1;
+  if (c->device && (dev = pc_find(cfg->devices, cfg->ndevices, c->device)) < 0) {
+    fprintf(stderr, "repro-plot: --device %s: not a device of %s's plot: devices\n", c->device,
+            cfg->figure);
+    return 1;
+  }
+  FILE *out = c->output ? fopen(c->output, "w") : stdout;
+  if (!out) {
+    fprintf(stderr, "%s: cannot write: %s\n", c->output, strerror(errno));
+    return 1;
+  }
+  int oom = print_markdown(cfg, t, dev, out) != 0, bad = ferror(out) != 0;
+  if (out != stdout && fclose(out) != 0) bad = 1;
+  if (oom) fprintf(stderr, "out of memory\n");
+  if (bad) fprintf(stderr, "%s: write failed\n", c->output ? c->output : "stdout");
+  return oom || bad;
+}
+
 static int cmd_table(const cli *c) {
   if (!c->config || !c->logs) {
     usage(stderr);
@@ -351,7 +404,9 @@ static int cmd_table(const cli *c) {
   if (pc_load(c->config, &cfg)) return 1;
   pt_table t = {0};
   rd_issues is = {0};
-  int rc = read_logs(&cfg, c->logs, c->latest, &t, &is) ? 1 : write_table(c, &t);
+  int rc = read_logs(&cfg, c->logs, c->latest, &t, &is) ? 1
+           : !strcmp(c->format, "markdown")             ? write_markdown(c, &cfg, &t)
+                                                        : write_table(c, &t);
   print_issues(&is, stderr);
   if (rc == 0 && c->strict && is.n) rc = 3;
   rd_issues_free(&is);

@@ -200,6 +200,10 @@ typedef struct {
   const pt_row **order; /* t's rows in cell order (pt_cmp_cell), as `repro-plot table` writes */
   pt_table cmp, paper;  /* --compare and --paper logs of this section */
   int has_cmp, has_paper;
+  /* per row: the paper's time of its cell (plot: paper:: ours' rows a grid figure draws), NAN
+   * when none, and its digits after the point */
+  double *paper_ms;
+  int *paper_dec;
 } rp_section;
 
 /* Reads dir's logs with cfg into t (latest: of several logs of one cell, the newest). Returns
@@ -285,6 +289,22 @@ static void mark_drawn(const rp_section *s, int f, const fg_model *m, int n, con
     if (m->cells[k].row) s->drawn[m->cells[k].row - s->t.rows] = 1;
 }
 
+/* The paper's times (plot: paper:) on the rows of ours that model m places in its cells. */
+static void mark_paper(const rp_section *s, int f, const fg_model *m, int n, const char *name,
+                       void *ctx) {
+  (void)f, (void)name, (void)ctx;
+  if (n != 1 || m->ours < 0) return;
+  for (int d = 0; d < m->ndev; d++)
+    for (int x = 0; x < m->nx; x++) {
+      const pt_row *r = fg_at(m, d, x, m->ours)->row;
+      int dec = 3;
+      double p = fg_paper_ms(m, d, x, &dec);
+      if (!r || isnan(p)) continue;
+      s->paper_ms[r - s->t.rows] = p;
+      s->paper_dec[r - s->t.rows] = dec;
+    }
+}
+
 /* The per-row arrays of a section whose logs are read. Returns 0, or -1 out of memory. */
 static int index_rows(rp_section *s) {
   size_t n = s->t.n ? s->t.n : 1;
@@ -292,15 +312,18 @@ static int index_rows(rp_section *s) {
   s->home = calloc(n, sizeof *s->home);
   s->drawn = calloc(n, 1);
   s->order = calloc(n, sizeof *s->order);
-  if (!s->meta || !s->home || !s->drawn || !s->order) return -1;
+  s->paper_ms = calloc(n, sizeof *s->paper_ms);
+  s->paper_dec = calloc(n, sizeof *s->paper_dec);
+  if (!s->meta || !s->home || !s->drawn || !s->order || !s->paper_ms || !s->paper_dec) return -1;
   for (size_t i = 0; i < s->t.n; i++) {
+    s->paper_ms[i] = NAN;
     read_logmeta(&s->t.rows[i], &s->meta[i]);
     s->home[i] = row_home(&s->cfg, &s->t.rows[i]);
     s->order[i] = &s->t.rows[i];
   }
   if (s->t.n > 1) qsort(s->order, s->t.n, sizeof *s->order, cmp_rowp);
   for (int f = 0; f < s->cfg.nfigures; f++)
-    if (each_model(s, f, mark_drawn, NULL)) return -1;
+    if (each_model(s, f, mark_drawn, NULL) || each_model(s, f, mark_paper, NULL)) return -1;
   return 0;
 }
 
@@ -334,6 +357,8 @@ static void free_section(rp_section *s) {
   free(s->home);
   free(s->drawn);
   free(s->order);
+  free(s->paper_ms);
+  free(s->paper_dec);
 }
 
 /* ---- HTML text ---- */
@@ -784,59 +809,45 @@ static void count_cells(const fg_model *m, rp_counts *c) {
       }
 }
 
-/* The ratios the terminal tables print for a figure's kind. */
-static int fig_metrics(const pc_figure *fig, pc_metric *k) {
-  switch (fig->kind) {
-  case FIG_GRID: k[0] = MET_MS; return 1;
-  case FIG_SWEEP:
-    k[0] = MET_TFLOPS;
-    k[1] = MET_MIB;
-    return 2;
-  case FIG_COMPARISON:
-    for (int i = 0; i < fig->nmetrics; i++) k[i] = fig->metrics[i];
-    return fig->nmetrics;
-  case FIG_SPEEDUP: break;
-  }
-  return 0;
-}
-
 static const char *ratio_name(pc_metric k) {
   return k == MET_MS ? "speedup" : k == MET_TFLOPS ? "throughput ours/best" : "memory saving";
 }
 
-/* The geometric mean of ours' ratio to the best other system over the columns of device row d
- * (NAN when no column has both); *n: the columns counted. */
-static double geomean(const fg_model *m, int d, pc_metric k, int *n) {
-  double logsum = 0;
-  *n = 0;
-  for (int x = 0; x < m->nx; x++) {
-    double r = fg_ours_ratio(m, d, x, k);
-    if (!isnan(r)) logsum += log(r), (*n)++;
-  }
-  return *n ? exp(logsum / *n) : NAN;
+/* One geometric mean: "H100 speedup: 5.38x (7 of 7 workloads)"; both: what a column needs
+ * to count ("ours and another system"). */
+static void put_geomean(FILE *out, const fg_model *m, int d, const char *what, double g, int n,
+                        const char *both) {
+  esc(out, m->cfg->devices[m->dev[d]].label);
+  fprintf(out, " %s: ", what);
+  if (n)
+    fprintf(out, "<b>%.2f&times;</b> (%d of %d %s)", g, n, m->nx, fg_cols_name(m));
+  else
+    fprintf(out, "- (no %s has both %s)", fg_cols_name(m), both);
 }
 
-/* Model m's geometric means per device and ratio: list items, or (inline) one line. */
+/* Model m's geometric means per device and ratio, and paper / ours where plot: paper: has the
+ * paper's times: list items, or (inline) one line each. */
 static void put_geomeans(FILE *out, const fg_model *m, int inline_) {
   pc_metric k[MET_COUNT];
-  int nk = m->ours < 0 ? 0 : fig_metrics(m->fig, k);
-  for (int d = 0; d < m->ndev; d++)
+  int nk = m->ours < 0 ? 0 : fg_table_metrics(m->fig, k), n;
+  for (int d = 0; d < m->ndev; d++) {
     for (int i = 0; i < nk; i++) {
-      int n;
-      double g = geomean(m, d, k[i], &n);
+      double g = fg_geomean(m, d, fg_ours_ratio, k[i], &n);
       fputs(inline_ ? "<div>" : "<li>", out);
-      esc(out, m->cfg->devices[m->dev[d]].label);
-      fprintf(out, " %s: ", ratio_name(k[i]));
-      if (n)
-        fprintf(out, "<b>%.2f&times;</b> (%d of %d %s)", g, n, m->nx, fg_cols_name(m));
-      else
-        fprintf(out, "- (no %s has both ours and another system)", fg_cols_name(m));
+      put_geomean(out, m, d, ratio_name(k[i]), g, n, "ours and another system");
       if (!inline_) {
         fputs(" of ", out);
         esc(out, fg_sys_item(m, m->ours)->label);
       }
       fputs(inline_ ? "</div>" : "</li>", out);
     }
+    if (!fg_has_paper(m, d)) continue;
+    double g = fg_geomean(m, d, fg_paper_ratio_k, MET_MS, &n);
+    fputs(inline_ ? "<div>" : "<li>", out);
+    put_geomean(out, m, d, "paper / ours", g, n, "ours and the paper's time");
+    if (!inline_) fputs(" (the paper's time of ours over this run's, plot: paper:)", out);
+    fputs(inline_ ? "</div>" : "</li>", out);
+  }
 }
 
 /* ---- the tables of logs ---- */
@@ -922,13 +933,34 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
+/* The tables' paper column: the --paper logs when given (the artifact's, every system), else
+ * the config's plot: paper: times of ours; none when the section has neither. */
+static int paper_column(const rp_section *s) { return s->has_paper || s->cfg.npaper > 0; }
+
+/* Row i's paper cell: the --paper log of its cell, or its plot: paper: time. */
+static void put_paper(FILE *out, const rp_section *s, size_t i) {
+  if (!s->has_paper) {
+    double v = s->paper_ms[i];
+    if (isnan(v))
+      fputs("<td class=\"n\" data-v=\"\"></td>", out);
+    else
+      fprintf(out, "<td class=\"n\" data-v=\"%.6g\">%.*f</td>", v, s->paper_dec[i], v);
+    return;
+  }
+  const pt_row *p = match(&s->paper, &s->t.rows[i]);
+  if (p && isnan(row_ms(p)))
+    fprintf(out, "<td class=\"%s\" data-v=\"\">%s</td>", row_class(p), row_mark(p));
+  else
+    ms_cell(out, row_ms(p));
+}
+
 static void put_table_head(FILE *out, const rp_section *s, const char *cls) {
   fprintf(out,
           "<table class=\"sort %s\"><thead><tr><th>device</th><th>workload</th>"
           "<th>system</th><th>keys</th><th>status</th><th>ms</th><th>TFLOP/s</th>"
           "<th>peak MiB</th>",
           cls);
-  if (s->has_paper) fputs("<th>paper ms</th>", out);
+  if (paper_column(s)) fputs("<th>paper ms</th>", out);
   if (s->has_cmp) fputs("<th>compare ms</th><th>ms / compare</th>", out);
   fputs("<th>checks: output rel_l2</th><th>drawn</th><th>GPU</th><th>commit</th><th>log</th>"
         "<th>reason</th>"
@@ -948,13 +980,7 @@ static void put_row(FILE *out, const rp_section *s, size_t i, double tol) {
   ms_cell(out, row_ms(r));
   num_cell(out, r->gflops_s / 1000, "%.1f");
   num_cell(out, r->peak_mib, "%.1f");
-  if (s->has_paper) {
-    const pt_row *p = match(&s->paper, r);
-    if (p && isnan(row_ms(p)))
-      fprintf(out, "<td class=\"%s\" data-v=\"\">%s</td>", row_class(p), row_mark(p));
-    else
-      ms_cell(out, row_ms(p));
-  }
+  if (paper_column(s)) put_paper(out, s, i);
   if (s->has_cmp) put_compare(out, r, b, tol);
   put_checks(out, &s->meta[i]);
   fputs(s->drawn[i] ? "<td>yes</td>" : "<td class=\"ns\">no</td>", out);
@@ -1356,10 +1382,17 @@ static void put_intro(FILE *out, const rp_opts *o, const rp_section *secs, int n
     fputs("</code></li>", out);
   }
   fputs("</ul>\n", out);
+  int npaper = 0;
+  for (int i = 0; i < n; i++) npaper += secs[i].cfg.npaper > 0;
   if (o->paper) {
     fputs("<p>paper ms: the original artifact's logs under <code>", out);
     esc(out, o->paper);
     fputs("/&lt;section&gt;</code>, matched cell by cell.</p>\n", out);
+  } else if (npaper) {
+    fputs("<p>paper ms: the paper's own times of ours, from the <code>plot: paper:</code> "
+          "section of the config (the paper's GPU only); paper / ours: that time over this "
+          "run's.</p>\n",
+          out);
   }
 }
 

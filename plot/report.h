@@ -10,6 +10,9 @@
  * read ROOT/<figure> (the plot's figure name, e.g. fig12, h2o-diag) for every section: the
  * logs to compare with (each cell's time / the compared time, outside +-tolerance marked, cells
  * of one side only listed), and the original artifact's logs, shown as the paper's column.
+ * Without --paper (or where ROOT lacks a section's folder) that column holds the paper's own
+ * times of ours from the config's plot: paper: (config.h), with paper / ours among the
+ * geometric means; a section with neither has no paper column.
  * --latest reads the logs as `repro-plot draw --latest` does.
  * Exit: 0, 1 (a config, a log folder or the output failed), 2 (usage). */
 #ifndef PLOT_REPORT_H

@@ -1,19 +1,21 @@
-/* tables: the terminal output of `repro-plot draw`: each table shows what its figure shows,
- * and the expected logs that are missing, as the file names they would have. */
+/* tables: the terminal output of `repro-plot draw`: each table shows what its figure shows
+ * (with the paper's times of ours beside a grid's, from plot: paper:), and the expected logs
+ * that are missing, as the file names they would have; the same tables in Markdown
+ * (`repro-plot table --format markdown`, README.md's results). */
 #include "figure_impl.h"
 
 #include <math.h>
 #include <string.h>
 
-/* A cell's value of metric k in a column w wide, or its mark. */
-static void print_value(FILE *out, const fg_cell *c, pc_metric k, int w) {
+/* A cell's value of metric k as the tables print it, or its mark. */
+static void value_text(const fg_cell *c, pc_metric k, char *buf, size_t cap) {
   double v = fg_cell_value(c, k);
   if (isnan(v))
-    fprintf(out, " %*s", w, fg_cell_mark(c, v));
+    snprintf(buf, cap, "%s", fg_cell_mark(c, v));
   else if (k == MET_MS || v < 1)
-    fprintf(out, " %*.*f", w, v < 0.01 ? 5 : 3, v);
+    snprintf(buf, cap, "%.*f", v < 0.01 ? 5 : 3, v);
   else
-    fprintf(out, " %*.*f", w, v >= 1000 ? 0 : v >= 100 ? 1 : 2, v);
+    snprintf(buf, cap, "%.*f", v >= 1000 ? 0 : v >= 100 ? 1 : 2, v);
 }
 
 /* Ours against the best other system in column x: time and memory lower is better (best/ours),
@@ -30,64 +32,139 @@ double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
   return k == MET_TFLOPS ? ours / best : best / ours;
 }
 
-/* One table: rows the figure's columns (workloads, lengths or cases), columns the systems,
- * then ours' ratio to the best other system and its geometric mean. */
-static void print_metric_table(const fg_model *m, int d, pc_metric k, const char *what,
-                               const char *ratio_name, const char *ratio_what,
-                               const char *ratio_ref, FILE *out) {
+double fg_paper_ms(const fg_model *m, int d, int x, int *decimals) {
+  if (m->fig->kind != FIG_GRID || m->fig->x[0] || m->ours < 0) return NAN;
+  return pc_paper_ms(m->cfg, m->fig->experiment, m->dev[d], x, decimals);
+}
+
+int fg_has_paper(const fg_model *m, int d) {
+  for (int x = 0; x < m->nx; x++)
+    if (!isnan(fg_paper_ms(m, d, x, NULL))) return 1;
+  return 0;
+}
+
+double fg_paper_ratio(const fg_model *m, int d, int x) {
+  double p = fg_paper_ms(m, d, x, NULL);
+  double ours = m->ours < 0 ? NAN : fg_cell_value(fg_at(m, d, x, m->ours), MET_MS);
+  return isnan(p) || isnan(ours) ? NAN : p / ours;
+}
+
+double fg_geomean(const fg_model *m, int d, double (*ratio)(const fg_model *, int, int, pc_metric),
+                  pc_metric k, int *n) {
+  double logsum = 0;
+  *n = 0;
+  for (int x = 0; x < m->nx; x++) {
+    double r = ratio(m, d, x, k);
+    if (!isnan(r)) logsum += log(r), (*n)++;
+  }
+  return *n ? exp(logsum / *n) : NAN;
+}
+
+/* fg_paper_ratio as fg_geomean takes it (time only). */
+double fg_paper_ratio_k(const fg_model *m, int d, int x, pc_metric k) {
+  (void)k;
+  return fg_paper_ratio(m, d, x);
+}
+
+/* What a metric's table says: its title, its ratio column, and the words of its geometric
+ * mean. */
+typedef struct {
+  const char *what, *ratio_name, *ratio_what, *ratio_ref;
+} metric_words;
+
+static metric_words words_of(pc_metric k) {
+  switch (k) {
+  case MET_TFLOPS:
+    return (metric_words){"throughput, TFLOP/s (higher is better)", "ours/best", "throughput",
+                          "over the best other system (ours / best)"};
+  case MET_MIB:
+    return (metric_words){"peak memory, MiB (lower is better)", "saving", "memory saving",
+                          "against the lowest other system (lowest / ours)"};
+  default:
+    return (metric_words){"execution time, ms (lower is better)", "speedup", "speedup",
+                          "over the best other system"};
+  }
+}
+
+/* One text table: rows the figure's columns (workloads, lengths or cases), columns the
+ * systems, then ours' ratio to the best other system and its geometric mean; for time, the
+ * paper's time of ours and paper / ours where plot: paper: has them. */
+static void print_metric_table(const fg_model *m, int d, pc_metric k, FILE *out) {
   const pc_config *c = m->cfg;
+  metric_words mw = words_of(k);
+  int paper = k == MET_MS && fg_has_paper(m, d);
   int w[PC_MAX_ITEMS], cw = fg_col_width(m);
   for (int s = 0; s < m->nsys; s++) {
     int l = (int)strlen(fg_sys_item(m, s)->name);
     w[s] = l > 8 ? l : 8;
   }
-  fprintf(out, "[%s] %s\n%-*s", c->devices[m->dev[d]].label, what, cw,
+  fprintf(out, "[%s] %s\n%-*s", c->devices[m->dev[d]].label, mw.what, cw,
           m->fig->x[0]                ? "case"
           : m->fig->kind == FIG_SWEEP ? m->fig->sweep_key
                                       : "workload");
   for (int s = 0; s < m->nsys; s++) fprintf(out, " %*s", w[s], fg_sys_item(m, s)->name);
-  fprintf(out, " %9s\n", ratio_name);
-  double logsum = 0;
-  int n = 0;
+  fprintf(out, " %9s", mw.ratio_name);
+  fputs(paper ? "     paper paper/ours\n" : "\n", out);
   for (int x = 0; x < m->nx; x++) {
-    char lab[PC_XLABEL];
+    char lab[PC_XLABEL], v[32];
     fg_col_text(m, x, lab, sizeof lab);
     fprintf(out, "%-*s", cw, lab);
-    for (int s = 0; s < m->nsys; s++) print_value(out, fg_at(m, d, x, s), k, w[s]);
-    double r = fg_ours_ratio(m, d, x, k);
-    if (isnan(r)) {
-      fprintf(out, " %9s\n", "-");
-    } else {
-      fprintf(out, " %8.2fx\n", r);
-      logsum += log(r);
-      n++;
+    for (int s = 0; s < m->nsys; s++) {
+      value_text(fg_at(m, d, x, s), k, v, sizeof v);
+      fprintf(out, " %*s", w[s], v);
     }
+    double r = fg_ours_ratio(m, d, x, k);
+    if (isnan(r))
+      fprintf(out, " %9s", "-");
+    else
+      fprintf(out, " %8.2fx", r);
+    if (paper) {
+      int dec = 3;
+      double p = fg_paper_ms(m, d, x, &dec), q = fg_paper_ratio(m, d, x);
+      if (isnan(p))
+        fprintf(out, " %9s", "-");
+      else
+        fprintf(out, " %9.*f", dec, p);
+      if (isnan(q))
+        fprintf(out, " %10s", "-");
+      else
+        fprintf(out, " %9.2fx", q);
+    }
+    fputc('\n', out);
   }
   if (m->ours < 0) return;
+  int n;
+  double g = fg_geomean(m, d, fg_ours_ratio, k, &n);
   if (n)
-    fprintf(out, "geometric mean %s of %s %s: %.2fx (%d of %d %s)\n", ratio_what,
-            fg_sys_item(m, m->ours)->label, ratio_ref, exp(logsum / n), n, m->nx, fg_cols_name(m));
+    fprintf(out, "geometric mean %s of %s %s: %.2fx (%d of %d %s)\n", mw.ratio_what,
+            fg_sys_item(m, m->ours)->label, mw.ratio_ref, g, n, m->nx, fg_cols_name(m));
   else
     fprintf(out, "geometric mean %s of %s: - (no %s has both ours and another system)\n",
-            ratio_what, fg_sys_item(m, m->ours)->label, fg_cols_name(m));
+            mw.ratio_what, fg_sys_item(m, m->ours)->label, fg_cols_name(m));
+  if (!paper) return;
+  g = fg_geomean(m, d, fg_paper_ratio_k, MET_MS, &n);
+  if (n)
+    fprintf(out,
+            "geometric mean paper / ours (the paper's time of %s over this run's): %.2fx "
+            "(%d of %d %s)\n",
+            fg_sys_item(m, m->ours)->label, g, n, m->nx, fg_cols_name(m));
+  else
+    fprintf(out, "geometric mean paper / ours: - (no %s has both)\n", fg_cols_name(m));
 }
 
-static void print_panel_metric(const fg_model *m, int d, pc_metric k, FILE *out) {
-  switch (k) {
-  case MET_MS:
-    print_metric_table(m, d, MET_MS, "execution time, ms (lower is better)", "speedup", "speedup",
-                       "over the best other system", out);
-    break;
-  case MET_TFLOPS:
-    print_metric_table(m, d, MET_TFLOPS, "throughput, TFLOP/s (higher is better)", "ours/best",
-                       "throughput", "over the best other system (ours / best)", out);
-    break;
-  case MET_MIB:
-    print_metric_table(m, d, MET_MIB, "peak memory, MiB (lower is better)", "saving",
-                       "memory saving", "against the lowest other system (lowest / ours)", out);
-    break;
-  default: break;
+int fg_table_metrics(const pc_figure *fig, pc_metric *k) {
+  switch (fig->kind) {
+  case FIG_GRID: k[0] = MET_MS; return 1;
+  case FIG_SWEEP:
+    k[0] = MET_TFLOPS;
+    k[1] = MET_MIB;
+    return 2;
+  case FIG_COMPARISON:
+    for (int i = 0; i < fig->nmetrics; i++) k[i] = fig->metrics[i];
+    return fig->nmetrics;
+  case FIG_SPEEDUP: break;
   }
+  return 0;
 }
 
 void fg_print_table(const fg_model *m, FILE *out) {
@@ -111,14 +188,125 @@ void fg_print_table(const fg_model *m, FILE *out) {
   char note[160];
   fg_cpu_note(m, note, sizeof note);
   if (note[0]) fprintf(out, "** %s **\n", note);
+  pc_metric k[MET_COUNT];
+  int nk = fg_table_metrics(m->fig, k);
+  for (int d = 0; d < m->ndev; d++)
+    for (int i = 0; i < nk; i++) print_metric_table(m, d, k[i], out);
+}
+
+/* ---- Markdown: the same tables for a document (`repro-plot table --format markdown`) ---- */
+
+/* Text in a Markdown table cell: '|' escaped. */
+static void md_text(FILE *out, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputc('\\', out);
+    fputc(*s, out);
+  }
+}
+
+/* Does bar s have a column in device row d's Markdown table? Every system expected here, and
+ * one nobody can run here only where it has a log. */
+static int md_shows(const fg_model *m, int d, int s) {
+  if (fg_sys_item(m, s)->expected) return 1;
+  for (int x = 0; x < m->nx; x++)
+    if (fg_at(m, d, x, s)->status != ST_MISSING) return 1;
+  return 0;
+}
+
+static void md_head(const fg_model *m, int d, const metric_words *mw, int paper, FILE *out) {
+  fprintf(out, "| %s |",
+          m->fig->x[0]                ? "case"
+          : m->fig->kind == FIG_SWEEP ? m->fig->sweep_key
+                                      : "workload");
+  int ncol = 0;
+  for (int s = 0; s < m->nsys; s++) {
+    if (!md_shows(m, d, s)) continue;
+    fputc(' ', out);
+    md_text(out, fg_sys_item(m, s)->label);
+    fputs(" |", out);
+    ncol++;
+  }
+  if (m->ours >= 0) {
+    fprintf(out, " %s |", mw->ratio_name);
+    ncol++;
+  }
+  if (paper) {
+    fputs(" paper | paper / ours |", out);
+    ncol += 2;
+  }
+  fputs("\n|---|", out);
+  for (int i = 0; i < ncol; i++) fputs("---:|", out);
+  fputc('\n', out);
+}
+
+/* A ratio cell: 1.23x, or - without one. */
+static void md_ratio(FILE *out, double r) {
+  if (isnan(r))
+    fputs(" - |", out);
+  else
+    fprintf(out, " %.2fx |", r);
+}
+
+static void md_row(const fg_model *m, int d, int x, pc_metric k, int paper, FILE *out) {
+  char lab[PC_XLABEL], v[32];
+  fg_col_text(m, x, lab, sizeof lab);
+  fputs("| ", out);
+  md_text(out, lab);
+  fputs(" |", out);
+  for (int s = 0; s < m->nsys; s++) {
+    if (!md_shows(m, d, s)) continue;
+    value_text(fg_at(m, d, x, s), k, v, sizeof v);
+    fprintf(out, " %s |", v);
+  }
+  if (m->ours >= 0) md_ratio(out, fg_ours_ratio(m, d, x, k));
+  if (paper) {
+    int dec = 3;
+    double p = fg_paper_ms(m, d, x, &dec);
+    if (isnan(p))
+      fputs(" - |", out);
+    else
+      fprintf(out, " %.*f |", dec, p);
+    md_ratio(out, fg_paper_ratio(m, d, x));
+  }
+  fputc('\n', out);
+}
+
+/* The geometric means, in the ratio columns of a last row. */
+static void md_geomeans(const fg_model *m, int d, pc_metric k, int paper, FILE *out) {
+  if (m->ours < 0) return;
+  int n;
+  fputs("| geometric mean |", out);
+  for (int s = 0; s < m->nsys; s++)
+    if (md_shows(m, d, s)) fputs(" |", out);
+  md_ratio(out, fg_geomean(m, d, fg_ours_ratio, k, &n));
+  if (paper) {
+    fputs(" |", out);
+    md_ratio(out, fg_geomean(m, d, fg_paper_ratio_k, MET_MS, &n));
+  }
+  fputc('\n', out);
+}
+
+static void md_metric_table(const fg_model *m, int d, pc_metric k, FILE *out) {
+  metric_words mw = words_of(k);
+  int paper = k == MET_MS && fg_has_paper(m, d);
+  fputc('*', out);
+  md_text(out, m->name);
+  fputs(", ", out);
+  md_text(out, m->cfg->devices[m->dev[d]].label);
+  fprintf(out, ": %s*\n\n", mw.what);
+  md_head(m, d, &mw, paper, out);
+  for (int x = 0; x < m->nx; x++) md_row(m, d, x, k, paper, out);
+  md_geomeans(m, d, k, paper, out);
+}
+
+void fg_print_markdown(const fg_model *m, int dev, int *printed, FILE *out) {
+  pc_metric k[MET_COUNT];
+  int nk = fg_table_metrics(m->fig, k);
   for (int d = 0; d < m->ndev; d++) {
-    if (m->fig->kind == FIG_GRID) {
-      print_panel_metric(m, d, MET_MS, out);
-    } else if (m->fig->kind == FIG_COMPARISON) {
-      for (int i = 0; i < m->fig->nmetrics; i++) print_panel_metric(m, d, m->fig->metrics[i], out);
-    } else {
-      print_panel_metric(m, d, MET_TFLOPS, out);
-      print_panel_metric(m, d, MET_MIB, out);
+    if (dev >= 0 && m->dev[d] != dev) continue;
+    for (int i = 0; i < nk; i++) {
+      if ((*printed)++) fputc('\n', out);
+      md_metric_table(m, d, k[i], out);
     }
   }
 }

@@ -283,5 +283,20 @@ bad_json w.json '{"kernel": "gemm"}' ': expected a list of row objects'
 bad_json v.json '[{"kernel": "nsa", "backend": "cuda", "gpu_model": "H100", "latency_ms": 1, "problem_size": {"seq_len": 512, "seqlen": 512}}]' ': row 1: problem_size.seqlen: expected each key once'
 bad_json u.json '[{"kernel": "gemm", "backend": "cuda", "latency_ms": 1}]' ': row 1: gpu_model: expected a GPU model'
 
+# markdown: what the figures show as Markdown tables (README.md's results), with the paper's
+# times of ours from fig12's plot: paper: beside the h100 grids
+md=$tmp/ours.md
+"$bin" table --config "$src/fig12/experiment.yaml" --logs "$fx/ours/fig12" --format markdown > "$md" 2>/dev/null
+check '[ $? -eq 0 ] && grep -qxF "*fig12_kernel, H100: execution time, ms (lower is better)*" "$md"' "markdown: a title line per figure and device"
+check 'grep -qxF "| workload | PyTorch | Inductor | FlexAttention | CUDA eager (ours) | FlashTensor (ours) | speedup | paper | paper / ours |" "$md"' "markdown: system labels; those nobody runs here only with a log (flex); the paper columns"
+check 'grep -qxF "| H2O | TLE | NS | NS | NS | 1.300 | - | 1.300 | 1.00x |" "$md" && grep -qxF "| RoCo | OOM | NS | NS | NS | NS | - | 1.360 | - |" "$md"' "markdown: marks, the paper's time and paper / ours"
+check 'grep -qxF "| H2O | NS | NS | NS | 150.250 | - | 193.4 | 1.29x |" "$md" && grep -qxF "| geometric mean | | | | | - | | 1.29x |" "$md"' "markdown: the e2e paper time as written (193.4), the geometric means row"
+"$bin" table --config "$src/fig13/experiment.yaml" --logs "$fx/ae/fig13" --format markdown --device h100 > "$tmp/f13.md" 2>/dev/null
+check '[ $? -eq 0 ] && [ "$(grep -c "^\*fig13, H100: " "$tmp/f13.md")" -eq 2 ] && ! grep -q "paper" "$tmp/f13.md" && ! grep -q "H200\|A100" "$tmp/f13.md"' "markdown of a sweep: throughput and memory, --device h100 only, no paper column"
+"$bin" table --config "$src/fig12/experiment.yaml" --logs "$fx/ours/fig12" --format markdown --device b200 > /dev/null 2> "$tmp/md.err"
+check '[ $? -eq 1 ] && grep -qF -- "--device b200: not a device of fig12" "$tmp/md.err"' "markdown: an unknown --device is refused"
+"$bin" table --config "$src/fig12/experiment.yaml" --logs "$fx/ours/fig12" --device h100 > /dev/null 2> "$tmp/md.err"
+check '[ $? -eq 2 ] && grep -qF -- "--device: only with table --format markdown" "$tmp/md.err"' "--device without --format markdown is a usage error"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

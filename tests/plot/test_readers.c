@@ -696,6 +696,11 @@ static void test_walk(void) {
 }
 
 #define EXPS "experiments: {k: {log: \"{device}.log\"}, e: {log: \"e.{device}.log\"}}\n"
+/* a plot of one grid figure (experiment k) whose ours system s has the paper's times; line 7
+ * follows */
+#define PAPER_PLOT                                                                     \
+  "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}, {name: x, aliases: [y]}]\n" \
+  "  systems: [{name: s, ours: true}]\n  figures: [{name: f, kind: grid, experiment: k}]\n"
 static void test_config_errors(void) {
   /* each bad file and the start of the message it must give ("file:" is cut off) */
   const char *bad[][2] = {
@@ -732,6 +737,22 @@ static void test_config_errors(void) {
       {"plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: "
        "grid}]\n",
        "1:1: expected an 'experiments:' mapping"},
+      /* plot: paper: the paper's times of ours, EXPERIMENT: DEVICE: WORKLOAD: ms */
+      {EXPS PAPER_PLOT "  paper: {k: {a: {w: abc}}}\n",
+       "7:22: paper: expected the paper's time of w in ms, a positive decimal number"},
+      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 0x10}}}\n", "7:22: paper: expected the paper's time"},
+      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 0}}}\n", "7:22: paper: expected the paper's time"},
+      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 1e999}}}\n", "7:22: paper: expected the paper's time"},
+      {EXPS PAPER_PLOT "  paper: {k: {b: {w: 1.3}}}\n",
+       "7:15: paper: device \"b\" is not in plot: devices"},
+      {EXPS PAPER_PLOT "  paper: {k: {a: {v: 1.3}}}\n",
+       "7:19: paper: workload \"v\" is not in plot: workloads"},
+      {EXPS PAPER_PLOT "  paper: {e: {a: {w: 1.3}}}\n",
+       "7:11: paper: experiment \"e\" is drawn by no grid figure"},
+      {EXPS PAPER_PLOT "  paper: {k: [1.3]}\n", "7:14: expected paper devices"},
+      {EXPS "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}]\n  systems: [{name: s}]\n"
+            "  figures: [{name: f, kind: grid, experiment: k}]\n  paper: {k: {a: {w: 1.3}}}\n",
+       "7:10: paper: the paper's times are the ours system's"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char path[] = "/tmp/test_plot_yaml_XXXXXX";
@@ -779,6 +800,21 @@ static void test_config_errors(void) {
         "one template per experiment: %s", msg ? msg : "");
   free(msg);
   unlink(path2);
+  /* the paper's times: a workload by its alias, digits after the point as written */
+  char path3[] = "/tmp/test_plot_yaml_XXXXXX";
+  f = fdopen(mkstemp(path3), "w");
+  fputs(EXPS PAPER_PLOT "  paper: {k: {a: {w: 193.4, y: 1.300}}}\n", f);
+  fclose(f);
+  msg = NULL;
+  int dw = 0, dx = 0;
+  CHECK(pc_load_msg(path3, &c, &msg) == 0 && c.npaper == 1, "paper: loads: %s", msg ? msg : "");
+  CHECK(pc_paper_ms(&c, "k", 0, 0, &dw) == 193.4 && dw == 1 &&
+            pc_paper_ms(&c, "k", 0, 1, &dx) == 1.3 && dx == 3,
+        "paper: w 193.4 (1 digit), x (as y) 1.300 (3 digits): %d %d", dw, dx);
+  CHECK(isnan(pc_paper_ms(&c, "e", 0, 0, NULL)) && isnan(pc_paper_ms(&c, "k", 1, 0, NULL)),
+        "paper: none for another experiment or device");
+  free(msg);
+  unlink(path3);
 }
 
 /* The softmax scale from the config line (the seed's problem_size has it), through csv and

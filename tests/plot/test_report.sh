@@ -2,7 +2,8 @@
 # `repro-plot report` without a browser: usage errors; every string from a log HTML-escaped
 # and a hostile figure cut down to the SVG a figure needs (fixtures/report/, TEST FIXTURES);
 # the tables' rows equal `repro-plot table`'s, section by section; --compare (ratios, cells
-# outside the tolerance, cells of one side only) and --paper (the artifact's logs as a column);
+# outside the tolerance, cells of one side only), --paper (the artifact's logs as a column) and
+# the paper column from a config's plot: paper: without it;
 # the same bytes twice; the report of every shipped log and committed figure under 2 MB.
 #   test_report.sh REPRO_PLOT SOURCE_DIR WORK
 # check() evals its first argument: the single quotes keep its expansions for eval, and the
@@ -90,8 +91,16 @@ check '! grep -q "<tr class=\"out\">" "$work/cmp2.html" && grep -q "0 outside &p
 "$bin" report -o "$work/paper.html" --config "$cfg12" --logs "$fx/ours/fig12" --paper "$fx/ae" > /dev/null 2>&1
 check '[ $? -eq 0 ] && grep -q "<th>paper ms</th>" "$work/paper.html"' "--paper adds the paper's column"
 check 'grep -q "<td>h100</td><td>h2o</td><td>fused</td><td>seqlen=4096</td><td class=\"ok\">ok</td><td class=\"n\" data-v=\"1.2997\">1.300</td>.*<td class=\"n\" data-v=\"1.25\">1.250</td>" "$work/paper.html"' "ours 1.300 ms beside the artifact's 1.250 ms"
-"$bin" report -o "$work/nopaper.html" --config "$cfg12" --logs "$fx/ours/fig12" > /dev/null 2>&1
-check '! grep -q "paper ms" "$work/nopaper.html"' "no paper column without --paper"
+# without --paper: the paper's own times of ours from fig12's plot: paper: (h100 only), with
+# paper / ours among the geometric means; a config without plot: paper: has no paper column
+"$bin" report -o "$work/cfgpaper.html" --config "$cfg12" --logs "$fx/ours/fig12" > /dev/null 2>&1
+check '[ $? -eq 0 ] && grep -q "<th>paper ms</th>" "$work/cfgpaper.html" && grep -q "from the <code>plot: paper:</code>" "$work/cfgpaper.html"' "plot: paper: gives the paper column without --paper"
+check 'grep -q "<td>h100</td><td>h2o</td><td>fused</td><td>seqlen=4096</td><td class=\"ok\">ok</td><td class=\"n\" data-v=\"150.25\">150.250</td>.*<td class=\"n\" data-v=\"193.4\">193.4</td>" "$work/cfgpaper.html"' "ours' e2e 150.250 ms beside the paper's 193.4 ms, written as the config writes it"
+check 'grep -q "<td>h100</td><td>h2o</td><td>fused</td><td>seqlen=4096</td><td class=\"ok\">ok</td><td class=\"n\" data-v=\"1.2997\">1.300</td>.*<td class=\"n\" data-v=\"1.3\">1.300</td>" "$work/cfgpaper.html"' "ours' kernel 1.300 ms beside the paper's 1.300 ms"
+check 'grep -q "<td>h100</td><td>roco</td><td>torch</td><td>seqlen=4096</td><td class=\"bad\">OOM</td><td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td><td>" "$work/cfgpaper.html"' "another system's row has an empty paper cell"
+check 'grep -q "H100 paper / ours: <b>1.29&times;</b> (1 of 7 workloads)" "$work/cfgpaper.html"' "paper / ours geometric mean (193.4 / 150.25)"
+"$bin" report -o "$work/nopaper.html" --config "$src/fig14/experiment.yaml" --logs "$fx/ours/fig12" > /dev/null 2>&1
+check '[ $? -eq 0 ] && ! grep -q "paper ms" "$work/nopaper.html" && ! grep -q "paper / ours" "$work/nopaper.html"' "no paper column without --paper and plot: paper:"
 
 # 6. every shipped log and committed figure: 7 sections, all rows, every figure the plot draws
 # (its .dat; studies/h2o-diag/plot_diag.sh draws two more, from no plot config), under 2 MB,
