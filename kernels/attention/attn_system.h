@@ -108,6 +108,7 @@ extern const attn_system attn_system_fused;      /* kernels/attention/fused/    
 extern const attn_system attn_system_fused_diag; /* kernels/attention/fused_diag/ */
 extern const attn_system attn_system_fa3; /* kernels/attention/fa3/: a peer (FlashAttention-3) */
 extern const attn_system attn_system_fa2; /* kernels/attention/fa2/: a peer (FlashAttention-2) */
+extern const attn_system attn_system_flashinfer; /* kernels/attention/flashinfer/: a peer */
 
 /* ---- the system registry (systems.c) ------------------------------------------------- */
 

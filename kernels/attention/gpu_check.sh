@@ -17,7 +17,9 @@
 #     that forward by itself (unmasked with over 4 waves of 192-row tiles, causal with over 16)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
 #     against the fp32 GPU reference)
-#   x the peer fa3 (FlashAttention-3, kernels/attention/fa3/) on attn at every small, scaled and big shape
+#   x the peers fa3 (FlashAttention-3, kernels/attention/fa3/: attn), fa2 (FlashAttention-2,
+#     kernels/attention/fa2/: attn, gemma2) and flashinfer (kernels/attention/flashinfer/: attn,
+#     gemma2), when attnvar lists them, at every small, scaled and big shape
 #     (UNSUP throughout when attnvar was built without its kernels)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes: GQA
 # group sizes, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
@@ -161,7 +163,19 @@ export bin out sanitizer
 cases=$out/cases.txt
 : >"$cases"
 nl=$'\n'
-fa3_wl=""; case " $workloads " in *" attn "*) fa3_wl=attn ;; esac # fa3 serves attn only
+# The peers and the workloads their projects compute (of those this attnvar lists).
+served() { local w out=""; for w in "$@"; do case " $workloads " in *" $w "*) out+="$w " ;; esac; done; echo "$out"; }
+peers=("fa3:$(served attn)" "fa2:$(served attn gemma2)" "flashinfer:$(served attn gemma2)")
+add_peer_cases() { # shapes-text
+  local p name wl
+  for p in "${peers[@]}"; do
+    name=${p%%:*} wl=${p#*:}
+    [ -n "${wl// /}" ] || continue
+    "$bin" --list-systems 2>/dev/null | cut -f1 | grep -qx "$name" || continue
+    add_cases "$1" "$name" "$wl"
+  done
+  return 0
+}
 add_cases() { # shapes-text systems [workloads: default every one]
   local line shape args tool wl sys sysargs
   while IFS= read -r line; do
@@ -190,8 +204,8 @@ add_nsa_cases() {
 }
 if [ "$nsa_only" = 0 ]; then
   [ "$small" = 1 ] && add_cases "$small_shapes" "$systems" && add_cases "$scaled_shapes" "$online_systems" &&
-    add_cases "$wide_shapes" fused-r192 && { [ -z "$fa3_wl" ] || add_cases "$small_shapes$nl$scaled_shapes" fa3 "$fa3_wl"; }
-  [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && { [ -z "$fa3_wl" ] || add_cases "$big_shape" fa3 "$fa3_wl"; }
+    add_cases "$wide_shapes" fused-r192 && add_peer_cases "$small_shapes$nl$scaled_shapes"
+  [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && add_peer_cases "$big_shape"
 fi
 add_nsa_cases
 

@@ -24,6 +24,10 @@ const system_entry system_table[] = {
     {"fa2", 0, GPU_SYSTEM(attn_system_fa2), "fused",
      "peer: FlashAttention-2's forward (attn, gemma2's soft-cap; built with -DREPRO_FA2_DIR)", 0,
      1},
+    {"flashinfer", 0, GPU_SYSTEM(attn_system_flashinfer), "fused",
+     "peer: FlashInfer's sm_90 single prefill (attn, gemma2's soft-cap; built with "
+     "-DREPRO_FLASHINFER_DIR)",
+     0, 1},
 };
 const int system_count = (int)(sizeof system_table / sizeof *system_table);
 

@@ -118,6 +118,11 @@ static const peer_expect peer_expectations[] = {
 #else
     {"fa2", 0, "REPRO_FA2_DIR", 1},
 #endif
+#ifdef REPRO_HAVE_FLASHINFER
+    {"flashinfer", 1, "REPRO_FLASHINFER_DIR", 1},
+#else
+    {"flashinfer", 0, "REPRO_FLASHINFER_DIR", 1},
+#endif
 };
 
 static const peer_expect *peer_expected(const char *name) {
@@ -169,7 +174,7 @@ static void test_peers_say_why(void) {
       }
     }
   }
-  CHECKF(peers >= 2, "peers registered: %d (fa3 and fa2 expected)", peers);
+  CHECKF(peers >= 3, "peers registered: %d (fa3, fa2 and flashinfer expected)", peers);
 #endif
 }
 
