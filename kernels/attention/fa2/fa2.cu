@@ -6,8 +6,8 @@
 // when CMake is given FlashAttention-2's source (-DREPRO_FA2_DIR, kernels/attention/fa2/README.md);
 // without them every cell is unsupported and says how to build them. fa2_call.h is the one
 // call into them.
-#include "attn_system.h"
 #include "fa2_call.h"
+#include "peer_system.h"
 extern "C" {
 #include "kvline.h" // a C header without its own extern "C"
 }
@@ -17,26 +17,11 @@ extern "C" {
 namespace {
 
 #ifdef REPRO_HAVE_FA2
+const peer_serves fa2_serves = {"fa2", "FlashAttention-2's forward", 1, 1, 64, 128, 64};
+
 size_t lse_bytes(const attn_shape *sh) {
   const size_t n = (size_t)sh->batch * sh->heads * sh->q_len * sizeof(float);
   return (n + 255) / 256 * 256;
-}
-
-// Why a cell is outside what FlashAttention-2 computes, or NULL. Judged on the workload's
-// features (gemma2 is the soft-capped softmax, attn the plain one).
-const char *shape_problem(workload_id wl, const attn_shape *sh) {
-  if ((int)wl < 0 || wl >= WL_COUNT) return "unknown workload";
-  const workload_info *w = &workload_table[wl];
-  if ((w->logits != LOGITS_SCALED && w->logits != LOGITS_SOFTCAP) || w->keys != KEYS_DENSE ||
-      w->column != COL_NONE)
-    return "FlashAttention-2's forward computes the softmax (attn) and its logits soft-cap "
-           "(gemma2) only: no column statistic, noise or selected blocks";
-  if (sh->dtype != DTYPE_FP16 && sh->dtype != DTYPE_BF16) return "fa2 runs fp16 and bf16 only";
-  if (sh->dim != 64 && sh->dim != 128)
-    return "fa2 is built for head dims 64 and 128 (the instantiations fa2.cmake compiles)";
-  if (sh->heads % shape_kv_heads(sh) != 0) return "fa2 needs H a multiple of the K/V heads";
-  if (sh->q_len < 1 || sh->q_len > sh->kv_len) return "fa2 here needs 1 <= q_len <= kv_len";
-  return NULL;
 }
 #endif
 
@@ -46,16 +31,13 @@ int fa2_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char
   (void)ctx;
   (void)wl;
   (void)sh;
-  snprintf(why, why_len,
-           "built without FlashAttention-2: configure with -DREPRO_FA2_DIR=<its checkout> "
-           "(kernels/attention/fa2/README.md)");
+  peer_unbuilt("FlashAttention-2", "REPRO_FA2_DIR", "fa2", why, why_len);
   return ATTN_UNSUPPORTED;
 #else
-  const char *problem = shape_problem(wl, sh);
-  if (!problem && ctx && ctx->cc_major != 8 && ctx->cc_major != 9)
-    problem = "FlashAttention-2's kernels are built for sm_80 and sm_90 (A100, H100, H200)";
-  if (problem) {
-    snprintf(why, why_len, "%s", problem);
+  if (peer_refuses(&fa2_serves, wl, sh, why, why_len)) return ATTN_UNSUPPORTED;
+  if (ctx && ctx->cc_major != 8 && ctx->cc_major != 9) {
+    snprintf(why, why_len,
+             "FlashAttention-2's kernels are built for sm_80 and sm_90 (A100, H100, H200)");
     return ATTN_UNSUPPORTED;
   }
   return ATTN_OK;
@@ -77,22 +59,7 @@ int fa2_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const att
   char why[256];
 #ifdef REPRO_HAVE_FA2
   // supports() judged the cell (attnvar asks it before run, as for every system).
-  fa2_call call = {};
-  call.q = io->q;
-  call.k = io->k;
-  call.v = io->v;
-  call.out = io->out;
-  call.lse = static_cast<float *>(workspace);
-  call.batch = sh->batch;
-  call.heads = sh->heads;
-  call.kv_heads = shape_kv_heads(sh);
-  call.q_len = sh->q_len;
-  call.kv_len = sh->kv_len;
-  call.dim = sh->dim;
-  call.causal = sh->mask == MASK_CAUSAL;
-  call.bf16 = sh->dtype == DTYPE_BF16;
-  call.scale = (float)shape_scale(sh);
-  call.softcap = workload_table[wl].logits == LOGITS_SOFTCAP ? (float)GEMMA2_SOFTCAP : 0.f;
+  fa2_call call = {peer_problem_of(wl, sh, io), static_cast<float *>(workspace)};
   if (fa2_forward(&call, ctx->stream, why, sizeof why) != 0)
     return attn_fail(ctx, ATTN_ERR, "%s", why);
   return ATTN_OK;

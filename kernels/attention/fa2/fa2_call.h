@@ -7,20 +7,17 @@
 
 #include <stddef.h>
 
+#include "../peer_call.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* One forward: q, out [B, Lq, H, D], k, v [B, Lkv, Hkv, D] (16-bit, contiguous), the row LSE
- * [B, H, Lq] (fp32, natural log, FlashAttention-2's layout), causal bottom-right aligned;
- * softcap > 0 caps the scaled logits s to softcap * tanh(s / softcap) before the mask. */
+/* One forward (peer_call.h) and the row LSE it writes, [B, H, Lq] (fp32, natural log,
+ * FlashAttention-2's layout). */
 typedef struct {
-  const void *q, *k, *v;
-  void *out;
+  peer_problem p;
   float *lse;
-  int batch, heads, kv_heads, q_len, kv_len, dim;
-  int causal, bf16;
-  float scale, softcap;
 } fa2_call;
 
 /* Enqueue the forward on stream (a cudaStream_t) for a cell the fa2 system's supports()

@@ -23,7 +23,8 @@ namespace {
 
 int round_multiple(int x, int m) { return (x + m - 1) / m * m; }
 
-void fill_params(FLASH_NAMESPACE::Flash_fwd_params &p, const fa2_call *c) {
+void fill_params(FLASH_NAMESPACE::Flash_fwd_params &p, const fa2_call *call) {
+  const peer_problem *c = &call->p;
   std::memset(&p, 0, sizeof p);
   const int64_t d = c->dim;
   p.q_ptr = const_cast<void *>(c->q);
@@ -37,7 +38,7 @@ void fill_params(FLASH_NAMESPACE::Flash_fwd_params &p, const fa2_call *c) {
   p.q_batch_stride = p.q_row_stride * c->q_len;
   p.k_batch_stride = p.v_batch_stride = p.k_row_stride * c->kv_len;
   p.o_batch_stride = p.q_batch_stride;
-  p.softmax_lse_ptr = c->lse;
+  p.softmax_lse_ptr = call->lse;
   p.b = c->batch;
   p.h = c->heads;
   p.h_k = c->kv_heads;
@@ -49,11 +50,11 @@ void fill_params(FLASH_NAMESPACE::Flash_fwd_params &p, const fa2_call *c) {
   p.d = c->dim;
   p.d_rounded = c->dim <= 192 ? round_multiple(c->dim, 32) : 256;
   if (c->softcap > 0.f) { // set_params_fprop: tanh(s * scale / cap) * cap
-    p.softcap = c->scale / c->softcap;
-    p.scale_softmax = c->softcap;
+    p.softcap = (float)(c->scale / c->softcap);
+    p.scale_softmax = (float)c->softcap;
   } else {
     p.softcap = 0.f;
-    p.scale_softmax = c->scale;
+    p.scale_softmax = (float)c->scale;
   }
   p.scale_softmax_log2 = p.scale_softmax * (float)M_LOG2E;
   p.p_dropout = 1.f; // the probability of keeping: no dropout
@@ -89,7 +90,7 @@ extern "C" int fa2_forward(const fa2_call *call, void *stream, char *err, size_t
   fill_params(params, call);
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   try {
-    if (call->bf16)
+    if (call->p.bf16)
       launch_dim<cutlass::bfloat16_t>(params, s);
     else
       launch_dim<cutlass::half_t>(params, s);

@@ -5,8 +5,8 @@
 // other cell unsupported with the reason. Its kernels are built only when CMake is given
 // FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/attention/fa3/README.md); without them every cell
 // is unsupported and says how to build them. fa3_call.h is the one call into them.
-#include "attn_system.h"
 #include "fa3_call.h"
+#include "peer_system.h"
 extern "C" {
 #include "kvline.h" // a C header without its own extern "C"
 }
@@ -21,21 +21,7 @@ size_t lse_bytes(const attn_shape *sh) {
   return round_up((size_t)sh->batch * sh->heads * sh->q_len * sizeof(float), 256);
 }
 
-// Why a cell is outside what FlashAttention-3 computes, or NULL. Judged on the workload's
-// features (a workload that is attn under another name is served too).
-const char *shape_problem(workload_id wl, const attn_shape *sh) {
-  if ((int)wl < 0 || wl >= WL_COUNT) return "unknown workload";
-  const workload_info *w = &workload_table[wl];
-  if (w->logits != LOGITS_SCALED || w->keys != KEYS_DENSE || w->column != COL_NONE)
-    return "FlashAttention-3's forward computes the plain softmax (attn) only: no softcap, "
-           "column statistic or selected blocks";
-  if (sh->dtype != DTYPE_FP16 && sh->dtype != DTYPE_BF16) return "fa3 runs fp16 and bf16 only";
-  if (sh->dim < 8 || sh->dim > 128 || sh->dim % 8 != 0)
-    return "fa3 is built for head dims 8..128, multiples of 8";
-  if (shape_kv_heads(sh) != sh->heads) return "fa3 is built without GQA packing: G = H only";
-  if (sh->q_len < 1 || sh->q_len > sh->kv_len) return "fa3 here needs 1 <= q_len <= kv_len";
-  return NULL;
-}
+const peer_serves fa3_serves = {"fa3", "FlashAttention-3's forward", 0, 0, 8, 128, 8};
 #endif
 
 int fa3_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char *why,
@@ -44,16 +30,12 @@ int fa3_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char
   (void)ctx;
   (void)wl;
   (void)sh;
-  snprintf(why, why_len,
-           "built without FlashAttention-3: configure with -DREPRO_FA3_DIR=<its checkout> "
-           "(kernels/attention/fa3/README.md)");
+  peer_unbuilt("FlashAttention-3", "REPRO_FA3_DIR", "fa3", why, why_len);
   return ATTN_UNSUPPORTED;
 #else
-  const char *problem = shape_problem(wl, sh);
-  if (!problem && ctx && (ctx->cc_major != 9 || ctx->cc_minor != 0 || ctx->force_sm80))
-    problem = "FlashAttention-3's kernels are built for sm_90a (H100, H200) only";
-  if (problem) {
-    snprintf(why, why_len, "%s", problem);
+  if (peer_refuses(&fa3_serves, wl, sh, why, why_len)) return ATTN_UNSUPPORTED;
+  if (ctx && (ctx->cc_major != 9 || ctx->cc_minor != 0 || ctx->force_sm80)) {
+    snprintf(why, why_len, "FlashAttention-3's kernels are built for sm_90a (H100, H200) only");
     return ATTN_UNSUPPORTED;
   }
   return ATTN_OK;
@@ -76,22 +58,10 @@ int fa3_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const att
 #ifdef REPRO_HAVE_FA3
   // The cell was judged by supports() (attnvar and llama_e2e ask it before run, as for every
   // system), so run does not judge it again.
-  (void)wl;
   fa3_call call = {};
-  call.q = io->q;
-  call.k = io->k;
-  call.v = io->v;
-  call.out = io->out;
+  call.p = peer_problem_of(wl, sh, io);
   call.lse = static_cast<float *>(workspace);
   call.scheduler = reinterpret_cast<int *>(static_cast<char *>(workspace) + lse_bytes(sh));
-  call.batch = sh->batch;
-  call.heads = sh->heads;
-  call.q_len = sh->q_len;
-  call.kv_len = sh->kv_len;
-  call.dim = sh->dim;
-  call.causal = sh->mask == MASK_CAUSAL;
-  call.bf16 = sh->dtype == DTYPE_BF16;
-  call.scale = (float)shape_scale(sh);
   call.cc_major = ctx->cc_major;
   call.cc_minor = ctx->cc_minor;
   call.sm_count = ctx->sm_count;

@@ -7,20 +7,18 @@
 
 #include <stddef.h>
 
+#include "../peer_call.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* One plain forward: q, out [B, Lq, H, D], k, v [B, Lkv, H, D] (16-bit, contiguous), the row
- * LSE [B, H, Lq] (fp32, natural log, FlashAttention-3's layout), causal bottom-right aligned. */
+/* One plain forward (peer_call.h: kv_heads = heads, no softcap), the row LSE [B, H, Lq] it
+ * writes (fp32, natural log, FlashAttention-3's layout), its scheduler's ints and the GPU. */
 typedef struct {
-  const void *q, *k, *v;
-  void *out;
+  peer_problem p;
   float *lse;
   int *scheduler; /* fa3_scheduler_ints(batch) ints, zeroed by the caller before each call */
-  int batch, heads, q_len, kv_len, dim;
-  int causal, bf16;
-  float scale;
   int cc_major, cc_minor, sm_count;
 } fa3_call;
 

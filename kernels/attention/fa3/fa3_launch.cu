@@ -28,7 +28,8 @@ int round_head_dim(int d) { return d <= 64 ? 64 : 128; } // the head dims this b
 // batch sort and the head swizzle (b rounded up to 4 each), then the tile counter.
 int batch_vectors_ints(int batch) { return 2 * round_multiple(batch, 4); }
 
-Flash_fwd_params params_of(const fa3_call *c) {
+Flash_fwd_params params_of(const fa3_call *call) {
+  const peer_problem *c = &call->p;
   Flash_fwd_params p = {};
   const int H = c->heads, D = c->dim;
   // A single query row sees every key under the bottom-right causal mask (mha_fwd's rule).
@@ -44,7 +45,7 @@ Flash_fwd_params params_of(const fa3_call *c) {
   p.v_dim_stride = 1;
   p.q_batch_stride = p.o_batch_stride = (int64_t)c->q_len * H * D;
   p.k_batch_stride = p.v_batch_stride = (int64_t)c->kv_len * H * D;
-  p.softmax_lse_ptr = c->lse;
+  p.softmax_lse_ptr = call->lse;
   p.b = p.b_k = c->batch;
   p.h = p.h_k = H;
   p.seqlen_q = c->q_len;
@@ -55,7 +56,7 @@ Flash_fwd_params params_of(const fa3_call *c) {
   p.d_rounded = p.dv_rounded = round_head_dim(D);
   p.total_q = c->batch * c->q_len;
   p.total_k = c->batch * c->kv_len;
-  p.scale_softmax = c->scale;
+  p.scale_softmax = (float)c->scale;
   p.p_dropout = 1.f; // keep probability: no dropout
   p.p_dropout_in_uint8_t = 255;
   p.rp_dropout = 1.f;
@@ -66,12 +67,12 @@ Flash_fwd_params params_of(const fa3_call *c) {
   p.num_splits = 1;
   p.varlen_sort_batches = true; // !is_local
   p.head_swizzle = causal;
-  p.arch = c->cc_major * 10 + c->cc_minor;
-  p.num_sm = c->sm_count;
+  p.arch = call->cc_major * 10 + call->cc_minor;
+  p.num_sm = call->sm_count;
   // The dynamic persistent scheduler of the causal kernels claims tiles from this counter.
   if (causal) {
     p.tile_count_semaphore_offset = batch_vectors_ints(c->batch);
-    p.tile_count_semaphore = c->scheduler + p.tile_count_semaphore_offset;
+    p.tile_count_semaphore = call->scheduler + p.tile_count_semaphore_offset;
   }
   return p;
 }

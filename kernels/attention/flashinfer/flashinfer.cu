@@ -7,8 +7,8 @@
 // are built only when CMake is given FlashInfer's source (-DREPRO_FLASHINFER_DIR,
 // kernels/attention/flashinfer/README.md); without them every cell is unsupported and says how
 // to build them. flashinfer_call.h is the one call into them.
-#include "attn_system.h"
 #include "flashinfer_call.h"
+#include "peer_system.h"
 extern "C" {
 #include "kvline.h" // a C header without its own extern "C"
 }
@@ -18,24 +18,8 @@ extern "C" {
 namespace {
 
 #ifdef REPRO_HAVE_FLASHINFER
-// Why a cell is outside what FlashInfer's single prefill computes, or NULL. Judged on the
-// workload's features (gemma2 is the soft-capped softmax, attn the plain one).
-const char *shape_problem(workload_id wl, const attn_shape *sh) {
-  if ((int)wl < 0 || wl >= WL_COUNT) return "unknown workload";
-  const workload_info *w = &workload_table[wl];
-  if ((w->logits != LOGITS_SCALED && w->logits != LOGITS_SOFTCAP) || w->keys != KEYS_DENSE ||
-      w->column != COL_NONE)
-    return "FlashInfer's single prefill computes the softmax (attn) and its logits soft-cap "
-           "(gemma2) only: no column statistic, noise or selected blocks";
-  if (sh->dtype != DTYPE_FP16 && sh->dtype != DTYPE_BF16)
-    return "flashinfer runs fp16 and bf16 only";
-  if (sh->dim != 64 && sh->dim != 128)
-    return "flashinfer is built for head dims 64 and 128 (the instantiations flashinfer.cmake "
-           "compiles)";
-  if (sh->heads % shape_kv_heads(sh) != 0) return "flashinfer needs H a multiple of the K/V heads";
-  if (sh->q_len < 1 || sh->q_len > sh->kv_len) return "flashinfer here needs 1 <= q_len <= kv_len";
-  return NULL;
-}
+const peer_serves flashinfer_serves = {
+    "flashinfer", "FlashInfer's single prefill", 1, 1, 64, 128, 64};
 #endif
 
 int flashinfer_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char *why,
@@ -44,17 +28,14 @@ int flashinfer_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s
   (void)ctx;
   (void)wl;
   (void)sh;
-  snprintf(why, why_len,
-           "built without FlashInfer: configure with -DREPRO_FLASHINFER_DIR=<its checkout> "
-           "(kernels/attention/flashinfer/README.md)");
+  peer_unbuilt("FlashInfer", "REPRO_FLASHINFER_DIR", "flashinfer", why, why_len);
   return ATTN_UNSUPPORTED;
 #else
-  const char *problem = shape_problem(wl, sh);
-  if (!problem && ctx && ctx->cc_major != 9)
-    problem = "flashinfer is built for sm_90a (H100, H200), the path backend \"auto\" takes "
-              "there; its sm_80 path is not built";
-  if (problem) {
-    snprintf(why, why_len, "%s", problem);
+  if (peer_refuses(&flashinfer_serves, wl, sh, why, why_len)) return ATTN_UNSUPPORTED;
+  if (ctx && ctx->cc_major != 9) {
+    snprintf(why, why_len,
+             "flashinfer is built for sm_90a (H100, H200), the path backend \"auto\" takes "
+             "there; its sm_80 path is not built");
     return ATTN_UNSUPPORTED;
   }
   return ATTN_OK;
@@ -71,21 +52,7 @@ int flashinfer_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, co
   (void)workspace;
 #ifdef REPRO_HAVE_FLASHINFER
   // supports() judged the cell (attnvar asks it before run, as for every system).
-  flashinfer_call call = {};
-  call.q = io->q;
-  call.k = io->k;
-  call.v = io->v;
-  call.out = io->out;
-  call.batch = sh->batch;
-  call.heads = sh->heads;
-  call.kv_heads = shape_kv_heads(sh);
-  call.q_len = sh->q_len;
-  call.kv_len = sh->kv_len;
-  call.dim = sh->dim;
-  call.causal = sh->mask == MASK_CAUSAL;
-  call.bf16 = sh->dtype == DTYPE_BF16;
-  call.scale = shape_scale(sh);
-  call.softcap = workload_table[wl].logits == LOGITS_SOFTCAP ? (double)GEMMA2_SOFTCAP : 0.0;
+  const flashinfer_call call = peer_problem_of(wl, sh, io);
   if (flashinfer_forward(&call, ctx->stream, why, sizeof why) != 0)
     return attn_fail(ctx, ATTN_ERR, "%s", why);
   return ATTN_OK;

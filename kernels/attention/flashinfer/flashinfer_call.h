@@ -7,20 +7,14 @@
 
 #include <stddef.h>
 
+#include "../peer_call.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* One forward: q, out [B, Lq, H, D], k, v [B, Lkv, Hkv, D] (16-bit, contiguous), one
- * single-request prefill per sequence; causal bottom-right aligned; softcap > 0 caps the
- * logits to softcap * tanh(scale * q.k / softcap) before the mask, 0 leaves scale * q.k. */
-typedef struct {
-  const void *q, *k, *v;
-  void *out;
-  int batch, heads, kv_heads, q_len, kv_len, dim;
-  int causal, bf16;
-  double scale, softcap; /* the Python floats the JIT binding takes as double */
-} flashinfer_call;
+/* One forward (peer_call.h), one single-request prefill per sequence of the batch. */
+typedef peer_problem flashinfer_call;
 
 /* Enqueue the forward on stream (a cudaStream_t) for a cell the flashinfer system's supports()
  * accepted. 0, or -1 with the reason in err. */
