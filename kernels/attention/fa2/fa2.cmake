@@ -17,14 +17,7 @@ if(NOT EXISTS ${fa2_src}/flash_fwd_launch_template.h OR NOT EXISTS ${fa2_cutlass
                       "flash_fwd_launch_template.h there and CUTLASS at ${fa2_cutlass}/include "
                       "(git submodule update --init csrc/cutlass, or -DREPRO_CUTLASS_DIR)")
 endif()
-set(fa2_source ${REPRO_FA2_SOURCE})
-if(NOT fa2_source)
-  execute_process(COMMAND git -C ${REPRO_FA2_DIR} rev-parse HEAD OUTPUT_VARIABLE fa2_source
-                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE fa2_git_rc)
-  if(NOT fa2_git_rc EQUAL 0 OR NOT fa2_source)
-    set(fa2_source unknown)
-  endif()
-endif()
+repro_peer_source(fa2_source ${REPRO_FA2_DIR} "${REPRO_FA2_SOURCE}")
 # The forward at head dims 64 and 128, fp16 and bf16, causal and not: setup.py's instantiation
 # files as they are.
 set(fa2_instantiations "")

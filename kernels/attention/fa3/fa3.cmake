@@ -17,14 +17,7 @@ if(NOT EXISTS ${fa3_hopper}/flash.h OR NOT EXISTS ${fa3_cutlass}/include/cutlass
                       "CUTLASS at ${fa3_cutlass}/include/cutlass/cutlass.h (git submodule "
                       "update --init csrc/cutlass, or -DREPRO_CUTLASS_DIR)")
 endif()
-set(fa3_source ${REPRO_FA3_SOURCE})
-if(NOT fa3_source)
-  execute_process(COMMAND git -C ${REPRO_FA3_DIR} rev-parse HEAD OUTPUT_VARIABLE fa3_source
-                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE fa3_git_rc)
-  if(NOT fa3_git_rc EQUAL 0 OR NOT fa3_source)
-    set(fa3_source unknown)
-  endif()
-endif()
+repro_peer_source(fa3_source ${REPRO_FA3_DIR} "${REPRO_FA3_SOURCE}")
 # Only the plain forward: head dims 64 and 128 (any D up to 128 runs on them), fp16 and bf16.
 add_library(fa3_kernels STATIC
   ${fa3_hopper}/instantiations/flash_fwd_hdim64_fp16_sm90.cu

@@ -30,14 +30,7 @@ if(NOT EXISTS ${fi_include}/flashinfer/attention/hopper/prefill_sm90.cuh
                       "submodule update --init 3rdparty/cutlass 3rdparty/cccl, or "
                       "-DREPRO_FLASHINFER_CUTLASS_DIR, -DREPRO_FLASHINFER_CCCL_DIR)")
 endif()
-set(fi_source ${REPRO_FLASHINFER_SOURCE})
-if(NOT fi_source)
-  execute_process(COMMAND git -C ${REPRO_FLASHINFER_DIR} rev-parse HEAD OUTPUT_VARIABLE fi_source
-                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE fi_git_rc)
-  if(NOT fi_git_rc EQUAL 0 OR NOT fi_source)
-    set(fi_source unknown)
-  endif()
-endif()
+repro_peer_source(fi_source ${REPRO_FLASHINFER_DIR} "${REPRO_FLASHINFER_SOURCE}")
 # One instantiation per file, as FlashInfer's JIT renders single_prefill_sm90_kernel_inst.jinja
 # once per mask mode: head dims 64 and 128, fp16 and bf16, no mask and causal, with and without
 # the logits soft-cap. Each wrapper names its instantiation and includes flashinfer_inst.cu.
