@@ -2,9 +2,14 @@
 # FIXTURE, not a real GPU run: stands in for build/bin/attnvar so the tests can exercise the
 # plumbing of kernels/attention/gpu_check.sh and kernels/attention/bench.sh (case list, exit-code classification,
 # tables) on a machine without a GPU. Its numbers are made up and say so in the meta line.
-# --list-workloads answers like attnvar: the registry's names (kernels/attention/workloads.def).
+# --list-workloads and --list-systems answer like attnvar: the registries' names
+# (kernels/attention/workloads.def, kernels/attention/systems.c).
 if [ "${1:-}" = --list-workloads ]; then
   exec python3 "$(dirname "$0")/../../scripts/peers/registry.py" names
+fi
+if [ "${1:-}" = --list-systems ]; then
+  sed -nE 's/^ *\{"([a-z0-9-]+)", [01],.*/\1\tgpu\tfixture/p' "$(dirname "$0")/../../kernels/attention/systems.c"
+  exit 0
 fi
 echo "# repro-log 1"
 echo 'meta gpu="FIXTURE (no GPU)" cc=0.0 driver=none cuda=none commit=fixture date=1970-01-01T00:00:00Z host=fixture'
