@@ -122,10 +122,6 @@ hx_stats hx_stats_of(const float *ms, int n) {
   return s;
 }
 
-static int calls_per_run; /* hx_note_calls_per_run: 0 until the GPU path timed its runs */
-
-void hx_note_calls_per_run(int calls) { calls_per_run = calls; }
-
 void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, double peak_bytes) {
   FILE *out = hx_log();
   fputs("result", out);
@@ -138,8 +134,6 @@ void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, d
   kv_putf(out, "warmup", "%d", warmup);
   if (gflop >= 0 && s->avg_ms > 0) kv_putf(out, "gflops_s", "%.1f", gflop / (s->avg_ms * 1e-3));
   kv_putf(out, "peak_mib", "%.1f", peak_bytes / (1024.0 * 1024.0));
-  if (calls_per_run > 0) kv_put(out, "timing", calls_per_run > 1 ? "loop" : "events");
-  if (calls_per_run > 1) kv_putf(out, "calls_per_run", "%d", calls_per_run);
   fputc('\n', out);
   fflush(out);
 }

@@ -71,10 +71,6 @@ hx_stats hx_stats_of(const float *ms, int n);
 /* "result status=ok avg_ms=.. median_ms=.. min_ms=.. max_ms=.. runs=.. warmup=..
  *  [gflops_s=..] peak_mib=.." ; gflop < 0 leaves gflops_s out (e2e). */
 void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, double peak_bytes);
-/* How the GPU runs were timed (hx_time_runs), for the result line: calls per timed run (1:
- * timing=events, one call between two events; N > 1: timing=loop, N back-to-back calls between
- * two events, calls_per_run=N); 0 (the CPU path): neither key. */
-void hx_note_calls_per_run(int calls);
 /* "result status=STATUS reason=\"...\"" */
 void hx_print_result_status(const char *status, const char *reason);
 

@@ -219,39 +219,6 @@ extern "C" void hx_gpu_shutdown(attn_ctx *ctx) {
 
 /* ---- timing ------------------------------------------------------------------------------ */
 
-/* A timed run lasts at least this long: a call shorter than this runs this many times back to
- * back between the two events, so the launch cost that a short call pays (cuBLAS's host work,
- * an event record) is amortised as the peers' CUDA-graph timing amortises it (peer.py). */
-#define HX_SAMPLE_MS         2.0f
-#define HX_MAX_CALLS_PER_RUN 256
-
-/* Milliseconds of `calls` back-to-back calls between two events; *rc: the first failure. */
-static float time_calls(cudaStream_t stream, hx_run_fn fn, void *arg, int calls, cudaEvent_t start,
-                        cudaEvent_t end, int *rc) {
-  HX_CUDA(cudaEventRecord(start, stream));
-  for (int c = 0; c < calls && !*rc; c++) *rc = fn(arg);
-  HX_CUDA(cudaEventRecord(end, stream));
-  HX_CUDA(cudaEventSynchronize(end));
-  HX_CUDA_LAUNCH();
-  float ms = 0;
-  HX_CUDA(cudaEventElapsedTime(&ms, start, end));
-  return ms;
-}
-
-/* Calls per timed run: 1 for a call of HX_SAMPLE_MS or more (the fastest of three), else enough
- * to fill HX_SAMPLE_MS. */
-static int calls_per_run(cudaStream_t stream, hx_run_fn fn, void *arg, cudaEvent_t start,
-                         cudaEvent_t end, int *rc) {
-  float one = 0;
-  for (int i = 0; i < 3 && !*rc; i++) {
-    const float ms = time_calls(stream, fn, arg, 1, start, end, rc);
-    one = i == 0 || ms < one ? ms : one;
-  }
-  if (one >= HX_SAMPLE_MS) return 1;
-  const int calls = (int)(HX_SAMPLE_MS / (one > 1e-3f ? one : 1e-3f)) + 1;
-  return calls < HX_MAX_CALLS_PER_RUN ? calls : HX_MAX_CALLS_PER_RUN;
-}
-
 extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs,
                             float *ms) {
   for (int i = 0; i < warmup; i++) {
@@ -260,16 +227,23 @@ extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int wa
   }
   HX_CUDA(cudaStreamSynchronize(stream));
   HX_CUDA_LAUNCH();
-  cudaEvent_t start, end;
-  HX_CUDA(cudaEventCreate(&start));
-  HX_CUDA(cudaEventCreate(&end));
+  /* one event pair per run, all recorded before the first synchronisation, so the runs go
+   * back to back as in the warmup */
+  cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * (size_t)runs * sizeof *ev);
+  if (!ev) hx_die(REPRO_EXIT_OOM, "oom", "out of host memory for %d timing events", runs);
+  for (int i = 0; i < 2 * runs; i++) HX_CUDA(cudaEventCreate(&ev[i]));
   int rc = 0;
-  const int calls = calls_per_run(stream, fn, arg, start, end, &rc);
+  for (int i = 0; i < runs && !rc; i++) {
+    HX_CUDA(cudaEventRecord(ev[2 * i], stream));
+    rc = fn(arg);
+    HX_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
+  }
+  HX_CUDA(cudaStreamSynchronize(stream));
+  HX_CUDA_LAUNCH();
   for (int i = 0; i < runs && !rc; i++)
-    ms[i] = time_calls(stream, fn, arg, calls, start, end, &rc) / (float)calls;
-  HX_CUDA(cudaEventDestroy(start));
-  HX_CUDA(cudaEventDestroy(end));
-  hx_note_calls_per_run(calls);
+    HX_CUDA(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+  for (int i = 0; i < 2 * runs; i++) HX_CUDA(cudaEventDestroy(ev[i]));
+  free(ev);
   return rc;
 }
 

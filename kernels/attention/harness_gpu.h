@@ -55,10 +55,8 @@ void hx_device_info_gpu(hx_device_info *info); /* also called by hx_gpu_init */
 
 /* ---- timing -------------------------------------------------------------------------------- */
 /* Run fn(arg) warmup times untimed, then runs times, each timed with a pair of CUDA events
- * on the stream; per-run milliseconds per call go to ms[0..runs). A call shorter than 2 ms runs
- * enough times back to back between the two events to fill 2 ms (the result line's timing=loop
- * and calls_per_run=N), so its launch cost is amortised. fn returns 0 or an ATTN_ code, which
- * stops the loop and is returned. */
+ * on ctx->stream; per-run milliseconds go to ms[0..runs). fn returns 0 or an ATTN_ code,
+ * which stops the loop and is returned. */
 typedef int (*hx_run_fn)(void *arg);
 int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs, float *ms);
 
