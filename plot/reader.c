@@ -58,6 +58,16 @@ typedef struct {
   int group[AE_NMETRICS]; /* capture group number of each metric, 0 when absent */
 } compiled_pattern;
 
+/* snprintf into a reason or message buffer that cuts what does not fit, on purpose. */
+static void text_set(char *dst, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void text_set(char *dst, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst, cap, fmt, ap);
+  va_end(ap);
+}
+
 static compiled_pattern *compiled;
 
 int rd_init(void) {
@@ -442,7 +452,7 @@ static void ours_check(const kv_record *rec, int line, ours_state *st) {
                           check_detail_keys[k], v);
     shown++;
   }
-  snprintf(st->check_what, sizeof st->check_what, "check output=%.40s failed (line %d%s%s)",
+  text_set(st->check_what, sizeof st->check_what, "check output=%.40s failed (line %d%s%s)",
            output ? output : "(none)", line, detail[0] ? ": " : "", detail);
 }
 
@@ -490,7 +500,7 @@ static void ours_verdict(const ours_state *st, const char *path, pt_row *row, rd
     if (st->nfailed > 1) snprintf(more, sizeof more, "; %d checks failed", st->nfailed);
     rd_issue_add(is, ISSUE_WARNING, path, st->check_line, "%s%s: the cell is ERR", st->check_what,
                  more);
-    snprintf(why, sizeof why, "%s%s", st->check_what, more);
+    text_set(why, sizeof why, "%s%s", st->check_what, more);
     refuse(row, why);
   }
 }
@@ -1116,7 +1126,7 @@ static void cell_error(walk_ctx *w, const size_t *m, size_t k, int tie, unsigned
   }
   rd_issue_add(w->is, ISSUE_WARNING, rows[m[0]].source, 0,
                "%zu logs of one cell (the cell is ERR; %s): this one and %s", k, hint, others);
-  snprintf(why, sizeof why, "%zu logs of this cell (%s): %s", k, hint, all);
+  text_set(why, sizeof why, "%zu logs of this cell (%s): %s", k, hint, all);
   refuse(&rows[m[0]], why);
 }
 
