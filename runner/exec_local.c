@@ -76,32 +76,18 @@ static pid_t start_cell(exec_ctx *x, const cell *c, const char *cmd, const devic
   return pid;
 }
 
-/* Does /proc/<pid>/environ hold LOCAL_TAG=<run_dir>? */
-static int tagged(pid_t pid, const char *run_dir) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
-  char *data;
-  size_t len;
-  if (read_file(path, &data, &len) != 0) return 0;
-  char *want = xasprintf("%s=%s", LOCAL_TAG, run_dir);
-  int hit = 0;
-  for (size_t off = 0; off < len && !hit; off += strlen(data + off) + 1)
-    hit = strcmp(data + off, want) == 0;
-  free(want);
-  free(data);
-  return hit;
-}
-
 int local_recover(exec_ctx *x) {
   DIR *d = opendir("/proc");
   if (!d) return 0;
   struct dirent *e;
   int killed = 0;
+  char *tag = xasprintf("%s=%s", LOCAL_TAG, x->r->dir); /* in the environment of its cells */
   while ((e = readdir(d))) {
     pid_t pid = (pid_t)atol(e->d_name);
     if (pid <= 1 || pid == getpid()) continue;
-    if (tagged(pid, x->r->dir) && kill(pid, SIGKILL) == 0) killed++;
+    if (proc_env_has((long)pid, tag) && kill(pid, SIGKILL) == 0) killed++;
   }
+  free(tag);
   closedir(d);
   if (killed)
     fprintf(
