@@ -206,27 +206,13 @@ typedef struct {
   int *paper_dec;
 } rp_section;
 
-/* Reads dir's logs with cfg into t (latest: of several logs of one cell, the newest). Returns
- * 1 when read, 0 when dir does not exist, -1 when it cannot be read. */
-static int read_dir(const pc_config *cfg, const char *dir, int latest, pt_table *t, rd_issues *is) {
-  struct stat st;
-  if (stat(dir, &st) != 0) return 0;
-  rd_opts o = pc_reader_opts(cfg);
-  o.latest = latest;
-  if (rd_read_path(&o, dir, t, is) < 0) {
-    fprintf(stderr, "%s: cannot read: %s\n", dir, strerror(errno));
-    return -1;
-  }
-  return 1;
-}
-
 /* ROOT/<figure>'s logs into t (the --compare and --paper roots). Returns 1, 0 or -1 as
- * read_dir. */
+ * pc_read_logs. */
 static int read_root(const rp_section *s, const char *root, int latest, pt_table *t) {
   char dir[PT_PATH * 2];
   snprintf(dir, sizeof dir, "%s/%s", root, s->cfg.figure);
   rd_issues is = {0};
-  int rc = read_dir(&s->cfg, dir, latest, t, &is);
+  int rc = pc_read_logs(&s->cfg, dir, latest, t, &is);
   rd_issues_free(&is);
   return rc;
 }
@@ -332,7 +318,7 @@ static int index_rows(rp_section *s) {
 static int load_section(rp_section *s, const rp_entry *e, const rp_opts *o) {
   s->e = e;
   if (pc_load(e->config, &s->cfg)) return -1;
-  int rc = read_dir(&s->cfg, e->logs, o->latest, &s->t, &s->is);
+  int rc = pc_read_logs(&s->cfg, e->logs, o->latest, &s->t, &s->is);
   if (rc < 0) return -1;
   s->logs_exist = rc;
   if (rc == 0)
@@ -968,16 +954,22 @@ static void put_table_head(FILE *out, const rp_section *s, const char *cls) {
         out);
 }
 
-static void put_row(FILE *out, const rp_section *s, size_t i, double tol) {
-  const pt_row *r = &s->t.rows[i], *b = s->has_cmp ? match(&s->cmp, r) : NULL;
-  double q = b ? compare_ratio(r, b) : NAN;
-  fputs(!isnan(q) && fabs(q - 1) > tol ? "<tr class=\"out\">" : "<tr>", out);
+/* A row's first cells: the cell it measures (device, workload, system, case keys), its mark
+ * and its time. */
+static void put_cell_id(FILE *out, const pt_row *r) {
   cell(out, "td", r->device);
   cell(out, "td", r->workload);
   cell(out, "td", r->system);
   put_keys(out, r);
   fprintf(out, "<td class=\"%s\">%s</td>", row_class(r), row_mark(r));
   ms_cell(out, row_ms(r));
+}
+
+static void put_row(FILE *out, const rp_section *s, size_t i, double tol) {
+  const pt_row *r = &s->t.rows[i], *b = s->has_cmp ? match(&s->cmp, r) : NULL;
+  double q = b ? compare_ratio(r, b) : NAN;
+  fputs(!isnan(q) && fabs(q - 1) > tol ? "<tr class=\"out\">" : "<tr>", out);
+  put_cell_id(out, r);
   num_cell(out, r->gflops_s / 1000, "%.1f");
   num_cell(out, r->peak_mib, "%.1f");
   if (paper_column(s)) put_paper(out, s, i);
@@ -1117,12 +1109,7 @@ static void put_only_compare(FILE *out, const rp_section *s) {
     const pt_row *b = &s->cmp.rows[j];
     if (match(&s->t, b)) continue;
     fputs("<tr>", out);
-    cell(out, "td", b->device);
-    cell(out, "td", b->workload);
-    cell(out, "td", b->system);
-    put_keys(out, b);
-    fprintf(out, "<td class=\"%s\">%s</td>", row_class(b), row_mark(b));
-    ms_cell(out, row_ms(b));
+    put_cell_id(out, b);
     cell(out, "td", base_name(b->source));
     fputs("</tr>\n", out);
   }
