@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "yamlnode.h"
 
@@ -742,4 +743,16 @@ rd_opts pc_reader_opts(const pc_config *c) {
     o.log_experiments[i] = c->log_exps[i];
   }
   return o;
+}
+
+int pc_read_logs(const pc_config *c, const char *dir, int latest, pt_table *t, rd_issues *is) {
+  struct stat st;
+  if (stat(dir, &st) != 0) return 0;
+  rd_opts o = pc_reader_opts(c);
+  o.latest = latest;
+  if (rd_read_path(&o, dir, t, is) < 0) {
+    fprintf(stderr, "%s: cannot read: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  return 1;
 }

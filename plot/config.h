@@ -130,6 +130,10 @@ int pc_load_msg(const char *path, pc_config *c, char **msg);
 
 /* Reader options for this config (canonical names through the aliases). */
 rd_opts pc_reader_opts(const pc_config *c);
+/* Reads dir's logs with c's reader options into t (latest: of several logs of one cell, the
+ * newest). Returns 1 when read, 0 when dir does not exist, -1 (said on stderr) when it cannot be
+ * read. */
+int pc_read_logs(const pc_config *c, const char *dir, int latest, pt_table *t, rd_issues *is);
 
 /* Index of name (or of an item aliasing it) in a list, or -1. */
 int pc_find(const pc_item *items, int n, const char *name);

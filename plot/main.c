@@ -139,18 +139,9 @@ static int parse_cli(int argc, char **argv, cli *c) {
  * A folder that does not exist counts as empty (every cell NS), with a note. */
 static int read_logs(const pc_config *cfg, const char *logs, int latest, pt_table *t,
                      rd_issues *is) {
-  struct stat st;
-  if (stat(logs, &st) != 0) {
-    fprintf(stderr, "repro-plot: note: %s does not exist; every cell is NS\n", logs);
-    return 0;
-  }
-  rd_opts o = pc_reader_opts(cfg);
-  o.latest = latest;
-  if (rd_read_path(&o, logs, t, is) < 0) {
-    fprintf(stderr, "%s: cannot read: %s\n", logs, strerror(errno));
-    return -1;
-  }
-  return 0;
+  int rc = pc_read_logs(cfg, logs, latest, t, is);
+  if (rc == 0) fprintf(stderr, "repro-plot: note: %s does not exist; every cell is NS\n", logs);
+  return rc < 0 ? -1 : 0;
 }
 
 static int print_issues(const rd_issues *is, FILE *out) {
