@@ -82,7 +82,7 @@ printf 'experiments: {k: {log: "{device}.log"}}\nplot:\n  log_name: "{device}.lo
 "$bin" draw --config "$tmp/bad.yaml" --logs "$tmp" 2> "$tmp/bad.err" > /dev/null
 check '[ $? -eq 1 ] && grep -q "bad.yaml:3:3: plot: log_name is not read" "$tmp/bad.err"' "plot: log_name refused"
 
-# 7. issue 11: a parser that never lies
+# 7. a parser that never lies
 # 7a. every log read is drawn, or listed as read and not drawn with why (fig14: tensorrt is
 #     drawn, a system in no plot: systems list is listed)
 "$bin" draw --config "$src/fig14/experiment.yaml" --logs "$fx/ae/fig14" --out "$tmp/d14" --no-render > "$tmp/d14.out" 2>&1

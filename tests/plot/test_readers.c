@@ -360,7 +360,7 @@ static void test_fixture_dirs(void) {
   rd_issues_free(&is);
 }
 
-/* ---- issue 11: a parser that never lies ---- */
+/* ---- a parser that never lies ---- */
 
 static int has_issue(const rd_issues *is, const char *needle) {
   for (size_t i = 0; i < is->n; i++)

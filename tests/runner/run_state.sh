@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A run's state on disk is the runner's alone (issue 35), through the local executor:
+# A run's state on disk is the runner's alone, through the local executor:
 #   - the manifest, logs/, attempts/, the run folder itself or the figure's ae_logs pointer
 #     replaced by a link, a FIFO or garbage: `status`, `--resume` and `--rerun` stop naming the
 #     path, return at once and write nothing, in the run folder or where the link points;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the test cluster of scripts/slurm-local.sh (issue 35):
+# On the test cluster of scripts/slurm-local.sh:
 #   - `status` writes nothing (cells whose jobs were cancelled keep no log) and exits 1 when
 #     cells failed;
 #   - the runner killed while its sbatch blocks (a slow controller: a wrapper sbatch that
