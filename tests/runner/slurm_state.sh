@@ -93,6 +93,8 @@ PATH="$work/slowbin:$PATH" REPRO_RUN_TEST_KILL=sbatch-started:1 \
   "$runner" run experiment.yaml -c "$cA" --only experiment=main --poll 1 -q >out2 2>&1
 check_eq "runner killed while sbatch blocks" "$?" 137
 run2=$(current_run)
+# the runner dies right after forking sbatch: let the orphan say it started (a loaded machine)
+for _ in $(seq 100); do [ -s "$work/slowbin/started" ] && break; sleep 0.05; done
 check "the orphaned sbatch still runs" kill -0 "$(head -1 "$work/slowbin/started")"
 "$runner" run experiment.yaml -c "$cA" --resume --poll 1 >out3 2>&1
 check_eq "resume" "$?" 0
