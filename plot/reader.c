@@ -1113,9 +1113,9 @@ static void cell_error(walk_ctx *w, const size_t *m, size_t k, int tie, unsigned
   char all[PT_REASON] = "", others[PT_REASON] = "", why[PT_REASON];
   for (size_t i = 0; i < k; i++) {
     const char *name = rel_name(w, rows[m[i]].source);
-    snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "", name);
+    text_set(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "", name);
     if (i)
-      snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s", i > 1 ? ", " : "",
+      text_set(others + strlen(others), sizeof others - strlen(others), "%s%s", i > 1 ? ", " : "",
                name);
   }
   for (size_t i = 1; i < k; i++) {

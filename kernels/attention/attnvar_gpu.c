@@ -66,9 +66,10 @@ static void print_phase_times(const attnvar_args *a, const run_closure *run, flo
       continue;
     }
     if (rc != ATTN_OK) hx_die_system(run->ctx, run->sys->name, rc);
-    rc = hx_time_runs(run->ctx->stream, run_phase_once, &pc, a->warmup, a->runs, ms);
+    hx_timing how;
+    rc = hx_time_runs(run->ctx->stream, run_phase_once, &pc, a->warmup, a->runs, ms, &how);
     if (rc != ATTN_OK) hx_die_system(run->ctx, run->sys->name, rc);
-    hx_stats st = hx_stats_of(ms, a->runs);
+    hx_stats st = hx_stats_of(ms, a->runs, how);
     FILE *out = hx_log();
     fputs("phase", out);
     kv_put(out, "name", names[ph]);
@@ -316,9 +317,10 @@ int attnvar_run_gpu(const attnvar_args *a) {
   /* peak_mib: inputs, outputs, workspace, cuBLAS workspace (the check's buffers are gone) */
   hx_dev_reset_peak();
   float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "timings");
-  int rc = hx_time_runs(ctx.stream, run_once, &run, a->warmup, a->runs, ms);
+  hx_timing how;
+  int rc = hx_time_runs(ctx.stream, run_once, &run, a->warmup, a->runs, ms, &how);
   if (rc != ATTN_OK) hx_die_system(&ctx, sys->name, rc);
-  hx_stats st = hx_stats_of(ms, a->runs);
+  hx_stats st = hx_stats_of(ms, a->runs, how);
   if (a->phase_times) print_phase_times(a, &run, ms);
   hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(a->workload, s),
                      (double)hx_dev_peak_bytes());

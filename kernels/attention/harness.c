@@ -105,8 +105,24 @@ static int cmp_float(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-hx_stats hx_stats_of(const float *ms, int n) {
-  hx_stats s = {0, 0, 0, 0};
+const char *hx_timing_name(hx_timing_method m) {
+  switch (m) {
+  case HX_TIMING_WALL: return "wall";
+  case HX_TIMING_EVENTS: return "events";
+  case HX_TIMING_GRAPH: return "graph";
+  case HX_TIMING_LOOP: return "loop";
+  default: return NULL;
+  }
+}
+
+int hx_calls_per_sample(double one_call_ms) {
+  if (!(one_call_ms < HX_SAMPLE_MS)) return 1; /* NaN too */
+  double calls = HX_SAMPLE_MS / (one_call_ms > 1e-3 ? one_call_ms : 1e-3) + 1;
+  return calls < HX_MAX_CALLS_PER_SAMPLE ? (int)calls : HX_MAX_CALLS_PER_SAMPLE;
+}
+
+hx_stats hx_stats_of(const float *ms, int n, hx_timing timing) {
+  hx_stats s = {0, 0, 0, 0, timing};
   if (n <= 0) return s;
   float *sorted = malloc((size_t)n * sizeof *sorted);
   if (!sorted) hx_die(REPRO_EXIT_OOM, "oom", "out of host memory sorting %d timings", n);
@@ -134,6 +150,9 @@ void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, d
   kv_putf(out, "warmup", "%d", warmup);
   if (gflop >= 0 && s->avg_ms > 0) kv_putf(out, "gflops_s", "%.1f", gflop / (s->avg_ms * 1e-3));
   kv_putf(out, "peak_mib", "%.1f", peak_bytes / (1024.0 * 1024.0));
+  const char *timing = hx_timing_name(s->timing.method);
+  if (timing) kv_put(out, "timing", timing);
+  if (timing && s->timing.calls_per_run > 1) kv_putf(out, "calls_per_run", "%d", s->timing.calls_per_run);
   fputc('\n', out);
   fflush(out);
 }

@@ -63,13 +63,37 @@ typedef struct {
 } hx_check;
 void hx_print_check(const char *output, const hx_check *c);
 
+/* How a cell's runs were timed, for the result line's `timing=` (and `calls_per_run=` when a
+ * run is more than one call): the method names are peer.py's, so the C and Python peers'
+ * logs say the same thing the same way. */
+typedef enum {
+  HX_TIMING_UNSAID = 0, /* the result line carries no timing= */
+  HX_TIMING_WALL,       /* the host's clock around one call (the CPU paths) */
+  HX_TIMING_EVENTS,     /* a pair of CUDA events around one call */
+  HX_TIMING_GRAPH,      /* a CUDA graph of calls_per_run calls replayed between two events */
+  HX_TIMING_LOOP        /* calls_per_run back-to-back calls between two events (no graph) */
+} hx_timing_method;
+typedef struct {
+  hx_timing_method method;
+  int calls_per_run; /* calls per timed run: ms per run is the sample divided by this */
+} hx_timing;
+const char *hx_timing_name(hx_timing_method m);
+/* A timed run lasts at least HX_SAMPLE_MS (peer.py's SAMPLE_MS): the calls per run for a call
+ * of one_call_ms, from 1 (a call that long or longer) to HX_MAX_CALLS_PER_SAMPLE. */
+#define HX_SAMPLE_MS 2.0
+#define HX_MAX_CALLS_PER_SAMPLE 256
+int hx_calls_per_sample(double one_call_ms);
+
 typedef struct {
   double avg_ms, median_ms, min_ms, max_ms;
+  hx_timing timing;
 } hx_stats;
-hx_stats hx_stats_of(const float *ms, int n);
+/* Statistics of n per-call times; timing says how they were taken. */
+hx_stats hx_stats_of(const float *ms, int n, hx_timing timing);
 
 /* "result status=ok avg_ms=.. median_ms=.. min_ms=.. max_ms=.. runs=.. warmup=..
- *  [gflops_s=..] peak_mib=.." ; gflop < 0 leaves gflops_s out (e2e). */
+ *  [gflops_s=..] peak_mib=.. [timing=.. [calls_per_run=..]]" ; gflop < 0 leaves gflops_s out
+ *  (e2e). */
 void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, double peak_bytes);
 /* "result status=STATUS reason=\"...\"" */
 void hx_print_result_status(const char *status, const char *reason);

@@ -1,5 +1,5 @@
 // harness_gpu.cu: device half of the harness: checks, tracking allocator, context, device
-// info, CUDA-event timing, poisoning and the seeded fills (see harness_gpu.h).
+// info, timing (CUDA events, graphs), poisoning and the seeded fills (see harness_gpu.h).
 #include "harness_gpu.h"
 #include "rng.h"
 
@@ -13,8 +13,17 @@
 /* cuBLAS workspace: NVIDIA recommends 32 MiB on Hopper (4 MiB elsewhere); one size for all. */
 #define HX_CUBLAS_WORKSPACE_BYTES ((size_t)32 << 20)
 
+/* While hx_time_runs tries to capture a call into a CUDA graph, a failing check marks the
+ * capture as failed instead of ending the run: the call is then timed without a graph. */
+static int capture_trial;
+static int capture_failed;
+
 extern "C" void hx_cuda_check(int err, const char *call, const char *file, int line) {
   if (err == cudaSuccess) return;
+  if (capture_trial) {
+    capture_failed = 1;
+    return;
+  }
   cudaError_t e = (cudaError_t)err;
   if (e == cudaErrorMemoryAllocation)
     hx_die(REPRO_EXIT_OOM, "oom", "%s:%d: %s: %s", file, line, call, cudaGetErrorString(e));
@@ -24,6 +33,10 @@ extern "C" void hx_cuda_check(int err, const char *call, const char *file, int l
 
 extern "C" void hx_cublas_check(int status, const char *call, const char *file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
+  if (capture_trial) {
+    capture_failed = 1;
+    return;
+  }
   cublasStatus_t s = (cublasStatus_t)status;
   if (s == CUBLAS_STATUS_ALLOC_FAILED)
     hx_die(REPRO_EXIT_OOM, "oom", "%s:%d: %s: %s", file, line, call, cublasGetStatusString(s));
@@ -219,31 +232,91 @@ extern "C" void hx_gpu_shutdown(attn_ctx *ctx) {
 
 /* ---- timing ------------------------------------------------------------------------------ */
 
+/* Milliseconds of `calls` calls of fn (or one replay of graph when given) between two events. */
+static int time_sample(cudaStream_t stream, hx_run_fn fn, void *arg, cudaGraphExec_t graph,
+                       int calls, cudaEvent_t start, cudaEvent_t stop, float *ms) {
+  int rc = 0;
+  HX_CUDA(cudaEventRecord(start, stream));
+  if (graph)
+    HX_CUDA(cudaGraphLaunch(graph, stream));
+  else
+    for (int i = 0; i < calls && !rc; i++) rc = fn(arg);
+  HX_CUDA(cudaEventRecord(stop, stream));
+  HX_CUDA(cudaEventSynchronize(stop));
+  HX_CUDA_LAUNCH();
+  HX_CUDA(cudaEventElapsedTime(ms, start, stop));
+  return rc;
+}
+
+/* fn called `calls` times into a CUDA graph, instantiated and uploaded; NULL when the calls
+ * cannot be captured (fn synchronises, allocates or fails under capture), with every error
+ * of the attempt cleared. */
+static cudaGraphExec_t capture_calls(cudaStream_t stream, hx_run_fn fn, void *arg, int calls) {
+  capture_trial = 1;
+  capture_failed = 0;
+  int rc = 0;
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) != cudaSuccess)
+    capture_failed = 1;
+  for (int i = 0; i < calls && !rc && !capture_failed; i++) rc = fn(arg);
+  cudaGraph_t graph = NULL;
+  cudaError_t end = cudaStreamEndCapture(stream, &graph);
+  capture_trial = 0;
+  cudaGraphExec_t exec = NULL;
+  if (!rc && !capture_failed && end == cudaSuccess && graph &&
+      cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess)
+    exec = NULL;
+  if (exec && cudaGraphUpload(exec, stream) != cudaSuccess) {
+    cudaGraphExecDestroy(exec);
+    exec = NULL;
+  }
+  if (graph) cudaGraphDestroy(graph);
+  (void)cudaGetLastError(); /* the attempt's errors are not the run's */
+  HX_CUDA(cudaStreamSynchronize(stream));
+  return exec;
+}
+
+/* Calls per timed run: enough that a run lasts HX_SAMPLE_MS, from the fastest of three
+ * single calls; 1 when REPRO_TIMING=events. */
+static int calls_per_sample(cudaStream_t stream, hx_run_fn fn, void *arg, cudaEvent_t start,
+                            cudaEvent_t stop, int *rc) {
+  const char *forced = getenv("REPRO_TIMING");
+  if (forced && !strcmp(forced, "events")) return 1;
+  float one = 1e30f;
+  for (int i = 0; i < 3 && !*rc; i++) {
+    float t = 0;
+    *rc = time_sample(stream, fn, arg, NULL, 1, start, stop, &t);
+    if (t < one) one = t;
+  }
+  return hx_calls_per_sample(one);
+}
+
 extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs,
-                            float *ms) {
+                            float *ms, hx_timing *how) {
   for (int i = 0; i < warmup; i++) {
     int rc = fn(arg);
     if (rc) return rc;
   }
   HX_CUDA(cudaStreamSynchronize(stream));
   HX_CUDA_LAUNCH();
-  /* one event pair per run, all recorded before the first synchronisation, so the runs go
-   * back to back as in the warmup */
-  cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * (size_t)runs * sizeof *ev);
-  if (!ev) hx_die(REPRO_EXIT_OOM, "oom", "out of host memory for %d timing events", runs);
-  for (int i = 0; i < 2 * runs; i++) HX_CUDA(cudaEventCreate(&ev[i]));
+  cudaEvent_t start, stop;
+  HX_CUDA(cudaEventCreate(&start));
+  HX_CUDA(cudaEventCreate(&stop));
   int rc = 0;
-  for (int i = 0; i < runs && !rc; i++) {
-    HX_CUDA(cudaEventRecord(ev[2 * i], stream));
-    rc = fn(arg);
-    HX_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
+  hx_timing used = {HX_TIMING_EVENTS, calls_per_sample(stream, fn, arg, start, stop, &rc)};
+  cudaGraphExec_t graph = NULL;
+  if (!rc && used.calls_per_run > 1) {
+    graph = capture_calls(stream, fn, arg, used.calls_per_run);
+    used.method = graph ? HX_TIMING_GRAPH : HX_TIMING_LOOP;
   }
-  HX_CUDA(cudaStreamSynchronize(stream));
-  HX_CUDA_LAUNCH();
-  for (int i = 0; i < runs && !rc; i++)
-    HX_CUDA(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
-  for (int i = 0; i < 2 * runs; i++) HX_CUDA(cudaEventDestroy(ev[i]));
-  free(ev);
+  if (graph) rc = time_sample(stream, fn, arg, graph, 1, start, stop, &ms[0]); /* a replay's warmup */
+  for (int i = 0; i < runs && !rc; i++) {
+    rc = time_sample(stream, fn, arg, graph, used.calls_per_run, start, stop, &ms[i]);
+    ms[i] /= (float)used.calls_per_run;
+  }
+  if (graph) HX_CUDA(cudaGraphExecDestroy(graph));
+  HX_CUDA(cudaEventDestroy(start));
+  HX_CUDA(cudaEventDestroy(stop));
+  if (how) *how = used;
   return rc;
 }
 

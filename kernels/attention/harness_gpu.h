@@ -54,11 +54,19 @@ int hx_gpu_available(char *why, size_t why_len);
 void hx_device_info_gpu(hx_device_info *info); /* also called by hx_gpu_init */
 
 /* ---- timing -------------------------------------------------------------------------------- */
-/* Run fn(arg) warmup times untimed, then runs times, each timed with a pair of CUDA events
- * on ctx->stream; per-run milliseconds go to ms[0..runs). fn returns 0 or an ATTN_ code,
- * which stops the loop and is returned. */
+/* Run fn(arg) warmup times untimed, then `runs` timed runs on stream; ms[0..runs) get the
+ * milliseconds per call and *how the method (never NULL on return of ATTN_OK when how is
+ * given). A call that takes HX_SAMPLE_MS or more is timed alone between two CUDA events
+ * (events). A shorter one is captured HX_SAMPLE_MS / its time times into a CUDA graph that
+ * each run replays between two events (graph), so the host's launch cost, which a short
+ * call can exceed, is not in the number; a call that cannot be captured (a host
+ * synchronisation, an error under capture) is timed as that many back-to-back calls (loop).
+ * These are the rules of scripts/peers/peer.py. REPRO_TIMING=events forces one call per run
+ * (a measurement switch). fn returns 0 or an ATTN_ code, which stops the loop and is
+ * returned. */
 typedef int (*hx_run_fn)(void *arg);
-int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs, float *ms);
+int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs, float *ms,
+                 hx_timing *how);
 
 /* ---- fills ---------------------------------------------------------------------------------- */
 /* Every byte 0xff: fp16 and fp32 NaN, uint8 255 (neither 0 nor 1): unwritten outputs fail. */

@@ -46,8 +46,9 @@ static double time_gemm(const attn_ctx *ctx, const uint16_t *x, const uint16_t *
   };
   float ms[64];
   if (runs > 64) runs = 64;
-  hx_time_runs(ctx->stream, fn, &a, 3, runs, ms);
-  return hx_stats_of(ms, runs).median_ms;
+  hx_timing how;
+  hx_time_runs(ctx->stream, fn, &a, 3, runs, ms, &how);
+  return hx_stats_of(ms, runs, how).median_ms;
 }
 
 extern "C" void e2e_gemm_bench(const e2e_config *cfg, const attn_ctx *ctx) {

@@ -287,8 +287,10 @@ void e2e_run_gpu(const e2e_options *o) {
   hx_dev_reset_peak();
   float *ms = host((size_t)o->runs * sizeof *ms, "timings");
   void *args[3] = {&m, (void *)sys, &ctx};
-  finish_run(&ctx, hx_time_runs(ctx.stream, forward_fn, args, o->warmup, o->runs, ms), sys->name);
-  hx_stats st = hx_stats_of(ms, o->runs);
+  hx_timing how;
+  finish_run(&ctx, hx_time_runs(ctx.stream, forward_fn, args, o->warmup, o->runs, ms, &how),
+             sys->name);
+  hx_stats st = hx_stats_of(ms, o->runs, how);
   double peak = (double)hx_dev_peak_bytes();
   if (o->dump) {
     const size_t n = (size_t)c->seqlen * c->hidden;

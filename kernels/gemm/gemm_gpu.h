@@ -30,7 +30,7 @@ int gemm_gpu_prepare(gemm_plan *pl);
 /* Enqueue one C = A·B on the context's stream. */
 int gemm_gpu_run(const gemm_plan *pl);
 /* warmup untimed runs, then runs timed ones (ms each, CUDA events). */
-int gemm_gpu_time(const gemm_plan *pl, int warmup, int runs, float *ms);
+int gemm_gpu_time(const gemm_plan *pl, int warmup, int runs, float *ms, hx_timing *how);
 void gemm_gpu_poison_c(void);
 /* n elements of a buffer from element e0 on, to the host (synchronous: kernel faults of the
  * runs before surface here and end the log). */

@@ -80,7 +80,7 @@ static int run_cpu(const gemm_args *a) {
       gemm_ref(A, B, C, p->m, p->n, p->k);
       if (i >= a->warmup) ms[i - a->warmup] = (float)(hx_wall_ms() - t0);
     }
-    hx_stats st = hx_stats_of(ms, a->runs);
+    hx_stats st = hx_stats_of(ms, a->runs, (hx_timing){HX_TIMING_WALL, 1});
     hx_print_result_ok(&st, a->runs, a->warmup, gemm_flops(p) * 1e-9, (double)hx_host_peak_bytes());
     hx_host_free(ms);
   }
@@ -208,8 +208,10 @@ static int run_gpu(const gemm_args *a) {
     return REPRO_EXIT_CHECK_FAILED;
   }
   float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "timings");
-  if ((rc = gemm_gpu_time(&pl, a->warmup, a->runs, ms))) hx_die_system(gemm_gpu_ctx(), pl.impl, rc);
-  hx_stats st = hx_stats_of(ms, a->runs);
+  hx_timing how;
+  if ((rc = gemm_gpu_time(&pl, a->warmup, a->runs, ms, &how)))
+    hx_die_system(gemm_gpu_ctx(), pl.impl, rc);
+  hx_stats st = hx_stats_of(ms, a->runs, how);
   hx_print_result_ok(&st, a->runs, a->warmup, gemm_flops(&a->p) * 1e-9,
                      (double)hx_dev_peak_bytes());
   hx_host_free(ms);

@@ -20,8 +20,8 @@ typedef struct {
   void (*download)(void *dst, const void *src, size_t bytes);
   void (*poison)(void *p, size_t bytes); /* every byte 0xff: NaN */
   void (*sync)(void);
-  /* warmup untimed calls, then runs timed ones (ms each) */
-  void (*time_runs)(kron_fn fn, void *arg, int warmup, int runs, float *ms);
+  /* warmup untimed calls, then runs timed ones (ms per call each), and how they were timed */
+  void (*time_runs)(kron_fn fn, void *arg, int warmup, int runs, float *ms, hx_timing *how);
   /* profile: the backend records one step per call between start and stop */
   void (*prof_start)(kron_be *be, kron_prof *p);
   void (*prof_stop)(kron_be *be);

@@ -320,8 +320,9 @@ static void gpu_sync(void) {
   HX_CUDA(cudaStreamSynchronize(g_ctx.stream));
   HX_CUDA_LAUNCH();
 }
-static void gpu_time_runs(kron_fn fn, void *arg, int warmup, int runs, float *ms) {
-  int rc = hx_time_runs(g_ctx.stream, fn, arg, warmup, runs, ms);
+static void gpu_time_runs(kron_fn fn, void *arg, int warmup, int runs, float *ms,
+                          hx_timing *how) {
+  int rc = hx_time_runs(g_ctx.stream, fn, arg, warmup, runs, ms, how);
   if (rc) hx_die(REPRO_EXIT_ERROR, "error", "a timed run failed (code %d)", rc);
 }
 static size_t gpu_peak(void) { return hx_dev_peak_bytes(); }

@@ -8,7 +8,7 @@
  *   check output=y.vN ... / output=gA2.vN_vs_ref   (check) every output against the double
  *                                                  reference and every pair of versions
  *   kernel impl=vN pass=.. name=.. us=..           (profile) one line per kernel
- *   time impl=vN pass=fwd|bwd avg_us=.. ...        one per version and pass
+ *   time impl=vN pass=fwd|bwd avg_us=.. ... timing=..   one per version and pass
  *   bench n=.. ai_mac_per_elem=.. ai_flop_per_byte=.. ...   (and the seed's table as comments)
  *   result status=ok avg_ms=..                     the --pass of --impl (all: the fastest)
  *
@@ -35,12 +35,14 @@ static void cpu_poison(void *p, size_t bytes) {
   if (p && bytes) memset(p, 0xff, bytes);
 }
 static void cpu_sync(void) {}
-static void cpu_time_runs(kron_fn fn, void *arg, int warmup, int runs, float *ms) {
+static void cpu_time_runs(kron_fn fn, void *arg, int warmup, int runs, float *ms,
+                          hx_timing *how) {
   for (int i = 0; i < warmup + runs; i++) {
     double t0 = hx_wall_ms();
     fn(arg);
     if (i >= warmup) ms[i - warmup] = (float)(hx_wall_ms() - t0);
   }
+  *how = (hx_timing){HX_TIMING_WALL, 1};
 }
 static void cpu_prof_start(kron_be *be, kron_prof *p) { kron_cpu_set_prof(be, p); }
 static void cpu_prof_stop(kron_be *be) { kron_cpu_set_prof(be, NULL); }
@@ -483,12 +485,15 @@ int main(int argc, char **argv) {
         call_once(&c);
         c.pass = KRON_BWD;
       }
-      dev.time_runs(call_once, &c, a.warmup, a.runs, ms);
-      st[vi][p] = hx_stats_of(ms, a.runs);
+      hx_timing how;
+      dev.time_runs(call_once, &c, a.warmup, a.runs, ms, &how);
+      st[vi][p] = hx_stats_of(ms, a.runs, how);
       fprintf(out,
-              "time impl=%s pass=%s avg_us=%.3f median_us=%.3f min_us=%.3f max_us=%.3f runs=%d\n",
+              "time impl=%s pass=%s avg_us=%.3f median_us=%.3f min_us=%.3f max_us=%.3f runs=%d "
+              "timing=%s calls_per_run=%d\n",
               kron_version_names[rs.ver[vi]], kron_pass_names[p], st[vi][p].avg_ms * 1e3,
-              st[vi][p].median_ms * 1e3, st[vi][p].min_ms * 1e3, st[vi][p].max_ms * 1e3, a.runs);
+              st[vi][p].median_ms * 1e3, st[vi][p].min_ms * 1e3, st[vi][p].max_ms * 1e3, a.runs,
+              hx_timing_name(how.method), how.calls_per_run);
     }
     have[vi] = 1;
   }

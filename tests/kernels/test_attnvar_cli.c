@@ -116,6 +116,7 @@ static void check_log(workload_id wl, const char *log) {
         CHECK(atof(kv_get(&rec, "avg_ms")) > 0 &&
               atof(kv_get(&rec, "min_ms")) <= atof(kv_get(&rec, "max_ms")));
         CHECK(!strcmp(kv_get(&rec, "runs"), "2") && !strcmp(kv_get(&rec, "warmup"), "1"));
+        CHECK(kv_get(&rec, "timing") && !strcmp(kv_get(&rec, "timing"), "wall"));
       }
     }
     p = nl ? nl + 1 : p + len;
