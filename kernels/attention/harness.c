@@ -152,7 +152,8 @@ void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, d
   kv_putf(out, "peak_mib", "%.1f", peak_bytes / (1024.0 * 1024.0));
   const char *timing = hx_timing_name(s->timing.method);
   if (timing) kv_put(out, "timing", timing);
-  if (timing && s->timing.calls_per_run > 1) kv_putf(out, "calls_per_run", "%d", s->timing.calls_per_run);
+  if (timing && s->timing.calls_per_run > 1)
+    kv_putf(out, "calls_per_run", "%d", s->timing.calls_per_run);
   fputc('\n', out);
   fflush(out);
 }

@@ -80,7 +80,7 @@ typedef struct {
 const char *hx_timing_name(hx_timing_method m);
 /* A timed run lasts at least HX_SAMPLE_MS (peer.py's SAMPLE_MS): the calls per run for a call
  * of one_call_ms, from 1 (a call that long or longer) to HX_MAX_CALLS_PER_SAMPLE. */
-#define HX_SAMPLE_MS 2.0
+#define HX_SAMPLE_MS            2.0
 #define HX_MAX_CALLS_PER_SAMPLE 256
 int hx_calls_per_sample(double one_call_ms);
 

@@ -308,7 +308,8 @@ extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int wa
     graph = capture_calls(stream, fn, arg, used.calls_per_run);
     used.method = graph ? HX_TIMING_GRAPH : HX_TIMING_LOOP;
   }
-  if (graph) rc = time_sample(stream, fn, arg, graph, 1, start, stop, &ms[0]); /* a replay's warmup */
+  if (graph)
+    rc = time_sample(stream, fn, arg, graph, 1, start, stop, &ms[0]); /* a replay's warmup */
   for (int i = 0; i < runs && !rc; i++) {
     rc = time_sample(stream, fn, arg, graph, used.calls_per_run, start, stop, &ms[i]);
     ms[i] /= (float)used.calls_per_run;

@@ -88,8 +88,7 @@ extern "C" int gemm_gpu_run(const gemm_plan *pl) {
 
 static int run_fn(void *arg) { return gemm_gpu_run((const gemm_plan *)arg); }
 
-extern "C" int gemm_gpu_time(const gemm_plan *pl, int warmup, int runs, float *ms,
-                             hx_timing *how) {
+extern "C" int gemm_gpu_time(const gemm_plan *pl, int warmup, int runs, float *ms, hx_timing *how) {
   return hx_time_runs(g_ctx.stream, run_fn, (void *)pl, warmup, runs, ms, how);
 }
 

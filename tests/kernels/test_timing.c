@@ -24,7 +24,7 @@ static void result_line(const hx_stats *st, char *line, size_t cap) {
 static void test_calls_per_sample(void) {
   CHECK(hx_calls_per_sample(2.0) == 1);
   CHECK(hx_calls_per_sample(25.0) == 1);
-  CHECK(hx_calls_per_sample(1.0) == 3);   /* 2/1 + 1: the run is 3 ms, not 2 */
+  CHECK(hx_calls_per_sample(1.0) == 3); /* 2/1 + 1: the run is 3 ms, not 2 */
   CHECK(hx_calls_per_sample(0.5) == 5);
   CHECK(hx_calls_per_sample(0.0058) == HX_MAX_CALLS_PER_SAMPLE);
   CHECK(hx_calls_per_sample(0.0) == HX_MAX_CALLS_PER_SAMPLE);
@@ -40,8 +40,7 @@ static void test_calls_per_sample(void) {
 
 static void test_result_fields(void) {
   char line[512];
-  hx_stats st = hx_stats_of((const float[]){0.5f, 0.25f, 1.0f}, 3,
-                            (hx_timing){HX_TIMING_GRAPH, 8});
+  hx_stats st = hx_stats_of((const float[]){0.5f, 0.25f, 1.0f}, 3, (hx_timing){HX_TIMING_GRAPH, 8});
   CHECK(st.median_ms == 0.5 && st.min_ms == 0.25 && st.max_ms == 1.0);
   result_line(&st, line, sizeof line);
   CHECKF(strstr(line, " timing=graph calls_per_run=8\n") != NULL, "%s", line);
