@@ -232,19 +232,37 @@ extern "C" void hx_gpu_shutdown(attn_ctx *ctx) {
 
 /* ---- timing ------------------------------------------------------------------------------ */
 
-/* Milliseconds of `calls` calls of fn (or one replay of graph when given) between two events. */
-static int time_sample(cudaStream_t stream, hx_run_fn fn, void *arg, cudaGraphExec_t graph,
-                       int calls, cudaEvent_t start, cudaEvent_t stop, float *ms) {
-  int rc = 0;
-  HX_CUDA(cudaEventRecord(start, stream));
-  if (graph)
+/* One sample: `calls` calls of fn, or one replay of graph when given. */
+static int run_sample(cudaStream_t stream, hx_run_fn fn, void *arg, cudaGraphExec_t graph,
+                      int calls) {
+  if (graph) {
     HX_CUDA(cudaGraphLaunch(graph, stream));
-  else
-    for (int i = 0; i < calls && !rc; i++) rc = fn(arg);
-  HX_CUDA(cudaEventRecord(stop, stream));
-  HX_CUDA(cudaEventSynchronize(stop));
+    return 0;
+  }
+  int rc = 0;
+  for (int i = 0; i < calls && !rc; i++) rc = fn(arg);
+  return rc;
+}
+
+/* ms[0..n) := milliseconds of n samples, one event pair each, all enqueued before the one
+ * synchronisation so the samples run back to back as in the warmup (no idle GPU between). */
+static int time_samples(cudaStream_t stream, hx_run_fn fn, void *arg, cudaGraphExec_t graph,
+                        int calls, int n, float *ms) {
+  cudaEvent_t *ev = (cudaEvent_t *)malloc(2 * (size_t)n * sizeof *ev);
+  if (!ev) hx_die(REPRO_EXIT_OOM, "oom", "out of host memory for %d timing events", n);
+  for (int i = 0; i < 2 * n; i++) HX_CUDA(cudaEventCreate(&ev[i]));
+  int rc = 0;
+  for (int i = 0; i < n && !rc; i++) {
+    HX_CUDA(cudaEventRecord(ev[2 * i], stream));
+    rc = run_sample(stream, fn, arg, graph, calls);
+    HX_CUDA(cudaEventRecord(ev[2 * i + 1], stream));
+  }
+  HX_CUDA(cudaStreamSynchronize(stream));
   HX_CUDA_LAUNCH();
-  HX_CUDA(cudaEventElapsedTime(ms, start, stop));
+  for (int i = 0; i < n && !rc; i++)
+    HX_CUDA(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+  for (int i = 0; i < 2 * n; i++) HX_CUDA(cudaEventDestroy(ev[i]));
+  free(ev);
   return rc;
 }
 
@@ -277,17 +295,13 @@ static cudaGraphExec_t capture_calls(cudaStream_t stream, hx_run_fn fn, void *ar
 
 /* Calls per timed run: enough that a run lasts HX_SAMPLE_MS, from the fastest of three
  * single calls; 1 when REPRO_TIMING=events. */
-static int calls_per_sample(cudaStream_t stream, hx_run_fn fn, void *arg, cudaEvent_t start,
-                            cudaEvent_t stop, int *rc) {
+static int calls_per_sample(cudaStream_t stream, hx_run_fn fn, void *arg, int *rc) {
   const char *forced = getenv("REPRO_TIMING");
   if (forced && !strcmp(forced, "events")) return 1;
-  float one = 1e30f;
-  for (int i = 0; i < 3 && !*rc; i++) {
-    float t = 0;
-    *rc = time_sample(stream, fn, arg, NULL, 1, start, stop, &t);
-    if (t < one) one = t;
-  }
-  return hx_calls_per_sample(one);
+  float one[3];
+  *rc = time_samples(stream, fn, arg, NULL, 1, 3, one);
+  float fastest = one[0] < one[1] ? one[0] : one[1];
+  return hx_calls_per_sample(fastest < one[2] ? fastest : one[2]);
 }
 
 extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int warmup, int runs,
@@ -298,25 +312,17 @@ extern "C" int hx_time_runs(cudaStream_t stream, hx_run_fn fn, void *arg, int wa
   }
   HX_CUDA(cudaStreamSynchronize(stream));
   HX_CUDA_LAUNCH();
-  cudaEvent_t start, stop;
-  HX_CUDA(cudaEventCreate(&start));
-  HX_CUDA(cudaEventCreate(&stop));
   int rc = 0;
-  hx_timing used = {HX_TIMING_EVENTS, calls_per_sample(stream, fn, arg, start, stop, &rc)};
+  hx_timing used = {HX_TIMING_EVENTS, calls_per_sample(stream, fn, arg, &rc)};
   cudaGraphExec_t graph = NULL;
   if (!rc && used.calls_per_run > 1) {
     graph = capture_calls(stream, fn, arg, used.calls_per_run);
     used.method = graph ? HX_TIMING_GRAPH : HX_TIMING_LOOP;
+    if (graph) rc = run_sample(stream, fn, arg, graph, 1); /* the first replay is not timed */
   }
-  if (graph)
-    rc = time_sample(stream, fn, arg, graph, 1, start, stop, &ms[0]); /* a replay's warmup */
-  for (int i = 0; i < runs && !rc; i++) {
-    rc = time_sample(stream, fn, arg, graph, used.calls_per_run, start, stop, &ms[i]);
-    ms[i] /= (float)used.calls_per_run;
-  }
+  if (!rc) rc = time_samples(stream, fn, arg, graph, used.calls_per_run, runs, ms);
+  for (int i = 0; i < runs && !rc; i++) ms[i] /= (float)used.calls_per_run;
   if (graph) HX_CUDA(cudaGraphExecDestroy(graph));
-  HX_CUDA(cudaEventDestroy(start));
-  HX_CUDA(cudaEventDestroy(stop));
   if (how) *how = used;
   return rc;
 }
