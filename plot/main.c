@@ -421,7 +421,7 @@ static void cell_name(const pt_row *r, char *buf, size_t cap) {
 }
 
 /* Adds rows of src to dst; a cell already in dst is replaced (the later input wins). A cell is
- * its keys on one GPU: rows of two GPU models are both kept (the seed's merge lost one). */
+ * its keys on one GPU: rows of two GPU models are both kept. */
 static int merge_into(pt_table *dst, const pt_table *src, const char *name) {
   for (size_t i = 0; i < src->n; i++) {
     size_t j = 0;

@@ -286,6 +286,14 @@ static void md_geomeans(const fg_model *m, int d, pc_metric k, int paper, FILE *
   fputc('\n', out);
 }
 
+/* Has column x a log on device row d? A case column (`x:`) is a case of some device's logs;
+ * the Markdown table of a device without a log of it leaves its row out. */
+static int md_has_log(const fg_model *m, int d, int x) {
+  for (int s = 0; s < m->nsys; s++)
+    if (fg_at(m, d, x, s)->status != ST_MISSING) return 1;
+  return 0;
+}
+
 static void md_metric_table(const fg_model *m, int d, pc_metric k, FILE *out) {
   metric_words mw = words_of(k);
   int paper = k == MET_MS && fg_has_paper(m, d);
@@ -295,7 +303,8 @@ static void md_metric_table(const fg_model *m, int d, pc_metric k, FILE *out) {
   md_text(out, m->cfg->devices[m->dev[d]].label);
   fprintf(out, ": %s*\n\n", mw.what);
   md_head(m, d, &mw, paper, out);
-  for (int x = 0; x < m->nx; x++) md_row(m, d, x, k, paper, out);
+  for (int x = 0; x < m->nx; x++)
+    if (!m->fig->x[0] || md_has_log(m, d, x)) md_row(m, d, x, k, paper, out);
   md_geomeans(m, d, k, paper, out);
 }
 

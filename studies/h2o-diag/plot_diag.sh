@@ -3,22 +3,27 @@
 # comparison through ./plot.sh; its figure kinds, grid and sweep, have no stacked phases and
 # no k axis yet, so these two figures are drawn here):
 #   ./plot_diag.sh [LOGDIR] [--out DIR] [--no-render]
+#   ./plot_diag.sh --markdown DEVICE [LOGDIR]    README.md's tables of DEVICE, writes nothing
 # LOGDIR: ./ae_logs when it exists, else ./backup_logs. Writes to DIR (default ./figures):
 #   h2o_diag.tsv              one row per log: the cell, status, total/p1/p4 ms, cache, checks
 #   h2o_diag_k.DEVICE.dat     S=4096: P1 and P4 against k, fp32 and fp16 (+ base lines)
 #   h2o_diag_k.gp -> .png/.svg/.pdf        total = P1 + P4 stacked against k, one panel per
 #                                          cache dtype, lines for inductor, torch and k=0
 #   h2o_diag_cache.gp -> .png/.svg/.pdf    cache MiB against k (S = 2048, 4096, 8192)
-# and prints the table. Log names: {experiment}.{device}.{system}.{seqlen}.k{K}.{dtype}.log
-# (experiment.yaml). Exit 0 (1 when LOGDIR holds no log of this study).
+# and prints the table. --markdown prints instead, in Markdown, the tables README.md shows
+# (scripts/readme-tables.sh writes them there): at S = 4096 total, P1 / P4 and cache MiB
+# against k, and the totals against S for k = 0, 1, 4; times are each log's avg_ms and its
+# phase lines' avg_ms. Log names: {experiment}.{device}.{system}.{seqlen}.k{K}.{dtype}.log
+# (experiment.yaml). Exit 0 (1 when LOGDIR holds no log of this study, or of DEVICE).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-logs="" out=$here/figures render=1
+logs="" out=$here/figures render=1 markdown=""
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a folder}; shift ;;
     --no-render) render=0 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --markdown) markdown=${2:?--markdown needs a device}; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "plot_diag.sh: unknown option $1" >&2; exit 2 ;;
     *) logs=$1 ;;
   esac
@@ -27,8 +32,14 @@ done
 if [ -z "$logs" ]; then
   if [ -e "$here/ae_logs" ]; then logs=$here/ae_logs; else logs=$here/backup_logs; fi
 fi
-mkdir -p "$out"
-tsv=$out/h2o_diag.tsv
+if [ -n "$markdown" ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  tsv=$tmp/h2o_diag.tsv
+else
+  mkdir -p "$out"
+  tsv=$out/h2o_diag.tsv
+fi
 
 # One row per log. Values are read from the kvline records (config, phase, check, the last
 # result); none of the keys read here is ever quoted by the writers.
@@ -60,6 +71,50 @@ awk -v OFS='\t' '
   /^result / { status = val($0, "status"); total = val($0, "avg_ms") }
   END { flush() }
 ' "${files[@]}" | sort -t$'\t' -k2,2 -k1,1 -k4,4n -k6,6 -k5,5n >"$tsv"
+
+# README.md's tables of one device: a cell is its avg_ms (3 decimals), or its status when not
+# ok, or - without a log; "vs k = 0" is the total against k = 0 of the same cache dtype and S.
+if [ -n "$markdown" ]; then
+  awk -F'\t' -v dev="$markdown" '
+    NR == 1 || $2 != dev || $3 != "ours" || ($1 != "diag" && $1 != "scale") { next }
+    { key = $4 SUBSEP $5 SUBSEP $6; st[key] = $7; tot[key] = $8; p1[key] = $9; p4[key] = $10
+      mib[key] = $11; seen[$4] = 1; if ($1 == "diag" && $4 == 4096) { ks[$5 + 0] = 1; diag = 1 } }
+    function cell(s, k, c) { key = s SUBSEP k SUBSEP c
+      return !(key in st) ? "-" : st[key] != "ok" ? st[key] : sprintf("%.3f", tot[key]) }
+    function rel(s, k, c,   a, b) { a = s SUBSEP k SUBSEP c; b = s SUBSEP 0 SUBSEP c
+      if (k == 0 || st[a] != "ok" || st[b] != "ok") return ""
+      return sprintf("%+.1f %%", 100 * (tot[a] / tot[b] - 1)) }
+    function pad(t) { return t == "" ? " " : " " t " " }
+    function phases(s, k, c) { key = s SUBSEP k SUBSEP c
+      return st[key] != "ok" || p1[key] == "-" ? "-" : sprintf("%.3f / %.3f", p1[key], p4[key]) }
+    function mibs(s, k,   a, b) { a = s SUBSEP k SUBSEP "fp32"; b = s SUBSEP k SUBSEP "fp16"
+      if (k == 0) return "0"
+      return (st[a] == "ok" ? sprintf("%.1f", mib[a]) : "-") " / " (st[b] == "ok" ? sprintf("%.1f", mib[b]) : "-") }
+    END {
+      if (!diag) { print "plot_diag.sh: no diag log of " dev > "/dev/stderr"; exit 1 }
+      n = 0; for (k in ks) kl[++n] = k + 0
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (kl[j] < kl[i]) { t = kl[i]; kl[i] = kl[j]; kl[j] = t }
+      printf "*h2o-diag, %s: B=1 H=32 S=4096 D=128, ms (avg_ms; P1 / P4: the phase lines)*\n\n| S = 4096 |", toupper(dev)
+      for (i = 1; i <= n; i++) printf " k = %d |", kl[i]
+      printf "\n|---|"; for (i = 1; i <= n; i++) printf "---:|"; printf "\n"
+      split("fp32 fp16", cs, " ")
+      for (c = 1; c <= 2; c++) {
+        printf "| %s cache: total |", cs[c]; for (i = 1; i <= n; i++) printf " %s |", cell(4096, kl[i], cs[c]); printf "\n"
+        printf "| %s: vs k = 0 |", cs[c]; for (i = 1; i <= n; i++) printf "%s|", pad(rel(4096, kl[i], cs[c])); printf "\n"
+        printf "| %s: P1 / P4 |", cs[c]; for (i = 1; i <= n; i++) printf " %s |", phases(4096, kl[i], cs[c]); printf "\n"
+      }
+      printf "| cache MiB (fp32 / fp16) |"; for (i = 1; i <= n; i++) printf " %s |", mibs(4096, kl[i]); printf "\n"
+      m = 0; for (s in seen) sl[++m] = s + 0
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (sl[j] < sl[i]) { t = sl[i]; sl[i] = sl[j]; sl[j] = t }
+      printf "\n*h2o-diag, %s: against S, ms (avg_ms)*\n\n", toupper(dev)
+      print "| S | k | fp32 cache: total | vs k = 0 | fp16 cache: total | vs k = 0 |"
+      print "|---:|---:|---:|---:|---:|---:|"
+      split("0 1 4", kk, " ")
+      for (i = 1; i <= m; i++) for (j = 1; j <= 3; j++)
+        printf "| %d | %d | %s |%s| %s |%s|\n", sl[i], kk[j], cell(sl[i], kk[j], "fp32"), pad(rel(sl[i], kk[j], "fp32")), cell(sl[i], kk[j], "fp16"), pad(rel(sl[i], kk[j], "fp16"))
+    }' "$tsv"
+  exit
+fi
 column -t -s$'\t' "$tsv"
 
 # The k figure's data per device: k, then P1 P4 total for fp32 and fp16 (S = 4096, diag; k=0

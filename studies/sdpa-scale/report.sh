@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # The study's tables from its logs (README.md has the conventions):
 #   ./report.sh [LOGDIR]        (default ./ae_logs when present, else ./backup_logs)
+#   ./report.sh --markdown DEVICE [LOGDIR]   README.md's tables of the logs of DEVICE (h100, ...)
 # 1. per configuration and system: status, ms, TFLOP/s (4*B*H*S^2*D, halved when causal),
 #    % of the GPU's dense fp16/bf16 peak, us per (batch*head), peak MiB against the floor of
 #    Q, K, V and O, the cell's roofline minimum time (max of FLOPs/peak, floor bytes/bandwidth)
 # 2. the status document's tiers over SDPA: the TFLOP/s each would need against the peak
+# --markdown prints instead, in Markdown (scripts/readme-tables.sh writes them into README.md):
+# ms (TFLOP/s) per configuration and system with ours' % of peak and ours / SDPA cuDNN; peak
+# MiB against the floor; the tiers over the document's 12.27 ms and over this run's SDPA cuDNN.
 # The GPU is told apart by the meta line: its name, and for an H100 the SM count (132 SXM,
 # 114 PCIe). Logs from the CPU path (gpu=none) are listed, with no peak.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
+markdown=
+if [ "${1:-}" = --markdown ]; then
+  markdown=${2:?--markdown needs a device (h100, h200, a100)}
+  shift 2
+fi
 logs=${1:-}
 if [ -z "$logs" ]; then
   if [ -e "$here/ae_logs" ]; then logs=$here/ae_logs; else logs=$here/backup_logs; fi
 fi
-exec python3 - "$root/scripts/peers" "$logs" <<'PY'
+exec python3 - "$root/scripts/peers" "$logs" "$markdown" <<'PY'
 import glob, os, sys
 sys.path.insert(0, sys.argv[1])
 import kvlog
@@ -77,6 +86,78 @@ for path in sorted(glob.glob(os.path.join(sys.argv[2], "*.log"))):
                      peak=res.get("peak_mib"), reason=res.get("reason", ""),
                      checks=r.get("checks", []), shape="B%d H%d S%d" % (b, h, s)))
 
+MD_SYSTEMS = [("fused", "fused (ours)"), ("sdpa-cudnn", "SDPA cuDNN"),
+              ("sdpa-compiled", "SDPA compiled"), ("flex", "FlexAttention"),
+              ("sdpa-flash", "SDPA flash"), ("sdpa-efficient", "SDPA efficient"),
+              ("unfused", "unfused (ours)"), ("fa3", "FlashAttention-3")]
+
+
+def markdown(dev_name):
+    """README.md's tables of the logs named .DEV. (exit 1 without any)."""
+    mine = [r for r in rows if r["name"].split(".")[1:2] == [dev_name]]
+    if not mine:
+        sys.exit("report.sh: no log of %s in %s" % (dev_name, sys.argv[2]))
+    kinds = {r["dev"] for r in mine}
+    if len(kinds) != 1 or None in kinds:
+        sys.exit("report.sh: the %s logs are not of one known GPU: %s" % (dev_name, sorted(
+            {r["gpu"] for r in mine})))
+    gname, peak, _ = DEVICES[kinds.pop()]
+    cells = {(r["d"], r["causal"], r["dtype"], r["system"]): r for r in mine}
+    systems = [(s, lab) for s, lab in MD_SYSTEMS if any(k[3] == s for k in cells)]
+    configs = sorted({k[:3] for k in cells}, key=lambda c: (-c[0], -c[1], c[2] != "fp16"))
+    label = lambda c: "D%d %s %s" % (c[0], "causal" if c[1] else "full", c[2])
+    tflops = lambda r: r["flops"] / (r["ms"] / 1e3) / 1e12
+    head = lambda cols: "| config | %s |\n|---|%s" % (" | ".join(cols), "---:|" * len(cols))
+
+    print("*sdpa-scale, %s (%s): ms (TFLOP/s), %% of the dense peak %.1f TFLOP/s; avg_ms of "
+          "each log*\n" % (dev_name.upper(), gname, peak))
+    print(head([lab for _, lab in systems] + ["ours, % of peak", "ours / SDPA cuDNN"]))
+    for c in configs:
+        out = []
+        for s, _ in systems:
+            r = cells.get(c + (s,))
+            out.append("-" if r is None else r["status"] if r["status"] != "ok" else
+                       "%.2f (%.0f)" % (r["ms"], tflops(r)))
+        f, cu = cells.get(c + ("fused",)), cells.get(c + ("sdpa-cudnn",))
+        ok = lambda r: r is not None and r["status"] == "ok"
+        out.append("%.1f %%" % (100 * tflops(f) / peak) if ok(f) else "-")
+        out.append("%.2fx" % (f["ms"] / cu["ms"]) if ok(f) and ok(cu) else "-")
+        print("| %s | %s |" % (label(c), " | ".join(out)))
+
+    print("\n*sdpa-scale, %s: peak MiB (x the Q+K+V+O floor)*\n" % dev_name.upper())
+    print(head(["floor"] + [lab for s, lab in systems]))
+    for c in configs:
+        out = ["%.0f" % (4.0 * 16 * 4096 * 96 * c[0] * 2 / 2**20)]
+        for s, _ in systems:
+            r = cells.get(c + (s,))
+            out.append("-" if r is None else r["status"] if r["status"] != "ok" else
+                       "%.0f (%.2fx)" % (float(r["peak"]), float(r["peak"]) / r["floor_mib"])
+                       if r["peak"] else "n/a")
+        print("| %s | %s |" % (label(c), " | ".join(out)))
+
+    f128 = 4.0 * 16 * 96 * 4096**2 * 128 / 2
+    cu = cells.get((128, 1, "fp16", "sdpa-cudnn"))
+    bases = [("the document's SDPA, %.2f ms" % SEED_MS, SEED_MS)]
+    if cu is not None and cu["status"] == "ok":
+        bases.append(("this run's SDPA cuDNN, %.2f ms" % cu["ms"], cu["ms"]))
+    print("\n*sdpa-scale, %s: the status document's tiers at D128 causal fp16; needed TFLOP/s "
+          "count causal FLOPs (%.2f TFLOP), against the dense peak %.1f*\n" % (
+              dev_name.upper(), f128 / 1e12, peak))
+    cols = []
+    for name, _ in bases:
+        cols += ["over %s: ms" % name, "needs TFLOP/s", "% of peak"]
+    print("| tier | %s |\n|---|%s" % (" | ".join(cols), "---:|" * len(cols)))
+    for i, t in enumerate(TIERS):
+        out = []
+        for _, ms in bases:
+            need = f128 / (ms / t / 1e3) / 1e12
+            out += ["%.3f" % (ms / t), "{:,.0f}".format(need), "{:,.0f} %".format(100 * need / peak)]
+        print("| %d (%dx) | %s |" % (i + 1, t, " | ".join(out)))
+
+
+if sys.argv[3]:
+    markdown(sys.argv[3])
+    sys.exit(0)
 if not rows:
     print("no logs in %s" % sys.argv[2])
     sys.exit(0)

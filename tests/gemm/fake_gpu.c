@@ -84,9 +84,10 @@ int gemm_gpu_run(const gemm_plan *pl) {
   return ATTN_OK;
 }
 
-int gemm_gpu_time(const gemm_plan *pl, int warmup, int runs, float *ms) {
+int gemm_gpu_time(const gemm_plan *pl, int warmup, int runs, float *ms, hx_timing *how) {
   (void)pl, (void)warmup;
   for (int i = 0; i < runs; i++) ms[i] = 1.0f;
+  *how = (hx_timing){HX_TIMING_EVENTS, 1};
   return ATTN_OK;
 }
 

@@ -2,8 +2,8 @@
  *  - the band: which (query block, key block) tiles are cached, in slot order;
  *  - the slots: each band tile written by exactly one forward CTA step and read by exactly one
  *    column-pass CTA step, at the same index, for the kernels' own loop bounds (causal and
- *    not, S not a multiple of the tile, and H != S / tile: the seed's indexing mixed the head
- *    with the block index and lined up only when H = S / 128);
+ *    not, S not a multiple of the tile, and H != S / tile, where an index that mixed the head
+ *    with the block index would line up only when H = S / 128);
  *  - cache_mib for given B, H, S, k, dtype;
  *  - the command line: fused-diag's options parse, land in the config line, and other systems
  *    refuse them.

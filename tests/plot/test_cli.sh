@@ -293,6 +293,11 @@ check 'grep -qxF "| H2O | TLE | NS | NS | NS | 1.300 | - | 1.300 | 1.00x |" "$md
 check 'grep -qxF "| H2O | NS | NS | NS | 150.250 | - | 193.4 | 1.29x |" "$md" && grep -qxF "| geometric mean | | | | | - | | 1.29x |" "$md"' "markdown: the e2e paper time as written (193.4), the geometric means row"
 "$bin" table --config "$src/fig13/experiment.yaml" --logs "$fx/ae/fig13" --format markdown --device h100 > "$tmp/f13.md" 2>/dev/null
 check '[ $? -eq 0 ] && [ "$(grep -c "^\*fig13, H100: " "$tmp/f13.md")" -eq 2 ] && ! grep -q "paper" "$tmp/f13.md" && ! grep -q "H200\|A100" "$tmp/f13.md"' "markdown of a sweep: throughput and memory, --device h100 only, no paper column"
+# case columns (x:): a case with logs on another device only has no row in this device's table
+"$bin" table --config "$src/studies/tilebench/experiment.yaml" --logs "$src/backup_logs/tilebench" --format markdown --device h100 > "$tmp/tb100.md" 2>/dev/null
+check '[ $? -eq 0 ] && grep -q "^| B2 H16 S512 D64 bs32 g1 sel8 | " "$tmp/tb100.md" && ! grep -q "^| B2 H16 S256 " "$tmp/tb100.md"' "markdown: a case column without a log on the device has no row"
+"$bin" table --config "$src/studies/tilebench/experiment.yaml" --logs "$src/backup_logs/tilebench" --format markdown --device h200 > "$tmp/tb200.md" 2>/dev/null
+check '[ $? -eq 0 ] && grep -q "^| B2 H16 S256 D64 bs32 g1 sel4 | " "$tmp/tb200.md"' "markdown: the cases with logs on the device keep their rows"
 "$bin" table --config "$src/fig12/experiment.yaml" --logs "$fx/ours/fig12" --format markdown --device b200 > /dev/null 2> "$tmp/md.err"
 check '[ $? -eq 1 ] && grep -qF -- "--device b200: not a device of fig12" "$tmp/md.err"' "markdown: an unknown --device is refused"
 "$bin" table --config "$src/fig12/experiment.yaml" --logs "$fx/ours/fig12" --device h100 > /dev/null 2> "$tmp/md.err"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# README.md's results tables are what the shipped logs give (scripts/readme-tables.sh --check,
-# through repro-plot's tidy table), and the check fails when they are not: a copy of README.md
-# with one number changed, a row dropped, or a marker without its pair is refused; rewriting
-# the copy gives README.md back byte for byte.
+# The results tables of README.md and of the studies' READMEs are what the shipped logs give
+# (scripts/readme-tables.sh --check, through repro-plot's tidy table or a study's own
+# `--markdown` program), and the check fails when they are not: a copy with one number
+# changed, a row dropped, or a marker without its pair is refused; rewriting the copy gives the
+# README back byte for byte.
 #   test_readme_tables.sh REPRO_PLOT SOURCE_DIR WORK
 # check() evals its first argument: the single quotes keep its expansions for eval.
 # shellcheck disable=SC2016
@@ -14,12 +15,15 @@ check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "
 export REPRO_PLOT_BIN=$bin
 script=(bash "$src/scripts/readme-tables.sh")
 
-# 1. the README as committed
+# 1. the READMEs as committed (no FILE: README.md and every study README with a marker)
 "${script[@]}" --check > "$work/check.out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || cat "$work/check.out" >&2
-check '[ $rc -eq 0 ]' "README.md's tables are what the shipped logs give (diff above; scripts/readme-tables.sh rewrites them)"
+check '[ $rc -eq 0 ]' "the READMEs' tables are what the shipped logs give (diff above; scripts/readme-tables.sh rewrites them)"
 check '[ "$(grep -c "^<!-- tables .* begin -->$" "$src/README.md")" -ge 1 ] && grep -q "^| workload | .* | paper | paper / ours |$" "$src/README.md"' "README.md has generated tables, the paper column among them"
+for study in h2o-diag sdpa-scale tilebench; do
+  check 'grep -q "^<!-- tables studies/$study .* begin -->$" "$src/studies/$study/README.md" && grep -qF "studies/$study/README.md: the results tables are what the shipped logs give" "$work/check.out"' "studies/$study/README.md has generated tables, checked"
+done
 
 # 2. one number changed in a copy (the first number of the first H2O row): refused, with a diff
 cp "$src/README.md" "$work/edited.md"
@@ -31,6 +35,30 @@ check '[ $? -eq 1 ] && grep -q "^-| H2O |" "$work/edited.out" && grep -q "differ
 # 3. rewriting the copy in place gives README.md back
 "${script[@]}" "$work/edited.md" > /dev/null 2>&1
 check '[ $? -eq 0 ] && cmp -s "$src/README.md" "$work/edited.md"' "rewriting the edited copy restores README.md byte for byte"
+
+# 3b. the same in the studies' READMEs: a number of a repro-plot block (tilebench, h2o-diag's
+# base comparison) and of a study's own program (h2o-diag's plot_diag.sh, sdpa-scale's
+# report.sh) changed in a copy fails the check with a diff; rewriting the copy restores it
+edit_study() { # STUDY SED-EXPRESSION EDITED-LINE-START
+  local name=$1 want=$3 f=$src/studies/$1/README.md out=$work/$1.md
+  cp "$f" "$out"
+  sed -i "$2" "$out"
+  check '! cmp -s "$f" "$out"' "$name: the edit changed a number ($want)"
+  "${script[@]}" --check "$out" > "$work/$name.out" 2>&1
+  check '[ $? -eq 1 ] && grep -qF -- "-$want" "$work/$name.out" && grep -q "differ from what the shipped logs give" "$work/$name.out"' "$name: a changed number fails the check, with a diff ($want)"
+  "${script[@]}" "$out" > /dev/null 2>&1
+  check '[ $? -eq 0 ] && cmp -s "$f" "$out"' "$name: rewriting the edited copy restores its README byte for byte"
+}
+edit_study h2o-diag 's/^| fp32 cache: total | 0\.712 |/| fp32 cache: total | 0.721 |/' "| fp32 cache: total | 0.721 |"
+edit_study sdpa-scale 's/^| D128 causal fp16 | 12\.34 (535) |/| D128 causal fp16 | 12.43 (535) |/' "| D128 causal fp16 | 12.43 (535) |"
+edit_study tilebench 's/^| B8 H32 S4096 D128 causal=1 | 55\.709 |/| B8 H32 S4096 D128 causal=1 | 55.790 |/' "| B8 H32 S4096 D128 causal=1 | 55.790 |"
+cp "$src/studies/h2o-diag/README.md" "$work/base.md"
+sed -i 's/^| H2O | 8\.457 |/| H2O | 8.475 |/' "$work/base.md"
+"${script[@]}" --check "$work/base.md" > /dev/null 2>&1
+check '[ $? -eq 1 ] && ! cmp -s "$src/studies/h2o-diag/README.md" "$work/base.md"' "h2o-diag: a changed number of its repro-plot block fails the check"
+printf '<!-- tables studies/h2o-diag h100 nosuch.sh begin -->\n<!-- tables studies/h2o-diag h100 nosuch.sh end -->\n' > "$work/noprog.md"
+"${script[@]}" --check "$work/noprog.md" > /dev/null 2> "$work/noprog.err"
+check '[ $? -eq 1 ] && grep -q "no program studies/h2o-diag/nosuch.sh" "$work/noprog.err"' "a block naming a program its folder lacks is refused"
 
 # 4. a row dropped, and the paper's column left out: refused
 grep -v "^| RoCo |" "$src/README.md" > "$work/dropped.md"
