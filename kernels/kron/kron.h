@@ -184,6 +184,12 @@ typedef struct {
                   switch) */
 } kron_plan_cfg;
 
+/* What the CPU backend plans for: an H100's shared memory per block (opt-in) and per SM, and
+ * its SMs, so the CPU runs the GPU's plans. */
+#define KRON_CPU_SMEM_BLOCK ((size_t)227 * 1024)
+#define KRON_CPU_SMEM_SM    ((size_t)228 * 1024)
+#define KRON_CPU_NSM        132
+
 /* v3's plan for a pass (the stages are the same for both; bwd adds the gradient steps).
  * 0, or -1 with why (a factor whose matrix and smallest tile do not fit). */
 int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,

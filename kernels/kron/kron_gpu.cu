@@ -1,10 +1,11 @@
 // kron_gpu.cu: kronlayer's GPU device and backend (kron_dev.h, kron.h): cuBLAS GEMMs for v1
 // and v2, a tiled batched transpose (v1's permute), a column reduction (v2's gA partials), and
-// the launches of v3's kernels (kron_kernels.cu): each checked against the plan and the device
-// first, chained with programmatic dependent launch where the device has it.
+// v3's kernels (kron_kernels.cu) launched through kron_launch.cu on the run's stream, each
+// launch a profile step.
 #include "harness_gpu.h"
 #include "kron_dev.h"
 #include "kron_kernels.cuh"
+#include "kron_launch.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -14,8 +15,7 @@
 #include <string.h>
 
 static attn_ctx g_ctx;
-static size_t g_smem_optin;
-static int g_pdl; // launch v3's kernels with programmatic dependent launch (sm_90 and later)
+static kron_launcher g_launcher; // v3's launches: the run's stream, the profile steps
 
 // ---- profile steps: an event pair around each backend call while profiling --------------------
 typedef struct {
@@ -182,125 +182,6 @@ static void gpu_transpose(kron_be *be, const char *name, const void *src, void *
   step_end(st);
 }
 
-static void gpu_zero(kron_be *be, void *p, long long n) {
-  HX_CUDA(cudaMemsetAsync(p, 0, (size_t)n * (size_t)be->es, g_ctx.stream));
-}
-
-// Validation before every v3 launch: the plan's own check (kron_stage_check, shared with the
-// CPU backend), the device's shared memory, and, once per kernel and size, that a block fits
-// on an SM at all.
-static void launch_fail(const char *name, const char *why) {
-  hx_die(REPRO_EXIT_ERROR, "error", "%s: launch configuration: %s", name, why);
-}
-
-// A v3 kernel on the stream, with programmatic dependent launch where the device has it.
-template <typename... Params, typename... Args>
-static void launch_v3(void (*kernel)(Params...), dim3 grid, size_t smem, Args... args) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(KRON_THREADS);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = g_ctx.stream;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = g_pdl ? 1 : 0;
-  HX_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
-}
-
-static void check_fits(const char *name, const void *kernel, size_t smem) {
-  static const void *seen_kernel[16];
-  static size_t seen_smem[16];
-  static int nseen;
-  for (int i = 0; i < nseen; i++)
-    if (seen_kernel[i] == kernel && seen_smem[i] == smem) return;
-  if (smem > g_smem_optin) {
-    char why[128];
-    snprintf(why, sizeof why, "%zu bytes of shared memory, the device allows %zu", smem,
-             g_smem_optin);
-    launch_fail(name, why);
-  }
-  int blocks = 0;
-  HX_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, KRON_THREADS, smem));
-  if (blocks < 1) launch_fail(name, "no block of this kernel fits on an SM");
-  if (nseen < 16) seen_kernel[nseen] = kernel, seen_smem[nseen++] = smem;
-}
-
-// the stage's kernel: the tensor-core one of its warp tile, else the CUDA-core one
-template <typename T>
-static void launch_stage(const char *name, const kron_stage *st, const stage_args &a, const void *A,
-                         const void *in, void *out) {
-  kron_stage_kernel<T> kernel = kron_stage_fn<T>(st->mt[0] == KRON_MT_TC, st->wm, st->wn);
-  if (!kernel) launch_fail(name, "a tensor-core warp tile without a kernel");
-  check_fits(name, (const void *)kernel, st->smem);
-  int stp = step_begin(name);
-  launch_v3(kernel, dim3(st->grid), st->smem, a, (const T *)A, (const T *)in, (T *)out);
-  HX_CUDA_LAUNCH();
-  step_end(stp);
-}
-
-static void gpu_stage(kron_be *be, const char *name, const kron_shape *s, const kron_stage *st,
-                      int trans, const void *A, const void *in, void *out, void *const *side) {
-  char why[256];
-  if (kron_stage_check(s, st, be->es, why, sizeof why)) launch_fail(name, why);
-  kron_stage_smem L;
-  kron_stage_layout(s, st, be->es, trans, &L);
-  stage_args a;
-  memset(&a, 0, sizeof a);
-  a.st = *st;
-  a.g = st->k1 - st->k0;
-  a.trans = trans;
-  for (int l = 0; l < a.g; l++) {
-    a.f[l] = s->f[st->k0 + l];
-    a.aoff[l] = s->aoff[st->k0 + l];
-    a.a_sm[l] = (int)L.a[l];
-    a.lda[l] = (int)L.lda[l];
-    if (l + 1 < a.g) a.side[l] = side[l];
-  }
-  for (int i = 0; i < 3; i++) a.buf[i] = (int)L.buf[i];
-  if (be->es == 4)
-    launch_stage<float>(name, st, a, A, in, out);
-  else
-    launch_stage<double>(name, st, a, A, in, out);
-}
-
-static void gpu_grad(kron_be *be, const char *name, const kron_shape *s, const kron_plan *p,
-                     const void *const *G, const void *const *T, void *gA) {
-  char why[256];
-  grad_args a;
-  memset(&a, 0, sizeof a);
-  a.m = s->m;
-  unsigned gx = 1, gz = 1;
-  size_t smem = 0;
-  if (!p->has_grad) launch_fail(name, "the plan has no gradient steps");
-  for (int k = 0; k < s->m; k++) {
-    const kron_gstep *g = &p->ga[k];
-    if (kron_gstep_check(s, k, g, be->es, why, sizeof why)) launch_fail(name, why);
-    a.ga[k] = *g;
-    a.f[k] = s->f[k];
-    a.aoff[k] = s->aoff[k];
-    a.slot[k] = (int)kron_gstep_slot_elems(g);
-    a.G[k] = G[k];
-    a.Tin[k] = T[k];
-    gx = (unsigned)g->ksplit > gx ? (unsigned)g->ksplit : gx;
-    gz = (unsigned)(g->nob * g->nob) > gz ? (unsigned)(g->nob * g->nob) : gz;
-    smem = g->smem > smem ? g->smem : smem;
-  }
-  if (gz > 65535) launch_fail(name, "too many output blocks");
-  const void *kernel =
-      be->es == 4 ? (const void *)kron_grad_fn<float>() : (const void *)kron_grad_fn<double>();
-  check_fits(name, kernel, smem);
-  dim3 grid(gx, (unsigned)s->m, gz);
-  int stp = step_begin(name);
-  if (be->es == 4)
-    launch_v3(kron_grad_fn<float>(), grid, smem, a, (float *)gA);
-  else
-    launch_v3(kron_grad_fn<double>(), grid, smem, a, (double *)gA);
-  HX_CUDA_LAUNCH();
-  step_end(stp);
-}
-
 // a `kernel_attr` line per v3 kernel: registers and spills (spills would explain a slow kernel)
 static void gpu_describe(FILE *out) {
   for (int i = 0; i < kron_nkernels; i++) {
@@ -320,8 +201,7 @@ static void gpu_sync(void) {
   HX_CUDA(cudaStreamSynchronize(g_ctx.stream));
   HX_CUDA_LAUNCH();
 }
-static void gpu_time_runs(kron_fn fn, void *arg, int warmup, int runs, float *ms,
-                          hx_timing *how) {
+static void gpu_time_runs(kron_fn fn, void *arg, int warmup, int runs, float *ms, hx_timing *how) {
   int rc = hx_time_runs(g_ctx.stream, fn, arg, warmup, runs, ms, how);
   if (rc) hx_die(REPRO_EXIT_ERROR, "error", "a timed run failed (code %d)", rc);
 }
@@ -331,22 +211,15 @@ extern "C" int kron_gpu_open(kron_dev *dev, kron_be *be, int es, hx_device_info 
                              size_t why_len) {
   if (!hx_gpu_available(why, why_len)) return 0;
   hx_gpu_init(&g_ctx, info, 0);
+  kron_launch_limits lim;
+  kron_launch_setup(&lim);
   const char *pdl = getenv("REPRO_KRON_PDL"); // "0": plain launches (a measurement switch)
-  g_pdl = g_ctx.cc_major >= 9 && !(pdl && !strcmp(pdl, "0"));
-  int optin = 0;
-  HX_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-  g_smem_optin = (size_t)optin;
-  // let the v3 kernels take up to the opt-in maximum of dynamic shared memory, and prefer
-  // shared memory over L1 (more blocks per SM)
-  for (int i = 0; i < kron_nkernels; i++) {
-    const void *fn = kron_kernels[i].fn;
-    HX_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    HX_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                 cudaSharedmemCarveoutMaxShared));
-  }
-  int nsm = 0, smem_sm = 0;
-  HX_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
-  HX_CUDA(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+  memset(&g_launcher, 0, sizeof g_launcher);
+  g_launcher.stream = g_ctx.stream;
+  g_launcher.pdl = lim.cc_major >= 9 && !(pdl && !strcmp(pdl, "0"));
+  g_launcher.smem_optin = lim.smem_optin;
+  g_launcher.step_begin = step_begin;
+  g_launcher.step_end = step_end;
   memset(dev, 0, sizeof *dev);
   dev->on_gpu = 1;
   dev->alloc = hx_dev_alloc;
@@ -359,18 +232,16 @@ extern "C" int kron_gpu_open(kron_dev *dev, kron_be *be, int es, hx_device_info 
   dev->prof_start = gpu_prof_start;
   dev->prof_stop = gpu_prof_stop;
   dev->peak_bytes = gpu_peak;
-  dev->smem_optin = g_smem_optin;
-  dev->smem_sm = (size_t)smem_sm;
-  dev->nsm = nsm;
+  dev->smem_optin = lim.smem_optin;
+  dev->smem_sm = lim.smem_sm;
+  dev->nsm = lim.nsm;
   dev->describe = gpu_describe;
   memset(be, 0, sizeof *be);
   be->es = es;
   be->gemm = gpu_gemm;
   be->reduce = gpu_reduce;
   be->transpose = gpu_transpose;
-  be->zero = gpu_zero;
-  be->stage = gpu_stage;
-  be->grad = gpu_grad;
+  kron_launch_backend(be, &g_launcher);
   return 1;
 }
 

@@ -2,7 +2,7 @@
 // on the CUDA cores (register-tiled FMA), k_stage_tc<T, WM, WN> runs single-axis and pair
 // stages on the tensor cores (3xTF32 mma for fp32, DMMA for fp64), and k_grad computes every
 // gA_k. kron_tile.h has the index arithmetic, shared with the CPU emulation in kron_cpu.c,
-// which runs the same plans thread by thread; kron_gpu.cu launches the kernels through the
+// which runs the same plans thread by thread; kron_launch.cu launches the kernels through the
 // lookups at the end of this file (kron_kernels.cuh).
 #include "kron_kernels.cuh"
 #include "kron_tile.h"
@@ -743,7 +743,7 @@ __global__ void __launch_bounds__(KRON_THREADS, 1) k_grad(const grad_args a, T *
     grad_run<T, 4, 4>(a, k, gA);
 }
 
-// ---- the lookups kron_gpu.cu launches through (kron_kernels.cuh) ----------------------------
+// ---- the lookups kron_launch.cu launches through (kron_kernels.cuh) -------------------------
 template <typename T> kron_stage_kernel<T> kron_stage_fn(int tc, int wm, int wn) {
   if (!tc) return k_stage<T>;
   switch (wm * 8 + wn) {

@@ -1,4 +1,4 @@
-// kron_kernels.cuh: v3's kernels (kron_kernels.cu) as the host side (kron_gpu.cu) sees them:
+// kron_kernels.cuh: v3's kernels (kron_kernels.cu) as the host side (kron_launch.cu) sees them:
 // their arguments, and the kernels as pointers taken where they are defined, for the launches
 // (cudaLaunchKernelEx), the launch checks and the kernel attributes.
 #ifndef KRON_KERNELS_CUH
@@ -36,8 +36,8 @@ template <typename T> kron_stage_kernel<T> kron_stage_fn(int tc, int wm, int wn)
 // k_grad<T>
 template <typename T> kron_grad_kernel<T> kron_grad_fn();
 
-// Every kernel by name: kron_gpu.cu sets their attributes at open and logs their registers and
-// spills (a `kernel_attr` line each: spills would explain a slow kernel).
+// Every kernel by name: kron_launch.cu sets their attributes on a device, kron_gpu.cu logs their
+// registers and spills (a `kernel_attr` line each: spills would explain a slow kernel).
 struct kron_kernel_entry {
   const char *name;
   const void *fn;

@@ -35,8 +35,7 @@ static void cpu_poison(void *p, size_t bytes) {
   if (p && bytes) memset(p, 0xff, bytes);
 }
 static void cpu_sync(void) {}
-static void cpu_time_runs(kron_fn fn, void *arg, int warmup, int runs, float *ms,
-                          hx_timing *how) {
+static void cpu_time_runs(kron_fn fn, void *arg, int warmup, int runs, float *ms, hx_timing *how) {
   for (int i = 0; i < warmup + runs; i++) {
     double t0 = hx_wall_ms();
     fn(arg);
@@ -59,10 +58,9 @@ static void cpu_device(kron_dev *d) {
   d->prof_start = cpu_prof_start;
   d->prof_stop = cpu_prof_stop;
   d->peak_bytes = cpu_peak;
-  /* an H100's, so the CPU emulates the GPU's plans */
-  d->smem_optin = 227 * 1024;
-  d->smem_sm = 228 * 1024;
-  d->nsm = 132;
+  d->smem_optin = KRON_CPU_SMEM_BLOCK;
+  d->smem_sm = KRON_CPU_SMEM_SM;
+  d->nsm = KRON_CPU_NSM;
 }
 
 /* ---- one run's state ------------------------------------------------------------------------ */

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """kron.py: the Kronecker-factored layer y = x·(A1 ⊗ ... ⊗ Am)^T in PyTorch, the seed's two
 versions, as one log of the kit's contract (the same lines as peer.py; kernels/kron/kron.h
-has the math; the seed is shared/seeds/001_0b3871eacf715a71.txt).
+has the math; the seed is shared/seeds/001_0b3871eacf715a71.txt). The formulations, the inputs
+and the tolerance live in kernels/kron/torch_ext/kronlayer_torch/formulations.py, shared with
+the PyTorch extension.
 
     kron.py --system torch-naive|torch-v2 --shape 16x32x32 [--dtype f|d] [--pass fwd|bwd]
             [--warmup 20] [--runs 100] [--seed 1] [--check|--no-check] [--device gpu|cpu]
@@ -19,6 +21,7 @@ has the math; the seed is shared/seeds/001_0b3871eacf715a71.txt).
 Exit codes: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.
 """
 import argparse
+import importlib.util
 import math
 import os
 import re
@@ -65,51 +68,24 @@ def config_pairs(args):
             ("device", args.device), ("impl", args.system), ("seed", args.seed)]
 
 
-# ---- the two formulations --------------------------------------------------------------------
+# ---- the two formulations: their one home is the extension's pure-Python module -----------
 
-def forward_naive(x, factors):
-    """The seed's v1: rotate the factor axes through the last position."""
-    b, n = x.shape
-    cur = x
-    for A in reversed(factors):
-        f = A.shape[0]
-        y = cur.reshape(-1, f) @ A.t()                     # [B·N/f, f]
-        cur = y.reshape(b, n // f, f).transpose(1, 2).contiguous().reshape(b, n)
-    return cur
-
-
-def forward_v2(x, factors):
-    """The seed's v2: A applied on each axis of the [B·P, f, Q] view, broadcast over slabs."""
-    b, n = x.shape
-    cur = x
-    p = 1
-    for A in factors:
-        f = A.shape[0]
-        q = n // (p * f)
-        cur = (A @ cur.reshape(b * p, f, q)).reshape(b, n)
-        p *= f
-    return cur
+def load_formulations():
+    """kernels/kron/torch_ext/kronlayer_torch/formulations.py, loaded by its path (it needs
+    neither torch at import nor the compiled extension)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(root, "kernels", "kron", "torch_ext", "kronlayer_torch",
+                        "formulations.py")
+    spec = importlib.util.spec_from_file_location("kron_formulations", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-FORWARD = {"torch-naive": forward_naive, "torch-v2": forward_v2}
-OTHER = {"torch-naive": forward_v2, "torch-v2": forward_naive}
-
-
-def make_inputs(torch, args, device, dtype):
-    g = torch.Generator(device="cpu")
-    g.manual_seed(args.seed)
-    n = math.prod(args.factors)
-    x = torch.randn(args.batch, n, generator=g, dtype=torch.float64)
-    factors = [torch.randn(f, f, generator=g, dtype=torch.float64) / math.sqrt(f)
-               for f in args.factors]
-    gy = torch.randn(args.batch, n, generator=g, dtype=torch.float64)
-    return [t.to(device=device, dtype=dtype) for t in [x, gy] + factors]
-
-
-def tolerance(dtype_char, length):
-    eps = 2.0 ** -53 if dtype_char == "d" else 2.0 ** -24
-    base = 1e-12 if dtype_char == "d" else 1e-5
-    return max(base, 4 * eps * math.sqrt(length))
+formulations = load_formulations()
+FORWARD = {"torch-naive": formulations.forward_naive, "torch-v2": formulations.forward_v2}
+OTHER = {"torch-naive": formulations.forward_v2, "torch-v2": formulations.forward_naive}
+tolerance = formulations.tolerance
 
 
 def rel_l2(got, want):
@@ -123,7 +99,7 @@ def run_cell(torch, args, log):
     device = torch.device("cuda" if on_gpu else "cpu")
     dtype = torch.float64 if args.dtype == "d" else torch.float32
     log.record("config", config_pairs(args))
-    x, gy, *factors = make_inputs(torch, args, device, dtype)
+    x, gy, *factors = formulations.make_inputs(args.batch, args.factors, args.seed, device, dtype)
     fwd = FORWARD[args.system]
     xs = x.clone().requires_grad_(True)
     As = [A.clone().requires_grad_(True) for A in factors]

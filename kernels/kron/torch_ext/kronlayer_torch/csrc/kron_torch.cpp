@@ -1,0 +1,242 @@
+// kron_torch.cpp: the PyTorch binding of kernels/kron/kron_api.h: the ops
+//   kronlayer::v3_forward(x, A, factors) -> (y, saved)
+//   kronlayer::v3_backward(x, A, factors, saved, gy) -> (gx, gA)
+// for CPU tensors (the CPU backend) and CUDA tensors (v3's kernels on the current stream of the
+// tensors' device), every input checked first (dtype, device, shape, contiguity: the error
+// names what was expected). x, y, gy, gx are [B, N]; A and gA the factors back to back, flat;
+// saved the forward's intermediates for the backward. v3's plans are built once per batch,
+// factors, dtype and device and kept for the process. Built without KRON_API_CUDA (a CPU-only
+// build), CUDA tensors are refused with the reason.
+#include <torch/extension.h>
+
+#ifdef KRON_API_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#endif
+
+#include "kron_api.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+const char *const kNoCuda =
+    "kronlayer: this build of kronlayer_torch has no CUDA (it was built with KRON_EXT_CUDA=0, "
+    "or without nvcc or a CUDA torch); move the tensors to the CPU, or rebuild on a machine "
+    "with nvcc and a CUDA torch";
+
+// Error messages are put together as std::string without iostreams: where the compiler the
+// extension is built with links its own copy of the C++ library, that copy's locale is never
+// set up and formatting a number through an ostream in this module crashes (seen on the GPU
+// machine's /opt/gcc). KRON_CHECK passes TORCH_CHECK one finished string.
+std::string piece(const char *s) { return s; }
+std::string piece(const std::string &s) { return s; }
+std::string piece(at::ScalarType t) { return c10::toString(t); }
+std::string piece(const c10::Device &d) { return d.str(); }
+template <typename T, typename = std::enable_if_t<std::is_integral<T>::value>>
+std::string piece(T v) {
+  return std::to_string(v);
+}
+std::string piece(at::IntArrayRef v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); i++) out += (i ? ", " : "") + std::to_string(v[i]);
+  return out + "]";
+}
+template <typename... Parts> std::string msg(const Parts &...parts) {
+  std::string out;
+  (out += ... += piece(parts));
+  return out;
+}
+#define KRON_CHECK(cond, ...) TORCH_CHECK(cond, msg(__VA_ARGS__))
+
+// ---- plans, one per (batch, factors, element size, device) ------------------------------------
+struct plan_key {
+  long long batch;
+  std::vector<int> f;
+  int es, device;
+  bool operator<(const plan_key &o) const {
+    return std::tie(batch, f, es, device) < std::tie(o.batch, o.f, o.es, o.device);
+  }
+};
+
+std::mutex g_plans_mu;
+std::map<plan_key, std::shared_ptr<const kron_api_plan>> g_plans;
+
+// the plan of a shape (made on first use; for CUDA the device must be current)
+std::shared_ptr<const kron_api_plan> plan_for(long long batch, const std::vector<int> &f, int es,
+                                              int device) {
+  plan_key key{batch, f, es, device};
+  std::lock_guard<std::mutex> lock(g_plans_mu);
+  auto it = g_plans.find(key);
+  if (it != g_plans.end()) return it->second;
+  auto p = std::make_shared<kron_api_plan>();
+  char why[512] = "";
+  int rc = kron_api_plan_make(p.get(), batch, (int)f.size(), f.data(), es, device, why, sizeof why);
+  KRON_CHECK(rc == 0, "kronlayer: no v3 plan for batch ", batch, " and factors ",
+              at::IntArrayRef(std::vector<int64_t>(f.begin(), f.end())), ": ", why);
+  g_plans[key] = p;
+  return p;
+}
+
+// ---- input checks ---------------------------------------------------------------------------
+std::vector<int> factor_sizes(at::IntArrayRef factors) {
+  KRON_CHECK(factors.size() >= 1 && factors.size() <= KRON_MAX_FACTORS,
+              "kronlayer: expected 1 to ", KRON_MAX_FACTORS, " factors, got ", factors.size());
+  std::vector<int> f;
+  for (size_t k = 0; k < factors.size(); k++) {
+    KRON_CHECK(factors[k] >= 1 && factors[k] <= KRON_MAX_FACTOR, "kronlayer: factor ", k + 1,
+                " is ", factors[k], "; every factor must be in [1, ", KRON_MAX_FACTOR, "]");
+    f.push_back((int)factors[k]);
+  }
+  return f;
+}
+
+// t: contiguous, x's dtype and device, of `shape`
+void check_like(const at::Tensor &t, const char *name, const at::Tensor &x, at::IntArrayRef shape) {
+  KRON_CHECK(t.scalar_type() == x.scalar_type(), "kronlayer: ", name, " must be ", x.scalar_type(),
+              " like x, got ", t.scalar_type());
+  KRON_CHECK(t.device() == x.device(), "kronlayer: ", name, " must be on ", x.device(),
+              " like x, got ", t.device());
+  KRON_CHECK(t.sizes() == shape, "kronlayer: ", name, " must have shape ", at::IntArrayRef(shape),
+              ", got ", at::IntArrayRef(t.sizes()));
+  KRON_CHECK(t.is_contiguous(), "kronlayer: ", name,
+              " must be contiguous (row-major); call .contiguous() first");
+}
+
+struct checked {
+  std::vector<int> f;
+  int64_t batch = 0, n = 1, na = 0;
+  int es = 4;
+  int device = KRON_API_CPU;
+};
+
+// x [B, N] fp32/fp64 contiguous on the CPU or a CUDA device, A [sum f^2] like it
+checked check_inputs(const at::Tensor &x, const at::Tensor &A, at::IntArrayRef factors) {
+  checked c;
+  c.f = factor_sizes(factors);
+  for (int fk : c.f) c.n *= fk, c.na += (int64_t)fk * fk;
+  KRON_CHECK(x.scalar_type() == at::kFloat || x.scalar_type() == at::kDouble,
+              "kronlayer: x must be float32 or float64, got ", x.scalar_type());
+  KRON_CHECK(x.dim() == 2, "kronlayer: x must be 2-D [B, N], got shape ", at::IntArrayRef(x.sizes()));
+  KRON_CHECK(x.size(1) == c.n, "kronlayer: x has N = ", x.size(1), " columns but the factors ",
+              at::IntArrayRef(factors), " multiply to ", c.n);
+  KRON_CHECK(x.is_contiguous(), "kronlayer: x must be contiguous (row-major [B, N]); call "
+                                 ".contiguous() first");
+  KRON_CHECK(x.is_cpu() || x.is_cuda(), "kronlayer: x must be on the CPU or a CUDA device, got ",
+              x.device());
+  if (x.is_cuda()) {
+    KRON_CHECK(kron_api_has_cuda(), kNoCuda);
+    c.device = x.get_device();
+  }
+  check_like(A, "A (the factors back to back, flat)", x, {c.na});
+  c.batch = x.size(0);
+  c.es = x.scalar_type() == at::kDouble ? 8 : 4;
+  return c;
+}
+
+void *stream_of(const checked &c) {
+#ifdef KRON_API_CUDA
+  if (c.device != KRON_API_CPU) return (void *)at::cuda::getCurrentCUDAStream(c.device).stream();
+#endif
+  (void)c;
+  return nullptr;
+}
+
+void *ptr(const at::Tensor &t) { return t.numel() ? t.data_ptr() : nullptr; }
+
+// ---- the ops --------------------------------------------------------------------------------
+std::tuple<at::Tensor, at::Tensor> v3_forward(const at::Tensor &x, const at::Tensor &A,
+                                              at::IntArrayRef factors) {
+  checked c = check_inputs(x, A, factors);
+#ifdef KRON_API_CUDA
+  c10::cuda::OptionalCUDAGuard guard;
+  if (c.device != KRON_API_CPU) guard.set_index((c10::DeviceIndex)c.device);
+#endif
+  int64_t m = (int64_t)c.f.size();
+  at::Tensor y = at::empty_like(x);
+  at::Tensor saved = at::empty({(m - 1) * c.batch * c.n}, x.options());
+  if (c.batch == 0) return {y, saved};
+  auto p = plan_for(c.batch, c.f, c.es, c.device);
+  KRON_CHECK(kron_api_saved_elems(p.get()) == saved.numel(),
+              "kronlayer: internal: the plan saves ", kron_api_saved_elems(p.get()), " elements");
+  char why[1024] = "";
+  int rc = kron_api_fwd(p.get(), stream_of(c), x.data_ptr(), A.data_ptr(), y.data_ptr(), ptr(saved),
+                        why, sizeof why);
+  KRON_CHECK(rc == 0, "kronlayer: v3 forward failed: ", why);
+  return {y, saved};
+}
+
+std::tuple<at::Tensor, at::Tensor> v3_backward(const at::Tensor &x, const at::Tensor &A,
+                                               at::IntArrayRef factors, const at::Tensor &saved,
+                                               const at::Tensor &gy) {
+  checked c = check_inputs(x, A, factors);
+  int64_t m = (int64_t)c.f.size();
+  check_like(gy, "gy (the gradient of y)", x, x.sizes());
+  check_like(saved, "saved (the forward's intermediates)", x, {(m - 1) * c.batch * c.n});
+#ifdef KRON_API_CUDA
+  c10::cuda::OptionalCUDAGuard guard;
+  if (c.device != KRON_API_CPU) guard.set_index((c10::DeviceIndex)c.device);
+#endif
+  at::Tensor gx = at::empty_like(x);
+  at::Tensor gA = at::empty_like(A);
+  if (c.batch == 0) return {gx, gA.zero_()};
+  auto p = plan_for(c.batch, c.f, c.es, c.device);
+  at::Tensor scratch = at::empty({kron_api_scratch_elems(p.get())}, x.options());
+  char why[1024] = "";
+  int rc = kron_api_bwd(p.get(), stream_of(c), x.data_ptr(), A.data_ptr(), ptr(saved),
+                        gy.data_ptr(), gx.data_ptr(), gA.data_ptr(), ptr(scratch), why, sizeof why);
+  KRON_CHECK(rc == 0, "kronlayer: v3 backward failed: ", why);
+  return {gx, gA};
+}
+
+// v3's plan as kronlayer's `plan` lines print it (fwd, then bwd, one line each); device -1: the
+// CPU
+std::string plan_line(long long batch, std::vector<int64_t> factors, bool fp64, int device) {
+  std::vector<int> f = factor_sizes(factors);
+  KRON_CHECK(device == KRON_API_CPU || kron_api_has_cuda(), kNoCuda);
+#ifdef KRON_API_CUDA
+  c10::cuda::OptionalCUDAGuard guard;
+  if (device != KRON_API_CPU) guard.set_index((c10::DeviceIndex)device);
+#endif
+  auto p = plan_for(batch, f, fp64 ? 8 : 4, device);
+  std::string out;
+  for (int pass = 0; pass < 2; pass++) {
+    char line[4096];
+    kron_api_describe(p.get(), (kron_pass)pass, line, sizeof line);
+    out += std::string(pass ? "\n" : "") + "plan impl=v3 pass=" + (pass ? "bwd " : "fwd ") + line;
+  }
+  return out;
+}
+
+} // namespace
+
+TORCH_LIBRARY(kronlayer, m) {
+  m.def("v3_forward(Tensor x, Tensor A, int[] factors) -> (Tensor, Tensor)");
+  m.def("v3_backward(Tensor x, Tensor A, int[] factors, Tensor saved, Tensor gy) -> "
+        "(Tensor, Tensor)");
+}
+
+TORCH_LIBRARY_IMPL(kronlayer, CPU, m) {
+  m.impl("v3_forward", &v3_forward);
+  m.impl("v3_backward", &v3_backward);
+}
+
+// registered in CPU-only builds too: check_inputs refuses CUDA tensors there with the reason
+TORCH_LIBRARY_IMPL(kronlayer, CUDA, m) {
+  m.impl("v3_forward", &v3_forward);
+  m.impl("v3_backward", &v3_backward);
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.doc() = "kronlayer_torch._C: v3 of the Kronecker layer (torch.ops.kronlayer.*)";
+  m.def(
+      "has_cuda", []() { return kron_api_has_cuda() != 0; },
+      "whether this build launches on CUDA tensors");
+  m.def("plan_line", &plan_line, "v3's plan lines for (batch, factors, fp64, device; -1: CPU)");
+}
