@@ -13,6 +13,11 @@
 #                                 TileLang and its CuTeDSL backend (tilelang, nvidia-cutlass-dsl) for tilebench's
 #                                 tilelang and cutedsl systems, into the python3 that runs the peers
 #                                 (REPRO_PYTHON, default python3; it must have torch, and nvcc must be on PATH)
+#   scripts/install.sh --tvm      Apache TVM for the tvm and tvm-ms peers, with pip (network needed; no apt): the
+#                                 pinned packages of `scripts/peers/tvm_backend.py pins` (TVM, MetaSchedule's
+#                                 psutil and cloudpickle; its XGBoost cost model where the Python takes it) into a
+#                                 folder of their own, REPRO_TVM_PATH (default build/tvm-site), which the peers put
+#                                 first on their path: TileLang pins an older apache-tvm-ffi than TVM needs
 # When another apt or dpkg holds the package locks (unattended-upgrades, a second install),
 # waits for it (up to REPRO_APT_WAIT seconds, default 600) instead of failing.
 set -euo pipefail
@@ -51,12 +56,25 @@ case "${1:-}" in
     "$py" -m pip install "${peer_pkgs[@]}"
     "$py" -c "import tilelang, cutlass; print('install.sh: tilelang', tilelang.__version__, 'and CuTeDSL import')"
     exit 0 ;;
+  --tvm)
+    py=${REPRO_PYTHON:-python3}
+    site=${REPRO_TVM_PATH:-$root/build/tvm-site}
+    "$py" -c "import torch, numpy" 2>/dev/null ||
+      { echo "install.sh: $py has no torch or numpy: the tvm peers export PyTorch programs (install them first)" >&2; exit 1; }
+    mapfile -t required < <("$py" "$root/scripts/peers/tvm_backend.py" pins required)
+    mapfile -t optional < <("$py" "$root/scripts/peers/tvm_backend.py" pins cost-model)
+    echo "install.sh: $py -m pip install --no-deps --target $site ${required[*]}"
+    "$py" -m pip install --no-deps --upgrade --target "$site" "${required[@]}"
+    "$py" -m pip install --no-deps --upgrade --target "$site" "${optional[@]}" ||
+      echo "install.sh: ${optional[*]} not installed: tvm-ms tunes with MetaSchedule's random cost model" >&2
+    PYTHONPATH=$site "$py" -c "import tvm; print('install.sh: tvm', tvm.__version__, 'imports from $site')"
+    exit 0 ;;
   --lint) install_ruff; exit ;;
   --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format clang libclang-rt-14-dev
                   shellcheck python3-venv chromium)
            lint=1 ;;
   "") ;;
-  *) echo "usage: $0 [--tests | --lint | --peers]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--tests | --lint | --peers | --tvm]" >&2; exit 2 ;;
 esac
 
 missing=()

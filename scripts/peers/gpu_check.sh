@@ -6,7 +6,8 @@
 #   OUT=/some/dir scripts/peers/gpu_check.sh        (PYTHON=python3 by default)
 #
 # The workloads are the registry's (registry.py names, kernels/attention/workloads.def), the systems
-# systems.py's (systems.py names).
+# systems.py's that need no tuning budget (systems.py names; tvm-ms, MetaSchedule, has its own
+# check, tvm_gpu_check.sh).
 # Stages (their logs' names start with the stage):
 #   small  S=256, H=32, D=128, every system x workload, PAR (6) at a time (checks matter, not
 #          times);

@@ -9,6 +9,7 @@ printed as one log of the kit's contract (README.md "Log contract", common/kvlin
             [--e2e [--layers 32] [--hidden 4096] [--mlp 11008] [--vocab 32000]]
             [--groups 1] [--block-size 32] [--selected-blocks 8] [--scale X]
                                                 (selected-block workloads: KEYS_SELECTED_BLOCKS)
+            [--tune-trials N [--tune-db DIR]]   (tvm-ms: MetaSchedule's budget and database)
 
 Rules shared with the kit's binaries (scripts/peers/README.md says more):
   inputs   q, k, v ~ N(0, 1) fp16 [B, S, H, D] from torch.Generator(seed); COL_KEYFORMER's
@@ -23,7 +24,8 @@ Rules shared with the kit's binaries (scripts/peers/README.md says more):
            (timing=events); a shorter one is timed as a CUDA graph of calls_per_run calls
            replayed between two events (timing=graph), or as that many back-to-back calls
            (timing=loop) when it cannot be captured, so Python's launch cost is amortised as
-           the C harness's is; on the CPU the wall clock (timing=wall)
+           the C harness's is; on the CPU the wall clock (timing=wall). The tvm systems are
+           timed by TVM's time evaluator (timing=tvm_time_evaluator, calls_per_run the same)
   flops    4*B*H*S^2*D per call, halved when causal (the paper's count); selected blocks:
            4*D per attended (b, h, query, key); no gflops for e2e
   memory   torch.cuda.reset_peak_memory_stats() right before the timed runs, then
@@ -104,6 +106,25 @@ def positive_float(text):
     return value
 
 
+def parse_tuning(p, args):
+    """args.tuning: tvm-ms's budget (tvm_backend.Tuning, its database folder named by the
+    cell), None for the other systems, which refuse the tuning options."""
+    args.tuning = None
+    if args.system != "tvm-ms":
+        for option, value in (("--tune-trials", args.tune_trials), ("--tune-db", args.tune_db)):
+            if value is not None:
+                p.error("%s is tvm-ms's (MetaSchedule), not --system %s's%s" % (
+                    option, args.system, " (TVM's default schedules, untuned)"
+                    if args.system == "tvm" else ""))
+        return
+    if args.tune_trials is None:
+        p.error("--system tvm-ms needs --tune-trials N (MetaSchedule's trial budget)")
+    import tvm_backend
+    cell = "%s.b%d.h%d.s%d.d%d.%s.c%d" % (args.workload, args.batch, args.heads, args.seqlen,
+                                          args.dim, args.dtype, args.causal)
+    args.tuning = tvm_backend.Tuning(args.tune_trials, args.tune_db, cell)
+
+
 def parse_args(argv):
     import systems
     p = argparse.ArgumentParser(prog="peer.py", description=__doc__.split("\n")[0])
@@ -143,7 +164,14 @@ def parse_args(argv):
                    help="blocks per query's list (selected-block workloads; default 8)")
     p.add_argument("--scale", type=positive_float, default=None,
                    help="softmax scale (selected-block workloads; default 1/sqrt(dim))")
+    p.add_argument("--tune-trials", type=positive_int, default=None,
+                   help="MetaSchedule's trial budget over all of the module's functions "
+                   "(tvm-ms, which needs it)")
+    p.add_argument("--tune-db", default=None, metavar="DIR",
+                   help="folder of tvm-ms's tuning databases, one subfolder per cell, reused "
+                   "by a rerun (default: a temporary one)")
     args = p.parse_args(argv)
+    parse_tuning(p, args)
     block_opts = [o for o, v in (("--groups", args.groups), ("--block-size", args.block_size),
                                  ("--selected-blocks", args.selected_blocks),
                                  ("--scale", args.scale)) if v is not None]
@@ -288,8 +316,10 @@ def config_pairs(args, impl):
                   ("vocab", args.vocab)]
     pairs += [("dtype", args.dtype), ("causal", args.causal), ("device", args.device),
               ("impl", impl), ("seed", args.seed)]
+    import systems
+    if args.system in systems.TVM:
+        pairs.append(("tune_trials", args.tune_trials or 0))
     if impl != "none":  # the package versions of a system that got as far as its build
-        import systems
         pairs += systems.config_pairs(args.system)
     if args.blocks is not None:
         pairs += [("groups", args.blocks.groups),
@@ -412,8 +442,9 @@ def run_kernel(torch, args, log, device):
     on_gpu = device.type == "cuda"
     causal = bool(args.causal)
     fn, impl = systems.build(args.system, args.workload, args.seqlen, device, causal=causal,
-                             dtype=args.dtype, blocks=args.blocks)
-    log.record("config", config_pairs(args, impl))
+                             dtype=args.dtype, blocks=args.blocks, tuning=args.tuning,
+                             seed=args.seed)
+    log.record("config", config_pairs(args, impl) + list(getattr(fn, "config_pairs", list)()))
     inputs = wl.make_inputs(args.workload, args.batch, args.seqlen, args.heads, args.dim,
                             args.seed, device, dtype=getattr(torch, DTYPES[args.dtype]),
                             blocks=args.blocks)
@@ -436,11 +467,15 @@ def run_kernel(torch, args, log, device):
 
     def call():
         fn(*inputs)  # outputs dropped at once: one call's outputs are live at a time
-    times = timed_runs(torch, call, args, on_gpu)
+    timer = getattr(fn, "time_runs", None)  # a system that times itself (tvm)
+    times = timed_runs(torch, call, args, on_gpu,
+                       timer and (lambda: timer(inputs, args.warmup, args.runs)))
     gflop = wl.gflop(args.workload, args.batch, args.seqlen, args.heads, args.dim, causal,
                      args.blocks)
-    pairs = result_pairs(torch, times, args, on_gpu, gflop * 1e9)
-    return finish(pairs, checks_ok, compile_pairs(args.system, compile_s))
+    extra = list(getattr(fn, "result_pairs", list)())
+    pairs = result_pairs(torch, times, args, on_gpu, gflop * 1e9,
+                         getattr(fn, "tvm_bytes", 0))
+    return finish(pairs, checks_ok, compile_pairs(args.system, compile_s) + extra)
 
 
 def run_e2e(torch, args, log, device):
@@ -489,26 +524,31 @@ def run_e2e(torch, args, log, device):
     return finish(pairs, checks_ok, compile_pairs(args.system, compile_s))
 
 
-def timed_runs(torch, call, args, on_gpu):
-    """The times (ms) of args.runs calls after args.warmup; peak memory counts from here."""
+def timed_runs(torch, call, args, on_gpu, timer=None):
+    """The times (ms) of args.runs calls after args.warmup; peak memory counts from here.
+    timer: a system's own timing of them, returning Samples (tvm)."""
     if on_gpu:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
+    if timer is not None:
+        return timer()
     return time_calls(torch, call, args.warmup, args.runs, on_gpu)
 
 
-def result_pairs(torch, times, args, on_gpu, flops=None):
+def result_pairs(torch, times, args, on_gpu, flops=None, outside_torch=0):
     """The result pairs of a timed cell: times, runs, GFLOP/s of `flops` per call when given,
-    peak MiB on the GPU."""
+    peak MiB on the GPU (torch's peak plus `outside_torch` bytes held by another allocator,
+    TVM's)."""
     pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup)]
-    if isinstance(times, Samples):
+    if hasattr(times, "method"):  # Samples (a backend's own, imported as `peer`, too)
         pairs.append(("timing", times.method))
         if times.calls > 1:
             pairs.append(("calls_per_run", times.calls))
     if flops is not None:
         pairs.append(("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9)))
     if on_gpu:
-        pairs.append(("peak_mib", "%.1f" % (torch.cuda.max_memory_allocated() / 2 ** 20)))
+        peak = torch.cuda.max_memory_allocated() + outside_torch
+        pairs.append(("peak_mib", "%.1f" % (peak / 2 ** 20)))
     return pairs
 
 
@@ -541,17 +581,18 @@ def one_line(text, limit=400):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def run_logged(args, log, cell, config, classify=None):
+def run_logged(args, log, cell, config, classify=None, also_needs=""):
     """Writes one cell's whole log and returns its exit code: the header, the meta line, what
     cell(torch) records (it returns the result pairs or raises Outcome), and a result line
     whatever happens; config() gives the config pairs of a log that failed before its own,
-    classify(exc) may name (status, code) for an exception that is neither OOM nor an error."""
+    classify(exc) may name (status, code) for an exception that is neither OOM nor an error;
+    also_needs ends the reason of a cell without torch (what else the system needs)."""
     log.comment("repro-log 1")
     try:
         import torch
     except ImportError as e:
         torch = None
-        missing = "PyTorch is not installed (%s)" % one_line(e)
+        missing = "PyTorch is not installed (%s)%s" % (one_line(e), also_needs)
     log.record("meta", meta_pairs(torch, args.device))
     try:
         if torch is None:
@@ -586,10 +627,13 @@ def attention_cell(torch, args, log):
         raise Outcome("unsupported", EXIT_UNSUPPORTED, "workload %s attends to selected key "
                       "blocks: the e2e model has no block lists or KV-cache selection rule "
                       "for it" % args.workload)
+    import systems
+    if args.e2e and args.system in systems.KERNEL_ONLY:
+        raise Outcome("unsupported", EXIT_UNSUPPORTED, "%s runs kernel cells only (--e2e: "
+                      "the model around the attention is PyTorch)" % args.system)
     if args.e2e and (args.causal != 1 or args.dtype != "fp16"):
         raise Outcome("unsupported", EXIT_UNSUPPORTED, "the e2e model is a causal fp16 "
                       "prefill (--causal 0 and --dtype bf16 are for kernel cells)")
-    import systems
     try:
         runner = run_e2e if args.e2e else run_kernel
         return runner(torch, args, log, device)
@@ -603,8 +647,10 @@ def run(args, log):
         if args.system.startswith("sdpa") and "No available kernel" in str(e):
             return "unsupported", EXIT_UNSUPPORTED
         return None
+    import systems
     return run_logged(args, log, lambda torch: attention_cell(torch, args, log),
-                      lambda: config_pairs(args, "none"), no_sdpa_kernel)
+                      lambda: config_pairs(args, "none"), no_sdpa_kernel,
+                      systems.also_needs(args.system))
 
 
 def main(argv=None):

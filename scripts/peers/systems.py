@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""The PyTorch peer systems, the one list of them (SYSTEMS; `systems.py names` prints it one
-per line for the shell scripts): each turns a workload into a callable f(*inputs) -> outputs.
+"""The PyTorch peer systems, the one list of them (SYSTEMS; `systems.py names all` prints it one
+per line, `systems.py names` those a shell script can run with the common options alone, every
+one but those that need a tuning budget): each turns a workload into a callable
+f(*inputs) -> outputs.
 
   torch       the eager formulation (workloads.eager; nsa: the naive gather NSA)
   inductor    the same function through torch.compile (default mode, static shapes)
@@ -14,6 +16,10 @@ per line for the shell scripts): each turns a workload into a callable f(*inputs
   tilelang        the tile-benchmark seed's TileLang kernels (tilelang_mha.py for dense keys,
                   tilelang_nsa.py for selected blocks) through TileLang's CUDA backend
   cutedsl         the same kernels through TileLang's CuTeDSL backend (tilelang_backend.py)
+  tvm             the eager formulation exported (torch.export), imported into Apache TVM's
+                  Relax and built with TVM's default schedules (dlight on CUDA)
+  tvm-ms          the same with MetaSchedule tuning (--tune-trials, --tune-db)
+                  (tvm_backend.py)
 
 Every system takes causal (default True) and dtype ("fp16" default, "bf16"): the SDPA ones
 pass is_causal; non-causal or bf16 cells are formulated for the rows without a column
@@ -38,10 +44,13 @@ except ImportError:  # SYSTEMS and Unsupported are needed without torch (peer.py
 import workloads as wl
 
 SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-compiled",
-           "flex", "tilelang", "cutedsl")
-COMPILED = ("inductor", "sdpa-compiled", "flex", "tilelang", "cutedsl")
-TILELANG = ("tilelang", "cutedsl")
+           "flex", "tilelang", "cutedsl", "tvm", "tvm-ms")
 # their first call compiles; the log reports compile_s
+COMPILED = ("inductor", "sdpa-compiled", "flex", "tilelang", "cutedsl", "tvm", "tvm-ms")
+TILELANG = ("tilelang", "cutedsl")
+TVM = ("tvm", "tvm-ms")
+TUNED = ("tvm-ms",)  # they need a tuning budget (peer.py --tune-trials)
+KERNEL_ONLY = TVM  # no --e2e
 SDPA_BACKENDS = {"sdpa-flash": "FLASH_ATTENTION", "sdpa-cudnn": "CUDNN_ATTENTION",
                  "sdpa-efficient": "EFFICIENT_ATTENTION"}
 
@@ -78,12 +87,30 @@ def _tilelang(system, workload, device, causal, dtype, blocks):
     return tb.Attention(system, causal, dtype, None), system + "-mha"
 
 
+def _tvm(system, workload, device, causal, blocks, tuning, seed):
+    import tvm_backend
+    fn = functools.partial(wl.eager, workload, causal=causal, blocks=blocks)
+    return tvm_backend.build(system, fn, device, tuning, seed)
+
+
 def config_pairs(system):
-    """The versions of the packages a system runs on, for the config line (TileLang's)."""
+    """The versions of the packages a system runs on, for the config line (TileLang's,
+    TVM's)."""
     if system in TILELANG:
         import tilelang_backend
         return tilelang_backend.config_pairs(system)
+    if system in TVM:
+        import tvm_backend
+        return tvm_backend.config_pairs()
     return []
+
+
+def also_needs(system):
+    """What a system needs besides PyTorch, for the reason of a cell without torch."""
+    if system in TVM:
+        import tvm_backend
+        return "; %s also needs TVM: %s" % (system, tvm_backend.INSTALL)
+    return ""
 
 
 def _to_bhsd(t):
@@ -145,10 +172,13 @@ def variant_missing(workload, causal, dtype):
     return None
 
 
-def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=None):
-    """(callable, impl name). Compilation (inductor, sdpa-compiled, flex) happens on the first
-    call. causal: the mask; dtype: "fp16" or "bf16" (the inputs' dtype, chosen by the caller);
-    blocks: the selection of a KEYS_SELECTED_BLOCKS workload (workloads.Blocks)."""
+def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=None, tuning=None,
+          seed=1):
+    """(callable, impl name). Compilation (inductor, sdpa-compiled, flex, tilelang, cutedsl,
+    tvm, tvm-ms) happens on the first call. causal: the mask; dtype: "fp16" or "bf16" (the
+    inputs' dtype, chosen by the caller); blocks: the selection of a KEYS_SELECTED_BLOCKS
+    workload (workloads.Blocks); tuning: tvm-ms's budget (tvm_backend.Tuning), seed its
+    search's."""
     wl.spec(workload)  # Unformulated when the registry row has a feature not formulated here
     if dtype not in ("fp16", "bf16"):
         raise ValueError("unknown dtype " + dtype)
@@ -157,6 +187,8 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
         raise Unsupported(reason)
     if system in TILELANG:
         return _tilelang(system, workload, device, causal, dtype, blocks)
+    if system in TVM:
+        return _tvm(system, workload, device, causal, blocks, tuning, seed)
     if system == "torch":
         return functools.partial(wl.eager, workload, causal=causal, blocks=blocks), "torch-eager"
     if system == "inductor":
@@ -186,6 +218,7 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["names"]:
-        sys.exit("usage: systems.py names    (the peer systems, one per line)")
-    print("\n".join(SYSTEMS))
+    if sys.argv[1:] not in (["names"], ["names", "all"]):
+        sys.exit("usage: systems.py names [all]    (the peer systems that need no tuning "
+                 "budget, one per line; all: every one)")
+    print("\n".join(s for s in SYSTEMS if sys.argv[2:] == ["all"] or s not in TUNED))

@@ -7,7 +7,8 @@
     ImportError, so the test holds on a machine that has torch too): a well-formed log with
     meta, config and result status=unsupported, exit code 4, for a kernel and an e2e cell;
   - command-line errors: exit code 2, a message naming the option, nothing on stdout;
-  - nsa's --groups is the query heads per K/V head (config groups= and kv_heads=).
+  - nsa's --groups is the query heads per K/V head (config groups= and kv_heads=);
+  - the tvm systems without TVM (and without torch): unsupported with the install command.
 
     test_peers.py --peer scripts/peers/peer.py --kvline-tool build/tests/peers/kvline_tool
 Ends with "N passed, N failed"; exit status 1 when anything failed.
@@ -190,6 +191,66 @@ def test_tilelang_missing(fake_dir):
         sys.path.remove(fake_dir)
 
 
+def test_tvm_missing(fake_dir):
+    """Without TVM (a stand-in tvm package that raises ImportError, found first through
+    REPRO_TVM_PATH, so the test holds where TVM is installed) the tvm systems are unsupported
+    with the reason and the install command; without torch the cell's reason names both; the
+    tuning options belong to tvm-ms alone, which needs a budget."""
+    tvm_dir = os.path.join(fake_dir, "tvm-site")
+    os.makedirs(os.path.join(tvm_dir, "tvm"))
+    with open(os.path.join(tvm_dir, "tvm", "__init__.py"), "w") as f:
+        f.write('raise ImportError("stand-in tvm of test_peers.py")\n')
+    saved = os.environ.get("REPRO_TVM_PATH")
+    os.environ["REPRO_TVM_PATH"] = tvm_dir
+    try:
+        import systems
+        import tvm_backend
+        for system in tvm_backend.SYSTEMS:
+            check(system in systems.SYSTEMS and system in systems.COMPILED,
+                  "%s is not a compiled peer system" % system)
+            try:
+                tvm_backend.load(system, on_gpu=False)
+                check(False, "%s loaded with a TVM that cannot import" % system)
+            except systems.Unsupported as e:
+                check("stand-in tvm" in str(e) and "scripts/install.sh --tvm" in str(e)
+                      and "apache-tvm==0.27.0.post1" in str(e),
+                      "%s: reason %r lacks the import error or the install command" % (system, e))
+        check(systems.TUNED == ("tvm-ms",), "systems.TUNED is %r" % (systems.TUNED,))
+    finally:
+        if saved is None:
+            del os.environ["REPRO_TVM_PATH"]
+        else:
+            os.environ["REPRO_TVM_PATH"] = saved
+        sys.path[:] = [p for p in sys.path if p != tvm_dir]
+    for system, extra in (("tvm", []), ("tvm-ms", ["--tune-trials", "4", "--tune-db", fake_dir])):
+        res = run_peer(["--system", system, "--workload", "attn", "--seqlen", "256"] + extra,
+                       {"PYTHONPATH": fake_dir, "REPRO_TVM_PATH": tvm_dir})
+        what = "%s without torch" % system
+        check(res.returncode == 4, "%s: exit %d, want 4 (stderr %s)" % (what, res.returncode,
+                                                                       res.stderr[-300:]))
+        records = dict(parse_log(res.stdout))
+        config, result = records.get("config", {}), records.get("result", {})
+        check(config.get("tune_trials") == ("4" if extra else "0") and config.get("impl") == "none",
+              "%s: config tune_trials=%r impl=%r" % (what, config.get("tune_trials"),
+                                                     config.get("impl")))
+        reason = result.get("reason", "")
+        check(result.get("status") == "unsupported" and "PyTorch" in reason
+              and "scripts/install.sh --tvm" in reason,
+              "%s: status %r, reason %r names not both torch and TVM's install"
+              % (what, result.get("status"), reason))
+    for extra, want in (([], False), (["all"], True)):
+        res = subprocess.run([sys.executable, os.path.join(os.path.dirname(PEER), "systems.py"),
+                              "names"] + extra, capture_output=True, text=True)
+        names = res.stdout.split()
+        check(res.returncode == 0 and "tvm" in names and ("tvm-ms" in names) == want
+              and "torch" in names, "systems.py names %s: %r" % (" ".join(extra), names))
+    res = subprocess.run([sys.executable, os.path.join(os.path.dirname(PEER), "tvm_backend.py"),
+                          "pins", "required"], capture_output=True, text=True)
+    check(res.returncode == 0 and "apache-tvm==0.27.0.post1" in res.stdout.split()
+          and "apache-tvm-ffi==0.1.14.post1" in res.stdout.split(),
+          "tvm_backend.py pins required: %r" % res.stdout)
+
+
 def test_commit_from_the_build(fake_dir):
     """The meta line's commit is the build's (REPRO_COMMIT, then REPRO_BUILD_DIR/bin/COMMIT, then
     build/bin/COMMIT), not git's:
@@ -234,6 +295,11 @@ CLI_ERRORS = [
      "--groups 3 must divide --heads 16 (--groups is the query heads per K/V head"),
     (["--system", "torch", "--workload", "nsa", "--heads", "16", "--groups", "32"],
      "--groups 32 must divide --heads 16"),
+    (["--system", "tvm-ms", "--workload", "attn"], "--tune-trials N"),
+    (["--system", "tvm-ms", "--workload", "attn", "--tune-trials", "0"], "--tune-trials"),
+    (["--system", "tvm", "--workload", "attn", "--tune-trials", "8"],
+     "--tune-trials is tvm-ms's (MetaSchedule), not --system tvm's"),
+    (["--system", "torch", "--workload", "attn", "--tune-db", "/tmp"], "--tune-db is tvm-ms's"),
 ]
 
 
@@ -303,6 +369,7 @@ def main():
             f.write('raise ImportError("stand-in torch of test_peers.py: no torch here")\n')
         test_commit_from_the_build(fake_dir)
         test_tilelang_missing(fake_dir)
+        test_tvm_missing(fake_dir)
         test_nsa_groups(fake_dir)
         test_variant_logs(fake_dir)
         test_no_torch(fake_dir, [], {"workload": "h2o", "system": "torch", "seqlen": "256",
