@@ -3,7 +3,7 @@
  * every implementation (CPU references, GPU reference, unfused, fused) from the one
  * block_idx input, int32 [B, Lq, Hkv, T] (Hkv = shape_kv_heads: H / attnvar's --groups).
  *
- * The rule (tilebench's NSA generator, seeds/003): for batch b, K/V head g and query t at key
+ * The rule (this kit's own; seed 003 shows no generator code): for batch b, K/V head g and query t at key
  * position p = t + (Lkv - Lq), the candidates are blocks 0 .. c - 1 with c = max(1, p / BS)
  * (the whole blocks before p's own, or block 0); min(T, c) distinct ones are drawn uniformly
  * (Floyd's sampling on rng_bits(seed, RNG_STREAM_BLOCK_IDX, ...)), sorted ascending, and the

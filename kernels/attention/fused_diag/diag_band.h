@@ -13,8 +13,7 @@
  *   tiles_before(qb) = sum over q < qb of min(k, q + 1),
  *   tile index = (b * H + h) * tiles_per_head + slot.
  *
- * The head is a factor of its own (unlike the seed's indexing, which mixed the head index with
- * the block index and lined up only when H = S / block): tests/kernels/test_diag_band.c checks
+ * The head is a factor of its own, so any H and S work: tests/kernels/test_diag_band.c checks
  * shapes with H != S / T. A tile holds T * T values in key-major order (element [key][query],
  * so the column pass reads pairs of consecutive queries) plus T floats: each query row's
  * running maximum m (log2 domain) its values are relative to. */
