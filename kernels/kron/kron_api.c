@@ -193,36 +193,36 @@ static int check_bufs(const kron_api_plan *p, const kron_bufs *b, kron_pass pass
   return -1;
 }
 
+/* one pass of v3 on the buffers b, after checking that the pass has every buffer it needs */
+static int run_pass(const kron_api_plan *p, void *stream, kron_pass pass, const kron_bufs *b,
+                    char *why, size_t why_len) {
+  if (check_bufs(p, b, pass, why, why_len)) return -1;
+  run_args a = {p, stream, pass, *b};
+  return guarded(run_v3, &a, why, why_len);
+}
+
 int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *A, void *y,
                  void *saved, char *why, size_t why_len) {
-  run_args a;
-  memset(&a, 0, sizeof a);
-  a.p = p;
-  a.stream = stream;
-  a.pass = KRON_FWD;
-  a.b.x = (void *)x;
-  a.b.A = (void *)A;
-  a.b.y = y;
-  a.b.saved = saved;
-  if (check_bufs(p, &a.b, KRON_FWD, why, why_len)) return -1;
-  return guarded(run_v3, &a, why, why_len);
+  kron_bufs b;
+  memset(&b, 0, sizeof b);
+  b.x = (void *)x;
+  b.A = (void *)A;
+  b.y = y;
+  b.saved = saved;
+  return run_pass(p, stream, KRON_FWD, &b, why, why_len);
 }
 
 int kron_api_bwd(const kron_api_plan *p, void *stream, const void *x, const void *A,
                  const void *saved, const void *gy, void *gx, void *gA, void *scratch, char *why,
                  size_t why_len) {
-  run_args a;
-  memset(&a, 0, sizeof a);
-  a.p = p;
-  a.stream = stream;
-  a.pass = KRON_BWD;
-  a.b.x = (void *)x;
-  a.b.A = (void *)A;
-  a.b.saved = (void *)saved;
-  a.b.gy = (void *)gy;
-  a.b.gx = gx;
-  a.b.gA = gA;
-  a.b.scratch = scratch;
-  if (check_bufs(p, &a.b, KRON_BWD, why, why_len)) return -1;
-  return guarded(run_v3, &a, why, why_len);
+  kron_bufs b;
+  memset(&b, 0, sizeof b);
+  b.x = (void *)x;
+  b.A = (void *)A;
+  b.saved = (void *)saved;
+  b.gy = (void *)gy;
+  b.gx = gx;
+  b.gA = gA;
+  b.scratch = scratch;
+  return run_pass(p, stream, KRON_BWD, &b, why, why_len);
 }
