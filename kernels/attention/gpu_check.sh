@@ -11,12 +11,14 @@
 #     CTAs walk several tiles each (the K/V ring and the Q reload across tiles)
 #   x three shapes with a large --scale (rows' maxima keep moving: O rescaled by factors far
 #     from 1), on the fused systems only
+#   x head dims 96 and 256 and GQA (--groups 2..8: K/V heads shared, column statistics per
+#     K/V head), odd sizes, bf16, masks, on every system and peer
 #   x seven D=64 shapes on the 192-row forward (--sm90-rows 192: three consumer warpgroups;
 #     attn only, the other workloads must answer unsupported; causal ones where consumers
 #     stop at their own diagonal or have no rows), and two D=64 shapes where fused picks
 #     that forward by itself (unmasked with over 4 waves of 192-row tiles, causal with over 16)
-#   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16 (checked
-#     against the fp32 GPU reference)
+#   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16, and
+#     D = 96, D = 256 (H = 16) and GQA 8 (checked against the fp32 GPU reference)
 #   x the peers fa3 (FlashAttention-3, kernels/attention/fa3/: attn), fa2 (FlashAttention-2,
 #     kernels/attention/fa2/: attn, gemma2) and flashinfer (kernels/attention/flashinfer/: attn,
 #     gemma2), when attnvar lists them, at every small, scaled and big shape
@@ -27,8 +29,11 @@
 # Every run with --check (outputs poisoned, every output compared). Logs go to
 # $OUT/gpu_check/logs/, the pass/fail table to stdout and $OUT/gpu_check/table.txt.
 #
-#   kernels/attention/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--nsa-only] [--jobs N] [--bin PATH]
-# --nsa-only runs nsa's own cases alone (a few minutes on an H100).
+#   kernels/attention/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--nsa-only]
+#                                  [--cases REGEX] [--jobs N] [--bin PATH]
+# --nsa-only runs nsa's own cases alone (a few minutes on an H100). --cases keeps the cases whose
+# name (workload.system.shape, e.g. '\.(d96|d256|g[0-9])' for the head-dim and GQA shapes)
+# matches the extended regular expression.
 # Exit 0 when nothing failed (unsupported cells are listed, not failures), 1 otherwise.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,12 +46,14 @@ sanitize=1
 big=1
 small=1
 nsa_only=0
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-sanitizer) sanitize=0 ;;
     --no-big) big=0 ;;
     --no-small) small=0 ;;
     --nsa-only) nsa_only=1 ;;
+    --cases) need_value "$@"; only=$2; shift ;;
     --jobs) need_value "$@"; jobs=$2; shift ;;
     --bin) need_value "$@"; bin=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -95,6 +102,24 @@ scaled_shapes="s1000sc:--seqlen 1000 --heads 3 --dim 128 --scale 1:plain
 s700sc64:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain
 s900scbf16:--seqlen 900 --heads 3 --dim 128 --scale 0.7 --dtype bf16:plain"
 online_systems="fused fused-sm80 fused-ws1"
+# The head dims real models use besides 64 and 128 (96: the second 64-column slab half-filled;
+# 256: 64-key stages on Hopper) and GQA (--groups G query heads per K/V head: K/V read per
+# group, the column statistics summed per K/V head), on every system and peer: odd lengths,
+# masks, bf16, more query tiles than SMs, spread scores.
+dims_shapes="d96:--seqlen 100 --heads 3 --dim 96:memcheck
+d96nc:--seqlen 257 --heads 2 --dim 96 --causal 0 --batch 2:plain
+d96h48bf16:--seqlen 300 --heads 48 --dim 96 --dtype bf16:plain
+d256:--seqlen 100 --heads 3 --dim 256:memcheck
+d256b2:--seqlen 257 --heads 2 --dim 256 --batch 2:plain
+d256ncbf16:--seqlen 300 --heads 4 --dim 256 --causal 0 --dtype bf16:plain
+d256h48:--seqlen 300 --heads 48 --dim 256:memcheck
+d256sc:--seqlen 700 --heads 3 --dim 256 --scale 0.5:plain
+g2:--seqlen 257 --heads 4 --groups 2 --dim 128:memcheck
+g4b2:--seqlen 1000 --heads 8 --groups 4 --dim 64 --batch 2:plain
+g4nc:--seqlen 300 --heads 8 --groups 4 --dim 128 --causal 0:plain
+g8d256:--seqlen 300 --heads 8 --groups 8 --dim 256 --causal 0:plain
+g4d96bf16:--seqlen 400 --heads 16 --groups 4 --dim 96 --dtype bf16:memcheck
+g4h64:--seqlen 500 --heads 64 --groups 4 --dim 128:plain"
 # The 192-row forward forced (fused-r192), D = 64 only: masks, odd lengths, bf16, tiles across
 # waves, spread scores.
 wide_shapes="w100:--seqlen 100 --heads 3 --dim 64:memcheck
@@ -106,7 +131,10 @@ w700sc:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain
 w1000b3:--seqlen 1000 --heads 40 --dim 64 --batch 3:plain"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
 s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain
-s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain"
+s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain
+s4096d96:--seqlen 4096 --heads 32 --dim 96:plain
+s4096d256:--seqlen 4096 --heads 16 --dim 256:plain
+s4096g8:--seqlen 4096 --heads 32 --groups 8 --dim 128:plain"
 # nsa's own cases (names start with n_: run one at a time, timed; kvN in a name: N K/V heads).
 # --groups is the query heads per K/V head (the seed's and TileLang's groups: H/G K/V heads).
 # Memcheck on the small odd ones: a block size that is no multiple of 16, a list longer than
@@ -204,10 +232,15 @@ add_nsa_cases() {
 }
 if [ "$nsa_only" = 0 ]; then
   [ "$small" = 1 ] && add_cases "$small_shapes" "$systems" && add_cases "$scaled_shapes" "$online_systems" &&
-    add_cases "$wide_shapes" fused-r192 && add_peer_cases "$small_shapes$nl$scaled_shapes"
+    add_cases "$wide_shapes" fused-r192 && add_cases "$dims_shapes" "$systems" &&
+    add_peer_cases "$small_shapes$nl$scaled_shapes$nl$dims_shapes"
   [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && add_peer_cases "$big_shape"
 fi
 add_nsa_cases
+if [ -n "$only" ]; then
+  awk -v re="$only" '$1 ~ re' "$cases" >"$cases.kept" && mv "$cases.kept" "$cases"
+  [ -s "$cases" ] || { echo "$prog: no case matches --cases '$only'" >&2; exit 2; }
+fi
 
 t0=$(date +%s)
 # small cells in parallel; the big ones (GB of memory each) and the timed nsa cases one at a time

@@ -13,13 +13,17 @@ namespace fused {
 // Shared-memory tiles hold rows of D halves as 16-byte chunks; chunk c of row r is stored at
 // chunk position c ^ (r & 7), so the 8 rows that one ldmatrix phase reads hit 8 different bank
 // groups instead of one. D = 32 (4 chunks, two rows per 128 bytes; the selected-block kernel):
-// c ^ ((r >> 1) & 3), the same 8 distinct groups.
+// c ^ ((r >> 1) & 3), the same 8 distinct groups. D = 96 (12 chunks, 192-byte rows): the first
+// 8 chunks as D = 64's, the last 4 as D = 32's among themselves; rows r and r + 1 then sit 4
+// groups apart, so either rule still gives 8 rows 8 distinct groups.
 template <int D> __device__ __forceinline__ int swz(int row, int chunk) {
-  static_assert(D == 32 || D % 64 == 0, "swz: rows of 32 or a multiple of 64 halves");
-  if constexpr (D >= 64)
-    return row * D + ((chunk ^ (row & 7)) << 3);
-  else
+  static_assert(D == 32 || D == 96 || D % 64 == 0, "swz: rows of 32, 96 or a multiple of 64");
+  if constexpr (D == 32)
     return row * D + ((chunk ^ ((row >> 1) & 3)) << 3);
+  else if constexpr (D == 96)
+    return row * D + ((chunk < 8 ? chunk ^ (row & 7) : 8 + ((chunk - 8) ^ ((row >> 1) & 3))) << 3);
+  else
+    return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
 // 16-byte global->shared copy; when !valid the destination is zero-filled (src-size 0).

@@ -110,6 +110,19 @@ __device__ __forceinline__ void wgmma_ss_tb(float (&d)[N / 8][4], uint64_t desc_
 #define WGMMA_R32                                                                                \
   "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%" \
   "25,%26,%27,%28,%29,%30,%31}"
+#define WGMMA_D_N96(d)                                                                            \
+  "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),       \
+      "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]),   \
+      "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]),   \
+      "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),   \
+      "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]),   \
+      "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]),   \
+      "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]), "+f"(d[10][0]), "+f"(d[10][1]), \
+      "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]),             \
+      "+f"(d[11][3])
+#define WGMMA_R48                                                                                \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%" \
+  "25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47}"
 // ---- the attention kernels' shapes (fused_sm90.cuh, fused_ws90.cuh, fused_colws90.cuh) ------
 // ss: A and B from shared memory, both K-major (tnspA = tnspB = 0). rs: A from registers (fp16 or
 // bf16 fragments, the mma.sync m16n8k16 A layout), B from shared memory, tnspB an immediate.
@@ -148,7 +161,7 @@ __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], uint64_t 
   else
     WGMMA_SS_CALL(128, "f16", WGMMA_R64, "%66", "%64, %65", WGMMA_D_N128);
 }
-// d (m64n64 / m64n128, fp32) (+)= A (registers) * B (smem desc): TNSPB 0 K-major, 1 MN-major
+// d (m64n64 / m64n128 / m64n96 / m64n256, fp32) (+)= A (registers) * B (smem desc): TNSPB 0 K-major, 1 MN-major
 // (transposed); scale_d = 0 overwrites d.
 template <int TNSPB, bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[8][4], const uint32_t (&a)[4],
@@ -169,6 +182,26 @@ __device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[16][4], const uin
     WGMMA_RS_CALL(128, "f16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70",
                   WGMMA_D_N128);
 }
+// The P·V products of head dims 96 and 256 (O is m64n96 / m64n256).
+template <int TNSPB, bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n96k16_rs(float (&d)[12][4], const uint32_t (&a)[4],
+                                                   uint64_t desc_b, int scale_d) {
+  if constexpr (BF16)
+    WGMMA_RS_CALL(96, "bf16", WGMMA_R48, "%53", "{%48,%49,%50,%51}, %52, p, 1, 1, %54",
+                  WGMMA_D_N96);
+  else
+    WGMMA_RS_CALL(96, "f16", WGMMA_R48, "%53", "{%48,%49,%50,%51}, %52, p, 1, 1, %54", WGMMA_D_N96);
+}
+template <int TNSPB, bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n256k16_rs(float (&d)[32][4], const uint32_t (&a)[4],
+                                                    uint64_t desc_b, int scale_d) {
+  if constexpr (BF16)
+    WGMMA_RS_CALL(256, "bf16", WGMMA_R128, "%133", "{%128,%129,%130,%131}, %132, p, 1, 1, %134",
+                  WGMMA_D_N256);
+  else
+    WGMMA_RS_CALL(256, "f16", WGMMA_R128, "%133", "{%128,%129,%130,%131}, %132, p, 1, 1, %134",
+                  WGMMA_D_N256);
+}
 // d += A (registers) * B (smem desc, MN-major: transposed).
 template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n64k16_rs_tb(float (&d)[8][4], const uint32_t (&a)[4],
@@ -180,11 +213,23 @@ __device__ __forceinline__ void wgmma_m64n128k16_rs_tb(float (&d)[16][4], const 
                                                        uint64_t desc_b) {
   wgmma_m64n128k16_rs<1, BF16>(d, a, desc_b, 1);
 }
+template <bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n96k16_rs_tb(float (&d)[12][4], const uint32_t (&a)[4],
+                                                      uint64_t desc_b) {
+  wgmma_m64n96k16_rs<1, BF16>(d, a, desc_b, 1);
+}
+template <bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n256k16_rs_tb(float (&d)[32][4], const uint32_t (&a)[4],
+                                                       uint64_t desc_b) {
+  wgmma_m64n256k16_rs<1, BF16>(d, a, desc_b, 1);
+}
 #undef WGMMA_RS_CALL
 #undef WGMMA_SS_CALL
 #undef WGMMA_RS
 #undef WGMMA_SS
 #undef WGMMA_R32
+#undef WGMMA_R48
+#undef WGMMA_D_N96
 #undef WGMMA_D_N64
 #undef WGMMA_R128
 #undef WGMMA_R64

@@ -41,6 +41,18 @@ static int run_dim(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, co
   });
 }
 
+// The dense kernels' head dims: f(std::integral_constant<int, D>) for sh->dim (fused_supports
+// admits no other).
+template <typename F> static auto with_dense_dim(int dim, F &&f) {
+  switch (dim) {
+  case 64: return f(std::integral_constant<int, 64>());
+  case 96: return f(std::integral_constant<int, 96>());
+  case 128: return f(std::integral_constant<int, 128>());
+  default: return f(std::integral_constant<int, 256>());
+  }
+}
+static bool dense_dim(int dim) { return dim == 64 || dim == 96 || dim == 128 || dim == 256; }
+
 // ---- selected blocks (fused_nsa.cuh) ----------------------------------------------------------
 
 // MT 16-row tiles of query heads per CTA: as many as the group has, up to 4.
@@ -119,8 +131,9 @@ using namespace fused;
 // 192-row kernel is not built: ws_wide_serves).
 static int ws_rows_of(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
   return with_workload(wl, 128, [&](auto w) {
-    constexpr int WL = decltype(w)::value;
-    return sh->dim == 64 ? ws_fwd_rows<64, WL>(ctx, sh) : ws_fwd_rows<128, WL>(ctx, sh);
+    return with_dense_dim(sh->dim, [&](auto d) {
+      return ws_fwd_rows<decltype(d)::value, decltype(w)::value>(ctx, sh);
+    });
   });
 }
 
@@ -147,8 +160,8 @@ static int fused_supports(const attn_ctx *ctx, workload_id wl, const attn_shape 
     if (problem && problem != why) snprintf(why, why_len, "%s", problem);
     return problem ? ATTN_UNSUPPORTED : ATTN_OK;
   }
-  if (sh->dim != 64 && sh->dim != 128) {
-    snprintf(why, why_len, "fused kernels support head dim 64 and 128, not %d", sh->dim);
+  if (!dense_dim(sh->dim)) {
+    snprintf(why, why_len, "fused kernels support head dim 64, 96, 128 and 256, not %d", sh->dim);
     return ATTN_UNSUPPORTED;
   }
   if (sh->q_len < 1 || sh->q_len > sh->kv_len) {
@@ -177,8 +190,8 @@ static int run_typed(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
                      void *workspace, int phase) {
   if (workload_selected_blocks(wl)) return run_nsa<BF16>(ctx, sh, io);
   const Params p = dense_params(wl, sh, io, workspace);
-  return sh->dim == 64 ? run_dim<64, BF16>(ctx, wl, sh, p, phase)
-                       : run_dim<128, BF16>(ctx, wl, sh, p, phase);
+  return with_dense_dim(
+      sh->dim, [&](auto d) { return run_dim<decltype(d)::value, BF16>(ctx, wl, sh, p, phase); });
 }
 
 // P1 (the forward) or P4 (the column pass) alone, for --phase-times and for fused-diag at k = 0.

@@ -26,21 +26,25 @@
 namespace fused {
 
 constexpr int kCwsKeys = 128; // keys per tile (64 per consumer)
-constexpr int kCwsStages = 4;
 constexpr int kCwsThreads = 384;
 
-// Per workload: QN queries per step; with an aux input (kf's noise, corm's mask) a stage holds
-// the QN x kCwsKeys fp32 aux tile too, and 64-query steps keep four stages within the shared
-// memory (the others take 128-query steps, the faster ones: PERF-fused.md).
-template <int WL> struct ColWsCfg {
+// Per workload and head dim: QN queries per step; with an aux input (kf's noise, corm's mask) a
+// stage holds the QN x kCwsKeys fp32 aux tile too, and 64-query steps keep four stages within
+// the shared memory (the others take 128-query steps, the faster ones: PERF-fused.md). At
+// D = 256 a consumer's K fragments take 64 registers, so its two score buffers are of 64
+// queries, and with an aux input two stages fit. D = 96 takes D = 128's shared memory (its
+// second 64-column slab half-filled: fused_sm90.cuh).
+template <int WL, int D> struct ColWsCfg {
   static constexpr bool kAux = has_aux<WL>();
-  static constexpr int QN = kAux ? 64 : 128;
+  static constexpr int kDs = smem_dim<D>();
+  static constexpr int QN = kAux || D > 128 ? 64 : 128;
+  static constexpr int kStages = kAux && D > 128 ? 2 : 4;
   static constexpr int kAuxFloats = kAux ? QN * kCwsKeys : 0; // per stage
-  template <int D> static constexpr int smem_bytes() {
-    return (kCwsKeys + kCwsStages * QN) * D * (int)sizeof(half) +
-           kCwsStages * (kAuxFloats + QN) * (int)sizeof(float) + k90Align +
-           (2 + 2 * kCwsStages) * 8 + 8;
+  static constexpr int smem_bytes() {
+    return (kCwsKeys + kStages * QN) * kDs * (int)sizeof(half) +
+           kStages * (kAuxFloats + QN) * (int)sizeof(float) + k90Align + (2 + 2 * kStages) * 8 + 8;
   }
+  static_assert(smem_bytes() <= 227 * 1024, "shared memory per block");
 };
 // The workloads this pass serves: every column statistic.
 template <int WL> __host__ __device__ constexpr bool col_ws_serves() { return needs_lse<WL>(); }
@@ -52,16 +56,22 @@ struct ColWsMaps {
   CUtensorMap q, k, lse, aux;
 };
 
-// Tile t: key block kb of head h, batch b, and the first query block that sees it.
+// Tile t: key block kb of K/V head h, batch b, the first query block that sees it, and the
+// query blocks the tile sums: per_head of each of the group's query heads (GQA: the statistic
+// is per K/V head), `count` in all. Block k of a tile is query block qb0 + k % per_head of query
+// head h · hpg + k / per_head.
 struct ColWsTile {
-  int kb, h, b, qb0;
+  int kb, h, b, qb0, per_head, count, hpg;
+  __device__ int head(int k) const { return h * hpg + k / per_head; }
+  __device__ int block(int k) const { return qb0 + k % per_head; }
 };
 template <int QN>
 __device__ __forceinline__ ColWsTile col_ws_tile(int t, const Params &p, int chunk) {
-  const int nk = (p.Lkv + kCwsKeys - 1) / kCwsKeys;
-  const WsTile w = ws_tile_of(t, nk, p.H, p.B, chunk);
+  const int nk = (p.Lkv + kCwsKeys - 1) / kCwsKeys, nq = (p.Lq + QN - 1) / QN;
+  const WsTile w = ws_tile_of(t, nk, p.Hkv, p.B, chunk);
   const int kb = nk - 1 - w.qb; // ws_tile_of's heaviest block is the last; here it is the first
-  return {kb, w.h, w.b, max(0, kb * kCwsKeys - p.offset) / QN};
+  const int qb0 = max(0, kb * kCwsKeys - p.offset) / QN, per_head = max(0, nq - qb0);
+  return {kb, w.h, w.b, qb0, per_head, per_head * p.hpg, p.hpg};
 }
 
 // This thread's K fragments (wgmma's A layout, as mma.sync m16n8k16's) of keys r and r + 8 of
@@ -132,25 +142,25 @@ template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache>
 __global__ void __launch_bounds__(kCwsThreads, 1)
     attn_col_ws90(const __grid_constant__ ColWsMaps maps, Params p, int chunk, Cache cache) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = ColWsCfg<WL>;
+  using C = ColWsCfg<WL, D>;
   static_assert(!Cache::kOn || (C::QN == kCwsKeys && !C::kAux),
                 "the cache's tiles are square and hold the exponentials of P alone");
-  constexpr int NST = kCwsStages, QN = C::QN, NC = 2, kAuxFloats = C::kAuxFloats;
-  constexpr uint32_t kKBytes = kCwsKeys * D * (uint32_t)sizeof(half);
+  constexpr int NST = C::kStages, QN = C::QN, NC = 2, kAuxFloats = C::kAuxFloats, kDs = C::kDs;
+  // TMA writes whole boxes (the padding of D = 96 too), and counts their bytes.
+  constexpr uint32_t kKBytes = kCwsKeys * kDs * (uint32_t)sizeof(half);
   constexpr uint32_t kQBytes =
-      QN * D * (uint32_t)sizeof(half) + (QN + kAuxFloats) * (uint32_t)sizeof(float);
+      QN * kDs * (uint32_t)sizeof(half) + (QN + kAuxFloats) * (uint32_t)sizeof(float);
   extern __shared__ unsigned char smem_cws[];
   half *sk = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_cws) + k90Align - 1) &
                                       ~(uintptr_t)(k90Align - 1));
-  half *sq0 = sk + kCwsKeys * D;
-  float *saux0 = reinterpret_cast<float *>(sq0 + NST * QN * D); // kf / corm: 1024-aligned
+  half *sq0 = sk + kCwsKeys * kDs;
+  float *saux0 = reinterpret_cast<float *>(sq0 + NST * QN * kDs); // kf / corm: 1024-aligned
   float *slse0 = saux0 + NST * kAuxFloats;
   uint64_t *full_k = reinterpret_cast<uint64_t *>(slse0 + NST * QN);
   uint64_t *empty_k = full_k + 1, *full = empty_k + 1, *empty = full + NST;
   int *tile_slot = reinterpret_cast<int *>(empty + NST); // the producer's claim, for the consumers
 
-  const int nq = (p.Lq + QN - 1) / QN;
-  const int ntiles = (p.Lkv + kCwsKeys - 1) / kCwsKeys * p.H * p.B;
+  const int ntiles = (p.Lkv + kCwsKeys - 1) / kCwsKeys * p.Hkv * p.B;
   const int wg = threadIdx.x >> 7;
 
   if (threadIdx.x == 0) {
@@ -180,21 +190,21 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       }
       *tile_slot = t; // published by the arrive below, read after full_k
       const ColWsTile tile = col_ws_tile<QN>(t, p, chunk);
-      // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
-      const int aux_z = wl_traits<WL>::keyformer ? tile.b * p.H + tile.h : 0;
       mbar_expect_tx(full_k, kKBytes);
-      for (int sl = 0; sl < D / 64; sl++)
+      for (int sl = 0; sl < slabs<D>(); sl++)
         tma_load_4d(sk + sl * kCwsKeys * 64, &maps.k, full_k, sl * 64, tile.h, tile.kb * kCwsKeys,
                     tile.b);
-      for (int n = tile.qb0; n < nq; n++, it++) {
-        const int st = it % NST;
+      for (int k = 0; k < tile.count; k++, it++) {
+        const int st = it % NST, n = tile.block(k), h = tile.head(k);
+        // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
+        const int aux_z = wl_traits<WL>::keyformer ? tile.b * p.H + h : 0;
         const bool cached = Cache::kOn && cache.in_band(n, tile.kb); // the LSE alone
         mbar_wait(&empty[st], ((it / NST) & 1) ^ 1);
         mbar_expect_tx(&full[st], cached ? QN * (uint32_t)sizeof(float) : kQBytes);
-        for (int sl = 0; !cached && sl < D / 64; sl++)
-          tma_load_4d(sq0 + st * QN * D + sl * QN * 64, &maps.q, &full[st], sl * 64, tile.h, n * QN,
+        for (int sl = 0; !cached && sl < slabs<D>(); sl++)
+          tma_load_4d(sq0 + st * QN * kDs + sl * QN * 64, &maps.q, &full[st], sl * 64, h, n * QN,
                       tile.b);
-        tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + tile.h);
+        tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + h);
         for (int kb = 0; kb < kAuxFloats / (QN * kSw128Floats); kb++)
           if constexpr (wl_traits<WL>::keyformer) // read once: evict first
             tma_load_3d_hint(saux0 + st * kAuxFloats + kb * QN * kSw128Floats, &maps.aux, &full[st],
@@ -232,7 +242,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     mbar_arrive(empty_k);
 
     const int j = tile.kb * kCwsKeys + kl;
-    const long bh = (long)tile.b * p.H + tile.h;
+    const long bh = (long)tile.b * p.Hkv + tile.h; // the statistic's row; the cache's (hpg = 1)
     // Query block n's tile comes from the cache (uniform over the CTA).
     auto cached = [&](int n) { return Cache::kOn && cache.in_band(n, tile.kb); };
     // Block n's GEMM (none for a cached block: its commit group is empty).
@@ -243,7 +253,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
         wgmma_commit();
         return;
       }
-      const uint64_t stage_desc = desc_advance(q_desc0, st * QN * D * (uint32_t)sizeof(half));
+      const uint64_t stage_desc = desc_advance(q_desc0, st * QN * kDs * (uint32_t)sizeof(half));
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < D / 16; kk++) { // 64-column slabs of QN rows, 16 columns a step
@@ -287,32 +297,34 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
         col_ws_block<WL, QN, false>(cs, s, lse, scale_log2, t, j, i0, p, saux, av);
       mbar_arrive(&empty[cur % NST]); // its Q (read by the finished GEMM) and LSE are done with
     };
-    // Two score buffers: block k+1's GEMM runs while block k is summed.
-    const int n0 = tile.qb0, cnt = nq - n0;
-    issue(sa, n0, it);
+    // Two score buffers: block k+1's GEMM runs while block k is summed. Blocks are numbered
+    // through the group's heads (ColWsTile); a block's query rows are tile.block(k)'s.
+    const int cnt = tile.count;
+    auto blk = [&](int k) { return tile.block(k); };
+    issue(sa, blk(0), it);
     int k = 0;
     for (; k + 2 < cnt; k += 2) {
       fetch_lse(it + k);
-      issue(sb, n0 + k + 1, it + k + 1);
+      issue(sb, blk(k + 1), it + k + 1);
       wgmma_wait<1>();
-      consume(sa, n0 + k, it + k);
+      consume(sa, blk(k), it + k);
       fetch_lse(it + k + 1);
-      issue(sa, n0 + k + 2, it + k + 2);
+      issue(sa, blk(k + 2), it + k + 2);
       wgmma_wait<1>();
-      consume(sb, n0 + k + 1, it + k + 1);
+      consume(sb, blk(k + 1), it + k + 1);
     }
     if (k + 1 < cnt) {
       fetch_lse(it + k);
-      issue(sb, n0 + k + 1, it + k + 1);
+      issue(sb, blk(k + 1), it + k + 1);
       wgmma_wait<1>();
-      consume(sa, n0 + k, it + k);
+      consume(sa, blk(k), it + k);
       fetch_lse(it + k + 1);
       wgmma_wait<0>();
-      consume(sb, n0 + k + 1, it + k + 1);
+      consume(sb, blk(k + 1), it + k + 1);
     } else {
       fetch_lse(it + k);
       wgmma_wait<0>();
-      consume(sa, n0 + k, it + k);
+      consume(sa, blk(k), it + k);
     }
     it += cnt;
     cs.store(p, bh, tile.kb * kCwsKeys + kl);

@@ -59,7 +59,7 @@ static int encode_tiled(const attn_ctx *ctx, CUtensorMap *map, CUtensorMapDataTy
 
 // A 4-D TMA descriptor of a [B, L, H, D] fp16 (bf16: bfloat16) tensor as {D, H, L, B}: boxes
 // of 64 head-dim columns (128 bytes, the swizzle span) x rows tokens of one head,
-// 128B-swizzled, rows past L read as zeros.
+// 128B-swizzled, rows past L and columns past D (D = 96's second box) read as zeros.
 static int encode_map(const attn_ctx *ctx, CUtensorMap *map, const half *base, int D, int H, int L,
                       int B, int rows, bool bf16 = false) {
   const cuuint64_t dims[4] = {(cuuint64_t)D, (cuuint64_t)H, (cuuint64_t)L, (cuuint64_t)B};
@@ -105,25 +105,26 @@ static int ws_heads_per_chunk(int sm_count, long qtiles_per_head, int pairs, boo
 }
 
 // A warp-specialized kernel (the forward, fused_ws90.cuh, or the column pass,
-// fused_colws90.cuh) over `blocks` blocks per (batch, head) pair: one CTA per SM (its shared
+// fused_colws90.cuh) over `blocks` blocks per (batch, head) pair of `heads` heads (the query
+// heads for the forward, the K/V heads for the column pass): one CTA per SM (its shared
 // memory allows no second), each claiming tiles, or with --sm90-fwd ws1 one CTA per tile; the
 // tile order interleaves ws_heads_per_chunk pairs.
 template <typename Kernel, typename Maps, typename Cache>
 static int launch_ws(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, const char *name,
                      const Maps &maps, const Params &p, const Cache &cache, int threads, int smem,
-                     long blocks) {
+                     long blocks, int heads) {
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (err != cudaSuccess)
     return attn_fail(ctx, ATTN_ERR, "fused: cudaFuncSetAttribute(%s) failed: %s", name,
                      cudaGetErrorString(err));
-  const long ntiles = blocks * sh->heads * sh->batch;
+  const long ntiles = blocks * heads * sh->batch;
   if (ntiles > INT_MAX)
     return attn_fail(ctx, ATTN_UNSUPPORTED, "fused: %ld tiles of %s exceed the kernel's int range",
                      ntiles, name);
   const bool persistent = ctx->sm90_fwd == SM90_FWD_WS && ctx->sm_count > 0;
   const int grid = persistent && ntiles > ctx->sm_count ? ctx->sm_count : (int)ntiles;
   const int chunk =
-      ws_heads_per_chunk(ctx->sm_count, blocks, sh->batch * sh->heads, p.offset < sh->kv_len);
+      ws_heads_per_chunk(ctx->sm_count, blocks, sh->batch * heads, p.offset < sh->kv_len);
   kernel<<<grid, threads, smem, ctx->stream>>>(maps, p, chunk, cache);
   return launched(ctx, name);
 }
@@ -149,13 +150,13 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   WsMaps maps;
   using C = WsCfg<D, WL, NC>;
   ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows, BF16));
-  ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kWsCols, BF16));
-  ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, sh->heads, sh->kv_len, sh->batch, kWsCols, BF16));
+  ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, p.Hkv, sh->kv_len, sh->batch, C::kCols, BF16));
+  ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, p.Hkv, sh->kv_len, sh->batch, C::kCols, BF16));
   if (C::kNoise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
     ATTN_TRY(
         encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kSw128Floats, 64));
   return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16, NC, Cache>, "attn_fwd_ws90", maps, p, cache,
-                   C::kThreads, C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows);
+                   C::kThreads, C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows, sh->heads);
 }
 
 template <int D, int WL, bool BF16, typename Cache>
@@ -181,19 +182,18 @@ static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   if constexpr (!col_ws_serves<WL>()) {
     return attn_fail(ctx, ATTN_ERR, "fused: no ws column pass for this workload");
   } else {
-    using C = ColWsCfg<WL>;
+    using C = ColWsCfg<WL, D>;
     constexpr bool kf = wl_traits<WL>::keyformer;
     const int bh = sh->batch * sh->heads;
     ColWsMaps maps;
     ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::QN, BF16));
-    ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, sh->heads, sh->kv_len, sh->batch, kCwsKeys, BF16));
+    ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, p.Hkv, sh->kv_len, sh->batch, kCwsKeys, BF16));
     ATTN_TRY(encode_lse_map(ctx, &maps.lse, kf ? p.lse_kf : p.lse, sh->q_len, bh, C::QN));
     if (C::kAux)
       ATTN_TRY(encode_aux_map(ctx, &maps.aux, kf ? p.exp_rand : p.corm_mask, sh, kf ? bh : 1,
                               kSw128Floats, C::QN));
     return launch_ws(ctx, sh, attn_col_ws90<D, WL, BF16, Cache>, "attn_col_ws90", maps, p, cache,
-                     kCwsThreads, C::template smem_bytes<D>(),
-                     (sh->kv_len + kCwsKeys - 1) / kCwsKeys);
+                     kCwsThreads, C::smem_bytes(), (sh->kv_len + kCwsKeys - 1) / kCwsKeys, p.Hkv);
   }
 }
 
@@ -217,26 +217,26 @@ static int run_column_pass(const attn_ctx *ctx, const attn_shape *sh, const Para
   if (ws) {
     rc = launch_col_ws90<D, WL, BF16>(ctx, sh, p, cache);
   } else {
-    dim3 col_grid(sh->heads, (sh->kv_len + kRows - 1) / kRows, sh->batch);
+    dim3 col_grid(p.Hkv, (sh->kv_len + kRows - 1) / kRows, sh->batch);
     rc = launch_cfg(ctx, attn_col<D, WL, BF16, Cache>, "attn_col", col_grid, kThreads,
                     col_smem_bytes<D, WL>(), p, cache);
   }
   if (rc != ATTN_OK || !wl_traits<WL>::pool) return rc;
-  long n = (long)sh->batch * sh->heads * sh->kv_len;
-  pool_avg<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
-      p.col, p.col2, sh->batch * sh->heads, sh->kv_len, wl_traits<WL>::pool);
+  long n = (long)sh->batch * p.Hkv * sh->kv_len;
+  pool_avg<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(p.col, p.col2, sh->batch * p.Hkv,
+                                                                 sh->kv_len, wl_traits<WL>::pool);
   return launched(ctx, "pool_avg");
 }
 
 // The workspace of a dense cell (floats): lse [B*H*Lq] | lse_kf [B*H*Lq] (COL_KEYFORMER) |
-// unpooled column sums [B*H*Lkv] (pooled workloads). Linear in S.
+// unpooled column sums [B*Hkv*Lkv] (pooled workloads). Linear in S.
 static size_t dense_lse_floats(workload_id wl, const attn_shape *sh) {
   if (!workload_has_column_pass(wl)) return 0;
   return (size_t)sh->batch * sh->heads * sh->q_len * (workload_needs_exp_rand(wl) ? 2 : 1);
 }
 static size_t dense_workspace_bytes(workload_id wl, const attn_shape *sh) {
   size_t floats = dense_lse_floats(wl, sh);
-  if (workload_table[wl].pool) floats += (size_t)sh->batch * sh->heads * sh->kv_len;
+  if (workload_table[wl].pool) floats += (size_t)sh->batch * shape_kv_heads(sh) * sh->kv_len;
   return floats * sizeof(float);
 }
 
@@ -268,6 +268,9 @@ static Params dense_params(workload_id wl, const attn_shape *sh, const attn_io *
   p.offset = mask_offset(sh); // Lkv without a mask: no key is ever past the diagonal
   p.scale = (float)shape_scale(sh);
   p.row_stride = (long)sh->heads * sh->dim;
+  p.Hkv = shape_kv_heads(sh);
+  p.hpg = sh->heads / p.Hkv;
+  p.kv_row_stride = (long)p.Hkv * sh->dim;
   return p;
 }
 

@@ -37,9 +37,11 @@ struct Params {
   float *col2;            // [B, H, Lkv] (roco)
   uint8_t *flags;         // [B, H, Lkv] (corm)
   int B, H, Lq, Lkv;
-  int offset;      // Lkv - Lq: (i, j) is masked when j > i + offset
-  float scale;     // 1 / sqrt(D)
-  long row_stride; // H * D: halves between consecutive tokens of one head
+  int Hkv, hpg;       // K/V heads; query heads per K/V head (GQA: query head h reads h / hpg)
+  int offset;         // Lkv - Lq: (i, j) is masked when j > i + offset
+  float scale;        // 1 / sqrt(D)
+  long row_stride;    // H * D: halves between consecutive tokens of one head of q and out
+  long kv_row_stride; // Hkv * D: the same for k and v
 };
 
 // The tile cache policy of `fused`: no tile is cached (kOn false: the kernels' cache code is
@@ -407,8 +409,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p, Cache cache) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const long bh = (long)b * p.H + h;
   const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
-  const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
-  const half *vbase = p.v + (long)b * p.Lkv * p.row_stride + h * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.kv_row_stride + h / p.hpg * D;
+  const half *vbase = p.v + (long)b * p.Lkv * p.kv_row_stride + h / p.hpg * D;
   const float *rbase = wl_traits<WL>::keyformer ? p.exp_rand + bh * p.Lq * p.Lkv : nullptr;
   const bool vec4 = (p.Lkv & 3) == 0;
 
@@ -419,7 +421,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p, Cache cache) {
   const float scale_log2 = p.scale * kLog2e;
 
   load_tile_async<kRows, D, kThreads>(sq, qbase, p.row_stride, m0, p.Lq);
-  load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, 0, p.Lkv);
+  load_tile_async<kCols, D, kThreads>(sk, kbase, p.kv_row_stride, 0, p.Lkv);
   if (wl_traits<WL>::keyformer)
     load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq, 0, p.Lkv,
                                                            vec4);
@@ -437,7 +439,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p, Cache cache) {
     cp_async_wait<0>();
     __syncthreads(); // K (and the kf noise) of block n ready
     if (n == 0) load_a_frags<D>(qa, sq, warp * 16);
-    load_tile_async<kCols, D, kThreads>(sv, vbase, p.row_stride, n * kCols, p.Lkv);
+    load_tile_async<kCols, D, kThreads>(sv, vbase, p.kv_row_stride, n * kCols, p.Lkv);
     cp_async_commit();
 
     const int j0 = n * kCols;
@@ -466,7 +468,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p, Cache cache) {
     cp_async_wait<0>();
     __syncthreads(); // V ready; every warp is done reading K and the noise tile
     if (n + 1 < nblocks) {
-      load_tile_async<kCols, D, kThreads>(sk, kbase, p.row_stride, (n + 1) * kCols, p.Lkv);
+      load_tile_async<kCols, D, kThreads>(sk, kbase, p.kv_row_stride, (n + 1) * kCols, p.Lkv);
       if (wl_traits<WL>::keyformer)
         load_ftile_async<kRows, kCols, kFwdAuxPitch, kThreads>(saux, rbase, p.Lkv, m0, p.Lq,
                                                                (n + 1) * kCols, p.Lkv, vec4);
@@ -480,10 +482,13 @@ __global__ void __launch_bounds__(kThreads) attn_fwd(Params p, Cache cache) {
   if constexpr (wl_traits<WL>::keyformer) st_kf.store(st, p, bh, row_base, t);
 }
 
-// Grid: (heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work on
-// the same key columns of different heads and share corm's mask tiles in L2.
+// Grid: (K/V heads, key blocks, batch). Heads vary fastest so the CTAs resident at one time work
+// on the same key columns of different heads and share corm's mask tiles in L2. Under GQA a CTA
+// owns its key columns for every query head of the group: it sums the group's heads' query
+// blocks one after another (the statistic per K/V head), K loaded once.
 // BF16: bfloat16 q and k, else fp16. Cache: the tile cache policy (kOn: the band's tiles come
-// from it; their query tiles are loaded all the same, which keeps the pipeline uniform).
+// from it; their query tiles are loaded all the same, which keeps the pipeline uniform; one K/V
+// head per query head, fused-diag's supports says so).
 template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache>
 __global__ void __launch_bounds__(kThreads) attn_col(Params p, Cache cache) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -491,47 +496,54 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p, Cache cache) {
   half *sq0 = sk + kRows * D;                                    // two query tiles, double-buffered
   float *saux0 = reinterpret_cast<float *>(sq0 + 2 * kCols * D); // two [kCols][kColAuxPitch] tiles
 
-  const int h = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;
+  const int hkv = blockIdx.x, kb = blockIdx.y, b = blockIdx.z;
   const int j0 = kb * kRows;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const long bh = (long)b * p.H + h;
-  const half *qbase = p.q + (long)b * p.Lq * p.row_stride + h * D;
-  const half *kbase = p.k + (long)b * p.Lkv * p.row_stride + h * D;
-  const float *lse = (wl_traits<WL>::keyformer ? p.lse_kf : p.lse) + bh * p.Lq;
-  // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
-  const float *abase = wl_traits<WL>::keyformer ? p.exp_rand + bh * p.Lq * p.Lkv : p.corm_mask;
+  const half *kbase = p.k + (long)b * p.Lkv * p.kv_row_stride + hkv * D;
   const bool vec4 = (p.Lkv & 3) == 0;
+  // Query head h's (batch b) inputs: its Q rows, its row LSE, its aux matrix (kf's noise is per
+  // (batch, head); corm's mask is one [Lq, Lkv] matrix for all).
+  auto qbase = [&](int h) { return p.q + (long)b * p.Lq * p.row_stride + h * D; };
+  auto lse_of = [&](int h) {
+    return (wl_traits<WL>::keyformer ? p.lse_kf : p.lse) + ((long)b * p.H + h) * p.Lq;
+  };
+  auto abase = [&](int h) {
+    return wl_traits<WL>::keyformer ? p.exp_rand + ((long)b * p.H + h) * p.Lq * p.Lkv : p.corm_mask;
+  };
 
   const int first_row = max(0, j0 - p.offset);
   const int qb0 = first_row / kCols;
   const int nblocks = (p.Lq + kCols - 1) / kCols;
+  // Block k of this CTA: query block qb0 + k % per_head of the group's head k / per_head.
+  const int per_head = max(0, nblocks - qb0), count = per_head * p.hpg;
   const int col_base = j0 + warp * 16 + g; // this thread's key columns: col_base, col_base + 8
   const float scale_log2 = p.scale * kLog2e;
-
-  load_tile_async<kRows, D, kThreads>(sk, kbase, p.row_stride, j0, p.Lkv);
-  if (qb0 < nblocks) {
-    load_tile_async<kCols, D, kThreads>(sq0, qbase, p.row_stride, qb0 * kCols, p.Lq);
+  auto head_of = [&](int k) { return hkv * p.hpg + k / per_head; };
+  auto load_block = [&](int k, int buf) {
+    const int h = head_of(k), n = qb0 + k % per_head;
+    load_tile_async<kCols, D, kThreads>(sq0 + buf * kCols * D, qbase(h), p.row_stride, n * kCols,
+                                        p.Lq);
     if (has_aux<WL>())
-      load_ftile_async<kCols, kRows, kColAuxPitch, kThreads>(saux0, abase, p.Lkv, qb0 * kCols, p.Lq,
-                                                             j0, p.Lkv, vec4);
-  }
+      load_ftile_async<kCols, kRows, kColAuxPitch, kThreads>(
+          saux0 + buf * kCols * kColAuxPitch, abase(h), p.Lkv, n * kCols, p.Lq, j0, p.Lkv, vec4);
+  };
+
+  load_tile_async<kRows, D, kThreads>(sk, kbase, p.kv_row_stride, j0, p.Lkv);
+  if (count > 0) load_block(0, 0);
   cp_async_commit();
 
   ColState<WL> cs;
   uint32_t ka[D / 16][4];
 
-  for (int n = qb0; n < nblocks; n++) {
-    const int buf = (n - qb0) & 1;
+  for (int k = 0; k < count; k++) {
+    const int buf = k & 1, h = head_of(k), n = qb0 + k % per_head;
+    const long bh = (long)b * p.H + h;
+    const float *lse = lse_of(h);
     cp_async_wait<0>();
     __syncthreads();
-    if (n == qb0) load_a_frags<D>(ka, sk, warp * 16);
-    if (n + 1 < nblocks) {
-      load_tile_async<kCols, D, kThreads>(sq0 + (buf ^ 1) * kCols * D, qbase, p.row_stride,
-                                          (n + 1) * kCols, p.Lq);
-      if (has_aux<WL>())
-        load_ftile_async<kCols, kRows, kColAuxPitch, kThreads>(
-            saux0 + (buf ^ 1) * kCols * kColAuxPitch, abase, p.Lkv, (n + 1) * kCols, p.Lq, j0,
-            p.Lkv, vec4);
+    if (k == 0) load_a_frags<D>(ka, sk, warp * 16);
+    if (k + 1 < count) {
+      load_block(k + 1, buf ^ 1);
       cp_async_commit();
     }
     const float *aux = saux0 + buf * kCols * kColAuxPitch;
@@ -575,7 +587,7 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p, Cache cache) {
       }
   }
 
-  cs.store(p, bh, col_base);
+  cs.store(p, (long)b * p.Hkv + hkv, col_base);
 }
 
 // score[j] = (col[j-w/2] + ... + col[j+w/2]) / w, zero padding counted in the divisor.

@@ -11,6 +11,12 @@ namespace fused {
 
 constexpr int k90Align = 1024; // 128B-swizzle atoms must start 1024-byte aligned
 
+// The 64-column slabs a D-wide tile takes in shared memory, and their width in halves: D = 96
+// takes two slabs, the second half filled (TMA writes zeros past the tensor's D columns, so
+// the padding reads as zeros and the products over D columns never touch it).
+template <int D> constexpr int slabs() { return (D + 63) / 64; }
+template <int D> constexpr int smem_dim() { return slabs<D>() * 64; }
+
 // A [ROWS, D] fp16 tile as wgmma's 128B-swizzled K-major (or, for V, MN-major) layout: D is cut
 // into 64-element slices of ROWS x 128 bytes; within a slice row r's 16-byte chunk c sits at
 // chunk c ^ (r & 7). Offset in halves.
@@ -35,10 +41,15 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a, uint6
 template <int N, bool BF16 = false>
 __device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t (&a)[4],
                                             uint64_t b) {
+  static_assert(N == 64 || N == 96 || N == 128 || N == 256, "wgmma_rs_tb: a head dim");
   if constexpr (N == 64)
     wgmma_m64n64k16_rs_tb<BF16>(d, a, b);
-  else
+  else if constexpr (N == 96)
+    wgmma_m64n96k16_rs_tb<BF16>(d, a, b);
+  else if constexpr (N == 128)
     wgmma_m64n128k16_rs_tb<BF16>(d, a, b);
+  else
+    wgmma_m64n256k16_rs_tb<BF16>(d, a, b);
 }
 
 // acc (=) A·Bᵀ issued, not waited: A rows a_row0 .. +63 of an A_ROWS-row sw128 tile, B an N-row
@@ -59,7 +70,8 @@ __device__ __forceinline__ void wgmma_abt_issue(float (&acc)[N / 8][4], const ha
 // O (+)= P·V issued, not waited: P (this warpgroup's 64 rows x N keys) as mma.sync A fragments
 // in registers, V an N-row sw128 tile of D columns read MN-major (transposed B): the leading
 // offset steps to the next 64 head-dim columns (one N·128-byte slab on), the stride offset to
-// the next 8 keys (1024 bytes on). Checked on an H200: the swapped assignment gives rel_l2 ~ 1.
+// the next 8 keys (1024 bytes on). At D = 96 the product reads the second slab's first 32
+// columns only. Checked on an H200: the swapped assignment gives rel_l2 ~ 1.
 template <int D, int N, bool BF16 = false>
 __device__ __forceinline__ void
 wgmma_pv_issue(float (&o)[D / 8][4], const uint32_t (&pa)[N / 16][4], const half *v_tile) {

@@ -2,7 +2,8 @@
 // attn_fwd (fused_sm80.cuh) restructured the way Hopper wants it.
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
-//                tile's Q and of K and V per 128-key block into an NST-stage ring; a K and a
+//                tile's Q and of K and V per key block (128 keys, 64 at D = 256) into an
+//                NST-stage ring; a K and a
 //                V "full" mbarrier per stage (transaction bytes), one "empty" mbarrier per
 //                stage that the consumers arrive on when they are done with it. It gives its
 //                registers away (setmaxnreg.dec).
@@ -32,7 +33,7 @@
 
 namespace fused {
 
-constexpr int kWsCols = 128; // keys per stage
+constexpr int kWsCols = 128; // keys per stage (WsCfg::kCols: 64 at D = 256)
 
 constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 is __syncthreads)
 
@@ -48,24 +49,30 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // pins the wait (its softcap path is slower without the pin).
 // NC_ = 3 (192-row tiles) exists where ws_wide_serves says so; the dispatcher picks it for the
 // cells it pays on (fused_launch.cuh, ws_fwd_rows).
+// D = 96 runs as D = 128 does on two 64-column slabs of shared memory, the second half-filled;
+// D = 256 takes 64-key stages (kCols), so that Q, two K/V stages and O's 128 accumulators per
+// thread fit the shared memory and the registers.
 template <int D, int WL, int NC_ = 2> struct WsCfg {
+  static_assert(D == 64 || D == 96 || D == 128 || D == 256, "WsCfg: a head dim the kernel has");
   static constexpr bool kNoise = wl_traits<WL>::keyformer;
   static constexpr int NC = NC_;
+  static constexpr int kDs = smem_dim<D>(); // a row's halves in shared memory
+  static constexpr int kCols = D > 128 ? 64 : kWsCols;
   static constexpr bool kOverlapPV = D == 64 || !wl_traits<WL>::softcap;
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
-  static constexpr int kStages = D == 64 ? 4 : kNoise ? 2 : 3;
+  static constexpr int kStages = D == 64 ? 4 : kNoise || D > 128 ? 2 : 3;
   // The warpgroup index and the claimed tile broadcast from lane 0, so ptxas knows them
   // warp-uniform and builds the wgmma descriptors in uniform registers: this pays at D = 128
   // and for gemma2, and is slower at D = 64 otherwise.
-  static constexpr bool kUniformIndex = D == 128 || wl_traits<WL>::softcap;
+  static constexpr bool kUniformIndex = D > 64 || wl_traits<WL>::softcap;
   // kSplitEdge: the key blocks before a consumer's first edge block (the diagonal, the keys'
   // end) run in a loop without mask code, which pays at D = 128 (kf and D = 64 stay on one
   // loop, where the split is slower). With the split, the early O rescale (under the next S
   // GEMM) pays for gemma2 only; the others rescale after the P·V wait (FlashAttention-3's order
   // at D = 128).
-  static constexpr bool kSplitEdge = D == 128 && !kNoise;
-  static constexpr bool kEarlyRescale = D == 128 && (!kSplitEdge || wl_traits<WL>::softcap);
+  static constexpr bool kSplitEdge = D > 64 && !kNoise;
+  static constexpr bool kEarlyRescale = D > 64 && (!kSplitEdge || wl_traits<WL>::softcap);
   // kOwnBlocks: each consumer computes only its own rows' key blocks (skipping the tile's masked
   // last block, or all of them past the queries' end). 192-row tiles only: in a 128-row tile
   // both consumers need the same blocks when Lq = Lkv (the only waste left is a consumer with
@@ -75,10 +82,10 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
   static constexpr int kProducerRegs = NC == 3 ? 32 : 40;
   static constexpr int kConsumerRegs = NC == 3 ? 160 : 232;
   static_assert(128 * (kProducerRegs + NC * kConsumerRegs) <= 65536, "register budget");
-  // kf's noise: one 64 x kWsCols fp32 tile per consumer.
-  static constexpr int kNoiseFloats = kNoise ? 64 * kWsCols : 0;
+  // kf's noise: one 64 x kCols fp32 tile per consumer.
+  static constexpr int kNoiseFloats = kNoise ? 64 * kCols : 0;
   static constexpr int smem_bytes() {
-    return (kRows + 2 * kStages * kWsCols) * D * (int)sizeof(half) +
+    return (kRows + 2 * kStages * kCols) * kDs * (int)sizeof(half) +
            NC * kNoiseFloats * (int)sizeof(float) + k90Align +
            (2 + 3 * kStages + (kNoise ? 2 * NC : 0)) * 8 + 8;
   }
@@ -94,7 +101,8 @@ template <int D, int WL> __host__ __device__ constexpr bool ws_wide_serves() {
          !wl_traits<WL>::column_pass && !wl_traits<WL>::selected_blocks;
 }
 
-// TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (boxes {64, 1, rows, 1}); kf's
+// TMA descriptors of q, k, v as 4-D tensors {D, H, L, B} (k, v: H = Hkv; boxes {64, 1, rows,
+// 1}); kf's
 // noise as a 3-D tensor {Lkv, Lq, B*H} (boxes {kSw128Floats, 64, 1}).
 struct WsMaps {
   CUtensorMap q, k, v, noise;
@@ -135,20 +143,21 @@ __device__ __forceinline__ void ws_release_counter() {
 }
 // Key blocks of the query rows before row_end (their last row's causal limit): a tile's, which
 // the producer loads, and each consumer's own (kOwnBlocks), which stops at its 64 rows' diagonal.
-__device__ __forceinline__ int ws_blocks_upto(int row_end, const Params &p) {
+// COLS: keys per block.
+template <int COLS> __device__ __forceinline__ int ws_blocks_upto(int row_end, const Params &p) {
   const int last_row = min(row_end, p.Lq) - 1;
   const int kv_end = min(p.Lkv, last_row + p.offset + 1);
-  return (kv_end + kWsCols - 1) / kWsCols;
+  return (kv_end + COLS - 1) / COLS;
 }
-template <int ROWS> __device__ __forceinline__ int ws_blocks(int qb, const Params &p) {
-  return ws_blocks_upto((qb + 1) * ROWS, p);
+template <int ROWS, int COLS> __device__ __forceinline__ int ws_blocks(int qb, const Params &p) {
+  return ws_blocks_upto<COLS>((qb + 1) * ROWS, p);
 }
 // The first key block that crosses the diagonal of the 64 rows from row0 or the keys' end
 // (the consumer's block_edge): blocks before it need no mask.
-__device__ __forceinline__ int ws_first_edge_block(int row0, const Params &p) {
-  const int diag = row0 + p.offset - (kWsCols - 1), end = p.Lkv - kWsCols;
+template <int COLS> __device__ __forceinline__ int ws_first_edge_block(int row0, const Params &p) {
+  const int diag = row0 + p.offset - (COLS - 1), end = p.Lkv - COLS;
   if (diag < 0 || end < 0) return 0;
-  return min(diag, end) / kWsCols + 1;
+  return min(diag, end) / COLS + 1;
 }
 
 // ---- the kernel ---------------------------------------------------------------------------
@@ -160,18 +169,19 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
     attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p, int chunk, Cache cache) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = WsCfg<D, WL, NC_>;
-  static_assert(!Cache::kOn || (C::kRows == kWsCols && !C::kNoise && !wl_traits<WL>::softcap),
+  constexpr int NST = C::kStages, NC = C::NC, kWsRows = C::kRows, kCols = C::kCols, kDs = C::kDs;
+  static_assert(!Cache::kOn || (kWsRows == kCols && !C::kNoise && !wl_traits<WL>::softcap),
                 "the cache's tiles are square and hold the exponentials of P alone");
-  constexpr int NST = C::kStages, NC = C::NC, kWsRows = C::kRows;
-  constexpr uint32_t kStageBytes = kWsCols * D * (uint32_t)sizeof(half);
+  // TMA writes whole boxes (the padding of D = 96 too), and counts their bytes.
+  constexpr uint32_t kStageBytes = kCols * kDs * (uint32_t)sizeof(half);
   constexpr bool kNoise = C::kNoise;
   constexpr int kNoiseFloats = C::kNoiseFloats;
   extern __shared__ unsigned char smem_ws[];
   half *sq = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_ws) + k90Align - 1) &
                                       ~(uintptr_t)(k90Align - 1));
-  half *sk0 = sq + kWsRows * D;
-  half *sv0 = sk0 + NST * kWsCols * D;
-  float *snoise0 = reinterpret_cast<float *>(sv0 + NST * kWsCols * D); // kf: one tile per consumer
+  half *sk0 = sq + kWsRows * kDs;
+  half *sv0 = sk0 + NST * kCols * kDs;
+  float *snoise0 = reinterpret_cast<float *>(sv0 + NST * kCols * kDs); // kf: one tile per consumer
   uint64_t *full_q = reinterpret_cast<uint64_t *>(snoise0 + NC * kNoiseFloats);
   uint64_t *empty_q = full_q + 1;
   uint64_t *full_k = empty_q + 1, *full_v = full_k + NST, *empty = full_v + NST;
@@ -215,31 +225,32 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       }
       *tile_slot = t; // published by the arrive below (release), read after full_q (acquire)
       const WsTile tile = ws_tile<kWsRows>(t, p, chunk);
-      const int nblocks = ws_blocks<kWsRows>(tile.qb, p);
-      mbar_expect_tx(full_q, kWsRows * D * (uint32_t)sizeof(half));
-      for (int sl = 0; sl < D / 64; sl++)
+      const int nblocks = ws_blocks<kWsRows, kCols>(tile.qb, p);
+      const int kv_head = tile.h / p.hpg; // GQA: the group's K/V head
+      mbar_expect_tx(full_q, kWsRows * kDs * (uint32_t)sizeof(half));
+      for (int sl = 0; sl < slabs<D>(); sl++)
         tma_load_4d(sq + sl * kWsRows * 64, &maps.q, full_q, sl * 64, tile.h, tile.qb * kWsRows,
                     tile.b);
       for (int n = 0; n < nblocks; n++, it++) {
         const int st = it % NST;
         mbar_wait(&empty[st], ((it / NST) & 1) ^ 1); // the first round passes at once
-        half *sk = sk0 + st * kWsCols * D, *sv = sv0 + st * kWsCols * D;
+        half *sk = sk0 + st * kCols * kDs, *sv = sv0 + st * kCols * kDs;
         mbar_expect_tx(&full_k[st], kStageBytes);
-        for (int sl = 0; sl < D / 64; sl++)
-          tma_load_4d(sk + sl * kWsCols * 64, &maps.k, &full_k[st], sl * 64, tile.h, n * kWsCols,
+        for (int sl = 0; sl < slabs<D>(); sl++)
+          tma_load_4d(sk + sl * kCols * 64, &maps.k, &full_k[st], sl * 64, kv_head, n * kCols,
                       tile.b);
         mbar_expect_tx(&full_v[st], kStageBytes);
-        for (int sl = 0; sl < D / 64; sl++)
-          tma_load_4d(sv + sl * kWsCols * 64, &maps.v, &full_v[st], sl * 64, tile.h, n * kWsCols,
+        for (int sl = 0; sl < slabs<D>(); sl++)
+          tma_load_4d(sv + sl * kCols * 64, &maps.v, &full_v[st], sl * 64, kv_head, n * kCols,
                       tile.b);
         // kf: each consumer's noise tile of block n, as soon as it is done with block n - 1's.
         for (int cc = 0; kNoise && cc < NC; cc++) {
           float *sn = snoise0 + cc * kNoiseFloats;
           mbar_wait(&empty_n[cc], (it & 1) ^ 1);
           mbar_expect_tx(&full_n[cc], kNoiseFloats * (uint32_t)sizeof(float));
-          for (int kb = 0; kb < kWsCols / kSw128Floats; kb++)
+          for (int kb = 0; kb < kCols / kSw128Floats; kb++)
             tma_load_3d_hint(sn + kb * 64 * kSw128Floats, &maps.noise, &full_n[cc],
-                             n * kWsCols + kb * kSw128Floats, tile.qb * kWsRows + cc * 64,
+                             n * kCols + kb * kSw128Floats, tile.qb * kWsRows + cc * 64,
                              tile.b * p.H + tile.h, stream_policy);
         }
       }
@@ -255,8 +266,8 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
   const float scale_log2 = p.scale * kLog2e;
 
   float o[D / 8][4];
-  float s[kWsCols / 8][4];
-  uint32_t pa[kWsCols / 16][4];
+  float s[kCols / 8][4];
+  uint32_t pa[kCols / 16][4];
   RowState st;
   KfRowSum st_kf;
   // kf: this thread's noise pairs (row warp·16 + g + 8 rr, keys nt·8 + 2t ..) in its consumer's
@@ -288,10 +299,10 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
     // consumer whose rows all lie past the queries' end (a head's last tile, partly filled: 64
     // of 192 rows at S = 4096) computes none. They keep their turns and release the stages of
     // the blocks they skip.
-    const int nblocks = ws_blocks<kWsRows>(tile.qb, p);
+    const int nblocks = ws_blocks<kWsRows, kCols>(tile.qb, p);
     const int my_blocks = !C::kOwnBlocks    ? nblocks
                           : wg_row0 >= p.Lq ? 0
-                                            : max(1, ws_blocks_upto(wg_row0 + 64, p));
+                                            : max(1, ws_blocks_upto<kCols>(wg_row0 + 64, p));
 
     frag_zero(o);
     st.init();
@@ -301,58 +312,58 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
     // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 the softcapped
     // log2 scores of mask_scores are the faster ones (PERF-fused.md).
     constexpr bool kRawSoftcap = wl_traits<WL>::softcap && C::kOverlapPV;
-    // Whether block n (keys from n · kWsCols) crosses this warpgroup's diagonal or the keys' end.
+    // Whether block n (keys from n · kCols) crosses this warpgroup's diagonal or the keys' end.
     auto block_edge = [&](int n) {
-      const int j0 = n * kWsCols;
-      return j0 + kWsCols - 1 > wg_row0 + p.offset || j0 + kWsCols > p.Lkv;
+      const int j0 = n * kCols;
+      return j0 + kCols - 1 > wg_row0 + p.offset || j0 + kCols > p.Lkv;
     };
     // edge: block_edge(n), or a constant where the caller knows it (the split loops below).
     auto softcap_block = [&](int n, bool edge) {
       if constexpr (kRawSoftcap)
-        softcap_scores<WL, kWsCols / 8>(s, p, row_base, n * kWsCols, edge, scale_log2, t);
+        softcap_scores<WL, kCols / 8>(s, p, row_base, n * kCols, edge, scale_log2, t);
     };
     // Block n's scores in s -> masked log2 scores -> probabilities (s) and the rescale factors.
     auto softmax_block = [&](int n, bool edge, float(&alpha)[2]) {
-      const int j0 = n * kWsCols;
+      const int j0 = n * kCols;
       if constexpr (kRawSoftcap) { // s holds tanh(qk·scale/cap) already
-        st.update_raw<kWsCols / 8>(s, GEMMA2_SOFTCAP * kLog2e, alpha);
+        st.update_raw<kCols / 8>(s, GEMMA2_SOFTCAP * kLog2e, alpha);
       } else if constexpr (kNoise) { // the row max, kf's sum from the noise, the exponentials
-        mask_scores<WL, kWsCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
+        mask_scores<WL, kCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
         float m_use[2];
-        st.new_max<kWsCols / 8, true>(s, scale_log2, m_use, alpha);
+        st.new_max<kCols / 8, true>(s, scale_log2, m_use, alpha);
         const int cur = it + n;
         mbar_wait(&full_n[c], cur & 1);
-        st_kf.add<kWsCols / 8, true>(s, scale_log2, m_use, alpha, noise_at, edge);
+        st_kf.add<kCols / 8, true>(s, scale_log2, m_use, alpha, noise_at, edge);
         mbar_arrive(&empty_n[c]);
-        st.exp_sum<kWsCols / 8, true>(s, scale_log2, m_use, alpha);
+        st.exp_sum<kCols / 8, true>(s, scale_log2, m_use, alpha);
       } else if constexpr (wl_traits<WL>::softcap) {
         mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
-        st.update<kWsCols / 8>(s, alpha);
+        st.update<kCols / 8>(s, alpha);
       } else { // the scale folded into the exponent (p.scale > 0)
-        mask_scores<WL, kWsCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
-        st.update_raw<kWsCols / 8>(s, scale_log2, alpha);
+        mask_scores<WL, kCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
+        st.update_raw<kCols / 8>(s, scale_log2, alpha);
       }
     };
     // Block n's exponentials (s, after softmax_block) into the tile cache where it keeps them.
     auto cache_block = [&](int n) {
       if constexpr (Cache::kOn)
         if (cache.in_band(tile.qb, n))
-          cache.template store<kWsCols>(cache.tile((long)tile.b * p.H + tile.h, tile.qb, n), s, st,
-                                        c * 64 + warp * 16 + g, t);
+          cache.template store<kCols>(cache.tile((long)tile.b * p.H + tile.h, tile.qb, n), s, st,
+                                      c * 64 + warp * 16 + g, t);
     };
     // kEarlyRescale: the O rescale by the last softmax's factors runs after the next S GEMM is
     // issued, before the P·V that accumulates into O, under the S GEMM instead of between the
     // P·V wait and the next issue (FlashAttention-3's order); else right after the P·V wait.
     auto rescale_and_pack = [&](const float(&alpha)[2]) {
       if constexpr (!C::kEarlyRescale) frag_scale_rows(o, alpha);
-      frag_pack_a<kWsCols / 8, BF16>(pa, s);
+      frag_pack_a<kCols / 8, BF16>(pa, s);
     };
     auto issue_pv = [&](int stage, const float(&alpha)[2]) {
       if constexpr (C::kEarlyRescale) {
         frag_scale_rows(o, alpha);
         wgmma_fence(); // o written by the multiplies, read by the wgmma
       }
-      wgmma_pv_issue<D, kWsCols, BF16>(o, pa, sv0 + stage * kWsCols * D);
+      wgmma_pv_issue<D, kCols, BF16>(o, pa, sv0 + stage * kCols * kDs);
     };
     auto pass_turn = [&]() { named_arrive(kWsSchedBar + next_c, 256); };
     // A block past my rows' diagonal: my turn passes on at once (the consumers' turns stay in
@@ -379,7 +390,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       mbar_wait(&full_k[stage], (it / NST) & 1);
       named_sync(kWsSchedBar + c, 256);
       wgmma_fence();
-      wgmma_abt_issue<D, kWsCols, C::kRows, BF16>(s, sq, c * 64, sk0 + stage * kWsCols * D);
+      wgmma_abt_issue<D, kCols, C::kRows, BF16>(s, sq, c * 64, sk0 + stage * kCols * kDs);
       wgmma_commit();
       pass_turn();
       wgmma_wait<0>();
@@ -403,7 +414,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       mbar_wait(&full_v[prev], ((cur - 1) / NST) & 1);
       named_sync(kWsSchedBar + c, 256); // my turn to issue
       wgmma_fence();
-      wgmma_abt_issue<D, kWsCols, C::kRows, BF16>(s, sq, c * 64, sk0 + stage * kWsCols * D);
+      wgmma_abt_issue<D, kCols, C::kRows, BF16>(s, sq, c * 64, sk0 + stage * kCols * kDs);
       wgmma_commit();
       issue_pv(prev, alpha);
       wgmma_commit();
@@ -426,7 +437,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       rescale_and_pack(alpha);
     };
     if constexpr (C::kSplitEdge) {
-      const int first_edge = min(ws_first_edge_block(wg_row0, p), my_blocks);
+      const int first_edge = min(ws_first_edge_block<kCols>(wg_row0, p), my_blocks);
       for (int n = 1; n < first_edge; n++) step(n, std::integral_constant<int, 0>());
       for (int n = max(first_edge, 1); n < my_blocks; n++)
         step(n, std::integral_constant<int, 1>());

@@ -106,7 +106,18 @@ static int diag_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *
     snprintf(why, why_len, "fused-diag: diag_k must be >= 0 (have %d)", ctx->opt.diag_k);
     return ATTN_UNSUPPORTED;
   }
-  /* the cache's kernels are instantiated for fp16 inputs only (any diag_k: one rule per cell) */
+  /* the cache's kernels are instantiated for head dims 64 and 128 and fp16 inputs only (any
+   * diag_k: one rule per cell) */
+  if (wl_cacheable(wl) && sh->dim != 64 && sh->dim != 128) {
+    snprintf(why, why_len, "fused-diag: the diagonal-cache kernels (%s) run head dim 64 and 128",
+             workload_table[wl].name);
+    return ATTN_UNSUPPORTED;
+  }
+  if (wl_cacheable(wl) && shape_kv_heads(sh) != sh->heads) {
+    snprintf(why, why_len, "fused-diag: the diagonal cache (%s) holds one K/V head per query head",
+             workload_table[wl].name);
+    return ATTN_UNSUPPORTED;
+  }
   if (wl_cacheable(wl) && sh->dtype != DTYPE_FP16) {
     snprintf(why, why_len, "fused-diag: the diagonal-cache kernels (%s) are fp16 only",
              workload_table[wl].name);
