@@ -123,6 +123,17 @@ __device__ __forceinline__ void wgmma_ss_tb(float (&d)[N / 8][4], uint64_t desc_
 #define WGMMA_R48                                                                                \
   "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%" \
   "25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47}"
+#define WGMMA_D_N80(d)                                                                          \
+  "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]),     \
+      "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), \
+      "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), \
+      "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
+      "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), \
+      "+f"(d[7][2]), "+f"(d[7][3]), "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), \
+      "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3])
+#define WGMMA_R40                                                                                \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%" \
+  "25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39}"
 // ---- the attention kernels' shapes (fused_sm90.cuh, fused_ws90.cuh, fused_colws90.cuh) ------
 // ss: A and B from shared memory, both K-major (tnspA = tnspB = 0). rs: A from registers (fp16 or
 // bf16 fragments, the mma.sync m16n8k16 A layout), B from shared memory, tnspB an immediate.
@@ -152,6 +163,15 @@ __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t de
     WGMMA_SS_CALL(64, "bf16", WGMMA_R32, "%34", "%32, %33", WGMMA_D_N64);
   else
     WGMMA_SS_CALL(64, "f16", WGMMA_R32, "%34", "%32, %33", WGMMA_D_N64);
+}
+// m64n80: the scores of an 80-key block (head dim 256).
+template <bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n80k16_ss(float (&d)[10][4], uint64_t desc_a,
+                                                   uint64_t desc_b, int scale_d) {
+  if constexpr (BF16)
+    WGMMA_SS_CALL(80, "bf16", WGMMA_R40, "%42", "%40, %41", WGMMA_D_N80);
+  else
+    WGMMA_SS_CALL(80, "f16", WGMMA_R40, "%42", "%40, %41", WGMMA_D_N80);
 }
 template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], uint64_t desc_a,
@@ -229,6 +249,8 @@ __device__ __forceinline__ void wgmma_m64n256k16_rs_tb(float (&d)[32][4], const 
 #undef WGMMA_SS
 #undef WGMMA_R32
 #undef WGMMA_R48
+#undef WGMMA_R40
+#undef WGMMA_D_N80
 #undef WGMMA_D_N96
 #undef WGMMA_D_N64
 #undef WGMMA_R128

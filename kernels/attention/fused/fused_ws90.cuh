@@ -57,7 +57,7 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
   static constexpr bool kNoise = wl_traits<WL>::keyformer;
   static constexpr int NC = NC_;
   static constexpr int kDs = smem_dim<D>(); // a row's halves in shared memory
-  static constexpr int kCols = D > 128 ? 64 : kWsCols;
+  static constexpr int kCols = D <= 128 ? kWsCols : kNoise ? 64 : 80;
   static constexpr bool kOverlapPV = D == 64 || !wl_traits<WL>::softcap;
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
