@@ -103,7 +103,7 @@ s700sc64:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain
 s900scbf16:--seqlen 900 --heads 3 --dim 128 --scale 0.7 --dtype bf16:plain"
 online_systems="fused fused-sm80 fused-ws1"
 # The head dims real models use besides 64 and 128 (96: the second 64-column slab half-filled;
-# 256: 64-key stages on Hopper) and GQA (--groups G query heads per K/V head: K/V read per
+# 256: 80-key stages on Hopper) and GQA (--groups G query heads per K/V head: K/V read per
 # group, the column statistics summed per K/V head), on every system and peer: odd lengths,
 # masks, bf16, more query tiles than SMs, spread scores.
 dims_shapes="d96:--seqlen 100 --heads 3 --dim 96:memcheck

@@ -2,7 +2,7 @@
 // attn_fwd (fused_sm80.cuh) restructured the way Hopper wants it.
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
-//                tile's Q and of K and V per key block (128 keys, 64 at D = 256) into an
+//                tile's Q and of K and V per key block (128 keys; 80 at D = 256, 64 for kf) into an
 //                NST-stage ring; a K and a
 //                V "full" mbarrier per stage (transaction bytes), one "empty" mbarrier per
 //                stage that the consumers arrive on when they are done with it. It gives its
@@ -33,7 +33,7 @@
 
 namespace fused {
 
-constexpr int kWsCols = 128; // keys per stage (WsCfg::kCols: 64 at D = 256)
+constexpr int kWsCols = 128; // keys per stage (WsCfg::kCols: 80 at D = 256, kf 64)
 
 constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 is __syncthreads)
 
@@ -50,8 +50,9 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // NC_ = 3 (192-row tiles) exists where ws_wide_serves says so; the dispatcher picks it for the
 // cells it pays on (fused_launch.cuh, ws_fwd_rows).
 // D = 96 runs as D = 128 does on two 64-column slabs of shared memory, the second half-filled;
-// D = 256 takes 64-key stages (kCols), so that Q, two K/V stages and O's 128 accumulators per
-// thread fit the shared memory and the registers.
+// D = 256 takes 80-key stages (kCols; 64-key ones measure 5 % slower, PERF-fused.md), so that
+// Q, two K/V stages and O's 128 accumulators per thread fit the shared memory and the
+// registers; kf's noise tiles leave room for 64-key stages only.
 template <int D, int WL, int NC_ = 2> struct WsCfg {
   static_assert(D == 64 || D == 96 || D == 128 || D == 256, "WsCfg: a head dim the kernel has");
   static constexpr bool kNoise = wl_traits<WL>::keyformer;
