@@ -30,8 +30,8 @@ static void usage(FILE *f, const char *prog) {
           "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1]\n"
           "          [--sm90-rows auto|128|192]\n"
           "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
-          "          [--scale 1/sqrt(D)] [--groups 1] [--block-size 32] [--selected-blocks 8]\n"
-          "                                                     (selected-block workloads: %s)\n"
+          "          [--scale 1/sqrt(D)] [--groups 1]\n"
+          "          [--block-size 32] [--selected-blocks 8]  (selected-block workloads: %s)\n"
           "       %s --list-workloads | --list-systems\n"
           "Runs one attention-variant cell and prints its log (kvline records) on stdout.\n"
           "--device cpu (or --system ref) runs the CPU double reference without CUDA; there\n"
@@ -43,33 +43,34 @@ static void usage(FILE *f, const char *prog) {
           "default) or ws1 (one tile per CTA); --sm90-rows the Hopper forward's query rows\n"
           "per tile (auto: 192 for attn at D=64 with 4+ waves of tiles, 16+ under the causal\n"
           "mask; else 128).\n"
-          "--groups G: query heads per K/V head, as the tile-benchmark seed's and TileLang's\n"
-          "groups (G divides --heads; H/G K/V heads: G = 1 is MHA, G = --heads one K/V head);\n"
-          "each query attends to the keys of --selected-blocks blocks of --block-size keys,\n"
-          "drawn from --seed (kernels/attention/selected_blocks.h); other workloads refuse these "
-          "options.\n"
+          "--groups G (every workload): query heads per K/V head, as the tile-benchmark seed's\n"
+          "and TileLang's groups (G divides --heads; H/G K/V heads: G = 1 is MHA, G = --heads\n"
+          "one K/V head); query head h attends with K/V head h/G, and the column statistics\n"
+          "(scores, flags) are per K/V head, summed (any, for flags) over its G query heads.\n"
+          "Selected-block workloads: each query attends to the keys of --selected-blocks\n"
+          "blocks of --block-size keys, drawn from --seed (kernels/attention/selected_blocks.h);\n"
+          "other workloads refuse these two options.\n"
           "--scale: the softmax scale (every workload, as SDPA's scale argument).\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
           prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
 }
 
-/* The selected-block options into a->shape (defaults for what was not given; 0: not given)
- * for a workload with selected blocks; refused (first_opt named) for any other. groups is
- * --groups, the query heads per K/V head: kv_heads = heads / groups. -1 after a message. */
-static int set_selected_blocks(const char *prog, attnvar_args *a, const char *first_opt, int groups,
-                               const attn_shape *given) {
-  if (!workload_selected_blocks(a->workload)) {
-    if (!first_opt) return 0;
+/* --groups (every workload; 0: not given) and the selected-block options into a->shape
+ * (defaults for what was not given; 0: not given): groups is the query heads per K/V head,
+ * kv_heads = heads / groups (a dense workload keeps kv_heads 0, MHA, at G = 1); block size and
+ * selected blocks for a workload with selected blocks, refused (first_opt named) for any other.
+ * -1 after a message. */
+static int set_groups_and_blocks(const char *prog, attnvar_args *a, const char *first_opt,
+                                 int groups, const attn_shape *given) {
+  attn_shape *s = &a->shape;
+  const int selected = workload_selected_blocks(a->workload);
+  if (!selected && first_opt) {
     fprintf(stderr,
             "%s: %s is an option of the selected-block workloads (%s), not of --workload %s\n",
             prog, first_opt, selected_block_workloads(), workload_names[a->workload]);
     return -1;
   }
-  attn_shape *s = &a->shape;
   if (!groups) groups = ATTNVAR_DEFAULT_GROUPS;
-  s->block_size = given->block_size ? given->block_size : ATTNVAR_DEFAULT_BLOCK_SIZE;
-  s->selected_blocks =
-      given->selected_blocks ? given->selected_blocks : ATTNVAR_DEFAULT_SELECTED_BLOCKS;
   if (s->heads % groups != 0) {
     fprintf(stderr,
             "%s: --groups %d must divide --heads %d (--groups is the query heads per K/V "
@@ -77,7 +78,11 @@ static int set_selected_blocks(const char *prog, attnvar_args *a, const char *fi
             prog, groups, s->heads);
     return -1;
   }
-  s->kv_heads = s->heads / groups;
+  if (selected || groups > 1) s->kv_heads = s->heads / groups;
+  if (!selected) return 0;
+  s->block_size = given->block_size ? given->block_size : ATTNVAR_DEFAULT_BLOCK_SIZE;
+  s->selected_blocks =
+      given->selected_blocks ? given->selected_blocks : ATTNVAR_DEFAULT_SELECTED_BLOCKS;
   return 0;
 }
 
@@ -92,7 +97,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   a->seed = 1;
   a->check = 1;
   const char *diag_opt = NULL;  /* the first fused-diag option given, for the message */
-  const char *block_opt = NULL; /* the first selected-block option given, likewise */
+  const char *block_opt = NULL; /* the first selected-block option given (not --groups) */
   attn_shape blocks = {0};      /* its values: block_size, selected_blocks */
   int groups = 0;               /* --groups: query heads per K/V head (0: not given) */
   const hx_run_opts run = {&a->check, &a->device_cpu, &a->warmup, &a->runs, &a->seed};
@@ -159,8 +164,8 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
         a->diag_k = (int)n;
         diag_opt = diag_opt ? diag_opt : opt;
         break;
+      case 6: groups = (int)n; break;
       default:
-        if (k == 6) groups = (int)n;
         if (k == 7) blocks.block_size = (int)n;
         if (k == 8) blocks.selected_blocks = (int)n;
         block_opt = block_opt ? block_opt : opt;
@@ -179,7 +184,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
             prog, diag_opt, system_table[a->system].name);
     goto bad;
   }
-  if (set_selected_blocks(prog, a, block_opt, groups, &blocks) < 0) goto bad;
+  if (set_groups_and_blocks(prog, a, block_opt, groups, &blocks) < 0) goto bad;
   if (system_table[a->system].on_cpu) a->device_cpu = 1;
   if (a->warmup < 0) a->warmup = a->device_cpu ? 1 : 100;
   if (a->runs < 0) a->runs = a->device_cpu ? 3 : 10;
@@ -205,9 +210,11 @@ void attnvar_print_config(const attnvar_args *a, const char *device, const char 
   kv_put(out, "device", device);
   kv_put(out, "impl", impl);
   kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
-  if (workload_selected_blocks(a->workload)) {
-    kv_putf(out, "groups", "%d", a->shape.heads / shape_kv_heads(&a->shape));
+  if (workload_selected_blocks(a->workload) || shape_groups(&a->shape) > 1) { /* GQA, or nsa */
+    kv_putf(out, "groups", "%d", shape_groups(&a->shape));
     kv_putf(out, "kv_heads", "%d", shape_kv_heads(&a->shape));
+  }
+  if (workload_selected_blocks(a->workload)) {
     kv_putf(out, "block_size", "%d", a->shape.block_size);
     kv_putf(out, "selected_blocks", "%d", a->shape.selected_blocks);
   }

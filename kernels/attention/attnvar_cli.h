@@ -9,9 +9,10 @@
 typedef struct {
   workload_id workload;
   int system;       /* index into system_table */
-  attn_shape shape; /* q_len == kv_len == --seqlen; kv_heads (--heads / --groups),
-                       block_size, selected_blocks and scale set (to their defaults or the
-                       options) for selected-block workloads only */
+  attn_shape shape; /* q_len == kv_len == --seqlen; kv_heads = --heads / --groups (0 for a
+                       dense workload at --groups 1: MHA); block_size, selected_blocks and
+                       scale set (to their defaults or the options) for selected-block
+                       workloads only */
   int warmup, runs;
   uint64_t seed;
   int check;      /* --check (default) | --no-check */
@@ -30,14 +31,16 @@ typedef struct {
 int attnvar_parse(int argc, char **argv, attnvar_args *args);
 
 /* "config workload=.. system=.. batch=.. heads=.. dim=.. seqlen=.. dtype=fp16 device=.. impl=..",
- * then groups= kv_heads= block_size= selected_blocks= for a selected-block workload, scale=
+ * then groups= kv_heads= for a selected-block workload or a GQA cell (--groups > 1),
+ * block_size= selected_blocks= for a selected-block workload, scale=
  * for it or when --scale is given, diag_k= and cache_dtype= for a system taking them, then the
  * system's own keys (attn_system.config_kv) when ctx is given (the GPU path after init). */
 void attnvar_print_config(const attnvar_args *a, const char *device, const char *impl,
                           const attn_ctx *ctx);
 
-/* Defaults of the selected-block workloads' options (tilebench's NSA example, seeds/003);
- * groups is query heads per K/V head, so 1 is MHA (as many K/V heads as query heads). */
+/* Defaults of --groups (every workload) and the selected-block workloads' options
+ * (tilebench's NSA example, seeds/003); groups is query heads per K/V head, so 1 is MHA (as
+ * many K/V heads as query heads). */
 #define ATTNVAR_DEFAULT_GROUPS          1
 #define ATTNVAR_DEFAULT_BLOCK_SIZE      32
 #define ATTNVAR_DEFAULT_SELECTED_BLOCKS 8

@@ -90,7 +90,9 @@ size_t shape_kv_elems(const attn_shape *s) {
 double shape_scale(const attn_shape *s) {
   return s->scale > 0 ? s->scale : 1.0 / sqrt((double)s->dim);
 }
-size_t shape_score_elems(const attn_shape *s) { return (size_t)s->batch * s->heads * s->kv_len; }
+size_t shape_score_elems(const attn_shape *s) {
+  return (size_t)s->batch * shape_kv_heads(s) * s->kv_len;
+}
 
 double workload_gflop(workload_id wl, const attn_shape *s) {
   if (workload_selected_blocks(wl)) return 4.0 * s->dim * sb_attended_pairs(s) / 1e9;

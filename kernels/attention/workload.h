@@ -6,9 +6,13 @@
  * of inputs.def: element type, layout, size, which workloads have them, how they are drawn.
  * The outputs' layouts (row-major):
  *   out           fp16 [B, Lq,  H, D]      (the cell's dtype, like q)
- *   score         fp32 [B, H, Lkv]         the column statistic (pooled when pool > 0)
- *   score2        fp32 [B, H, Lkv]         the second statistic (COL_SUM_SQ)
- *   flags         uint8 [B, H, Lkv]        0 or 1 (COL_ANY_GE_MASK)
+ *   score         fp32 [B, Hkv, Lkv]       the column statistic (pooled when pool > 0)
+ *   score2        fp32 [B, Hkv, Lkv]       the second statistic (COL_SUM_SQ)
+ *   flags         uint8 [B, Hkv, Lkv]      0 or 1 (COL_ANY_GE_MASK)
+ * GQA (Hkv = shape_kv_heads < H, attnvar --groups G = H / Hkv): query head h attends with K/V
+ * head h / G, and the column statistics are per K/V head (one KV cache per K/V head): the
+ * sum over the G query heads of its group (and every query) of the per-head statistic, the
+ * any over them for flags; the pool applies to that sum. Hkv = H (G = 1) is MHA.
  * Causal mask: element (i, j) is masked when j > i + (Lkv - Lq). Scale 1/sqrt(D) unless the
  * cell sets another (attnvar --scale: shape_scale). */
 #ifndef WORKLOAD_H
@@ -103,15 +107,16 @@ typedef enum { MASK_CAUSAL = 0, MASK_NONE } attn_mask;
 /* The element type of q, k, v and out (16-bit storage; softmax and accumulation in fp32). */
 typedef enum { DTYPE_FP16 = 0, DTYPE_BF16 } attn_dtype;
 
-/* One cell's problem: sizes, mask, element type, softmax scale, and (KEYS_SELECTED_BLOCKS
- * cells only; zero elsewhere) the block selection. */
+/* One cell's problem: sizes, mask, element type, softmax scale, K/V heads (GQA), and
+ * (KEYS_SELECTED_BLOCKS cells only; zero elsewhere) the block selection. */
 typedef struct {
   int batch, heads, dim;
   int q_len, kv_len; /* prefill: q_len == kv_len == seqlen */
   attn_mask mask;
   attn_dtype dtype;
   int kv_heads;        /* K/V heads, dividing H; H / kv_heads query heads share one (0: H, MHA).
-                          attnvar's --groups G is the query heads per K/V head: kv_heads = H/G */
+                          attnvar's --groups G is the query heads per K/V head: kv_heads = H/G
+                          (every workload: GQA for the dense ones too) */
   int block_size;      /* BS: keys per block */
   int selected_blocks; /* T: entries of each query's block list */
   double scale;        /* softmax scale (0: 1/sqrt(D)) */
@@ -133,13 +138,16 @@ static inline int mask_offset(const attn_shape *s) {
 static inline int shape_kv_heads(const attn_shape *s) {
   return s->kv_heads > 0 ? s->kv_heads : s->heads;
 }
+/* G, the query heads per K/V head (attnvar's --groups): H / Hkv, 1 for MHA. Query head h
+ * attends with K/V head h / G. */
+static inline int shape_groups(const attn_shape *s) { return s->heads / shape_kv_heads(s); }
 /* The softmax scale: scale, or 1/sqrt(D) when it is 0 (the default of every workload). */
 double shape_scale(const attn_shape *s);
 
 /* Element counts of buffers (the inputs': attn_input_elems). */
 size_t shape_q_elems(const attn_shape *s);     /* q and out: B * Lq * H * D */
 size_t shape_kv_elems(const attn_shape *s);    /* k and v:   B * Lkv * Hkv * D */
-size_t shape_score_elems(const attn_shape *s); /* B * H * Lkv */
+size_t shape_score_elems(const attn_shape *s); /* B * Hkv * Lkv: per K/V head */
 
 /* The paper's count (4 * B * H * Lq * Lkv * D / 2 for its causal cells, whatever the
  * workload), in GFLOP; without a mask the full 4 * B * H * Lq * Lkv * D. KEYS_SELECTED_BLOCKS:

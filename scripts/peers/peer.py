@@ -7,16 +7,18 @@ printed as one log of the kit's contract (README.md "Log contract", common/kvlin
             [--seed 1] [--check|--no-check] [--check-pairs N] [--device gpu|cpu]
             [--causal 1|0] [--dtype fp16|bf16]       (attention-only workloads: COL_NONE)
             [--e2e [--layers 32] [--hidden 4096] [--mlp 11008] [--vocab 32000]]
-            [--groups 1] [--block-size 32] [--selected-blocks 8] [--scale X]
+            [--groups 1]                        (query heads per K/V head; kernel cells)
+            [--block-size 32] [--selected-blocks 8] [--scale X]
                                                 (selected-block workloads: KEYS_SELECTED_BLOCKS)
             [--tune-trials N [--tune-db DIR]]   (tvm-ms: MetaSchedule's budget and database)
 
 Rules shared with the kit's binaries (scripts/peers/README.md says more):
-  inputs   q, k, v ~ N(0, 1) fp16 [B, S, H, D] from torch.Generator(seed); COL_KEYFORMER's
-           exp_rand = 1 + |N(0, 1)| fp32 [B, H, S, S]; COL_ANY_GE_MASK's corm_mask[i][j] =
-           1 / (i + 1) fp32 [S, S]; KEYS_SELECTED_BLOCKS: k, v [B, S, H/G, D] and block_idx
-           [B, S, H/G, T], G = --groups the query heads per K/V head (the tile-benchmark
-           seed's and TileLang's groups; 1: MHA) (workloads.block_lists: the rule of
+  inputs   q ~ N(0, 1) fp16 [B, S, H, D], k, v [B, S, H/G, D] from torch.Generator(seed),
+           G = --groups the query heads per K/V head (the tile-benchmark seed's and TileLang's
+           groups; 1: MHA; GQA's column statistics are per K/V head, [B, H/G, S], summed over
+           the group, any for flags); COL_KEYFORMER's exp_rand = 1 + |N(0, 1)| fp32
+           [B, H, S, S]; COL_ANY_GE_MASK's corm_mask[i][j] = 1 / (i + 1) fp32 [S, S];
+           KEYS_SELECTED_BLOCKS: block_idx [B, S, H/G, T] (workloads.block_lists: the rule of
            kernels/attention/selected_blocks.h)
   timing   `warmup` untimed calls, then `runs` timed runs (the first call, which compiles for
            inductor and flex, comes before and is reported as compile_s); avg/median/min/max
@@ -122,6 +124,8 @@ def parse_tuning(p, args):
     import tvm_backend
     cell = "%s.b%d.h%d.s%d.d%d.%s.c%d" % (args.workload, args.batch, args.heads, args.seqlen,
                                           args.dim, args.dtype, args.causal)
+    if (args.groups or 1) > 1 and registry.find(args.workload).keys == "KEYS_DENSE":
+        cell += ".g%d" % args.groups  # GQA: other shapes, a database of their own
     args.tuning = tvm_backend.Tuning(args.tune_trials, args.tune_db, cell)
 
 
@@ -156,7 +160,7 @@ def parse_args(argv):
     p.add_argument("--vocab", type=positive_int, default=32000)
     p.add_argument("--groups", type=positive_int, default=None,
                    help="query heads per K/V head, dividing --heads (--heads / GROUPS K/V "
-                   "heads), the seed's and TileLang's groups (selected-block workloads; "
+                   "heads), the seed's and TileLang's groups (every workload's kernel cells; "
                    "default 1: MHA)")
     p.add_argument("--block-size", type=positive_int, default=None,
                    help="keys per block (selected-block workloads; default 32)")
@@ -172,20 +176,22 @@ def parse_args(argv):
                    "by a rerun (default: a temporary one)")
     args = p.parse_args(argv)
     parse_tuning(p, args)
-    block_opts = [o for o, v in (("--groups", args.groups), ("--block-size", args.block_size),
+    block_opts = [o for o, v in (("--block-size", args.block_size),
                                  ("--selected-blocks", args.selected_blocks),
                                  ("--scale", args.scale)) if v is not None]
     args.blocks = None
+    groups = args.groups or 1
+    if args.heads % groups:
+        p.error("--groups %d must divide --heads %d (--groups is the query heads per K/V "
+                "head: H/G K/V heads)" % (groups, args.heads))
     if registry.find(args.workload).keys == "KEYS_SELECTED_BLOCKS":
         import workloads as wl
-        args.blocks = wl.Blocks(args.groups or 1, args.block_size or 32,
-                                args.selected_blocks or 8, args.scale)
-        if args.heads % args.blocks.groups:
-            p.error("--groups %d must divide --heads %d (--groups is the query heads per K/V "
-                    "head: H/G K/V heads)" % (args.blocks.groups, args.heads))
+        args.blocks = wl.Blocks(groups, args.block_size or 32, args.selected_blocks or 8,
+                                args.scale)
     elif block_opts:
         p.error("%s is an option of the selected-block workloads, not of --workload %s"
                 % (block_opts[0], args.workload))
+    args.gqa = groups if args.blocks is None else 1  # a dense workload's G (GQA when > 1)
     if args.warmup is None:
         args.warmup = 2 if args.e2e else 100
     if args.runs is None:
@@ -321,6 +327,8 @@ def config_pairs(args, impl):
         pairs.append(("tune_trials", args.tune_trials or 0))
     if impl != "none":  # the package versions of a system that got as far as its build
         pairs += systems.config_pairs(args.system)
+    if args.gqa > 1:  # a dense workload's GQA (MHA's config line has neither)
+        pairs += [("groups", args.gqa), ("kv_heads", args.heads // args.gqa)]
     if args.blocks is not None:
         pairs += [("groups", args.blocks.groups),
                   ("kv_heads", args.blocks.kv_heads(args.heads)),
@@ -443,11 +451,11 @@ def run_kernel(torch, args, log, device):
     causal = bool(args.causal)
     fn, impl = systems.build(args.system, args.workload, args.seqlen, device, causal=causal,
                              dtype=args.dtype, blocks=args.blocks, tuning=args.tuning,
-                             seed=args.seed)
+                             seed=args.seed, groups=args.gqa)
     log.record("config", config_pairs(args, impl) + list(getattr(fn, "config_pairs", list)()))
     inputs = wl.make_inputs(args.workload, args.batch, args.seqlen, args.heads, args.dim,
                             args.seed, device, dtype=getattr(torch, DTYPES[args.dtype]),
-                            blocks=args.blocks)
+                            blocks=args.blocks, groups=args.gqa)
     outputs, compile_s = first_call(torch, lambda: fn(*inputs), on_gpu)
     checks_ok = True
     if args.check:
@@ -456,8 +464,8 @@ def run_kernel(torch, args, log, device):
         want = wl.reference(args.workload, *inputs, dtype=ref_dtype, causal=causal, pairs=bh,
                             blocks=args.blocks)
         for name, got, ref in zip(wl.OUTPUTS[args.workload], outputs, want):
-            ok, pairs = check_pairs(name, wl.select_pairs(name == "out", got, bh), ref,
-                                    wl.compare, wl.tolerance(args.workload, name))
+            ok, pairs = check_pairs(name, wl.select_pairs(name == "out", got, bh, args.gqa),
+                                    ref, wl.compare, wl.tolerance(args.workload, name))
             if bh is not None:
                 pairs.insert(-1, ("pairs", " ".join("%d:%d" % p for p in bh)))
             checks_ok &= ok
@@ -631,6 +639,9 @@ def attention_cell(torch, args, log):
     if args.e2e and args.system in systems.KERNEL_ONLY:
         raise Outcome("unsupported", EXIT_UNSUPPORTED, "%s runs kernel cells only (--e2e: "
                       "the model around the attention is PyTorch)" % args.system)
+    if args.e2e and args.gqa > 1:
+        raise Outcome("unsupported", EXIT_UNSUPPORTED, "the e2e model is MHA (Llama-2-7B "
+                      "shaped: as many K/V heads as query heads); --groups is for kernel cells")
     if args.e2e and (args.causal != 1 or args.dtype != "fp16"):
         raise Outcome("unsupported", EXIT_UNSUPPORTED, "the e2e model is a causal fp16 "
                       "prefill (--causal 0 and --dtype bf16 are for kernel cells)")

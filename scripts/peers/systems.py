@@ -24,6 +24,11 @@ f(*inputs) -> outputs.
 Every system takes causal (default True) and dtype ("fp16" default, "bf16"): the SDPA ones
 pass is_causal; non-causal or bf16 cells are formulated for the rows without a column
 statistic (COL_NONE) only, since the column workloads are the artifact's causal fp16 ones.
+GQA (groups G > 1, the query heads per K/V head; k, v [B, S, H/G, D]) on the dense workloads:
+torch, inductor and the tvm systems run the eager formulation (K/V repeated per group, the
+column statistics combined per K/V head); the SDPA systems and flex pass enable_gqa=True (an
+SDPA backend that cannot serve it answers "No available kernel": status=unsupported);
+tilelang and cutedsl refuse it (the seed's MHA kernel takes K/V with the query heads' count).
 
 A workload a system cannot express raises Unsupported with the reason, which the log carries
 as status=unsupported. The fused-attention systems return only P V (and at most the row
@@ -76,9 +81,12 @@ def _attention_only(system, workload, logits_allowed, any_keys=False):
                           "(50*tanh(S/50)) cannot be expressed" % (system, workload))
 
 
-def _tilelang(system, workload, device, causal, dtype, blocks):
+def _tilelang(system, workload, device, causal, dtype, blocks, groups):
     import tilelang_backend as tb
     _attention_only(system, workload, ("LOGITS_SCALED",), any_keys=True)
+    if groups > 1 and wl.spec(workload).keys == "KEYS_DENSE":
+        raise Unsupported("%s's dense kernel (the seed's MHA, tilelang_mha.py) has as many K/V "
+                          "heads as query heads: no GQA (--groups %d)" % (system, groups))
     tb.load(system, on_gpu=device.type == "cuda")
     if wl.spec(workload).keys == "KEYS_SELECTED_BLOCKS":
         if not causal:
@@ -117,7 +125,23 @@ def _to_bhsd(t):
     return t.transpose(1, 2)
 
 
-def _sdpa(backend_name, causal):
+def _gqa_kwargs(system, groups, function):
+    """{} for MHA, {"enable_gqa": True} for GQA (Unsupported when this torch's `function`
+    lacks the argument, which came with torch 2.5)."""
+    if groups == 1:
+        return {}
+    import inspect
+    try:
+        known = "enable_gqa" in inspect.signature(function).parameters
+    except (TypeError, ValueError):  # a builtin without a signature (SDPA): its docstring
+        known = "enable_gqa" in (function.__doc__ or "")
+    if not known:
+        raise Unsupported("%s: this torch %s has no enable_gqa for GQA (--groups %d)"
+                          % (system, torch.__version__, groups))
+    return {"enable_gqa": True}
+
+
+def _sdpa(backend_name, causal, gqa):
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backend = getattr(SDPBackend, backend_name)
@@ -125,22 +149,22 @@ def _sdpa(backend_name, causal):
     def run(q, k, v):
         with sdpa_kernel([backend]):
             out = F.scaled_dot_product_attention(_to_bhsd(q), _to_bhsd(k), _to_bhsd(v),
-                                                 is_causal=causal)
+                                                 is_causal=causal, **gqa)
         return (out.transpose(1, 2).contiguous(),)
     return run
 
 
-def _sdpa_compiled(causal):
+def _sdpa_compiled(causal, gqa):
     import torch.nn.functional as F
 
     def run(q, k, v):
         out = F.scaled_dot_product_attention(_to_bhsd(q), _to_bhsd(k), _to_bhsd(v),
-                                             is_causal=causal)
+                                             is_causal=causal, **gqa)
         return (out.transpose(1, 2).contiguous(),)
     return torch.compile(run, dynamic=False, fullgraph=True)
 
 
-def _flex(workload, seqlen, device, causal):
+def _flex(workload, seqlen, device, causal, groups):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
     def causal_mod(b, h, q_idx, kv_idx):
@@ -154,9 +178,11 @@ def _flex(workload, seqlen, device, causal):
                   if causal else None)
     score_mod = softcap if wl.spec(workload).logits == "LOGITS_SOFTCAP" else None
 
+    gqa = _gqa_kwargs("flex", groups, flex_attention)
+
     def run(q, k, v):
         out = flex_attention(_to_bhsd(q), _to_bhsd(k), _to_bhsd(v), score_mod=score_mod,
-                             block_mask=block_mask)
+                             block_mask=block_mask, **gqa)
         return (out.transpose(1, 2).contiguous(),)
     return torch.compile(run, dynamic=False, fullgraph=True)
 
@@ -173,12 +199,13 @@ def variant_missing(workload, causal, dtype):
 
 
 def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=None, tuning=None,
-          seed=1):
+          seed=1, groups=1):
     """(callable, impl name). Compilation (inductor, sdpa-compiled, flex, tilelang, cutedsl,
     tvm, tvm-ms) happens on the first call. causal: the mask; dtype: "fp16" or "bf16" (the
     inputs' dtype, chosen by the caller); blocks: the selection of a KEYS_SELECTED_BLOCKS
     workload (workloads.Blocks); tuning: tvm-ms's budget (tvm_backend.Tuning), seed its
-    search's."""
+    search's; groups: the query heads per K/V head of a dense workload (GQA: k, v have
+    H/groups heads; 1: MHA)."""
     wl.spec(workload)  # Unformulated when the registry row has a feature not formulated here
     if dtype not in ("fp16", "bf16"):
         raise ValueError("unknown dtype " + dtype)
@@ -186,7 +213,7 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
     if reason:
         raise Unsupported(reason)
     if system in TILELANG:
-        return _tilelang(system, workload, device, causal, dtype, blocks)
+        return _tilelang(system, workload, device, causal, dtype, blocks, groups)
     if system in TVM:
         return _tvm(system, workload, device, causal, blocks, tuning, seed)
     if system == "torch":
@@ -202,10 +229,12 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
         backend = SDPA_BACKENDS[system]
         if not hasattr(importlib.import_module("torch.nn.attention").SDPBackend, backend):
             raise Unsupported("this torch %s has no SDPBackend.%s" % (torch.__version__, backend))
-        return _sdpa(backend, causal), "sdpa-" + backend.lower()
+        gqa = _gqa_kwargs(system, groups, torch.nn.functional.scaled_dot_product_attention)
+        return _sdpa(backend, causal, gqa), "sdpa-" + backend.lower()
     if system == "sdpa-compiled":
         _attention_only(system, workload, ("LOGITS_SCALED",))
-        return _sdpa_compiled(causal), "sdpa-torch-compile"
+        gqa = _gqa_kwargs(system, groups, torch.nn.functional.scaled_dot_product_attention)
+        return _sdpa_compiled(causal, gqa), "sdpa-torch-compile"
     if system == "flex":
         _attention_only(system, workload, ("LOGITS_SCALED", "LOGITS_SOFTCAP"))
         try:
@@ -213,7 +242,7 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
         except ImportError as e:
             raise Unsupported(
                 "FlexAttention missing in torch %s: %s" % (torch.__version__, e)) from e
-        return _flex(workload, seqlen, device, causal), "flex-attention-compiled"
+        return _flex(workload, seqlen, device, causal, groups), "flex-attention-compiled"
     raise ValueError("unknown system " + system)
 
 

@@ -14,6 +14,11 @@ P = softmax(S) in fp32.
           COL_KEYFORMER   score[j] = sum_i softmax_j((S[i,j] - log exp_rand[i,j]) / 1.5)
           COL_ANY_GE_MASK flags[j] = any_i P[i,j] >= corm_mask[i,j]   (bool)
   pool    w > 0: score <- avg_pool1d(score, kernel w, padding w/2, stride 1, pad counted as 0)
+  GQA     every workload: k, v [B, S, H/G, D] with G the query heads per K/V head (groups;
+          1 is MHA); query head h attends with K/V head h // G (the eager formulation repeats
+          each K/V head G times, as repeat_interleave), and the column statistics are per K/V
+          head, [B, H/G, S]: the per-head statistic summed over the G heads of the group (any,
+          for flags), pooled after the sum
   keys    KEYS_DENSE           every key (before the mask)
           KEYS_SELECTED_BLOCKS DeepSeek NSA's selected branch with GQA (Blocks: groups G, the
                                query heads per K/V head as in the tile-benchmark seed and
@@ -95,10 +100,27 @@ def _any_ge_ref(p, s, extra, b, h):
 
 class Column:
     """A COL_* feature: the output slots it fills (registry.OUTPUT_SLOTS), its extra input
-    (None, "exp_rand" or "corm_mask"), and its eager and reference formulations."""
+    (None, "exp_rand" or "corm_mask"), its eager and reference formulations, and how the
+    statistics of a K/V head's G query heads combine under GQA (any: flags, else a sum)."""
 
-    def __init__(self, slots, extra, eager, reference):
+    def __init__(self, slots, extra, eager, reference, any_of_group=False):
         self.slots, self.extra, self.eager, self.reference = slots, extra, eager, reference
+        self.any_of_group = any_of_group
+
+    def group_eager(self, stat, groups):
+        """[B, H, S] per query head -> [B, H/G, S] per K/V head (stat itself when G = 1)."""
+        if groups == 1:
+            return stat
+        b, h, n = stat.shape
+        grouped = stat.view(b, h // groups, groups, n)
+        return grouped.any(dim=2) if self.any_of_group else grouped.sum(dim=2)
+
+    def combine(self, acc, stat):
+        """The reference's group statistic so far (None before the first head) with one more
+        head's."""
+        if acc is None:
+            return stat
+        return torch.maximum(acc, stat) if self.any_of_group else acc + stat
 
 
 COLUMNS = {
@@ -106,8 +128,17 @@ COLUMNS = {
     "COL_SUM": Column(("score",), None, _sum_eager, _sum_ref),
     "COL_SUM_SQ": Column(("score", "score2"), None, _sum_sq_eager, _sum_sq_ref),
     "COL_KEYFORMER": Column(("score",), "exp_rand", _keyformer_eager, _keyformer_ref),
-    "COL_ANY_GE_MASK": Column(("flags",), "corm_mask", _any_ge_eager, _any_ge_ref),
+    "COL_ANY_GE_MASK": Column(("flags",), "corm_mask", _any_ge_eager, _any_ge_ref,
+                              any_of_group=True),
 }
+
+
+def kv_heads_of(heads, groups):
+    """K/V heads of a cell with `heads` query heads and `groups` query heads per K/V head
+    (groups divides heads; ValueError otherwise)."""
+    if groups < 1 or heads % groups:
+        raise ValueError("groups %d must divide heads %d" % (groups, heads))
+    return heads // groups
 
 
 def kernel_missing(row):
@@ -179,9 +210,7 @@ class Blocks:
 
     def kv_heads(self, heads):
         """K/V heads of a cell with `heads` query heads: heads // groups (groups divides it)."""
-        if heads % self.groups:
-            raise ValueError("groups %d must divide heads %d" % (self.groups, heads))
-        return heads // self.groups
+        return kv_heads_of(heads, self.groups)
 
     def scale_for(self, dim):
         return 1.0 / math.sqrt(dim) if self.scale is None else self.scale
@@ -232,13 +261,15 @@ def gflop(workload, batch, seqlen, heads, dim, causal, blocks=None):
     return 4.0 * batch * heads * seqlen ** 2 * dim / (2 if causal else 1) / 1e9
 
 
-def make_inputs(workload, batch, seqlen, heads, dim, seed, device, dtype=None, blocks=None):
+def make_inputs(workload, batch, seqlen, heads, dim, seed, device, dtype=None, blocks=None,
+                groups=1):
     """Workload inputs as a tuple in call order, drawn from a seeded torch.Generator.
 
-    q, k, v ~ N(0, 1) [B, S, H, D] (fp16 by default); COL_KEYFORMER adds exp_rand =
-    1 + |N(0, 1)| fp32 [B, H, S, S]; COL_ANY_GE_MASK adds corm_mask fp32 [S, S] with
-    corm_mask[i][j] = 1 / (i + 1); KEYS_SELECTED_BLOCKS has k, v [B, S, H/G, D] (G =
-    blocks.groups, query heads per K/V head) and adds block_idx [B, S, H/G, T] (block_lists)."""
+    q ~ N(0, 1) [B, S, H, D], k, v ~ N(0, 1) [B, S, H/G, D] (fp16 by default; G = groups, the
+    query heads per K/V head, 1: MHA); COL_KEYFORMER adds exp_rand = 1 + |N(0, 1)| fp32
+    [B, H, S, S] (per query head); COL_ANY_GE_MASK adds corm_mask fp32 [S, S] with
+    corm_mask[i][j] = 1 / (i + 1); KEYS_SELECTED_BLOCKS takes G from blocks.groups (and
+    refuses another groups) and adds block_idx [B, S, H/G, T] (block_lists)."""
     extra = extra_input(workload)
     dtype = torch.float16 if dtype is None else dtype
     gen = torch.Generator(device=device)
@@ -250,12 +281,16 @@ def make_inputs(workload, batch, seqlen, heads, dim, seed, device, dtype=None, b
     shape = (batch, seqlen, heads, dim)
     if extra == "block_idx":
         blocks = blocks or Blocks()
+        if groups != 1 and groups != blocks.groups:
+            raise ValueError("selected blocks take their groups from blocks (%d), not %d"
+                             % (blocks.groups, groups))
         kv_heads = blocks.kv_heads(heads)
         kv_shape = (batch, seqlen, kv_heads, dim)
         q, k, v = (normal(*s).to(dtype) for s in (shape, kv_shape, kv_shape))
         return q, k, v, block_lists(batch, seqlen, kv_heads, blocks.block_size,
                                     blocks.selected, gen, device)
-    q, k, v = (normal(*shape).to(dtype) for _ in range(3))
+    kv_shape = (batch, seqlen, kv_heads_of(heads, groups), dim)
+    q, k, v = (normal(*s).to(dtype) for s in (shape, kv_shape, kv_shape))
     if extra == "exp_rand":
         exp_rand = 1.0 + normal(batch, heads, seqlen, seqlen).abs_()
         return q, k, v, exp_rand
@@ -276,13 +311,14 @@ def causal_mask(q_len, kv_len, device, dtype):
     return torch.triu(mask, diagonal=kv_len - q_len + 1)
 
 
-def column_scores(workload, probs, scores=None, extra=None):
-    """The workload's per-key outputs from P [B, H, Lq, Lkv] (fp32), as a tuple."""
+def column_scores(workload, probs, scores=None, extra=None, groups=1):
+    """The workload's per-key outputs from P [B, H, Lq, Lkv] (fp32), as a tuple: per K/V head
+    ([B, H/G, Lkv], the group's statistics combined, then pooled) under GQA (groups G > 1)."""
     row = spec(workload)
     column = COLUMNS[row.column]
     if column.eager is None:
         return ()
-    out = column.eager(probs, scores, extra)
+    out = tuple(column.group_eager(stat, groups) for stat in column.eager(probs, scores, extra))
     if row.pool:
         pooled = F.avg_pool1d(out[0], kernel_size=row.pool, padding=row.pool // 2, stride=1)
         out = (pooled,) + out[1:]
@@ -321,22 +357,43 @@ def nsa_eager(q, k, v, idx, causal=True, blocks=None):
     return (out.reshape(batch, seqlen, heads, dim),)
 
 
+def groups_of(q, k):
+    """G, the query heads per K/V head of q [B, S, H, D] and k [B, S, Hkv, D] (ValueError
+    when Hkv does not divide H)."""
+    heads, kv_heads = q.shape[2], k.shape[2]
+    if kv_heads < 1 or heads % kv_heads:
+        raise ValueError("%d K/V heads do not divide %d query heads" % (kv_heads, heads))
+    return heads // kv_heads
+
+
+def repeat_kv(t, groups):
+    """[B, Hkv, S, D] -> [B, Hkv * G, S, D], each K/V head repeated G times in a row (as
+    repeat_interleave(G, dim=1), written with expand and reshape, which every exporter knows)."""
+    if groups == 1:
+        return t
+    b, hkv, n, d = t.shape
+    return t[:, :, None].expand(b, hkv, groups, n, d).reshape(b, hkv * groups, n, d)
+
+
 def eager(workload, q, k, v, extra=None, causal=True, blocks=None):
-    """The `torch` peer: one call computes every output of the workload (tuple)."""
+    """The `torch` peer: one call computes every output of the workload (tuple). GQA when k
+    and v have fewer heads than q: K/V repeated per group, the statistics combined per group."""
     if selected_blocks(workload):
         return nsa_eager(q, k, v, extra, causal=causal, blocks=blocks)
     logits = LOGITS[spec(workload).logits]
     batch, q_len, heads, dim = q.shape
     kv_len = k.shape[1]
+    groups = groups_of(q, k)
     mask = causal_mask(q_len, kv_len, q.device, q.dtype) if causal else 0
-    qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    qt = q.transpose(1, 2)
+    kt, vt = repeat_kv(k.transpose(1, 2), groups), repeat_kv(v.transpose(1, 2), groups)
     scores = torch.matmul(qt, kt.transpose(-2, -1)) / math.sqrt(dim)
     if logits is not None:
         scores = logits(scores)
     scores = scores + mask
     probs = F.softmax(scores.float(), dim=-1)
     out = torch.matmul(probs.to(q.dtype), vt).transpose(1, 2).contiguous()
-    return (out,) + column_scores(workload, probs, scores, extra)
+    return (out,) + column_scores(workload, probs, scores, extra, groups)
 
 
 def sample_pairs(batch, heads, n):
@@ -349,14 +406,15 @@ def sample_pairs(batch, heads, n):
     return [divmod(i, heads) for i in idx]
 
 
-def select_pairs(is_out, t, pairs):
+def select_pairs(is_out, t, pairs, groups=1):
     """The part of an output the sampled reference covers: out [B, S, H, D] -> [n, S, D],
-    scores [B, H, S] -> [n, S]; t itself when pairs is None."""
+    scores [B, H/G, S] -> [n, S] (pair (b, h): the row of its K/V head h // G); t itself
+    when pairs is None."""
     if pairs is None:
         return t
     if is_out:
         return torch.stack([t[b, :, h, :] for b, h in pairs])
-    return torch.stack([t[b, h] for b, h in pairs])
+    return torch.stack([t[b, h // groups] for b, h in pairs])
 
 
 def nsa_reference(q, k, v, idx, dtype, causal, pairs, blocks):
@@ -392,8 +450,11 @@ def nsa_reference(q, k, v, idx, dtype, causal, pairs, blocks):
 def reference(workload, q, k, v, extra=None, dtype=None, causal=True, pairs=None, blocks=None):
     """Independent reference: every (b, h) separately in `dtype` (fp32 by default; fp32 on the
     GPU, fp64 on the CPU), one S x S matrix alive at a time. Returns the outputs in OUTPUTS
-    order, out as [B, S, H, D] and the scores as [B, H, S], all in `dtype` (flags as 0/1).
-    With `pairs` (a list of (b, h)) only those: out [n, S, D], scores [n, S] (select_pairs).
+    order, out as [B, S, H, D] and the scores as [B, H/G, S], all in `dtype` (flags as 0/1).
+    GQA (k, v with H/G heads): head h reads K/V head h // G, and K/V head g's statistics are
+    its G heads' combined (summed; flags: any), then pooled.
+    With `pairs` (a list of (b, h)) only those: out [n, S, D], scores [n, S], the statistics
+    of h's K/V head (select_pairs).
     KEYS_SELECTED_BLOCKS: extra is block_idx, blocks the selection (nsa_reference)."""
     if selected_blocks(workload):
         dtype = torch.float32 if dtype is None else dtype
@@ -402,43 +463,66 @@ def reference(workload, q, k, v, extra=None, dtype=None, causal=True, pairs=None
     logits, column = LOGITS[row.logits], COLUMNS[row.column]
     dtype = torch.float32 if dtype is None else dtype
     batch, q_len, heads, dim = q.shape
-    kv_len = k.shape[1]
+    kv_len, groups = k.shape[1], groups_of(q, k)
     rows = torch.arange(q_len, device=q.device)[:, None]
     cols = torch.arange(kv_len, device=q.device)[None, :]
     allowed = cols <= rows + (kv_len - q_len)
-    if pairs is None:
-        todo = [(b, h) for b in range(batch) for h in range(heads)]
-        out = torch.empty(batch, q_len, heads, dim, device=q.device, dtype=dtype)
-        scores_out = [torch.empty(batch, heads, kv_len, device=q.device, dtype=dtype)
-                      for _ in column.slots]
-    else:
-        todo = list(pairs)
-        out = torch.empty(len(todo), q_len, dim, device=q.device, dtype=dtype)
-        scores_out = [torch.empty(len(todo), kv_len, device=q.device, dtype=dtype)
-                      for _ in column.slots]
-    half = row.pool // 2
-    for i, (b, h) in enumerate(todo):
-        qi, ki, vi = (t[b, :, h, :].to(dtype) for t in (q, k, v))
+
+    def head(b, h):
+        """(p, s, out) of query head (b, h), which reads K/V head h // G."""
+        qi = q[b, :, h, :].to(dtype)
+        ki, vi = (t[b, :, h // groups, :].to(dtype) for t in (k, v))
         s = (qi @ ki.T) * (1.0 / math.sqrt(dim))
         if logits is not None:
             s = logits(s)
         if causal:
             s = s.masked_fill(~allowed, float("-inf"))
         p = torch.softmax(s, dim=-1)
-        if pairs is None:
-            out[b, :, h, :] = p @ vi
-        else:
-            out[i] = p @ vi
+        return p, s, p @ vi
+
+    def add_stats(acc, b, h, p, s):
+        """acc (a list per slot, None before the first head) with head (b, h)'s statistics."""
+        stats = column.reference(p, s, extra, b, h)
+        return [column.combine(a, stat) for a, stat in zip(acc, stats)]
+
+    half = row.pool // 2
+
+    def pooled(stats):
+        """The group's statistics, the first pooled (the pool applies to the sum)."""
+        if row.pool:
+            stats = [F.pad(stats[0], (half, half)).unfold(0, row.pool, 1).mean(dim=-1)] + stats[1:]
+        return stats
+
+    if pairs is None:
+        out = torch.empty(batch, q_len, heads, dim, device=q.device, dtype=dtype)
+        scores_out = [torch.empty(batch, heads // groups, kv_len, device=q.device, dtype=dtype)
+                      for _ in column.slots]
+        for b in range(batch):
+            for g in range(heads // groups):
+                acc = [None] * len(column.slots)
+                for h in range(g * groups, (g + 1) * groups):
+                    p, s, o = head(b, h)
+                    out[b, :, h, :] = o
+                    if column.reference is not None:
+                        acc = add_stats(acc, b, h, p, s)
+                for j, stat in enumerate(pooled(acc) if column.reference else ()):
+                    scores_out[j][b, g] = stat
+        return (out,) + tuple(scores_out)
+    todo = list(pairs)
+    out = torch.empty(len(todo), q_len, dim, device=q.device, dtype=dtype)
+    scores_out = [torch.empty(len(todo), kv_len, device=q.device, dtype=dtype)
+                  for _ in column.slots]
+    for i, (b, h) in enumerate(todo):
+        p, s, o = head(b, h)
+        out[i] = o
         if column.reference is None:
             continue
-        stats = column.reference(p, s, extra, b, h)
-        for j, stat in enumerate(stats):
-            if j == 0 and row.pool:
-                stat = F.pad(stat, (half, half)).unfold(0, row.pool, 1).mean(dim=-1)
-            if pairs is None:
-                scores_out[j][b, h] = stat
-            else:
-                scores_out[j][i] = stat
+        acc = [None] * len(column.slots)
+        g = h // groups
+        for hh in range(g * groups, (g + 1) * groups):  # the statistics of h's K/V head
+            acc = add_stats(acc, b, hh, *((p, s) if hh == h else head(b, hh)[:2]))
+        for j, stat in enumerate(pooled(acc)):
+            scores_out[j][i] = stat
     return (out,) + tuple(scores_out)
 
 

@@ -194,6 +194,78 @@ static void test_nsa(void) {
   run_free(&r);
 }
 
+/* The config line of a log (from "config " to its newline), malloc'd; "" when absent. */
+static char *config_line(const char *log) {
+  const char *c = strstr(log, "\nconfig ");
+  if (!c) return strdup("");
+  c++;
+  const char *nl = strchr(c, '\n');
+  return strndup(c, nl ? (size_t)(nl - c) : strlen(c));
+}
+
+/* GQA on the dense workloads: --groups G (query heads per K/V head) is accepted for every
+ * workload; the CPU check (ref against ref_online) passes at G = 2 and 4, each score output
+ * has B * (H/G) * S elements (n= on its check line), and the config line carries groups= and
+ * kv_heads=. --groups 1 is MHA: the config line is the one without --groups (no groups=). */
+static void test_dense_groups(void) {
+  for (int w = 0; w < WL_COUNT; w++) {
+    if (workload_selected_blocks((workload_id)w)) continue;
+    const workload_info *wi = &workload_table[w];
+    for (int g = 2; g <= 4; g += 2) {
+      char args[512], want[64], n_score[32];
+      snprintf(args, sizeof args,
+               "--workload %s --system ref --device cpu --batch 2 --heads 8 --seqlen 21 --dim 16 "
+               "--groups %d --check --runs 1",
+               wi->name, g);
+      run_result r = run(args);
+      CHECKF(r.exit_code == 0, "%s --groups %d: exit %d, stderr %s", wi->name, g, r.exit_code,
+             r.err);
+      snprintf(want, sizeof want, " groups=%d kv_heads=%d", g, 8 / g);
+      char *config = config_line(r.out);
+      CHECKF(strstr(config, want) != NULL, "%s --groups %d: config lacks '%s': %s", wi->name, g,
+             want, config);
+      free(config);
+      CHECKF(strstr(r.out, "check output=out ") && !strstr(r.out, "ok=0"),
+             "%s --groups %d check: %s", wi->name, g, r.out);
+      /* the score outputs per K/V head: 2 * (8 / g) * 21 elements */
+      snprintf(n_score, sizeof n_score, " n=%d ", 2 * (8 / g) * 21);
+      const char *names[] = {wi->score_name, wi->score2_name, wi->flags_name};
+      for (int k = 0; k < 3; k++) {
+        if (!names[k]) continue;
+        char key[96];
+        snprintf(key, sizeof key, "check output=%s ", names[k]);
+        const char *line = strstr(r.out, key);
+        const char *nl = line ? strchr(line, '\n') : NULL;
+        const char *n = line ? strstr(line, n_score) : NULL;
+        CHECKF(n && (!nl || n < nl), "%s --groups %d: %s check is not over%s: %s", wi->name, g,
+               names[k], n_score, r.out);
+      }
+      run_free(&r);
+    }
+    /* G = 1: exactly the MHA log's config line */
+    char args[512];
+    snprintf(args, sizeof args,
+             "--workload %s --system ref --device cpu --heads 4 --seqlen 12 --dim 16 --runs 1",
+             wi->name);
+    run_result plain = run(args);
+    strncat(args, " --groups 1", sizeof args - strlen(args) - 1);
+    run_result one = run(args);
+    char *c_plain = config_line(plain.out), *c_one = config_line(one.out);
+    CHECKF(one.exit_code == 0 && c_plain[0] && !strcmp(c_plain, c_one) && !strstr(c_one, "groups="),
+           "%s --groups 1: config '%s', without --groups '%s'", wi->name, c_one, c_plain);
+    free(c_plain);
+    free(c_one);
+    run_free(&plain);
+    run_free(&one);
+  }
+  /* the GPU path takes it too (a complete log whatever the machine; see below) */
+  run_result r = run("--workload h2o --system unfused --seqlen 8 --heads 4 --groups 2 --dim 16 "
+                     "--warmup 0 --runs 1");
+  CHECKF(r.exit_code != 2 && strstr(r.out, " groups=2 kv_heads=2") && strstr(r.out, "\nresult "),
+         "h2o unfused --groups 2: exit %d: %s %s", r.exit_code, r.out, r.err);
+  run_free(&r);
+}
+
 /* --scale on a dense workload (every workload takes it): accepted, the config line carries it,
  * and the check of ref against ref_online passes with it (that both apply it: test_ref's
  * test_scale_by_hand). Omitted, the config line has no scale. */
@@ -236,10 +308,19 @@ static void test_cli_errors(void) {
   expect_usage_error("--workload h2o --system ref --dtype fp32", "--dtype: unknown 'fp32'");
   expect_usage_error("--workload attn --system fused --sm90-rows 256",
                      "--sm90-rows: unknown '256' (expected auto|128|192)");
-  /* the selected-block options: nsa's only, validated */
-  expect_usage_error("--workload h2o --system ref --groups 2",
-                     "--groups is an option of the selected-block workloads (nsa), not of "
+  /* --groups: every workload, dividing --heads; the block options: nsa's only, validated */
+  expect_usage_error("--workload h2o --system ref --block-size 16",
+                     "--block-size is an option of the selected-block workloads (nsa), not of "
                      "--workload h2o");
+  expect_usage_error("--workload roco --system ref --groups 2 --selected-blocks 4",
+                     "--selected-blocks is an option of the selected-block workloads (nsa), not "
+                     "of --workload roco");
+  expect_usage_error("--workload h2o --system ref --heads 6 --groups 4",
+                     "--groups 4 must divide --heads 6 (--groups is the query heads per K/V head");
+  expect_usage_error("--workload attn --system unfused --heads 8 --groups 16",
+                     "--groups 16 must divide --heads 8");
+  expect_usage_error("--workload kf --system ref --groups 0",
+                     "--groups: expected an integer in [1, 4096]");
   expect_usage_error("--workload nsa --system ref --heads 16 --groups 3",
                      "--groups 3 must divide --heads 16 (--groups is the query heads per K/V head");
   expect_usage_error("--workload nsa --system ref --heads 16 --groups 32",
@@ -294,6 +375,7 @@ int main(int argc, char **argv) {
   test_logs();
   test_mask_and_dtype();
   test_nsa();
+  test_dense_groups();
   test_dense_scale();
   test_cli_errors();
   test_gpu_cell_log_complete();

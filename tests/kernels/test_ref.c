@@ -53,7 +53,8 @@ static void test_two_formulations(const attn_shape *s, uint64_t seed) {
 }
 
 /* Column sums of a row-stochastic matrix add up to the number of rows: every workload whose
- * score is an unpooled column sum of a softmax (COL_SUM, COL_SUM_SQ, COL_KEYFORMER). */
+ * score is an unpooled column sum of a softmax (COL_SUM, COL_SUM_SQ, COL_KEYFORMER). Under
+ * GQA a K/V head's score sums its G query heads' rows: G * Lq. */
 static void test_column_sums(const attn_shape *s, uint64_t seed) {
   for (int k = 0; k < WL_COUNT; k++) {
     const workload_info *w = &workload_table[k];
@@ -61,11 +62,11 @@ static void test_column_sums(const attn_shape *s, uint64_t seed) {
     if (!sums || w->pool) continue;
     run_t r;
     run_ref((workload_id)k, s, seed, &r);
-    for (int bh = 0; bh < s->batch * s->heads; bh++) {
+    const int rows = shape_groups(s) * s->q_len;
+    for (int bg = 0; bg < s->batch * shape_kv_heads(s); bg++) {
       double sum = 0;
-      for (int j = 0; j < s->kv_len; j++) sum += r.out.score[(size_t)bh * s->kv_len + j];
-      CHECKF(fabs(sum - s->q_len) < 1e-9 * s->q_len, "%s: column sums %.12f, rows %d", w->name, sum,
-             s->q_len);
+      for (int j = 0; j < s->kv_len; j++) sum += r.out.score[(size_t)bg * s->kv_len + j];
+      CHECKF(fabs(sum - rows) < 1e-9 * rows, "%s: column sums %.12f, rows %d", w->name, sum, rows);
     }
     run_free(&r);
   }
@@ -246,6 +247,127 @@ static void test_bf16_inputs(uint64_t seed) {
   ref_inputs_free(&ib);
 }
 
+/* ---- GQA (kv_heads < heads) ----------------------------------------------------------- */
+
+/* The inputs of GQA shape g with K/V head h / G repeated into every query head h: the same
+ * cell as the MHA shape m (g with kv_heads 0); q and the per-query-head exp_rand, corm_mask
+ * unchanged. */
+static ref_host_inputs repeat_kv(const attn_shape *g, const attn_shape *m,
+                                 const ref_host_inputs *in) {
+  ref_host_inputs r = *in;
+  size_t n = shape_kv_elems(m);
+  const int G = shape_groups(g), hkv = shape_kv_heads(g), D = g->dim;
+  r.k = hx_host_alloc(n * sizeof *r.k, "repeated k");
+  r.v = hx_host_alloc(n * sizeof *r.v, "repeated v");
+  for (int b = 0; b < g->batch; b++)
+    for (int j = 0; j < g->kv_len; j++)
+      for (int h = 0; h < g->heads; h++) {
+        size_t dst = (((size_t)b * g->kv_len + j) * g->heads + h) * D;
+        size_t src = (((size_t)b * g->kv_len + j) * hkv + h / G) * D;
+        memcpy(r.k + dst, in->k + src, (size_t)D * sizeof *r.k);
+        memcpy(r.v + dst, in->v + src, (size_t)D * sizeof *r.v);
+      }
+  return r;
+}
+
+/* A GQA cell (G > 1) equals the MHA cell on K/V heads repeated G times: out equal (the same
+ * arithmetic per query head), and each K/V head's column statistic the MHA per-head ones
+ * summed over its group (flags: any of them; pooled: the pool is linear, so the sum of the
+ * pooled ones), for both formulations. The MHA side is ref alone, written per query head. */
+static void test_gqa_repeated(const attn_shape *g, uint64_t seed) {
+  attn_shape m = *g;
+  m.kv_heads = 0;
+  const int G = shape_groups(g), hkv = shape_kv_heads(g), n = g->kv_len;
+  CHECKF(G > 1, "shape with kv_heads %d of %d heads is no GQA shape", g->kv_heads, g->heads);
+  for (int w = 0; w < WL_COUNT; w++) {
+    if (workload_selected_blocks((workload_id)w)) continue;
+    const char *name = workload_names[w];
+    ref_host_inputs hin;
+    ref_inputs_generate((workload_id)w, g, seed, &hin);
+    ref_host_inputs rep = repeat_kv(g, &m, &hin);
+    ref_inputs in = ref_inputs_of(&hin), in_rep = ref_inputs_of(&rep);
+    ref_outputs mha, gqa[2];
+    ref_outputs_alloc((workload_id)w, &m, &mha);
+    ref_run((workload_id)w, &m, &in_rep, &mha);
+    ref_outputs_alloc((workload_id)w, g, &gqa[0]);
+    ref_outputs_alloc((workload_id)w, g, &gqa[1]);
+    ref_run((workload_id)w, g, &in, &gqa[0]);
+    ref_online_run((workload_id)w, g, &in, &gqa[1]);
+    CHECKF(shape_score_elems(g) * G == shape_score_elems(&m), "%s: score elements %zu, MHA %zu",
+           name, shape_score_elems(g), shape_score_elems(&m));
+    for (int f = 0; f < 2; f++) {
+      const ref_outputs *o = &gqa[f];
+      const char *form = f ? "ref_online" : "ref";
+      CHECKF(check_rel_l2(o->out, mha.out, shape_q_elems(g)) < 1e-12, "%s %s G=%d: out", form, name,
+             G);
+      int bad_score = 0, bad_score2 = 0, bad_flags = 0;
+      for (int b = 0; b < g->batch; b++)
+        for (int kv = 0; kv < hkv; kv++)
+          for (int j = 0; j < n; j++) {
+            size_t c = ((size_t)b * hkv + kv) * n + j;
+            double sum = 0, sum2 = 0;
+            int any = 0;
+            for (int r = 0; r < G; r++) {
+              size_t cm = ((size_t)b * g->heads + kv * G + r) * n + j;
+              if (mha.score) sum += mha.score[cm];
+              if (mha.score2) sum2 += mha.score2[cm];
+              if (mha.flags) any |= mha.flags[cm];
+            }
+            if (o->score) bad_score += !(fabs(o->score[c] - sum) <= 1e-12 * (1 + fabs(sum)));
+            if (o->score2) bad_score2 += !(fabs(o->score2[c] - sum2) <= 1e-12 * (1 + fabs(sum2)));
+            if (o->flags) bad_flags += o->flags[c] != any;
+          }
+      CHECKF(bad_score == 0, "%s %s G=%d: %d scores are not the group's summed MHA scores", form,
+             name, G, bad_score);
+      CHECKF(bad_score2 == 0, "%s %s G=%d: %d score2 are not the group's summed MHA ones", form,
+             name, G, bad_score2);
+      CHECKF(bad_flags == 0, "%s %s G=%d: %d flags are not any of the group's MHA flags", form,
+             name, G, bad_flags);
+    }
+    ref_outputs_free(&gqa[1]);
+    ref_outputs_free(&gqa[0]);
+    ref_outputs_free(&mha);
+    hx_host_free(rep.v);
+    hx_host_free(rep.k);
+    ref_inputs_free(&hin);
+  }
+}
+
+/* The K/V heads are distinct: a GQA cell reads K/V head h / G, not h (nor h % Hkv). Changing
+ * K/V head 1 moves exactly the outputs of query heads G .. 2G-1 and the scores of K/V head 1. */
+static void test_gqa_heads_read(uint64_t seed) {
+  attn_shape g = {1, 4, 8, 11, 11, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0};
+  run_t r;
+  run_ref(WL_H2O, &g, seed, &r);
+  for (int j = 0; j < g.kv_len; j++) /* K/V head 1's keys and values, sign-flipped */
+    for (int d = 0; d < g.dim; d++) {
+      size_t e = ((size_t)j * 2 + 1) * g.dim + d;
+      r.hin.k[e] ^= 0x8000;
+      r.hin.v[e] ^= 0x8000;
+    }
+  ref_outputs o;
+  ref_outputs_alloc(WL_H2O, &g, &o);
+  ref_run(WL_H2O, &g, &r.in, &o);
+  int moved[4] = {0}, same[4] = {0};
+  for (int i = 0; i < g.q_len; i++)
+    for (int h = 0; h < g.heads; h++)
+      for (int d = 0; d < g.dim; d++) {
+        size_t e = ((size_t)i * g.heads + h) * g.dim + d;
+        moved[h] += o.out[e] != r.out.out[e];
+        same[h] += o.out[e] == r.out.out[e];
+      }
+  CHECKF(moved[0] == 0 && moved[1] == 0, "heads 0, 1 (K/V head 0) moved: %d %d", moved[0],
+         moved[1]);
+  CHECKF(same[2] == 0 && same[3] == 0, "heads 2, 3 (K/V head 1) kept %d %d elements", same[2],
+         same[3]);
+  CHECKF(memcmp(o.score, r.out.score, (size_t)g.kv_len * sizeof *o.score) == 0,
+         "K/V head 0's scores moved");
+  CHECKF(memcmp(o.score + g.kv_len, r.out.score + g.kv_len, (size_t)g.kv_len * sizeof *o.score),
+         "K/V head 1's scores did not move");
+  ref_outputs_free(&o);
+  run_free(&r);
+}
+
 int main(void) {
   const char *env = getenv("REPRO_TEST_SEED");
   uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
@@ -274,6 +396,21 @@ int main(void) {
     test_two_formulations(&variants[i], seed + 100 + i);
     test_column_sums(&variants[i], seed + 100 + i);
   }
+  /* GQA: G = 2 and 4 query heads per K/V head ({B, H, D, Lq, Lkv, mask, dtype, kv_heads,
+   * 0, 0, 0}): the two formulations agree, columns sum to G * Lq, and the cell equals MHA on
+   * repeated K/V heads */
+  const attn_shape gqa[] = {{2, 4, 8, 13, 13, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0},
+                            {1, 4, 16, 17, 17, MASK_CAUSAL, DTYPE_FP16, 1, 0, 0, 0.0},
+                            {2, 8, 8, 9, 9, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0},
+                            {1, 6, 16, 12, 12, MASK_CAUSAL, DTYPE_FP16, 3, 0, 0, 0.0},
+                            {2, 4, 8, 11, 15, MASK_NONE, DTYPE_FP16, 1, 0, 0, 0.0},
+                            {1, 8, 16, 10, 10, MASK_CAUSAL, DTYPE_BF16, 4, 0, 0, 0.0}};
+  for (size_t i = 0; i < sizeof gqa / sizeof *gqa; i++) {
+    test_two_formulations(&gqa[i], seed + 200 + i);
+    test_column_sums(&gqa[i], seed + 200 + i);
+    test_gqa_repeated(&gqa[i], seed + 200 + i);
+  }
+  test_gqa_heads_read(seed);
   test_unmasked(seed);
   test_bf16_inputs(seed);
   test_by_hand();

@@ -7,7 +7,9 @@
     ImportError, so the test holds on a machine that has torch too): a well-formed log with
     meta, config and result status=unsupported, exit code 4, for a kernel and an e2e cell;
   - command-line errors: exit code 2, a message naming the option, nothing on stdout;
-  - nsa's --groups is the query heads per K/V head (config groups= and kv_heads=);
+  - nsa's --groups is the query heads per K/V head (config groups= and kv_heads=), and the
+    dense workloads' (GQA: config groups= kv_heads= when G > 1, none at G = 1; tilelang's MHA
+    kernel refuses it);
   - the tvm systems without TVM (and without torch): unsupported with the install command.
 
     test_peers.py --peer scripts/peers/peer.py --kvline-tool build/tests/peers/kvline_tool
@@ -156,6 +158,41 @@ def test_nsa_groups(fake_dir):
           and workloads.Blocks().kv_heads(16) == 16, "Blocks.kv_heads: heads // groups")
 
 
+def test_dense_groups(fake_dir):
+    """GQA on the dense workloads: --groups G is accepted, the config line (written without
+    torch) names groups and kv_heads when G > 1 and neither at G = 1 (MHA, the log as
+    before); the TileLang systems refuse G > 1 for dense keys (the seed's MHA kernel)."""
+    for workload in ("attn", "h2o", "corm"):
+        for extra, groups, kv_heads in ((["--groups", "2"], "2", "4"),
+                                        (["--groups", "8"], "8", "1"),
+                                        (["--groups", "1"], None, None), ([], None, None)):
+            res = run_peer(["--system", "torch", "--workload", workload, "--heads", "8",
+                            "--seqlen", "64"] + extra, {"PYTHONPATH": fake_dir})
+            what = "%s --heads 8 %s" % (workload, " ".join(extra))
+            check(res.returncode == 4, "%s without torch: exit %d, want 4 (stderr %s)"
+                  % (what, res.returncode, res.stderr[-300:]))
+            config = dict(parse_log(res.stdout)).get("config", {})
+            check(config.get("groups") == groups and config.get("kv_heads") == kv_heads,
+                  "%s: config groups=%r kv_heads=%r, want %r and %r" % (
+                      what, config.get("groups"), config.get("kv_heads"), groups, kv_heads))
+    import systems
+    import workloads
+    for system in systems.TILELANG:
+        try:
+            systems.build(system, "attn", 256, None, groups=2)
+            why = ""
+        except systems.Unsupported as e:
+            why = str(e)
+        check("GQA" in why and "MHA" in why, "%s attn --groups 2: reason %r" % (system, why))
+    check(workloads.kv_heads_of(8, 2) == 4 and workloads.kv_heads_of(8, 8) == 1,
+          "kv_heads_of: heads // groups")
+    try:
+        workloads.kv_heads_of(6, 4)
+        check(False, "kv_heads_of(6, 4) accepted")
+    except ValueError:
+        pass
+
+
 def test_tilelang_missing(fake_dir):
     """Without TileLang (a stand-in tilelang package that raises ImportError, so the test holds
     where TileLang is installed) the seed's two backends are unsupported with the reason and the
@@ -290,7 +327,15 @@ CLI_ERRORS = [
     (["--system", "torch", "--workload", "h2o", "--e2e", "--batch", "2"], "--batch"),
     (["--system", "torch", "--workload", "h2o", "--e2e", "--hidden", "100", "--heads", "3"],
      "--hidden"),
-    (["--system", "torch", "--workload", "h2o", "--groups", "2"], "--groups"),
+    (["--system", "torch", "--workload", "h2o", "--block-size", "16"],
+     "--block-size is an option of the selected-block workloads, not of --workload h2o"),
+    (["--system", "torch", "--workload", "roco", "--groups", "2", "--selected-blocks", "2"],
+     "--selected-blocks is an option of the selected-block workloads"),
+    (["--system", "torch", "--workload", "h2o", "--heads", "6", "--groups", "4"],
+     "--groups 4 must divide --heads 6 (--groups is the query heads per K/V head"),
+    (["--system", "sdpa-flash", "--workload", "attn", "--heads", "8", "--groups", "16"],
+     "--groups 16 must divide --heads 8"),
+    (["--system", "torch", "--workload", "kf", "--groups", "0"], "--groups"),
     (["--system", "torch", "--workload", "nsa", "--heads", "16", "--groups", "3"],
      "--groups 3 must divide --heads 16 (--groups is the query heads per K/V head"),
     (["--system", "torch", "--workload", "nsa", "--heads", "16", "--groups", "32"],
@@ -371,6 +416,7 @@ def main():
         test_tilelang_missing(fake_dir)
         test_tvm_missing(fake_dir)
         test_nsa_groups(fake_dir)
+        test_dense_groups(fake_dir)
         test_variant_logs(fake_dir)
         test_no_torch(fake_dir, [], {"workload": "h2o", "system": "torch", "seqlen": "256",
                                      "dtype": "fp16"})

@@ -14,7 +14,13 @@
      selected-block rows, which the model refuses, excepted);
   5. peer.py --device cpu, end to end: every workload with torch, attn with sdpa-flash, h2o
      with inductor, the e2e torch model; each log complete and check ok=1, exit 0; nsa at
-     --heads 16 with --groups 16 and 4 (query heads per K/V head: config kv_heads=1 and 4).
+     --heads 16 with --groups 16 and 4 (query heads per K/V head: config kv_heads=1 and 4);
+     every dense workload with --groups 2 (GQA) and sampled pairs; --e2e --groups 2 refused.
+  6. GQA (G = 2 and 4 query heads per K/V head) on every dense workload: the reference against
+     the loops (which take K/V head h // G and sum the group's statistics), the eager
+     formulation against the reference, and both against the MHA reference on K/V heads
+     repeated G times (out equal; each K/V head's statistic the group's per-head ones summed,
+     any for flags, pooled after the sum).
 Ends with "N passed, N failed".
 """
 import argparse
@@ -46,20 +52,25 @@ def rel_l2(a, b):
 # ---- 1. plain-Python reference ------------------------------------------------------------
 
 def loops_reference(row, q, k, v, extra):
-    """The design's math with Python floats, one element at a time, from the row's features."""
+    """The design's math with Python floats, one element at a time, from the row's features.
+    GQA when k, v have Hkv < H heads: head h reads K/V head h // (H / Hkv), and the statistics
+    of a K/V head are summed (flags: any) over its heads, pooled after the sum."""
     B, S, H, D = q.shape
+    Hkv = k.shape[2]
+    G = H // Hkv
     q, k, v = q.tolist(), k.tolist(), v.tolist()
     extra = extra.tolist() if extra is not None else None
     out = [[[[0.0] * D for _ in range(H)] for _ in range(S)] for _ in range(B)]
-    s1 = [[[0.0] * S for _ in range(H)] for _ in range(B)]  # sum, keyformer sum or flags
-    s2 = [[[0.0] * S for _ in range(H)] for _ in range(B)]  # sum of squares
+    s1 = [[[0.0] * S for _ in range(Hkv)] for _ in range(B)]  # sum, keyformer sum or flags
+    s2 = [[[0.0] * S for _ in range(Hkv)] for _ in range(B)]  # sum of squares
     for b in range(B):
         for h in range(H):
+            g = h // G
             col = [0.0] * S
             for i in range(S):
                 logits = []
                 for j in range(i + 1):  # causal, q_len == kv_len
-                    x = sum(q[b][i][h][d] * k[b][j][h][d] for d in range(D)) / math.sqrt(D)
+                    x = sum(q[b][i][h][d] * k[b][j][g][d] for d in range(D)) / math.sqrt(D)
                     if row.logits == "LOGITS_SOFTCAP":
                         x = 50.0 * math.tanh(x / 50.0)
                     logits.append(x)
@@ -68,24 +79,24 @@ def loops_reference(row, q, k, v, extra):
                 z = sum(e)
                 p = [x / z for x in e]
                 for d in range(D):
-                    out[b][i][h][d] = sum(p[j] * v[b][j][h][d] for j in range(i + 1))
+                    out[b][i][h][d] = sum(p[j] * v[b][j][g][d] for j in range(i + 1))
                 for j in range(i + 1):
                     col[j] += p[j]
-                    s2[b][h][j] += p[j] * p[j]
+                    s2[b][g][j] += p[j] * p[j]
                     if row.column == "COL_ANY_GE_MASK" and p[j] >= extra[i][j]:
-                        s1[b][h][j] = 1.0
+                        s1[b][g][j] = 1.0
                 if row.column == "COL_KEYFORMER":
-                    g = [(logits[j] - math.log(extra[b][h][i][j])) / 1.5 for j in range(i + 1)]
-                    gm = max(g)
-                    ge = [math.exp(x - gm) for x in g]
+                    kf = [(logits[j] - math.log(extra[b][h][i][j])) / 1.5 for j in range(i + 1)]
+                    gm = max(kf)
+                    ge = [math.exp(x - gm) for x in kf]
                     gz = sum(ge)
                     for j in range(i + 1):
-                        s1[b][h][j] += ge[j] / gz
+                        s1[b][g][j] += ge[j] / gz
             if row.column in ("COL_SUM", "COL_SUM_SQ"):
-                s1[b][h] = col
-            if row.pool:
+                s1[b][g] = [a + c for a, c in zip(s1[b][g], col)]
+            if row.pool and h % G == G - 1:  # the group's last head: pool its sum
                 w = row.pool
-                s1[b][h] = [sum(s1[b][h][t] for t in range(j - w // 2, j + w // 2 + 1)
+                s1[b][g] = [sum(s1[b][g][t] for t in range(j - w // 2, j + w // 2 + 1)
                                 if 0 <= t < S) / w for j in range(S)]
     outs = [torch.tensor(out, dtype=torch.float64)]
     if row.column != "COL_NONE":
@@ -214,6 +225,92 @@ def test_eager_against_reference():
                                      for t in range(64))) < 1e-6, "%s: gflop" % workload)
 
 
+# ---- 6. GQA ---------------------------------------------------------------------------------
+
+def repeated_mha(workload, inputs, groups):
+    """The MHA reference (fp64) on K/V heads repeated G times: per query head, [B, H, S]."""
+    q, k, v = inputs[:3]
+    rep = [t.repeat_interleave(groups, dim=2) for t in (k, v)]
+    return wl.reference(workload, q, *rep, *inputs[3:], dtype=torch.float64)
+
+
+def group_combined(row, stat, groups):
+    """Per-query-head [B, H, S] statistics (already pooled: the pool is linear) combined per
+    K/V head: summed, any (max of 0/1) for flags."""
+    b, h, n = stat.shape
+    grouped = stat.view(b, h // groups, groups, n)
+    return grouped.amax(dim=2) if row.column == "COL_ANY_GE_MASK" else grouped.sum(dim=2)
+
+
+def test_gqa():
+    dense = [w for w in wl.WORKLOADS if not wl.selected_blocks(w)]
+    for workload in dense:
+        row = registry.find(workload)
+        for groups, heads in ((2, 4), (4, 4)):
+            # the reference against the loops (tiny, fp64)
+            inputs = wl.make_inputs(workload, 2, 7, heads, 3, seed=3, device="cpu",
+                                    dtype=torch.float64, groups=groups)
+            check(inputs[0].shape[2] == heads and inputs[1].shape[2] == heads // groups
+                  and inputs[2].shape[2] == heads // groups,
+                  "%s G=%d: q %s, k %s, want %d and %d heads" % (
+                      workload, groups, tuple(inputs[0].shape), tuple(inputs[1].shape), heads,
+                      heads // groups))
+            if len(inputs) > 3:
+                inputs = inputs[:3] + (inputs[3].double(),)
+            extra = inputs[3] if len(inputs) > 3 else None
+            want = loops_reference(row, *inputs[:3], extra)
+            got = wl.reference(workload, *inputs, dtype=torch.float64)
+            eager = wl.eager(workload, *inputs)
+            mha = repeated_mha(workload, inputs, groups)
+            for n, (name, g, e, w, m) in enumerate(zip(wl.OUTPUTS[workload], got, eager, want,
+                                                       mha)):
+                if n > 0:  # a statistic: per K/V head
+                    check(tuple(g.shape) == tuple(e.shape) == (2, heads // groups, 7),
+                          "%s G=%d %s: shapes %s %s" % (workload, groups, name,
+                                                        tuple(g.shape), tuple(e.shape)))
+                    m = group_combined(row, m, groups)
+                err, err_e, err_m = rel_l2(g, w), rel_l2(e.double(), w), rel_l2(m, w)
+                check(err < 1e-12 and err_e < 1e-6 and err_m < 1e-12,
+                      "%s G=%d %s: reference %.3e, eager %.3e, repeated MHA %.3e vs loops" % (
+                          workload, groups, name, err, err_e, err_m))
+            # sampled pairs: each pair's score row is its K/V head's
+            pairs = [(1, heads - 1), (0, 1)]
+            sampled = wl.reference(workload, *inputs, dtype=torch.float64, pairs=pairs)
+            for n, (name, g, s_) in enumerate(zip(wl.OUTPUTS[workload], got, sampled)):
+                sel = wl.select_pairs(n == 0, g, pairs, groups)
+                check(rel_l2(s_, sel) < 1e-12, "%s G=%d %s: sampled pairs %.3e" % (
+                    workload, groups, name, rel_l2(s_, sel)))
+        # fp16 inputs at a larger size: the eager formulation passes the peers' check
+        inputs16 = wl.make_inputs(workload, 1, 64, 4, 32, seed=6, device="cpu", groups=2)
+        got16 = wl.eager(workload, *inputs16)
+        want16 = wl.reference(workload, *inputs16, dtype=torch.float64)
+        for name, g, w in zip(wl.OUTPUTS[workload], got16, want16):
+            rel, _, ok = wl.compare(g, w, wl.tolerance(workload, name))
+            check(ok, "%s G=2 %s: fp16 eager fails the peers' check (rel_l2 %.3e)" % (
+                workload, name, rel))
+    # the check must be able to fail: the per-query-head (MHA) reading of the K/V heads, k and
+    # v's heads taken as h % Hkv instead of h // G, is wrong
+    q, k, v = wl.make_inputs("h2o", 1, 32, 4, 16, seed=9, device="cpu", dtype=torch.float64,
+                             groups=2)
+    wrong = [t[:, :, [0, 1, 0, 1]] for t in (k, v)]
+    want = wl.reference("h2o", q, k, v, dtype=torch.float64)
+    bad = wl.reference("h2o", q, *wrong, dtype=torch.float64)
+    check(not wl.compare(bad[0], want[0], wl.tolerance("h2o", "out"))[2],
+          "check accepts K/V head h %% Hkv for h // G")
+    check(groups_ok_error(lambda: wl.make_inputs("attn", 1, 8, 6, 4, seed=1, device="cpu",
+                                                 groups=4)),
+          "make_inputs accepts groups 4 of 6 heads")
+
+
+def groups_ok_error(call):
+    """True when call() raises ValueError."""
+    try:
+        call()
+    except ValueError:
+        return True
+    return False
+
+
 # ---- 3. selection ---------------------------------------------------------------------------
 
 def brute_selection(select, named, q_len, cap):
@@ -326,6 +423,12 @@ def test_peer_cli(peer):
     cells += [["--system", "torch", "--workload", w] + SMALL +
               ["--heads", "16", "--groups", g, "--block-size", "16", "--selected-blocks", "2"]
               for w in filter(wl.selected_blocks, wl.WORKLOADS) for g in ("16", "4")]
+    # GQA on the dense workloads: --groups 2 of --heads 4 (config groups=2 kv_heads=2), the
+    # statistics per K/V head; h2o also with sampled pairs
+    cells += [["--system", "torch", "--workload", w] + SMALL + ["--heads", "4", "--groups", "2"]
+              for w in wl.WORKLOADS if not wl.selected_blocks(w)]
+    cells += [["--system", "torch", "--workload", "h2o"] + SMALL +
+              ["--heads", "4", "--groups", "2", "--check-pairs", "2"]]
     cells += [["--system", "sdpa-flash", "--workload", "attn"] + SMALL,
               ["--system", "inductor", "--workload", "h2o"] + SMALL,
               ["--system", "torch", "--workload", "roco"] + E2E_SMALL]
@@ -360,6 +463,12 @@ def test_peer_cli(peer):
                              + E2E_SMALL, capture_output=True, text=True, timeout=300)
         check(res.returncode == 4 and "status=unsupported" in res.stdout,
               "--e2e %s: exit %d: %s" % (workload, res.returncode, res.stdout[-300:]))
+    # the e2e model is MHA: GQA refused with the reason, not ignored
+    res = subprocess.run([sys.executable, peer, "--system", "torch", "--workload", "h2o"]
+                         + E2E_SMALL + ["--groups", "2"], capture_output=True, text=True,
+                         timeout=300)
+    check(res.returncode == 4 and "status=unsupported" in res.stdout and "MHA" in res.stdout,
+          "--e2e --groups 2: exit %d: %s" % (res.returncode, res.stdout[-300:]))
 
 
 # New combinations of the existing features, added to a copy of the registry.
@@ -401,6 +510,7 @@ def main():
         test_eager_against_reference()
         test_selection()
         test_e2e_model()
+        test_gqa()
         test_peer_cli(peer)
     return tally.finish()
 

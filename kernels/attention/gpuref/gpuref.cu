@@ -3,8 +3,9 @@
 // plain fp32 FMAs, no tensor cores, no S x S buffer, every logit recomputed from q and k.
 //   row kernel    one block per query row: max, sum (-> lse), then out = sum_j p_j v_j in
 //                 chunks of keys whose p are staged in shared memory; kf also its own lse
-//   column kernel one block per key column: p_ij = exp(s_ij - lse_i) over the rows that see
-//                 key j: sum, sum of squares, KeyFormer sum, corm's relative margin
+//   column kernel one block per key column of a K/V head: p_ij = exp(s_ij - lse_i) over the
+//                 rows that see key j, of every query head of the head's group (GQA: G = H/Hkv
+//                 heads, 1 for MHA): sum, sum of squares, KeyFormer sum, corm's relative margin
 //   pool kernel   the average pool over the column sums (workloads with pool > 0)
 //   selected kernel  KEYS_SELECTED_BLOCKS: one block per (query, head): the keys of the query's
 //                 list (selected_blocks.h) from its K/V head, max, sum, then out like the row
@@ -28,6 +29,7 @@ struct gr_args {
   const uint16_t *q, *k, *v; // fp16 or bf16 bits (bf16)
   const float *exp_rand, *corm_mask;
   int batch, heads, dim, q_len, kv_len;
+  int kv_heads;        // Hkv: query head h reads K/V head h / (heads / kv_heads)
   int bf16;            // element type of q, k, v
   int offset;          // mask_offset: row i sees keys 0..i + offset
   int softcap, column; // the workload's features (logits == LOGITS_SOFTCAP, column_kind)
@@ -53,6 +55,12 @@ __device__ static const uint16_t *gr_row(const uint16_t *t, const gr_args &a, in
   return t + (((size_t)b * len + i) * a.heads + h) * a.dim;
 }
 
+// Row j of K/V head g of k or v ([B, Lkv, Hkv, D]).
+__device__ static const uint16_t *gr_kv_row(const uint16_t *t, const gr_args &a, int b, int j,
+                                            int g) {
+  return t + (((size_t)b * a.kv_len + j) * a.kv_heads + g) * a.dim;
+}
+
 __device__ static float gr_kf_logit(const gr_args &a, int b, int h, int i, int j, float x) {
   size_t idx = (((size_t)b * a.heads + h) * a.q_len + i) * a.kv_len + j;
   return (x - logf(a.exp_rand[idx])) / KF_TAU;
@@ -69,12 +77,13 @@ __global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) 
   __shared__ float p_chunk[GR_THREADS];
   __shared__ float scratch[32];
   int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+  int g = h / (a.heads / a.kv_heads);
   load_row_f32(a, gr_row(a.q, a, a.q_len, b, i, h), q_row, a.dim);
   int last = min(a.kv_len - 1, i + a.offset); // keys 0..last are visible
 
   float m = -INFINITY, mk = -INFINITY;
   for (int j = threadIdx.x; j <= last; j += blockDim.x) {
-    float x = gr_logit(a, q_row, gr_row(a.k, a, a.kv_len, b, j, h));
+    float x = gr_logit(a, q_row, gr_kv_row(a.k, a, b, j, g));
     m = fmaxf(m, x);
     if (a.column == COL_KEYFORMER) mk = fmaxf(mk, gr_kf_logit(a, b, h, i, j, x));
   }
@@ -82,7 +91,7 @@ __global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) 
   if (a.column == COL_KEYFORMER) mk = block_reduce(mk, scratch, op_max());
   float l = 0.0f, lk = 0.0f;
   for (int j = threadIdx.x; j <= last; j += blockDim.x) {
-    float x = gr_logit(a, q_row, gr_row(a.k, a, a.kv_len, b, j, h));
+    float x = gr_logit(a, q_row, gr_kv_row(a.k, a, b, j, g));
     l += expf(x - m);
     if (a.column == COL_KEYFORMER) lk += expf(gr_kf_logit(a, b, h, i, j, x) - mk);
   }
@@ -95,12 +104,12 @@ __global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) 
   int d0 = threadIdx.x, d1 = threadIdx.x + GR_THREADS;
   for (int base = 0; base <= last; base += GR_THREADS) {
     int j = base + threadIdx.x;
-    const uint16_t *k = gr_row(a.k, a, a.kv_len, b, j <= last ? j : 0, h);
+    const uint16_t *k = gr_kv_row(a.k, a, b, j <= last ? j : 0, g);
     p_chunk[threadIdx.x] = j <= last ? expf(gr_logit(a, q_row, k) - row_lse) : 0.0f;
     __syncthreads();
     int n = min(GR_THREADS, last + 1 - base);
     for (int t = 0; t < n; t++) {
-      const uint16_t *v = gr_row(a.v, a, a.kv_len, b, base + t, h);
+      const uint16_t *v = gr_kv_row(a.v, a, b, base + t, g);
       if (d0 < a.dim) acc0 = fmaf(p_chunk[t], gr_elem(a, v[d0]), acc0);
       if (d1 < a.dim) acc1 = fmaf(p_chunk[t], gr_elem(a, v[d1]), acc1);
     }
@@ -116,36 +125,38 @@ __global__ void gr_row_kernel(gr_args a, float *out, float *lse, float *lse_kf) 
   }
 }
 
-// grid (Lkv, H, B). Writes score (sum, or KeyFormer's sum), score2 (sum of squares) and
-// margin (corm: max_i p/mask - 1), all [B, H, Lkv].
+// grid (Lkv, Hkv, B). Writes score (sum, or KeyFormer's sum), score2 (sum of squares) and
+// margin (corm: max_i p/mask - 1), all [B, Hkv, Lkv], over the G query heads of K/V head g.
 __global__ void gr_column_kernel(gr_args a, const float *lse, const float *lse_kf, float *score,
                                  float *score2, float *margin) {
   __shared__ float k_row[GR_MAX_DIM];
   __shared__ float scratch[32];
-  int j = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-  load_row_f32(a, gr_row(a.k, a, a.kv_len, b, j, h), k_row, a.dim);
+  int j = blockIdx.x, g = blockIdx.y, b = blockIdx.z;
+  int G = a.heads / a.kv_heads;
+  load_row_f32(a, gr_kv_row(a.k, a, b, j, g), k_row, a.dim);
   int first = max(0, j - a.offset); // rows first..Lq-1 see key j
   float sum = 0.0f, sum_sq = 0.0f, mg = -INFINITY;
-  for (int i = first + threadIdx.x; i < a.q_len; i += blockDim.x) {
-    float x = gr_logit(a, k_row, gr_row(a.q, a, a.q_len, b, i, h));
-    size_t r = ((size_t)b * a.heads + h) * a.q_len + i;
-    if (a.column == COL_KEYFORMER) {
-      sum += expf(gr_kf_logit(a, b, h, i, j, x) - lse_kf[r]);
-      continue;
+  for (int h = g * G; h < (g + 1) * G; h++)
+    for (int i = first + threadIdx.x; i < a.q_len; i += blockDim.x) {
+      float x = gr_logit(a, k_row, gr_row(a.q, a, a.q_len, b, i, h));
+      size_t r = ((size_t)b * a.heads + h) * a.q_len + i;
+      if (a.column == COL_KEYFORMER) {
+        sum += expf(gr_kf_logit(a, b, h, i, j, x) - lse_kf[r]);
+        continue;
+      }
+      float p = expf(x - lse[r]);
+      sum += p;
+      sum_sq = fmaf(p, p, sum_sq);
+      if (a.column == COL_ANY_GE_MASK) {
+        float mk = a.corm_mask[(size_t)i * a.kv_len + j];
+        mg = fmaxf(mg, mk > 0.0f ? p / mk - 1.0f : p - mk);
+      }
     }
-    float p = expf(x - lse[r]);
-    sum += p;
-    sum_sq = fmaf(p, p, sum_sq);
-    if (a.column == COL_ANY_GE_MASK) {
-      float mk = a.corm_mask[(size_t)i * a.kv_len + j];
-      mg = fmaxf(mg, mk > 0.0f ? p / mk - 1.0f : p - mk);
-    }
-  }
   sum = block_reduce(sum, scratch, op_sum());
   sum_sq = block_reduce(sum_sq, scratch, op_sum());
   mg = block_reduce(mg, scratch, op_max());
   if (threadIdx.x == 0) {
-    size_t c = ((size_t)b * a.heads + h) * a.kv_len + j;
+    size_t c = ((size_t)b * a.kv_heads + g) * a.kv_len + j;
     score[c] = sum;
     score2[c] = sum_sq;
     margin[c] = mg;
@@ -240,7 +251,8 @@ extern "C" int gpuref_has_workload(const workload_info *w) {
 }
 
 extern "C" int gpuref_supports(const attn_shape *s) {
-  return s->dim <= GR_MAX_DIM && s->q_len <= s->kv_len && s->heads <= 65535 && s->batch <= 65535;
+  return s->dim <= GR_MAX_DIM && s->q_len <= s->kv_len && s->heads <= 65535 && s->batch <= 65535 &&
+         s->heads % shape_kv_heads(s) == 0;
 }
 
 extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
@@ -255,6 +267,7 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
                s->dim,
                s->q_len,
                s->kv_len,
+               shape_kv_heads(s),
                s->dtype == DTYPE_BF16,
                mask_offset(s),
                workload_table[wl].logits == LOGITS_SOFTCAP,
@@ -268,7 +281,7 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
   float *d_score = d_cols, *d_score2 = d_cols + ns, *d_margin = d_cols + 2 * ns;
   float *d_pooled = d_cols + 3 * ns;
 
-  dim3 rows(s->q_len, s->heads, s->batch), cols(s->kv_len, s->heads, s->batch);
+  dim3 rows(s->q_len, s->heads, s->batch), cols(s->kv_len, shape_kv_heads(s), s->batch);
   if (workload_selected_blocks(wl)) {
     gr_blocks sb = {in->block_idx, shape_kv_heads(s), s->block_size, s->selected_blocks};
     gr_selected_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, sb, d_out);
@@ -283,7 +296,8 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
   }
   if (workload_table[wl].pool) {
     gr_pool_kernel<<<grid_stride_blocks(ns, 256), 256, 0, ctx->stream>>>(
-        d_score, d_pooled, (size_t)s->batch * s->heads, s->kv_len, workload_table[wl].pool);
+        d_score, d_pooled, (size_t)s->batch * shape_kv_heads(s), s->kv_len,
+        workload_table[wl].pool);
     HX_CUDA_LAUNCH();
     d_score = d_pooled;
   }

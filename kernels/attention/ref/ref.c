@@ -8,6 +8,9 @@
  *   snapkv_score  = avg_pool1d(h2o_score, kernel 5, padding 2, stride 1) (pad counts as 0, / 5)
  *   kf_score[j]   = sum_i softmax_j((S[i,j] - log exp_rand[i,j]) / tau)   (masked like S)
  *   corm_score[j] = any_i P[i,j] >= corm_mask[i][j]
+ * GQA (Hkv = H / G K/V heads): head h reads K/V head g = h / G, and the column statistics of
+ * K/V head g are those sums (any, for corm) over the G query heads of its group too, pooled
+ * after the sum.
  * Selected blocks (KEYS_SELECTED_BLOCKS, nsa): for each query, the keys of the blocks of its
  * list (selected_blocks.h) gathered in list order from its K/V head, masked causally, then
  * softmax and P V with the cell's scale; a query without a key gets 0.
@@ -27,9 +30,12 @@ typedef struct {
   double *q, *k, *v;
 } qkv_double;
 
-/* Offsets in the [B, L, H, D] layout. */
+/* Offsets in the [B, L, H, D] layout (q, out) and the [B, L, Hkv, D] one (k, v). */
 static size_t bshd(const attn_shape *s, int b, int len, int i, int h) {
   return (((size_t)b * len + i) * s->heads + h) * s->dim;
+}
+static size_t bskd(const attn_shape *s, int b, int j, int g) {
+  return (((size_t)b * s->kv_len + j) * shape_kv_heads(s) + g) * s->dim;
 }
 
 /* Row i of the scores of head (b, h), masked entries -inf. */
@@ -38,7 +44,7 @@ static void score_row(workload_id wl, const attn_shape *s, const qkv_double *x, 
   const double scale = shape_scale(s);
   size_t qo = bshd(s, b, s->q_len, i, h);
   for (int j = 0; j < s->kv_len; j++) {
-    size_t ko = bshd(s, b, s->kv_len, j, h);
+    size_t ko = bskd(s, b, j, h / shape_groups(s));
     double dot = 0;
     for (int d = 0; d < s->dim; d++) dot += x->q[qo + d] * x->k[ko + d];
     double sc = dot * scale;
@@ -70,17 +76,13 @@ static void pool_avg(const double *x, double *y, int n, int w) {
   }
 }
 
+/* Query head (b, h): out, and its column statistics added into the [Lkv] rows at col0 (its
+ * K/V head's). */
 static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in, const qkv_double *x,
-                     const ref_outputs *out, int b, int h, double *p, double *kfp) {
+                     const ref_outputs *out, int b, int h, size_t col0, double *p, double *kfp) {
   const workload_info *w = &workload_table[wl];
-  const int lq = s->q_len, lkv = s->kv_len;
-  size_t col0 = ((size_t)b * s->heads + h) * lkv; /* [B, H, Lkv] outputs */
+  const int lq = s->q_len, lkv = s->kv_len, g = h / shape_groups(s);
   double *colsum = out->score ? out->score + col0 : NULL;
-  if (colsum) memset(colsum, 0, (size_t)lkv * sizeof *colsum);
-  if (out->score2) memset(out->score2 + col0, 0, (size_t)lkv * sizeof(double));
-  if (w->column == COL_ANY_GE_MASK)
-    for (int j = 0; j < lkv; j++) out->corm_margin[col0 + j] = -INFINITY;
-
   for (int i = 0; i < lq; i++) {
     score_row(wl, s, x, b, h, i, p);
     if (w->column ==
@@ -96,7 +98,7 @@ static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in, 
     double *o = out->out + bshd(s, b, lq, i, h);
     for (int d = 0; d < s->dim; d++) o[d] = 0;
     for (int j = 0; j < lkv; j++) {
-      const double *vj = x->v + bshd(s, b, lkv, j, h);
+      const double *vj = x->v + bskd(s, b, j, g);
       for (int d = 0; d < s->dim; d++) o[d] += p[j] * vj[d];
     }
     if (w->column == COL_SUM || w->column == COL_SUM_SQ)
@@ -110,6 +112,22 @@ static void ref_head(workload_id wl, const attn_shape *s, const ref_inputs *in, 
         if (rel > out->corm_margin[col0 + j]) out->corm_margin[col0 + j] = rel;
       }
   }
+}
+
+/* K/V head (b, g): the G query heads of its group, their column statistics summed (corm: the
+ * largest margin, so a flag is any of theirs) into the [B, Hkv, Lkv] outputs, then pooled. */
+static void ref_group(workload_id wl, const attn_shape *s, const ref_inputs *in,
+                      const qkv_double *x, const ref_outputs *out, int b, int g, double *p,
+                      double *kfp) {
+  const workload_info *w = &workload_table[wl];
+  const int lkv = s->kv_len, G = shape_groups(s);
+  size_t col0 = ((size_t)b * shape_kv_heads(s) + g) * lkv; /* [B, Hkv, Lkv] outputs */
+  double *colsum = out->score ? out->score + col0 : NULL;
+  if (colsum) memset(colsum, 0, (size_t)lkv * sizeof *colsum);
+  if (out->score2) memset(out->score2 + col0, 0, (size_t)lkv * sizeof(double));
+  if (w->column == COL_ANY_GE_MASK)
+    for (int j = 0; j < lkv; j++) out->corm_margin[col0 + j] = -INFINITY;
+  for (int r = 0; r < G; r++) ref_head(wl, s, in, x, out, b, g * G + r, col0, p, kfp);
   if (w->pool) { /* pool the column sums in place, through the kf scratch row */
     pool_avg(colsum, kfp, lkv, w->pool);
     memcpy(colsum, kfp, (size_t)lkv * sizeof *colsum);
@@ -182,7 +200,7 @@ void ref_run(workload_id wl, const attn_shape *s, const ref_inputs *in, const re
     double *p = hx_host_alloc(row_bytes, "ref score row");
     double *kfp = hx_host_alloc(row_bytes, "ref kf row");
     for (int b = 0; b < s->batch; b++)
-      for (int h = 0; h < s->heads; h++) ref_head(wl, s, in, &x, out, b, h, p, kfp);
+      for (int g = 0; g < shape_kv_heads(s); g++) ref_group(wl, s, in, &x, out, b, g, p, kfp);
     hx_host_free(kfp);
     hx_host_free(p);
   }

@@ -26,7 +26,8 @@ typedef struct {
 /* Every pointer the workload writes must be non-NULL (see workload_table). */
 typedef struct {
   double *out;    /* [B, Lq, H, D], not rounded (the fp16 rounding is the GPU's error) */
-  double *score;  /* the column statistic (pooled when the workload pools), [B, H, Lkv] */
+  double *score;  /* the column statistic (pooled when the workload pools), [B, Hkv, Lkv]:
+                     per K/V head, summed over its group's query heads (workload.h) */
   double *score2; /* roco_sq_score */
   uint8_t *flags; /* corm_score */
   /* corm: per column, max over rows i of (P[i,j] - mask[i,j]) / mask[i,j]; >= 0 exactly

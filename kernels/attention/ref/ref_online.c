@@ -6,6 +6,9 @@
  *   pass 2, per key column: P[i,j] = exp(S[i,j] - lse_i) recomputed for every visible row
  *     and reduced (sum, sum of squares, KeyFormer sum, corm margin);
  *   snapkv's pooling through prefix sums.
+ * GQA (Hkv = H / G K/V heads): pass 1 runs for each of the G query heads of K/V head g (which
+ * read its k and v), then pass 2 walks key column j of g once over all G heads' visible rows:
+ * the column statistics are per K/V head, summed over its group (corm: the largest margin).
  * Selected blocks (KEYS_SELECTED_BLOCKS): every key j of the row is scanned in order and kept
  * when the block j / BS appears in the query's list (and the causal mask allows it), with the
  * online max / sum; no gather, no per-list order.
@@ -33,10 +36,17 @@ static int last_key(const attn_shape *s, int i) {
   return last < s->kv_len - 1 ? last : s->kv_len - 1;
 }
 
+/* Element offset of key / value j of the K/V head that head hv reads ([B, Lkv, Hkv, D]). */
+static size_t kv_offset(const head_view *hv, int j) {
+  const attn_shape *s = hv->s;
+  const int hkv = shape_kv_heads(s), g = hv->h / (s->heads / hkv);
+  return (((size_t)hv->b * s->kv_len + j) * hkv + g) * s->dim;
+}
+
 static double logit(const head_view *hv, int i, int j) {
   const attn_shape *s = hv->s;
   const uint16_t *q = hv->in->q + (((size_t)hv->b * s->q_len + i) * s->heads + hv->h) * s->dim;
-  const uint16_t *k = hv->in->k + (((size_t)hv->b * s->kv_len + j) * s->heads + hv->h) * s->dim;
+  const uint16_t *k = hv->in->k + kv_offset(hv, j);
   double dot = 0;
   const int bf16 = s->dtype == DTYPE_BF16;
   for (int d = 0; d < s->dim; d++)
@@ -67,7 +77,7 @@ static double row_pass(const head_view *hv, int i, double *acc, double *out_row,
     }
     double e = exp(x - m);
     l += e;
-    const uint16_t *v = hv->in->v + (((size_t)hv->b * s->kv_len + j) * s->heads + hv->h) * s->dim;
+    const uint16_t *v = hv->in->v + kv_offset(hv, j);
     for (int d = 0; d < s->dim; d++) acc[d] += e * rng_elem_to_float(v[d], s->dtype == DTYPE_BF16);
     if (workload_table[hv->wl].column == COL_KEYFORMER) {
       double t = kf_logit(hv, i, j, x);
@@ -83,30 +93,35 @@ static double row_pass(const head_view *hv, int i, double *acc, double *out_row,
   return m + log(l);
 }
 
-/* Pass 2 for column j of the [B, H, Lkv] outputs at offset c. */
-static void column_pass(const head_view *hv, int j, const double *lse, const double *lse_kf,
+/* Pass 2 for column j of the [B, Hkv, Lkv] outputs at offset c: over the rows of the group's
+ * G query heads, grp->h its first; lse and lse_kf hold G rows of Lq, one per head. */
+static void column_pass(const head_view *grp, int G, int j, const double *lse, const double *lse_kf,
                         const ref_outputs *out, size_t c) {
-  const attn_shape *s = hv->s;
+  const attn_shape *s = grp->s;
   double sum = 0, sum_sq = 0, margin = -INFINITY;
   int first_row = j - mask_offset(s); /* rows i >= first_row see key j */
-  for (int i = first_row > 0 ? first_row : 0; i < s->q_len; i++) {
-    double x = logit(hv, i, j);
-    if (workload_table[hv->wl].column == COL_KEYFORMER) {
-      sum += exp(kf_logit(hv, i, j, x) - lse_kf[i]);
-      continue;
-    }
-    double p = exp(x - lse[i]);
-    sum += p;
-    sum_sq += p * p;
-    if (workload_table[hv->wl].column == COL_ANY_GE_MASK) {
-      double mk = hv->in->corm_mask[(size_t)i * s->kv_len + j];
-      double rel = mk > 0 ? p / mk - 1.0 : p - mk;
-      margin = rel > margin ? rel : margin;
+  for (int r = 0; r < G; r++) {
+    const head_view hv = {grp->wl, s, grp->in, grp->b, grp->h + r};
+    const double *lr = lse + (size_t)r * s->q_len, *lkr = lse_kf + (size_t)r * s->q_len;
+    for (int i = first_row > 0 ? first_row : 0; i < s->q_len; i++) {
+      double x = logit(&hv, i, j);
+      if (workload_table[hv.wl].column == COL_KEYFORMER) {
+        sum += exp(kf_logit(&hv, i, j, x) - lkr[i]);
+        continue;
+      }
+      double p = exp(x - lr[i]);
+      sum += p;
+      sum_sq += p * p;
+      if (workload_table[hv.wl].column == COL_ANY_GE_MASK) {
+        double mk = hv.in->corm_mask[(size_t)i * s->kv_len + j];
+        double rel = mk > 0 ? p / mk - 1.0 : p - mk;
+        margin = rel > margin ? rel : margin;
+      }
     }
   }
   if (out->score) out->score[c] = sum;
   if (out->score2) out->score2[c] = sum_sq;
-  if (workload_table[hv->wl].column == COL_ANY_GE_MASK) {
+  if (workload_table[grp->wl].column == COL_ANY_GE_MASK) {
     /* rows that do not see key j have P = 0, below every positive mask value */
     out->corm_margin[c] = margin;
     out->flags[c] = margin >= 0;
@@ -177,22 +192,28 @@ void ref_online_run(workload_id wl, const attn_shape *s, const ref_inputs *in,
     hx_host_free(acc);
     return;
   }
+  const int G = shape_groups(s), hkv = shape_kv_heads(s);
   size_t pre_bytes = ((size_t)s->kv_len + 1) * sizeof(double);
-  double *lse = hx_host_alloc(lse_bytes, "online lse");
-  double *lse_kf = hx_host_alloc(lse_bytes, "online kf lse");
+  double *lse = hx_host_alloc((size_t)G * lse_bytes, "online lse");
+  double *lse_kf = hx_host_alloc((size_t)G * lse_bytes, "online kf lse");
   double *acc = hx_host_alloc(acc_bytes, "online acc");
   double *prefix = hx_host_alloc(pre_bytes, "online prefix");
   int column_stats = workload_has_column_pass(wl), pool = workload_table[wl].pool;
   for (int b = 0; b < s->batch; b++)
-    for (int h = 0; h < s->heads; h++) {
-      head_view hv = {wl, s, in, b, h};
-      for (int i = 0; i < s->q_len; i++) {
-        double *o = out->out + (((size_t)b * s->q_len + i) * s->heads + h) * s->dim;
-        lse[i] = row_pass(&hv, i, acc, o, &lse_kf[i]);
+    for (int g = 0; g < hkv; g++) {
+      for (int r = 0; r < G; r++) { /* pass 1 for each query head of the group */
+        const int h = g * G + r;
+        head_view hv = {wl, s, in, b, h};
+        for (int i = 0; i < s->q_len; i++) {
+          double *o = out->out + (((size_t)b * s->q_len + i) * s->heads + h) * s->dim;
+          size_t e = (size_t)r * s->q_len + (size_t)i;
+          lse[e] = row_pass(&hv, i, acc, o, &lse_kf[e]);
+        }
       }
-      size_t c0 = ((size_t)b * s->heads + h) * s->kv_len;
+      head_view grp = {wl, s, in, b, g * G};
+      size_t c0 = ((size_t)b * hkv + g) * s->kv_len;
       for (int j = 0; column_stats && j < s->kv_len; j++)
-        column_pass(&hv, j, lse, lse_kf, out, c0 + (size_t)j);
+        column_pass(&grp, G, j, lse, lse_kf, out, c0 + (size_t)j);
       if (pool) pool_prefix(out->score + c0, s->kv_len, pool, prefix);
     }
   hx_host_free(prefix);

@@ -13,7 +13,11 @@
 //   out  = O permuted to [B, S, H, D]  (eager's transpose(1, 2).contiguous())
 // Workspace: S16/P16 (2 B) + P32 (4 B) per score element, + KF32 (4 B) for COL_KEYFORMER,
 // + a [B,H,S] row of unpooled sums for pooled workloads, + O. Q, K, V are read in place in
-// [B, S, H, D]: head stride D, row stride H*D. "16" is the cell's element type, fp16 or bf16
+// [B, S, H, D] (K, V: [B, S, Hkv, D]): head stride D, row stride H*D (Hkv*D). GQA (G = H/Hkv
+// query heads per K/V head, 1 for MHA): query head h = g*G + r reads K/V head g, through one
+// strided-batched GEMM per (b, r) over the Hkv heads g (K/V stride D, Q stride G*D); the column
+// reductions of K/V head g sum (or, corm, any) over the G score matrices of its group, so
+// score, score2 and flags are [B, Hkv, S], pooled after the sum. "16" is the cell's element type, fp16 or bf16
 // (--dtype), as eager PyTorch keeps its intermediates in the inputs' dtype; the softmax and the
 // column statistics run in fp32.
 //
@@ -190,18 +194,19 @@ template <typename T> __global__ void uf_cast_kernel(const float *p, T *p16, siz
     p16[e] = uf_from_float<T>(p[e]);
 }
 
-// Column statistics of every [Lq, Lkv] matrix: grid (ceil(Lkv / 32), B*H), block (32, 8).
-// Thread (x, y) walks rows y, y+8, ... of column j; shared memory folds the 8 partials.
-// SUM: out1 = sum_i P, out2 = sum_i P^2 (when out2). CORM: flags = any_i P >= mask[i][j].
+// Column statistics of each group of G consecutive [Lq, Lkv] matrices (the query heads of one
+// K/V head; G = 1 for MHA): grid (ceil(Lkv / 32), B*Hkv), block (32, 8). Thread (x, y) walks
+// rows y, y+8, ... of column j of each matrix of the group; shared memory folds the 8 partials.
+// SUM: out1 = sum_h,i P, out2 = sum_h,i P^2 (when out2). CORM: flags = any_h,i P >= mask[i][j].
 template <bool CORM>
-__global__ void uf_columns_kernel(const float *p, int q_len, int kv_len, float *out1, float *out2,
-                                  const float *corm_mask, uint8_t *flags) {
+__global__ void uf_columns_kernel(const float *p, int q_len, int kv_len, int groups, float *out1,
+                                  float *out2, const float *corm_mask, uint8_t *flags) {
   __shared__ float part1[UF_COL_Y][UF_COL_X], part2[UF_COL_Y][UF_COL_X];
   int j = blockIdx.x * UF_COL_X + threadIdx.x;
-  size_t mat = blockIdx.y;
+  size_t mat = blockIdx.y; // (b, K/V head): the output row
   float a1 = 0.0f, a2 = 0.0f;
-  if (j < kv_len) {
-    const float *col = p + mat * q_len * (size_t)kv_len + j;
+  for (int r = 0; r < groups && j < kv_len; r++) {
+    const float *col = p + (mat * groups + r) * q_len * (size_t)kv_len + j;
     for (int i = threadIdx.y; i < q_len; i += UF_COL_Y) {
       float v = col[(size_t)i * kv_len];
       if (CORM) {
@@ -258,45 +263,52 @@ __global__ void uf_pool_kernel(const float *x, float *y, size_t rows, int n, int
 
 // ---- the GEMMs --------------------------------------------------------------------------------
 
-// S[b, h] = Q[b, :, h, :] K[b, :, h, :]^T for every head, one strided-batched call per batch
-// index (the batch stride of [B, S, H, D] is not a multiple of the head stride).
+// S[b, h] = Q[b, :, h, :] K[b, :, h / G, :]^T for every head, one strided-batched call per
+// batch index b and head r of a group (the batch stride of [B, S, H, D] is not a multiple of
+// the head stride), batched over the Hkv K/V heads g: query head h = g*G + r (Q stride G*D,
+// S stride G*Lq*Lkv), K/V head g (stride D). G = 1 (MHA) is one call per b over the H heads.
 // Row-major S [Lq, Lkv] is column-major S^T [Lkv, Lq] = K Q^T: op(A) = K^T-as-stored.
 static int uf_qk(const attn_ctx *ctx, const attn_shape *s, const uint16_t *q, const uint16_t *k,
                  uint16_t *scores) {
   const float one = 1.0f, zero = 0.0f;
   const cudaDataType_t type = uf_cuda_type(s);
-  int ld = s->heads * s->dim;
-  for (int b = 0; b < s->batch; b++) {
-    const uint16_t *qb = q + (size_t)b * s->q_len * ld;
-    const uint16_t *kb = k + (size_t)b * s->kv_len * ld;
-    uint16_t *sb = scores + (size_t)b * s->heads * s->q_len * s->kv_len;
-    ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
-                             (cublasHandle_t)ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, s->kv_len,
-                             s->q_len, s->dim, &one, kb, type, ld, s->dim, qb, type, ld, s->dim,
-                             &zero, sb, type, s->kv_len, (long long)s->q_len * s->kv_len, s->heads,
-                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  }
+  const int G = shape_groups(s), hkv = shape_kv_heads(s);
+  const int ld = s->heads * s->dim, ldk = hkv * s->dim;
+  const size_t mat = (size_t)s->q_len * s->kv_len;
+  for (int b = 0; b < s->batch; b++)
+    for (int r = 0; r < G; r++) {
+      const uint16_t *qb = q + (size_t)b * s->q_len * ld + (size_t)r * s->dim;
+      const uint16_t *kb = k + (size_t)b * s->kv_len * ldk;
+      uint16_t *sb = scores + ((size_t)b * s->heads + r) * mat;
+      ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
+                               (cublasHandle_t)ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, s->kv_len,
+                               s->q_len, s->dim, &one, kb, type, ldk, s->dim, qb, type, ld,
+                               (long long)G * s->dim, &zero, sb, type, s->kv_len,
+                               (long long)G * mat, hkv, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
   return ATTN_OK;
 }
 
-// o[b, h] = P16[b, h] V[b, :, h, :]: column-major o^T [D, Lq] = V^T P16^T, both operands as
-// stored; o is [B, H, Lq, D], one contiguous [Lq, D] matrix per head.
+// o[b, h] = P16[b, h] V[b, :, h / G, :]: column-major o^T [D, Lq] = V^T P16^T, both operands
+// as stored; o is [B, H, Lq, D], one contiguous [Lq, D] matrix per head. Batched like uf_qk.
 static int uf_pv(const attn_ctx *ctx, const attn_shape *s, const uint16_t *p16, const uint16_t *v,
                  uint16_t *o) {
   const float one = 1.0f, zero = 0.0f;
   const cudaDataType_t type = uf_cuda_type(s);
-  int ld = s->heads * s->dim;
-  for (int b = 0; b < s->batch; b++) {
-    const uint16_t *vb = v + (size_t)b * s->kv_len * ld;
-    const uint16_t *pb = p16 + (size_t)b * s->heads * s->q_len * s->kv_len;
-    uint16_t *ob = o + (size_t)b * s->heads * s->q_len * s->dim;
-    ATTN_TRY_CUBLAS(
-        ctx, cublasGemmStridedBatchedEx((cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N,
-                                        s->dim, s->q_len, s->kv_len, &one, vb, type, ld, s->dim, pb,
-                                        type, s->kv_len, (long long)s->q_len * s->kv_len, &zero, ob,
-                                        type, s->dim, (long long)s->q_len * s->dim, s->heads,
-                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  }
+  const int G = shape_groups(s), hkv = shape_kv_heads(s);
+  const int ldv = hkv * s->dim;
+  const size_t mat = (size_t)s->q_len * s->kv_len, omat = (size_t)s->q_len * s->dim;
+  for (int b = 0; b < s->batch; b++)
+    for (int r = 0; r < G; r++) {
+      const uint16_t *vb = v + (size_t)b * s->kv_len * ldv;
+      const uint16_t *pb = p16 + ((size_t)b * s->heads + r) * mat;
+      uint16_t *ob = o + ((size_t)b * s->heads + r) * omat;
+      ATTN_TRY_CUBLAS(ctx, cublasGemmStridedBatchedEx(
+                               (cublasHandle_t)ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->dim,
+                               s->q_len, s->kv_len, &one, vb, type, ldv, s->dim, pb, type,
+                               s->kv_len, (long long)G * mat, &zero, ob, type, s->dim,
+                               (long long)G * omat, hkv, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
   return ATTN_OK;
 }
 
@@ -377,14 +389,15 @@ static int uf_run_selected(const attn_ctx *ctx, const attn_shape *s, const attn_
 
 static int uf_column_stats(const attn_ctx *ctx, const attn_shape *s, const float *p, float *out1,
                            float *out2, const float *corm_mask, uint8_t *flags) {
-  dim3 grid((s->kv_len + UF_COL_X - 1) / UF_COL_X, s->batch * s->heads);
+  dim3 grid((s->kv_len + UF_COL_X - 1) / UF_COL_X, s->batch * shape_kv_heads(s));
   dim3 block(UF_COL_X, UF_COL_Y);
+  const int G = shape_groups(s);
   if (flags)
     uf_columns_kernel<true>
-        <<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, NULL, NULL, corm_mask, flags);
+        <<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, G, NULL, NULL, corm_mask, flags);
   else
     uf_columns_kernel<false>
-        <<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, out1, out2, NULL, NULL);
+        <<<grid, block, 0, ctx->stream>>>(p, s->q_len, s->kv_len, G, out1, out2, NULL, NULL);
   ATTN_TRY_LAUNCH(ctx, "uf_columns_kernel");
   return ATTN_OK;
 }
@@ -404,7 +417,7 @@ static int uf_columns(const attn_ctx *ctx, workload_id wl, const attn_shape *s, 
   if (!w->pool) return ATTN_OK;
   size_t ns = shape_score_elems(s);
   uf_pool_kernel<<<grid_stride_blocks(ns, 256), 256, 0, ctx->stream>>>(
-      colsum, io->score, (size_t)s->batch * s->heads, s->kv_len, w->pool);
+      colsum, io->score, (size_t)s->batch * shape_kv_heads(s), s->kv_len, w->pool);
   ATTN_TRY_LAUNCH(ctx, "uf_pool_kernel");
   return ATTN_OK;
 }
@@ -428,6 +441,11 @@ static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
     snprintf(why, why_len, "unfused runs fp16 and bf16 only");
     return ATTN_UNSUPPORTED;
   }
+  if (s->heads % shape_kv_heads(s) != 0) {
+    snprintf(why, why_len, "heads %d are no multiple of the K/V heads %d", s->heads,
+             shape_kv_heads(s));
+    return ATTN_UNSUPPORTED;
+  }
   if (workload_selected_blocks(wl)) {
     const char *problem = sb_shape_problem(s);
     if (problem) {
@@ -440,9 +458,9 @@ static int uf_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
     }
     return ATTN_OK;
   }
-  if ((size_t)s->batch * s->heads > 65535u) {
-    snprintf(why, why_len, "batch*heads %d*%d exceeds the column kernel's grid", s->batch,
-             s->heads);
+  if ((size_t)s->batch * shape_kv_heads(s) > 65535u) {
+    snprintf(why, why_len, "%s %d*%d exceeds the column kernel's grid",
+             shape_groups(s) > 1 ? "batch*kv_heads" : "batch*heads", s->batch, shape_kv_heads(s));
     return ATTN_UNSUPPORTED;
   }
   return ATTN_OK;
