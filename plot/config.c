@@ -538,6 +538,17 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
     if (resolve_systems(y, figs->items[f], c, &c->figures[f])) return -1;
   for (int f = 0; f < c->nfigures; f++)
     if (resolve_panels(y, figs->items[f], c, &c->figures[f])) return -1;
+  for (int f = 0; f < c->nfigures; f++) { /* a grid's or comparison's one workload column */
+    const pc_figure *fig = &c->figures[f];
+    if (!fig->workload[0] || fig->kind == FIG_SWEEP) continue;
+    const ynode *w = y_get(figs->items[f], "workload");
+    if (fig->kind == FIG_SPEEDUP || fig->x[0])
+      return yerr(y, w,
+                  "workload: only a grid or comparison figure of workload columns (no x:) "
+                  "draws one workload's column");
+    if (pc_find(c->workloads, c->nworkloads, fig->workload) < 0)
+      return yerr(y, w, "workload \"%s\" is not in plot: workloads", fig->workload);
+  }
   return load_paper(y, y_get(n, "paper"), c);
 }
 

@@ -70,7 +70,9 @@ typedef struct {
   char name[PT_NAME]; /* output file base name, e.g. fig12_kernel */
   pc_kind kind;
   char experiment[PT_NAME];
-  char workload[PT_NAME]; /* sweep: the one workload */
+  /* sweep: the one workload; grid and comparison without x: the one workload column (else a
+   * column per plot workload) */
+  char workload[PT_NAME];
   char title[PC_LABEL * 2];
   char ylabel[PC_LABEL];
   double ymax, ytics; /* grid: fixed y range; 0 = automatic per panel */

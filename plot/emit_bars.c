@@ -132,7 +132,7 @@ static void device_gpu(const fg_model *m, int d, char *dst, size_t cap) {
 }
 
 /* A bar figure: nrows x ncols panels (row-major), its file name, the experiment file it comes
- * from, its title, row labels and CPU note; min_pw the least panel width in inches. */
+ * from, its title, row labels and note (CPU logs, no logs); min_pw the least panel width in inches. */
 typedef struct {
   const char *name, *cfg_path, *title, *note;
   const char *const *rowlabels;
@@ -300,7 +300,7 @@ int fg_emit_comparison(const fg_model *m, FILE *dat, FILE *gp) {
   }
   char title[PC_LABEL * 4], note[160];
   bars_title(m, f->title, title, sizeof title);
-  fg_cpu_note(m, note, sizeof note);
+  fg_note(m, note, sizeof note);
   const char *rows[] = {m->cfg->devices[m->dev[0]].label};
   bars_fig bf = {.name = m->name,
                  .cfg_path = m->cfg->path,
@@ -320,7 +320,7 @@ int fg_emit_speedup_bars(const fg_model *panels, const pc_figure *f, const char 
                          FILE *gp) {
   fg_bpanel bp[PC_MAX_FIGURES];
   const char *rows[PC_MAX_FIGURES];
-  int ncpu = 0, nlogs = 0;
+  int ncpu = 0, nlogs = 0, nrows = 0;
   for (int i = 0; i < f->npanels; i++) {
     const fg_model *m = &panels[i];
     int base = fg_bar_of(m, m->cfg->systems[f->panel_base[i]].name);
@@ -331,13 +331,16 @@ int fg_emit_speedup_bars(const fg_model *panels, const pc_figure *f, const char 
     rows[i] = "";
     ncpu += m->ncpu;
     nlogs += m->nlogs;
+    nrows += m->nrows;
   }
-  fg_model sum = panels[0]; /* the CPU note over all panels */
+  fg_model sum = panels[0]; /* the note over all panels (of this figure: no one experiment) */
+  sum.fig = f;
   sum.ncpu = ncpu;
   sum.nlogs = nlogs;
+  sum.nrows = nrows;
   char title[PC_LABEL * 4], note[160];
   bars_title(&panels[0], f->title[0] ? f->title : "Speedup", title, sizeof title);
-  fg_cpu_note(&sum, note, sizeof note);
+  fg_note(&sum, note, sizeof note);
   bars_fig bf = {.name = name,
                  .cfg_path = panels[0].cfg->path,
                  .title = title,

@@ -53,7 +53,7 @@ static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax
     ly_place_speedup(&p, ns, m->ours, sp, ly_in_x(&p, 1) - ly_in_x(&p, 0));
   }
   fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name,
-          m->fig->x[0] ? m->xlab[x] : c->workloads[x].name, ymax);
+          m->fig->x[0] ? m->xlab[x] : c->workloads[m->xw[x]].name, ymax);
   fprintf(f, "# idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1\n");
   for (int s = 0; s < ns; s++) {
     fprintf(f, "%d %c %.6g %.6g %u %d", s, 'A' + s, v[s], isnan(v[s]) ? NAN : fmin(v[s], ymax),
@@ -85,7 +85,7 @@ int fg_emit_grid(const fg_model *m, FILE *dat, FILE *gp) {
     }
   layout L = {0};
   char note[160];
-  fg_cpu_note(m, note, sizeof note);
+  fg_note(m, note, sizeof note);
   L.note_h = note[0] ? 0.2 : 0;
   /* the y label and the row labels stand left of the tick labels (template: at 0.1 and 0.3 in) */
   L.left = 0.43 + tickw + 0.1;

@@ -94,7 +94,7 @@ int fg_emit_sweep(const fg_model *m, FILE *dat, FILE *gp) {
   }
   layout L = {0};
   char note[160];
-  fg_cpu_note(m, note, sizeof note);
+  fg_note(m, note, sizeof note);
   L.note_h = note[0] ? 0.2 : 0;
   L.left = 0.3 + tickw + 0.1; /* row labels at 0.12 in (template), then the tick labels */
   L.cgap = 0.3 + ly_ticks_log() + 0.1;

@@ -62,7 +62,7 @@ static int row_in_column(const fg_model *m, const pt_row *r, int x) {
     const char *v = pt_key_value(r, m->fig->sweep_key);
     return strcmp(r->workload, m->fig->workload) == 0 && v && strcmp(v, m->fig->sweep[x]) == 0;
   }
-  return strcmp(r->workload, m->cfg->workloads[x].name) == 0;
+  return strcmp(r->workload, m->cfg->workloads[m->xw[x]].name) == 0;
 }
 
 /* Row r has every default cell key of the plot at its default value (seqlen 4096). */
@@ -184,6 +184,7 @@ static void count_cpu_logs(fg_model *m) {
   size_t n = (size_t)m->ndev * (size_t)m->nx * (size_t)m->nsys;
   for (size_t i = 0; i < n; i++) {
     const pt_row *r = m->cells[i].row;
+    if (r) m->nrows++;
     if (!r || strcmp(r->format, "ours") != 0) continue;
     m->nlogs++;
     m->ncpu += fg_log_is_cpu(r->source);
@@ -233,8 +234,12 @@ static int build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const 
   sort_m = m; /* cmp_columns reads the template from it */
   if (fig->x[0]) {
     if (find_columns(m, t)) return -1;
+  } else if (fig->kind == FIG_SWEEP) {
+    m->nx = fig->nsweep;
+  } else if (fig->workload[0]) { /* its one workload (config.c checked it is a plot workload) */
+    m->xw[m->nx++] = pc_find(cfg->workloads, cfg->nworkloads, fig->workload);
   } else {
-    m->nx = fig->kind == FIG_SWEEP ? fig->nsweep : cfg->nworkloads;
+    for (; m->nx < cfg->nworkloads; m->nx++) m->xw[m->nx] = m->nx;
   }
   size_t n = (size_t)m->ndev * (size_t)(m->nx ? m->nx : 1) * (size_t)m->nsys;
   m->cells = calloc(n ? n : 1, sizeof *m->cells);
@@ -312,9 +317,14 @@ const char *fg_cell_mark(const fg_cell *c, double v) {
   return c->status == ST_OK ? "n/a" : status_mark(c->status);
 }
 
-/* The note on figures drawn from CPU-mode logs (see fg_build). */
-void fg_cpu_note(const fg_model *m, char *out, size_t cap) {
+/* The note on figures drawn from CPU-mode logs (see fg_build), or without any log. */
+void fg_note(const fg_model *m, char *out, size_t cap) {
   out[0] = '\0';
+  if (m->nrows == 0) {
+    snprintf(out, cap, "no logs%s%s yet: every cell is NS",
+             m->fig->experiment[0] ? " of experiment " : "", m->fig->experiment);
+    return;
+  }
   if (m->ncpu == 0) return;
   if (m->ncpu == m->nlogs)
     snprintf(out, cap, "CPU reference logs (device=cpu): these timings measure nothing");
@@ -329,7 +339,7 @@ void fg_cpu_note(const fg_model *m, char *out, size_t cap) {
 
 /* Column i's label in the figure: its x: label, else its workload's. */
 const char *fg_col_label(const fg_model *m, int i) {
-  return m->fig->x[0] ? m->xlab[i] : m->cfg->workloads[i].label;
+  return m->fig->x[0] ? m->xlab[i] : m->cfg->workloads[m->xw[i]].label;
 }
 /* The name of the figure's columns, and each column's label in the tables. */
 const char *fg_cols_name(const fg_model *m) {

@@ -33,6 +33,9 @@ typedef struct {
   int dev[PC_MAX_ITEMS];      /* config indices of the devices shown, in YAML order */
   int ndev;
   int nx; /* columns: workloads (grid), sequence lengths (sweep) or the x: cases */
+  /* workload columns (grid and comparison figures without x:): column x draws plot workload
+   * xw[x] (config index): every plot workload, or the figure's workload: alone */
+  int xw[PC_MAX_ITEMS];
   /* x: columns: a log of each column (its keys fill the column's file names) and the label */
   const pt_row **xrow;
   char (*xlab)[PC_XLABEL];
@@ -41,6 +44,7 @@ typedef struct {
   int ours;       /* index into sys of the ours system, -1 when none */
   fg_cell *cells; /* [ndev][nx][nsys] */
   int nlogs;      /* logs of our format the figure draws */
+  int nrows;      /* logs of any format the figure draws (0: an empty figure, fg_note says so) */
   int ncpu;       /* of which CPU-mode runs (they measure nothing; the figure says so) */
 } fg_model;
 

@@ -2,7 +2,7 @@
  * emit_sweep.c, emit_bars.c, tables.c, report.c); not part of repro-plot's interface (figure.h).
  *
  * figure.c owns the model and everything read from it: a bar's system and colour, a cell's
- * value and mark, the columns' labels, the CPU note. Each emitter writes one kind's .dat and
+ * value and mark, the columns' labels, the note (CPU logs, no logs). Each emitter writes one kind's .dat and
  * the variables of its .gp; figure.c opens the files and appends the template. */
 #ifndef PLOT_FIGURE_IMPL_H
 #define PLOT_FIGURE_IMPL_H
@@ -30,8 +30,9 @@ double fg_cell_ms(const fg_cell *c);
 double fg_cell_value(const fg_cell *c, pc_metric k);
 const char *fg_cell_mark(const fg_cell *c, double v);
 
-/* The note on a figure drawn from CPU-mode logs, or "" (cap: 160 holds it). */
-void fg_cpu_note(const fg_model *m, char *out, size_t cap);
+/* The note on a figure drawn from CPU-mode logs, or on one without any log ("no logs of
+ * experiment E yet"), else "" (cap: 160 holds it). */
+void fg_note(const fg_model *m, char *out, size_t cap);
 
 /* Columns: column i's label in the figure; what the columns are ("workloads", "lengths",
  * "cases"); column x's label in the tables; the width of the tables' first column. */

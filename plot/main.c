@@ -172,7 +172,9 @@ static void why_not_drawn(const pc_config *cfg, const pt_row *r, char *why, size
     if (fig->x[0])
       col |= pc_render_x(fig->x, r, lab, sizeof lab) == 0;
     else if (fig->kind != FIG_SWEEP)
-      col |= pc_find(cfg->workloads, cfg->nworkloads, r->workload) >= 0;
+      col |= pc_find(cfg->workloads, cfg->nworkloads, r->workload) >= 0 &&
+             (!fig->workload[0] || pc_find(cfg->workloads, cfg->nworkloads, r->workload) ==
+                                       pc_find(cfg->workloads, cfg->nworkloads, fig->workload));
     const char *sv = fig->kind == FIG_SWEEP ? pt_key_value(r, fig->sweep_key) : NULL;
     for (int k = 0; sv && k < fig->nsweep; k++)
       col |= !strcmp(fig->workload, r->workload) && !strcmp(fig->sweep[k], sv);
@@ -278,7 +280,8 @@ static int cmd_draw(const cli *c) {
         mark_drawn(&m[0], &t, drawn);
         if (fg_emit(&m[0], out, template_dir(c))) rc = 1;
         fg_print_table(&m[0], stdout);
-        if (t.n) fg_print_missing(&m[0], stdout, c->verbose ? 0 : 24);
+        /* a figure without any log says so (its note); its missing logs are its whole matrix */
+        if (t.n && (m[0].nrows || c->verbose)) fg_print_missing(&m[0], stdout, c->verbose ? 0 : 24);
         snprintf(names[nnames++], RENDER_NAME, "%s", m[0].name);
       }
       for (int k = 0; k < built; k++) fg_free(&m[k]);

@@ -1040,7 +1040,7 @@ static void put_model(const rp_section *s, int f, const fg_model *m, int n, cons
   put_svg(c->out, s->e->figures, name, c->nfig);
   if (n != 1) return; /* a speedup figure: its panels' tables are theirs */
   char note[160];
-  fg_cpu_note(m, note, sizeof note);
+  fg_note(m, note, sizeof note);
   if (note[0]) {
     fputs("<p class=\"bad\">", c->out);
     esc(c->out, note);

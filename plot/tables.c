@@ -34,7 +34,7 @@ double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
 
 double fg_paper_ms(const fg_model *m, int d, int x, int *decimals) {
   if (m->fig->kind != FIG_GRID || m->fig->x[0] || m->ours < 0) return NAN;
-  return pc_paper_ms(m->cfg, m->fig->experiment, m->dev[d], x, decimals);
+  return pc_paper_ms(m->cfg, m->fig->experiment, m->dev[d], m->xw[x], decimals);
 }
 
 int fg_has_paper(const fg_model *m, int d) {
@@ -186,7 +186,7 @@ void fg_print_table(const fg_model *m, FILE *out) {
   }
   fprintf(out, "   (%s)\n", marks);
   char note[160];
-  fg_cpu_note(m, note, sizeof note);
+  fg_note(m, note, sizeof note);
   if (note[0]) fprintf(out, "** %s **\n", note);
   pc_metric k[MET_COUNT];
   int nk = fg_table_metrics(m->fig, k);
@@ -330,7 +330,8 @@ static const char *cell_key_value(const fg_model *m, int d, int x, int s, const 
   if (!strcmp(key, "system")) return fg_sys_item(m, s)->name;
   const char *v = f->x[0] && m->xrow[x] ? pt_key_value(m->xrow[x], key) : NULL;
   if (v) return v;
-  if (!strcmp(key, "workload")) return f->kind != FIG_SWEEP ? c->workloads[x].name : f->workload;
+  if (!strcmp(key, "workload"))
+    return f->kind != FIG_SWEEP ? c->workloads[m->xw[x]].name : f->workload;
   if (f->kind == FIG_SWEEP && !strcmp(key, f->sweep_key)) return f->sweep[x];
   for (int k = 0; k < c->ndefault_keys; k++)
     if (!strcmp(key, c->default_keys[k].key)) return c->default_keys[k].val;

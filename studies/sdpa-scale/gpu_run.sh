@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
 # The one GPU run of this study, for an H100 with a finished build and torch (it
 # builds nothing: `cmake -S . -B build && cmake --build build --target attnvar repro-run
-# repro-plot` first). The matrix (8 configurations x 7 systems = 56 cells; flashcore-triton
-# is absent) through ./run.sh --local on this machine's GPU as h100; then the plot and the
-# report. Everything it writes goes under $OUT:
+# repro-plot` first; fa3, fa2 and flashinfer run only in an attnvar built with their projects'
+# sources, kernels/attention/{fa3,fa2,flashinfer}/README.md, else their cells log unsupported).
+# The matrix through ./run.sh --local on this machine's GPUs (one cell per GPU at a time) as
+# ${DEVICE:-h100}: the 8 configurations of D 128/64 (8 systems: 64 cells), d96-c1-fp16 and
+# d256-c1-fp16 (10: fa2 and flashinfer too), gemma2-d256-c1-fp16 (5: the systems that soft-cap),
+# 89 cells per device (flashcore-triton is absent); then the plot and the report. Everything
+# it writes goes under $OUT:
 #   $OUT/nvidia-smi.txt   the GPU (SXM or PCIe: see also sms= in every log's meta line)
 #   $OUT/logs/            the cells' logs, run.txt (the runner), plot.txt, report.txt
-# Budget: ~10 s a cell for the peers (torch import, inputs, 16-pair check, 30 calls), ~20-40 s
-# for the compiled ones (sdpa-compiled, flex), seconds for ours (bf16 unsupported, unfused
-# oom): about 7-9 minutes. The runner stops at ${BUDGET_S:-520} s; when it did, run again
-# with RESUME=1 (only the cells without a good log run):
-#   OUT=/some/dir studies/sdpa-scale/gpu_run.sh [--only system=flex ...]
+# Budget, from the meta dates of the shipped logs (one H100): a peer cell 5-10 s (torch import,
+# inputs, 16-pair check, 30 calls), 20-30 s for the compiled ones (sdpa-compiled, flex); unfused
+# 5 s (oom); an attnvar cell that runs (fused, fa3, fa2, flashinfer) is mostly its check of all
+# 1536 (b, h) pairs against the fp32 GPU reference, which grows with D and the mask: 16 s at
+# D=64 causal, 37 s at D=128 causal, 55 s at D=128 full, so about 75 s at D=256 causal. The
+# D=128 configurations took 8.5 minutes without fa3, the D=64 ones 5; the three added
+# experiments need about 14 (d96 2.5, d256 7, gemma2 4.5), more than one session of 10 minutes
+# on one GPU. The runner stops at ${BUDGET_S:-520} s; when it did (exit 124), run again with
+# RESUME=1 (only the cells without a good log of that run run), or spread the cells over the
+# GPUs of a larger machine (the runner takes every GPU it sees: about 7 minutes on two):
+#   OUT=/some/dir studies/sdpa-scale/gpu_run.sh [--only experiment=d128-c1-fp16 ...]
 #   RESUME=1 OUT=/some/dir studies/sdpa-scale/gpu_run.sh
+# Only the added experiments (head dims 96 and 256, Gemma-2):
+#   OUT=/some/dir studies/sdpa-scale/gpu_run.sh --only experiment=d96-c1-fp16 \
+#     --only experiment=d256-c1-fp16 --only experiment=gemma2-d256-c1-fp16
+# DEVICE=h200 labels the cells of an H200 so (default h100).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
@@ -24,7 +38,7 @@ resume=()
 [ "${RESUME:-0}" = 1 ] && resume=(--resume)
 rc=0
 (cd "$here" && REPRO_BUILD_DIR=${REPRO_BUILD_DIR:-$root/build} timeout "${BUDGET_S:-520}" \
-  ./run.sh --local --device h100 -c "$root/clusters/generic.yaml" -q ${resume[@]+"${resume[@]}"} "$@") \
+  ./run.sh --local --device "${DEVICE:-h100}" -c "$root/clusters/generic.yaml" -q ${resume[@]+"${resume[@]}"} "$@") \
   >>"$out/logs/run.txt" 2>&1 || rc=$?
 cp -L "$here"/ae_logs/*.log "$out/logs/" 2>/dev/null || echo "no study logs" >>"$out/logs/run.txt"
 (cd "$here" && ./plot.sh ae_logs --out "$out/logs/figures") >"$out/logs/plot.txt" 2>&1 || true

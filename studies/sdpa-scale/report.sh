@@ -2,9 +2,11 @@
 # The study's tables from its logs (README.md has the conventions):
 #   ./report.sh [LOGDIR]        (default ./ae_logs when present, else ./backup_logs)
 #   ./report.sh --markdown DEVICE [LOGDIR]   README.md's tables of the logs of DEVICE (h100, ...)
-# 1. per configuration and system: status, ms, TFLOP/s (4*B*H*S^2*D, halved when causal),
-#    % of the GPU's dense fp16/bf16 peak, us per (batch*head), peak MiB against the floor of
-#    Q, K, V and O, the cell's roofline minimum time (max of FLOPs/peak, floor bytes/bandwidth)
+# 1. per configuration (workload, D, causal, dtype; the groups G of a GQA cell) and system:
+#    status, ms, TFLOP/s (4*B*H*S^2*D over the query heads H, halved when causal), % of the
+#    GPU's dense fp16/bf16 peak, us per (batch*head), peak MiB against the floor of Q, K, V and
+#    O (K and V at H/G heads when the config line says kv_heads=), the cell's roofline minimum
+#    time (max of FLOPs/peak, floor bytes/bandwidth)
 # 2. the status document's tiers over SDPA: the TFLOP/s each would need against the peak
 # --markdown prints instead, in Markdown (scripts/readme-tables.sh writes them into README.md):
 # ms (TFLOP/s) per configuration and system with ours' % of peak and ours / SDPA cuDNN; peak
@@ -74,12 +76,14 @@ for path in sorted(glob.glob(os.path.join(sys.argv[2], "*.log"))):
         print("skipped %s: no config or result line" % path)
         continue
     b, h, s, d = (int(cfg.get(k, "0")) for k in ("batch", "heads", "seqlen", "dim"))
+    kvh = int(cfg.get("kv_heads", h))  # GQA: H/G K/V heads (the line names it when G > 1)
     causal = cfg.get("causal", "1") == "1"
     elt = 2  # fp16 and bf16
-    flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
-    floor_mib = 4.0 * b * s * h * d * elt / 2**20  # Q, K, V, O
+    flops = 4.0 * b * h * s * s * d / (2 if causal else 1)  # per query head: GQA changes none
+    floor_mib = 2.0 * b * s * (h + kvh) * d * elt / 2**20  # Q and O at H heads, K and V at H/G
     dev = device_of(meta)
     rows.append(dict(name=os.path.basename(path), system=cfg.get("system", "?"), d=d,
+                     workload=cfg.get("workload", "attn"), groups=h // kvh if kvh else 1,
                      causal=int(causal), dtype=cfg.get("dtype", "?"), bh=b * h, flops=flops,
                      floor_mib=floor_mib, dev=dev, gpu=meta.get("gpu", "?"),
                      status=res.get("status", "?"), ms=float(res.get("avg_ms", "nan")),
@@ -89,7 +93,24 @@ for path in sorted(glob.glob(os.path.join(sys.argv[2], "*.log"))):
 MD_SYSTEMS = [("fused", "fused (ours)"), ("sdpa-cudnn", "SDPA cuDNN"),
               ("sdpa-compiled", "SDPA compiled"), ("flex", "FlexAttention"),
               ("sdpa-flash", "SDPA flash"), ("sdpa-efficient", "SDPA efficient"),
-              ("unfused", "unfused (ours)"), ("fa3", "FlashAttention-3")]
+              ("unfused", "unfused (ours)"), ("fa3", "FlashAttention-3"),
+              ("fa2", "FlashAttention-2"), ("flashinfer", "FlashInfer")]
+
+
+def config_of(r):
+    """A cell's configuration: (workload, D, causal, dtype, G); the system completes its key."""
+    return (r["workload"], r["d"], r["causal"], r["dtype"], r["groups"])
+
+
+def config_order(c):
+    """attn first, then D descending, causal before full, fp16 before bf16, MHA before GQA."""
+    return (c[0] != "attn", c[0], -c[1], -c[2], c[3] != "fp16", c[4])
+
+
+def config_label(c):
+    """D128 causal fp16; the workload in front when it is not attn, G behind when above 1."""
+    return "%sD%d %s %s%s" % ("" if c[0] == "attn" else c[0] + " ", c[1],
+                              "causal" if c[2] else "full", c[3], " G%d" % c[4] if c[4] > 1 else "")
 
 
 def markdown(dev_name):
@@ -102,10 +123,10 @@ def markdown(dev_name):
         sys.exit("report.sh: the %s logs are not of one known GPU: %s" % (dev_name, sorted(
             {r["gpu"] for r in mine})))
     gname, peak, _ = DEVICES[kinds.pop()]
-    cells = {(r["d"], r["causal"], r["dtype"], r["system"]): r for r in mine}
-    systems = [(s, lab) for s, lab in MD_SYSTEMS if any(k[3] == s for k in cells)]
-    configs = sorted({k[:3] for k in cells}, key=lambda c: (-c[0], -c[1], c[2] != "fp16"))
-    label = lambda c: "D%d %s %s" % (c[0], "causal" if c[1] else "full", c[2])
+    cells = {config_of(r) + (r["system"],): r for r in mine}
+    systems = [(s, lab) for s, lab in MD_SYSTEMS if any(k[-1] == s for k in cells)]
+    configs = sorted({k[:-1] for k in cells}, key=config_order)
+    label = config_label
     tflops = lambda r: r["flops"] / (r["ms"] / 1e3) / 1e12
     head = lambda cols: "| config | %s |\n|---|%s" % (" | ".join(cols), "---:|" * len(cols))
 
@@ -127,7 +148,7 @@ def markdown(dev_name):
     print("\n*sdpa-scale, %s: peak MiB (x the Q+K+V+O floor)*\n" % dev_name.upper())
     print(head(["floor"] + [lab for s, lab in systems]))
     for c in configs:
-        out = ["%.0f" % (4.0 * 16 * 4096 * 96 * c[0] * 2 / 2**20)]
+        out = ["%.0f" % next(r["floor_mib"] for k, r in cells.items() if k[:-1] == c)]
         for s, _ in systems:
             r = cells.get(c + (s,))
             out.append("-" if r is None else r["status"] if r["status"] != "ok" else
@@ -136,7 +157,7 @@ def markdown(dev_name):
         print("| %s | %s |" % (label(c), " | ".join(out)))
 
     f128 = 4.0 * 16 * 96 * 4096**2 * 128 / 2
-    cu = cells.get((128, 1, "fp16", "sdpa-cudnn"))
+    cu = cells.get(("attn", 128, 1, "fp16", 1, "sdpa-cudnn"))
     bases = [("the document's SDPA, %.2f ms" % SEED_MS, SEED_MS)]
     if cu is not None and cu["status"] == "ok":
         bases.append(("this run's SDPA cuDNN, %.2f ms" % cu["ms"], cu["ms"]))
@@ -165,16 +186,18 @@ devs = sorted({r["dev"] or r["gpu"] for r in rows})
 print("logs: %s; GPU(s): %s" % (sys.argv[2], ", ".join(
     DEVICES[d][0] if d in DEVICES else "%s (no peak in the table)" % d for d in devs)))
 print("TFLOP/s = 4*B*H*S^2*D / time, halved when causal; %peak of the dense fp16/bf16 "
-      "tensor peak; us/bh = ms*1000/(B*H); floor = Q+K+V+O; roofline = max(FLOPs/peak, "
-      "floor bytes/HBM bandwidth)")
-hdr = "%-28s %-15s %-11s %9s %8s %6s %8s %9s %7s %9s  %s" % (
-    "config", "system", "status", "ms", "TFLOP/s", "%peak", "us/bh", "peak_MiB", "xfloor",
+      "tensor peak; us/bh = ms*1000/(B*H); floor = Q+K+V+O (K, V at H/G heads); roofline = "
+      "max(FLOPs/peak, floor bytes/HBM bandwidth)")
+cfgname_of = lambda r: "%s %s" % (r["shape"], config_label(config_of(r)))
+w = max([28] + [len(cfgname_of(r)) for r in rows])  # the config column: its longest name
+hdr = "%-*s %-15s %-11s %9s %8s %6s %8s %9s %7s %9s  %s" % (
+    w, "config", "system", "status", "ms", "TFLOP/s", "%peak", "us/bh", "peak_MiB", "xfloor",
     "roof_ms", "check / reason")
-key = lambda r: (-r["d"], -r["causal"], r["dtype"], r["system"])
+key = lambda r: (r["workload"] != "attn", r["workload"], -r["d"], -r["causal"], r["dtype"],
+                 r["groups"], r["system"])
 last = None
 for r in sorted(rows, key=key):
-    cfgname = "%s D%d %s %s" % (r["shape"], r["d"], "causal" if r["causal"] else "full",
-                                r["dtype"])
+    cfgname = cfgname_of(r)
     if cfgname != last:
         print("\n" + hdr if last is None else "")
         last = cfgname
@@ -191,20 +214,20 @@ for r in sorted(rows, key=key):
     if r["status"] == "ok":
         tf = r["flops"] / (r["ms"] / 1e3) / 1e12
         pk = float(r["peak"]) if r["peak"] else float("nan")
-        print("%-28s %-15s %-11s %9.3f %8.1f %6.1f %8.2f %9.0f %7.2f %9.3f  %s" % (
-            cfgname, r["system"], "ok", r["ms"], tf, 100 * tf / dv[1] if dv else float("nan"),
+        print("%-*s %-15s %-11s %9.3f %8.1f %6.1f %8.2f %9.0f %7.2f %9.3f  %s" % (
+            w, cfgname, r["system"], "ok", r["ms"], tf, 100 * tf / dv[1] if dv else float("nan"),
             r["ms"] * 1e3 / r["bh"], pk, pk / r["floor_mib"], roof, note))
     else:
-        print("%-28s %-15s %-11s %9s %8s %6s %8s %9s %7s %9.3f  %s" % (
-            cfgname, r["system"], r["status"], "-", "-", "-", "-", "-", "-", roof, note))
+        print("%-*s %-15s %-11s %9s %8s %6s %8s %9s %7s %9.3f  %s" % (
+            w, cfgname, r["system"], r["status"], "-", "-", "-", "-", "-", "-", roof, note))
 
 # the tiers: the document's baseline, and the SDPA cells measured here at D=128 causal fp16
 print("\nTiers over SDPA (the status document's: 2x, 3x, 5x, 13x, 64x); needed TFLOP/s counts "
       "causal FLOPs (half of 4*B*H*S^2*D)")
 base = [("document SDPA 12.27 ms", SEED_MS)]
 for r in sorted(rows, key=key):
-    if (r["system"].startswith("sdpa") and r["status"] == "ok" and r["d"] == 128
-            and r["causal"] and r["dtype"] == "fp16"):
+    if (r["system"].startswith("sdpa") and r["status"] == "ok"
+            and config_of(r) == ("attn", 128, 1, "fp16", 1)):
         base.append(("%s %.2f ms" % (r["system"], r["ms"]), r["ms"]))
 f128 = 4.0 * 16 * 96 * 4096**2 * 128 / 2
 peaks = [DEVICES[d] for d in devs if d in DEVICES] or [DEVICES["h100-sxm"]]

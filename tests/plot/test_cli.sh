@@ -27,6 +27,17 @@ check 'grep -q "^outbase = \"fig12_kernel\"" "$tmp/d12/fig12_kernel.gp" && grep 
 check 'grep -q "geometric mean speedup of FlashTensor (ours) over the best other system: 3.20x (1 of 7 workloads)" "$tmp/d12.out"' "terminal table geomean"
 check 'grep -q "missing  kernel.h100.roco.torch.log" "$tmp/d12.out"' "missing logs listed by file name"
 
+# 1b. a grid figure's workload: (one workload column of several plot workloads) and a figure of
+# an experiment without any log (a note, in the figure and the table, instead of its whole
+# matrix listed as missing): studies/sdpa-scale, whose Gemma-2 and added head dims have no logs
+"$bin" draw --config "$src/studies/sdpa-scale/experiment.yaml" --logs "$src/backup_logs/sdpa-scale" --out "$tmp/sd" --no-render > "$tmp/sd.out" 2>&1
+check '[ $? -eq 0 ]' "sdpa-scale draws with experiments that have no logs"
+check '[ "$(grep -c "^# device=" "$tmp/sd/sdpa_d128_c1_fp16.dat")" -eq 1 ] && grep -q "^# device=h100 workload=attn " "$tmp/sd/sdpa_d128_c1_fp16.dat"' "workload: attn: one column although gemma2 is a plot workload"
+check 'grep -q "^# device=h100 workload=gemma2 " "$tmp/sd/sdpa_gemma2_d256_c1_fp16.dat" && ! grep -q "workload=attn" "$tmp/sd/sdpa_gemma2_d256_c1_fp16.dat"' "workload: gemma2: its column alone"
+check 'grep -qF "note_text = \"no logs of experiment gemma2-d256-c1-fp16 yet: every cell is NS\"" "$tmp/sd/sdpa_gemma2_d256_c1_fp16.gp" && grep -qF "** no logs of experiment d96-c1-fp16 yet: every cell is NS **" "$tmp/sd.out"' "an experiment without logs: the note in the figure and the table"
+check '! grep -q "missing  d96-c1-fp16\|missing  gemma2" "$tmp/sd.out" && grep -q "^56 logs read: 56 drawn, 0 read and not drawn" "$tmp/sd.out"' "its cells not listed as missing; every shipped log drawn"
+check 'grep -qF "note_text = \"\"" "$tmp/sd/sdpa_d128_c1_fp16.gp"' "a figure with logs has no note"
+
 # 2. broken inputs: reported and skipped, not fatal; --strict makes them fatal
 cp -r "$fx/broken/fig12" "$tmp/broken"
 : > "$tmp/broken/kernel.h100.gemma2.fused.log"

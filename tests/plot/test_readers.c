@@ -753,6 +753,13 @@ static void test_config_errors(void) {
       {EXPS "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}]\n  systems: [{name: s}]\n"
             "  figures: [{name: f, kind: grid, experiment: k}]\n  paper: {k: {a: {w: 1.3}}}\n",
        "7:10: paper: the paper's times are the ours system's"},
+      /* a grid figure's one workload column: a plot workload, and not with x: columns */
+      {EXPS "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}]\n  systems: [{name: s}]\n"
+            "  figures: [{name: f, kind: grid, experiment: k, workload: v}]\n",
+       "6:60: workload \"v\" is not in plot: workloads"},
+      {EXPS "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}]\n  systems: [{name: s}]\n"
+            "  figures: [{name: f, kind: grid, experiment: k, workload: w, x: \"{seqlen}\"}]\n",
+       "6:60: workload: only a grid or comparison figure of workload columns (no x:)"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char path[] = "/tmp/test_plot_yaml_XXXXXX";
