@@ -4,7 +4,9 @@
 // reduces them over the queries (and pools the result where the workload pools). Errors are
 // returned with their reason in ctx->err (attn_fail), never exited on. See fused_sm80.cuh and,
 // for which kernel runs where, fused_launch.cuh.
-// The selected-block workloads (nsa) take their own kernel, fused_nsa.cuh.
+// The dense kernels serve head dims 64, 96, 128 and 256 and GQA (query head h reads K/V head
+// h / G; the column statistics are per K/V head). The selected-block workloads (nsa) take their
+// own kernel, fused_nsa.cuh.
 #include "attn_system.h"
 #include "fused_launch.cuh"
 #include "fused_nsa.cuh"
