@@ -22,6 +22,51 @@ peer_problem peer_problem_of(workload_id wl, const attn_shape *sh, const attn_io
   return p;
 }
 
+namespace {
+
+bool has_dim(const int *dims, int d) {
+  for (; *dims; dims++)
+    if (*dims == d) return true;
+  return false;
+}
+
+// "64, 96, 128, 256"
+void dims_text(const int *dims, char *out, size_t len) {
+  size_t n = 0;
+  out[0] = '\0';
+  for (const int *d = dims; *d && n < len; d++)
+    n += (size_t)snprintf(out + n, len - n, "%s%d", d == dims ? "" : ", ", *d);
+}
+
+// 1 with the reason in why when the forward does not run head dim D in this build, else 0.
+int refuses_dim(const peer_serves *s, int D, char *why, size_t why_len) {
+  char built[64];
+  dims_text(s->built_dims, built, sizeof built);
+  if (s->dim_multiple == 0) {
+    if (has_dim(s->built_dims, D)) return 0;
+    snprintf(why, why_len, "%s is built for head dims %s only, D equal to one (%s)", s->system,
+             built, s->dims_note);
+    return 1;
+  }
+  int largest = 0, pick = 0;
+  for (const int *k = s->kernel_dims; *k; k++) {
+    largest = *k;
+    if (!pick && *k >= D) pick = *k;
+  }
+  if (D < s->dim_multiple || D % s->dim_multiple != 0 || D > largest) {
+    snprintf(why, why_len, "%s runs head dims that are multiples of %d up to %d only", s->forward,
+             s->dim_multiple, largest);
+    return 1;
+  }
+  if (has_dim(s->built_dims, pick)) return 0;
+  snprintf(why, why_len,
+           "%s runs head dim %d on its hdim-%d kernel, not built here (built: %s; %s)", s->forward,
+           D, pick, built, s->dims_note);
+  return 1;
+}
+
+} // namespace
+
 // Judged on the workload's features: a workload that is attn (or gemma2) under another name is
 // served too.
 int peer_refuses(const peer_serves *s, workload_id wl, const attn_shape *sh, char *why,
@@ -41,9 +86,8 @@ int peer_refuses(const peer_serves *s, workload_id wl, const attn_shape *sh, cha
              s->softcap ? "" : "softcap, ");
   else if (sh->dtype != DTYPE_FP16 && sh->dtype != DTYPE_BF16)
     snprintf(why, why_len, "%s runs fp16 and bf16 only", s->system);
-  else if (sh->dim < s->dim_lo || sh->dim > s->dim_hi || (sh->dim - s->dim_lo) % s->dim_step)
-    snprintf(why, why_len, "%s is built for head dims %d..%d in steps of %d", s->system, s->dim_lo,
-             s->dim_hi, s->dim_step);
+  else if (refuses_dim(s, sh->dim, why, why_len))
+    return 1;
   else if (!s->gqa && kv != sh->heads)
     snprintf(why, why_len, "%s is built without GQA: K/V heads = query heads only", s->system);
   else if (sh->heads % kv != 0)

@@ -16,7 +16,13 @@ struct peer_serves {
   const char *forward; // the project's forward in reasons: "FlashAttention-2's forward"
   int softcap;         // it computes the logits soft-cap (gemma2) besides the plain softmax
   int gqa;             // it serves K/V heads fewer than the query heads (H a multiple of them)
-  int dim_lo, dim_hi, dim_step; // the head dims it is built for: lo, lo + step, ..., hi
+  // The head dims. kernel_dims: the project's dispatcher's (ascending, 0-terminated); built: those
+  // instantiated here (likewise). dim_multiple 0: D must be a built kernel's own head dim; else
+  // any multiple of it up to the largest kernel dim runs on the smallest kernel dim at or above
+  // it, served when that kernel is built. dims_note: why, in the reason of a refused head dim.
+  const int *kernel_dims, *built_dims;
+  int dim_multiple;
+  const char *dims_note;
 };
 
 // The problem of a cell: io's tensors, the shape, the workload's soft-cap.

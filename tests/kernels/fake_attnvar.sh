@@ -13,8 +13,16 @@ if [ "${1:-}" = --list-systems ]; then
 fi
 echo "# repro-log 1"
 echo 'meta gpu="FIXTURE (no GPU)" cc=0.0 driver=none cuda=none commit=fixture date=1970-01-01T00:00:00Z host=fixture'
+# GQA (--groups G > 1) on the config line, as attnvar logs it: groups=G kv_heads=H/G
+heads=32 groups=1 prev=
+for a in "$@"; do
+  case $prev in --heads) heads=$a ;; --groups) groups=$a ;; esac
+  prev=$a
+done
+[ "$groups" -gt 1 ] && echo "config groups=$groups kv_heads=$((heads / groups))"
 case " $* " in
   *" --force-sm80 "*) echo 'result status=unsupported reason="fixture: sm80 path absent"'; exit 4 ;;
+  *" --system flashinfer "*"--dim 96 "*) echo 'result status=unsupported reason="fixture: no hdim 96"'; exit 4 ;;
   *" --workload corm --system unfused "*"--seqlen 17 "*)
     echo "check output=out rel_l2=1.0e-04 max_abs=1.0e-03 ok=1"
     echo "check output=corm_score rel_l2=1.0e-01 max_abs=1 ok=0"

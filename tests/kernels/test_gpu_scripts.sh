@@ -17,7 +17,9 @@ OUT=$tmp/gc "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer 
 rc=$?
 t=$tmp/gc/gpu_check/table.txt
 expect "gpu_check exits 1 when a check fails" test "$rc" = 1
-expect "876 cases (8 workloads x (4 systems x 19 shapes + 3 fused systems x 3 scaled shapes + fused-r192 x 7 D=64 shapes) + (fa3 x attn + fa2, flashinfer x attn, gemma2) x 22 shapes + nsa's 15 x 2 systems)" grep -q '^876 cases:' "$t"
+expect "1505 cases (8 workloads x (4 systems x 36 shapes + 3 fused systems x 3 scaled shapes + fused-r192 x 7 D=64 shapes) + (fa3 x attn + fa2, flashinfer x attn, gemma2) x 39 shapes + nsa's 15 x 2 systems)" grep -q '^1505 cases:' "$t"
+expect "head dim 96 runs on every system" grep -qE '^h2o\.fused-ws1\.d96h48bf16 +PASS' "$t"
+expect "GQA runs on the peers" grep -qE '^gemma2\.flashinfer\.g4nc +PASS' "$t"
 expect "fa3 runs attn at the big shape" grep -qE '^attn\.fa3\.s4096bf16 +PASS' "$t"
 expect "fa2 runs gemma2 at the big shape" grep -qE '^gemma2\.fa2\.s4096bf16 +PASS' "$t"
 expect "flashinfer runs gemma2 at the big shape" grep -qE '^gemma2\.flashinfer\.s4096bf16 +PASS' "$t"
@@ -29,7 +31,14 @@ expect "oom is classified" grep -qE '^kf\.fused\.s4096 +OOM' "$t"
 expect "the 192-row forward has its own cases" grep -qE '^attn\.fused-r192\.w700sc +PASS' "$t"
 expect "the causal 192-row shape with rows past the end is a case" grep -qE '^attn\.fused-r192\.w1000b3 +PASS' "$t"
 expect "passing cells show rel_l2" grep -qE '^attn\.unfused\.s257b2 +PASS +out=2.0e-04$' "$t"
-expect "one log per case" test "$(find "$tmp/gc/gpu_check/logs" -maxdepth 1 -name '*.log' | wc -l)" = 876
+expect "one log per case" test "$(find "$tmp/gc/gpu_check/logs" -maxdepth 1 -name '*.log' | wc -l)" = 1505
+
+OUT=$tmp/gcq "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer --cases '\.g2$' >/dev/null 2>&1
+expect "--cases keeps the matching cases (8 workloads x 4 systems + 5 peer cells at g2)" \
+  grep -q '^37 cases:' "$tmp/gcq/gpu_check/table.txt"
+OUT=$tmp/gcn "$root/kernels/attention/gpu_check.sh" --bin "$fake" --cases 'nothing-matches' >/dev/null 2>"$tmp/err"
+expect "--cases matching nothing is a usage error" test $? = 2
+expect "--cases matching nothing says so" grep -q "no case matches --cases 'nothing-matches'" "$tmp/err"
 
 OUT=$tmp/nsa "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
 expect "--nsa-only passes (nsa's cells pass in the fixture)" test $? = 0
@@ -40,6 +49,17 @@ OUT=$tmp/b "$root/kernels/attention/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/er
 expect "bad --jobs is a usage error" test $? = 2
 expect "bad --jobs names the option" grep -q -- "--jobs: expected an integer >= 1, got 'x'" "$tmp/err"
 
+OUT=$tmp/pd "$root/kernels/attention/peer_dims_check.sh" --bin "$fake" --jobs 2 >"$tmp/pd.txt" 2>&1
+expect "peer_dims_check exits 0 (flashinfer's D=96 refusal is expected)" test $? = 0
+t=$tmp/pd/peer_dims_check/table.txt
+expect "160 cases ((fa3 x attn + fa2, flashinfer x attn, gemma2) x 4 dims x 2 masks x 2 dtypes x 2 groups)" \
+  grep -q '^160 cases:' "$t"
+expect "flashinfer at D=96: the expected refusal" grep -qE '^attn\.flashinfer\.d96\.c1\.fp16\.g1 +UNSUP\(expected\) +reason=' "$t"
+expect "a GQA cell passes (kv_heads=2 on its config line)" grep -qE '^gemma2\.fa2\.d256\.c0\.bf16\.g4 +PASS +out=' "$t"
+expect "fa3 has no gemma2 cells (no soft-cap)" bash -c "! grep -qE '^gemma2\.fa3\.' '$t'"
+OUT=$tmp/pd2 "$root/kernels/attention/peer_dims_check.sh" --bin "$fake" --shape "--heads 6" >/dev/null 2>"$tmp/err"
+expect "peer_dims_check: groups that do not divide the heads are a usage error" test $? = 2
+expect "peer_dims_check: the usage error names them" grep -q -- "--groups 4 does not divide the shape's 6 heads" "$tmp/err"
 OUT=$tmp/b "$root/kernels/attention/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
 expect "bench exits 0" test $? = 0
 expect "bench row: ms and ratios (paper 1.300 -> 0.38, unfused/fused 4.00)" \

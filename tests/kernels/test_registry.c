@@ -105,23 +105,26 @@ typedef struct {
   int built;          /* its kernels compiled in (REPRO_HAVE_<PEER>) */
   const char *option; /* the CMake option its refusal names when they are not */
   int softcap;        /* it computes the logits soft-cap (gemma2) besides the plain softmax */
+  int dims[4];        /* it serves head dims 64, 96, 128, 256 (1) or refuses them (0) */
+  int d80, d160;      /* it serves head dim 80 (fa3: on its hdim-96 kernel), 160 (fa3's 192: no) */
 } peer_expect;
 
 static const peer_expect peer_expectations[] = {
 #ifdef REPRO_HAVE_FA3
-    {"fa3", 1, "REPRO_FA3_DIR", 0},
+    {"fa3", 1, "REPRO_FA3_DIR", 0, {1, 1, 1, 1}, 1, 0},
 #else
-    {"fa3", 0, "REPRO_FA3_DIR", 0},
+    {"fa3", 0, "REPRO_FA3_DIR", 0, {0}, 0, 0},
 #endif
 #ifdef REPRO_HAVE_FA2
-    {"fa2", 1, "REPRO_FA2_DIR", 1},
+    {"fa2", 1, "REPRO_FA2_DIR", 1, {1, 1, 1, 1}, 0, 0},
 #else
-    {"fa2", 0, "REPRO_FA2_DIR", 1},
+    {"fa2", 0, "REPRO_FA2_DIR", 1, {0}, 0, 0},
 #endif
 #ifdef REPRO_HAVE_FLASHINFER
-    {"flashinfer", 1, "REPRO_FLASHINFER_DIR", 1},
+    /* FlashInfer's sm_90 prefill has no head dim 96 */
+    {"flashinfer", 1, "REPRO_FLASHINFER_DIR", 1, {1, 0, 1, 1}, 0, 0},
 #else
-    {"flashinfer", 0, "REPRO_FLASHINFER_DIR", 1},
+    {"flashinfer", 0, "REPRO_FLASHINFER_DIR", 1, {0}, 0, 0},
 #endif
 };
 
@@ -175,6 +178,46 @@ static void test_peers_say_why(void) {
     }
   }
   CHECKF(peers >= 3, "peers registered: %d (fa3, fa2 and flashinfer expected)", peers);
+#endif
+}
+
+/* A built peer serves the head dims of real models its kernels have (64, 96, 128, 256: fa3 and
+ * fa2 all four, flashinfer all but 96) and GQA (K/V heads dividing H), for attn (and gemma2 where
+ * it has the soft-cap), and refuses the other head dims with a reason: fa3 rounds D up as
+ * FlashAttention-3 does (80 runs on its hdim-96 kernel, 160 would need the unbuilt 192 one), fa2
+ * and flashinfer run a kernel's own head dim only. */
+static void test_peer_dims_and_gqa(void) {
+#ifdef REPRO_HAVE_CUDA
+  static const int dims[4] = {64, 96, 128, 256};
+  for (int i = 0; i < system_count; i++) {
+    const system_entry *e = &system_table[i];
+    const peer_expect *want = e->peer ? peer_expected(e->name) : NULL;
+    if (!e->gpu || !want || !want->built) continue;
+    const int wls[2] = {workload_find("attn"), workload_find("gemma2")};
+    for (int w = 0; w < (want->softcap ? 2 : 1); w++) {
+      if (wls[w] < 0) continue;
+      for (int d = 0; d < 6; d++) {
+        const int D = d < 4 ? dims[d] : d == 4 ? 80 : 160;
+        const int served = d < 4 ? want->dims[d] : d == 4 ? want->d80 : want->d160;
+        /* MHA (8 K/V heads), then GQA (2 K/V heads, 4 query heads each) */
+        for (int kv = 8; kv >= 1; kv /= 4) {
+          attn_shape sh = {2, 8, D, 1024, 1024, MASK_CAUSAL, DTYPE_BF16, kv, 0, 0, 0.0};
+          char why[256] = "";
+          const int rc = e->gpu->supports(NULL, (workload_id)wls[w], &sh, why, sizeof why);
+          CHECKF(served ? rc == ATTN_OK : rc == ATTN_UNSUPPORTED && strstr(why, "head dim"),
+                 "peer %s, %s, D=%d, %d K/V heads: rc %d, reason '%s'", e->name,
+                 workload_table[wls[w]].name, D, kv, rc, why);
+        }
+      }
+      /* K/V heads that do not divide H are refused with the reason */
+      attn_shape odd = {2, 8, 128, 1024, 1024, MASK_NONE, DTYPE_FP16, 3, 0, 0, 0.0};
+      char why[256] = "";
+      CHECKF(e->gpu->supports(NULL, (workload_id)wls[w], &odd, why, sizeof why) ==
+                     ATTN_UNSUPPORTED &&
+                 strstr(why, "K/V heads"),
+             "peer %s: 8 query heads on 3 K/V heads: reason '%s'", e->name, why);
+    }
+  }
 #endif
 }
 
@@ -334,6 +377,7 @@ int main(int argc, char **argv) {
   test_systems_cover_workloads();
   test_systems_cover_bf16();
   test_peers_say_why();
+  test_peer_dims_and_gqa();
   test_broken_rows_are_caught();
   test_inputs();
   test_list_matches(argv[1]);

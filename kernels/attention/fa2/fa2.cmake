@@ -18,10 +18,10 @@ if(NOT EXISTS ${fa2_src}/flash_fwd_launch_template.h OR NOT EXISTS ${fa2_cutlass
                       "(git submodule update --init csrc/cutlass, or -DREPRO_CUTLASS_DIR)")
 endif()
 repro_peer_source(fa2_source ${REPRO_FA2_DIR} "${REPRO_FA2_SOURCE}")
-# The forward at head dims 64 and 128, fp16 and bf16, causal and not: setup.py's instantiation
-# files as they are.
+# The forward at head dims 64, 96, 128 and 256, fp16 and bf16, causal and not: setup.py's
+# instantiation files as they are.
 set(fa2_instantiations "")
-foreach(d 64 128)
+foreach(d 64 96 128 256)
   foreach(t fp16 bf16)
     list(APPEND fa2_instantiations ${fa2_src}/flash_fwd_hdim${d}_${t}_sm80.cu
                                    ${fa2_src}/flash_fwd_hdim${d}_${t}_causal_sm80.cu)

@@ -1,8 +1,9 @@
 // The `fa2` system: FlashAttention-2's forward (Dao-AILab/flash-attention, csrc/flash_attn/) as
 // a peer that attnvar runs, checks and logs like its own systems. A peer, not ours: it serves
 // what FlashAttention-2's flash_attn_func computes (the plain softmax forward and its logits
-// soft-cap, gemma2's; fp16 or bf16, causal or not, head dims 64 and 128, GQA, on sm_80 and
-// sm_90) and reports every other cell unsupported with the reason. Its kernels are built only
+// soft-cap, gemma2's; fp16 or bf16, causal or not, head dims 64, 96, 128 and 256 (D equal to
+// one: the build has no uneven head dims), GQA (K/V heads dividing H, read in place), on sm_80
+// and sm_90) and reports every other cell unsupported with the reason. Its kernels are built only
 // when CMake is given FlashAttention-2's source (-DREPRO_FA2_DIR, kernels/attention/fa2/README.md);
 // without them every cell is unsupported and says how to build them. fa2_call.h is the one
 // call into them.
@@ -17,7 +18,17 @@ extern "C" {
 namespace {
 
 #ifdef REPRO_HAVE_FA2
-const peer_serves fa2_serves = {"fa2", "FlashAttention-2's forward", 1, 1, 64, 128, 64};
+const int fa2_dims[] = {64, 96, 128, 256, 0}; // fa2.cmake's instantiations
+const peer_serves fa2_serves = {
+    "fa2",                        // system
+    "FlashAttention-2's forward", // forward
+    1,                            // softcap
+    1,                            // gqa: h_k K/V heads read in place
+    fa2_dims,                     // kernel_dims
+    fa2_dims,                     // built_dims
+    0,                            // dim_multiple: D must be a kernel's own
+    "fa2.cmake sets FLASHATTENTION_DISABLE_UNEVEN_K and leaves out hdim 32, 160, 192" // dims_note
+};
 
 size_t lse_bytes(const attn_shape *sh) {
   const size_t n = (size_t)sh->batch * sh->heads * sh->q_len * sizeof(float);

@@ -2,7 +2,10 @@
 // flash_api.cpp calls it for flash_attn_func(q, k, v, softmax_scale, causal, softcap=...):
 // Flash_fwd_params filled as set_params_fprop fills them for contiguous [B, S, H, D] tensors
 // without dropout, window, ALiBi, varlen, paging or split-KV, then run_mha_fwd_<T, D, causal>
-// for the head dim fa2.cmake instantiates. Built with FlashAttention-2's flags
+// for the head dims fa2.cmake instantiates: 64, 96, 128, 256, D equal to one of them (the build's
+// FLASHATTENTION_DISABLE_UNEVEN_K makes every kernel assume D == its head dim). GQA as
+// flash_attn_func runs it: K/V [B, S, Hkv, D] read in place, query head h on K/V head
+// h / (H / Hkv) (h_h_k_ratio). Built with FlashAttention-2's flags
 // (kernels/attention/fa2/fa2.cmake), never with the kit's.
 #include "fa2_call.h"
 
@@ -76,16 +79,27 @@ template <typename T, int D> void launch(FLASH_NAMESPACE::Flash_fwd_params &p, c
     FLASH_NAMESPACE::run_mha_fwd_<T, D, false>(p, s);
 }
 
+// HEADDIM_SWITCH's pick (static_switch.h) where it is one of the built head dims; fa2_forward
+// has checked that D is exactly one.
 template <typename T> void launch_dim(FLASH_NAMESPACE::Flash_fwd_params &p, cudaStream_t s) {
-  if (p.d <= 64)
-    launch<T, 64>(p, s);
-  else
-    launch<T, 128>(p, s);
+  switch (p.d) {
+  case 64: launch<T, 64>(p, s); break;
+  case 96: launch<T, 96>(p, s); break;
+  case 128: launch<T, 128>(p, s); break;
+  default: launch<T, 256>(p, s); break;
+  }
 }
 
 } // namespace
 
 extern "C" int fa2_forward(const fa2_call *call, void *stream, char *err, size_t err_len) {
+  const peer_problem *c = &call->p;
+  if ((c->dim != 64 && c->dim != 96 && c->dim != 128 && c->dim != 256) || c->kv_heads < 1 ||
+      c->heads % c->kv_heads != 0) {
+    std::snprintf(err, err_len, "fa2: head dim %d with %d query and %d K/V heads is not built",
+                  c->dim, c->heads, c->kv_heads);
+    return -1;
+  }
   FLASH_NAMESPACE::Flash_fwd_params params;
   fill_params(params, call);
   cudaStream_t s = static_cast<cudaStream_t>(stream);

@@ -1,10 +1,14 @@
 // The `fa3` system: FlashAttention-3's Hopper forward (Dao-AILab/flash-attention, hopper/) as a
 // peer that attnvar runs, checks and logs like its own systems. A peer, not ours: it serves
 // what FlashAttention-3 computes (the attn workload: a plain softmax forward, fp16 or bf16,
-// causal or not, head dims up to 128, one K/V head per query head, on sm_90) and reports every
-// other cell unsupported with the reason. Its kernels are built only when CMake is given
-// FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/attention/fa3/README.md); without them every cell
-// is unsupported and says how to build them. fa3_call.h is the one call into them.
+// causal or not, on sm_90) at the head dims of the kernels built here, 64, 96, 128 and 256: any
+// D up to 256 that is a multiple of 8 runs on the smallest of them at or above it, as
+// FlashAttention-3's run_mha_fwd rounds it, except D in 136..192, which FlashAttention-3 runs on
+// its hdim-192 kernel (not built); GQA (K/V heads dividing H, read in place, no GQA packing).
+// Every other cell is reported unsupported with the reason. Its kernels are built only when
+// CMake is given FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/attention/fa3/README.md);
+// without them every cell is unsupported and says how to build them. fa3_call.h is the one call
+// into them.
 #include "fa3_call.h"
 #include "peer_system.h"
 extern "C" {
@@ -21,7 +25,19 @@ size_t lse_bytes(const attn_shape *sh) {
   return round_up((size_t)sh->batch * sh->heads * sh->q_len * sizeof(float), 256);
 }
 
-const peer_serves fa3_serves = {"fa3", "FlashAttention-3's forward", 0, 0, 8, 128, 8};
+// hopper/flash_api.cpp: round_up_headdim's head dims, head_size % 8 == 0, at most 256.
+const int fa3_kernel_dims[] = {64, 96, 128, 192, 256, 0};
+const int fa3_built_dims[] = {64, 96, 128, 256, 0}; // fa3.cmake
+const peer_serves fa3_serves = {
+    "fa3",                                    // system
+    "FlashAttention-3's forward",             // forward
+    0,                                        // softcap: built with FLASHATTENTION_DISABLE_SOFTCAP
+    1,                                        // gqa: h_k K/V heads read in place
+    fa3_kernel_dims,                          // kernel_dims
+    fa3_built_dims,                           // built_dims
+    8,                                        // dim_multiple: D rounded up to a kernel's
+    "fa3.cmake disables the hdim-192 kernels" // dims_note
+};
 #endif
 
 int fa3_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char *why,

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/* One plain forward (peer_call.h: kv_heads = heads, no softcap), the row LSE [B, H, Lq] it
+/* One plain forward (peer_call.h: kv_heads dividing heads, no softcap), the row LSE [B, H, Lq] it
  * writes (fp32, natural log, FlashAttention-3's layout), its scheduler's ints and the GPU. */
 typedef struct {
   peer_problem p;
@@ -25,7 +25,8 @@ typedef struct {
 /* Ints of the scheduler's buffer (its tile counter and per-batch vectors) for `batch`. */
 int fa3_scheduler_ints(int batch);
 /* Enqueue the forward on stream (a cudaStream_t) for a cell the fa3 system's supports()
- * accepted (fa3.cu: head dim 8..128 in steps of 8, ...). 0, or -1 with the reason in err. */
+ * accepted (fa3.cu: head dim 8..256 in steps of 8 but 136..192, ...). 0, or -1 with the reason
+ * in err. */
 int fa3_forward(const fa3_call *call, void *stream, char *err, size_t err_len);
 /* The FlashAttention-3 source it was built from (its commit, or what CMake was told). */
 const char *fa3_source(void);

@@ -32,10 +32,11 @@ if(NOT EXISTS ${fi_include}/flashinfer/attention/hopper/prefill_sm90.cuh
 endif()
 repro_peer_source(fi_source ${REPRO_FLASHINFER_DIR} "${REPRO_FLASHINFER_SOURCE}")
 # One instantiation per file, as FlashInfer's JIT renders single_prefill_sm90_kernel_inst.jinja
-# once per mask mode: head dims 64 and 128, fp16 and bf16, no mask and causal, with and without
-# the logits soft-cap. Each wrapper names its instantiation and includes flashinfer_inst.cu.
+# once per mask mode: head dims 64, 128 and 256 (every head dim its sm_90 prefill has: 96 is not
+# one, README.md), fp16 and bf16, no mask and causal, with and without the logits soft-cap. Each
+# wrapper names its instantiation and includes flashinfer_inst.cu.
 set(fi_instantiations "")
-foreach(d 64 128)
+foreach(d 64 128 256)
   foreach(t fp16 bf16)
     if(t STREQUAL fp16)
       set(fi_type half)

@@ -2,11 +2,13 @@
 // include/flashinfer/attention/hopper/: the kernel flashinfer.single_prefill_with_kv_cache runs
 // on an H100/H200 with backend "auto", its FA3-style sm_90 path) as a peer that attnvar runs,
 // checks and logs like its own systems. A peer, not ours: it serves what that call computes (the
-// plain softmax and its logits soft-cap, gemma2's; fp16 or bf16, causal or not, head dims 64
-// and 128, GQA, on sm_90) and reports every other cell unsupported with the reason. Its kernels
-// are built only when CMake is given FlashInfer's source (-DREPRO_FLASHINFER_DIR,
-// kernels/attention/flashinfer/README.md); without them every cell is unsupported and says how
-// to build them. flashinfer_call.h is the one call into them.
+// plain softmax and its logits soft-cap, gemma2's; fp16 or bf16, causal or not, head dims 64,
+// 128 and 256, every one its sm_90 prefill has (not 96: SinglePrefillWithKVCacheDispatched
+// static_asserts 64, 128 or 256, and "auto" sends other head dims to its sm_80 path, not built
+// here), GQA (K/V heads dividing H, group_size = H / Hkv), on sm_90) and reports every other
+// cell unsupported with the reason. Its kernels are built only when CMake is given FlashInfer's
+// source (-DREPRO_FLASHINFER_DIR, kernels/attention/flashinfer/README.md); without them every
+// cell is unsupported and says how to build them. flashinfer_call.h is the one call into them.
 #include "flashinfer_call.h"
 #include "peer_system.h"
 extern "C" {
@@ -18,8 +20,19 @@ extern "C" {
 namespace {
 
 #ifdef REPRO_HAVE_FLASHINFER
+// include/flashinfer/attention/hopper/prefill_sm90.cuh's head dims, all built (flashinfer.cmake)
+const int flashinfer_dims[] = {64, 128, 256, 0};
 const peer_serves flashinfer_serves = {
-    "flashinfer", "FlashInfer's single prefill", 1, 1, 64, 128, 64};
+    "flashinfer",                  // system
+    "FlashInfer's single prefill", // forward
+    1,                             // softcap
+    1,                             // gqa: group_size = H / Hkv
+    flashinfer_dims,               // kernel_dims
+    flashinfer_dims,               // built_dims
+    0,                             // dim_multiple: D must be a kernel's own
+    // dims_note
+    "its sm_90 prefill's; backend \"auto\" runs other head dims, 96 among them, on its sm_80 "
+    "path, which is not built"};
 #endif
 
 int flashinfer_supports(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, char *why,

@@ -2,10 +2,11 @@
 // its own csrc/single_prefill_sm90.cu calls it for
 // flashinfer.single_prefill_with_kv_cache(q, k, v, causal=..., sm_scale=..., logits_soft_cap=...)
 // with backend "auto" on an H100/H200 (determine_attention_backend: "fa3" for fp16/bf16 without
-// custom mask, RoPE/ALiBi or fp16 QK reduction, at head dims 64, 128, 256): Params filled as
-// single_prefill_with_kv_cache_sm90 fills them for contiguous NHD tensors q [S, H, D],
-// k, v [S, Hkv, D], no LSE (return_lse=False), no sliding window (window_left=-1), no V scale,
-// then SinglePrefillWithKVCacheDispatched<D, D, mask, false, DefaultAttention<softcap>> (one
+// custom mask, RoPE/ALiBi or fp16 QK reduction, at head dims 64, 128, 256, all three built here):
+// Params filled as single_prefill_with_kv_cache_sm90 fills them for contiguous NHD tensors
+// q [S, H, D], k, v [S, Hkv, D] (GQA: group_size = H / Hkv query heads per K/V head), no LSE
+// (return_lse=False), no sliding window (window_left=-1), no V scale, then
+// SinglePrefillWithKVCacheDispatched<D, D, mask, false, DefaultAttention<softcap>> (one
 // instantiation per file: flashinfer_inst.cu). The single-request API takes one sequence: a
 // batch runs as one call per sequence, in order, on the stream. Built with FlashInfer's flags
 // (kernels/attention/flashinfer/flashinfer.cmake), never with the kit's.
@@ -79,15 +80,22 @@ template <typename T, uint32_t D> cudaError_t run_mask(const flashinfer_call *c,
 }
 
 template <typename T> cudaError_t run_dim(const flashinfer_call *c, cudaStream_t s) {
-  return c->dim == 64 ? run_mask<T, 64>(c, s) : run_mask<T, 128>(c, s);
+  switch (c->dim) {
+  case 64: return run_mask<T, 64>(c, s);
+  case 128: return run_mask<T, 128>(c, s);
+  default: return run_mask<T, 256>(c, s);
+  }
 }
 
 } // namespace
 
 extern "C" int flashinfer_forward(const flashinfer_call *call, void *stream, char *err,
                                   size_t err_len) {
-  if (call->dim != 64 && call->dim != 128) {
-    std::snprintf(err, err_len, "flashinfer: head dim %d is not instantiated", call->dim);
+  if ((call->dim != 64 && call->dim != 128 && call->dim != 256) || call->kv_heads < 1 ||
+      call->heads % call->kv_heads != 0) {
+    std::snprintf(err, err_len,
+                  "flashinfer: head dim %d with %d query and %d K/V heads is not instantiated",
+                  call->dim, call->heads, call->kv_heads);
     return -1;
   }
   cudaStream_t s = static_cast<cudaStream_t>(stream);
