@@ -49,17 +49,6 @@ OUT=$tmp/b "$root/kernels/attention/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/er
 expect "bad --jobs is a usage error" test $? = 2
 expect "bad --jobs names the option" grep -q -- "--jobs: expected an integer >= 1, got 'x'" "$tmp/err"
 
-OUT=$tmp/pd "$root/kernels/attention/peer_dims_check.sh" --bin "$fake" --jobs 2 >"$tmp/pd.txt" 2>&1
-expect "peer_dims_check exits 0 (flashinfer's D=96 refusal is expected)" test $? = 0
-t=$tmp/pd/peer_dims_check/table.txt
-expect "160 cases ((fa3 x attn + fa2, flashinfer x attn, gemma2) x 4 dims x 2 masks x 2 dtypes x 2 groups)" \
-  grep -q '^160 cases:' "$t"
-expect "flashinfer at D=96: the expected refusal" grep -qE '^attn\.flashinfer\.d96\.c1\.fp16\.g1 +UNSUP\(expected\) +reason=' "$t"
-expect "a GQA cell passes (kv_heads=2 on its config line)" grep -qE '^gemma2\.fa2\.d256\.c0\.bf16\.g4 +PASS +out=' "$t"
-expect "fa3 has no gemma2 cells (no soft-cap)" bash -c "! grep -qE '^gemma2\.fa3\.' '$t'"
-OUT=$tmp/pd2 "$root/kernels/attention/peer_dims_check.sh" --bin "$fake" --shape "--heads 6" >/dev/null 2>"$tmp/err"
-expect "peer_dims_check: groups that do not divide the heads are a usage error" test $? = 2
-expect "peer_dims_check: the usage error names them" grep -q -- "--groups 4 does not divide the shape's 6 heads" "$tmp/err"
 OUT=$tmp/b "$root/kernels/attention/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
 expect "bench exits 0" test $? = 0
 expect "bench row: ms and ratios (paper 1.300 -> 0.38, unfused/fused 4.00)" \
