@@ -143,108 +143,73 @@ __device__ __forceinline__ void wgmma_ss_tb(float (&d)[N / 8][4], uint64_t desc_
 #define WGMMA_RS(N, TYPE, REGS, PRED, OPERANDS)                                         \
   "{\n.reg .pred p;\nsetp.ne.b32 p, " PRED ", 0;\nwgmma.mma_async.sync.aligned.m64n" #N \
   "k16.f32." TYPE "." TYPE " " REGS ", " OPERANDS ";\n}\n"
-// The statements: d (DOUT lists its registers) and the operands of the enclosing function.
-#define WGMMA_SS_CALL(N, TYPE, REGS, PRED, DESCS, DOUT) \
-  asm volatile(WGMMA_SS(N, TYPE, REGS, PRED, DESCS)     \
-               : DOUT(d)                                \
+// The statements: d (DOUT lists its registers) and the operands of the enclosing function, in
+// the element type its BF16 parameter picks (bf16, else f16).
+#define WGMMA_SS_ASM(N, TYPE, REGS, PRED, DESCS, DOUT) \
+  asm volatile(WGMMA_SS(N, TYPE, REGS, PRED, DESCS)    \
+               : DOUT(d)                               \
                : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-#define WGMMA_RS_CALL(N, TYPE, REGS, PRED, OPERANDS, DOUT)                              \
+#define WGMMA_RS_ASM(N, TYPE, REGS, PRED, OPERANDS, DOUT)                               \
   asm volatile(WGMMA_RS(N, TYPE, REGS, PRED, OPERANDS)                                  \
                : DOUT(d)                                                                \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), \
                  "n"(TNSPB))
+#define WGMMA_SS_CALL(N, REGS, PRED, DESCS, DOUT)     \
+  if constexpr (BF16)                                 \
+    WGMMA_SS_ASM(N, "bf16", REGS, PRED, DESCS, DOUT); \
+  else                                                \
+    WGMMA_SS_ASM(N, "f16", REGS, PRED, DESCS, DOUT)
+#define WGMMA_RS_CALL(N, REGS, PRED, OPERANDS, DOUT)     \
+  if constexpr (BF16)                                    \
+    WGMMA_RS_ASM(N, "bf16", REGS, PRED, OPERANDS, DOUT); \
+  else                                                   \
+    WGMMA_RS_ASM(N, "f16", REGS, PRED, OPERANDS, DOUT)
 
-// d (m64n64 / m64n128, fp32) (+)= A (smem desc) * B (smem desc, K-major); scale_d = 0 overwrites
-// d; BF16: bfloat16 operands, else fp16.
+// d (m64n64 / m64n80 / m64n128, fp32) (+)= A (smem desc) * B (smem desc, K-major); scale_d = 0
+// overwrites d; BF16: bfloat16 operands, else fp16. m64n80: the scores of an 80-key block (head
+// dim 256).
 template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t desc_a,
                                                    uint64_t desc_b, int scale_d) {
-  if constexpr (BF16)
-    WGMMA_SS_CALL(64, "bf16", WGMMA_R32, "%34", "%32, %33", WGMMA_D_N64);
-  else
-    WGMMA_SS_CALL(64, "f16", WGMMA_R32, "%34", "%32, %33", WGMMA_D_N64);
+  WGMMA_SS_CALL(64, WGMMA_R32, "%34", "%32, %33", WGMMA_D_N64);
 }
-// m64n80: the scores of an 80-key block (head dim 256).
 template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n80k16_ss(float (&d)[10][4], uint64_t desc_a,
                                                    uint64_t desc_b, int scale_d) {
-  if constexpr (BF16)
-    WGMMA_SS_CALL(80, "bf16", WGMMA_R40, "%42", "%40, %41", WGMMA_D_N80);
-  else
-    WGMMA_SS_CALL(80, "f16", WGMMA_R40, "%42", "%40, %41", WGMMA_D_N80);
+  WGMMA_SS_CALL(80, WGMMA_R40, "%42", "%40, %41", WGMMA_D_N80);
 }
 template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], uint64_t desc_a,
                                                     uint64_t desc_b, int scale_d) {
-  if constexpr (BF16)
-    WGMMA_SS_CALL(128, "bf16", WGMMA_R64, "%66", "%64, %65", WGMMA_D_N128);
-  else
-    WGMMA_SS_CALL(128, "f16", WGMMA_R64, "%66", "%64, %65", WGMMA_D_N128);
+  WGMMA_SS_CALL(128, WGMMA_R64, "%66", "%64, %65", WGMMA_D_N128);
 }
-// d (m64n64 / m64n128 / m64n96 / m64n256, fp32) (+)= A (registers) * B (smem desc): TNSPB 0 K-major, 1 MN-major
-// (transposed); scale_d = 0 overwrites d.
+// d (m64nN, fp32; N = 64, 96, 128, 256: the P·V products of every head dim) (+)= A (registers)
+// * B (smem desc): TNSPB 0 K-major, 1 MN-major (transposed); scale_d = 0 overwrites d.
 template <int TNSPB, bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[8][4], const uint32_t (&a)[4],
                                                    uint64_t desc_b, int scale_d) {
-  if constexpr (BF16)
-    WGMMA_RS_CALL(64, "bf16", WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38",
-                  WGMMA_D_N64);
-  else
-    WGMMA_RS_CALL(64, "f16", WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38", WGMMA_D_N64);
+  WGMMA_RS_CALL(64, WGMMA_R32, "%37", "{%32,%33,%34,%35}, %36, p, 1, 1, %38", WGMMA_D_N64);
+}
+template <int TNSPB, bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n96k16_rs(float (&d)[12][4], const uint32_t (&a)[4],
+                                                   uint64_t desc_b, int scale_d) {
+  WGMMA_RS_CALL(96, WGMMA_R48, "%53", "{%48,%49,%50,%51}, %52, p, 1, 1, %54", WGMMA_D_N96);
 }
 template <int TNSPB, bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[16][4], const uint32_t (&a)[4],
                                                     uint64_t desc_b, int scale_d) {
-  if constexpr (BF16)
-    WGMMA_RS_CALL(128, "bf16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70",
-                  WGMMA_D_N128);
-  else
-    WGMMA_RS_CALL(128, "f16", WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70",
-                  WGMMA_D_N128);
-}
-// The P·V products of head dims 96 and 256 (O is m64n96 / m64n256).
-template <int TNSPB, bool BF16 = false>
-__device__ __forceinline__ void wgmma_m64n96k16_rs(float (&d)[12][4], const uint32_t (&a)[4],
-                                                   uint64_t desc_b, int scale_d) {
-  if constexpr (BF16)
-    WGMMA_RS_CALL(96, "bf16", WGMMA_R48, "%53", "{%48,%49,%50,%51}, %52, p, 1, 1, %54",
-                  WGMMA_D_N96);
-  else
-    WGMMA_RS_CALL(96, "f16", WGMMA_R48, "%53", "{%48,%49,%50,%51}, %52, p, 1, 1, %54", WGMMA_D_N96);
+  WGMMA_RS_CALL(128, WGMMA_R64, "%69", "{%64,%65,%66,%67}, %68, p, 1, 1, %70", WGMMA_D_N128);
 }
 template <int TNSPB, bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n256k16_rs(float (&d)[32][4], const uint32_t (&a)[4],
                                                     uint64_t desc_b, int scale_d) {
-  if constexpr (BF16)
-    WGMMA_RS_CALL(256, "bf16", WGMMA_R128, "%133", "{%128,%129,%130,%131}, %132, p, 1, 1, %134",
-                  WGMMA_D_N256);
-  else
-    WGMMA_RS_CALL(256, "f16", WGMMA_R128, "%133", "{%128,%129,%130,%131}, %132, p, 1, 1, %134",
-                  WGMMA_D_N256);
-}
-// d += A (registers) * B (smem desc, MN-major: transposed).
-template <bool BF16 = false>
-__device__ __forceinline__ void wgmma_m64n64k16_rs_tb(float (&d)[8][4], const uint32_t (&a)[4],
-                                                      uint64_t desc_b) {
-  wgmma_m64n64k16_rs<1, BF16>(d, a, desc_b, 1);
-}
-template <bool BF16 = false>
-__device__ __forceinline__ void wgmma_m64n128k16_rs_tb(float (&d)[16][4], const uint32_t (&a)[4],
-                                                       uint64_t desc_b) {
-  wgmma_m64n128k16_rs<1, BF16>(d, a, desc_b, 1);
-}
-template <bool BF16 = false>
-__device__ __forceinline__ void wgmma_m64n96k16_rs_tb(float (&d)[12][4], const uint32_t (&a)[4],
-                                                      uint64_t desc_b) {
-  wgmma_m64n96k16_rs<1, BF16>(d, a, desc_b, 1);
-}
-template <bool BF16 = false>
-__device__ __forceinline__ void wgmma_m64n256k16_rs_tb(float (&d)[32][4], const uint32_t (&a)[4],
-                                                       uint64_t desc_b) {
-  wgmma_m64n256k16_rs<1, BF16>(d, a, desc_b, 1);
+  WGMMA_RS_CALL(256, WGMMA_R128, "%133", "{%128,%129,%130,%131}, %132, p, 1, 1, %134",
+                WGMMA_D_N256);
 }
 #undef WGMMA_RS_CALL
 #undef WGMMA_SS_CALL
+#undef WGMMA_RS_ASM
+#undef WGMMA_SS_ASM
 #undef WGMMA_RS
 #undef WGMMA_SS
 #undef WGMMA_R32

@@ -41,18 +41,19 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a, uint6
   else
     wgmma_m64n128k16_ss<BF16>(d, a, b, scale_d);
 }
+// d += A (registers) * B (smem desc, MN-major: transposed), N a head dim.
 template <int N, bool BF16 = false>
 __device__ __forceinline__ void wgmma_rs_tb(float (&d)[N / 8][4], const uint32_t (&a)[4],
                                             uint64_t b) {
   static_assert(N == 64 || N == 96 || N == 128 || N == 256, "wgmma_rs_tb: a head dim");
   if constexpr (N == 64)
-    wgmma_m64n64k16_rs_tb<BF16>(d, a, b);
+    wgmma_m64n64k16_rs<1, BF16>(d, a, b, 1);
   else if constexpr (N == 96)
-    wgmma_m64n96k16_rs_tb<BF16>(d, a, b);
+    wgmma_m64n96k16_rs<1, BF16>(d, a, b, 1);
   else if constexpr (N == 128)
-    wgmma_m64n128k16_rs_tb<BF16>(d, a, b);
+    wgmma_m64n128k16_rs<1, BF16>(d, a, b, 1);
   else
-    wgmma_m64n256k16_rs_tb<BF16>(d, a, b);
+    wgmma_m64n256k16_rs<1, BF16>(d, a, b, 1);
 }
 
 // acc (=) A·Bᵀ issued, not waited: A rows a_row0 .. +63 of an A_ROWS-row sw128 tile, B an N-row
