@@ -59,12 +59,12 @@ static bool dense_dim(int dim) { return dim == 64 || dim == 96 || dim == 128 || 
 
 // MT 16-row tiles of query heads per CTA: as many as the group has, up to 4.
 static int nsa_tiles(const attn_shape *sh) {
-  const int hpg = sh->heads / shape_kv_heads(sh);
+  const int hpg = shape_groups(sh);
   return hpg <= 16 ? 1 : hpg <= 32 ? 2 : 4;
 }
 static int nsa_head_tiles(const attn_shape *sh) {
   const int rows = 16 * nsa_tiles(sh);
-  return (sh->heads / shape_kv_heads(sh) + rows - 1) / rows;
+  return (shape_groups(sh) + rows - 1) / rows;
 }
 
 template <int D, int MT, bool BF16>
@@ -97,7 +97,7 @@ static int run_nsa(const attn_ctx *ctx, const attn_shape *sh, const attn_io *io)
   p.Hkv = shape_kv_heads(sh);
   p.Lq = sh->q_len;
   p.Lkv = sh->kv_len;
-  p.hpg = sh->heads / p.Hkv;
+  p.hpg = shape_groups(sh);
   p.block_size = sh->block_size;
   p.selected = sh->selected_blocks;
   p.offset = mask_offset(sh);

@@ -300,31 +300,30 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     // Two score buffers: block k+1's GEMM runs while block k is summed. Blocks are numbered
     // through the group's heads (ColWsTile); a block's query rows are tile.block(k)'s.
     const int cnt = tile.count;
-    auto blk = [&](int k) { return tile.block(k); };
-    issue(sa, blk(0), it);
+    issue(sa, tile.block(0), it);
     int k = 0;
     for (; k + 2 < cnt; k += 2) {
       fetch_lse(it + k);
-      issue(sb, blk(k + 1), it + k + 1);
+      issue(sb, tile.block(k + 1), it + k + 1);
       wgmma_wait<1>();
-      consume(sa, blk(k), it + k);
+      consume(sa, tile.block(k), it + k);
       fetch_lse(it + k + 1);
-      issue(sa, blk(k + 2), it + k + 2);
+      issue(sa, tile.block(k + 2), it + k + 2);
       wgmma_wait<1>();
-      consume(sb, blk(k + 1), it + k + 1);
+      consume(sb, tile.block(k + 1), it + k + 1);
     }
     if (k + 1 < cnt) {
       fetch_lse(it + k);
-      issue(sb, blk(k + 1), it + k + 1);
+      issue(sb, tile.block(k + 1), it + k + 1);
       wgmma_wait<1>();
-      consume(sa, blk(k), it + k);
+      consume(sa, tile.block(k), it + k);
       fetch_lse(it + k + 1);
       wgmma_wait<0>();
-      consume(sb, blk(k + 1), it + k + 1);
+      consume(sb, tile.block(k + 1), it + k + 1);
     } else {
       fetch_lse(it + k);
       wgmma_wait<0>();
-      consume(sa, blk(k), it + k);
+      consume(sa, tile.block(k), it + k);
     }
     it += cnt;
     cs.store(p, bh, tile.kb * kCwsKeys + kl);

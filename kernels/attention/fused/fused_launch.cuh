@@ -269,7 +269,7 @@ static Params dense_params(workload_id wl, const attn_shape *sh, const attn_io *
   p.scale = (float)shape_scale(sh);
   p.row_stride = (long)sh->heads * sh->dim;
   p.Hkv = shape_kv_heads(sh);
-  p.hpg = sh->heads / p.Hkv;
+  p.hpg = shape_groups(sh);
   p.kv_row_stride = (long)p.Hkv * sh->dim;
   return p;
 }

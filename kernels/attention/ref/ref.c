@@ -140,7 +140,7 @@ static void ref_group(workload_id wl, const attn_shape *s, const ref_inputs *in,
 static void ref_selected_row(const attn_shape *s, const ref_inputs *in, const qkv_double *x,
                              const ref_outputs *out, int b, int h, int t, double *p, int *key) {
   const int Hkv = shape_kv_heads(s), T = s->selected_blocks, BS = s->block_size, D = s->dim;
-  const int g = h / (s->heads / Hkv);
+  const int g = h / shape_groups(s);
   const int32_t *list = in->block_idx + (((size_t)b * s->q_len + t) * Hkv + g) * T;
   const double *q = x->q + (((size_t)b * s->q_len + t) * s->heads + h) * D;
   int n = 0; /* gathered keys */

@@ -39,7 +39,7 @@ static int last_key(const attn_shape *s, int i) {
 /* Element offset of key / value j of the K/V head that head hv reads ([B, Lkv, Hkv, D]). */
 static size_t kv_offset(const head_view *hv, int j) {
   const attn_shape *s = hv->s;
-  const int hkv = shape_kv_heads(s), g = hv->h / (s->heads / hkv);
+  const int hkv = shape_kv_heads(s), g = hv->h / shape_groups(s);
   return (((size_t)hv->b * s->kv_len + j) * hkv + g) * s->dim;
 }
 
@@ -153,7 +153,7 @@ static int in_list(const int32_t *list, int T, int block) {
 static void selected_row(const attn_shape *s, const ref_inputs *in, const ref_outputs *out, int b,
                          int h, int t, double *acc) {
   const int Hkv = shape_kv_heads(s), T = s->selected_blocks, D = s->dim;
-  const int g = h / (s->heads / Hkv), bf16 = s->dtype == DTYPE_BF16;
+  const int g = h / shape_groups(s), bf16 = s->dtype == DTYPE_BF16;
   const int32_t *list = in->block_idx + (((size_t)b * s->q_len + t) * Hkv + g) * T;
   const uint16_t *q = in->q + (((size_t)b * s->q_len + t) * s->heads + h) * D;
   double m = -INFINITY, l = 0;

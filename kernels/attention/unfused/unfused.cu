@@ -340,7 +340,7 @@ static int uf_run_selected(const attn_ctx *ctx, const attn_shape *s, const attn_
   T *s16 = (T *)(ws + l.s16);
   const cudaDataType_t type = uf_cuda_type(s);
   float *p32 = (float *)(ws + l.p32);
-  const int Hkv = shape_kv_heads(s), hpg = s->heads / Hkv, D = s->dim;
+  const int Hkv = shape_kv_heads(s), hpg = shape_groups(s), D = s->dim;
   const int n = s->selected_blocks * s->block_size;
   const int lists = s->batch * s->q_len * Hkv;
   const size_t n_scores = (size_t)s->batch * s->q_len * s->heads * n;
