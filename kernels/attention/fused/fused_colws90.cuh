@@ -56,22 +56,18 @@ struct ColWsMaps {
   CUtensorMap q, k, lse, aux;
 };
 
-// Tile t: key block kb of K/V head h, batch b, the first query block that sees it, and the
-// query blocks the tile sums: per_head of each of the group's query heads (GQA: the statistic
-// is per K/V head), `count` in all. Block k of a tile is query block qb0 + k % per_head of query
-// head h · hpg + k / per_head.
+// Tile t: key block kb of batch b and K/V head q.hkv, and the query blocks it sums (q: those of
+// each of the group's query heads that see the key block; GQA's statistic is per K/V head).
 struct ColWsTile {
-  int kb, h, b, qb0, per_head, count, hpg;
-  __device__ int head(int k) const { return h * hpg + k / per_head; }
-  __device__ int block(int k) const { return qb0 + k % per_head; }
+  int kb, b;
+  GroupBlocks q;
 };
 template <int QN>
 __device__ __forceinline__ ColWsTile col_ws_tile(int t, const Params &p, int chunk) {
-  const int nk = (p.Lkv + kCwsKeys - 1) / kCwsKeys, nq = (p.Lq + QN - 1) / QN;
+  const int nk = (p.Lkv + kCwsKeys - 1) / kCwsKeys;
   const WsTile w = ws_tile_of(t, nk, p.Hkv, p.B, chunk);
   const int kb = nk - 1 - w.qb; // ws_tile_of's heaviest block is the last; here it is the first
-  const int qb0 = max(0, kb * kCwsKeys - p.offset) / QN, per_head = max(0, nq - qb0);
-  return {kb, w.h, w.b, qb0, per_head, per_head * p.hpg, p.hpg};
+  return {kb, w.b, group_blocks(w.h, p, max(0, kb * kCwsKeys - p.offset), QN)};
 }
 
 // This thread's K fragments (wgmma's A layout, as mma.sync m16n8k16's) of keys r and r + 8 of
@@ -192,10 +188,10 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       const ColWsTile tile = col_ws_tile<QN>(t, p, chunk);
       mbar_expect_tx(full_k, kKBytes);
       for (int sl = 0; sl < slabs<D>(); sl++)
-        tma_load_4d(sk + sl * kCwsKeys * 64, &maps.k, full_k, sl * 64, tile.h, tile.kb * kCwsKeys,
-                    tile.b);
-      for (int k = 0; k < tile.count; k++, it++) {
-        const int st = it % NST, n = tile.block(k), h = tile.head(k);
+        tma_load_4d(sk + sl * kCwsKeys * 64, &maps.k, full_k, sl * 64, tile.q.hkv,
+                    tile.kb * kCwsKeys, tile.b);
+      for (int k = 0; k < tile.q.count(); k++, it++) {
+        const int st = it % NST, n = tile.q.block(k), h = tile.q.head(k);
         // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
         const int aux_z = wl_traits<WL>::keyformer ? tile.b * p.H + h : 0;
         const bool cached = Cache::kOn && cache.in_band(n, tile.kb); // the LSE alone
@@ -242,7 +238,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     mbar_arrive(empty_k);
 
     const int j = tile.kb * kCwsKeys + kl;
-    const long bh = (long)tile.b * p.Hkv + tile.h; // the statistic's row; the cache's (hpg = 1)
+    const long bh = (long)tile.b * p.Hkv + tile.q.hkv; // the statistic's row; the cache's (hpg = 1)
     // Query block n's tile comes from the cache (uniform over the CTA).
     auto cached = [&](int n) { return Cache::kOn && cache.in_band(n, tile.kb); };
     // Block n's GEMM (none for a cached block: its commit group is empty).
@@ -298,32 +294,32 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       mbar_arrive(&empty[cur % NST]); // its Q (read by the finished GEMM) and LSE are done with
     };
     // Two score buffers: block k+1's GEMM runs while block k is summed. Blocks are numbered
-    // through the group's heads (ColWsTile); a block's query rows are tile.block(k)'s.
-    const int cnt = tile.count;
-    issue(sa, tile.block(0), it);
+    // through the group's heads (ColWsTile); a block's query rows are tile.q.block(k)'s.
+    const int cnt = tile.q.count();
+    issue(sa, tile.q.block(0), it);
     int k = 0;
     for (; k + 2 < cnt; k += 2) {
       fetch_lse(it + k);
-      issue(sb, tile.block(k + 1), it + k + 1);
+      issue(sb, tile.q.block(k + 1), it + k + 1);
       wgmma_wait<1>();
-      consume(sa, tile.block(k), it + k);
+      consume(sa, tile.q.block(k), it + k);
       fetch_lse(it + k + 1);
-      issue(sa, tile.block(k + 2), it + k + 2);
+      issue(sa, tile.q.block(k + 2), it + k + 2);
       wgmma_wait<1>();
-      consume(sb, tile.block(k + 1), it + k + 1);
+      consume(sb, tile.q.block(k + 1), it + k + 1);
     }
     if (k + 1 < cnt) {
       fetch_lse(it + k);
-      issue(sb, tile.block(k + 1), it + k + 1);
+      issue(sb, tile.q.block(k + 1), it + k + 1);
       wgmma_wait<1>();
-      consume(sa, tile.block(k), it + k);
+      consume(sa, tile.q.block(k), it + k);
       fetch_lse(it + k + 1);
       wgmma_wait<0>();
-      consume(sb, tile.block(k + 1), it + k + 1);
+      consume(sb, tile.q.block(k + 1), it + k + 1);
     } else {
       fetch_lse(it + k);
       wgmma_wait<0>();
-      consume(sa, tile.block(k), it + k);
+      consume(sa, tile.q.block(k), it + k);
     }
     it += cnt;
     cs.store(p, bh, tile.kb * kCwsKeys + kl);

@@ -44,6 +44,22 @@ struct Params {
   long kv_row_stride; // Hkv * D: the same for k and v
 };
 
+// A column CTA's query blocks under GQA: for each of K/V head hkv's hpg query heads in turn, the
+// query blocks from qb0 on (the ones at or below the causal diagonal of the CTA's keys). Block k
+// is query block block(k) of query head head(k).
+struct GroupBlocks {
+  int hkv, hpg, qb0, per_head;
+  __device__ int count() const { return per_head * hpg; }
+  __device__ int head(int k) const { return hkv * hpg + k / per_head; }
+  __device__ int block(int k) const { return qb0 + k % per_head; }
+};
+__device__ __forceinline__ GroupBlocks group_blocks(int hkv, const Params &p, int first_row,
+                                                    int rows_per_block) {
+  const int qb0 = first_row / rows_per_block,
+            nblocks = (p.Lq + rows_per_block - 1) / rows_per_block;
+  return {hkv, p.hpg, qb0, max(0, nblocks - qb0)};
+}
+
 // The tile cache policy of `fused`: no tile is cached (kOn false: the kernels' cache code is
 // compiled out).
 struct NoTileCache {
@@ -511,16 +527,12 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p, Cache cache) {
     return wl_traits<WL>::keyformer ? p.exp_rand + ((long)b * p.H + h) * p.Lq * p.Lkv : p.corm_mask;
   };
 
-  const int first_row = max(0, j0 - p.offset);
-  const int qb0 = first_row / kCols;
-  const int nblocks = (p.Lq + kCols - 1) / kCols;
-  // Block k of this CTA: query block qb0 + k % per_head of the group's head k / per_head.
-  const int per_head = max(0, nblocks - qb0), count = per_head * p.hpg;
+  const GroupBlocks blocks = group_blocks(hkv, p, max(0, j0 - p.offset), kCols);
+  const int count = blocks.count();
   const int col_base = j0 + warp * 16 + g; // this thread's key columns: col_base, col_base + 8
   const float scale_log2 = p.scale * kLog2e;
-  auto head_of = [&](int k) { return hkv * p.hpg + k / per_head; };
   auto load_block = [&](int k, int buf) {
-    const int h = head_of(k), n = qb0 + k % per_head;
+    const int h = blocks.head(k), n = blocks.block(k);
     load_tile_async<kCols, D, kThreads>(sq0 + buf * kCols * D, qbase(h), p.row_stride, n * kCols,
                                         p.Lq);
     if (has_aux<WL>())
@@ -536,7 +548,7 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p, Cache cache) {
   uint32_t ka[D / 16][4];
 
   for (int k = 0; k < count; k++) {
-    const int buf = k & 1, h = head_of(k), n = qb0 + k % per_head;
+    const int buf = k & 1, h = blocks.head(k), n = blocks.block(k);
     const long bh = (long)b * p.H + h;
     const float *lse = lse_of(h);
     cp_async_wait<0>();

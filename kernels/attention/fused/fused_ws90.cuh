@@ -4,8 +4,9 @@
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
 //                tile's Q and of K and V per key block (128 keys; 80 at D = 256, 64 for kf) into an
 //                NST-stage ring; a K and a
-//                V "full" mbarrier per stage (transaction bytes), one "empty" mbarrier per
-//                stage that the consumers arrive on when they are done with it. It gives its
+//                V "full" mbarrier per stage (transaction bytes), and a K and a V "empty" one
+//                that the consumers arrive on when they are done with the stage's K (its S GEMM)
+//                and its V (its P·V), so that the next K loads under the last P·V. It gives its
 //                registers away (setmaxnreg.dec).
 //   warpgroups 1..NC  consumers (two; three for 192-row tiles): 64 query rows each
 //                (setmaxnreg.inc). Per block n a consumer issues S_n = Q·K_nᵀ and
@@ -88,7 +89,7 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
   static constexpr int smem_bytes() {
     return (kRows + 2 * kStages * kCols) * kDs * (int)sizeof(half) +
            NC * kNoiseFloats * (int)sizeof(float) + k90Align +
-           (2 + 3 * kStages + (kNoise ? 2 * NC : 0)) * 8 + 8;
+           (2 + 4 * kStages + (kNoise ? 2 * NC : 0)) * 8 + 8;
   }
   static_assert(smem_bytes() <= 227 * 1024, "shared memory per block");
 };
@@ -185,9 +186,10 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
   float *snoise0 = reinterpret_cast<float *>(sv0 + NST * kCols * kDs); // kf: one tile per consumer
   uint64_t *full_q = reinterpret_cast<uint64_t *>(snoise0 + NC * kNoiseFloats);
   uint64_t *empty_q = full_q + 1;
-  uint64_t *full_k = empty_q + 1, *full_v = full_k + NST, *empty = full_v + NST;
-  uint64_t *full_n = empty + NST, *empty_n = full_n + (kNoise ? NC : 0); // kf's noise tiles
-  int *tile_slot = reinterpret_cast<int *>(empty_n + (kNoise ? NC : 0)); // the producer's claim
+  uint64_t *full_k = empty_q + 1, *full_v = full_k + NST;
+  uint64_t *empty_k = full_v + NST, *empty_v = empty_k + NST;
+  uint64_t *full_n = empty_v + NST, *empty_n = full_n + (kNoise ? NC : 0); // kf's noise tiles
+  int *tile_slot = reinterpret_cast<int *>(empty_n + (kNoise ? NC : 0));   // the producer's claim
 
   const int ntiles = (p.Lq + kWsRows - 1) / kWsRows * p.H * p.B;
   const int wg =
@@ -199,7 +201,11 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
     for (int s = 0; s < NST; s++) {
       mbar_init(&full_k[s], 1);
       mbar_init(&full_v[s], 1);
-      mbar_init(&empty[s], NC * 128); // every consumer thread arrives once per block
+      // Every consumer thread arrives once per block on each: on empty_k once its S GEMM is
+      // done, on empty_v once its P·V is, so that with two stages the next K loads while the
+      // last P·V still reads V.
+      mbar_init(&empty_k[s], NC * 128);
+      mbar_init(&empty_v[s], NC * 128);
     }
     for (int cc = 0; kNoise && cc < NC; cc++) {
       mbar_init(&full_n[cc], 1);
@@ -234,12 +240,14 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
                     tile.b);
       for (int n = 0; n < nblocks; n++, it++) {
         const int st = it % NST;
-        mbar_wait(&empty[st], ((it / NST) & 1) ^ 1); // the first round passes at once
+        const uint32_t free_phase = ((it / NST) & 1) ^ 1; // the first round passes at once
         half *sk = sk0 + st * kCols * kDs, *sv = sv0 + st * kCols * kDs;
+        mbar_wait(&empty_k[st], free_phase);
         mbar_expect_tx(&full_k[st], kStageBytes);
         for (int sl = 0; sl < slabs<D>(); sl++)
           tma_load_4d(sk + sl * kCols * 64, &maps.k, &full_k[st], sl * 64, kv_head, n * kCols,
                       tile.b);
+        mbar_wait(&empty_v[st], free_phase);
         mbar_expect_tx(&full_v[st], kStageBytes);
         for (int sl = 0; sl < slabs<D>(); sl++)
           tma_load_4d(sv + sl * kCols * 64, &maps.v, &full_v[st], sl * 64, kv_head, n * kCols,
@@ -368,15 +376,17 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
     };
     auto pass_turn = [&]() { named_arrive(kWsSchedBar + next_c, 256); };
     // A block past my rows' diagonal: my turn passes on at once (the consumers' turns stay in
-    // step), and my arrival on its stage's empty barrier follows the stage's K, which the
-    // producer loads only after the stage's previous use was released, so the arrival counts
+    // step), and my arrivals on its stage's empty barriers follow the stage's K and V, which the
+    // producer loads only after the stage's previous use was released, so the arrivals count
     // for this use and not the last one.
     auto skip_block = [&](int cur) {
       const int stage = cur % NST;
       named_sync(kWsSchedBar + c, 256);
       pass_turn();
       mbar_wait(&full_k[stage], (cur / NST) & 1);
-      mbar_arrive(&empty[stage]);
+      mbar_arrive(&empty_k[stage]);
+      mbar_wait(&full_v[stage], (cur / NST) & 1);
+      mbar_arrive(&empty_v[stage]);
     };
 
     if (C::kOwnBlocks && my_blocks == 0) { // no rows of mine: Q is not read, every block skipped
@@ -395,6 +405,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       wgmma_commit();
       pass_turn();
       wgmma_wait<0>();
+      mbar_arrive(&empty_k[stage]);
       if (my_blocks == 1) mbar_arrive(empty_q);
       softcap_block(0, block_edge(0));
       softmax_block(0, block_edge(0), alpha);
@@ -420,7 +431,8 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       issue_pv(prev, alpha);
       wgmma_commit();
       pass_turn();
-      wgmma_wait<1>();                              // S_n is ready; P_{n-1}·V_{n-1} may still run
+      wgmma_wait<1>(); // S_n is ready; P_{n-1}·V_{n-1} may still run
+      mbar_arrive(&empty_k[stage]);
       if (n == my_blocks - 1) mbar_arrive(empty_q); // Q is no longer read: the next tile's may load
       softcap_block(n, edge);
       if constexpr (!C::kOverlapPV) {
@@ -433,8 +445,8 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       }
       softmax_block(n, edge, alpha);
       cache_block(n);
-      wgmma_wait<0>(); // P_{n-1}·V_{n-1} done: pa and stage prev are free, o is current
-      mbar_arrive(&empty[prev]);
+      wgmma_wait<0>(); // P_{n-1}·V_{n-1} done: pa and V's stage prev are free, o is current
+      mbar_arrive(&empty_v[prev]);
       rescale_and_pack(alpha);
     };
     if constexpr (C::kSplitEdge) {
@@ -453,7 +465,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
       wgmma_commit();
       for (int n = my_blocks; n < nblocks; n++) skip_block(it + n);
       wgmma_wait<0>();
-      mbar_arrive(&empty[last]);
+      mbar_arrive(&empty_v[last]);
     }
     it += nblocks;
 
