@@ -43,14 +43,15 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // stay within the SM's 64 K), and whether a consumer's softmax of S_n runs while its own
 // P_{n-1}·V_{n-1} is on the tensor cores. The choices follow same-run measurements on an H100
 // (PERF-fused.md): a third consumer at D = 64 spills under ptxas's 128-register launch bound
-// for anything but the plain forward; at D = 128 three K/V stages (224 of 227 KiB) keep the
-// tensor cores fed. kOverlapPV only says whether the source pins the P·V wait before the
+// for anything but the plain forward; at D = 128 two K/V stages keep the tensor cores fed as
+// well as three did (with K and V released apart, the next K loads under the last P·V), and
+// leave 64 KiB of the shared memory free; D = 96 keeps three. kOverlapPV only says whether the source pins the P·V wait before the
 // softmax: where it does not, forcing the wait after the softmax gains nothing at D = 128 and
 // costs at D = 64. kf keeps two stages (its noise tiles take the room) and gemma2 at D = 128
 // pins the wait (its softcap path is slower without the pin).
 // NC_ = 3 (192-row tiles) exists where ws_wide_serves says so; the dispatcher picks it for the
 // cells it pays on (fused_launch.cuh, ws_fwd_rows).
-// D = 96 runs as D = 128 does on two 64-column slabs of shared memory, the second half-filled;
+// D = 96 runs as D = 128 does (three stages) on two 64-column slabs of shared memory, the second half-filled;
 // D = 256 takes 80-key stages (kCols; faster than 64-key ones: PERF-fused.md), so that
 // Q, two K/V stages and O's 128 accumulators per thread fit the shared memory and the
 // registers; kf's noise tiles leave room for 64-key stages only.
@@ -63,7 +64,7 @@ template <int D, int WL, int NC_ = 2> struct WsCfg {
   static constexpr bool kOverlapPV = D == 64 || !wl_traits<WL>::softcap;
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
-  static constexpr int kStages = D == 64 ? 4 : kNoise || D > 128 ? 2 : 3;
+  static constexpr int kStages = D == 64 ? 4 : D == 96 && !kNoise ? 3 : 2;
   // The warpgroup index and the claimed tile broadcast from lane 0, so ptxas knows them
   // warp-uniform and builds the wgmma descriptors in uniform registers: this pays at D = 128
   // and for gemma2, and is slower at D = 64 otherwise.
