@@ -12,7 +12,12 @@
           (MetaScheduleApplyDatabase) and dlight scheduling what the database lacks. A folder
           whose tuning ran to the end holds the file `tuned`: a rerun applies its records
           without tuning again (tune_reused=1 on the result line); an unfinished one is tuned
-          again, MetaSchedule starting from the records it holds
+          again, MetaSchedule starting from the records it holds. The search is tune_relax's
+          (evolutionary, default rules, gradient task scheduler) on the process's CPUs, its
+          builder's worker processes kept for the whole search, its runner's random inputs
+          kept per signature (_builder, _runner_init); on CUDA the candidates and the module
+          are built with TIR's StorageRewrite off (TUNE_PASS_CONFIG: TVM 0.27's tensor-core
+          schedules of float16 matmuls with float32 accumulation do not build with it)
 
 The module is built for the shapes of the first call, so that call's extra time, export,
 import, tuning and build included, is the cell's compile_s; tune_s on the result line is the
@@ -53,8 +58,15 @@ INSTALL = ("scripts/install.sh --tvm (pip install --no-deps --target build/tvm-s
            "the wheels of scripts/peers/tvm_gpu_check.sh"
            % (" ".join(PINS), " ".join(TUNE_PINS), " ".join(COST_MODEL_PINS)))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILDER_TIMEOUT_S = 300  # a builder worker's first job imports tvm
-RUNNER_TIMEOUT_S = 120
+BUILDER_TIMEOUT_S = 300  # one build (a tenth of a second); a worker's first also imports tvm
+RUNNER_TIMEOUT_S = 120  # one measurement: load (CUDA: NVRTC), inputs, runs
+# tvm-ms on CUDA builds its candidates and its module with TIR's StorageRewrite off: in TVM
+# 0.27.0.post1 it lets a tensor-core schedule's float32 output staging buffer reuse the float16
+# operand buffers in shared memory, and LowerIntrin then rejects the wmma store's
+# tvm_access_ptr ("tvm_access_ptr element type must match the source buffer (T.float16 vs.
+# T.float32)"): every candidate of a float16 matmul with float32 accumulation failed to build.
+TUNE_PASS_CONFIG = {"tirx.disable_storage_rewrite": True}
+ALLOC_ARGUMENT = "repro.tvm_ms.alloc_argument"  # the runner's inputs, kept per signature
 
 
 def site_dir():
@@ -180,6 +192,99 @@ def stdout_to_stderr():
         os.close(saved)
 
 
+def tune_pass_config(target):
+    """The PassContext config of tvm-ms's builds (candidates and module) for `target`."""
+    return dict(TUNE_PASS_CONFIG) if target.kind.name == "cuda" else {}
+
+
+def cores():
+    """The CPUs this process may run on (MetaSchedule counts the machine's, psutil)."""
+    return len(os.sched_getaffinity(0))
+
+
+def _builder(workers, pass_config):
+    """MetaSchedule's LocalBuilder, but its `workers` processes live for the whole tuning
+    (LocalBuilder starts a pool per round, and its default_build imports
+    tvm.s_tir.tensor_intrin, about 30 s a round on the H100 machine's CPU), and a candidate
+    is built under `pass_config`. The build is default_build's without that import: a
+    candidate's module holds its tensorized bodies, and the intrinsics' registry is the
+    search's (this process). The workers get the functions by value (cloudpickle), so they
+    import only tvm."""
+    from tvm.ir.utils import derived_object
+    from tvm.s_tir.meta_schedule.builder import BuilderResult, PyBuilder
+    from tvm.support.popen_pool import PopenPoolExecutor, StatusKind
+
+    def build_one(mod, target):  # in a worker
+        import tvm
+        from tvm.driver import build
+        from tvm.s_tir.meta_schedule.builder.local_builder import default_export
+        from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
+        with tvm.transform.PassContext(config=pass_config):
+            module = build(RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod),
+                           target=target)
+        return default_export(module)
+
+    @derived_object
+    class PooledBuilder(PyBuilder):
+        def __init__(self):
+            super().__init__()
+            self.pool = PopenPoolExecutor(max_workers=workers, timeout=BUILDER_TIMEOUT_S)
+
+        def build(self, build_inputs):
+            results = []
+            for done in self.pool.map_with_error_catching(
+                    lambda job: build_one(*job), [(b.mod, b.target) for b in build_inputs]):
+                if done.status == StatusKind.COMPLETE:
+                    results.append(BuilderResult(done.value, None))
+                elif done.status == StatusKind.TIMEOUT:
+                    results.append(BuilderResult(None, "LocalBuilder: Timeout, killed after "
+                                                 "%d seconds" % BUILDER_TIMEOUT_S))
+                else:
+                    results.append(BuilderResult(None, "LocalBuilder: An exception occurred\n"
+                                                 + str(done.value)))
+            return results
+    return PooledBuilder()
+
+
+def _runner_init():
+    """The initializer of the runner's worker: registers ALLOC_ARGUMENT, MetaSchedule's
+    default_alloc_argument (tensors on the device, random_fill_for_measure) keeping the tensors
+    of each signature for the next candidates, least recently used out first beyond a quarter
+    of the device's memory. The fill runs on the host (this TVM has no cuRAND): about 10 s per
+    2^29 float16 elements, which every candidate of a task over the S x S scores paid."""
+    name = ALLOC_ARGUMENT
+
+    def init():  # in the runner's worker
+        import collections
+
+        import tvm
+        import tvm_ffi
+        from tvm.s_tir.meta_schedule.runner.local_runner import default_alloc_argument
+        kept = collections.OrderedDict()  # key -> (arguments, bytes)
+
+        def nbytes(info):
+            count = 1
+            for extent in info[2]:
+                count *= int(extent)
+            dtype = tvm.DataType(str(info[1]))
+            return count * max(1, dtype.bits * dtype.lanes // 8)
+
+        def alloc(device, args_info, alloc_repeat):
+            key = (str(device), repr(args_info), alloc_repeat)
+            if key in kept:
+                kept.move_to_end(key)
+                return kept[key][0]
+            size = alloc_repeat * sum(nbytes(info) for info in args_info)
+            limit = (device.total_global_memory or 2 ** 34) // 4
+            while kept and sum(b for _, b in kept.values()) + size > limit:
+                kept.popitem(last=False)
+            args = default_alloc_argument(device, args_info, alloc_repeat)
+            kept[key] = (args, size)
+            return args
+        tvm_ffi.register_global_func(name, alloc, override=True)
+    return init
+
+
 def trials_per_iter(trials):
     """Trials of one round of MetaSchedule's search: an eighth of the budget, 8 to 64 (its
     default), so that a small budget still reaches every task of the module."""
@@ -278,7 +383,6 @@ class Compiled:
         import tempfile
         tvm = self.tvm
         from tvm import relax
-        from tvm.s_tir import meta_schedule as ms
         with self.target:
             mod = tvm.transform.Sequential([relax.transform.DecomposeOpsForInference(),
                                             relax.transform.CanonicalizeBindings(),
@@ -294,13 +398,7 @@ class Compiled:
             else:
                 os.makedirs(self.tune_dir, exist_ok=True)
                 t0 = time.perf_counter()
-                ms.relax_integration.tune_relax(
-                    mod, {}, self.target, work_dir=self.tune_dir,
-                    max_trials_global=self.tuning.trials, seed=self.seed,
-                    num_trials_per_iter=trials_per_iter(self.tuning.trials),
-                    builder=ms.builder.LocalBuilder(timeout_sec=BUILDER_TIMEOUT_S),
-                    runner=ms.runner.LocalRunner(timeout_sec=RUNNER_TIMEOUT_S),
-                    cost_model=self._cost_model())
+                self._search(mod)
                 self.tune_s = time.perf_counter() - t0
                 with open(done, "w") as f:
                     f.write("trials=%d tune_s=%.2f cost_model=%s\n"
@@ -311,6 +409,28 @@ class Compiled:
             if scratch is not None:
                 scratch.cleanup()
 
+    def _search(self, mod):
+        """MetaSchedule's tune_relax, with the search's threads, the builder's processes and the
+        runner's inputs as described at _builder and _runner_init."""
+        from tvm.s_tir import meta_schedule as ms
+        per_iter = trials_per_iter(self.tuning.trials)
+        contexts, weights = ms.relax_integration.extracted_tasks_to_tune_contexts(
+            ms.relax_integration.extract_tasks(mod, self.target), self.tune_dir,
+            num_threads=cores(), seed=self.seed)
+        builder = _builder(min(cores(), per_iter), tune_pass_config(self.target))
+        runner = None
+        try:
+            runner = ms.runner.LocalRunner(timeout_sec=RUNNER_TIMEOUT_S,
+                                           f_alloc_argument=ALLOC_ARGUMENT,
+                                           initializer=_runner_init())
+            ms.tune_tasks(tasks=contexts, task_weights=weights, work_dir=self.tune_dir,
+                          max_trials_global=self.tuning.trials, num_trials_per_iter=per_iter,
+                          builder=builder, runner=runner, cost_model=self._cost_model())
+        finally:  # the workers go now: the runner's holds device memory
+            builder.pool.shutdown()
+            if runner is not None:
+                runner.pool.shutdown()
+
     def _build(self, inputs):
         tvm = self.tvm
         import peer
@@ -320,7 +440,10 @@ class Compiled:
             if self.tuning is not None:
                 mod = self._tune(mod)
             try:
-                executable = tvm.compile(mod, target=self.target)
+                config = tune_pass_config(self.target) if self.tuning is not None else {}
+                with (tvm.transform.PassContext(config=config) if config
+                      else contextlib.nullcontext()):
+                    executable = tvm.compile(mod, target=self.target)
             except Exception as e:
                 raise Unsupported("tvm.compile for %s: %s: %s" % (
                     self.target.kind.name, type(e).__name__, peer.one_line(e, 600))) from e
