@@ -404,6 +404,10 @@ class Compiled:
                     f.write("trials=%d tune_s=%.2f cost_model=%s\n"
                             % (self.tuning.trials, self.tune_s, self._cost_model()))
             with self.target:
+                # A tuned record may name tensor intrinsics (wmma_*), which the registry holds
+                # once tvm.s_tir.tensor_intrin is imported: the search imports it, a rerun that
+                # reuses the records must too.
+                importlib.import_module("tvm.s_tir.tensor_intrin")
                 return relax.transform.MetaScheduleApplyDatabase(self.tune_dir)(mod)
         finally:
             if scratch is not None:
