@@ -4,32 +4,32 @@ datafile = "sdpa_d256_c1_fp16.dat"
 formats = "pdf png svg"
 title_text = ""
 ylabel_text = "D=256 causal fp16 (ms)"
-note_text = "no logs of experiment d256-c1-fp16 yet: every cell is NS"
-nrows = 3
+note_text = ""
+nrows = 1
 ncols = 1
 nsys = 11
 ours = 10
 # layout in inches (computed by repro-plot: margins fit the tick labels)
-W = 7.536
-H = 6.730
-left = 0.736
+W = 7.577
+H = 3.290
+left = 0.777
 right = 0.300
-top = 1.970
+top = 1.770
 bottom = 0.320
-cgap = 0.406
+cgap = 0.447
 rgap = 0.420
 pw = 6.5000
 ph = 1.2000
-note_h = 0.200
-array rowlabel[3] = ["A100", "H100", "H200"]
+note_h = 0.000
+array rowlabel[1] = ["H100"]
 array syslabel[11] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashAttention-3", "FlashAttention-2", "FlashInfer", "FlashCore Triton", "unfused (ours)", "fused (ours)"]
 array syscolor[11] = [29362, 15113984, 40563, 13400487, 5682409, 6962586, 13983232, 9197131, 15787074, 10066329, 14034728]
 legend_cols = 2
 legend_rows = 6
 array legend_text[11] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashAttention-3", "(G) FlashAttention-2", "(H) FlashInfer", "(I) FlashCore Triton", "(J) unfused (ours)", "(K) fused (ours)"]
 array collabel[1] = ["B16 H96 S4096"]
-array panel_ymax[3] = [1, 1, 1]
-array panel_step[3] = [0.2, 0.2, 0.2]
+array panel_ymax[1] = [120]
+array panel_step[1] = [20]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;

@@ -4,32 +4,32 @@ datafile = "sdpa_gemma2_d256_c1_fp16.dat"
 formats = "pdf png svg"
 title_text = ""
 ylabel_text = "Gemma2 D=256 causal fp16 (ms)"
-note_text = "no logs of experiment gemma2-d256-c1-fp16 yet: every cell is NS"
-nrows = 3
+note_text = ""
+nrows = 1
 ncols = 1
 nsys = 5
 ours = 4
 # layout in inches (computed by repro-plot: margins fit the tick labels)
-W = 7.536
-H = 6.070
-left = 0.736
+W = 7.577
+H = 2.630
+left = 0.777
 right = 0.300
-top = 1.310
+top = 1.110
 bottom = 0.320
-cgap = 0.406
+cgap = 0.447
 rgap = 0.420
 pw = 6.5000
 ph = 1.2000
-note_h = 0.200
-array rowlabel[3] = ["A100", "H100", "H200"]
+note_h = 0.000
+array rowlabel[1] = ["H100"]
 array syslabel[5] = ["FlexAttention", "FlashAttention-2", "FlashInfer", "unfused (ours)", "fused (ours)"]
 array syscolor[5] = [5682409, 13983232, 9197131, 10066329, 14034728]
 legend_cols = 2
 legend_rows = 3
 array legend_text[5] = ["(A) FlexAttention", "(B) FlashAttention-2", "(C) FlashInfer", "(D) unfused (ours)", "(E) fused (ours)"]
 array collabel[1] = ["Gemma2 B16 H96 S4096"]
-array panel_ymax[3] = [1, 1, 1]
-array panel_step[3] = [0.2, 0.2, 0.2]
+array panel_ymax[1] = [100]
+array panel_step[1] = [20]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;
