@@ -3,8 +3,9 @@
 # figures' own runner and experiment files: fig12's kernel cells and fig13's cells of tvm (TVM's
 # default schedules), and fig12's attn cell of tvm-ms (MetaSchedule, fig12's tvm_trials budget),
 # tuned and then rerun (--rerun): the rerun finds the tuning database beside the run's logs and
-# tunes nothing (tune_reused=1). Builds nothing; about 8 minutes on an H200 (an estimate: not
-# yet run on a GPU).
+# tunes nothing (tune_reused=1). Builds nothing. On an H100 (2026-11-27) the tuning of the
+# attn cell (128 trials, XGBoost) took 7 minutes and the rerun 1 (results/tvm/); a dlight cell
+# compiles in 63-76 s (compile_s in fig12/backup_logs/kernel.h100.*.tvm.log).
 #
 #   OUT=/some/dir scripts/peers/tvm_gpu_check.sh
 #
