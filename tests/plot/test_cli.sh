@@ -32,7 +32,8 @@ check 'grep -q "missing  kernel.h100.roco.torch.log" "$tmp/d12.out"' "missing lo
 # matrix listed as missing): studies/sdpa-scale with its shipped D=128 and D=64 logs alone, so
 # that its Gemma-2 and added head-dim experiments have none
 mkdir -p "$tmp/sdlogs" && cp "$src"/backup_logs/sdpa-scale/d128-* "$src"/backup_logs/sdpa-scale/d64-* "$tmp/sdlogs/"
-sd_logs=$(ls "$tmp/sdlogs" | wc -l)
+sd_logs=$(find "$tmp/sdlogs" -name '*.log' | wc -l)
+export sd_logs # read by a check below (its condition is evaluated)
 "$bin" draw --config "$src/studies/sdpa-scale/experiment.yaml" --logs "$tmp/sdlogs" --out "$tmp/sd" --no-render > "$tmp/sd.out" 2>&1
 check '[ $? -eq 0 ]' "sdpa-scale draws with experiments that have no logs"
 check '[ "$(grep -c "^# device=" "$tmp/sd/sdpa_d128_c1_fp16.dat")" -eq 1 ] && grep -q "^# device=h100 workload=attn " "$tmp/sd/sdpa_d128_c1_fp16.dat"' "workload: attn: one column although gemma2 is a plot workload"
