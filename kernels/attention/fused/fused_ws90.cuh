@@ -51,7 +51,8 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // pins the wait (its softcap path is slower without the pin).
 // NC_ = 3 (192-row tiles) exists where ws_wide_serves says so; the dispatcher picks it for the
 // cells it pays on (fused_launch.cuh, ws_fwd_rows).
-// D = 96 runs as D = 128 does (three stages) on two 64-column slabs of shared memory, the second half-filled;
+// D = 96 runs as D = 128 does, on three stages (not measured with two), on two 64-column
+// slabs of shared memory, the second half-filled;
 // D = 256 takes 80-key stages (kCols; faster than 64-key ones: PERF-fused.md), so that
 // Q, two K/V stages and O's 128 accumulators per thread fit the shared memory and the
 // registers; kf's noise tiles leave room for 64-key stages only.
