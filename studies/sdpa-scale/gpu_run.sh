@@ -19,7 +19,8 @@
 # experiments need about 14 (d96 2.5, d256 7, gemma2 4.5), more than one session of 10 minutes
 # on one GPU. The runner stops at ${BUDGET_S:-520} s; when it did (exit 124), run again with
 # RESUME=1 (only the cells without a good log of that run run), or spread the cells over the
-# GPUs of a larger machine (the runner takes every GPU it sees: about 7 minutes on two):
+# GPUs of a larger machine (the runner takes every GPU it sees; the three added experiments took
+# 5 minutes on two H100s, 2026-11-27):
 #   OUT=/some/dir studies/sdpa-scale/gpu_run.sh [--only experiment=d128-c1-fp16 ...]
 #   RESUME=1 OUT=/some/dir studies/sdpa-scale/gpu_run.sh
 # Only the added experiments (head dims 96 and 256, Gemma-2):
