@@ -16,8 +16,8 @@
 # 1536 (b, h) pairs against the fp32 GPU reference, which grows with D and the mask: 16 s at
 # D=64 causal, 37 s at D=128 causal, 55 s at D=128 full, so about 75 s at D=256 causal. The
 # D=128 configurations took 8.5 minutes without fa3, the D=64 ones 5; the three added
-# experiments need about 14 (d96 2.5, d256 7, gemma2 4.5), more than one session of 10 minutes
-# on one GPU. The runner stops at ${BUDGET_S:-520} s; when it did (exit 124), run again with
+# experiments about 10 of one GPU (5 minutes on two), more than a 10-minute session holds with
+# the rest. The runner stops at ${BUDGET_S:-520} s; when it did (exit 124), run again with
 # RESUME=1 (only the cells without a good log of that run run), or spread the cells over the
 # GPUs of a larger machine (the runner takes every GPU it sees; the three added experiments took
 # 5 minutes on two H100s, 2026-11-27):
