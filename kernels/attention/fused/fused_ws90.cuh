@@ -43,19 +43,18 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // stay within the SM's 64 K), and whether a consumer's softmax of S_n runs while its own
 // P_{n-1}·V_{n-1} is on the tensor cores. The choices follow same-run measurements on an H100
 // (PERF-fused.md): a third consumer at D = 64 spills under ptxas's 128-register launch bound
-// for anything but the plain forward; at D = 128 two K/V stages keep the tensor cores fed as
-// well as three did (with K and V released apart, the next K loads under the last P·V), and
-// leave 64 KiB of the shared memory free; D = 96 keeps three. kOverlapPV only says whether the source pins the P·V wait before the
-// softmax: where it does not, forcing the wait after the softmax gains nothing at D = 128 and
-// costs at D = 64. kf keeps two stages (its noise tiles take the room) and gemma2 at D = 128
-// pins the wait (its softcap path is slower without the pin).
+// for anything but the plain forward. D = 128 and 256 (and kf, whose noise tiles take the
+// room) run two K/V stages: K and V are released apart, so the next K loads under the last
+// P·V, and D = 128 keeps 64 KiB of shared memory free; D = 96 runs three. kOverlapPV only says
+// whether the source pins the P·V wait before the softmax: where it does not, forcing the wait
+// after the softmax gains nothing at D = 128 and costs at D = 64; gemma2 at D = 128 pins the
+// wait (its softcap path is slower without the pin).
 // NC_ = 3 (192-row tiles) exists where ws_wide_serves says so; the dispatcher picks it for the
 // cells it pays on (fused_launch.cuh, ws_fwd_rows).
-// D = 96 runs as D = 128 does, on three stages (not measured with two), on two 64-column
-// slabs of shared memory, the second half-filled;
-// D = 256 takes 80-key stages (kCols; faster than 64-key ones: PERF-fused.md), so that
-// Q, two K/V stages and O's 128 accumulators per thread fit the shared memory and the
-// registers; kf's noise tiles leave room for 64-key stages only.
+// D = 96 runs on two 64-column slabs of shared memory, the second half-filled; D = 256 takes
+// 80-key stages (kCols; faster than 64-key ones: PERF-fused.md), so that Q, two K/V stages and
+// O's 128 accumulators per thread fit the shared memory and the registers; kf's noise tiles
+// leave room for 64-key stages only.
 template <int D, int WL, int NC_ = 2> struct WsCfg {
   static_assert(D == 64 || D == 96 || D == 128 || D == 256, "WsCfg: a head dim the kernel has");
   static constexpr bool kNoise = wl_traits<WL>::keyformer;
@@ -116,9 +115,10 @@ struct WsMaps {
 // Tiles (query block, head, batch) are numbered heaviest first within chunks of `chunk` (batch,
 // head) pairs: under a causal mask a query block's work grows with its index, so the chunk's
 // last query blocks come first. Chunks keep the running CTAs on few heads, so they share each
-// K/V block through L2 (all heads interleaved was 1.5x slower at B16 H96); fused.cu sizes them. CTA i takes tile i, then the next unclaimed one from a global counter
-// (greedy list scheduling: the CTAs finish together, which a static split cannot do with
-// chunks). With one CTA per tile (--sm90-fwd ws1) the hardware hands them out in that order.
+// K/V block through L2 (all heads interleaved is slower: PERF-fused.md); fused.cu sizes them.
+// CTA i takes tile i, then the next unclaimed one from a global counter (greedy list
+// scheduling: the CTAs finish together, which a static split cannot do with chunks). With one
+// CTA per tile (--sm90-fwd ws1) the hardware hands them out in that order.
 struct WsTile {
   int qb, h, b;
 };
