@@ -58,7 +58,7 @@ INSTALL = ("scripts/install.sh --tvm (pip install --no-deps --target build/tvm-s
            "the wheels of scripts/peers/tvm_gpu_check.sh"
            % (" ".join(PINS), " ".join(TUNE_PINS), " ".join(COST_MODEL_PINS)))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILDER_TIMEOUT_S = 300  # one build (a tenth of a second); a worker's first also imports tvm
+BUILDER_TIMEOUT_S = 300  # one candidate's build; a worker's first also imports tvm
 RUNNER_TIMEOUT_S = 120  # one measurement: load (CUDA: NVRTC), inputs, runs
 # tvm-ms on CUDA builds its candidates and its module with TIR's StorageRewrite off: in TVM
 # 0.27.0.post1 it lets a tensor-core schedule's float32 output staging buffer reuse the float16
@@ -205,7 +205,7 @@ def cores():
 def _builder(workers, pass_config):
     """MetaSchedule's LocalBuilder, but its `workers` processes live for the whole tuning
     (LocalBuilder starts a pool per round, and its default_build imports
-    tvm.s_tir.tensor_intrin, about 30 s a round on the H100 machine's CPU), and a candidate
+    tvm.s_tir.tensor_intrin in every worker: scripts/peers/README.md), and a candidate
     is built under `pass_config`. The build is default_build's without that import: a
     candidate's module holds its tensorized bodies, and the intrinsics' registry is the
     search's (this process). The workers get the functions by value (cloudpickle), so they
@@ -250,8 +250,9 @@ def _runner_init():
     """The initializer of the runner's worker: registers ALLOC_ARGUMENT, MetaSchedule's
     default_alloc_argument (tensors on the device, random_fill_for_measure) keeping the tensors
     of each signature for the next candidates, least recently used out first beyond a quarter
-    of the device's memory. The fill runs on the host (this TVM has no cuRAND): about 10 s per
-    2^29 float16 elements, which every candidate of a task over the S x S scores paid."""
+    of the device's memory. The fill runs on the host (this TVM has no cuRAND), so drawing the
+    inputs of a task over the S x S scores again for every candidate costs more than its run
+    (scripts/peers/README.md)."""
     name = ALLOC_ARGUMENT
 
     def init():  # in the runner's worker
