@@ -234,11 +234,11 @@ struct kron_be {
   void (*transpose)(kron_be *be, const char *name, const void *src, void *dst, long long nb,
                     long long rows, long long cols);
   void (*zero)(kron_be *be, void *p, long long n);
-  /* v3: one stage's kernel. trans = 0: the stage's axes k0..k1-1 applied to in (A_k); 1: the
-   * axes k1-1..k0 with A_k^T. side[j] (NULL: not kept): where the tile after the j-th
-   * contraction goes, j < k1-k0-1; out: after the last. */
+  /* v3: one stage's kernel. trans = 0: the stage's axes k0..k1-1 applied to in (A_k, at
+   * Ak[k]); 1: the axes k1-1..k0 with A_k^T. side[j] (NULL: not kept): where the tile after the
+   * j-th contraction goes, j < k1-k0-1; out: after the last. */
   void (*stage)(kron_be *be, const char *name, const kron_shape *s, const kron_stage *st, int trans,
-                const void *A, const void *in, void *out, void *const *side);
+                const void *const *Ak, const void *in, void *out, void *const *side);
   /* v3: gA_k += sum over rows of G[k] (at axis k's output) times T[k] (its input), every k */
   void (*grad)(kron_be *be, const char *name, const kron_shape *s, const kron_plan *p,
                const void *const *G, const void *const *T, void *gA);
@@ -247,10 +247,16 @@ struct kron_be {
 /* Buffers of one version (device or host, of element size es). */
 typedef struct {
   void *x, *A, *y, *gy, *gx, *gA;
+  /* A_k's own [f_k, f_k] buffer where the factors are not back to back in A (the PyTorch
+   * extension's parameters); NULL: A_k is at A + aoff[k] (kron_factor reads both) */
+  const void *Ak[KRON_MAX_FACTORS];
   void *saved;   /* forward activations T_1..T_{m-1} kept for the backward */
   void *scratch; /* v1/v2: two [B, N] buffers; v3: G_1..G_{m-1} */
   void *part;    /* v2: gA partials */
 } kron_bufs;
+
+/* Where factor k of the buffers b is (Ak[k], else A + aoff[k]), in es-byte elements. */
+const void *kron_factor(const kron_bufs *b, const kron_shape *s, int es, int k);
 
 /* Elements each buffer needs for version v (saved, scratch, part). */
 void kron_ws_elems(const kron_shape *s, kron_version v, const kron_plan *fwd_plan,

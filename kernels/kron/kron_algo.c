@@ -616,6 +616,15 @@ static void name_of(char *dst, size_t cap, const char *v, const char *what, int 
   snprintf(dst, cap, "%s.%s[%d]", v, what, k + 1);
 }
 
+const void *kron_factor(const kron_bufs *b, const kron_shape *s, int es, int k) {
+  return b->Ak[k] ? b->Ak[k] : (const void *)((const char *)b->A + (size_t)s->aoff[k] * (size_t)es);
+}
+
+/* every factor's place, for v3's stages */
+static void factor_ptrs(const kron_bufs *b, const kron_shape *s, int es, const void **Ak) {
+  for (int k = 0; k < s->m; k++) Ak[k] = kron_factor(b, s, es, k);
+}
+
 void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_plan *plan,
                   const kron_bufs *b) {
   int es = be->es, m = s->m;
@@ -627,7 +636,7 @@ void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       int k = m - 1 - st;
       long long f = s->f[k], R = bn / f;
       name_of(nm, sizeof nm, "v1", "gemm", k);
-      be->gemm(be, nm, 1, 0, f, R, f, AT(b->A, s->aoff[k]), f, 0, cur, f, 0, b->scratch, f, 0, 1);
+      be->gemm(be, nm, 1, 0, f, R, f, kron_factor(b, s, es, k), f, 0, cur, f, 0, b->scratch, f, 0, 1);
       void *dst = st == m - 1 ? b->y : AT(b->saved, st * bn);
       name_of(nm, sizeof nm, "v1", "permute", k);
       be->transpose(be, nm, b->scratch, dst, s->batch, s->n / f, f);
@@ -638,7 +647,7 @@ void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
     for (int k = 0; k < m; k++) {
       long long f = s->f[k], bp = s->batch * kron_prefix(s, k), Q = kron_suffix(s, k);
       void *dst = k == m - 1 ? b->y : AT(b->saved, k * bn);
-      const void *A = AT(b->A, s->aoff[k]);
+      const void *A = kron_factor(b, s, es, k);
       name_of(nm, sizeof nm, "v2", "gemm", k);
       if (Q == 1)
         be->gemm(be, nm, 1, 0, f, bp, f, A, f, 0, cur, f, 0, dst, f, 0, 1);
@@ -648,6 +657,8 @@ void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
     }
   } else {
     /* T_k (the input of axis k, 0-based) is x for k = 0, else saved[k-1]; y after axis m-1 */
+    const void *Ak[KRON_MAX_FACTORS];
+    factor_ptrs(b, s, es, Ak);
     for (int i = 0; i < plan->nstages; i++) {
       const kron_stage *st = &plan->st[i];
       void *side[KRON_MAX_FACTORS] = {0};
@@ -655,7 +666,7 @@ void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       const void *in = st->k0 ? AT(b->saved, (st->k0 - 1) * bn) : b->x;
       void *out = st->k1 == m ? b->y : AT(b->saved, (st->k1 - 1) * bn);
       snprintf(nm, sizeof nm, "v3.stage[%d-%d]", st->k0 + 1, st->k1);
-      be->stage(be, nm, s, st, 0, b->A, in, out, side);
+      be->stage(be, nm, s, st, 0, Ak, in, out, side);
     }
   }
 }
@@ -678,7 +689,7 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       be->gemm(be, nm, 0, 1, f, f, R, X, f, 0, b->scratch, f, 0, AT(b->gA, s->aoff[k]), f, 0, 1);
       void *dst = st == 0 ? b->gx : AT(b->scratch, bn);
       name_of(nm, sizeof nm, "v1", "gemm_gx", k);
-      be->gemm(be, nm, 0, 0, f, R, f, AT(b->A, s->aoff[k]), f, 0, b->scratch, f, 0, dst, f, 0, 1);
+      be->gemm(be, nm, 0, 0, f, R, f, kron_factor(b, s, es, k), f, 0, b->scratch, f, 0, dst, f, 0, 1);
       g = dst;
     }
   } else if (v == KRON_V2) {
@@ -686,7 +697,7 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
     for (int k = m - 1; k >= 0; k--) {
       long long f = s->f[k], bp = s->batch * kron_prefix(s, k), Q = kron_suffix(s, k);
       const void *t = k ? AT(b->saved, (k - 1) * bn) : b->x;
-      const void *A = AT(b->A, s->aoff[k]);
+      const void *A = kron_factor(b, s, es, k);
       void *ga = AT(b->gA, s->aoff[k]);
       name_of(nm, sizeof nm, "v2", "gemm_gA", k);
       if (Q == 1) {
@@ -711,6 +722,8 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
      * each applying its axes last to first with A^T, then every gA_k in one kernel (gA zeroed
      * first, so that the gradient kernel follows the last stage directly). */
     const kron_plan *p = bwd_plan;
+    const void *Ak[KRON_MAX_FACTORS];
+    factor_ptrs(b, s, es, Ak);
     be->zero(be, b->gA, s->aoff[m]);
     for (int i = p->nstages - 1; i >= 0; i--) {
       const kron_stage *st = &p->st[i];
@@ -719,7 +732,7 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       const void *in = st->k1 == m ? b->gy : AT(b->scratch, (st->k1 - 1) * bn);
       void *out = st->k0 ? AT(b->scratch, (st->k0 - 1) * bn) : b->gx;
       snprintf(nm, sizeof nm, "v3.gx[%d-%d]", st->k0 + 1, st->k1);
-      be->stage(be, nm, s, st, 1, b->A, in, out, side);
+      be->stage(be, nm, s, st, 1, Ak, in, out, side);
     }
     const void *G[KRON_MAX_FACTORS], *T[KRON_MAX_FACTORS];
     for (int k = 0; k < m; k++) {

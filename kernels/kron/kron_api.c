@@ -182,7 +182,13 @@ static void run_v3(void *arg) {
 /* the buffers a pass needs, each named when missing */
 static int check_bufs(const kron_api_plan *p, const kron_bufs *b, kron_pass pass, char *why,
                       size_t why_len) {
-  const char *missing = !b->x ? "x" : !b->A ? "A" : NULL;
+  const char *missing = !b->x ? "x" : NULL;
+  for (int k = 0; k < p->s.m && !missing; k++)
+    if (!b->Ak[k]) {
+      snprintf(why, why_len, "kron_api_%s: the buffer A[%d] (factor %d) is NULL",
+               pass == KRON_FWD ? "fwd" : "bwd", k, k + 1);
+      return -1;
+    }
   if (!missing && pass == KRON_FWD && !b->y) missing = "y";
   if (!missing && pass == KRON_BWD) missing = !b->gy ? "gy" : !b->gx ? "gx" : !b->gA ? "gA" : NULL;
   if (!missing && !b->saved && kron_api_saved_elems(p)) missing = "saved";
@@ -201,24 +207,29 @@ static int run_pass(const kron_api_plan *p, void *stream, kron_pass pass, const 
   return guarded(run_v3, &a, why, why_len);
 }
 
-int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *A, void *y,
-                 void *saved, char *why, size_t why_len) {
+/* the factors' pointers into b (none when A is NULL: check_bufs names A[0]) */
+static void set_factors(const kron_api_plan *p, kron_bufs *b, const void *const *A) {
+  for (int k = 0; A && k < p->s.m; k++) b->Ak[k] = A[k];
+}
+
+int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A,
+                 void *y, void *saved, char *why, size_t why_len) {
   kron_bufs b;
   memset(&b, 0, sizeof b);
   b.x = (void *)x;
-  b.A = (void *)A;
+  set_factors(p, &b, A);
   b.y = y;
   b.saved = saved;
   return run_pass(p, stream, KRON_FWD, &b, why, why_len);
 }
 
-int kron_api_bwd(const kron_api_plan *p, void *stream, const void *x, const void *A,
+int kron_api_bwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A,
                  const void *saved, const void *gy, void *gx, void *gA, void *scratch, char *why,
                  size_t why_len) {
   kron_bufs b;
   memset(&b, 0, sizeof b);
   b.x = (void *)x;
-  b.A = (void *)A;
+  set_factors(p, &b, A);
   b.saved = (void *)saved;
   b.gy = (void *)gy;
   b.gx = gx;

@@ -5,7 +5,8 @@
  *
  * Buffers (elements of the plan's dtype, row-major, caller-owned; see kron.h for the math):
  *   x, y, gy, gx   [B, N]
- *   A, gA          the factors back to back (A_k at kron_shape.aoff[k], [f_k, f_k] each)
+ *   A              m pointers, A[k] the factor A_k [f_k, f_k] (anywhere: no copy is made)
+ *   gA             every factor's gradient back to back (gA_k at kron_shape.aoff[k])
  *   saved          kron_api_saved_elems: what the forward keeps for the backward (T_1..T_{m-1}),
  *                  written by kron_api_fwd, read by kron_api_bwd
  *   scratch        kron_api_scratch_elems: the backward's intermediates (G_1..G_{m-1})
@@ -51,11 +52,11 @@ long long kron_api_scratch_elems(const kron_api_plan *p);
 
 /* y = x·(A_1 ⊗ ... ⊗ A_m)^T; saved gets what the backward needs. stream: a cudaStream_t for
  * CUDA plans (NULL: the legacy default stream), ignored on the CPU. */
-int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *A, void *y,
-                 void *saved, char *why, size_t why_len);
+int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A,
+                 void *y, void *saved, char *why, size_t why_len);
 
 /* gx and gA (overwritten, not accumulated) given gy, from the forward's x, A and saved. */
-int kron_api_bwd(const kron_api_plan *p, void *stream, const void *x, const void *A,
+int kron_api_bwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A,
                  const void *saved, const void *gy, void *gx, void *gA, void *scratch, char *why,
                  size_t why_len);
 

@@ -366,7 +366,7 @@ __device__ void contract(const stage_args &a, int l, const T *P, const T *src, T
 // tiles blockIdx.x + i·gridDim.x, each prefetching its next tile (cp.async) into the other input
 // buffer (buf[it & 1]) while body(t, cur, rx, w0) contracts tile t at cur and stores it.
 template <typename T, int TR, typename Body>
-__device__ __forceinline__ void stage_tiles(const stage_args &a, const T *__restrict__ A,
+__device__ __forceinline__ void stage_tiles(const stage_args &a,
                                             const T *__restrict__ in, Body body) {
   constexpr int VW = 16 / sizeof(T);
   T *sm = reinterpret_cast<T *>(kron_smem);
@@ -375,7 +375,7 @@ __device__ __forceinline__ void stage_tiles(const stage_args &a, const T *__rest
   const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
   pdl_launch_next();
   for (int l = 0; l < a.g; l++) // A is no kernel's output
-    load_a(sm + a.a_sm[l], a.lda[l], A + a.aoff[l], a.f[l], a.trans || a.st.mt[l] == KRON_MT_TC);
+    load_a(sm + a.a_sm[l], a.lda[l], static_cast<const T *>(a.A[l]), a.f[l], a.trans || a.st.mt[l] == KRON_MT_TC);
   pdl_wait_previous(); // `in` is; and `out` may still be read by the previous kernel
   long long t = blockIdx.x;
   if (t < tl.tiles) tile_copy<T, TR>(tl, rx, w0, t, in, sm + a.buf[0], nullptr);
@@ -396,10 +396,10 @@ __device__ __forceinline__ void stage_tiles(const stage_args &a, const T *__rest
 // buf[2], the side outputs and the last one copied out.
 template <typename T>
 __global__ void __launch_bounds__(KRON_THREADS, 2)
-    k_stage(const stage_args a, const T *__restrict__ A, const T *__restrict__ in, T *out) {
+    k_stage(const stage_args a, const T *__restrict__ in, T *out) {
   T *sm = reinterpret_cast<T *>(kron_smem);
   const kron_tiling &tl = a.st.t;
-  stage_tiles<T, 0>(a, A, in, [&](long long t, T *cur, const kron_radix &rx, const kron_walk &w0) {
+  stage_tiles<T, 0>(a, in, [&](long long t, T *cur, const kron_radix &rx, const kron_walk &w0) {
     T *src = cur, *dst = sm + a.buf[2];
     for (int j = 0; j < a.g; j++) {
       int l = a.trans ? a.g - 1 - j : j;
@@ -446,7 +446,7 @@ template <typename T, int WN> struct tc_place {
 // kron_tc_frag_c, tested) go as one 2-element store and 4 lanes fill a row's sector (single
 // elements there are slower than a copy-out through shared memory: studies/kron-layer/README.md).
 template <typename T, int WM, int WN, int TR>
-__device__ __forceinline__ void stage_tc(const stage_args &a, const T *__restrict__ A,
+__device__ __forceinline__ void stage_tc(const stage_args &a,
                                          const T *__restrict__ in, T *out) {
   using O = tc_ops<T>;
   const T *As = reinterpret_cast<const T *>(kron_smem) + a.a_sm[0];
@@ -455,7 +455,7 @@ __device__ __forceinline__ void stage_tc(const stage_args &a, const T *__restric
   const int units = kron_tc_units(O::ES, f, (int)tl.V, WM, WN);
   const int a_sm = a.trans ? 1 : a.lda[0], a_sk = a.trans ? a.lda[0] : 1;
   tc_place<T, WN> pl;
-  stage_tiles<T, TR>(a, A, in, [&](long long t, T *cur, const kron_radix &, const kron_walk &) {
+  stage_tiles<T, TR>(a, in, [&](long long t, T *cur, const kron_radix &, const kron_walk &) {
     T *o = out + kron_tile_base(&tl, t);
     for (int u = threadIdx.x >> 5; u < units; u += nw) {
       if (u != pl.u) pl.at(u, tl, WM);
@@ -522,7 +522,7 @@ __device__ __forceinline__ void pair_contract(const T *As, int a_sm, int a_sk, c
 // other way round with A^T; the first result to the work buffer and the side output, the
 // second to `out`.
 template <typename T, int WM, int WN>
-__device__ __forceinline__ void stage_tc_pair(const stage_args &a, const T *__restrict__ A,
+__device__ __forceinline__ void stage_tc_pair(const stage_args &a,
                                               const T *__restrict__ in, T *out) {
   const T *sm = reinterpret_cast<const T *>(kron_smem);
   T *work = reinterpret_cast<T *>(kron_smem) + a.buf[2], *side = (T *)a.side[0];
@@ -530,7 +530,7 @@ __device__ __forceinline__ void stage_tc_pair(const stage_args &a, const T *__re
   const int ld = (int)tl.ld, rows = (int)kron_tr_rows(&tl), L = (int)kron_tr_rowlen(&tl);
   const int sm0 = a.trans ? 1 : a.lda[0], sk0 = a.trans ? a.lda[0] : 1;
   const int sm1 = a.trans ? 1 : a.lda[1], sk1 = a.trans ? a.lda[1] : 1;
-  stage_tiles<T, 1>(a, A, in, [&](long long t, T *cur, const kron_radix &, const kron_walk &) {
+  stage_tiles<T, 1>(a, in, [&](long long t, T *cur, const kron_radix &, const kron_walk &) {
     const long long base = kron_tile_base(&tl, t);
     T *side_t = side ? side + base : nullptr;
     if (!a.trans) {
@@ -547,13 +547,13 @@ __device__ __forceinline__ void stage_tc_pair(const stage_args &a, const T *__re
 
 template <typename T, int WM, int WN>
 __global__ void __launch_bounds__(KRON_THREADS, KRON_TC_STAGE_BLOCKS(sizeof(T), WM, WN))
-    k_stage_tc(const stage_args a, const T *__restrict__ A, const T *__restrict__ in, T *out) {
+    k_stage_tc(const stage_args a, const T *__restrict__ in, T *out) {
   if (a.g == 2)
-    stage_tc_pair<T, WM, WN>(a, A, in, out);
+    stage_tc_pair<T, WM, WN>(a, in, out);
   else if (a.st.t.tr)
-    stage_tc<T, WM, WN, 1>(a, A, in, out);
+    stage_tc<T, WM, WN, 1>(a, in, out);
   else
-    stage_tc<T, WM, WN, 0>(a, A, in, out);
+    stage_tc<T, WM, WN, 0>(a, in, out);
 }
 // Element (i, j) of the micro-tile of unit (ag, lg) in gA_k's output block at (i0, j0): its
 // offset in gA_k, or -1 outside the block or the factor (both ways of adding the sums use it).

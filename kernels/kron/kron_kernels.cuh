@@ -11,7 +11,7 @@ struct stage_args {
   kron_stage st;
   int g, trans;
   int f[KRON_MAX_FACTORS];
-  long long aoff[KRON_MAX_FACTORS];                  // A_l in the factors
+  const void *A[KRON_MAX_FACTORS];                   // A_l (the stage's l-th factor)
   int a_sm[KRON_MAX_FACTORS], lda[KRON_MAX_FACTORS]; // A_l in shared memory
   int buf[3];                                        // the tile buffers in shared memory
   void *side[KRON_MAX_FACTORS];
@@ -27,7 +27,7 @@ struct grad_args {
   const void *G[KRON_MAX_FACTORS], *Tin[KRON_MAX_FACTORS];
 };
 
-template <typename T> using kron_stage_kernel = void (*)(stage_args, const T *, const T *, T *);
+template <typename T> using kron_stage_kernel = void (*)(stage_args, const T *, T *);
 template <typename T> using kron_grad_kernel = void (*)(grad_args, T *);
 
 // A stage's kernel: k_stage_tc<T, wm, wn> with tc (the stage's micro-tile is KRON_MT_TC), else

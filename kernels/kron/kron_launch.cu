@@ -71,18 +71,19 @@ static void check_fits(const kron_launcher *L, const char *name, const void *ker
 // the stage's kernel: the tensor-core one of its warp tile, else the CUDA-core one
 template <typename T>
 static void launch_stage(const kron_launcher *L, const char *name, const kron_stage *st,
-                         const stage_args &a, const void *A, const void *in, void *out) {
+                         const stage_args &a, const void *in, void *out) {
   kron_stage_kernel<T> kernel = kron_stage_fn<T>(st->mt[0] == KRON_MT_TC, st->wm, st->wn);
   if (!kernel) launch_fail(name, "a tensor-core warp tile without a kernel");
   check_fits(L, name, (const void *)kernel, st->smem);
   int stp = step_begin(L, name);
-  launch_v3(L, kernel, dim3(st->grid), st->smem, a, (const T *)A, (const T *)in, (T *)out);
+  launch_v3(L, kernel, dim3(st->grid), st->smem, a, (const T *)in, (T *)out);
   HX_CUDA_LAUNCH();
   step_end(L, stp);
 }
 
 static void v3_stage(kron_be *be, const char *name, const kron_shape *s, const kron_stage *st,
-                     int trans, const void *A, const void *in, void *out, void *const *side) {
+                     int trans, const void *const *Ak, const void *in, void *out,
+                     void *const *side) {
   const kron_launcher *L = (const kron_launcher *)be->impl;
   char why[256];
   if (kron_stage_check(s, st, be->es, why, sizeof why)) launch_fail(name, why);
@@ -95,16 +96,16 @@ static void v3_stage(kron_be *be, const char *name, const kron_shape *s, const k
   a.trans = trans;
   for (int l = 0; l < a.g; l++) {
     a.f[l] = s->f[st->k0 + l];
-    a.aoff[l] = s->aoff[st->k0 + l];
+    a.A[l] = Ak[st->k0 + l];
     a.a_sm[l] = (int)lay.a[l];
     a.lda[l] = (int)lay.lda[l];
     if (l + 1 < a.g) a.side[l] = side[l];
   }
   for (int i = 0; i < 3; i++) a.buf[i] = (int)lay.buf[i];
   if (be->es == 4)
-    launch_stage<float>(L, name, st, a, A, in, out);
+    launch_stage<float>(L, name, st, a, in, out);
   else
-    launch_stage<double>(L, name, st, a, A, in, out);
+    launch_stage<double>(L, name, st, a, in, out);
 }
 
 // the gradient kernel's grid and shared memory: blocks along the rows (the largest split),

@@ -158,6 +158,7 @@ static double run_version(const inputs *in, kron_version v, int es, const kron_p
   long long sv, sc, pt;
   kron_ws_elems(s, v, &plan[0], &plan[1], &sv, &sc, &pt);
   kron_bufs b;
+  memset(&b, 0, sizeof b);
   size_t e = (size_t)es;
   b.x = malloc((size_t)bn * e), b.gy = malloc((size_t)bn * e), b.A = malloc((size_t)na * e);
   b.y = malloc((size_t)bn * e), b.gx = malloc((size_t)bn * e), b.gA = malloc((size_t)na * e);

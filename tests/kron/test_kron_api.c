@@ -1,7 +1,8 @@
 /* test_kron_api: the library kron_api.h as the PyTorch extension builds it (kron_embed: the CPU
  * backend, kron_api_harness.c in place of attn_harness).
  *  - forward and backward on caller-owned buffers against the double reference, fp64 and fp32,
- *    one to four factors, the workspace sizes the plan reports
+ *    one to four factors, each factor in a block of its own (not back to back), the workspace
+ *    sizes the plan reports
  *  - refused arguments return -1 and name what was expected (element size, factors, batch, a
  *    CUDA device in a build without CUDA, a missing buffer)
  *  - a failure inside the kernels' code (a launch configuration the backend refuses) returns
@@ -61,9 +62,13 @@ static double *from_es(const void *src, long long n, int es) {
   return dst;
 }
 
-/* worst relative L2 error of y, gx and gA through the API against the reference */
+/* worst relative L2 error of y, gx and gA through the API against the reference, each factor
+ * in a block of its own */
 static double api_error(const ref_run *r, const kron_api_plan *p, int es) {
-  void *x = to_es(r->x, r->bn, es), *A = to_es(r->A, r->na, es), *gy = to_es(r->gy, r->bn, es);
+  void *x = to_es(r->x, r->bn, es), *gy = to_es(r->gy, r->bn, es);
+  void *A[KRON_MAX_FACTORS];
+  for (int k = 0; k < r->s.m; k++)
+    A[k] = to_es(r->A + r->s.aoff[k], (long long)r->s.f[k] * r->s.f[k], es);
   long long nsv = kron_api_saved_elems(p), nsc = kron_api_scratch_elems(p);
   void *y = malloc((size_t)r->bn * (size_t)es), *gx = malloc((size_t)r->bn * (size_t)es);
   void *gA = malloc((size_t)r->na * (size_t)es);
@@ -74,9 +79,10 @@ static double api_error(const ref_run *r, const kron_api_plan *p, int es) {
   memset(gA, 0xff, (size_t)r->na * (size_t)es);
   char why[512] = "";
   double worst = INFINITY;
-  int rc = kron_api_fwd(p, NULL, x, A, y, saved, why, sizeof why);
+  int rc = kron_api_fwd(p, NULL, x, (const void *const *)A, y, saved, why, sizeof why);
   CHECKF(rc == 0, "fwd: %s", why);
-  rc |= kron_api_bwd(p, NULL, x, A, saved, gy, gx, gA, scratch, why, sizeof why);
+  rc |= kron_api_bwd(p, NULL, x, (const void *const *)A, saved, gy, gx, gA, scratch, why,
+                     sizeof why);
   CHECKF(rc == 0, "bwd: %s", why);
   if (rc == 0) {
     double *outs[3] = {from_es(y, r->bn, es), from_es(gx, r->bn, es), from_es(gA, r->na, es)};
@@ -89,7 +95,8 @@ static double api_error(const ref_run *r, const kron_api_plan *p, int es) {
       free(outs[i]);
     }
   }
-  free(x), free(A), free(gy), free(y), free(gx), free(gA), free(saved), free(scratch);
+  for (int k = 0; k < r->s.m; k++) free(A[k]);
+  free(x), free(gy), free(y), free(gx), free(gA), free(saved), free(scratch);
   return worst;
 }
 
@@ -132,7 +139,12 @@ static void test_refusals(void) {
         strstr(why, "factor 2 is 0"));
   CHECK(kron_api_plan_make(&p, 3, 2, f, 4, 0, why, sizeof why) == -1 && strstr(why, "no CUDA"));
   CHECK(kron_api_plan_make(&p, 3, 2, f, 4, KRON_API_CPU, why, sizeof why) == 0);
-  float x[60] = {0}, A[41] = {0}, y[60], saved[60], gx[60], gA[41], scratch[60];
+  float x[60] = {0}, A4[16] = {0}, A5[25] = {0}, y[60], saved[60], gx[60], gA[41], scratch[60];
+  const void *A[2] = {A4, A5}, *A_hole[2] = {A4, NULL};
+  CHECK(kron_api_fwd(&p, NULL, x, A_hole, y, saved, why, sizeof why) == -1 &&
+        strstr(why, "buffer A[1] (factor 2) is NULL"));
+  CHECK(kron_api_fwd(&p, NULL, x, NULL, y, saved, why, sizeof why) == -1 &&
+        strstr(why, "buffer A[0] (factor 1) is NULL"));
   CHECK(kron_api_fwd(&p, NULL, x, A, NULL, saved, why, sizeof why) == -1 &&
         strstr(why, "buffer y is NULL"));
   CHECK(kron_api_fwd(&p, NULL, x, A, y, NULL, why, sizeof why) == -1 &&
@@ -146,7 +158,8 @@ static void test_refusals(void) {
   CHECK(kron_api_plan_make(&p, 2, 1, one, 8, KRON_API_CPU, why, sizeof why) == 0);
   CHECK(kron_api_saved_elems(&p) == 0 && kron_api_scratch_elems(&p) == 0);
   double xd[12] = {1}, Ad[36] = {1}, yd[12];
-  CHECKF(kron_api_fwd(&p, NULL, xd, Ad, yd, NULL, why, sizeof why) == 0, "%s", why);
+  const void *Aone[1] = {Ad};
+  CHECKF(kron_api_fwd(&p, NULL, xd, Aone, yd, NULL, why, sizeof why) == 0, "%s", why);
   CHECK(yd[0] == 1 && yd[6] == 0);
 }
 
@@ -161,7 +174,8 @@ static void test_failure_returns(void) {
   bad = good;
   bad.plan[0].st[0].t.ld = 0; /* a row stride no tile fits: the backend's launch check refuses */
   double y[256], saved[256];
-  CHECK(kron_api_fwd(&bad, NULL, r.x, r.A, y, saved, why, sizeof why) == -1);
+  const void *A[2] = {r.A, r.A + r.s.aoff[1]};
+  CHECK(kron_api_fwd(&bad, NULL, r.x, A, y, saved, why, sizeof why) == -1);
   CHECKF(strstr(why, "v3.stage") && strstr(why, "internal"), "why: %s", why);
   double err = api_error(&r, &good, 8);
   CHECKF(err < 1e-12, "after a failure: rel error %.3e", err);

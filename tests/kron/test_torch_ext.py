@@ -5,6 +5,7 @@
   - KronLinear: its factors are parameters, a few SGD steps lower a regression loss, its
     gradients match the v1 module's, inputs of shape [..., N]
   - the backward twice on one graph (retain_graph), an empty batch, v3's plan line
+  - factors as views of one buffer, transposed, a non-contiguous x, no_grad and inference_mode
   - refused inputs name what was expected (dtype, shape, contiguity, factors, devices)
   - the comparison can fail: a spoiled gradient is caught
 Prints "N passed, N failed"; exit 1 on a failure.
@@ -151,27 +152,60 @@ def test_refusals(device):
     raises("N", lambda: kl.kron(x[:, :19], mats), ValueError, "N = prod(factors) = 20")
     raises("no factors", lambda: kl.kron(x, []), ValueError, "at least one factor")
     raises("implementation", lambda: kl.kron(x, mats, "v4"), ValueError, "v1|v2|v3")
-    flat = torch.cat([A.detach().reshape(-1) for A in mats])
+    ops = torch.ops.kronlayer
+    fd = [A.detach() for A in mats]
     xt = torch.randn(20, 3, device=device).t()
-    raises("op: contiguity", lambda: torch.ops.kronlayer.v3_forward(xt, flat, [4, 5]),
-           RuntimeError, "x must be contiguous")
-    raises("op: A's length", lambda: torch.ops.kronlayer.v3_forward(x.detach(), flat[:-1], [4, 5]),
-           RuntimeError, "must have shape [41]")
-    raises("op: factors' product", lambda: torch.ops.kronlayer.v3_forward(x.detach(), flat, [4, 4]),
+    raises("op: contiguity", lambda: ops.v3_forward(xt, fd), RuntimeError, "x must be contiguous")
+    raises("op: a factor's contiguity", lambda: ops.v3_forward(x.detach(), [fd[0].t(), fd[1]]),
+           RuntimeError, "factor 1 must be contiguous")
+    raises("op: a factor's shape", lambda: ops.v3_forward(x.detach(), [fd[0], fd[1][:4]]),
+           ValueError, "factor 2 must be a square matrix [f, f], got shape [4, 5]")
+    raises("op: a factor's dtype", lambda: ops.v3_forward(x.detach(), [fd[0], fd[1].double()]),
+           TypeError, "factor 2 is Double but x is Float")
+    raises("op: factors' product", lambda: ops.v3_forward(x.detach(), [fd[0], fd[0]]),
            RuntimeError, "multiply to 16")
-    raises("op: 1-D x", lambda: torch.ops.kronlayer.v3_forward(flat, flat, [41]), RuntimeError,
+    raises("op: 1-D x", lambda: ops.v3_forward(x.detach()[0], fd), RuntimeError,
            "x must be 2-D [B, N]")
-    y, saved = torch.ops.kronlayer.v3_forward(x.detach(), flat, [4, 5])
-    raises("op: gy's shape", lambda: torch.ops.kronlayer.v3_backward(
-        x.detach(), flat, [4, 5], saved, y[:2]), RuntimeError, "gy (the gradient of y) must have")
-    raises("op: saved's dtype", lambda: torch.ops.kronlayer.v3_backward(
-        x.detach(), flat, [4, 5], saved.double(), y), RuntimeError, "must be Float like x")
-    raises("op: nine factors", lambda: torch.ops.kronlayer.v3_forward(
-        torch.zeros(1, 512, device=device), torch.zeros(36, device=device), [2] * 9),
-        RuntimeError, "expected 1 to 8 factors")
+    y, saved = ops.v3_forward(x.detach(), fd)
+    raises("op: gy's shape", lambda: ops.v3_backward(x.detach(), fd, saved, y[:2]),
+           RuntimeError, "gy (the gradient of y) must have")
+    raises("op: saved's dtype", lambda: ops.v3_backward(x.detach(), fd, saved.double(), y),
+           RuntimeError, "must be Float like x")
+    raises("op: nine factors", lambda: ops.v3_forward(
+        torch.zeros(1, 512, device=device), [torch.zeros(2, 2, device=device)] * 9),
+        ValueError, "expected 1 to 8 factors")
+    raises("op: no double backward", lambda: torch.autograd.grad(
+        torch.autograd.grad(kl.kron(x, mats).square().sum(), x, create_graph=True)[0].sum(), x),
+        RuntimeError, "not differentiable itself")
     if not kl.built_with_cuda() and torch.cuda.is_available():
         raises("CUDA tensors in a CPU build", lambda: kl.kron(x.cuda(), [A.cuda() for A in mats]),
                RuntimeError, "has no CUDA")
+
+
+def test_factor_layouts(device):
+    """v3 reads each factor where it is: views into one buffer, a transposed (non-contiguous)
+    factor, factors of another tensor's storage; gradients land on each factor"""
+    x, gy, mats = tensors(3, [4, 5], device, torch.float64)
+    want = grads_of("v1", x, mats, gy)
+    flat = torch.cat([A.detach().reshape(-1) for A in mats]).requires_grad_(True)
+    views = [flat[:16].view(4, 4), flat[16:].view(5, 5)]
+    got = grads_of("v3", x, views, gy)
+    check("factors as views of one tensor: y, gx",
+          rel(got[0], want[0]) < 1e-12 and rel(got[1], want[1]) < 1e-12)
+    gflat = torch.autograd.grad(kl.kron(x, views, "v3"), flat, gy)[0]
+    check("factors as views: the buffer's gradient",
+          rel(gflat, torch.cat([want[2].reshape(-1), want[3].reshape(-1)])) < 1e-12)
+    At = mats[1].detach().t().contiguous().requires_grad_(True)
+    got = grads_of("v3", x, [mats[0], At.t()], gy)
+    check("a transposed factor", rel(got[0], want[0]) < 1e-12 and rel(got[3], want[3]) < 1e-12)
+    xt = x.detach().t().contiguous().t().requires_grad_(True)
+    got = grads_of("v3", xt, mats, gy)
+    check("a non-contiguous x", rel(got[0], want[0]) < 1e-12 and rel(got[1], want[1]) < 1e-12)
+    with torch.no_grad():
+        check("no_grad: the forward alone", rel(kl.kron(x, mats, "v3"), want[0]) < 1e-12)
+    with torch.inference_mode():
+        check("inference_mode", rel(kl.kron(x.detach(), [A.detach() for A in mats], "v3"),
+                                    want[0]) < 1e-12)
 
 
 def test_can_fail(device):
@@ -204,6 +238,7 @@ def main():
     test_module(args.device)
     test_graph_and_edges(args.device)
     test_refusals(args.device)
+    test_factor_layouts(args.device)
     test_can_fail(args.device)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

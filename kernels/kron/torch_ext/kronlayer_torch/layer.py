@@ -4,15 +4,14 @@ three versions behind one function (`kron`), and the nn.Module KronLinear whose 
 parameters.
 
 v3's forward keeps what its backward reads (T_1..T_{m-1}, one [B, N] tensor per factor but the
-last) as a tensor saved in the autograd context; its backward computes the input's and every
-factor's gradient in one pass. CUDA tensors run on the current CUDA stream; CPU tensors run the
+last) in its autograd node (C++, csrc/kron_torch.cpp); its backward computes the input's and
+every factor's gradient in one pass. The factors are read where they are: no copy per call. CUDA tensors run on the current CUDA stream; CPU tensors run the
 CPU backend of kernels/kron/kron_cpu.c, which emulates v3's kernels thread by thread (exact but
 slow: for tests and small shapes).
 """
 import math
 
 import torch
-from torch.autograd.function import once_differentiable
 
 from .formulations import forward_naive, forward_v2
 
@@ -66,33 +65,17 @@ def _check_factors(x, factors):
     return sizes
 
 
-class KronV3(torch.autograd.Function):
-    """y = x·(A_1 ⊗ ... ⊗ A_m)^T with v3's kernels: x [B, N] (fp32 or fp64, contiguous),
-    A_k [f_k, f_k] of x's dtype and device, N = prod f_k."""
+class KronV3:
+    """y = x·(A_1 ⊗ ... ⊗ A_m)^T with v3's kernels, differentiable in x and every factor:
+    KronV3.apply(x, *factors), x [B, N] (fp32 or fp64), A_k [f_k, f_k] of x's dtype and device,
+    N = prod f_k. The op torch.ops.kronlayer.kron_v3, whose autograd node is C++ (one dispatch
+    per call); it keeps x, the factors and the forward's intermediates for the backward, which
+    is not differentiable itself (no double backward)."""
 
     @staticmethod
-    def forward(ctx, x, *factors):
+    def apply(x, *factors):
         _require_extension()
-        sizes = _check_factors(x, factors)
-        flat = torch.cat([A.detach().reshape(-1) for A in factors])
-        y, saved = torch.ops.kronlayer.v3_forward(x.detach(), flat, sizes)
-        ctx.save_for_backward(x, flat, saved)
-        ctx.sizes = sizes
-        return y
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, gy):
-        x, flat, saved = ctx.saved_tensors
-        gx, gflat = torch.ops.kronlayer.v3_backward(x.detach(), flat, ctx.sizes, saved,
-                                                    gy.contiguous())
-        grads = []
-        start = 0
-        for k, f in enumerate(ctx.sizes):
-            g = gflat[start:start + f * f].view(f, f) if ctx.needs_input_grad[k + 1] else None
-            grads.append(g)
-            start += f * f
-        return (gx if ctx.needs_input_grad[0] else None, *grads)
+        return torch.ops.kronlayer.kron_v3(x, list(factors))
 
 
 def kron(x, factors, implementation="v3"):
@@ -108,13 +91,13 @@ def kron(x, factors, implementation="v3"):
     if x.dim() < 1 or x.shape[-1] != n:
         raise ValueError("kronlayer: x must be [..., N] with N = prod(factors) = %d (factors %s), "
                          "got shape %s" % (n, sizes, tuple(x.shape)))
+    if implementation == "v3":
+        _require_extension()
+        if x.dim() == 2:
+            return torch.ops.kronlayer.kron_v3(x, factors)
+        return torch.ops.kronlayer.kron_v3(x.reshape(-1, n), factors).reshape(x.shape)
     x2 = x.reshape(-1, n)
-    if implementation == "v1":
-        y = forward_naive(x2, factors)
-    elif implementation == "v2":
-        y = forward_v2(x2, factors)
-    else:
-        y = KronV3.apply(x2.contiguous(), *factors)
+    y = forward_naive(x2, factors) if implementation == "v1" else forward_v2(x2, factors)
     return y.reshape(x.shape)
 
 
