@@ -636,7 +636,8 @@ void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       int k = m - 1 - st;
       long long f = s->f[k], R = bn / f;
       name_of(nm, sizeof nm, "v1", "gemm", k);
-      be->gemm(be, nm, 1, 0, f, R, f, kron_factor(b, s, es, k), f, 0, cur, f, 0, b->scratch, f, 0, 1);
+      be->gemm(be, nm, 1, 0, f, R, f, kron_factor(b, s, es, k), f, 0, cur, f, 0, b->scratch, f, 0,
+               1);
       void *dst = st == m - 1 ? b->y : AT(b->saved, st * bn);
       name_of(nm, sizeof nm, "v1", "permute", k);
       be->transpose(be, nm, b->scratch, dst, s->batch, s->n / f, f);
@@ -689,7 +690,8 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
       be->gemm(be, nm, 0, 1, f, f, R, X, f, 0, b->scratch, f, 0, AT(b->gA, s->aoff[k]), f, 0, 1);
       void *dst = st == 0 ? b->gx : AT(b->scratch, bn);
       name_of(nm, sizeof nm, "v1", "gemm_gx", k);
-      be->gemm(be, nm, 0, 0, f, R, f, kron_factor(b, s, es, k), f, 0, b->scratch, f, 0, dst, f, 0, 1);
+      be->gemm(be, nm, 0, 0, f, R, f, kron_factor(b, s, es, k), f, 0, b->scratch, f, 0, dst, f, 0,
+               1);
       g = dst;
     }
   } else if (v == KRON_V2) {

@@ -212,8 +212,8 @@ static void set_factors(const kron_api_plan *p, kron_bufs *b, const void *const 
   for (int k = 0; A && k < p->s.m; k++) b->Ak[k] = A[k];
 }
 
-int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A,
-                 void *y, void *saved, char *why, size_t why_len) {
+int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A, void *y,
+                 void *saved, char *why, size_t why_len) {
   kron_bufs b;
   memset(&b, 0, sizeof b);
   b.x = (void *)x;

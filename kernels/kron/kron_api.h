@@ -52,8 +52,8 @@ long long kron_api_scratch_elems(const kron_api_plan *p);
 
 /* y = x·(A_1 ⊗ ... ⊗ A_m)^T; saved gets what the backward needs. stream: a cudaStream_t for
  * CUDA plans (NULL: the legacy default stream), ignored on the CPU. */
-int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A,
-                 void *y, void *saved, char *why, size_t why_len);
+int kron_api_fwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A, void *y,
+                 void *saved, char *why, size_t why_len);
 
 /* gx and gA (overwritten, not accumulated) given gy, from the forward's x, A and saved. */
 int kron_api_bwd(const kron_api_plan *p, void *stream, const void *x, const void *const *A,

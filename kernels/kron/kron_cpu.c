@@ -390,7 +390,8 @@ static void emu_pair_tile(const char *name, const kron_stage *stg, int es, int t
 }
 
 static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const kron_stage *stg,
-                      int trans, const void *const *Ak, const void *in, void *out, void *const *side) {
+                      int trans, const void *const *Ak, const void *in, void *out,
+                      void *const *side) {
   double t0 = step_begin(be);
   int es = be->es, g = stg->k1 - stg->k0;
   char why[256];
@@ -404,8 +405,7 @@ static void cpu_stage(kron_be *be, const char *name, const kron_shape *s, const 
   fill_nan(sm, L.total);
   const int *f = &s->f[stg->k0];
   for (int l = 0; l < g; l++)
-    emu_load_a(sm + L.a[l], L.lda[l], Ak[stg->k0 + l], es, f[l],
-               trans || stg->mt[l] == KRON_MT_TC);
+    emu_load_a(sm + L.a[l], L.lda[l], Ak[stg->k0 + l], es, f[l], trans || stg->mt[l] == KRON_MT_TC);
   long long nout = s->batch * s->n;
   int *wcnt = NULL, *scnt = NULL, pair = stg->mt[0] == KRON_MT_TC && g == 2;
   if (stg->mt[0] == KRON_MT_TC) {

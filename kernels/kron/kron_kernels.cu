@@ -366,8 +366,8 @@ __device__ void contract(const stage_args &a, int l, const T *P, const T *src, T
 // tiles blockIdx.x + i·gridDim.x, each prefetching its next tile (cp.async) into the other input
 // buffer (buf[it & 1]) while body(t, cur, rx, w0) contracts tile t at cur and stores it.
 template <typename T, int TR, typename Body>
-__device__ __forceinline__ void stage_tiles(const stage_args &a,
-                                            const T *__restrict__ in, Body body) {
+__device__ __forceinline__ void stage_tiles(const stage_args &a, const T *__restrict__ in,
+                                            Body body) {
   constexpr int VW = 16 / sizeof(T);
   T *sm = reinterpret_cast<T *>(kron_smem);
   const kron_tiling &tl = a.st.t;
@@ -375,7 +375,8 @@ __device__ __forceinline__ void stage_tiles(const stage_args &a,
   const kron_walk w0 = kron_walk_start(&rx, threadIdx.x, blockDim.x);
   pdl_launch_next();
   for (int l = 0; l < a.g; l++) // A is no kernel's output
-    load_a(sm + a.a_sm[l], a.lda[l], static_cast<const T *>(a.A[l]), a.f[l], a.trans || a.st.mt[l] == KRON_MT_TC);
+    load_a(sm + a.a_sm[l], a.lda[l], static_cast<const T *>(a.A[l]), a.f[l],
+           a.trans || a.st.mt[l] == KRON_MT_TC);
   pdl_wait_previous(); // `in` is; and `out` may still be read by the previous kernel
   long long t = blockIdx.x;
   if (t < tl.tiles) tile_copy<T, TR>(tl, rx, w0, t, in, sm + a.buf[0], nullptr);
@@ -446,8 +447,7 @@ template <typename T, int WN> struct tc_place {
 // kron_tc_frag_c, tested) go as one 2-element store and 4 lanes fill a row's sector (single
 // elements there are slower than a copy-out through shared memory: studies/kron-layer/README.md).
 template <typename T, int WM, int WN, int TR>
-__device__ __forceinline__ void stage_tc(const stage_args &a,
-                                         const T *__restrict__ in, T *out) {
+__device__ __forceinline__ void stage_tc(const stage_args &a, const T *__restrict__ in, T *out) {
   using O = tc_ops<T>;
   const T *As = reinterpret_cast<const T *>(kron_smem) + a.a_sm[0];
   const kron_tiling &tl = a.st.t;
@@ -522,8 +522,8 @@ __device__ __forceinline__ void pair_contract(const T *As, int a_sm, int a_sk, c
 // other way round with A^T; the first result to the work buffer and the side output, the
 // second to `out`.
 template <typename T, int WM, int WN>
-__device__ __forceinline__ void stage_tc_pair(const stage_args &a,
-                                              const T *__restrict__ in, T *out) {
+__device__ __forceinline__ void stage_tc_pair(const stage_args &a, const T *__restrict__ in,
+                                              T *out) {
   const T *sm = reinterpret_cast<const T *>(kron_smem);
   T *work = reinterpret_cast<T *>(kron_smem) + a.buf[2], *side = (T *)a.side[0];
   const kron_tiling &tl = a.st.t;

@@ -81,8 +81,8 @@ static double api_error(const ref_run *r, const kron_api_plan *p, int es) {
   double worst = INFINITY;
   int rc = kron_api_fwd(p, NULL, x, (const void *const *)A, y, saved, why, sizeof why);
   CHECKF(rc == 0, "fwd: %s", why);
-  rc |= kron_api_bwd(p, NULL, x, (const void *const *)A, saved, gy, gx, gA, scratch, why,
-                     sizeof why);
+  rc |=
+      kron_api_bwd(p, NULL, x, (const void *const *)A, saved, gy, gx, gA, scratch, why, sizeof why);
   CHECKF(rc == 0, "bwd: %s", why);
   if (rc == 0) {
     double *outs[3] = {from_es(y, r->bn, es), from_es(gx, r->bn, es), from_es(gA, r->na, es)};
