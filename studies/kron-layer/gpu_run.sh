@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# The GPU run of this study, for an H100 with a finished build (it builds nothing:
-# build with `cmake -S . -B build && cmake --build build --target kronlayer repro-run
-# repro-plot` first). Everything it writes goes under $OUT:
+# The GPU run of this study, on an H100 or H200 with a finished build of kronlayer (build with
+# `cmake -S . -B build && cmake --build build --target kronlayer repro-run repro-plot` first);
+# the PyTorch extension it builds itself, where python3 has a CUDA torch. Everything it writes
+# goes under $OUT:
 #   $OUT/check/   kronlayer check, every shape x dtype: every --impl's forward and backward
 #                 against the CPU double reference and each other; v3's other paths (fused on
 #                 large shapes, per axis on small ones, small tiles, odd shapes); under
 #                 compute-sanitizer (memcheck, racecheck) on small shapes when it is installed
 #   $OUT/bench/   kronlayer bench of v1, v2, v3 at every shape x dtype (fwd and bwd)
+#   $OUT/torch/   kronlayer_torch (kernels/kron/torch_ext) built in a scratch folder for this
+#                 GPU, then tests/kron/test_torch_ext.py --device cuda (gradcheck in fp64 among
+#                 them), the seed's test.py check (32x128x128, 8x64x64x64, fp32 and fp64),
+#                 profile, and bench at every shape x dtype (v1, v2, v3 inside PyTorch); skipped,
+#                 saying why, where python3 has no CUDA torch
 #   $OUT/summary.txt  the failures, then a table of the bench medians against v3's targets
 # With --quick (about 2 minutes on an H100) it stops there; else it goes on with
 #   $OUT/seed/    the seed's bench (--dtype f 32 128 128 bench) and v3 under smaller budgets
 #   $OUT/profile/ per-kernel times and Chrome traces (v1, v2, v3 at 32x128x128 fp32)
 #   $OUT/logs/    the study matrix (80 cells) through ./run.sh --local, and the plot tables
-# Exits non-zero when any check or any cell failed (the summary says which).
+# The logs' device label is the GPU's (h100 or h200 from nvidia-smi's name; REPRO_DEVICE sets
+# it). Exits non-zero when any check or any cell failed (the summary says which).
 #   OUT=/some/dir studies/kron-layer/gpu_run.sh [--quick]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +39,16 @@ run() { # LOG CMD...: run, keep stdout+stderr, remember a failure
   return 0
 }
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
+device=${REPRO_DEVICE:-}
+if [ -z "$device" ]; then
+  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  case "$gpu_name" in
+    *H200*) device=h200 ;;
+    *H100*) device=h100 ;;
+    *) echo "gpu_run.sh: no device label for GPU '$gpu_name' (expected an H100 or H200; set REPRO_DEVICE)" >&2
+       exit 2 ;;
+  esac
+fi
 
 shapes=(16x32x32 32x128x128 16x16x16x16 8x64x64x64)
 for d in f d; do
@@ -98,6 +115,59 @@ for d in f d; do
   done
 done
 
+# kronlayer_torch: built for this GPU in a scratch folder (nothing in the tree), then its tests,
+# the seed's test.py check and profile, and test.py bench at every shape x dtype
+torch_run() {
+  local t=$out/torch ext=$root/kernels/kron/torch_ext py=${REPRO_PYTHON:-python3}
+  mkdir -p "$t"
+  if ! "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' >"$t/skipped.txt" 2>&1; then
+    echo "$py has no CUDA torch: kronlayer_torch not built" >>"$t/skipped.txt"
+    return 0
+  fi
+  rm -f "$t/skipped.txt"
+  local work
+  work=$(mktemp -d)
+  (cd "$ext" && KRON_EXT_CUDA=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a} \
+    MAX_JOBS=${MAX_JOBS:-8} "$py" setup.py -q build_py --build-lib "$work/lib" \
+    build_clib --build-temp "$work/tmp" --build-clib "$work/clib" \
+    build_ext --build-temp "$work/tmp" --build-lib "$work/lib") >"$t/build.log" 2>&1 \
+    || { failed+=("torch/build.log (the extension's build)"); return 0; }
+  export PYTHONPATH=$work/lib
+  run "$t/test_torch_ext.log" "$py" "$root/tests/kron/test_torch_ext.py" --device cuda --expect-cuda 1
+  for d in f d; do
+    for s in "32 128 128" "8 64 64 64"; do
+      # shellcheck disable=SC2086 # the sizes are words
+      run "$t/check-$d-${s// /x}.log" "$py" "$ext/test.py" --dtype $d $s check
+    done
+  done
+  (cd "$t" && run "$t/profile-f-32x128x128.log" "$py" "$ext/test.py" --dtype f 32 128 128 profile \
+    --implementation v3 --implementation v2 --trace "$t/trace_{impl}.json")
+  for d in f d; do
+    for s in "16 32 32" "32 128 128" "16 16 16 16" "8 64 64 64"; do
+      # shellcheck disable=SC2086
+      run "$t/bench-$d-${s// /x}.log" "$py" "$ext/test.py" --dtype $d $s bench --min-run-time 0.5
+    done
+  done
+  unset PYTHONPATH
+  rm -rf "$work"
+}
+
+# test.py bench's table as rows: shape dtype pass v1 v2 v3 v2/v3 (us)
+torch_table() {
+  local f d s
+  for f in "$out"/torch/bench-*.log; do
+    [ -e "$f" ] || return 0
+    d=$(basename "$f" .log | cut -d- -f2)
+    s=$(basename "$f" .log | cut -d- -f3)
+    awk -v s="$s" -v d="$d" '/\|/ && /\(/ { n = split($0, c, "|"); rows[++k] = (c[1] ~ /bwd/ ? "bwd" : "fwd");
+        v1[k] = c[2] + 0; v2[k] = c[3] + 0; v3[k] = c[4] + 0 }
+      /^Times are in milliseconds/ { u = 1000 } /^Times are in seconds/ { u = 1e6 }
+      END { if (!u) u = 1; for (i = 1; i <= k; i++)
+        printf "%-12s %-5s %-4s %9.1f %9.1f %9.1f %9.2f\n", s, d, rows[i], v1[i] * u, v2[i] * u,
+               v3[i] * u, (v3[i] > 0 ? v2[i] / v3[i] : 0) }' "$f"
+  done
+}
+
 summary() { # the failures, the checks, then the bench medians (us) against v3's targets
   echo "kron-layer GPU run: ${#failed[@]} failure(s)"
   for f in ${failed[@]+"${failed[@]}"}; do echo "  $f"; done
@@ -132,7 +202,20 @@ summary() { # the failures, the checks, then the bench medians (us) against v3's
   for f in "$out"/bench/[fd].*[0-9].log; do
     echo "$(basename "$f" .log): $(sed -n 's/^plan impl=v3 pass=bwd //p' "$f" | cut -c1-300)"
   done
+  echo
+  if [ -e "$out/torch/skipped.txt" ]; then
+    echo "kronlayer_torch: $(tail -1 "$out/torch/skipped.txt")"
+  elif [ -d "$out/torch" ]; then
+    echo "kronlayer_torch: $(tail -1 "$out/torch/test_torch_ext.log" 2>/dev/null);" \
+      "test.py check pairs True: $(cat "$out"/torch/check-*.log 2>/dev/null | grep -c ': True (')" \
+      "of $(cat "$out"/torch/check-*.log 2>/dev/null | grep -c ' == ')"
+    echo "test.py bench (torch.utils.benchmark, us per call, the seed's timing; v2/v3 > 1: v3 faster)"
+    printf '%-12s %-5s %-4s %9s %9s %9s %9s\n' shape dtype pass v1 v2 v3 v2/v3
+    torch_table
+  fi
 }
+
+torch_run
 
 if [ $quick = 0 ]; then
   mkdir -p "$out/seed" "$out/profile" "$out/logs"
@@ -144,8 +227,8 @@ if [ $quick = 0 ]; then
   for v in v1 v2 v3; do
     run "$out/profile/$v.log" "$bin/kronlayer" --dtype f --shape 32x128x128 --impl $v profile --trace "$out/profile/$v.json"
   done
-  # the study matrix, local executor, this machine's GPU as h100
-  (cd "$here" && REPRO_BUILD_DIR=${REPRO_BUILD_DIR:-$root/build} ./run.sh --local --device h100 -c "$root/clusters/generic.yaml" -q) >"$out/logs/run.txt" 2>&1 \
+  # the study matrix, local executor, this machine's GPU under its label
+  (cd "$here" && REPRO_BUILD_DIR=${REPRO_BUILD_DIR:-$root/build} ./run.sh --local --device "$device" -c "$root/clusters/generic.yaml" -q) >"$out/logs/run.txt" 2>&1 \
     || failed+=("study run (see logs/run.txt)")
   cp -L "$here"/ae_logs/*.log "$out/logs/" 2>/dev/null || failed+=("no study logs")
   (cd "$here" && ./plot.sh ae_logs --out "$out/logs/figures") >"$out/logs/plot.txt" 2>&1 || true
