@@ -14,22 +14,27 @@
 #                 profile, and bench at every shape x dtype (v1, v2, v3 inside PyTorch); skipped,
 #                 saying why, where python3 has no CUDA torch
 #   $OUT/summary.txt  the failures, then a table of the bench medians against v3's targets
-# With --quick (about 2 minutes on an H100) it stops there; else it goes on with
+# With --torch it runs $OUT/torch/ alone (and its part of the summary). With --quick (about
+# 2 minutes on an H100, and the extension's build) it stops there; else it goes on with
 #   $OUT/seed/    the seed's bench (--dtype f 32 128 128 bench) and v3 under smaller budgets
 #   $OUT/profile/ per-kernel times and Chrome traces (v1, v2, v3 at 32x128x128 fp32)
 #   $OUT/logs/    the study matrix (80 cells) through ./run.sh --local, and the plot tables
 # The logs' device label is the GPU's (h100 or h200 from nvidia-smi's name; REPRO_DEVICE sets
 # it). Exits non-zero when any check or any cell failed (the summary says which).
-#   OUT=/some/dir studies/kron-layer/gpu_run.sh [--quick]
+#   OUT=/some/dir studies/kron-layer/gpu_run.sh [--quick | --torch]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
 bin=${REPRO_BUILD_DIR:-$root/build}/bin
 out=${OUT:?set OUT to the output folder}
-quick=0
-case "${1:-}" in --quick) quick=1 ;; "") ;; *) echo "usage: OUT=DIR $0 [--quick]" >&2; exit 2 ;; esac
+quick=0 torch_only=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  --torch) torch_only=1 ;;
+  "") ;;
+  *) echo "usage: OUT=DIR $0 [--quick | --torch]" >&2; exit 2 ;;
+esac
 [ -x "$bin/kronlayer" ] || { echo "gpu_run.sh: $bin/kronlayer is not built" >&2; exit 2; }
-mkdir -p "$out/check" "$out/bench"
 failed=()
 run() { # LOG CMD...: run, keep stdout+stderr, remember a failure
   local log=$1; shift
@@ -38,6 +43,7 @@ run() { # LOG CMD...: run, keep stdout+stderr, remember a failure
   if [ $rc -ne 0 ]; then failed+=("$(basename "$log") (exit $rc)"); fi
   return 0
 }
+mkdir -p "$out"
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 device=${REPRO_DEVICE:-}
 if [ -z "$device" ]; then
@@ -50,6 +56,82 @@ if [ -z "$device" ]; then
   esac
 fi
 
+# kronlayer_torch: built for this GPU in a scratch folder (nothing in the tree), then its tests,
+# the seed's test.py check and profile, and test.py bench at every shape x dtype
+torch_run() {
+  local t=$out/torch ext=$root/kernels/kron/torch_ext py=${REPRO_PYTHON:-python3}
+  mkdir -p "$t"
+  if ! "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' >"$t/skipped.txt" 2>&1; then
+    echo "$py has no CUDA torch: kronlayer_torch not built" >>"$t/skipped.txt"
+    return 0
+  fi
+  rm -f "$t/skipped.txt"
+  local work
+  work=$(mktemp -d)
+  (cd "$ext" && KRON_EXT_CUDA=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a} \
+    MAX_JOBS=${MAX_JOBS:-8} "$py" setup.py -q build_py --build-lib "$work/lib" \
+    build_clib --build-temp "$work/tmp" --build-clib "$work/clib" \
+    build_ext --build-temp "$work/tmp" --build-lib "$work/lib") >"$t/build.log" 2>&1 \
+    || { failed+=("torch/build.log (the extension's build)"); return 0; }
+  export PYTHONPATH=$work/lib
+  run "$t/test_torch_ext.log" "$py" "$root/tests/kron/test_torch_ext.py" --device cuda --expect-cuda 1
+  for d in f d; do
+    for s in "32 128 128" "8 64 64 64"; do
+      # shellcheck disable=SC2086 # the sizes are words
+      run "$t/check-$d-${s// /x}.log" "$py" "$ext/test.py" --dtype $d $s check
+    done
+  done
+  run "$t/profile-f-32x128x128.log" "$py" "$ext/test.py" --dtype f 32 128 128 profile \
+    --implementation v3 --implementation v2 --trace "$t/trace_{impl}.json"
+  for d in f d; do
+    for s in "16 32 32" "32 128 128" "16 16 16 16" "8 64 64 64"; do
+      # shellcheck disable=SC2086
+      run "$t/bench-$d-${s// /x}.log" "$py" "$ext/test.py" --dtype $d $s bench --min-run-time 0.5
+    done
+  done
+  unset PYTHONPATH
+  rm -rf "$work"
+}
+
+# test.py bench's table as rows: shape dtype pass v1 v2 v3 v2/v3 (us)
+torch_table() {
+  local f d s
+  for f in "$out"/torch/bench-*.log; do
+    [ -e "$f" ] || return 0
+    d=$(basename "$f" .log | cut -d- -f2)
+    s=$(basename "$f" .log | cut -d- -f3)
+    awk -v s="$s" -v d="$d" '/\|/ && /\(/ { n = split($0, c, "|"); rows[++k] = (c[1] ~ /bwd/ ? "bwd" : "fwd");
+        v1[k] = c[2] + 0; v2[k] = c[3] + 0; v3[k] = c[4] + 0 }
+      /^Times are in milliseconds/ { u = 1000 } /^Times are in seconds/ { u = 1e6 }
+      END { if (!u) u = 1; for (i = 1; i <= k; i++)
+        printf "%-12s %-5s %-4s %9.1f %9.1f %9.1f %9.2f\n", s, d, rows[i], v1[i] * u, v2[i] * u,
+               v3[i] * u, (v3[i] > 0 ? v2[i] / v3[i] : 0) }' "$f"
+  done
+}
+
+torch_summary() { # the extension's tests and check lines, then test.py bench's table
+  if [ -e "$out/torch/skipped.txt" ]; then
+    echo "kronlayer_torch: $(tail -1 "$out/torch/skipped.txt")"
+  elif [ -d "$out/torch" ]; then
+    echo "kronlayer_torch: $(tail -1 "$out/torch/test_torch_ext.log" 2>/dev/null);" \
+      "test.py check pairs True: $(cat "$out"/torch/check-*.log 2>/dev/null | grep -c ': True (')" \
+      "of $(cat "$out"/torch/check-*.log 2>/dev/null | grep -c ' == ')"
+    echo "test.py bench (torch.utils.benchmark, us per call, the seed's timing; v2/v3 > 1: v3 faster)"
+    printf '%-12s %-5s %-4s %9s %9s %9s %9s\n' shape dtype pass v1 v2 v3 v2/v3
+    torch_table
+  fi
+}
+
+if [ $torch_only = 1 ]; then
+  torch_run
+  { echo "kron-layer GPU run (--torch): ${#failed[@]} failure(s)"
+    for f in ${failed[@]+"${failed[@]}"}; do echo "  $f"; done
+    torch_summary; } | tee "$out/summary.txt"
+  [ ${#failed[@]} -eq 0 ]
+  exit
+fi
+
+mkdir -p "$out/check" "$out/bench"
 shapes=(16x32x32 32x128x128 16x16x16x16 8x64x64x64)
 for d in f d; do
   for s in "${shapes[@]}"; do
@@ -115,59 +197,6 @@ for d in f d; do
   done
 done
 
-# kronlayer_torch: built for this GPU in a scratch folder (nothing in the tree), then its tests,
-# the seed's test.py check and profile, and test.py bench at every shape x dtype
-torch_run() {
-  local t=$out/torch ext=$root/kernels/kron/torch_ext py=${REPRO_PYTHON:-python3}
-  mkdir -p "$t"
-  if ! "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' >"$t/skipped.txt" 2>&1; then
-    echo "$py has no CUDA torch: kronlayer_torch not built" >>"$t/skipped.txt"
-    return 0
-  fi
-  rm -f "$t/skipped.txt"
-  local work
-  work=$(mktemp -d)
-  (cd "$ext" && KRON_EXT_CUDA=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a} \
-    MAX_JOBS=${MAX_JOBS:-8} "$py" setup.py -q build_py --build-lib "$work/lib" \
-    build_clib --build-temp "$work/tmp" --build-clib "$work/clib" \
-    build_ext --build-temp "$work/tmp" --build-lib "$work/lib") >"$t/build.log" 2>&1 \
-    || { failed+=("torch/build.log (the extension's build)"); return 0; }
-  export PYTHONPATH=$work/lib
-  run "$t/test_torch_ext.log" "$py" "$root/tests/kron/test_torch_ext.py" --device cuda --expect-cuda 1
-  for d in f d; do
-    for s in "32 128 128" "8 64 64 64"; do
-      # shellcheck disable=SC2086 # the sizes are words
-      run "$t/check-$d-${s// /x}.log" "$py" "$ext/test.py" --dtype $d $s check
-    done
-  done
-  (cd "$t" && run "$t/profile-f-32x128x128.log" "$py" "$ext/test.py" --dtype f 32 128 128 profile \
-    --implementation v3 --implementation v2 --trace "$t/trace_{impl}.json")
-  for d in f d; do
-    for s in "16 32 32" "32 128 128" "16 16 16 16" "8 64 64 64"; do
-      # shellcheck disable=SC2086
-      run "$t/bench-$d-${s// /x}.log" "$py" "$ext/test.py" --dtype $d $s bench --min-run-time 0.5
-    done
-  done
-  unset PYTHONPATH
-  rm -rf "$work"
-}
-
-# test.py bench's table as rows: shape dtype pass v1 v2 v3 v2/v3 (us)
-torch_table() {
-  local f d s
-  for f in "$out"/torch/bench-*.log; do
-    [ -e "$f" ] || return 0
-    d=$(basename "$f" .log | cut -d- -f2)
-    s=$(basename "$f" .log | cut -d- -f3)
-    awk -v s="$s" -v d="$d" '/\|/ && /\(/ { n = split($0, c, "|"); rows[++k] = (c[1] ~ /bwd/ ? "bwd" : "fwd");
-        v1[k] = c[2] + 0; v2[k] = c[3] + 0; v3[k] = c[4] + 0 }
-      /^Times are in milliseconds/ { u = 1000 } /^Times are in seconds/ { u = 1e6 }
-      END { if (!u) u = 1; for (i = 1; i <= k; i++)
-        printf "%-12s %-5s %-4s %9.1f %9.1f %9.1f %9.2f\n", s, d, rows[i], v1[i] * u, v2[i] * u,
-               v3[i] * u, (v3[i] > 0 ? v2[i] / v3[i] : 0) }' "$f"
-  done
-}
-
 summary() { # the failures, the checks, then the bench medians (us) against v3's targets
   echo "kron-layer GPU run: ${#failed[@]} failure(s)"
   for f in ${failed[@]+"${failed[@]}"}; do echo "  $f"; done
@@ -203,16 +232,7 @@ summary() { # the failures, the checks, then the bench medians (us) against v3's
     echo "$(basename "$f" .log): $(sed -n 's/^plan impl=v3 pass=bwd //p' "$f" | cut -c1-300)"
   done
   echo
-  if [ -e "$out/torch/skipped.txt" ]; then
-    echo "kronlayer_torch: $(tail -1 "$out/torch/skipped.txt")"
-  elif [ -d "$out/torch" ]; then
-    echo "kronlayer_torch: $(tail -1 "$out/torch/test_torch_ext.log" 2>/dev/null);" \
-      "test.py check pairs True: $(cat "$out"/torch/check-*.log 2>/dev/null | grep -c ': True (')" \
-      "of $(cat "$out"/torch/check-*.log 2>/dev/null | grep -c ' == ')"
-    echo "test.py bench (torch.utils.benchmark, us per call, the seed's timing; v2/v3 > 1: v3 faster)"
-    printf '%-12s %-5s %-4s %9s %9s %9s %9s\n' shape dtype pass v1 v2 v3 v2/v3
-    torch_table
-  fi
+  torch_summary
 }
 
 torch_run

@@ -174,8 +174,8 @@ std::tuple<at::Tensor, at::Tensor> v3_forward(const at::Tensor &x, at::TensorLis
   RECORD_FUNCTION("kronlayer::v3_forward", std::vector<c10::IValue>());
   checked c = check_inputs(x, factors);
 #ifdef KRON_API_CUDA
-  c10::cuda::OptionalCUDAGuard guard;
-  if (c.device != KRON_API_CPU) guard.set_index((c10::DeviceIndex)c.device);
+  c10::cuda::OptionalCUDAGuard device_guard;
+  if (c.device != KRON_API_CPU) device_guard.set_index((c10::DeviceIndex)c.device);
 #endif
   int64_t m = (int64_t)c.f.size();
   at::Tensor y = at::empty_like(x);
@@ -201,8 +201,8 @@ std::tuple<at::Tensor, at::Tensor> v3_backward(const at::Tensor &x, at::TensorLi
   check_like(gy, "gy (the gradient of y)", x, x.sizes());
   check_like(saved, "saved (the forward's intermediates)", x, {(m - 1) * c.batch * c.n});
 #ifdef KRON_API_CUDA
-  c10::cuda::OptionalCUDAGuard guard;
-  if (c.device != KRON_API_CPU) guard.set_index((c10::DeviceIndex)c.device);
+  c10::cuda::OptionalCUDAGuard device_guard;
+  if (c.device != KRON_API_CPU) device_guard.set_index((c10::DeviceIndex)c.device);
 #endif
   at::Tensor gx = at::empty_like(x);
   at::Tensor gA = at::empty({c.na}, x.options());
@@ -284,8 +284,8 @@ std::string plan_line(long long batch, std::vector<int64_t> factors, bool fp64, 
   }
   KRON_CHECK(device == KRON_API_CPU || kron_api_has_cuda(), kNoCuda);
 #ifdef KRON_API_CUDA
-  c10::cuda::OptionalCUDAGuard guard;
-  if (device != KRON_API_CPU) guard.set_index((c10::DeviceIndex)device);
+  c10::cuda::OptionalCUDAGuard device_guard;
+  if (device != KRON_API_CPU) device_guard.set_index((c10::DeviceIndex)device);
 #endif
   auto p = plan_for(batch, f, fp64 ? 8 : 4, device);
   std::string out;
