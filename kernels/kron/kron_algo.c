@@ -386,11 +386,32 @@ static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
   return 0;
 }
 
-/* shapes up to this many multiply-adds are launch-bound: auto fuses their whole row */
+/* shapes up to this many multiply-adds are small: auto fuses their whole row where it fits... */
 #define KRON_FUSE_AUTO_MACS (1LL << 25)
+/* ...in tiles of at most this much shared memory per block. Their few slabs then spread over
+ * more blocks (16 to 64 instead of 4 to 16): with launches overlapped (PDL, CUDA graphs) a
+ * small shape's time is one block's, and the largest tiles left most SMs idle (H200, every
+ * small study shape 1.3-2.5x faster at 24 KiB than at 227: studies/kron-layer/README.md). */
+#define KRON_SMALL_SMEM_BLOCK ((size_t)24 * 1024)
+
+static int plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
+                     kron_plan *p, char *why, size_t why_len);
 
 int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                    kron_plan *p, char *why, size_t why_len) {
+  double macs = 0;
+  for (int k = 0; k < s->m; k++) macs += (double)s->batch * (double)s->n * s->f[k];
+  if (cfg->fuse == KRON_FUSE_AUTO && macs <= (double)KRON_FUSE_AUTO_MACS &&
+      cfg->smem_block > KRON_SMALL_SMEM_BLOCK) {
+    kron_plan_cfg small = *cfg;
+    small.smem_block = KRON_SMALL_SMEM_BLOCK;
+    if (plan_make(s, es, pass, &small, p, why, why_len) == 0) return 0;
+  }
+  return plan_make(s, es, pass, cfg, p, why, why_len);
+}
+
+static int plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
+                     kron_plan *p, char *why, size_t why_len) {
   memset(p, 0, sizeof *p);
   int m = s->m, k0 = m; /* axes [k0, m) fused into the last stage */
   kron_stage fused;

@@ -349,11 +349,17 @@ static void test_plan(void) {
         CHECKF(kron_plan_make(&s, es, (kron_pass)pass, &cfg, &p, why, sizeof why) == 0, "%s", why);
         check_plan_cover(&s, &p, es, "study shape");
         CHECK(p.smem_max <= 227 * 1024);
-        /* small shapes: one fused stage; 32x128x128: one stage per axis; 8x64x64x64: axis 1,
-         * then the pair stage of axes 2-3 in fp32 (fp64's does not fit two blocks per SM: one
-         * stage per axis) */
-        int want = i == 0 || i == 2 ? 1 : i == 1 || es == 4 ? 2 : 3;
-        CHECKF(p.nstages == want, "shape %d: %d stages", i, p.nstages);
+        /* small shapes: tiles of at most 24 KiB, so that their slabs spread over 16 or more
+         * blocks per stage: 16x32x32 fp32 one fused stage, fp64 one stage per axis,
+         * 16x16x16x16 axis 1 then the pair stage of axes 2-3; 32x128x128: one stage per
+         * axis; 8x64x64x64: axis 1, then the pair stage of axes 2-3 in fp32 (fp64's does not
+         * fit two blocks per SM: one stage per axis) */
+        int want = i == 0 ? (es == 4 ? 1 : 2) : i == 1 || i == 2 || es == 4 ? 2 : 3;
+        CHECKF(p.nstages == want, "shape %d es %d: %d stages", i, es, p.nstages);
+        for (int k = 0; k < p.nstages && (i == 0 || i == 2); k++)
+          CHECKF(p.st[k].smem <= 24 * 1024 && p.st[k].t.tiles >= 16,
+                 "small shape %d es %d stage %d: %zu bytes, %lld tiles", i, es, k, p.st[k].smem,
+                 p.st[k].t.tiles);
         CHECK(i != 3 || es != 4 ||
               (p.st[1].k0 == 1 && p.st[1].t.rowlen == 64 && p.st[1].t.tiles == 512));
       }
