@@ -5,31 +5,31 @@ formats = "pdf png svg"
 title_text = ""
 ylabel_text = "Forward, fp32 (ms)"
 note_text = ""
-nrows = 1
+nrows = 2
 ncols = 4
 nsys = 5
 ours = 4
 # layout in inches (computed by repro-plot: margins fit the tick labels)
-W = 8.384
-H = 2.410
-left = 0.819
+W = 8.714
+H = 4.030
+left = 0.901
 right = 0.300
 top = 0.890
 bottom = 0.320
-cgap = 0.489
+cgap = 0.571
 rgap = 0.420
 pw = 1.4500
 ph = 1.2000
 note_h = 0.000
-array rowlabel[1] = ["H100"]
+array rowlabel[2] = ["H100", "H200"]
 array syslabel[5] = ["PyTorch naive (seed v1)", "PyTorch v2 (seed v2)", "v1 permute+GEMM (ours)", "v2 batched GEMM (ours)", "v3 fused (ours)"]
 array syscolor[5] = [29362, 15113984, 40563, 13400487, 14034728]
 legend_cols = 3
 legend_rows = 2
 array legend_text[5] = ["(A) PyTorch naive (seed v1)", "(B) PyTorch v2 (seed v2)", "(C) v1 permute+GEMM (ours)", "(D) v2 batched GEMM (ours)", "(E) v3 fused (ours)"]
 array collabel[4] = ["16x32x32", "32x128x128", "16x16x16x16", "8x64x64x64"]
-array panel_ymax[4] = [0.2, 0.3, 0.25, 0.8]
-array panel_step[4] = [0.05, 0.05, 0.05, 0.2]
+array panel_ymax[8] = [0.2, 0.3, 0.25, 0.8, 0.03, 0.1, 0.03, 0.8]
+array panel_step[8] = [0.05, 0.05, 0.05, 0.2, 0.005, 0.02, 0.005, 0.2]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;
