@@ -390,18 +390,23 @@ static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
 #define KRON_FUSE_AUTO_MACS (1LL << 25)
 /* ...in tiles of at most this much shared memory per block. Their few slabs then spread over
  * more blocks (16 to 64 instead of 4 to 16): with launches overlapped (PDL, CUDA graphs) a
- * small shape's time is one block's, and the largest tiles left most SMs idle (H200, every
- * small study shape 1.3-2.5x faster at 24 KiB than at 227: studies/kron-layer/README.md). */
+ * small shape's time is one block's, and the largest tiles leave most SMs idle (the sweep
+ * that set it: studies/kron-layer/README.md). */
 #define KRON_SMALL_SMEM_BLOCK ((size_t)24 * 1024)
+
+/* multiply-adds of one forward: B·N·sum f_k */
+static double fwd_macs(const kron_shape *s) {
+  double sumf = 0;
+  for (int k = 0; k < s->m; k++) sumf += s->f[k];
+  return (double)s->batch * (double)s->n * sumf;
+}
 
 static int plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                      kron_plan *p, char *why, size_t why_len);
 
 int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                    kron_plan *p, char *why, size_t why_len) {
-  double macs = 0;
-  for (int k = 0; k < s->m; k++) macs += (double)s->batch * (double)s->n * s->f[k];
-  if (cfg->fuse == KRON_FUSE_AUTO && macs <= (double)KRON_FUSE_AUTO_MACS &&
+  if (cfg->fuse == KRON_FUSE_AUTO && fwd_macs(s) <= (double)KRON_FUSE_AUTO_MACS &&
       cfg->smem_block > KRON_SMALL_SMEM_BLOCK) {
     kron_plan_cfg small = *cfg;
     small.smem_block = KRON_SMALL_SMEM_BLOCK;
@@ -415,13 +420,10 @@ static int plan_make(const kron_shape *s, int es, kron_pass pass, const kron_pla
   memset(p, 0, sizeof *p);
   int m = s->m, k0 = m; /* axes [k0, m) fused into the last stage */
   kron_stage fused;
-  double sumf = 0;
-  for (int k = 0; k < m; k++) sumf += s->f[k];
   if (cfg->fuse == KRON_FUSE_ON) {
     for (int k = 0; k < m - 1 && k0 == m; k++)
       if (make_stage(s, es, cfg, k, m, &fused) == 0) k0 = k;
-  } else if (cfg->fuse == KRON_FUSE_AUTO && m > 1 &&
-             (double)s->batch * (double)s->n * sumf <= (double)KRON_FUSE_AUTO_MACS &&
+  } else if (cfg->fuse == KRON_FUSE_AUTO && m > 1 && fwd_macs(s) <= (double)KRON_FUSE_AUTO_MACS &&
              make_stage(s, es, cfg, 0, m, &fused) == 0) {
     k0 = 0;
   } else if (cfg->fuse == KRON_FUSE_AUTO && make_tc_pair(s, es, cfg, &fused) == 0) {
