@@ -1,13 +1,14 @@
 """layer.py: the Kronecker-factored layer in PyTorch: v3 (kernels/kron/'s kernels through the
-compiled ops torch.ops.kronlayer.v3_forward / v3_backward) as a torch.autograd.Function, the
-three versions behind one function (`kron`), and the nn.Module KronLinear whose factors are
+compiled op torch.ops.kronlayer.kron_v3, differentiable, its autograd node in C++), the three
+versions behind one function (`kron`), and the nn.Module KronLinear whose factors are
 parameters.
 
 v3's forward keeps what its backward reads (T_1..T_{m-1}, one [B, N] tensor per factor but the
-last) in its autograd node (C++, csrc/kron_torch.cpp); its backward computes the input's and
-every factor's gradient in one pass. The factors are read where they are: no copy per call. CUDA tensors run on the current CUDA stream; CPU tensors run the
-CPU backend of kernels/kron/kron_cpu.c, which emulates v3's kernels thread by thread (exact but
-slow: for tests and small shapes).
+last) in its autograd node (csrc/kron_torch.cpp); its backward computes the input's and every
+factor's gradient in one pass. The factors are read where they are: no copy per call. CUDA
+tensors run on the current CUDA stream; CPU tensors run the CPU backend of
+kernels/kron/kron_cpu.c, which emulates v3's kernels thread by thread (exact but slow: for
+tests and small shapes).
 """
 import math
 
