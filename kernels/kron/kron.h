@@ -177,11 +177,13 @@ typedef struct {
 typedef struct {
   size_t smem_block, smem_sm;
   int nsm;
-  int fuse;    /* kron_fuse */
-  int tc;      /* kron_tc */
-  int tc_tile; /* 0: the plan picks tensor-core stages' warp tiles; else wm·8 + wn of every
+  int fuse;     /* kron_fuse */
+  int tc;       /* kron_tc */
+  int tc_tile;  /* 0: the plan picks tensor-core stages' warp tiles; else wm·8 + wn of every
                   such stage, where it divides the tile (REPRO_KRON_TC_TILE, a measurement
                   switch) */
+  int ga_split; /* 0: the gradient's blocks along the rows fill one wave; else this many (at
+                   most the tiles; REPRO_KRON_GA_SPLIT, a measurement switch) */
 } kron_plan_cfg;
 
 /* What the CPU backend plans for: an H100's shared memory per block (opt-in) and per SM, and

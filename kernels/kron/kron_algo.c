@@ -154,6 +154,7 @@ static int tc_tile_known(const int (*list)[2], int n, int wm, int wn) {
  * times its splits) is one wave: the kernel runs one block per SM. */
 static int one_wave_ksplit(const kron_shape *s, const kron_plan_cfg *cfg, int nob,
                            long long tiles) {
+  if (cfg->ga_split > 0) return (int)(cfg->ga_split < tiles ? cfg->ga_split : tiles);
   long long blocks = (long long)s->m * nob * nob, want = (cfg->nsm + blocks - 1) / blocks;
   if (want < 1) want = 1;
   return (int)(want < tiles ? want : tiles);

@@ -337,6 +337,16 @@ static int tc_tile_switch(void) {
   return wm * 8 + wn;
 }
 
+/* REPRO_KRON_GA_SPLIT=N: the gradient kernel's blocks along each factor's rows (a measurement
+ * switch; the plan line's ksplit shows what ran); 0 when unset or not a positive number */
+static int ga_split_switch(void) {
+  const char *v = getenv("REPRO_KRON_GA_SPLIT");
+  int n = 0;
+  char end;
+  if (!v || sscanf(v, "%d%c", &n, &end) != 1 || n < 1 || n > 65535) return 0;
+  return n;
+}
+
 int main(int argc, char **argv) {
   kron_args a;
   int rc = kron_parse(argc, argv, &a);
@@ -398,7 +408,8 @@ int main(int argc, char **argv) {
     if (v == KRON_V3) {
       char why[512];
       int bad = 0;
-      kron_plan_cfg cfg = {budget, dev.smem_sm, dev.nsm, a.v3_fuse, a.v3_tc, tc_tile_switch()};
+      kron_plan_cfg cfg = {budget,  dev.smem_sm,      dev.nsm,          a.v3_fuse,
+                           a.v3_tc, tc_tile_switch(), ga_split_switch()};
       for (int p = 0; p < 2 && !bad; p++) {
         if (kron_plan_make(s, es, (kron_pass)p, &cfg, &rs.plan[p], why, sizeof why) != 0) {
           bad = 1;

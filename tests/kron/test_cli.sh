@@ -100,6 +100,12 @@ check "v3 too big: status" grep -q '^result status=unsupported reason=".*factor 
 "$bin" --device cpu --dtype d --shape 1x2048 --v3-smem-kib 16 check >"$work/v3all.log" 2>&1
 check_eq "v3 skipped: exit" "$?" 0
 check "v3 skipped: line" grep -q '^skip impl=v3 reason=' "$work/v3all.log"
+# REPRO_KRON_GA_SPLIT (a measurement switch): the gradient's row blocks as asked, still checked
+REPRO_KRON_GA_SPLIT=3 "$bin" --device cpu --dtype d --shape 4x16x32 --impl v3 check >"$work/gasplit.log" 2>&1
+check_eq "GA_SPLIT=3: exit" "$?" 0
+check "GA_SPLIT=3: the plan's gA steps split in 3" grep -q '^plan impl=v3 pass=bwd .*gA1=[^ ]*ksplit3,' "$work/gasplit.log"
+check "GA_SPLIT=3: gA checked" grep -q '^check output=gA2.v3 .*ok=1' "$work/gasplit.log"
+
 # too much for the CPU: unsupported, not a hang
 "$bin" --device cpu --shape 64x256x256x256 bench >"$work/big.log" 2>&1
 check_eq "too big for the CPU: exit" "$?" 4

@@ -126,7 +126,7 @@ static void test_finite_differences(long long batch, int m, const int *f) {
 }
 
 static kron_plan_cfg h100_cfg_tc(size_t budget, int fuse, int tc) {
-  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse, tc, 0};
+  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse, tc, 0, 0};
   return c;
 }
 static kron_plan_cfg h100_cfg(size_t budget, int fuse) {
