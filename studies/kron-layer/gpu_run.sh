@@ -14,28 +14,33 @@
 #                 profile, and bench at every shape x dtype (v1, v2, v3 inside PyTorch); skipped,
 #                 saying why, where python3 has no CUDA torch
 #   $OUT/summary.txt  the failures, then a table of the bench medians against v3's targets
-# With --torch it runs $OUT/torch/ alone (and its part of the summary). With --quick (about
+# With --torch it runs $OUT/torch/ alone (and its part of the summary); with --sweep, v3's plan
+# knobs alone ($OUT/sweep.txt: every study shape x dtype under --v3-fuse x --v3-smem-kib, then
+# the large shapes under forced warp tiles, PDL off and gradient row splits; median us of
+# kronlayer bench, 10 warmups and 30 runs, and the plan each ran). With --quick (about
 # 2 minutes on an H100, and the extension's build) it stops there; else it goes on with
 #   $OUT/seed/    the seed's bench (--dtype f 32 128 128 bench) and v3 under smaller budgets
 #   $OUT/profile/ per-kernel times and Chrome traces (v1, v2, v3 at 32x128x128 fp32)
 #   $OUT/logs/    the study matrix (80 cells) through ./run.sh --local, and the plot tables
 # The logs' device label is the GPU's (h100 or h200 from nvidia-smi's name; REPRO_DEVICE sets
 # it). Exits non-zero when any check or any cell failed (the summary says which).
-#   OUT=/some/dir studies/kron-layer/gpu_run.sh [--quick | --torch]
+#   OUT=/some/dir studies/kron-layer/gpu_run.sh [--quick | --torch | --sweep]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
 bin=${REPRO_BUILD_DIR:-$root/build}/bin
 out=${OUT:?set OUT to the output folder}
-quick=0 torch_only=0
+quick=0 torch_only=0 sweep_only=0
 case "${1:-}" in
   --quick) quick=1 ;;
   --torch) torch_only=1 ;;
+  --sweep) sweep_only=1 ;;
   "") ;;
-  *) echo "usage: OUT=DIR $0 [--quick | --torch]" >&2; exit 2 ;;
+  *) echo "usage: OUT=DIR $0 [--quick | --torch | --sweep]" >&2; exit 2 ;;
 esac
 [ -x "$bin/kronlayer" ] || { echo "gpu_run.sh: $bin/kronlayer is not built" >&2; exit 2; }
 failed=()
+shapes=(16x32x32 32x128x128 16x16x16x16 8x64x64x64)
 run() { # LOG CMD...: run, keep stdout+stderr, remember a failure
   local log=$1; shift
   "$@" >"$log" 2>&1
@@ -122,6 +127,48 @@ torch_summary() { # the extension's tests and check lines, then test.py bench's 
   fi
 }
 
+# v3's plan knobs: one line per run, median us of the forward and the backward, the plan
+sweep_line() { # LABEL ENV... -- KRONLAYER ARGS...: one bench, one line
+  local label=$1 envs=() o
+  shift
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  o=$(env ${envs[@]+"${envs[@]}"} "$bin/kronlayer" "$@" --impl v3 bench --warmup 10 --runs 30 2>&1)
+  printf '%-44s %9s %9s  %s\n' "$label" \
+    "$(sed -n 's/^time impl=v3 pass=fwd .*median_us=\([0-9.]*\).*/\1/p' <<<"$o" | head -1)" \
+    "$(sed -n 's/^time impl=v3 pass=bwd .*median_us=\([0-9.]*\).*/\1/p' <<<"$o" | head -1)" \
+    "$(sed -n 's/^plan impl=v3 pass=bwd //p' <<<"$o" | head -1)"
+}
+sweep() {
+  local s d fu kib t n
+  printf '%-44s %9s %9s  %s\n' "shape dtype knobs" fwd_us bwd_us "plan (bwd)"
+  for s in "${shapes[@]}"; do
+    for d in f d; do
+      for fu in auto on off; do
+        for kib in 227 96 48 24; do
+          sweep_line "$s $d fuse=$fu smem_kib=$kib" -- --dtype $d --shape "$s" --v3-fuse $fu --v3-smem-kib $kib
+        done
+      done
+    done
+  done
+  for s in 32x128x128 8x64x64x64; do
+    for d in f d; do
+      for t in 1x4 2x2 1x2 1x1 2x4; do
+        sweep_line "$s $d tc_tile=$t" REPRO_KRON_TC_TILE=$t -- --dtype $d --shape "$s"
+      done
+      sweep_line "$s $d pdl=0" REPRO_KRON_PDL=0 -- --dtype $d --shape "$s"
+      for n in 8 16 32 64; do
+        sweep_line "$s $d ga_split=$n" REPRO_KRON_GA_SPLIT=$n -- --dtype $d --shape "$s"
+      done
+    done
+  done
+}
+
+if [ $sweep_only = 1 ]; then
+  sweep | tee "$out/sweep.txt"
+  exit 0
+fi
+
 if [ $torch_only = 1 ]; then
   torch_run
   { echo "kron-layer GPU run (--torch): ${#failed[@]} failure(s)"
@@ -132,7 +179,6 @@ if [ $torch_only = 1 ]; then
 fi
 
 mkdir -p "$out/check" "$out/bench"
-shapes=(16x32x32 32x128x128 16x16x16x16 8x64x64x64)
 for d in f d; do
   for s in "${shapes[@]}"; do
     run "$out/check/$d.$s.log" "$bin/kronlayer" --dtype $d --shape "$s" --impl all check

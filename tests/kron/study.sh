@@ -50,6 +50,15 @@ done
 check "a bwd cell times the backward" grep -q '^config workload=16x32x32 system=v3 mode=bench pass=bwd .*dtype=fp64' \
   "$study/ae_logs/bwd-d.h100.16x32x32.v3.log"
 
+# gpu_run.sh (the GPU session script): a usage error, and --torch where python has no CUDA torch
+# skips the extension, saying why (the GPU label from REPRO_DEVICE: no nvidia-smi here)
+REPRO_BUILD_DIR=$build OUT=$work/gpu "$src/studies/kron-layer/gpu_run.sh" --bogus >/dev/null 2>&1
+check_eq "gpu_run.sh: usage error" "$?" 2
+REPRO_BUILD_DIR=$build REPRO_DEVICE=h200 REPRO_PYTHON=$work/no-python OUT=$work/gpu \
+  "$src/studies/kron-layer/gpu_run.sh" --torch >"$work/gpu.txt" 2>&1
+check_eq "gpu_run.sh --torch without torch: exit" "$?" 0
+check "gpu_run.sh --torch: says why it skipped" grep -q "no-python has no CUDA torch: kronlayer_torch not built" "$work/gpu/summary.txt"
+
 # plot.sh draws from ae_logs with the study's log name
 (cd "$study" && ./plot.sh --out "$work/figs" --no-render >plot.txt 2>&1)
 check_eq "plot exit" "$?" 0
