@@ -111,17 +111,25 @@ struct checked {
   int device = KRON_API_CPU;
 };
 
+// 1 to KRON_MAX_FACTORS factors, factor k (0-based) of size f in [1, KRON_MAX_FACTOR]
+void check_factor_count(size_t m) {
+  KRON_CHECK_VALUE(m >= 1 && m <= KRON_MAX_FACTORS, "kronlayer: expected 1 to ", KRON_MAX_FACTORS,
+                   " factors, got ", m);
+}
+void check_factor_size(size_t k, int64_t f) {
+  KRON_CHECK_VALUE(f >= 1 && f <= KRON_MAX_FACTOR, "kronlayer: factor ", k + 1, " is ", f,
+                   "; every factor must be in [1, ", KRON_MAX_FACTOR, "]");
+}
+
 // the factors: 1 to KRON_MAX_FACTORS square matrices [f, f] of x's dtype and device, contiguous
 void check_factors(checked &c, const at::Tensor &x, at::TensorList factors) {
-  KRON_CHECK_VALUE(factors.size() >= 1 && factors.size() <= KRON_MAX_FACTORS,
-                   "kronlayer: expected 1 to ", KRON_MAX_FACTORS, " factors, got ", factors.size());
+  check_factor_count(factors.size());
   c.f.reserve(factors.size());
   for (size_t k = 0; k < factors.size(); k++) {
     const at::Tensor &A = factors[k];
     KRON_CHECK_VALUE(A.dim() == 2 && A.size(0) == A.size(1), "kronlayer: factor ", k + 1,
                      " must be a square matrix [f, f], got shape ", at::IntArrayRef(A.sizes()));
-    KRON_CHECK_VALUE(A.size(0) >= 1 && A.size(0) <= KRON_MAX_FACTOR, "kronlayer: factor ", k + 1,
-                     " is ", A.size(0), "; every factor must be in [1, ", KRON_MAX_FACTOR, "]");
+    check_factor_size(k, A.size(0));
     KRON_CHECK_TYPE(A.scalar_type() == x.scalar_type(), "kronlayer: factor ", k + 1, " is ",
                     A.scalar_type(), " but x is ", x.scalar_type(), "; expected one dtype");
     KRON_CHECK_VALUE(A.device() == x.device(), "kronlayer: factor ", k + 1, " is on ", A.device(),
@@ -274,12 +282,10 @@ at::Tensor kron_v3_plain(const at::Tensor &x, at::TensorList factors) {
 // v3's plan as kronlayer's `plan` lines print it (fwd, then bwd, one line each); device -1: the
 // CPU
 std::string plan_line(long long batch, std::vector<int64_t> factors, bool fp64, int device) {
-  KRON_CHECK_VALUE(factors.size() >= 1 && factors.size() <= KRON_MAX_FACTORS,
-                   "kronlayer: expected 1 to ", KRON_MAX_FACTORS, " factors, got ", factors.size());
+  check_factor_count(factors.size());
   std::vector<int> f;
   for (size_t k = 0; k < factors.size(); k++) {
-    KRON_CHECK_VALUE(factors[k] >= 1 && factors[k] <= KRON_MAX_FACTOR, "kronlayer: factor ", k + 1,
-                     " is ", factors[k], "; every factor must be in [1, ", KRON_MAX_FACTOR, "]");
+    check_factor_size(k, factors[k]);
     f.push_back((int)factors[k]);
   }
   KRON_CHECK(device == KRON_API_CPU || kron_api_has_cuda(), kNoCuda);
