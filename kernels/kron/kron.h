@@ -69,6 +69,8 @@ void kron_shape_name(const kron_shape *s, char *dst, size_t cap);
 /* prod f[0..k) and prod f[k+1..m) */
 long long kron_prefix(const kron_shape *s, int k);
 long long kron_suffix(const kron_shape *s, int k);
+/* multiply-adds of one forward: B·N·sum f_k (the backward does twice as many) */
+double kron_fwd_macs(const kron_shape *s);
 
 /* ---- options (kron_cli.c) -------------------------------------------------------------- */
 typedef struct {

@@ -397,19 +397,12 @@ static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
  * that set it: studies/kron-layer/README.md). */
 #define KRON_SMALL_SMEM_BLOCK ((size_t)24 * 1024)
 
-/* multiply-adds of one forward: B·N·sum f_k */
-static double fwd_macs(const kron_shape *s) {
-  double sumf = 0;
-  for (int k = 0; k < s->m; k++) sumf += s->f[k];
-  return (double)s->batch * (double)s->n * sumf;
-}
-
 static int plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                      kron_plan *p, char *why, size_t why_len);
 
 int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                    kron_plan *p, char *why, size_t why_len) {
-  if (cfg->fuse == KRON_FUSE_AUTO && fwd_macs(s) <= (double)KRON_FUSE_AUTO_MACS &&
+  if (cfg->fuse == KRON_FUSE_AUTO && kron_fwd_macs(s) <= (double)KRON_FUSE_AUTO_MACS &&
       cfg->smem_block > KRON_SMALL_SMEM_BLOCK) {
     kron_plan_cfg small = *cfg;
     small.smem_block = KRON_SMALL_SMEM_BLOCK;
@@ -426,7 +419,8 @@ static int plan_make(const kron_shape *s, int es, kron_pass pass, const kron_pla
   if (cfg->fuse == KRON_FUSE_ON) {
     for (int k = 0; k < m - 1 && k0 == m; k++)
       if (make_stage(s, es, cfg, k, m, &fused) == 0) k0 = k;
-  } else if (cfg->fuse == KRON_FUSE_AUTO && m > 1 && fwd_macs(s) <= (double)KRON_FUSE_AUTO_MACS &&
+  } else if (cfg->fuse == KRON_FUSE_AUTO && m > 1 &&
+             kron_fwd_macs(s) <= (double)KRON_FUSE_AUTO_MACS &&
              make_stage(s, es, cfg, 0, m, &fused) == 0) {
     k0 = 0;
   } else if (cfg->fuse == KRON_FUSE_AUTO && make_tc_pair(s, es, cfg, &fused) == 0) {

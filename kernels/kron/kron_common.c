@@ -65,6 +65,12 @@ long long kron_suffix(const kron_shape *s, int k) {
   return q;
 }
 
+double kron_fwd_macs(const kron_shape *s) {
+  double sumf = 0;
+  for (int k = 0; k < s->m; k++) sumf += s->f[k];
+  return (double)s->batch * (double)s->n * sumf;
+}
+
 enum {
   STREAM_X = RNG_STREAM_USER + 0,
   STREAM_GY = RNG_STREAM_USER + 1,

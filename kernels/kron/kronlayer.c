@@ -319,10 +319,7 @@ static void print_bench_summary(const run_state *rs, hx_stats st[KRON_NVER][2],
 }
 
 static double gflop_of(const kron_shape *s, kron_pass p) {
-  double macs = (double)s->batch * (double)s->n, sumf = 0;
-  for (int k = 0; k < s->m; k++) sumf += s->f[k];
-  macs *= sumf;
-  return (p == KRON_FWD ? 2 : 4) * macs * 1e-9; /* bwd: gx and gA, each as much as fwd */
+  return (p == KRON_FWD ? 2 : 4) * kron_fwd_macs(s) * 1e-9; /* bwd: gx and gA, each as fwd */
 }
 
 /* ---- main ------------------------------------------------------------------------------------ */
