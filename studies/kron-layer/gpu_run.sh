@@ -73,10 +73,8 @@ torch_run() {
   rm -f "$t/skipped.txt"
   local work
   work=$(mktemp -d)
-  (cd "$ext" && KRON_EXT_CUDA=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a} \
-    MAX_JOBS=${MAX_JOBS:-8} "$py" setup.py -q build_py --build-lib "$work/lib" \
-    build_clib --build-temp "$work/tmp" --build-clib "$work/clib" \
-    build_ext --build-temp "$work/tmp" --build-lib "$work/lib") >"$t/build.log" 2>&1 \
+  KRON_EXT_CUDA=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0a} MAX_JOBS=${MAX_JOBS:-8} \
+    "$ext/build_into.sh" "$py" "$work" >"$t/build.log" 2>&1 \
     || { failed+=("torch/build.log (the extension's build)"); return 0; }
   export PYTHONPATH=$work/lib
   run "$t/test_torch_ext.log" "$py" "$root/tests/kron/test_torch_ext.py" --device cuda --expect-cuda 1

@@ -22,10 +22,7 @@ mkdir -p "$work"
 out=$work/lib
 
 # the build: C library, C++ op, the package's Python, all under WORK_DIR (nothing in the tree)
-(cd "$ext" && KRON_EXT_CUDA=0 KRON_EXT_WERROR=1 "$py" setup.py -q \
-  build_py --build-lib "$out" \
-  build_clib --build-temp "$work/tmp" --build-clib "$work/clib" \
-  build_ext --build-temp "$work/tmp" --build-lib "$out") >"$work/build.log" 2>&1
+KRON_EXT_CUDA=0 KRON_EXT_WERROR=1 "$ext/build_into.sh" "$py" "$work" >"$work/build.log" 2>&1
 rc=$?
 check_eq "build exit" "$rc" 0
 if [ "$rc" != 0 ]; then tail -40 "$work/build.log"; finish; fi
