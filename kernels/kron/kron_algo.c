@@ -152,8 +152,7 @@ static int tc_tile_known(const int (*list)[2], int n, int wm, int wn) {
 
 /* Blocks along the rows of gA_k so that the gradient kernel's grid (every axis's output blocks
  * times its splits) is one wave: the kernel runs one block per SM, so the grid is at most the
- * SMs (a few blocks more make a second wave: fp64 32x128x128, 136 blocks on 132 SMs, ran 9 %
- * slower than 128; studies/kron-layer/README.md). */
+ * SMs (a few blocks more would make a second wave; studies/kron-layer/README.md). */
 static int one_wave_ksplit(const kron_shape *s, const kron_plan_cfg *cfg, int nob,
                            long long tiles) {
   if (cfg->ga_split > 0) return (int)(cfg->ga_split < tiles ? cfg->ga_split : tiles);
