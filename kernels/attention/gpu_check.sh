@@ -18,7 +18,9 @@
 #     stop at their own diagonal or have no rows), and two D=64 shapes where fused picks
 #     that forward by itself (unmasked with over 4 waves of 192-row tiles, causal with over 16)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16, and
-#     D = 96, D = 256 (H = 16) and GQA 8 (checked against the fp32 GPU reference)
+#     D = 96, D = 256 (H = 16) and GQA 8, and S = 8000 without a mask (checked against the fp32
+#     GPU reference); D = 128 without a mask at S = 257, 351, 700 and 8000 runs the Hopper
+#     forward's 176-key stages (fused_launch.cuh's ws_cols_pay), S = 4096 its 128-key ones
 #   x the peers fa3 (FlashAttention-3, kernels/attention/fa3/: attn), fa2 (FlashAttention-2,
 #     kernels/attention/fa2/: attn, gemma2) and flashinfer (kernels/attention/flashinfer/: attn,
 #     gemma2), when attnvar lists them, at every small, scaled and big shape
@@ -86,6 +88,8 @@ s257b2:--seqlen 257 --heads 2 --dim 64 --batch 2:plain
 s1000:--seqlen 1000 --heads 1 --dim 128:plain
 s100nc:--seqlen 100 --heads 3 --dim 64 --causal 0:memcheck
 s257nc:--seqlen 257 --heads 2 --dim 128 --causal 0 --batch 2:plain
+s351nc:--seqlen 351 --heads 3 --dim 128 --causal 0:memcheck
+s700ncbf16:--seqlen 700 --heads 2 --dim 128 --causal 0 --dtype bf16 --batch 2:plain
 s17bf16:--seqlen 17 --heads 2 --dim 128 --dtype bf16:plain
 s257ncbf16:--seqlen 257 --heads 2 --dim 64 --causal 0 --dtype bf16 --batch 2:plain
 s300h48bf16:--seqlen 300 --heads 48 --dim 128 --dtype bf16:memcheck
@@ -131,6 +135,7 @@ w700sc:--seqlen 700 --heads 4 --dim 64 --scale 1 --causal 0:plain
 w1000b3:--seqlen 1000 --heads 40 --dim 64 --batch 3:plain"
 big_shape="s4096:--seqlen 4096 --heads 32 --dim 128:plain
 s4096nc:--seqlen 4096 --heads 32 --dim 128 --causal 0:plain
+s8000nc:--seqlen 8000 --heads 8 --dim 128 --causal 0:plain
 s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain
 s4096d96:--seqlen 4096 --heads 32 --dim 96:plain
 s4096d256:--seqlen 4096 --heads 16 --dim 256:plain

@@ -134,6 +134,17 @@ __device__ __forceinline__ void wgmma_ss_tb(float (&d)[N / 8][4], uint64_t desc_
 #define WGMMA_R40                                                                                \
   "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%" \
   "25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39}"
+#define WGMMA_D_N176(d)                                                                            \
+  WGMMA_D_N128(d), "+f"(d[16][0]), "+f"(d[16][1]), "+f"(d[16][2]), "+f"(d[16][3]), "+f"(d[17][0]), \
+      "+f"(d[17][1]), "+f"(d[17][2]), "+f"(d[17][3]), "+f"(d[18][0]), "+f"(d[18][1]),              \
+      "+f"(d[18][2]), "+f"(d[18][3]), "+f"(d[19][0]), "+f"(d[19][1]), "+f"(d[19][2]),              \
+      "+f"(d[19][3]), "+f"(d[20][0]), "+f"(d[20][1]), "+f"(d[20][2]), "+f"(d[20][3]),              \
+      "+f"(d[21][0]), "+f"(d[21][1]), "+f"(d[21][2]), "+f"(d[21][3])
+#define WGMMA_R88                                                                                \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%" \
+  "25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%" \
+  "48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%" \
+  "71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87}"
 // ---- the attention kernels' shapes (fused_sm90.cuh, fused_ws90.cuh, fused_colws90.cuh) ------
 // ss: A and B from shared memory, both K-major (tnspA = tnspB = 0). rs: A from registers (fp16 or
 // bf16 fragments, the mma.sync m16n8k16 A layout), B from shared memory, tnspB an immediate.
@@ -165,9 +176,9 @@ __device__ __forceinline__ void wgmma_ss_tb(float (&d)[N / 8][4], uint64_t desc_
   else                                                   \
     WGMMA_RS_ASM(N, "f16", REGS, PRED, OPERANDS, DOUT)
 
-// d (m64n64 / m64n80 / m64n128, fp32) (+)= A (smem desc) * B (smem desc, K-major); scale_d = 0
-// overwrites d; BF16: bfloat16 operands, else fp16. m64n80: the scores of an 80-key block (head
-// dim 256).
+// d (m64n64 / m64n80 / m64n128 / m64n176, fp32) (+)= A (smem desc) * B (smem desc, K-major);
+// scale_d = 0 overwrites d; BF16: bfloat16 operands, else fp16. m64n80: the scores of an 80-key
+// block (head dim 256).
 template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[8][4], uint64_t desc_a,
                                                    uint64_t desc_b, int scale_d) {
@@ -182,6 +193,12 @@ template <bool BF16 = false>
 __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[16][4], uint64_t desc_a,
                                                     uint64_t desc_b, int scale_d) {
   WGMMA_SS_CALL(128, WGMMA_R64, "%66", "%64, %65", WGMMA_D_N128);
+}
+// m64n176: the scores of a 176-key block (head dim 128 without a mask).
+template <bool BF16 = false>
+__device__ __forceinline__ void wgmma_m64n176k16_ss(float (&d)[22][4], uint64_t desc_a,
+                                                    uint64_t desc_b, int scale_d) {
+  WGMMA_SS_CALL(176, WGMMA_R88, "%90", "%88, %89", WGMMA_D_N176);
 }
 // d (m64nN, fp32; N = 64, 96, 128, 256: the P·V products of every head dim) (+)= A (registers)
 // * B (smem desc): TNSPB 0 K-major, 1 MN-major (transposed); scale_d = 0 overwrites d.
@@ -215,6 +232,8 @@ __device__ __forceinline__ void wgmma_m64n256k16_rs(float (&d)[32][4], const uin
 #undef WGMMA_R32
 #undef WGMMA_R48
 #undef WGMMA_R40
+#undef WGMMA_R88
+#undef WGMMA_D_N176
 #undef WGMMA_D_N80
 #undef WGMMA_D_N96
 #undef WGMMA_D_N64

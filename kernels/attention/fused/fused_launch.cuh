@@ -143,20 +143,35 @@ template <int D, int WL> static int ws_fwd_rows(const attn_ctx *ctx, const attn_
   return ctx->sm_count > 0 && tiles >= min_waves * ctx->sm_count ? 192 : 128;
 }
 
-// The warp-specialized forward (fused_ws90.cuh), the forward on Hopper. NC consumer warpgroups.
-template <int D, int WL, bool BF16, int NC, typename Cache>
+// The warp-specialized forward (fused_ws90.cuh), the forward on Hopper. NC consumer warpgroups,
+// COLS keys per stage (0: WsCfg's choice).
+template <int D, int WL, bool BF16, int NC, typename Cache, int COLS = 0>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p,
                            const Cache &cache) {
   WsMaps maps;
-  using C = WsCfg<D, WL, NC>;
+  using C = WsCfg<D, WL, NC, COLS>;
   ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows, BF16));
   ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, p.Hkv, sh->kv_len, sh->batch, C::kCols, BF16));
   ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, p.Hkv, sh->kv_len, sh->batch, C::kCols, BF16));
   if (C::kNoise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
     ATTN_TRY(
         encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kSw128Floats, 64));
-  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16, NC, Cache>, "attn_fwd_ws90", maps, p, cache,
-                   C::kThreads, C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows, sh->heads);
+  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16, NC, Cache, COLS>, "attn_fwd_ws90", maps, p,
+                   cache, C::kThreads, C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows,
+                   sh->heads);
+}
+
+// Keys per stage without a mask: 176 at D = 128 (FlashAttention-3's block there: fewer, longer
+// steps; S in 88 registers beside O's 64) for the workloads without a softcap, noise or cache;
+// 0 (WsCfg's choice) elsewhere.
+template <int D, int WL, typename Cache> constexpr int ws_cols_unmasked() {
+  return D == 128 && !wl_traits<WL>::softcap && !wl_traits<WL>::keyformer && !Cache::kOn ? 176 : 0;
+}
+// Whether `cols`-key stages beat 128-key ones over kv_len keys: a 176-key step costs about 3 %
+// less per key (H200, same run: PERF-fused.md v34), and both pay for their last block's padding.
+static bool ws_cols_pay(int cols, long kv_len) {
+  const long padded = (kv_len + cols - 1) / cols * cols, padded128 = (kv_len + 127) / 128 * 128;
+  return padded * 97 < padded128 * 100;
 }
 
 template <int D, int WL, bool BF16, typename Cache>
@@ -165,6 +180,10 @@ static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Para
   if constexpr (ws_wide_serves<D, WL>() && !Cache::kOn)
     if (ws_fwd_rows<D, WL>(ctx, sh) == 192)
       return launch_fwd_ws90<D, WL, BF16, 3>(ctx, sh, p, cache);
+  if constexpr (ws_cols_unmasked<D, WL, Cache>() > 0)
+    if (sh->mask == MASK_NONE && ws_cols_pay(ws_cols_unmasked<D, WL, Cache>(), sh->kv_len))
+      return launch_fwd_ws90<D, WL, BF16, 2, Cache, ws_cols_unmasked<D, WL, Cache>()>(ctx, sh, p,
+                                                                                      cache);
   return launch_fwd_ws90<D, WL, BF16, 2>(ctx, sh, p, cache);
 }
 

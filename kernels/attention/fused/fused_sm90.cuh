@@ -33,11 +33,13 @@ __device__ __forceinline__ int sw128_f32(int row, int col) {
 template <int N, bool BF16 = false>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N / 8][4], uint64_t a, uint64_t b,
                                          int scale_d) {
-  static_assert(N == 64 || N == 80 || N == 128, "wgmma_ss: a key block");
+  static_assert(N == 64 || N == 80 || N == 128 || N == 176, "wgmma_ss: a key block");
   if constexpr (N == 64)
     wgmma_m64n64k16_ss<BF16>(d, a, b, scale_d);
   else if constexpr (N == 80)
     wgmma_m64n80k16_ss<BF16>(d, a, b, scale_d);
+  else if constexpr (N == 176)
+    wgmma_m64n176k16_ss<BF16>(d, a, b, scale_d);
   else
     wgmma_m64n128k16_ss<BF16>(d, a, b, scale_d);
 }

@@ -2,7 +2,8 @@
 // attn_fwd (fused_sm80.cuh) restructured the way Hopper wants it.
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
-//                tile's Q and of K and V per key block (128 keys; 80 at D = 256, 64 for kf) into an
+//                tile's Q and of K and V per key block (128 keys; 80 at D = 256, 64 for kf, 176
+//                at D = 128 without a mask where the dispatcher picks them) into an
 //                NST-stage ring; a K and a
 //                V "full" mbarrier per stage (transaction bytes), and a K and a V "empty" one
 //                that the consumers arrive on when they are done with the stage's K (its S GEMM)
@@ -34,7 +35,7 @@
 
 namespace fused {
 
-constexpr int kWsCols = 128; // keys per stage (WsCfg::kCols: 80 at D = 256, kf 64)
+constexpr int kWsCols = 128; // keys per stage (WsCfg::kCols: 80 at D = 256, kf 64, or COLS_)
 
 constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 is __syncthreads)
 
@@ -55,12 +56,15 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // 80-key stages (kCols; faster than 64-key ones: PERF-fused.md), so that Q, two K/V stages and
 // O's 128 accumulators per thread fit the shared memory and the registers; kf's noise tiles
 // leave room for 64-key stages only.
-template <int D, int WL, int NC_ = 2> struct WsCfg {
+// COLS_: keys per stage where the dispatcher picks them (ws_cols_unmasked: 176 at D = 128
+// without a mask), else 0 and kCols below.
+template <int D, int WL, int NC_ = 2, int COLS_ = 0> struct WsCfg {
   static_assert(D == 64 || D == 96 || D == 128 || D == 256, "WsCfg: a head dim the kernel has");
   static constexpr bool kNoise = wl_traits<WL>::keyformer;
   static constexpr int NC = NC_;
   static constexpr int kDs = smem_dim<D>(); // a row's halves in shared memory
-  static constexpr int kCols = D <= 128 ? kWsCols : kNoise ? 64 : 80;
+  static constexpr int kCols = COLS_ ? COLS_ : D <= 128 ? kWsCols : kNoise ? 64 : 80;
+  static_assert(kCols % 16 == 0, "a key block is whole k-steps of P·V");
   static constexpr bool kOverlapPV = D == 64 || !wl_traits<WL>::softcap;
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
@@ -168,11 +172,12 @@ template <int COLS> __device__ __forceinline__ int ws_first_edge_block(int row0,
 // BF16: bfloat16 q, k, v, out (tensor maps of bf16, bf16 wgmma), else fp16. NC_: consumer
 // warpgroups (64 query rows each). Cache: the tile cache policy (fused_sm80.cuh; kOn: the
 // exponentials of the band's 128 x 128 tiles go to it).
-template <int D, int WL, bool BF16 = false, int NC_ = 2, typename Cache = NoTileCache>
-__global__ void __launch_bounds__(WsCfg<D, WL, NC_>::kThreads, 1)
+template <int D, int WL, bool BF16 = false, int NC_ = 2, typename Cache = NoTileCache,
+          int COLS_ = 0>
+__global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
     attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p, int chunk, Cache cache) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = WsCfg<D, WL, NC_>;
+  using C = WsCfg<D, WL, NC_, COLS_>;
   constexpr int NST = C::kStages, NC = C::NC, kWsRows = C::kRows, kCols = C::kCols, kDs = C::kDs;
   static_assert(!Cache::kOn || (kWsRows == kCols && !C::kNoise && !wl_traits<WL>::softcap),
                 "the cache's tiles are square and hold the exponentials of P alone");
