@@ -223,11 +223,11 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
   __syncthreads();
 
   // The K/V ring runs on across tiles: block number `it` of this CTA lives in stage it % NST,
-  // and its barriers' phase is (it / NST) & 1.
+  // and its barriers' phase is (it / NST) & 1 (unsigned: no sign fix-ups in the division).
   if (wg == 0) { // ---- producer ----
     regs_release<C::kProducerRegs>();
     if (threadIdx.x != 0) return;
-    int it = 0;
+    uint32_t it = 0;
     const uint64_t stream_policy = kNoise ? l2_evict_first_policy() : 0; // kf's noise: read once
     for (int round = 0, t = blockIdx.x;; round++, t = ws_claim_tile()) {
       mbar_wait(empty_q, (round & 1) ^ 1); // the consumers are done with the last tile's Q
@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
         tma_load_4d(sq + sl * kWsRows * 64, &maps.q, full_q, sl * 64, tile.h, tile.qb * kWsRows,
                     tile.b);
       for (int n = 0; n < nblocks; n++, it++) {
-        const int st = it % NST;
+        const uint32_t st = it % NST;
         const uint32_t free_phase = ((it / NST) & 1) ^ 1; // the first round passes at once
         half *sk = sk0 + st * kCols * kDs, *sv = sv0 + st * kCols * kDs;
         mbar_wait(&empty_k[st], free_phase);
@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
 
   const int next_c = c + 1 == NC ? 0 : c + 1;      // whose turn follows mine
   if (c == NC - 1) named_arrive(kWsSchedBar, 256); // consumer 0 takes the first turn
-  int it = 0;
+  uint32_t it = 0;
   for (int round = 0;; round++) {
     mbar_wait(full_q, round & 1);
     const int slot = lds_volatile(tile_slot);
@@ -347,7 +347,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
         mask_scores<WL, kCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
         float m_use[2];
         st.new_max<kCols / 8, true>(s, scale_log2, m_use, alpha);
-        const int cur = it + n;
+        const uint32_t cur = it + n;
         mbar_wait(&full_n[c], cur & 1);
         st_kf.add<kCols / 8, true>(s, scale_log2, m_use, alpha, noise_at, edge);
         mbar_arrive(&empty_n[c]);
@@ -386,8 +386,8 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
     // step), and my arrivals on its stage's empty barriers follow the stage's K and V, which the
     // producer loads only after the stage's previous use was released, so the arrivals count
     // for this use and not the last one.
-    auto skip_block = [&](int cur) {
-      const int stage = cur % NST;
+    auto skip_block = [&](uint32_t cur) {
+      const uint32_t stage = cur % NST;
       named_sync(kWsSchedBar + c, 256);
       pass_turn();
       mbar_wait(&full_k[stage], (cur / NST) & 1);
@@ -404,7 +404,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
     }
     float alpha[2]; // the last block's rescale factors
     {               // block 0: S_0 only
-      const int stage = it % NST;
+      const uint32_t stage = it % NST;
       mbar_wait(&full_k[stage], (it / NST) & 1);
       named_sync(kWsSchedBar + c, 256);
       wgmma_fence();
@@ -428,7 +428,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
     constexpr int kRuntimeEdge = 2;
     auto step = [&](int n, auto kEdge) {
       const bool edge = kEdge() == kRuntimeEdge ? block_edge(n) : kEdge() == 1;
-      const int cur = it + n, stage = cur % NST, prev = (cur - 1) % NST;
+      const uint32_t cur = it + n, stage = cur % NST, prev = (cur - 1) % NST;
       mbar_wait(&full_k[stage], (cur / NST) & 1);
       mbar_wait(&full_v[prev], ((cur - 1) / NST) & 1);
       named_sync(kWsSchedBar + c, 256); // my turn to issue
@@ -465,7 +465,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
       for (int n = 1; n < my_blocks; n++) step(n, std::integral_constant<int, kRuntimeEdge>());
     }
     { // the last block's P·V
-      const int cur = it + my_blocks - 1, last = cur % NST;
+      const uint32_t cur = it + my_blocks - 1, last = cur % NST;
       mbar_wait(&full_v[last], (cur / NST) & 1);
       wgmma_fence();
       issue_pv(last, alpha);
