@@ -3,12 +3,11 @@
 //
 //   warpgroup 0  producer: one thread issues TMA loads (tensor maps, 128B swizzle) of each
 //                tile's Q and of K and V per key block (128 keys; 80 at D = 256, 64 for kf, 176
-//                at D = 128 without a mask where the dispatcher picks them) into an
-//                NST-stage ring; a K and a
-//                V "full" mbarrier per stage (transaction bytes), and a K and a V "empty" one
-//                that the consumers arrive on when they are done with the stage's K (its S GEMM)
-//                and its V (its P·V), so that the next K loads under the last P·V. It gives its
-//                registers away (setmaxnreg.dec).
+//                at D = 128 without a mask where the dispatcher picks them) into an NST-stage
+//                ring; a K and a V "full" mbarrier per stage (transaction bytes), and a K and a
+//                V "empty" one that the consumers arrive on when they are done with the stage's
+//                K (its S GEMM) and its V (its P·V), so that the next K loads under the last
+//                P·V. It gives its registers away (setmaxnreg.dec).
 //   warpgroups 1..NC  consumers (two; three for 192-row tiles): 64 query rows each
 //                (setmaxnreg.inc). Per block n a consumer issues S_n = Q·K_nᵀ and
 //                O += P_{n-1}·V_{n-1} back to back (both async) and runs the softmax of S_n once
