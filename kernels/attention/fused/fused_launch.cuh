@@ -170,7 +170,8 @@ template <int D, int WL, typename Cache> constexpr int ws_cols_unmasked() {
 // Whether `cols`-key stages beat 128-key ones over kv_len keys: a 176-key step costs about 3 %
 // less per key (H200, same run: PERF-fused.md v34), and both pay for their last block's padding.
 static bool ws_cols_pay(int cols, long kv_len) {
-  const long padded = (kv_len + cols - 1) / cols * cols, padded128 = (kv_len + 127) / 128 * 128;
+  const long padded = (kv_len + cols - 1) / cols * cols,
+             padded128 = (kv_len + kWsCols - 1) / kWsCols * kWsCols;
   return padded * 97 < padded128 * 100;
 }
 
@@ -180,10 +181,10 @@ static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Para
   if constexpr (ws_wide_serves<D, WL>() && !Cache::kOn)
     if (ws_fwd_rows<D, WL>(ctx, sh) == 192)
       return launch_fwd_ws90<D, WL, BF16, 3>(ctx, sh, p, cache);
-  if constexpr (ws_cols_unmasked<D, WL, Cache>() > 0)
-    if (sh->mask == MASK_NONE && ws_cols_pay(ws_cols_unmasked<D, WL, Cache>(), sh->kv_len))
-      return launch_fwd_ws90<D, WL, BF16, 2, Cache, ws_cols_unmasked<D, WL, Cache>()>(ctx, sh, p,
-                                                                                      cache);
+  constexpr int kUnmaskedCols = ws_cols_unmasked<D, WL, Cache>();
+  if constexpr (kUnmaskedCols > 0)
+    if (sh->mask == MASK_NONE && ws_cols_pay(kUnmaskedCols, sh->kv_len))
+      return launch_fwd_ws90<D, WL, BF16, 2, Cache, kUnmaskedCols>(ctx, sh, p, cache);
   return launch_fwd_ws90<D, WL, BF16, 2>(ctx, sh, p, cache);
 }
 

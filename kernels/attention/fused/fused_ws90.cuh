@@ -435,13 +435,14 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
     auto step = [&](int n, auto kEdge) {
       const bool edge = kEdge() == kRuntimeEdge ? block_edge(n) : kEdge() == 1;
       const uint32_t cur = it + n, stage = cur % NST, prev = (cur - 1) % NST;
+      const uint32_t prev_phase = ((cur - 1) / NST) & 1;
       if (!kLeadPolls || lead) mbar_wait(&full_k[stage], (cur / NST) & 1);
-      if (!kLeadPolls) mbar_wait(&full_v[prev], ((cur - 1) / NST) & 1);
+      if (!kLeadPolls) mbar_wait(&full_v[prev], prev_phase);
       named_sync(kWsSchedBar + c, 256); // my turn to issue
       wgmma_fence();
       wgmma_abt_issue<D, kCols, C::kRows, BF16>(s, sq, c * 64, sk0 + stage * kCols * kDs);
       wgmma_commit();
-      if (kLeadPolls && lead) mbar_wait(&full_v[prev], ((cur - 1) / NST) & 1);
+      if (kLeadPolls && lead) mbar_wait(&full_v[prev], prev_phase);
       issue_pv(prev, alpha);
       wgmma_commit();
       pass_turn();
