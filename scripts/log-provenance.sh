@@ -7,6 +7,7 @@
 # ("NVIDIA H200" is h200), so a log is placed by what ran it, not by its file name.
 # --one-commit: exit 1 unless every selected log names one and the same commit, not -dirty,
 # and no check line says ok=0 (a log without a meta line fails it too).
+# A full 40-digit hash counts as its 7-digit prefix, the form the builds write.
 # Output, tab-separated: folder, gpu, commit, logs, first date, last date, checks ok, checks
 # failed, results by status.
 set -euo pipefail
@@ -44,6 +45,9 @@ rows=$(for d in "${dirs[@]}"; do
           else gpu = "unknown"
         }
         if (match($0, /commit=[^ ]*/)) commit = substr($0, RSTART + 7, RLENGTH - 7)
+        # a full hash (some peers wrote git rev-parse HEAD) is the short one the builds write
+        if (commit ~ /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+(-dirty)?$/)
+          commit = substr(commit, 1, 7) (commit ~ /-dirty$/ ? "-dirty" : "")
         if (match($0, /date=[^ ]*/)) date = substr($0, RSTART + 5, RLENGTH - 5)
       }
       /^check / { if ($0 ~ / ok=1( |$)/) ok++; else if ($0 ~ / ok=0( |$)/) bad++ }

@@ -25,11 +25,12 @@ fixture "NVIDIA H200" abc1234 2026-01-02T00:00:00Z 1 ok "$a/x.h200.attn.log"
 fixture "NVIDIA H200" abc1234 2026-01-01T00:00:00Z 1 unsupported "$a/sub/y.h200.attn.log"
 fixture "NVIDIA H100 80GB HBM3" def5678 2026-01-03T00:00:00Z 1 ok "$a/named.h200.but.h100.log"
 fixture "NVIDIA H200" abc1234 2026-01-04T00:00:00Z 1 ok "$b/z.h200.log"
+fixture "NVIDIA H200" abc1234ffffffffffffffffffffffffffffffff 2026-01-04T00:00:00Z 1 ok "$b/full-hash.log"
 
 out=$("${prov[@]}" --device h200 "$a" "$b"); rc=$?
 check '[ $rc -eq 0 ]' "a table is printed (rc $rc)"
 check 'printf "%s\n" "$out" | grep -qP "^$a\th200\tabc1234\t2\t2026-01-01T00:00:00Z\t2026-01-02T00:00:00Z\t2\t0\tunsupported=1 ok=1$"' "folder a's h200 row: two logs, date span, checks, statuses ($out)"
-check 'printf "%s\n" "$out" | grep -qP "^$b\th200\tabc1234\t1\t"' "folder b's h200 row"
+check 'printf "%s\n" "$out" | grep -qP "^$b\th200\tabc1234\t2\t"' "folder b's h200 row: a full hash counts as its short form"
 check '! printf "%s\n" "$out" | grep -q def5678' "--device h200 leaves out the H100's log, whatever its file name says"
 out=$("${prov[@]}" "$a")
 check 'printf "%s\n" "$out" | grep -qP "^$a\th100\tdef5678\t1\t"' "without --device every GPU has its row"
