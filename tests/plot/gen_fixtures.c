@@ -40,7 +40,8 @@ static FILE *open_log(const char *dir, const char *name) {
   char path[1024];
   int n = snprintf(path, sizeof path, "%s/%s", dir, name);
   if (n < 0 || (size_t)n >= sizeof path) {
-    fprintf(stderr, "gen_fixtures: %s/%s: path longer than %zu bytes\n", dir, name, sizeof path - 1);
+    fprintf(stderr, "gen_fixtures: %s/%s: path longer than %zu bytes\n", dir, name,
+            sizeof path - 1);
     exit(1);
   }
   FILE *f = fopen(path, "w");
