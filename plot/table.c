@@ -265,6 +265,7 @@ const char *pt_num_problem(int rc) {
 static int as_number(const char *s, double *v) { return pt_parse_decimal(s, strlen(s), v) == 0; }
 
 void pt_fmt_double(char *buf, size_t cap, double v) {
+  if (!buf || cap == 0) return;
   for (int prec = 15; prec <= 17; prec++) {
     snprintf(buf, cap, "%.*g", prec, v);
     if (strtod(buf, NULL) == v) break;

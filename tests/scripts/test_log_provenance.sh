@@ -20,7 +20,10 @@ fixture() {
   printf 'meta gpu="%s" cc=9.0 driver=1 cuda=13.0 commit=%s date=%s host=t\n' "$1" "$2" "$3" >> "$6"
   printf 'config workload=attn system=fused\ncheck output=out rel_l2=0 ok=%s\nresult status=%s avg_ms=1.0\n' "$4" "$5" >> "$6"
 }
-a=$work/a; b=$work/b
+# the folders by relative names: log-provenance.sh shows a folder under the kit's root relative
+# to it, and the work folder may lie there (build/)
+cd "$work" || exit 1
+a=a; b=b
 fixture "NVIDIA H200" abc1234 2026-01-02T00:00:00Z 1 ok "$a/x.h200.attn.log"
 fixture "NVIDIA H200" abc1234 2026-01-01T00:00:00Z 1 unsupported "$a/sub/y.h200.attn.log"
 fixture "NVIDIA H100 80GB HBM3" def5678 2026-01-03T00:00:00Z 1 ok "$a/named.h200.but.h100.log"
@@ -57,7 +60,7 @@ rm "$b/nometa.log"
 
 "${prov[@]}" --device 'h2;x' "$a" > /dev/null 2>&1; rc=$?
 check '[ $rc -eq 2 ]' "a --device that is not a name is refused (rc $rc)"
-"${prov[@]}" "$work/missing" > /dev/null 2>&1; rc=$?
+"${prov[@]}" missing > /dev/null 2>&1; rc=$?
 check '[ $rc -eq 2 ]' "a missing folder is refused (rc $rc)"
 "${prov[@]}" --device a100 "$a" > /dev/null 2>&1; rc=$?
 check '[ $rc -eq 1 ]' "no logs of the GPU asked for is an error (rc $rc)"
