@@ -89,12 +89,12 @@ commits=$(printf '%s\n' "$rows" | cut -f3 | sort -u)
 failed=$(printf '%s\n' "$rows" | awk -F'\t' '$6 > 0' | wc -l)
 status=0
 if [ "$(printf '%s\n' "$commits" | wc -l)" -ne 1 ]; then
-  echo "log-provenance.sh: the logs${device:+ of $device} name more than one commit:" $commits >&2
+  echo "log-provenance.sh: the logs${device:+ of $device} name more than one commit: $(printf '%s\n' "$commits" | paste -sd' ')" >&2
   status=1
 fi
 case $commits in
   *-dirty* | *no-meta* | none)
-    echo "log-provenance.sh: a log names no clean commit ($(printf '%s ' $commits))" >&2
+    echo "log-provenance.sh: a log names no clean commit ($(printf '%s\n' "$commits" | paste -sd' '))" >&2
     status=1 ;;
 esac
 if [ "$failed" -gt 0 ]; then
