@@ -29,9 +29,9 @@ check 'grep -q "missing  kernel.h100.roco.torch.log" "$tmp/d12.out"' "missing lo
 
 # 1b. a grid figure's workload: (one workload column of several plot workloads) and a figure of
 # an experiment without any log (a note, in the figure and the table, instead of its whole
-# matrix listed as missing): studies/sdpa-scale with its shipped D=128 and D=64 logs alone, so
+# matrix listed as missing): studies/sdpa-scale with its shipped H100 D=128 and D=64 logs alone, so
 # that its Gemma-2 and added head-dim experiments have none
-mkdir -p "$tmp/sdlogs" && cp "$src"/backup_logs/sdpa-scale/d128-* "$src"/backup_logs/sdpa-scale/d64-* "$tmp/sdlogs/"
+mkdir -p "$tmp/sdlogs" && cp "$src"/backup_logs/sdpa-scale/d128-*.h100.* "$src"/backup_logs/sdpa-scale/d64-*.h100.* "$tmp/sdlogs/"
 sd_logs=$(find "$tmp/sdlogs" -name '*.log' | wc -l)
 export sd_logs # read by a check below (its condition is evaluated)
 "$bin" draw --config "$src/studies/sdpa-scale/experiment.yaml" --logs "$tmp/sdlogs" --out "$tmp/sd" --no-render > "$tmp/sd.out" 2>&1

@@ -31,8 +31,8 @@ array grouplabel[4] = ["1K", "2K", "4K", "8K"]
 ngroups = 4
 barw = 0.1
 array panel_lo[4] = [0, 10, 0, 10]
-array panel_hi[4] = [500, 100000, 300, 100000]
-array panel_step[4] = [100, 0, 50, 0]
+array panel_hi[4] = [500, 100000, 500, 100000]
+array panel_step[4] = [100, 0, 100, 0]
 # ---- template sweep.gp ----
 # sweep.gp: the body of a sequence-length sweep figure (Fig 13). repro-plot writes the
 # variables above this line (the layout in inches too); rows = devices, left column

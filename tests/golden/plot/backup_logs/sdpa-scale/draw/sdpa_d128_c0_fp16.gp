@@ -5,13 +5,13 @@ formats = "pdf png svg"
 title_text = ""
 ylabel_text = "D=128 non-causal fp16 (ms)"
 note_text = ""
-nrows = 1
+nrows = 2
 ncols = 1
 nsys = 8
 ours = 7
 # layout in inches (computed by repro-plot: margins fit the tick labels)
 W = 7.577
-H = 2.850
+H = 4.470
 left = 0.777
 right = 0.300
 top = 1.330
@@ -21,15 +21,15 @@ rgap = 0.420
 pw = 6.5000
 ph = 1.2000
 note_h = 0.000
-array rowlabel[1] = ["H100"]
+array rowlabel[2] = ["H100", "H200"]
 array syslabel[8] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashCore Triton", "unfused (ours)", "fused (ours)"]
 array syscolor[8] = [29362, 15113984, 40563, 13400487, 5682409, 15787074, 10066329, 14034728]
 legend_cols = 2
 legend_rows = 4
 array legend_text[8] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashCore Triton", "(G) unfused (ours)", "(H) fused (ours)"]
 array collabel[1] = ["B16 H96 S4096"]
-array panel_ymax[1] = [100]
-array panel_step[1] = [20]
+array panel_ymax[2] = [100, 100]
+array panel_step[2] = [20, 20]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;

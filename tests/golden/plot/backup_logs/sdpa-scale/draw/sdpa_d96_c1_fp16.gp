@@ -5,13 +5,13 @@ formats = "pdf png svg"
 title_text = ""
 ylabel_text = "D=96 causal fp16 (ms)"
 note_text = ""
-nrows = 1
+nrows = 2
 ncols = 1
 nsys = 11
 ours = 10
 # layout in inches (computed by repro-plot: margins fit the tick labels)
 W = 7.495
-H = 3.290
+H = 4.910
 left = 0.695
 right = 0.300
 top = 1.770
@@ -21,15 +21,15 @@ rgap = 0.420
 pw = 6.5000
 ph = 1.2000
 note_h = 0.000
-array rowlabel[1] = ["H100"]
+array rowlabel[2] = ["H100", "H200"]
 array syslabel[11] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashAttention-3", "FlashAttention-2", "FlashInfer", "FlashCore Triton", "unfused (ours)", "fused (ours)"]
 array syscolor[11] = [29362, 15113984, 40563, 13400487, 5682409, 6962586, 13983232, 9197131, 15787074, 10066329, 14034728]
 legend_cols = 2
 legend_rows = 6
 array legend_text[11] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashAttention-3", "(G) FlashAttention-2", "(H) FlashInfer", "(I) FlashCore Triton", "(J) unfused (ours)", "(K) fused (ours)"]
 array collabel[1] = ["B16 H96 S4096"]
-array panel_ymax[1] = [50]
-array panel_step[1] = [10]
+array panel_ymax[2] = [50, 50]
+array panel_step[2] = [10, 10]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;

@@ -5,13 +5,13 @@ formats = "pdf png svg"
 title_text = ""
 ylabel_text = "Gemma2 D=256 causal fp16 (ms)"
 note_text = ""
-nrows = 1
+nrows = 2
 ncols = 1
 nsys = 5
 ours = 4
 # layout in inches (computed by repro-plot: margins fit the tick labels)
 W = 7.577
-H = 2.630
+H = 4.250
 left = 0.777
 right = 0.300
 top = 1.110
@@ -21,15 +21,15 @@ rgap = 0.420
 pw = 6.5000
 ph = 1.2000
 note_h = 0.000
-array rowlabel[1] = ["H100"]
+array rowlabel[2] = ["H100", "H200"]
 array syslabel[5] = ["FlexAttention", "FlashAttention-2", "FlashInfer", "unfused (ours)", "fused (ours)"]
 array syscolor[5] = [5682409, 13983232, 9197131, 10066329, 14034728]
 legend_cols = 2
 legend_rows = 3
 array legend_text[5] = ["(A) FlexAttention", "(B) FlashAttention-2", "(C) FlashInfer", "(D) unfused (ours)", "(E) fused (ours)"]
 array collabel[1] = ["Gemma2 B16 H96 S4096"]
-array panel_ymax[1] = [100]
-array panel_step[1] = [20]
+array panel_ymax[2] = [100, 100]
+array panel_step[2] = [20, 20]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;
