@@ -33,31 +33,34 @@ for d in "${dirs[@]}"; do
   [ -d "$d" ] || { echo "log-provenance.sh: $d: not a folder" >&2; exit 2; }
 done
 
-# One row per log: folder, gpu, commit, date, checks ok, checks failed, status list.
+# One row per log: folder, gpu, commit, date, checks ok, checks failed, status list. One awk
+# reads a folder's logs, emitting a log's row when the next log starts and at the end.
+# shellcheck disable=SC2016 # the awk program is single-quoted on purpose
 rows=$(for d in "${dirs[@]}"; do
-  find -L "$d" -name '*.log' -type f | sort | while IFS= read -r f; do
-    awk -v dir="${d#"$root"/}" '
-      /^meta / {
-        meta = 1
-        if (match($0, /gpu="[^"]*"/)) {
-          gpu = substr($0, RSTART + 5, RLENGTH - 6)
-          if (match(gpu, /[A-Z][0-9][0-9][0-9]?/)) gpu = tolower(substr(gpu, RSTART, RLENGTH))
-          else gpu = "unknown"
-        }
-        if (match($0, /commit=[^ ]*/)) commit = substr($0, RSTART + 7, RLENGTH - 7)
-        # a full hash (some peers wrote git rev-parse HEAD) is the short one the builds write
-        if (commit ~ /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+(-dirty)?$/)
-          commit = substr(commit, 1, 7) (commit ~ /-dirty$/ ? "-dirty" : "")
-        if (match($0, /date=[^ ]*/)) date = substr($0, RSTART + 5, RLENGTH - 5)
+  find -L "$d" -name '*.log' -type f -print0 | sort -z | xargs -0 -r awk -v dir="${d#"$root"/}" '
+    function emit() {
+      if (!meta) { gpu = "none"; commit = "no-meta"; date = "-" }
+      if (commit == "") commit = "none"
+      printf "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", dir, gpu, commit, date, ok, bad, st
+      meta = ok = bad = 0; gpu = commit = date = st = ""
+    }
+    FNR == 1 && NR > 1 { emit() }
+    /^meta / {
+      meta = 1
+      if (match($0, /gpu="[^"]*"/)) {
+        gpu = substr($0, RSTART + 5, RLENGTH - 6)
+        if (match(gpu, /[A-Z][0-9][0-9][0-9]?/)) gpu = tolower(substr(gpu, RSTART, RLENGTH))
+        else gpu = "unknown"
       }
-      /^check / { if ($0 ~ / ok=1( |$)/) ok++; else if ($0 ~ / ok=0( |$)/) bad++ }
-      /^result / { if (match($0, /status=[^ ]*/)) st = st substr($0, RSTART + 7, RLENGTH - 7) "," }
-      END {
-        if (!meta) { gpu = "none"; commit = "no-meta"; date = "-" }
-        if (commit == "") commit = "none"
-        printf "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", dir, gpu, commit, date, ok, bad, st
-      }' "$f"
-  done
+      if (match($0, /commit=[^ ]*/)) commit = substr($0, RSTART + 7, RLENGTH - 7)
+      # a full hash (some peers wrote git rev-parse HEAD) is the short one the builds write
+      if (commit ~ /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+(-dirty)?$/)
+        commit = substr(commit, 1, 7) (commit ~ /-dirty$/ ? "-dirty" : "")
+      if (match($0, /date=[^ ]*/)) date = substr($0, RSTART + 5, RLENGTH - 5)
+    }
+    /^check / { if ($0 ~ / ok=1( |$)/) ok++; else if ($0 ~ / ok=0( |$)/) bad++ }
+    /^result / { if (match($0, /status=[^ ]*/)) st = st substr($0, RSTART + 7, RLENGTH - 7) "," }
+    END { if (NR > 0) emit() }'
 done)
 [ -n "$device" ] && rows=$(printf '%s\n' "$rows" | awk -F'\t' -v g="$device" '$2 == g || $2 == "none"')
 if [ -z "$rows" ]; then
@@ -73,8 +76,8 @@ printf '%s\n' "$rows" | awk -F'\t' '
     if ($4 < first[k]) first[k] = $4
     if ($4 > last[k]) last[k] = $4
     m = split($7, s, ",")
-    for (i = 1; i < m; i++) stat[k, s[i]]++
-    for (i = 1; i < m; i++) if (!((k, s[i]) in seen)) { seen[k, s[i]] = 1; names[k] = names[k] s[i] " " }
+    for (i = 1; i < m; i++)
+      if (stat[k, s[i]]++ == 0) names[k] = names[k] s[i] " "
   }
   END {
     for (i = 1; i <= nk; i++) {
