@@ -302,7 +302,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
   // the loop (FlashAttention-3's scheme), waiting for V after it has issued S: the second issues
   // after the first has passed it the turn, which the first does only after its waits
   // (bar.arrive synchronizes with the bar.sync it releases). Elsewhere every consumer waits for
-  // both before its turn (at D = 256 the lead's scheme measured slower).
+  // both before its turn (at D = 256 the lead's scheme measured slower: PERF-fused.md v37).
   constexpr bool kLeadPolls = NC == 2 && D <= 128;
   const bool lead = c == 0;
   if (c == NC - 1) named_arrive(kWsSchedBar, 256); // consumer 0 takes the first turn
