@@ -25,8 +25,10 @@ Rules shared with the kit's binaries (scripts/peers/README.md says more):
            in ms per call. A call of 2 ms or more is one run between two CUDA events
            (timing=events); a shorter one is timed as a CUDA graph of calls_per_run calls
            replayed between two events (timing=graph), or as that many back-to-back calls
-           (timing=loop) when it cannot be captured, so Python's launch cost is amortised as
-           the C harness's is; on the CPU the wall clock (timing=wall). The tvm systems are
+           (timing=loop) when it cannot be captured or the graph holds fewer kernel nodes
+           than calls (graph_kernels=, counted by the driver: launches that escaped the
+           capture), so Python's launch cost is amortised as the C harness's is; on the CPU
+           the wall clock (timing=wall). The tvm systems are
            timed by TVM's time evaluator (timing=tvm_time_evaluator, calls_per_run the same)
   flops    4*B*H*S^2*D per call, halved when causal (the paper's count); selected blocks:
            4*D per attended (b, h, query, key); no gflops for e2e
@@ -348,11 +350,11 @@ class Samples(list):
     """Milliseconds per call, one sample per timed run, and how they were taken: `method` is
     graph (one CUDA graph of `calls` calls replayed between two events), loop (`calls`
     back-to-back calls between two events), events (one call between two events) or wall
-    (the CPU's clock)."""
+    (the CPU's clock). graph_kernels: the kernel nodes the capture held (None: no capture)."""
 
-    def __init__(self, times, method, calls=1):
+    def __init__(self, times, method, calls=1, graph_kernels=None):
         super().__init__(times)
-        self.method, self.calls = method, calls
+        self.method, self.calls, self.graph_kernels = method, calls, graph_kernels
 
 
 # A timed sample lasts at least this long, so the launch cost of a short call is amortised
@@ -371,30 +373,83 @@ def event_ms(torch, launch):
     return start.elapsed_time(end)
 
 
+CU_GRAPH_NODE_TYPE_KERNEL, CU_GRAPH_NODE_TYPE_GRAPH = 0, 5  # CUgraphNodeType (cuda.h)
+
+
+def _graph_nodes(driver, raw_graph):
+    """The nodes of a CUgraph, through the driver's cuGraphGetNodes."""
+    import ctypes
+    count = ctypes.c_size_t(0)
+    if driver.cuGraphGetNodes(ctypes.c_void_p(raw_graph), None, ctypes.byref(count)) != 0:
+        raise RuntimeError("cuGraphGetNodes failed")
+    nodes = (ctypes.c_void_p * count.value)()
+    if count.value and driver.cuGraphGetNodes(ctypes.c_void_p(raw_graph), nodes,
+                                              ctypes.byref(count)) != 0:
+        raise RuntimeError("cuGraphGetNodes failed")
+    return list(nodes)[:count.value]
+
+
+def _kernel_nodes(driver, raw_graph):
+    """Kernel nodes in a CUgraph, child graphs included."""
+    import ctypes
+    kernels = 0
+    for node in _graph_nodes(driver, raw_graph):
+        kind = ctypes.c_int(-1)
+        if driver.cuGraphNodeGetType(ctypes.c_void_p(node), ctypes.byref(kind)) != 0:
+            raise RuntimeError("cuGraphNodeGetType failed")
+        if kind.value == CU_GRAPH_NODE_TYPE_KERNEL:
+            kernels += 1
+        elif kind.value == CU_GRAPH_NODE_TYPE_GRAPH:
+            child = ctypes.c_void_p()
+            if driver.cuGraphChildGraphNodeGetGraph(ctypes.c_void_p(node),
+                                                    ctypes.byref(child)) != 0:
+                raise RuntimeError("cuGraphChildGraphNodeGetGraph failed")
+            kernels += _kernel_nodes(driver, child.value)
+    return kernels
+
+
+def graph_kernel_count(graph):
+    """The kernel nodes a captured torch.cuda.CUDAGraph(keep_graph=True) holds, or None when
+    the driver cannot be asked. A call that launches on a stream other than the capturing
+    one (or whose launch fails quietly) leaves no node, and replaying the graph then times
+    nothing, so the count decides whether the graph can stand for the calls."""
+    try:
+        import ctypes
+        driver = ctypes.CDLL("libcuda.so.1")
+        raw = graph.raw_cuda_graph()
+        return _kernel_nodes(driver, int(raw))
+    except Exception:  # noqa: BLE001 (no driver or no raw graph: the count is unknown)
+        return None
+
+
 def capture_graph(torch, call, calls):
-    """A CUDA graph of `calls` calls, or None when the call cannot be captured (a host sync,
-    a generator that is not graph-safe, ...)."""
+    """(graph, kernel nodes) for a CUDA graph of `calls` calls, instantiated; (None, None)
+    when the call cannot be captured (a host sync, a generator that is not graph-safe, ...)."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     try:
         with torch.cuda.stream(side):
             call()  # the allocator's warmup on the capture stream
         torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
+        graph = torch.cuda.CUDAGraph(keep_graph=True)
         with torch.cuda.graph(graph):
             for _ in range(calls):
                 call()
         torch.cuda.synchronize()
-        return graph
+        kernels = graph_kernel_count(graph)
+        graph.instantiate()
+        return graph, kernels
     except Exception:  # noqa: BLE001 (any capture failure means: time it without a graph)
         torch.cuda.synchronize()
-        return None
+        return None, None
 
 
 def time_calls(torch, call, warmup, runs, on_gpu):
     """Samples of `runs` timed runs after `warmup` untimed calls. On the GPU, a call shorter
-    than SAMPLE_MS is timed as the runs of a CUDA graph of enough calls to fill SAMPLE_MS
-    (back-to-back calls when it cannot be captured), divided by their number."""
+    than SAMPLE_MS is timed as the runs of a CUDA graph of enough calls to fill SAMPLE_MS,
+    divided by their number; back-to-back calls instead when the call cannot be captured or
+    the graph holds fewer kernel nodes than calls (its launches escaped the capture), or
+    when the nodes cannot be counted."""
     for _ in range(warmup):
         call()
     if not on_gpu:
@@ -409,15 +464,16 @@ def time_calls(torch, call, warmup, runs, on_gpu):
     calls = max(1, min(MAX_CALLS_PER_SAMPLE, int(SAMPLE_MS / max(one, 1e-3)) + 1))
     if calls == 1:
         return Samples([event_ms(torch, call) for _ in range(runs)], "events")
-    graph = capture_graph(torch, call, calls)
-    if graph is not None:
+    graph, kernels = capture_graph(torch, call, calls)
+    if graph is not None and kernels is not None and kernels >= calls:
         graph.replay()  # its first replay uploads the graph
-        return Samples([event_ms(torch, graph.replay) / calls for _ in range(runs)], "graph", calls)
+        return Samples([event_ms(torch, graph.replay) / calls for _ in range(runs)], "graph",
+                       calls, kernels)
 
     def loop():
         for _ in range(calls):
             call()
-    return Samples([event_ms(torch, loop) / calls for _ in range(runs)], "loop", calls)
+    return Samples([event_ms(torch, loop) / calls for _ in range(runs)], "loop", calls, kernels)
 
 
 def timing_pairs(times):
@@ -552,6 +608,8 @@ def result_pairs(torch, times, args, on_gpu, flops=None, outside_torch=0):
         pairs.append(("timing", times.method))
         if times.calls > 1:
             pairs.append(("calls_per_run", times.calls))
+        if getattr(times, "graph_kernels", None) is not None:
+            pairs.append(("graph_kernels", times.graph_kernels))
     if flops is not None:
         pairs.append(("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9)))
     if on_gpu:

@@ -2,7 +2,8 @@
 """How peer.py times a call, with a stand-in torch whose GPU is a simulated clock (no torch or
 GPU needed): a call of 2 ms or more is one call between two events (timing=events); a short
 call is a CUDA graph of enough calls to fill 2 ms (timing=graph, calls_per_run=N), and
-back-to-back calls when the capture fails (timing=loop); the result line carries timing=.
+back-to-back calls when the capture fails or holds fewer kernels than calls (a library that
+launches on another stream: timing=loop); the result line carries timing= and graph_kernels=.
 The per-call time the samples report is the call's simulated time plus the launch cost that
 each method pays once per sample, so a graph of N calls reports close to the call's own time.
 
@@ -29,9 +30,10 @@ class FakeGpu:
         self.now = 0.0
         self.capturing = None
         self.fail_capture = False
+        self.escape_capture = False  # launches go to a stream the capture does not see
 
     def launch(self, ms):
-        if self.capturing is not None:
+        if self.capturing is not None and not self.escape_capture:
             if self.fail_capture:
                 raise RuntimeError("operation not permitted when stream is capturing")
             self.capturing.append(ms)
@@ -57,10 +59,15 @@ def fake_torch(gpu):
             return end.t - self.t
 
     class CUDAGraph:
-        def __init__(self):
+        def __init__(self, keep_graph=False):
             self.kernels = []
+            self.instantiated = False
+
+        def instantiate(self):
+            self.instantiated = True
 
         def replay(self):
+            assert self.instantiated, "replay before instantiate"
             gpu.now += LAUNCH_MS + sum(self.kernels)
 
     @contextlib.contextmanager
@@ -85,9 +92,10 @@ def fake_torch(gpu):
     return torch
 
 
-def timed(peer, kernel_ms, fail_capture=False, runs=5):
+def timed(peer, kernel_ms, fail_capture=False, escape_capture=False, runs=5):
     gpu = FakeGpu()
     gpu.fail_capture = fail_capture
+    gpu.escape_capture = escape_capture
     torch = fake_torch(gpu)
     calls = []
 
@@ -97,6 +105,29 @@ def timed(peer, kernel_ms, fail_capture=False, runs=5):
 
     samples = peer.time_calls(torch, call, warmup=3, runs=runs, on_gpu=True)
     return samples, len(calls), torch
+
+
+class FakeDriver:
+    """libcuda's three graph queries over a table: graph -> nodes, node -> type or child."""
+
+    def __init__(self, graphs, types, children):
+        self.graphs, self.types, self.children = graphs, types, children
+
+    def cuGraphGetNodes(self, graph, nodes, count):
+        held = self.graphs[graph.value]
+        if nodes is not None:
+            for i, node in enumerate(held[:count._obj.value]):
+                nodes[i] = node
+        count._obj.value = len(held)
+        return 0
+
+    def cuGraphNodeGetType(self, node, kind):
+        kind._obj.value = self.types[node.value]
+        return 0
+
+    def cuGraphChildGraphNodeGetGraph(self, node, child):
+        child._obj.value = self.children[node.value]
+        return 0
 
 
 def pairs_of(peer, torch, samples):
@@ -110,6 +141,8 @@ def main():
     opts = ap.parse_args()
     sys.path.insert(0, opts.peers_dir)
     import peer
+    # the driver's node count of a captured graph, read from the stand-in's capture
+    peer.graph_kernel_count = lambda graph: len(graph.kernels)
 
     # a long call: one call per run between two events
     samples, _, torch = timed(peer, 5.0)
@@ -138,6 +171,28 @@ def main():
     check(pairs.get("calls_per_run") == samples.calls, "result pairs: calls_per_run=%r"
           % pairs.get("calls_per_run"))
     check(ncalls >= 3 + 1, "warmup calls made (%d calls)" % ncalls)
+    check(pairs.get("graph_kernels") == samples.calls, "result pairs: graph_kernels=%r"
+          % pairs.get("graph_kernels"))
+
+    # a short call whose kernels escape the capture: the graph is empty, so back-to-back calls
+    samples, _, torch = timed(peer, 0.01, escape_capture=True)
+    check(samples.method == "loop" and samples.calls > 1,
+          "escaping call: %s x%d, want loop" % (samples.method, samples.calls))
+    check(abs(samples[0] - events_only) < 1e-6, "escaping call: sample %r, want %r"
+          % (samples[0], events_only))
+    pairs = pairs_of(peer, torch, samples)
+    check(pairs.get("timing") == "loop" and pairs.get("graph_kernels") == 0,
+          "escaping call: timing=%r graph_kernels=%r, want loop and 0"
+          % (pairs.get("timing"), pairs.get("graph_kernels")))
+
+    # the node count unknown (no driver to ask): back-to-back calls, no graph_kernels
+    counter, peer.graph_kernel_count = peer.graph_kernel_count, lambda graph: None
+    samples, _, torch = timed(peer, 0.01)
+    peer.graph_kernel_count = counter
+    pairs = pairs_of(peer, torch, samples)
+    check(samples.method == "loop" and "graph_kernels" not in pairs,
+          "uncounted graph: %s, graph_kernels=%r, want loop and none"
+          % (samples.method, pairs.get("graph_kernels")))
 
     # a short call that cannot be captured: back-to-back calls
     samples, _, torch = timed(peer, 0.01, fail_capture=True)
@@ -146,6 +201,15 @@ def main():
     check(abs(samples[0] - events_only) < 1e-6, "loop sample %r, want %r (launch paid per call)"
           % (samples[0], events_only))
     check(pairs_of(peer, torch, samples).get("timing") == "loop", "result pairs: timing=loop")
+
+    # the driver walk: kernel nodes counted, child graphs entered, other nodes skipped
+    kernel, memset, child = (peer.CU_GRAPH_NODE_TYPE_KERNEL, 2, peer.CU_GRAPH_NODE_TYPE_GRAPH)
+    driver = FakeDriver({100: [1, 2, 3], 200: [4, 5], 300: []},
+                        {1: kernel, 2: memset, 3: child, 4: kernel, 5: kernel}, {3: 200})
+    got = peer._kernel_nodes(driver, 100)
+    check(got == 3, "driver walk: %d kernel nodes, want 3 (1 + 2 in the child)" % got)
+    got = peer._kernel_nodes(driver, 300)
+    check(got == 0, "driver walk of an empty graph: %d kernel nodes, want 0" % got)
 
     # the CPU: the wall clock
     samples = peer.time_calls(None, lambda: None, warmup=1, runs=4, on_gpu=False)
