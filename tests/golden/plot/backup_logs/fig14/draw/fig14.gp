@@ -28,7 +28,7 @@ legend_cols = 3
 legend_rows = 4
 array legend_text[11] = ["(A) PyTorch", "(B) Inductor", "(C) SDPA-Flash", "(D) FlashAttention-2", "(E) FlashAttention-3", "(F) SDPA-cuDNN", "(G) FlexAttention", "(H) FlashInfer", "(I) TensorRT", "(J) CUDA eager (ours)", "(K) FlashTensor (ours)"]
 array collabel[2] = ["Attn", "Gemma2"]
-array panel_ymax[4] = [10, 12, 8, 10]
+array panel_ymax[4] = [10, 12, 10, 10]
 array panel_step[4] = [2, 2, 2, 2]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above

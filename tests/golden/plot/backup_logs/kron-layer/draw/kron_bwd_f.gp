@@ -28,8 +28,8 @@ legend_cols = 3
 legend_rows = 2
 array legend_text[5] = ["(A) PyTorch naive (seed v1)", "(B) PyTorch v2 (seed v2)", "(C) v1 permute+GEMM (ours)", "(D) v2 batched GEMM (ours)", "(E) v3 fused (ours)"]
 array collabel[4] = ["16x32x32", "32x128x128", "16x16x16x16", "8x64x64x64"]
-array panel_ymax[8] = [0.6, 0.6, 0.8, 1, 0.6, 0.6, 0.6, 0.8]
-array panel_step[8] = [0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.1, 0.2]
+array panel_ymax[8] = [0.6, 0.6, 0.8, 1, 0.6, 0.5, 0.8, 0.8]
+array panel_step[8] = [0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;
