@@ -11,8 +11,11 @@
  *   repro-plot compare [--config F] [--tol 0.10] A B     (A, B: log folders or tables)
  *   repro-plot report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance 0.10]
  *                      [--latest] --config F --logs DIR [--figures DIR] ...   (report.h)
+ *   repro-plot provenance [--device NAME] [--one-commit] DIR...   (which GPU and commit each
+ *                      log comes from, its checks and statuses; provenance.c)
  *
- * Exit: 0 fine, 1 error, 2 usage, 3 --strict and some log was broken or skipped,
+ * Exit: 0 fine, 1 error (provenance: no logs, or --one-commit failed), 2 usage, 3 --strict and
+ *       some log was broken or skipped,
  *       4 compare found cells outside the tolerance. */
 #include <errno.h>
 #include <math.h>
@@ -25,6 +28,7 @@
 #include "config.h"
 #include "figure.h"
 #include "fileio.h"
+#include "provenance.h"
 #include "reader.h"
 #include "render.h"
 #include "report.h"
@@ -53,7 +57,9 @@ static void usage(FILE *f) {
         "  repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv|TABLE.json...\n"
         "  repro-plot compare [--config F] [--tol 0.10] A B   (A, B: log folders or tables)\n"
         "  repro-plot report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance T]\n"
-        "                     [--latest] --config F --logs DIR [--figures DIR] [--config ...]\n",
+        "                     [--latest] --config F --logs DIR [--figures DIR] [--config ...]\n"
+        "  repro-plot provenance [--device NAME] [--one-commit] DIR...\n"
+        "                     (each folder's logs by GPU and commit: dates, checks, statuses)\n",
         f);
 }
 
@@ -551,6 +557,8 @@ int main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (!strcmp(argv[1], "provenance")) /* options of its own, no config */
+    return pv_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "report")) { /* options of its own: sections of --config --logs */
     int rc = rd_init() ? 1 : rp_main(argc - 1, argv + 1);
     rd_cleanup();

@@ -805,6 +805,9 @@ typedef struct {
   size_t start;     /* the table's row count before the walk */
   log_date *dates;  /* one per row the walk added (owned) */
   size_t ndates, capdates;
+  rd_file_fn on_file; /* rd_walk_files: called with each file instead of reading rows */
+  void *on_file_ctx;
+  const char *suffix; /* rd_walk_files: the file names it visits end so */
 } walk_ctx;
 
 static const char *file_kind(mode_t m) {
@@ -947,6 +950,30 @@ static int read_file(walk_ctx *w, const char *path) {
   return 1;
 }
 
+/* rd_walk_files' visit: a file whose name ends in the suffix, read whole once, handed over. */
+static int visit_file(walk_ctx *w, const char *path) {
+  size_t plen = strlen(path), slen = strlen(w->suffix);
+  if (plen < slen || strcmp(path + plen - slen, w->suffix) != 0) return 0;
+  size_t len = 0;
+  char why[128];
+  struct stat st;
+  char *buf = slurp_regular(path, REPRO_MAX_LOG_BYTES, &len, &st, why, sizeof why);
+  if (!buf) {
+    rd_issue_add(w->is, ISSUE_SKIPPED, path, 0, "cannot read: %s", why);
+    return 0;
+  }
+  const char *first = seen_add(&w->files, st.st_dev, st.st_ino, path);
+  if (first) {
+    rd_issue_add(w->is, ISSUE_SKIPPED, path, 0,
+                 "already read as %s (the same file): not read twice", first);
+    free(buf);
+    return 0;
+  }
+  w->on_file(w->on_file_ctx, path, buf, len);
+  free(buf);
+  return 1;
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -996,7 +1023,7 @@ static int walk_entry(walk_ctx *w, const char *full) {
                  file_kind(st.st_mode));
     return 0;
   }
-  return read_file(w, full);
+  return w->on_file ? visit_file(w, full) : read_file(w, full);
 }
 
 static int walk_dir(walk_ctx *w, const char *path, const struct stat *dst) {
@@ -1205,4 +1232,16 @@ int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is)
   free(w.root_real);
   free(w.dates);
   return r < 0 ? -1 : (int)(t->n - w.start);
+}
+
+int rd_walk_files(const char *path, const char *suffix, rd_file_fn fn, void *ctx, rd_issues *is) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || access(path, R_OK | X_OK) != 0) return -1;
+  walk_ctx w = {.is = is, .root = path, .on_file = fn, .on_file_ctx = ctx, .suffix = suffix};
+  w.root_real = realpath(path, NULL);
+  int r = walk_dir(&w, path, &st);
+  seen_free(&w.dirs);
+  seen_free(&w.files);
+  free(w.root_real);
+  return r;
 }

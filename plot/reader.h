@@ -88,6 +88,16 @@ int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, 
  * links to . loop no more). */
 int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is);
 
+/* Called by rd_walk_files with each file's path and its content (len bytes, NUL-terminated;
+ * owned by the walk). */
+typedef void (*rd_file_fn)(void *ctx, const char *path, const char *buf, size_t len);
+
+/* Walks the directory path as rd_read_path does (sorted, lstat first, links out of it not
+ * followed, each directory and file once, unreadable entries as issues) and calls fn with
+ * every regular file whose name ends in suffix. Returns the files handed over, or -1 when
+ * path is no directory that can be read. */
+int rd_walk_files(const char *path, const char *suffix, rd_file_fn fn, void *ctx, rd_issues *is);
+
 /* Matches a file's base name against a template; fills the keys it names (device lowered;
  * placeholders other than experiment, device, workload and system go to row->keys as case keys,
  * in the template's order). Returns 0 on a match, -1 otherwise. Exposed for tests. */

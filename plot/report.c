@@ -22,12 +22,11 @@
 #include "figure.h"
 #include "figure_impl.h"
 #include "fileio.h"
-#include "kvline.h"
+#include "logmeta.h"
 #include "reader.h"
 #include "table.h"
 
 #define RP_MAX_SECTIONS 32
-#define RP_MAX_CHECKS   8
 #define RP_MAX_SVG      ((size_t)16 << 20)
 
 /* ---- options ---- */
@@ -124,66 +123,12 @@ static int parse_args(int argc, char **argv, rp_opts *o) {
   return 0;
 }
 
-/* ---- what a log says besides its numbers: its meta and check records ---- */
+/* ---- what a log says besides its numbers: its meta and check records (logmeta.c) ---- */
 
-typedef struct {
-  char output[PT_NAME];
-  char rel_l2[24];
-  int ok; /* 1 passed, 0 failed, -1 the record says neither */
-} rp_check;
-
-typedef struct {
-  char driver[32], cuda[32], commit[48], date[40];
-  rp_check checks[RP_MAX_CHECKS]; /* the first RP_MAX_CHECKS check records */
-  int nchecks, ntotal, nfailed;   /* shown, all, failed among all */
-} rp_logmeta;
-
-static void take(char *dst, size_t cap, const kv_record *rec, const char *key) {
-  const char *v = kv_get(rec, key);
-  if (v) pt_utf8_copy(dst, cap, v);
-}
-
-static void add_check(rp_logmeta *lm, const kv_record *rec) {
-  const char *ok = kv_get(rec, "ok");
-  int pass = ok ? !strcmp(ok, "1") : -1;
-  lm->ntotal++;
-  lm->nfailed += pass == 0;
-  if (lm->nchecks == RP_MAX_CHECKS) return;
-  rp_check *c = &lm->checks[lm->nchecks++];
-  take(c->output, sizeof c->output, rec, "output");
-  take(c->rel_l2, sizeof c->rel_l2, rec, "rel_l2");
-  c->ok = pass;
-}
-
-/* The first meta record and every check record of r's log (our format; the artifact's logs
- * have neither). */
-static void read_logmeta(const pt_row *r, rp_logmeta *lm) {
+/* The meta and check records of r's log (our format; the artifact's logs have neither). */
+static void read_logmeta(const pt_row *r, lm_meta *lm) {
   memset(lm, 0, sizeof *lm);
-  if (strcmp(r->format, "ours") != 0) return;
-  FILE *f = fopen(r->source, "r");
-  if (!f) return;
-  kv_record rec = {0};
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t n;
-  int have_meta = 0;
-  while ((n = getline(&line, &cap, f)) > 0) {
-    int meta = !have_meta && !strncmp(line, "meta ", 5), check = !strncmp(line, "check ", 6);
-    const char *err;
-    if ((!meta && !check) || kv_parse(&rec, line, (size_t)n, &err) != 0) continue;
-    if (check) {
-      add_check(lm, &rec);
-      continue;
-    }
-    take(lm->driver, sizeof lm->driver, &rec, "driver");
-    take(lm->cuda, sizeof lm->cuda, &rec, "cuda");
-    take(lm->commit, sizeof lm->commit, &rec, "commit");
-    take(lm->date, sizeof lm->date, &rec, "date");
-    have_meta = 1;
-  }
-  free(line);
-  kv_record_free(&rec);
-  fclose(f);
+  if (strcmp(r->format, "ours") == 0) lm_read(r->source, lm);
 }
 
 /* ---- a section: one config, its logs, and the logs compared with ---- */
@@ -191,11 +136,11 @@ static void read_logmeta(const pt_row *r, rp_logmeta *lm) {
 typedef struct {
   const rp_entry *e;
   pc_config cfg;
-  pt_table t;       /* the logs, in the reader's order (the one draw builds its models from) */
-  rd_issues is;     /* what reading them found broken or odd */
-  int logs_exist;   /* the log folder exists */
-  rp_logmeta *meta; /* per row of t */
-  int *home; /* per row: the figure whose table lists it, -1 when none draws its experiment */
+  pt_table t;     /* the logs, in the reader's order (the one draw builds its models from) */
+  rd_issues is;   /* what reading them found broken or odd */
+  int logs_exist; /* the log folder exists */
+  lm_meta *meta;  /* per row of t */
+  int *home;      /* per row: the figure whose table lists it, -1 when none draws its experiment */
   unsigned char *drawn; /* per row: a figure places it in a cell */
   const pt_row **order; /* t's rows in cell order (pt_cmp_cell), as `repro-plot table` writes */
   pt_table cmp, paper;  /* --compare and --paper logs of this section */
@@ -875,10 +820,10 @@ static void put_keys(FILE *out, const pt_row *r) {
   fputs("</td>", out);
 }
 
-static void put_checks(FILE *out, const rp_logmeta *lm) {
+static void put_checks(FILE *out, const lm_meta *lm) {
   fputs("<td>", out);
   for (int i = 0; i < lm->nchecks; i++) {
-    const rp_check *c = &lm->checks[i];
+    const lm_check *c = &lm->checks[i];
     fprintf(out, "%s<span class=\"%s\">%s ", i ? "<br>" : "",
             c->ok == 1   ? "ok"
             : c->ok == 0 ? "bad"
@@ -1293,12 +1238,12 @@ static void put_compare_table(FILE *out, const rp_opts *o, const rp_section *sec
 /* One provenance group: the logs of one GPU, driver, CUDA and commit. */
 typedef struct {
   const pt_row *row;
-  const rp_logmeta *lm;
+  const lm_meta *lm;
   int n;
   const char *first, *last;
 } prov_group;
 
-static int same_prov(const prov_group *g, const pt_row *r, const rp_logmeta *lm) {
+static int same_prov(const prov_group *g, const pt_row *r, const lm_meta *lm) {
   return !strcmp(g->row->gpu, r->gpu) && !strcmp(g->lm->driver, lm->driver) &&
          !strcmp(g->lm->cuda, lm->cuda) && !strcmp(g->lm->commit, lm->commit);
 }
@@ -1324,7 +1269,7 @@ static int put_provenance_rows(FILE *out, const rp_section *s) {
   for (size_t j = 0; j < s->t.n; j++) {
     size_t i = (size_t)(s->order[j] - s->t.rows);
     const pt_row *r = &s->t.rows[i];
-    const rp_logmeta *lm = &s->meta[i];
+    const lm_meta *lm = &s->meta[i];
     int k = 0;
     while (k < ng && !same_prov(&g[k], r, lm)) k++;
     if (k == ng) g[ng++] = (prov_group){.row = r, .lm = lm};

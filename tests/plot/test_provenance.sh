@@ -1,27 +1,26 @@
 #!/usr/bin/env bash
-# scripts/log-provenance.sh on fixture logs written here (fixtures, not runs): the table groups
+# repro-plot provenance on fixture logs written here (fixtures, not runs): the table groups
 # logs by folder, GPU (from the meta line, not the file name) and commit; --one-commit passes on
 # one clean commit and fails on two commits, a -dirty commit, a failed check or a log without a
 # meta line; --device keeps one GPU's logs.
-#   test_log_provenance.sh SOURCE_DIR WORK
+#   test_provenance.sh REPRO_PLOT WORK
 # check() evals its first argument: the single quotes keep its expansions for eval.
 # shellcheck disable=SC2016
 set -u
-src=$1; work=$2
+plot=$1; work=$2
 rm -rf "$work"; mkdir -p "$work"
 pass=0; fail=0
 check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2" >&2; fi; }
-prov=(bash "$src/scripts/log-provenance.sh")
+prov=("$plot" provenance)
 
 # fixture GPU COMMIT DATE OK STATUS FILE: one log in the contract's shape
 fixture() {
   mkdir -p "$(dirname "$6")"
-  printf '# repro-log 1\n# fixture written by test_log_provenance.sh, not a run\n' > "$6"
+  printf '# repro-log 1\n# fixture written by test_provenance.sh, not a run\n' > "$6"
   printf 'meta gpu="%s" cc=9.0 driver=1 cuda=13.0 commit=%s date=%s host=t\n' "$1" "$2" "$3" >> "$6"
   printf 'config workload=attn system=fused\ncheck output=out rel_l2=0 ok=%s\nresult status=%s avg_ms=1.0\n' "$4" "$5" >> "$6"
 }
-# the folders by relative names: log-provenance.sh shows a folder under the kit's root relative
-# to it, and the work folder may lie there (build/)
+# the folders by relative names, as given (a trailing / dropped)
 cd "$work" || exit 1
 a=a; b=b
 fixture "NVIDIA H200" abc1234 2026-01-02T00:00:00Z 1 ok "$a/x.h200.attn.log"
@@ -30,7 +29,7 @@ fixture "NVIDIA H100 80GB HBM3" def5678 2026-01-03T00:00:00Z 1 ok "$a/named.h200
 fixture "NVIDIA H200" abc1234 2026-01-04T00:00:00Z 1 ok "$b/z.h200.log"
 fixture "NVIDIA H200" abc1234ffffffffffffffffffffffffffffffff 2026-01-04T00:00:00Z 1 ok "$b/full-hash.log"
 
-out=$("${prov[@]}" --device h200 "$a" "$b"); rc=$?
+out=$("${prov[@]}" --device h200 "$a/" "$b"); rc=$?
 check '[ $rc -eq 0 ]' "a table is printed (rc $rc)"
 check 'printf "%s\n" "$out" | grep -qP "^$a\th200\tabc1234\t2\t2026-01-01T00:00:00Z\t2026-01-02T00:00:00Z\t2\t0\tunsupported=1 ok=1$"' "folder a's h200 row: two logs, date span, checks, statuses ($out)"
 check 'printf "%s\n" "$out" | grep -qP "^$b\th200\tabc1234\t2\t"' "folder b's h200 row: a full hash counts as its short form"
@@ -65,5 +64,13 @@ check '[ $rc -eq 2 ]' "a missing folder is refused (rc $rc)"
 "${prov[@]}" --device a100 "$a" > /dev/null 2>&1; rc=$?
 check '[ $rc -eq 1 ]' "no logs of the GPU asked for is an error (rc $rc)"
 
-echo "log_provenance: $pass passed, $fail failed"
+fixture "NVIDIA H200" abc1234 2026-01-05T00:00:00Z 1 ok "$b/unreadable.log"
+chmod 000 "$b/unreadable.log"
+if ! cat "$b/unreadable.log" > /dev/null 2>&1; then # root reads any file: then nothing to test
+  "${prov[@]}" --device h200 --one-commit "$b" > /dev/null 2> "$work/err"; rc=$?
+  check '[ $rc -eq 1 ] && grep -q "could not be read" "$work/err"' "an unreadable log fails --one-commit"
+fi
+rm -f "$b/unreadable.log"
+
+echo "provenance: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
