@@ -890,6 +890,26 @@ static int add_date(walk_ctx *w, double meta_date, const struct stat *st) {
   return 0;
 }
 
+/* A file of the walk read whole (at most REPRO_MAX_LOG_BYTES: a 1 GiB "log" is not a log), or
+ * NULL with the issue added: it cannot be read, or the walk read it already (a second link to
+ * the same file). The caller frees the buffer. */
+static char *read_once(walk_ctx *w, const char *path, size_t *len, struct stat *st) {
+  char why[128];
+  char *buf = slurp_regular(path, REPRO_MAX_LOG_BYTES, len, st, why, sizeof why);
+  if (!buf) {
+    rd_issue_add(w->is, ISSUE_SKIPPED, path, 0, "cannot read: %s", why);
+    return NULL;
+  }
+  const char *first = seen_add(&w->files, st->st_dev, st->st_ino, path);
+  if (first) {
+    rd_issue_add(w->is, ISSUE_SKIPPED, path, 0,
+                 "already read as %s (the same file): not read twice", first);
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
 static int read_file(walk_ctx *w, const char *path) {
   const rd_opts *o = w->o;
   rd_issues *is = w->is;
@@ -906,20 +926,9 @@ static int read_file(walk_ctx *w, const char *path) {
     return 0;
   }
   size_t len = 0;
-  char why[128]; /* a 1 GiB "log" is not a log */
   struct stat st;
-  char *buf = slurp_regular(path, REPRO_MAX_LOG_BYTES, &len, &st, why, sizeof why);
-  if (!buf) {
-    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "cannot read: %s", why);
-    return 0;
-  }
-  const char *first = seen_add(&w->files, st.st_dev, st.st_ino, path);
-  if (first) {
-    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "already read as %s (the same file): not read twice",
-                 first);
-    free(buf);
-    return 0;
-  }
+  char *buf = read_once(w, path, &len, &st);
+  if (!buf) return 0;
   pt_row row;
   pt_row_init(&row);
   double date;
@@ -955,20 +964,9 @@ static int visit_file(walk_ctx *w, const char *path) {
   size_t plen = strlen(path), slen = strlen(w->suffix);
   if (plen < slen || strcmp(path + plen - slen, w->suffix) != 0) return 0;
   size_t len = 0;
-  char why[128];
   struct stat st;
-  char *buf = slurp_regular(path, REPRO_MAX_LOG_BYTES, &len, &st, why, sizeof why);
-  if (!buf) {
-    rd_issue_add(w->is, ISSUE_SKIPPED, path, 0, "cannot read: %s", why);
-    return 0;
-  }
-  const char *first = seen_add(&w->files, st.st_dev, st.st_ino, path);
-  if (first) {
-    rd_issue_add(w->is, ISSUE_SKIPPED, path, 0,
-                 "already read as %s (the same file): not read twice", first);
-    free(buf);
-    return 0;
-  }
+  char *buf = read_once(w, path, &len, &st);
+  if (!buf) return 0;
   w->on_file(w->on_file_ctx, path, buf, len);
   free(buf);
   return 1;
@@ -1211,6 +1209,14 @@ static void one_row_per_cell(walk_ctx *w) {
   free(grouped);
 }
 
+/* What a walk owns. */
+static void walk_free(walk_ctx *w) {
+  seen_free(&w->dirs);
+  seen_free(&w->files);
+  free(w->root_real);
+  free(w->dates);
+}
+
 int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is) {
   struct stat st;
   if (stat(path, &st) != 0) return -1;
@@ -1227,10 +1233,7 @@ int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is)
     read_file(&w, path);
   }
   one_row_per_cell(&w);
-  seen_free(&w.dirs);
-  seen_free(&w.files);
-  free(w.root_real);
-  free(w.dates);
+  walk_free(&w);
   return r < 0 ? -1 : (int)(t->n - w.start);
 }
 
@@ -1240,8 +1243,6 @@ int rd_walk_files(const char *path, const char *suffix, rd_file_fn fn, void *ctx
   walk_ctx w = {.is = is, .root = path, .on_file = fn, .on_file_ctx = ctx, .suffix = suffix};
   w.root_real = realpath(path, NULL);
   int r = walk_dir(&w, path, &st);
-  seen_free(&w.dirs);
-  seen_free(&w.files);
-  free(w.root_real);
+  walk_free(&w);
   return r;
 }
