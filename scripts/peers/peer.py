@@ -40,6 +40,7 @@ Rules shared with the kit's binaries (scripts/peers/README.md says more):
 Exit codes: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.
 """
 import argparse
+import ctypes
 import datetime
 import os
 import socket
@@ -378,7 +379,6 @@ CU_GRAPH_NODE_TYPE_KERNEL, CU_GRAPH_NODE_TYPE_GRAPH = 0, 5  # CUgraphNodeType (c
 
 def _graph_nodes(driver, raw_graph):
     """The nodes of a CUgraph, through the driver's cuGraphGetNodes."""
-    import ctypes
     count = ctypes.c_size_t(0)
     if driver.cuGraphGetNodes(ctypes.c_void_p(raw_graph), None, ctypes.byref(count)) != 0:
         raise RuntimeError("cuGraphGetNodes failed")
@@ -391,7 +391,6 @@ def _graph_nodes(driver, raw_graph):
 
 def _kernel_nodes(driver, raw_graph):
     """Kernel nodes in a CUgraph, child graphs included."""
-    import ctypes
     kernels = 0
     for node in _graph_nodes(driver, raw_graph):
         kind = ctypes.c_int(-1)
@@ -414,7 +413,6 @@ def graph_kernel_count(graph):
     one (or whose launch fails quietly) leaves no node, and replaying the graph then times
     nothing, so the count decides whether the graph can stand for the calls."""
     try:
-        import ctypes
         driver = ctypes.CDLL("libcuda.so.1")
         raw = graph.raw_cuda_graph()
         return _kernel_nodes(driver, int(raw))
@@ -608,7 +606,7 @@ def result_pairs(torch, times, args, on_gpu, flops=None, outside_torch=0):
         pairs.append(("timing", times.method))
         if times.calls > 1:
             pairs.append(("calls_per_run", times.calls))
-        if getattr(times, "graph_kernels", None) is not None:
+        if times.graph_kernels is not None:
             pairs.append(("graph_kernels", times.graph_kernels))
     if flops is not None:
         pairs.append(("gflops_s", "%.1f" % (flops / (statistics.fmean(times) / 1e3) / 1e9)))
