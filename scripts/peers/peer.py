@@ -40,6 +40,7 @@ Rules shared with the kit's binaries (scripts/peers/README.md says more):
 Exit codes: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.
 """
 import argparse
+import contextlib
 import ctypes
 import datetime
 import os
@@ -420,17 +421,21 @@ def graph_kernel_count(graph):
         return None
 
 
-def capture_graph(torch, call, calls):
+def capture_graph(torch, call, calls, stream=None):
     """(graph, kernel nodes) for a CUDA graph of `calls` calls, instantiated; (None, None)
-    when the call cannot be captured (a host sync, a generator that is not graph-safe, ...)."""
-    side = torch.cuda.Stream()
+    when the call cannot be captured (a host sync, a generator that is not graph-safe, ...).
+    stream: the stream the call's kernels run on, captured there (a backward runs on its
+    forward's stream, not on the capture's own); else a side stream."""
+    side = stream if stream is not None else torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     try:
         with torch.cuda.stream(side):
             call()  # the allocator's warmup on the capture stream
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph(keep_graph=True)
-        with torch.cuda.graph(graph):
+        capture = torch.cuda.graph(graph) if stream is None else torch.cuda.graph(graph,
+                                                                                  stream=stream)
+        with capture:
             for _ in range(calls):
                 call()
         torch.cuda.synchronize()
@@ -442,12 +447,25 @@ def capture_graph(torch, call, calls):
         return None, None
 
 
-def time_calls(torch, call, warmup, runs, on_gpu):
+def on_stream(torch, stream):
+    """The context that makes `stream` the current CUDA stream (nothing when it is None)."""
+    return contextlib.nullcontext() if stream is None else torch.cuda.stream(stream)
+
+
+def time_calls(torch, call, warmup, runs, on_gpu, stream=None):
     """Samples of `runs` timed runs after `warmup` untimed calls. On the GPU, a call shorter
     than SAMPLE_MS is timed as the runs of a CUDA graph of enough calls to fill SAMPLE_MS,
     divided by their number; back-to-back calls instead when the call cannot be captured or
     the graph holds fewer kernel nodes than calls (its launches escaped the capture), or
-    when the nodes cannot be counted."""
+    when the nodes cannot be counted. stream: the stream the call's kernels run on (a
+    backward's: its forward's stream); the calls, their events and the capture run there."""
+    if not on_gpu or stream is None:
+        return _time_calls(torch, call, warmup, runs, on_gpu, None)
+    with on_stream(torch, stream):
+        return _time_calls(torch, call, warmup, runs, on_gpu, stream)
+
+
+def _time_calls(torch, call, warmup, runs, on_gpu, stream):
     for _ in range(warmup):
         call()
     if not on_gpu:
@@ -462,7 +480,7 @@ def time_calls(torch, call, warmup, runs, on_gpu):
     calls = max(1, min(MAX_CALLS_PER_SAMPLE, int(SAMPLE_MS / max(one, 1e-3)) + 1))
     if calls == 1:
         return Samples([event_ms(torch, call) for _ in range(runs)], "events")
-    graph, kernels = capture_graph(torch, call, calls)
+    graph, kernels = capture_graph(torch, call, calls, stream)
     if graph is not None and kernels is not None and kernels >= calls:
         graph.replay()  # its first replay uploads the graph
         return Samples([event_ms(torch, graph.replay) / calls for _ in range(runs)], "graph",
@@ -586,15 +604,15 @@ def run_e2e(torch, args, log, device):
     return finish(pairs, checks_ok, compile_pairs(args.system, compile_s))
 
 
-def timed_runs(torch, call, args, on_gpu, timer=None):
+def timed_runs(torch, call, args, on_gpu, timer=None, stream=None):
     """The times (ms) of args.runs calls after args.warmup; peak memory counts from here.
-    timer: a system's own timing of them, returning Samples (tvm)."""
+    timer: a system's own timing of them, returning Samples (tvm); stream: time_calls'."""
     if on_gpu:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
     if timer is not None:
         return timer()
-    return time_calls(torch, call, args.warmup, args.runs, on_gpu)
+    return time_calls(torch, call, args.warmup, args.runs, on_gpu, stream)
 
 
 def result_pairs(torch, times, args, on_gpu, flops=None, outside_torch=0):

@@ -22,18 +22,29 @@ check = tally.check
 LAUNCH_MS = 0.02  # what one launch from Python costs the stand-in GPU's stream
 
 
+class Stream:
+    def wait_stream(self, other):
+        pass
+
+
 class FakeGpu:
     """A stream clock: a call adds its kernel time plus a launch gap, a graph replay adds the
     captured kernels' time plus one launch gap."""
 
     def __init__(self):
         self.now = 0.0
-        self.capturing = None
+        self.capturing = None  # the capture's kernel list while a capture runs
+        self.capture_stream = None
+        self.current = Stream()  # the current stream (torch.cuda.stream sets it)
         self.fail_capture = False
         self.escape_capture = False  # launches go to a stream the capture does not see
 
-    def launch(self, ms):
-        if self.capturing is not None and not self.escape_capture:
+    def launch(self, ms, stream=None):
+        """A kernel on `stream` (default: the current stream); the capture holds it only when
+        it goes to the capturing stream."""
+        target = self.current if stream is None else stream
+        if (self.capturing is not None and not self.escape_capture
+                and target is self.capture_stream):
             if self.fail_capture:
                 raise RuntimeError("operation not permitted when stream is capturing")
             self.capturing.append(ms)
@@ -71,20 +82,26 @@ def fake_torch(gpu):
             gpu.now += LAUNCH_MS + sum(self.kernels)
 
     @contextlib.contextmanager
-    def graph(g):
-        gpu.capturing = g.kernels
+    def use_stream(stream):
+        before, gpu.current = gpu.current, stream
         try:
             yield
         finally:
-            gpu.capturing = None
+            gpu.current = before
 
-    class Stream:
-        def wait_stream(self, other):
-            pass
+    @contextlib.contextmanager
+    def graph(g, stream=None):  # torch captures on `stream`, else on a side stream of its own
+        capture_stream = Stream() if stream is None else stream
+        gpu.capturing, gpu.capture_stream = g.kernels, capture_stream
+        try:
+            with use_stream(capture_stream):
+                yield
+        finally:
+            gpu.capturing, gpu.capture_stream = None, None
 
     cuda.Event, cuda.CUDAGraph, cuda.graph, cuda.Stream = Event, CUDAGraph, graph, Stream
-    cuda.stream = lambda s: contextlib.nullcontext()
-    cuda.current_stream = lambda: Stream()
+    cuda.stream = use_stream
+    cuda.current_stream = lambda: gpu.current
     cuda.synchronize = lambda: None
     cuda.reset_peak_memory_stats = lambda: None
     cuda.max_memory_allocated = lambda: 0
@@ -92,7 +109,10 @@ def fake_torch(gpu):
     return torch
 
 
-def timed(peer, kernel_ms, fail_capture=False, escape_capture=False, runs=5):
+def timed(peer, kernel_ms, fail_capture=False, escape_capture=False, runs=5, bound=None,
+          stream=None):
+    """time_calls of a call of kernel_ms. bound: the stream the call's kernel always goes to
+    (a backward's: its forward's stream), whichever is current; stream: time_calls' stream."""
     gpu = FakeGpu()
     gpu.fail_capture = fail_capture
     gpu.escape_capture = escape_capture
@@ -101,9 +121,9 @@ def timed(peer, kernel_ms, fail_capture=False, escape_capture=False, runs=5):
 
     def call():
         calls.append(1)
-        gpu.launch(kernel_ms)
+        gpu.launch(kernel_ms, bound)
 
-    samples = peer.time_calls(torch, call, warmup=3, runs=runs, on_gpu=True)
+    samples = peer.time_calls(torch, call, warmup=3, runs=runs, on_gpu=True, stream=stream)
     return samples, len(calls), torch
 
 
@@ -184,6 +204,21 @@ def main():
     check(pairs.get("timing") == "loop" and pairs.get("graph_kernels") == 0,
           "escaping call: timing=%r graph_kernels=%r, want loop and 0"
           % (pairs.get("timing"), pairs.get("graph_kernels")))
+
+    # a call whose kernel goes to a stream of its own (a backward on its forward's stream):
+    # captured on a side stream it escapes (loop); timed on its stream it is a graph
+    forward_stream = Stream()
+    samples, _, torch = timed(peer, 0.01, bound=forward_stream)
+    check(samples.method == "loop" and samples.graph_kernels == 0,
+          "call on its own stream, side-stream capture: %s, graph_kernels=%r, want loop and 0"
+          % (samples.method, samples.graph_kernels))
+    samples, _, torch = timed(peer, 0.01, bound=forward_stream, stream=forward_stream)
+    check(samples.method == "graph" and samples.graph_kernels == samples.calls,
+          "call on its own stream, captured there: %s, graph_kernels=%r, want graph and %d"
+          % (samples.method, samples.graph_kernels, samples.calls))
+    err = abs(samples[0] - 0.01) / 0.01
+    check(err < 0.15, "call captured on its own stream: %.4f ms per call, %.0f %% off 0.01"
+          % (samples[0], 100 * err))
 
     # the node count unknown (no driver to ask): back-to-back calls, no graph_kernels
     counter, peer.graph_kernel_count = peer.graph_kernel_count, lambda graph: None
