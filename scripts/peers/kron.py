@@ -155,4 +155,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    peer.exit_now(main())

@@ -10,7 +10,8 @@
   - nsa's --groups is the query heads per K/V head (config groups= and kv_heads=), and the
     dense workloads' (GQA: config groups= kv_heads= when G > 1, none at G = 1; tilelang's MHA
     kernel refuses it);
-  - the tvm systems without TVM (and without torch): unsupported with the install command.
+  - the tvm systems without TVM (and without torch): unsupported with the install command;
+  - peer.exit_now (the code given, unflushed output kept) and kron.py, which ends through it.
 
     test_peers.py --peer scripts/peers/peer.py --kvline-tool build/tests/peers/kvline_tool
 Ends with "N passed, N failed"; exit status 1 when anything failed.
@@ -133,6 +134,32 @@ def test_no_torch(fake_dir, extra_args, expect_config):
     check("torch" in result.get("reason", "").lower(), "%s: reason %r names no torch"
           % (what, result.get("reason")))
     check("gflops_s" not in result and "avg_ms" not in result, "%s: result has timings" % what)
+
+
+def test_exit_now():
+    """peer.exit_now: the exit code given, and what was written but not yet flushed arrives."""
+    code = ("import sys; sys.path.insert(0, %r); import peer; sys.stdout.write('unflushed'); "
+            "sys.stderr.write('err'); peer.exit_now(7)" % os.path.dirname(PEER))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered stdout
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env=env)
+    check(res.returncode == 7, "exit_now(7): exit %d (stderr %s)" % (res.returncode, res.stderr))
+    check(res.stdout == "unflushed" and res.stderr == "err",
+          "exit_now: stdout %r, stderr %r, want the unflushed writes" % (res.stdout, res.stderr))
+
+
+def test_kron_no_torch(fake_dir):
+    """kron.py ends through exit_now: without torch, a whole log and exit code 4."""
+    kron = os.path.join(os.path.dirname(PEER), "kron.py")
+    res = subprocess.run([sys.executable, kron, "--system", "torch-v2", "--shape", "4x8x8",
+                          "--pass", "bwd"], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=fake_dir))
+    check(res.returncode == 4, "kron.py without torch: exit %d, want 4 (stderr %s)"
+          % (res.returncode, res.stderr))
+    records = parse_log(res.stdout)
+    result = dict(records).get("result", {})
+    check([t for t, _ in records][-1:] == ["result"] and result.get("status") == "unsupported",
+          "kron.py without torch: records %s, result %r" % ([t for t, _ in records], result))
 
 
 def test_nsa_groups(fake_dir):
@@ -413,6 +440,7 @@ def main():
         with open(os.path.join(fake_dir, "torch", "__init__.py"), "w") as f:
             f.write('raise ImportError("stand-in torch of test_peers.py: no torch here")\n')
         test_commit_from_the_build(fake_dir)
+        test_kron_no_torch(fake_dir)
         test_tilelang_missing(fake_dir)
         test_tvm_missing(fake_dir)
         test_nsa_groups(fake_dir)
@@ -424,6 +452,7 @@ def main():
                       {"experiment": "e2e", "layers": "2", "workload": "h2o"})
     test_cli_errors()
     test_variants()
+    test_exit_now()
     return tally.finish()
 
 
