@@ -13,6 +13,8 @@
  *                      [--latest] --config F --logs DIR [--figures DIR] ...   (report.h)
  *   repro-plot provenance [--device NAME] [--one-commit] DIR...   (which GPU and commit each
  *                      log comes from, its checks and statuses; provenance.c)
+ *   repro-plot render  DIR NAME...   (gnuplot DIR/NAME.gp with draw's checks and PDF date;
+ *                      render.c)
  *
  * Exit: 0 fine, 1 error (provenance: no logs, or --one-commit failed), 2 usage, 3 --strict and
  *       some log was broken or skipped,
@@ -59,7 +61,9 @@ static void usage(FILE *f) {
         "  repro-plot report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance T]\n"
         "                     [--latest] --config F --logs DIR [--figures DIR] [--config ...]\n"
         "  repro-plot provenance [--device NAME] [--one-commit] DIR...\n"
-        "                     (each folder's logs by GPU and commit: dates, checks, statuses)\n",
+        "                     (each folder's logs by GPU and commit: dates, checks, statuses)\n"
+        "  repro-plot render  DIR NAME...   (gnuplot DIR/NAME.gp as draw renders: outputs\n"
+        "                     checked, reproducible PDF dates)\n",
         f);
 }
 
@@ -559,6 +563,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "provenance")) /* options of its own, no config */
     return pv_main(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "render")) /* DIR NAME...: a study's own gnuplot scripts */
+    return render_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "report")) { /* options of its own: sections of --config --logs */
     int rc = rd_init() ? 1 : rp_main(argc - 1, argv + 1);
     rd_cleanup();

@@ -37,7 +37,7 @@ static pid_t spawn_gnuplot(const char *dir, const char *name) {
     fprintf(stderr, "%s: cannot enter: %s\n", dir, strerror(errno));
     _exit(127);
   }
-  char script[64], log[80];
+  char script[RENDER_NAME + 8], log[RENDER_NAME + 16];
   snprintf(script, sizeof script, "%s.gp", name);
   /* gnuplot warns once per empty panel ("no valid points"): keep that out of the terminal,
    * in <name>.gnuplot.log, shown when gnuplot fails */
@@ -189,4 +189,59 @@ int render_all(const char *dir, char names[][RENDER_NAME], int n, int jobs) {
     }
   }
   return failed;
+}
+
+/* A NAME of `repro-plot render`: a file name in DIR, short enough for RENDER_NAME with its
+ * extensions, whose NAME.gp exists. */
+static int render_name_ok(const char *dir, const char *name) {
+  size_t len = strlen(name);
+  if (len == 0 || len >= RENDER_NAME - 16 || strchr(name, '/') || name[0] == '.') {
+    fprintf(stderr,
+            "repro-plot render: \"%s\": expected the name of a script NAME.gp in %s "
+            "(no '/', not starting with '.', under %d characters)\n",
+            name, dir, RENDER_NAME - 16);
+    return 0;
+  }
+  char path[1024];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s.gp", dir, name);
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "%s: no such gnuplot script (repro-plot render DIR NAME runs DIR/NAME.gp)\n",
+            path);
+    return 0;
+  }
+  return 1;
+}
+
+int render_main(int argc, char **argv) {
+  if (argc < 3) {
+    fputs("usage: repro-plot render DIR NAME...   (gnuplot DIR/NAME.gp, writing NAME.pdf/.png/"
+          ".svg)\n",
+          stderr);
+    return 2;
+  }
+  const char *dir = argv[1];
+  int n = argc - 2;
+  char(*names)[RENDER_NAME] = calloc((size_t)n, sizeof *names);
+  if (!names) {
+    fprintf(stderr, "repro-plot render: out of memory\n");
+    return 1;
+  }
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    if (!render_name_ok(dir, argv[i + 2]))
+      bad = 1;
+    else
+      snprintf(names[i], RENDER_NAME, "%s", argv[i + 2]);
+  }
+  int rc = bad ? 2 : 0;
+  if (!bad && !render_have_gnuplot()) {
+    fprintf(stderr, "repro-plot render: gnuplot is not on PATH (scripts/install.sh installs it)\n");
+    rc = 1;
+  } else if (!bad) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    rc = render_all(dir, names, n, (int)(cpus < 1 ? 1 : cpus < n ? cpus : n)) > 0 ? 1 : 0;
+  }
+  free(names);
+  return rc;
 }

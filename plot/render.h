@@ -15,6 +15,12 @@ int render_all(const char *dir, char names[][RENDER_NAME], int n, int jobs);
  * PNG and SVG from gnuplot's cairo and svg terminals carry no date. Returns 0 or -1. */
 int render_fix_pdf_date(const char *path);
 
+/* repro-plot render DIR NAME...: render_all of DIR's NAME.gp scripts, for figures drawn by a
+ * study's own gnuplot scripts (studies/h2o-diag/plot_diag.sh), so their outputs are checked
+ * and their PDFs dated as draw's. argv[0] is "render". Exit 0, 1 when a figure failed or
+ * gnuplot is missing, 2 usage (a NAME with '/' or without its NAME.gp). */
+int render_main(int argc, char **argv);
+
 /* 1 when a gnuplot binary is on PATH. */
 int render_have_gnuplot(void);
 

@@ -144,8 +144,9 @@ for dev in $devices; do
        END { printf "top = %s; ind = %s; tor = %s; k0 = %s\n", top + 0, ind, tor, k0 }' \
     "$out/h2o_diag_k.$dev.dat" >"$out/h2o_diag_k.$dev.vars"
 done
+# the cache size depends on the shape and k only: one row per (S, k, dtype), the first device's
 awk -F'\t' 'NR > 1 && ($1 == "diag" || $1 == "scale") && $7 == "ok" && $11 != "-" { print $2, $4, $5, $6, $11 }' "$tsv" \
-  | sort -k1,1 -k2,2n -k4,4 -k3,3n >"$out/h2o_diag_cache.dat"
+  | sort -k1,1 -k2,2n -k4,4 -k3,3n | awk '!seen[$2 " " $3 " " $4]++' >"$out/h2o_diag_cache.dat"
 
 gp=$out/h2o_diag_k.gp
 {
@@ -187,7 +188,7 @@ do for [fmt in "png svg pdf"] {
 EOF
 } >"$gp"
 cat >"$out/h2o_diag_cache.gp" <<'EOF'
-# cache MiB against k (plot_diag.sh): B=1, H=32, D=128; one line per device, S and dtype
+# cache MiB against k (plot_diag.sh): B=1, H=32, D=128; one line per S and dtype (the size depends on the shape and k only)
 do for [fmt in "png svg pdf"] {
   if (fmt eq "pdf") { set terminal pdfcairo noenhanced color size 6, 4 font "Helvetica,9" }
   if (fmt eq "png") { set terminal pngcairo noenhanced color size 900, 600 font "Helvetica,10" }
@@ -207,9 +208,16 @@ do for [fmt in "png svg pdf"] {
 EOF
 if [ "$render" = 1 ]; then
   if command -v gnuplot >/dev/null; then
-    (cd "$out" && gnuplot h2o_diag_k.gp && gnuplot h2o_diag_cache.gp) 2>"$out/h2o_diag.gnuplot.log" \
-      || echo "plot_diag.sh: gnuplot failed, see $out/h2o_diag.gnuplot.log" >&2
-    echo "plot_diag.sh: figures in $out (h2o_diag_k, h2o_diag_cache)"
+    # repro-plot renders them as it renders its own figures: outputs checked, each gnuplot's
+    # messages in NAME.gnuplot.log, the PDFs' date SOURCE_DATE_EPOCH or the epoch (the same
+    # logs give the same bytes)
+    root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
+    plot_bin=${REPRO_PLOT_BIN:-$("$root/scripts/build.sh" --plot)}
+    if "$plot_bin" render "$out" h2o_diag_k h2o_diag_cache; then
+      echo "plot_diag.sh: figures in $out (h2o_diag_k, h2o_diag_cache)"
+    else
+      echo "plot_diag.sh: rendering failed (messages above)" >&2
+    fi
   else
     echo "plot_diag.sh: gnuplot not found: data and scripts in $out, not drawn" >&2
   fi

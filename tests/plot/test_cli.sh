@@ -318,5 +318,13 @@ check '[ $? -eq 1 ] && grep -qF -- "--device b200: not a device of fig12" "$tmp/
 "$bin" table --config "$src/fig12/experiment.yaml" --logs "$fx/ours/fig12" --device h100 > /dev/null 2> "$tmp/md.err"
 check '[ $? -eq 2 ] && grep -qF -- "--device: only with table --format markdown" "$tmp/md.err"' "--device without --format markdown is a usage error"
 
+# render DIR NAME...: what it refuses before running anything (no gnuplot needed)
+"$bin" render > /dev/null 2> "$tmp/render.err"
+check '[ $? -eq 2 ] && grep -q "usage: repro-plot render DIR NAME" "$tmp/render.err"' "render without a folder and a name is a usage error"
+"$bin" render "$tmp" sub/fig > /dev/null 2> "$tmp/render.err"
+check '[ $? -eq 2 ] && grep -qF "\"sub/fig\": expected the name of a script NAME.gp in $tmp" "$tmp/render.err"' "render refuses a name with '/'"
+"$bin" render "$tmp" no_such_fig > /dev/null 2> "$tmp/render.err"
+check '[ $? -eq 2 ] && grep -qF "$tmp/no_such_fig.gp: no such gnuplot script" "$tmp/render.err"' "render names a missing NAME.gp"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

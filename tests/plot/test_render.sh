@@ -54,5 +54,22 @@ check 'pdfinfo "$tmp/out3/fig13/fig13.pdf" | grep -q "^CreationDate: .*2023"' "P
 check 'grep -q "figures written to $tmp/out/fig12/: fig12_kernel.{pdf,png,svg} fig12_e2e.{pdf,png,svg}" "$tmp/ae.out"' "says where the figures are"
 check 'grep -q "^KeyFormer .*   46.800 " "$tmp/ae.out"' "AE fixture value in the terminal table"
 check '[ $(file -b --mime-type "$tmp/out/fig13/fig13.png" 2>/dev/null || echo image/png) = image/png ]' "png is a png"
+# repro-plot render DIR NAME...: a script of one's own, rendered as draw renders its figures
+mkdir -p "$tmp/own"
+cat > "$tmp/own/own_fig.gp" <<'EOF'
+do for [fmt in "png svg pdf"] {
+  if (fmt eq "pdf") { set terminal pdfcairo size 4, 3 }
+  if (fmt eq "png") { set terminal pngcairo size 400, 300 }
+  if (fmt eq "svg") { set terminal svg size 400, 300 }
+  set output "own_fig.".fmt
+  plot x * x
+}
+EOF
+printf 'set terminal svg\nset output "broken_fig.svg"\nplot no_such_function(x)\n' > "$tmp/own/broken_fig.gp"
+"$build/bin/repro-plot" render "$tmp/own" own_fig > "$tmp/own.out" 2>&1
+check '[ $? -eq 0 ] && [ -s "$tmp/own/own_fig.png" ] && [ -s "$tmp/own/own_fig.svg" ]' "render draws a script's png and svg ($(cat "$tmp/own.out"))"
+check 'pdfinfo "$tmp/own/own_fig.pdf" | grep -q "^CreationDate: .*1970"' "render dates the PDF as draw does (the epoch)"
+"$build/bin/repro-plot" render "$tmp/own" broken_fig > "$tmp/broken.out" 2>&1
+check '[ $? -eq 1 ] && grep -q "broken_fig.gp: gnuplot failed" "$tmp/broken.out"' "render fails a script gnuplot rejects, naming it"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
