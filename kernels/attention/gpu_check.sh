@@ -21,7 +21,7 @@
 #     D = 96, D = 256 (H = 16) and GQA 8, and S = 8000 without a mask (checked against the fp32
 #     GPU reference); D = 128 without a mask at S = 257, 351, 700 and 8000 runs the Hopper
 #     forward's 176-key stages (fused_launch.cuh's ws_cols_pay), S = 4096 its 128-key ones
-#   x the peers fa3 (FlashAttention-3, kernels/attention/fa3/: attn), fa2 (FlashAttention-2,
+#   x the peers fa3 (FlashAttention-3, kernels/attention/fa3/: attn, gemma2), fa2 (FlashAttention-2,
 #     kernels/attention/fa2/: attn, gemma2) and flashinfer (kernels/attention/flashinfer/: attn,
 #     gemma2), when attnvar lists them, at every small, scaled and big shape
 #     (UNSUP throughout when attnvar was built without its kernels)
@@ -198,7 +198,7 @@ cases=$out/cases.txt
 nl=$'\n'
 # The peers and the workloads their projects compute (of those this attnvar lists).
 served() { local w out=""; for w in "$@"; do case " $workloads " in *" $w "*) out+="$w " ;; esac; done; echo "$out"; }
-peers=("fa3:$(served attn)" "fa2:$(served attn gemma2)" "flashinfer:$(served attn gemma2)")
+peers=("fa3:$(served attn gemma2)" "fa2:$(served attn gemma2)" "flashinfer:$(served attn gemma2)")
 add_peer_cases() { # shapes-text
   local p name wl
   for p in "${peers[@]}"; do

@@ -111,9 +111,9 @@ typedef struct {
 
 static const peer_expect peer_expectations[] = {
 #ifdef REPRO_HAVE_FA3
-    {"fa3", 1, "REPRO_FA3_DIR", 0, {1, 1, 1, 1}, 1, 0},
+    {"fa3", 1, "REPRO_FA3_DIR", 1, {1, 1, 1, 1}, 1, 0},
 #else
-    {"fa3", 0, "REPRO_FA3_DIR", 0, {0}, 0, 0},
+    {"fa3", 0, "REPRO_FA3_DIR", 1, {0}, 0, 0},
 #endif
 #ifdef REPRO_HAVE_FA2
     {"fa2", 1, "REPRO_FA2_DIR", 1, {1, 1, 1, 1}, 0, 0},

@@ -18,12 +18,14 @@ if(NOT EXISTS ${fa3_hopper}/flash.h OR NOT EXISTS ${fa3_cutlass}/include/cutlass
                       "update --init csrc/cutlass, or -DREPRO_CUTLASS_DIR)")
 endif()
 repro_peer_source(fa3_source ${REPRO_FA3_DIR} "${REPRO_FA3_SOURCE}")
-# Only the plain forward: head dims 64, 96, 128 and 256 (run_mha_fwd runs D on the smallest at
-# or above it; 192 is not built, so D in 136..192 is refused), fp16 and bf16.
+# The forward, plain and with the logits soft-cap (gemma2): head dims 64, 96, 128 and 256
+# (run_mha_fwd runs D on the smallest at or above it; 192 is not built, so D in 136..192 is
+# refused), fp16 and bf16.
 set(fa3_instantiations "")
 foreach(d 64 96 128 256)
   foreach(t fp16 bf16)
-    list(APPEND fa3_instantiations ${fa3_hopper}/instantiations/flash_fwd_hdim${d}_${t}_sm90.cu)
+    list(APPEND fa3_instantiations ${fa3_hopper}/instantiations/flash_fwd_hdim${d}_${t}_sm90.cu
+                                   ${fa3_hopper}/instantiations/flash_fwd_hdim${d}_${t}_softcap_sm90.cu)
   endforeach()
 endforeach()
 add_library(fa3_kernels STATIC ${fa3_instantiations}
@@ -39,7 +41,7 @@ target_compile_definitions(fa3_kernels PRIVATE
   __CUDA_NO_HALF_OPERATORS__ __CUDA_NO_HALF_CONVERSIONS__ __CUDA_NO_HALF2_OPERATORS__
   __CUDA_NO_BFLOAT16_CONVERSIONS__
   FLASHATTENTION_DISABLE_BACKWARD FLASHATTENTION_DISABLE_SPLIT FLASHATTENTION_DISABLE_PAGEDKV
-  FLASHATTENTION_DISABLE_APPENDKV FLASHATTENTION_DISABLE_LOCAL FLASHATTENTION_DISABLE_SOFTCAP
+  FLASHATTENTION_DISABLE_APPENDKV FLASHATTENTION_DISABLE_LOCAL
   FLASHATTENTION_DISABLE_PACKGQA FLASHATTENTION_DISABLE_FP8 FLASHATTENTION_DISABLE_VARLEN
   FLASHATTENTION_DISABLE_HDIM192
   FLASHATTENTION_DISABLE_SM8x FLASHATTENTION_DISABLE_HDIMDIFF64 FLASHATTENTION_DISABLE_HDIMDIFF192)

@@ -1,7 +1,8 @@
 // The `fa3` system: FlashAttention-3's Hopper forward (Dao-AILab/flash-attention, hopper/) as a
 // peer that attnvar runs, checks and logs like its own systems. A peer, not ours: it serves
-// what FlashAttention-3 computes (the attn workload: a plain softmax forward, fp16 or bf16,
-// causal or not, on sm_90) at the head dims of the kernels built here, 64, 96, 128 and 256: any
+// what FlashAttention-3 computes (a softmax forward, fp16 or bf16, causal or not, on sm_90: attn,
+// and gemma2 through its logits soft-cap) at the head dims of the kernels built here, 64, 96,
+// 128 and 256: any
 // D up to 256 that is a multiple of 8 runs on the smallest of them at or above it, as
 // FlashAttention-3's run_mha_fwd rounds it, except D in 136..192, which FlashAttention-3 runs on
 // its hdim-192 kernel (not built); GQA (K/V heads dividing H, read in place, no GQA packing).
@@ -31,7 +32,7 @@ const int fa3_built_dims[] = {64, 96, 128, 256, 0}; // fa3.cmake
 const peer_serves fa3_serves = {
     "fa3",                                    // system
     "FlashAttention-3's forward",             // forward
-    0,                                        // softcap: built with FLASHATTENTION_DISABLE_SOFTCAP
+    1,                                        // softcap: its _softcap instantiations (gemma2)
     1,                                        // gqa: h_k K/V heads read in place
     fa3_kernel_dims,                          // kernel_dims
     fa3_built_dims,                           // built_dims

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/* One plain forward (peer_call.h: kv_heads dividing heads, no softcap), the row LSE [B, H, Lq] it
+/* One forward (peer_call.h: kv_heads dividing heads, softcap > 0 for gemma2), the row LSE [B, H, Lq] it
  * writes (fp32, natural log, FlashAttention-3's layout), its scheduler's ints and the GPU. */
 typedef struct {
   peer_problem p;

@@ -1,10 +1,10 @@
-// fa3_launch.cu: FlashAttention-3's plain forward behind fa3_call.h. Built only when CMake is
-// given FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/attention/fa3/README.md), with its
-// flags and beside its hopper/instantiations/flash_fwd_hdim{64,96,128,256}_{fp16,bf16}_sm90.cu.
+// fa3_launch.cu: FlashAttention-3's forward behind fa3_call.h. Built only when CMake is given
+// FlashAttention-3's source (-DREPRO_FA3_DIR, kernels/attention/fa3/README.md), with its flags
+// and beside its hopper/instantiations/flash_fwd_hdim{64,96,128,256}_{fp16,bf16}[_softcap]_sm90.cu.
 //
 // Flash_fwd_params is filled as flash-attention's hopper/flash_api.cpp (mha_fwd and
-// set_params_fprop) fills it for flash_attn_func(q, k, v, causal=...) with its defaults: no
-// varlen, no paged or appended KV, no softcap, no local window, one split, no GQA packing (H_k
+// set_params_fprop) fills it for flash_attn_func(q, k, v, causal=..., softcap=...) with its
+// other defaults: no varlen, no paged or appended KV, no local window, one split, no GQA packing (H_k
 // K/V heads read in place: query head h uses K/V head h / (H / H_k)), no SM margin. The dispatch
 // is run_mha_fwd's for those: arch 90, the head dim (and V's) rounded up as round_up_headdim
 // rounds it in this build (64, 96, 128 or 256; fa3.cmake disables 192, fa3.cu refuses the head
@@ -63,6 +63,9 @@ Flash_fwd_params params_of(const fa3_call *call) {
   p.total_q = c->batch * c->q_len;
   p.total_k = c->batch * c->kv_len;
   p.scale_softmax = (float)c->scale;
+  // The cap as flash_attn_func takes it (0: none); the kernel folds scale / cap into the
+  // scores before its tanh and cap · log2 e into the exponent.
+  p.softcap = c->softcap > 0 ? (float)c->softcap : 0.f;
   p.p_dropout = 1.f; // keep probability: no dropout
   p.p_dropout_in_uint8_t = 255;
   p.rp_dropout = 1.f;
@@ -83,15 +86,21 @@ Flash_fwd_params params_of(const fa3_call *call) {
   return p;
 }
 
-// run_mha_fwd_constexpr's branch for these params (Split, PagedKVNonTMA, Has_softcap, PackGQA
-// all false; dv == d, so no HDIMDIFF kernel).
-template <typename T> void run_typed(Flash_fwd_params &p, cudaStream_t stream) {
+// run_mha_fwd_constexpr's branch for these params (Split, PagedKVNonTMA and PackGQA false,
+// Has_softcap as SOFTCAP_SWITCH sets it: softcap > 0; dv == d, so no HDIMDIFF kernel).
+template <typename T, bool Softcap> void run_dims(Flash_fwd_params &p, cudaStream_t stream) {
   switch (p.d_rounded) {
-  case 64: run_mha_fwd_<90, T, 64, 64, false, false, false, false>(p, stream); break;
-  case 96: run_mha_fwd_<90, T, 96, 96, false, false, false, false>(p, stream); break;
-  case 128: run_mha_fwd_<90, T, 128, 128, false, false, false, false>(p, stream); break;
-  default: run_mha_fwd_<90, T, 256, 256, false, false, false, false>(p, stream); break;
+  case 64: run_mha_fwd_<90, T, 64, 64, false, false, Softcap, false>(p, stream); break;
+  case 96: run_mha_fwd_<90, T, 96, 96, false, false, Softcap, false>(p, stream); break;
+  case 128: run_mha_fwd_<90, T, 128, 128, false, false, Softcap, false>(p, stream); break;
+  default: run_mha_fwd_<90, T, 256, 256, false, false, Softcap, false>(p, stream); break;
   }
+}
+template <typename T> void run_typed(Flash_fwd_params &p, cudaStream_t stream) {
+  if (p.softcap > 0.f)
+    run_dims<T, true>(p, stream);
+  else
+    run_dims<T, false>(p, stream);
 }
 
 } // namespace
