@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernels/attention/gpu_check.sh and kernels/attention/bench.sh driven by the fixture tests/kernels/fake_attnvar.sh
+# kernels/attention/gpu_check.sh, bench.sh and ab.sh driven by the fixture tests/kernels/fake_attnvar.sh
 # (no GPU): the case list covers every workload x system x shape, exit codes are classified,
 # a failed check fails the sweep, and bench's table turns logs into ms, ratios, FAIL/OOM/NS.
 set -uo pipefail
@@ -58,6 +58,38 @@ expect "sweep row: ms / MiB" grep -qE '^8192 +2\.0000 / 3000\.0 +0\.5000 / 100\.
 expect "device from the meta line" grep -q 'device: meta gpu="FIXTURE (no GPU)"' "$tmp/b.txt"
 "$root/kernels/attention/bench.sh" --part nope >/dev/null 2>"$tmp/err"
 expect "bad --part is a usage error" test $? = 2
+
+# ab.sh: interleaved rounds of columns (binary:system), the table of rounds and ratios
+ab=$root/kernels/attention/ab.sh
+OUT=$tmp/ab "$ab" --rounds 2 --cells fig12,b16d64c "unf=$fake:unfused" "new=$fake:fused" >"$tmp/ab.txt" 2>&1
+expect "ab exits 0 when every cell ran" test $? = 0
+expect "ab row: both rounds of each column, the ratio of the means" \
+  grep -qE '^fig12 +2\.0000 +2\.0000 +0\.5000 +0\.5000 +0\.250$' "$tmp/ab/ab/table.txt"
+expect "ab interleaves: each round runs every cell under every column before the next round" \
+  test "$(awk '{ print $1, $2, $3 }' "$tmp/ab/ab/order.txt" | tr '\n' ,)" = \
+  "r1 fig12 unf,r1 fig12 new,r1 b16d64c unf,r1 b16d64c new,r2 fig12 unf,r2 fig12 new,r2 b16d64c unf,r2 b16d64c new,"
+printf '#!/usr/bin/env bash\necho "$*" >>"%s"\nexec "%s" "$@"\n' "$tmp/argv.txt" "$fake" >"$tmp/argv_attnvar"
+chmod +x "$tmp/argv_attnvar"
+OUT=$tmp/abargv "$ab" --rounds 1 --cells b16d64c "a=$tmp/argv_attnvar:fused" >/dev/null 2>&1
+expect "ab runs the cell's shape with the timing options, no check" grep -qx -- \
+  '--workload attn --system fused --batch 16 --heads 96 --seqlen 4096 --dim 64 --warmup 10 --runs 30 --no-check' \
+  "$tmp/argv.txt"
+expect "ab keeps a log per cell, column and round" test "$(find "$tmp/ab/ab/logs" -name '*.log' | wc -l)" = 8
+OUT=$tmp/ab2 "$ab" --rounds 1 --workload kf --cells fig12 "a=$fake:unfused" "b=$fake:fused" >/dev/null 2>&1
+expect "ab exits 1 when a cell failed (oom)" test $? = 1
+expect "ab shows OOM and no ratio" grep -qE '^fig12 +2\.0000 +OOM +-$' "$tmp/ab2/ab/table.txt"
+OUT=$tmp/ab3 "$ab" --rounds 1 --workload gemma2 --cell 'd96:--batch 1 --heads 4 --seqlen 64 --dim 96' \
+  "a=$fake:fused" "fi=$fake:flashinfer" >/dev/null 2>&1
+expect "ab: a column that refuses the cell shows NS (exit 0)" \
+  bash -c "[ $? = 0 ] && grep -qE '^d96 +0\.5000 +NS +-$' '$tmp/ab3/ab/table.txt'"
+for bad in "" "nolabel" "a=$fake" "a=/no/such/bin:fused" "--cells nope a=$fake:fused" \
+           "--rounds 0 a=$fake:fused" "a=$fake:fused a=$fake:fa3"; do
+  # shellcheck disable=SC2086  # each case is words
+  OUT=$tmp/abu "$ab" $bad >/dev/null 2>"$tmp/err"
+  expect "ab usage error: '$bad'" test $? = 2
+done
+OUT=$tmp/abu "$ab" --cell 'x:--batch 1; rm -rf /' "a=$fake:fused" >/dev/null 2>"$tmp/err"
+expect "ab refuses a --cell whose options are not plain words" grep -q "options may hold only" "$tmp/err"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
