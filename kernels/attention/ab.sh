@@ -7,8 +7,10 @@
 # numbers PERF notes quote as "N interleaved rounds".
 #   kernels/attention/ab.sh [--rounds 3] [--warmup 10] [--runs 30] [--check] [--workload attn]
 #                           [--cells NAME,NAME...] [--cell NAME='ATTNVAR OPTIONS']... COLUMN...
-# COLUMN is LABEL=BIN:SYSTEM, e.g. two builds and a peer:
+# COLUMN is LABEL=BIN:SYSTEM[@WORKLOAD] (WORKLOAD default --workload's), e.g. two builds and a
+# peer, or our variants against our own attn in the same rounds:
 #   base=/tmp/old/attnvar:fused new=build/bin/attnvar:fused fa3=build/bin/attnvar:fa3
+#   attn=build/bin/attnvar:fused gemma2=build/bin/attnvar:fused@gemma2 h2o=build/bin/attnvar:fused@h2o
 # The cells (--cells picks some; --cell adds one of its own, e.g. --cell 'b8:--batch 8 --heads 32
 # --seqlen 8000 --dim 128 --causal 0'):
 #   b16d128c   B16 H96 S4096 D128 causal fp16     b16d128cbf  the same in bf16
@@ -16,7 +18,7 @@
 #   b16d64nc   B16 H96 S4096 D64, no mask         b16d96c     B16 H96 S4096 D96 causal
 #   b16d256c   B16 H48 S4096 D256 causal          fig12       B1 H32 S4096 D128 causal
 #   b2s16k     B2 H32 S16384 D128 causal
-# every cell with --workload (default attn). Timing only (--no-check) unless --check.
+# Timing only (--no-check) unless --check.
 # Output under $OUT/ab: logs/<cell>.<label>.r<round>.log, order.txt (what ran, in order),
 # gpu.txt, table.txt (also printed). A cell a column refuses shows NS; a failed one FAIL or
 # OOM. Exit 0, 1 when a cell failed, 2 usage.
@@ -57,12 +59,13 @@ done
 [[ "$workload" =~ ^[a-z][a-z0-9_]*$ ]] || die_usage "--workload: expected a workload name, got '$workload'"
 [ ${#columns[@]} -ge 1 ] || die_usage "expected at least one COLUMN (LABEL=BIN:SYSTEM)"
 
-# The columns: label, binary, system.
-labels=() bins=() systems=()
+# The columns: label, binary, system, workload.
+labels=() bins=() systems=() workloads=()
 for spec in "${columns[@]}"; do
-  [[ "$spec" =~ ^([A-Za-z0-9_-]+)=(.+):([a-z0-9-]+)$ ]] ||
-    die_usage "column '$spec': expected LABEL=BIN:SYSTEM (e.g. new=build/bin/attnvar:fused)"
+  [[ "$spec" =~ ^([A-Za-z0-9_-]+)=(.+):([a-z0-9-]+)(@([a-z][a-z0-9_]*))?$ ]] ||
+    die_usage "column '$spec': expected LABEL=BIN:SYSTEM[@WORKLOAD] (e.g. new=build/bin/attnvar:fused)"
   label=${BASH_REMATCH[1]} bin=${BASH_REMATCH[2]} system=${BASH_REMATCH[3]}
+  workloads+=("${BASH_REMATCH[5]:-$workload}")
   for l in "${labels[@]}"; do [ "$l" != "$label" ] || die_usage "column label '$label' given twice"; done
   [ -x "$bin" ] || die_usage "column '$label': $bin is not an executable"
   labels+=("$label") bins+=("$bin") systems+=("$system")
@@ -93,7 +96,9 @@ out=${OUT:?set OUT to the output folder}/ab
 mkdir -p "$out/logs" || exit 1
 : >"$out/order.txt"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  for i in "${!labels[@]}"; do echo "column ${labels[$i]}: ${bins[$i]} --system ${systems[$i]}"; done
+  for i in "${!labels[@]}"; do
+    echo "column ${labels[$i]}: ${bins[$i]} --workload ${workloads[$i]} --system ${systems[$i]}"
+  done
 } >"$out/gpu.txt"
 
 # One log's outcome: its avg_ms, or NS / OOM / FAIL.
@@ -111,7 +116,7 @@ for r in $(seq 1 "$rounds"); do
     for i in "${!labels[@]}"; do
       log=$out/logs/$cell.${labels[$i]}.r$r.log
       # shellcheck disable=SC2086  # the cell's options are words
-      timeout 300 "${bins[$i]}" --workload "$workload" --system "${systems[$i]}" ${cell_args[$cell]} \
+      timeout 300 "${bins[$i]}" --workload "${workloads[$i]}" --system "${systems[$i]}" ${cell_args[$cell]} \
         --warmup "$warmup" --runs "$runs" "$check" >"$log" 2>&1
       res=$(outcome "$log")
       case $res in FAIL|OOM) failed=1 ;; esac

@@ -75,6 +75,10 @@ expect "ab runs the cell's shape with the timing options, no check" grep -qx -- 
   '--workload attn --system fused --batch 16 --heads 96 --seqlen 4096 --dim 64 --warmup 10 --runs 30 --no-check' \
   "$tmp/argv.txt"
 expect "ab keeps a log per cell, column and round" test "$(find "$tmp/ab/ab/logs" -name '*.log' | wc -l)" = 8
+OUT=$tmp/abw "$ab" --rounds 1 --cells fig12 "a=$tmp/argv_attnvar:fused" "g=$tmp/argv_attnvar:fused@gemma2" >/dev/null 2>&1
+expect "ab: a column's @WORKLOAD replaces --workload for that column" \
+  test "$(tail -2 "$tmp/argv.txt" | cut -d' ' -f1-4 | tr '\n' ,)" = \
+  "--workload attn --system fused,--workload gemma2 --system fused,"
 OUT=$tmp/ab2 "$ab" --rounds 1 --workload kf --cells fig12 "a=$fake:unfused" "b=$fake:fused" >/dev/null 2>&1
 expect "ab exits 1 when a cell failed (oom)" test $? = 1
 expect "ab shows OOM and no ratio" grep -qE '^fig12 +2\.0000 +OOM +-$' "$tmp/ab2/ab/table.txt"
