@@ -10,7 +10,8 @@
 #   h2o_diag_k.gp -> .png/.svg/.pdf        total = P1 + P4 stacked against k, one panel per
 #                                          cache dtype, lines for inductor, torch and k=0
 #   h2o_diag_cache.gp -> .png/.svg/.pdf    cache MiB against k (S = 2048, 4096, 8192)
-# and prints the table. --markdown prints instead, in Markdown, the tables README.md shows
+# and prints the table; `repro-plot render` draws the figures ($REPRO_PLOT_BIN, else the one
+# scripts/build.sh --plot builds). --markdown prints instead, in Markdown, the tables README.md shows
 # (scripts/readme-tables.sh writes them there): at S = 4096 total, P1 / P4 and cache MiB
 # against k, and the totals against S for k = 0, 1, 4; times are each log's avg_ms and its
 # phase lines' avg_ms. Log names: {experiment}.{device}.{system}.{seqlen}.k{K}.{dtype}.log
