@@ -1,4 +1,4 @@
-# kernels/script_lib.sh: helpers sourced by the kernel scripts (bench.sh, gpu_check.sh,
+# kernels/script_lib.sh: helpers sourced by the kernel scripts (bench.sh, gpu_check.sh, ab.sh,
 # e2e/gpu_check.sh). The caller sets `prog` (its name in messages) before sourcing it.
 # shellcheck shell=bash
 : "${prog:?kernels/script_lib.sh: set prog before sourcing it}"
@@ -43,4 +43,27 @@ workloads_of() {
   fi
   # shellcheck disable=SC2086  # one line of names
   echo $list
+}
+
+# Value of key in the last result line of a log; cells that did not run say why.
+#   ok -> avg_ms (or the key asked), oom -> OOM, unsupported -> NS, timeout -> TLE,
+#   failed check (exit 5) -> FAIL, other errors -> ERR, no log -> "-"
+cell() { # log key
+  local log=$1 key=$2
+  [ -f "$log" ] || { echo "-"; return; }
+  awk -v key="$key" '
+    /^result / { line = $0 }
+    END {
+      if (line == "") { print "ERR"; exit }
+      n = split(line, f, " "); st = ""; v = ""
+      for (i = 2; i <= n; i++) { eq = index(f[i], "="); if (!eq) continue
+        k = substr(f[i], 1, eq - 1); val = substr(f[i], eq + 1)
+        if (k == "status") st = val; if (k == key) v = val }
+      if (st == "ok") print (v == "" ? "?" : v)
+      else if (st == "oom") print "OOM"
+      else if (st == "unsupported") print "NS"
+      else if (st == "timeout") print "TLE"
+      else if (line ~ /check failed/) print "FAIL"
+      else print "ERR"
+    }' "$log"
 }

@@ -227,21 +227,19 @@ int render_main(int argc, char **argv) {
     fprintf(stderr, "repro-plot render: out of memory\n");
     return 1;
   }
-  int bad = 0;
+  int rc = 0;
   for (int i = 0; i < n; i++) {
     if (!render_name_ok(dir, argv[i + 2]))
-      bad = 1;
+      rc = 2;
     else
       snprintf(names[i], RENDER_NAME, "%s", argv[i + 2]);
   }
-  int rc = bad ? 2 : 0;
-  if (!bad && !render_have_gnuplot()) {
+  if (rc == 0 && !render_have_gnuplot()) {
     fprintf(stderr, "repro-plot render: gnuplot is not on PATH (scripts/install.sh installs it)\n");
     rc = 1;
-  } else if (!bad) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    rc = render_all(dir, names, n, (int)(cpus < 1 ? 1 : cpus < n ? cpus : n)) > 0 ? 1 : 0;
   }
+  /* as draw: one gnuplot per CPU at most (render_all bounds the jobs and runs no more than n) */
+  if (rc == 0 && render_all(dir, names, n, (int)sysconf(_SC_NPROCESSORS_ONLN)) > 0) rc = 1;
   free(names);
   return rc;
 }

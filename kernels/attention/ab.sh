@@ -20,26 +20,34 @@
 #   b2s16k     B2 H32 S16384 D128 causal
 # Timing only (--no-check) unless --check.
 # Output under $OUT/ab: logs/<cell>.<label>.r<round>.log, order.txt (what ran, in order),
-# gpu.txt, table.txt (also printed). A cell a column refuses shows NS; a failed one FAIL or
-# OOM. Exit 0, 1 when a cell failed, 2 usage.
+# gpu.txt, table.txt (also printed). A cell shows its avg ms, or as bench.sh's table why it has
+# none (script_lib.sh's cell: NS refused, OOM, TLE, FAIL a failed check, ERR). Exit 0, 1 when a
+# cell did not run but for NS, 2 usage.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 prog=ab.sh
 # shellcheck source=kernels/script_lib.sh
 . "$root/kernels/script_lib.sh"
 
-cell_names=(b16d128c b16d128cbf b16d64c b16d128nc b16d64nc b16d96c b16d256c fig12 b2s16k)
-declare -A cell_args=(
-  [b16d128c]="--batch 16 --heads 96 --seqlen 4096 --dim 128"
-  [b16d128cbf]="--batch 16 --heads 96 --seqlen 4096 --dim 128 --dtype bf16"
-  [b16d64c]="--batch 16 --heads 96 --seqlen 4096 --dim 64"
-  [b16d128nc]="--batch 16 --heads 96 --seqlen 4096 --dim 128 --causal 0"
-  [b16d64nc]="--batch 16 --heads 96 --seqlen 4096 --dim 64 --causal 0"
-  [b16d96c]="--batch 16 --heads 96 --seqlen 4096 --dim 96"
-  [b16d256c]="--batch 16 --heads 48 --seqlen 4096 --dim 256"
-  [fig12]="--batch 1 --heads 32 --seqlen 4096 --dim 128"
-  [b2s16k]="--batch 2 --heads 32 --seqlen 16384 --dim 128"
+# The named cells: name, then attnvar's shape options.
+builtin_cells=(
+  "b16d128c   --batch 16 --heads 96 --seqlen 4096 --dim 128"
+  "b16d128cbf --batch 16 --heads 96 --seqlen 4096 --dim 128 --dtype bf16"
+  "b16d64c    --batch 16 --heads 96 --seqlen 4096 --dim 64"
+  "b16d128nc  --batch 16 --heads 96 --seqlen 4096 --dim 128 --causal 0"
+  "b16d64nc   --batch 16 --heads 96 --seqlen 4096 --dim 64 --causal 0"
+  "b16d96c    --batch 16 --heads 96 --seqlen 4096 --dim 96"
+  "b16d256c   --batch 16 --heads 48 --seqlen 4096 --dim 256"
+  "fig12      --batch 1 --heads 32 --seqlen 4096 --dim 128"
+  "b2s16k     --batch 2 --heads 32 --seqlen 16384 --dim 128"
 )
+cell_names=()
+declare -A cell_args=()
+for entry in "${builtin_cells[@]}"; do
+  read -r name opts <<<"$entry"
+  cell_names+=("$name")
+  cell_args[$name]=$opts
+done
 rounds=3 warmup=10 runs=30 check=--no-check workload=attn picked="" extra=() columns=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -101,15 +109,6 @@ mkdir -p "$out/logs" || exit 1
   done
 } >"$out/gpu.txt"
 
-# One log's outcome: its avg_ms, or NS / OOM / FAIL.
-outcome() {
-  awk '/^result /{ s = ""; ms = ""
-         for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "status") s = kv[2]; if (kv[1] == "avg_ms") ms = kv[2] } }
-       /^check / && / ok=0/ { bad = 1 }
-       END { if (s == "ok" && !bad && ms != "") print ms; else if (s == "unsupported") print "NS";
-             else if (s == "oom") print "OOM"; else print "FAIL" }' "$1"
-}
-
 failed=0
 for r in $(seq 1 "$rounds"); do
   for cell in "${cells[@]}"; do
@@ -118,8 +117,8 @@ for r in $(seq 1 "$rounds"); do
       # shellcheck disable=SC2086  # the cell's options are words
       timeout 300 "${bins[$i]}" --workload "${workloads[$i]}" --system "${systems[$i]}" ${cell_args[$cell]} \
         --warmup "$warmup" --runs "$runs" "$check" >"$log" 2>&1
-      res=$(outcome "$log")
-      case $res in FAIL|OOM) failed=1 ;; esac
+      res=$(cell "$log" avg_ms)
+      case $res in NS) ;; *[!0-9.]* | "") failed=1 ;; esac
       echo "r$r $cell ${labels[$i]} $res" >>"$out/order.txt"
     done
   done

@@ -94,28 +94,6 @@ if [ "$table_only" = 0 ]; then
   fi
 fi
 
-# Value of key in the last result line of a log; cells that did not run say why.
-#   ok -> avg_ms (or the key asked), oom -> OOM, unsupported -> NS, timeout -> TLE,
-#   failed check (exit 5) -> FAIL, other errors -> ERR, no log -> "-"
-cell() { # log key
-  local log=$1 key=$2
-  [ -f "$log" ] || { echo "-"; return; }
-  awk -v key="$key" '
-    /^result / { line = $0 }
-    END {
-      if (line == "") { print "ERR"; exit }
-      n = split(line, f, " "); st = ""; v = ""
-      for (i = 2; i <= n; i++) { eq = index(f[i], "="); if (!eq) continue
-        k = substr(f[i], 1, eq - 1); val = substr(f[i], eq + 1)
-        if (k == "status") st = val; if (k == key) v = val }
-      if (st == "ok") print (v == "" ? "?" : v)
-      else if (st == "oom") print "OOM"
-      else if (st == "unsupported") print "NS"
-      else if (st == "timeout") print "TLE"
-      else if (line ~ /check failed/) print "FAIL"
-      else print "ERR"
-    }' "$log"
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "-" }'; }
 paper_ms() {
   case $1 in attn) echo 0.615 ;; h2o) echo 1.300 ;; roco) echo 1.360 ;; kf) echo 3.067 ;;

@@ -443,9 +443,7 @@ def capture_graph(torch, call, calls, stream=None):
             call()  # the allocator's warmup on the capture stream
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph(keep_graph=True)
-        capture = torch.cuda.graph(graph) if stream is None else torch.cuda.graph(graph,
-                                                                                  stream=stream)
-        with capture:
+        with torch.cuda.graph(graph, stream=stream):  # stream None: torch's own side stream
             for _ in range(calls):
                 call()
         torch.cuda.synchronize()
@@ -469,8 +467,7 @@ def time_calls(torch, call, warmup, runs, on_gpu, stream=None):
     the graph holds fewer kernel nodes than calls (its launches escaped the capture), or
     when the nodes cannot be counted. stream: the stream the call's kernels run on (a
     backward's: its forward's stream); the calls, their events and the capture run there."""
-    if not on_gpu or stream is None:
-        return _time_calls(torch, call, warmup, runs, on_gpu, None)
+    stream = stream if on_gpu else None
     with on_stream(torch, stream):
         return _time_calls(torch, call, warmup, runs, on_gpu, stream)
 
