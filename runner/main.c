@@ -41,7 +41,8 @@ static void usage(FILE *out) {
       "                       first N; LIST: indices or UUIDs, comma-separated (\"1,\": GPU 1)\n"
       "  -j N                 local executor: at most N cells at once (default: one per GPU, or\n"
       "                       1 without GPUs)\n"
-      "  --resume             continue the current run: only cells without a good log, not queued\n"
+      "  --resume             continue the current run (--run DIR's, which becomes current):\n"
+      "                       only cells without a good log, not queued\n"
       "  --rerun              run the selected cells again into the current run (old logs kept)\n"
       "  --run DIR            the run for --resume/--rerun/status (default: the one ae_logs points "
       "to)\n"
@@ -762,7 +763,8 @@ static int cmd_run(options *o) {
     free(sel);
     goto out_all;
   }
-  if (!reuse || o->rerun) run_make_current(&r, file->dir);
+  /* ae_logs follows the run this runner works on: a new one, or one --resume/--rerun continues */
+  int made_current = run_make_current(&r, file->dir) == 0;
   install_signals();
   local_recover(&x);
   if (has_slurm_subs(&r)) {
@@ -825,7 +827,8 @@ static int cmd_run(options *o) {
     if (has_slurm_subs(&r)) slurm_report_requeued(stderr, &r);
     rc = bad ? 1 : 0;
   }
-  if (rc == 0 || rc == 1) fprintf(stderr, "logs: %s/logs (ae_logs points there)\n", r.dir);
+  if (rc == 0 || rc == 1)
+    fprintf(stderr, "logs: %s/logs%s\n", r.dir, made_current ? " (ae_logs points there)" : "");
 out_all:
   gpus_free(&gpus);
   run_close(&r);

@@ -545,7 +545,20 @@ int run_find(const char *arg, char **dir) {
   return 0;
 }
 
+/* 1 when r's folder is figdir/runs/<its id> (both resolved), the only place ae_logs can name. */
+static int run_in_figure(const run *r, const char *figdir) {
+  char *fig = path_absolute(figdir), *want = xasprintf("%s/runs/%s", fig, r->id);
+  char *have = path_absolute(r->dir), *want_real = path_absolute(want);
+  int inside = strcmp(have, want_real) == 0;
+  free(fig);
+  free(want);
+  free(have);
+  free(want_real);
+  return inside;
+}
+
 int run_make_current(const run *r, const char *figdir) {
+  if (!run_in_figure(r, figdir)) return 1;
   char *tmp = xasprintf("%s/.ae_logs.%ld", figdir, (long)getpid());
   char *link = xasprintf("%s/ae_logs", figdir);
   char *target = xasprintf("runs/%s/logs", r->id);

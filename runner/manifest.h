@@ -104,7 +104,8 @@ int run_locate(const char *given, const char *figdir, char **dir);
 /* The run of a `status` argument, a run folder or a figure folder (NULL: "."): 0 with *dir,
  * -1 with the reason on stderr. */
 int run_find(const char *arg, char **dir);
-/* Points figdir/ae_logs at r's logs (replacing the link atomically). */
+/* Points figdir/ae_logs at r's logs (replacing the link atomically): 0; 1 (nothing changed)
+ * when r is not in figdir/runs/, a folder ae_logs cannot name; -1 (reason on stderr). */
 int run_make_current(const run *r, const char *figdir);
 
 /* Journal writers (each fsynced); -1 on I/O error. */

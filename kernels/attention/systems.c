@@ -20,7 +20,9 @@ const system_entry system_table[] = {
      "fused with a cache of the k score tiles nearest the diagonal (--diag-k, h2o-diag study)",
      SYS_OPT_DIAG, 0},
     {"fa3", 0, GPU_SYSTEM(attn_system_fa3), "fused",
-     "peer: FlashAttention-3's Hopper forward (attn only; built with -DREPRO_FA3_DIR)", 0, 1},
+     "peer: FlashAttention-3's Hopper forward (attn, gemma2's soft-cap; built with "
+     "-DREPRO_FA3_DIR)",
+     0, 1},
     {"fa2", 0, GPU_SYSTEM(attn_system_fa2), "fused",
      "peer: FlashAttention-2's forward (attn, gemma2's soft-cap; built with -DREPRO_FA2_DIR)", 0,
      1},

@@ -6,7 +6,8 @@
 #   - --resume, --rerun and run_single.sh continue with the run's own cluster file unless -c
 #     is given (then they say that it overrides the run's); run_single.sh without a current
 #     run says so and makes none;
-#   - `status` writes nothing and exits 1 when cells failed.
+#   - `status` writes nothing and exits 1 when cells failed;
+#   - ae_logs points to the run the runner last worked on, when that run is in runs/.
 #   run_state.sh REPRO_RUN WORK_DIR
 source "$(dirname "$0")/lib.sh"
 runner=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") work=$2
@@ -175,4 +176,26 @@ check_eq "nothing ran from a refused command" "$(started a.A.good)$(started b.A.
 # the restored run continues
 "$runner" run experiment.yaml --resume --only system=good -q >out9 2>&1
 check_eq "restored run resumes" "$?" 0
+
+# 6. ae_logs follows the run the runner works on: --resume --run of an older run of runs/
+# makes it current again; a run folder elsewhere (a copy brought from another machine) is
+# resumed where it is, and ae_logs stays (the runner does not say it points there)
+"$runner" run experiment.yaml --only system=good -c "$cA" -q >out10 2>&1
+check_eq "a second run" "$?" 0
+second=$(current_run)
+check "the second run is current" test "$second" != "$run"
+"$runner" run experiment.yaml --resume --run "$run" -q >out11 2>&1
+check_eq "resume --run of the first run (its failed cells again)" "$?" 1
+check_eq "the resumed run is current" "$(current_run)" "$run"
+check "resume --run says ae_logs points there" grep -qF "logs: $run/logs (ae_logs points there)" out11
+mkdir -p "$work/elsewhere"
+cp -r "$second" "$work/elsewhere/"
+copy=$work/elsewhere/$(basename "$second")
+rm -f "$copy/logs/main.h100.a.good.log"
+"$runner" run experiment.yaml --resume --run "$copy" -q >out12 2>&1
+check_eq "resume --run of a copy outside runs/" "$?" 0
+check "the copy's missing cell ran into the copy" test -s "$copy/logs/main.h100.a.good.log"
+check_eq "ae_logs stays on the run it named" "$(current_run)" "$run"
+check "resume of the copy names its logs" grep -qF "logs: $copy/logs" out12
+check "resume of the copy does not say ae_logs points there" sh -c "! grep -q 'ae_logs points there' out12"
 finish
