@@ -198,4 +198,8 @@ check "the copy's missing cell ran into the copy" test -s "$copy/logs/main.h100.
 check_eq "ae_logs stays on the run it named" "$(current_run)" "$run"
 check "resume of the copy names its logs" grep -qF "logs: $copy/logs" out12
 check "resume of the copy does not say ae_logs points there" sh -c "! grep -q 'ae_logs points there' out12"
+"$runner" run experiment.yaml --rerun --run "$copy" --only workload=a,system=good -q >out13 2>&1
+check_eq "rerun --run of the copy" "$?" 0
+check_eq "rerun of the copy leaves ae_logs too" "$(current_run)" "$run"
+check "the copy's rerun kept the old log in its attempts/" test -n "$(ls "$copy/attempts")"
 finish
