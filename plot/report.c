@@ -715,11 +715,12 @@ static void put_svg(FILE *out, const char *dir, const char *name, int *nfig) {
 /* ---- counts and geometric means, as the terminal tables ---- */
 
 typedef struct {
-  int drawn, missing, failed, ns;
+  int drawn, missing, failed, oom, ns;
 } rp_counts;
 
-/* drawn: a log with status ok; missing: no log of a system expected here; failed: ERR, OOM,
- * TLE; NS: not supported, or no log of a system nobody can run here. */
+/* drawn: a log with status ok; missing: no log of a system expected here; failed: ERR, TLE;
+ * OOM: the system ran out of GPU memory (a size it cannot hold, as the paper's figures mark
+ * it, not a fault of the run); NS: not supported, or no log of a system nobody can run here. */
 static void count_cells(const fg_model *m, rp_counts *c) {
   for (int d = 0; d < m->ndev; d++)
     for (int x = 0; x < m->nx; x++)
@@ -729,6 +730,8 @@ static void count_cells(const fg_model *m, rp_counts *c) {
           c->drawn++;
         else if (st == ST_UNSUPPORTED)
           c->ns++;
+        else if (st == ST_OOM)
+          c->oom++;
         else if (st != ST_MISSING)
           c->failed++;
         else if (m->fig->x[0] && !m->xrow[x]) /* no logs: no cells to name */
@@ -1174,7 +1177,8 @@ static int put_summary_row(FILE *out, const rp_section *s, int f) {
   if (fig->kind == FIG_SPEEDUP) {
     fputs("<td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td>"
           "<td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td>"
-          "<td>speedup over each panel's baseline (its panels' cells)</td></tr>\n",
+          "<td class=\"n\" data-v=\"\"></td><td>speedup over each panel's baseline (its panels' "
+          "cells)</td></tr>\n",
           out);
     return 0;
   }
@@ -1183,6 +1187,7 @@ static int put_summary_row(FILE *out, const rp_section *s, int f) {
   put_count(out, c.drawn, "ok");
   put_count(out, c.missing, "bad");
   put_count(out, c.failed, "bad");
+  put_count(out, c.oom, "ns");
   put_count(out, c.ns, "ns");
   fputs("<td>", out);
   if (each_model(s, f, sum_geomeans, out)) return -1;
@@ -1192,15 +1197,17 @@ static int put_summary_row(FILE *out, const rp_section *s, int f) {
 
 static int put_summary(FILE *out, const rp_section *secs, int n) {
   fputs("<h2 id=\"summary\">Summary</h2>\n<table class=\"sort summary\"><thead><tr><th>section"
-        "</th><th>figure</th><th>cells drawn</th><th>missing</th><th>failed</th><th>NS</th>"
+        "</th><th>figure</th><th>cells "
+        "drawn</th><th>missing</th><th>failed</th><th>OOM</th><th>NS</th>"
         "<th>geometric mean of ours over the best other system</th></tr></thead><tbody>\n",
         out);
   for (int i = 0; i < n; i++)
     for (int f = 0; f < secs[i].cfg.nfigures; f++)
       if (put_summary_row(out, &secs[i], f)) return -1;
   fputs("</tbody></table>\n<p class=\"note\">drawn: a log with status ok; missing: no log of "
-        "a system expected here; failed: ERR, OOM, TLE; NS: not supported, or no log of a "
-        "system nobody can run here. The geometric means are the terminal tables' (speedup: "
+        "a system expected here; failed: ERR, TLE; OOM: out of GPU memory at that size; NS: "
+        "not supported, or no log of a system nobody can run here. The geometric means are the "
+        "terminal tables' (speedup: "
         "best other / ours; throughput: ours / best; memory saving: lowest other / ours).</p>\n",
         out);
   return 0;

@@ -99,6 +99,8 @@ check 'grep -q "<td>h100</td><td>h2o</td><td>fused</td><td>seqlen=4096</td><td c
 check 'grep -q "<td>h100</td><td>h2o</td><td>fused</td><td>seqlen=4096</td><td class=\"ok\">ok</td><td class=\"n\" data-v=\"1.2997\">1.300</td>.*<td class=\"n\" data-v=\"1.3\">1.300</td>" "$work/cfgpaper.html"' "ours' kernel 1.300 ms beside the paper's 1.300 ms"
 check 'grep -q "<td>h100</td><td>roco</td><td>torch</td><td>seqlen=4096</td><td class=\"bad\">OOM</td><td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td><td>" "$work/cfgpaper.html"' "another system's row has an empty paper cell"
 check 'grep -q "H100 paper / ours: <b>1.29&times;</b> (1 of 7 workloads)" "$work/cfgpaper.html"' "paper / ours geometric mean (193.4 / 150.25)"
+# the summary counts roco torch's OOM in its own grey column, h2o torch's timeout as failed
+check 'grep -q "<td>fig12_kernel</td><td class=\"n ok\" data-v=\"1\">1</td><td class=\"n bad\" data-v=\"32\">32</td><td class=\"n bad\" data-v=\"1\">1</td><td class=\"n ns\" data-v=\"1\">1</td><td class=\"n ns\" data-v=\"35\">35</td>" "$work/cfgpaper.html"' "summary: 1 drawn, 32 missing, 1 failed (TLE), 1 OOM, 35 NS"
 "$bin" report -o "$work/nopaper.html" --config "$src/fig14/experiment.yaml" --logs "$fx/ours/fig12" > /dev/null 2>&1
 check '[ $? -eq 0 ] && ! grep -q "paper ms" "$work/nopaper.html" && ! grep -q "paper / ours" "$work/nopaper.html"' "no paper column without --paper and plot: paper:"
 
