@@ -68,7 +68,7 @@ static int run_cpu(const attnvar_args *a) {
   }
   hx_stats st = hx_stats_of(ms, a->runs, (hx_timing){HX_TIMING_WALL, 1});
   /* host bytes of inputs, outputs, scratch (and the checker's second copy when checked) */
-  hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(a->workload, s),
+  hx_print_result_ok(&st, ms, a->runs, a->warmup, workload_gflop(a->workload, s),
                      (double)hx_host_peak_bytes());
   hx_host_free(ms);
   ref_outputs_free(&got);

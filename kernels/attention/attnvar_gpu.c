@@ -52,12 +52,13 @@ static int run_phase_once(void *arg) {
 /* --phase-times: after the timed runs (so every phase's inputs exist), each phase alone, timed
  * like the whole: "phase name=p1 avg_ms=.. median_ms=.. min_ms=.. max_ms=.. runs=..". A phase
  * the system or workload lacks is noted on stderr and left out. */
-static void print_phase_times(const attnvar_args *a, const run_closure *run, float *ms) {
+static void print_phase_times(const attnvar_args *a, const run_closure *run) {
   static const char *const names[ATTN_PHASE_COUNT] = ATTN_PHASE_NAMES;
   if (!run->sys->run_phase) {
     fprintf(stderr, "attnvar: %s has no phases to time\n", run->sys->name);
     return;
   }
+  float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "phase timings");
   for (int ph = 0; ph < ATTN_PHASE_COUNT; ph++) {
     phase_closure pc = {run, ph};
     int rc = run_phase_once(&pc);
@@ -81,6 +82,7 @@ static void print_phase_times(const attnvar_args *a, const run_closure *run, flo
     fputc('\n', out);
     fflush(out);
   }
+  hx_host_free(ms);
 }
 
 /* Device buffers of the cell: the inputs of inputs.def (NULL where the workload lacks one)
@@ -321,8 +323,8 @@ int attnvar_run_gpu(const attnvar_args *a) {
   int rc = hx_time_runs(ctx.stream, run_once, &run, a->warmup, a->runs, ms, &how);
   if (rc != ATTN_OK) hx_die_system(&ctx, sys->name, rc);
   hx_stats st = hx_stats_of(ms, a->runs, how);
-  if (a->phase_times) print_phase_times(a, &run, ms);
-  hx_print_result_ok(&st, a->runs, a->warmup, workload_gflop(a->workload, s),
+  if (a->phase_times) print_phase_times(a, &run);
+  hx_print_result_ok(&st, ms, a->runs, a->warmup, workload_gflop(a->workload, s),
                      (double)hx_dev_peak_bytes());
 
   hx_host_free(ms);

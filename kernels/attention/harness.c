@@ -138,7 +138,8 @@ hx_stats hx_stats_of(const float *ms, int n, hx_timing timing) {
   return s;
 }
 
-void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, double peak_bytes) {
+void hx_print_result_ok(const hx_stats *s, const float *samples, int runs, int warmup, double gflop,
+                        double peak_bytes) {
   FILE *out = hx_log();
   fputs("result", out);
   kv_put(out, "status", "ok");
@@ -154,6 +155,10 @@ void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, d
   if (timing) kv_put(out, "timing", timing);
   if (timing && s->timing.calls_per_run > 1)
     kv_putf(out, "calls_per_run", "%d", s->timing.calls_per_run);
+  if (samples && runs > 0 && runs <= HX_MAX_LISTED_SAMPLES) {
+    fputs(" samples_ms=", out);
+    for (int i = 0; i < runs; i++) fprintf(out, "%s%.4f", i ? "," : "", samples[i]);
+  }
   fputc('\n', out);
   fflush(out);
 }

@@ -91,10 +91,14 @@ typedef struct {
 /* Statistics of n per-call times; timing says how they were taken. */
 hx_stats hx_stats_of(const float *ms, int n, hx_timing timing);
 
+/* The most per-run times a result line lists (samples_ms=); a run of more lists none. */
+#define HX_MAX_LISTED_SAMPLES 1000
 /* "result status=ok avg_ms=.. median_ms=.. min_ms=.. max_ms=.. runs=.. warmup=..
- *  [gflops_s=..] peak_mib=.. [timing=.. [calls_per_run=..]]" ; gflop < 0 leaves gflops_s out
- *  (e2e). */
-void hx_print_result_ok(const hx_stats *s, int runs, int warmup, double gflop, double peak_bytes);
+ *  [gflops_s=..] peak_mib=.. [timing=.. [calls_per_run=..]] [samples_ms=t1,t2,..]" ; gflop < 0
+ *  leaves gflops_s out (e2e); samples: the runs' per-call times in the order they ran (NULL, or
+ *  more than HX_MAX_LISTED_SAMPLES: not listed), so a slow run shows where it fell. */
+void hx_print_result_ok(const hx_stats *s, const float *samples, int runs, int warmup, double gflop,
+                        double peak_bytes);
 /* "result status=STATUS reason=\"...\"" */
 void hx_print_result_status(const char *status, const char *reason);
 

@@ -228,7 +228,7 @@ static void run_cpu(const e2e_options *o) {
     hx_host_free(f);
   }
   hx_stats st = hx_stats_of(ms, o->runs, (hx_timing){HX_TIMING_WALL, 1});
-  hx_print_result_ok(&st, o->runs, o->warmup, -1.0, (double)hx_host_peak_bytes());
+  hx_print_result_ok(&st, ms, o->runs, o->warmup, -1.0, (double)hx_host_peak_bytes());
   hx_host_free(ms);
   e2e_ref_trace_free(&trace);
   hx_host_free(out);

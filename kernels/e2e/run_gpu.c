@@ -301,7 +301,7 @@ void e2e_run_gpu(const e2e_options *o) {
     if (e2e_dump_floats(o->dump, f, n))
       hx_die(REPRO_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, strerror(errno));
   }
-  hx_print_result_ok(&st, o->runs, o->warmup, -1.0, peak);
+  hx_print_result_ok(&st, ms, o->runs, o->warmup, -1.0, peak);
   e2e_model_free(&m);
   hx_gpu_shutdown(&ctx);
   exit(REPRO_EXIT_OK);

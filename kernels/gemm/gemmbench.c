@@ -81,7 +81,8 @@ static int run_cpu(const gemm_args *a) {
       if (i >= a->warmup) ms[i - a->warmup] = (float)(hx_wall_ms() - t0);
     }
     hx_stats st = hx_stats_of(ms, a->runs, (hx_timing){HX_TIMING_WALL, 1});
-    hx_print_result_ok(&st, a->runs, a->warmup, gemm_flops(p) * 1e-9, (double)hx_host_peak_bytes());
+    hx_print_result_ok(&st, ms, a->runs, a->warmup, gemm_flops(p) * 1e-9,
+                       (double)hx_host_peak_bytes());
     hx_host_free(ms);
   }
   hx_host_free(A);
@@ -212,7 +213,7 @@ static int run_gpu(const gemm_args *a) {
   if ((rc = gemm_gpu_time(&pl, a->warmup, a->runs, ms, &how)))
     hx_die_system(gemm_gpu_ctx(), pl.impl, rc);
   hx_stats st = hx_stats_of(ms, a->runs, how);
-  hx_print_result_ok(&st, a->runs, a->warmup, gemm_flops(&a->p) * 1e-9,
+  hx_print_result_ok(&st, ms, a->runs, a->warmup, gemm_flops(&a->p) * 1e-9,
                      (double)hx_dev_peak_bytes());
   hx_host_free(ms);
   gemm_gpu_close();

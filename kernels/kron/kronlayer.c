@@ -511,7 +511,7 @@ int main(int argc, char **argv) {
   if (a.impl < 0)
     fprintf(out, "best impl=%s pass=%s\n", kron_version_names[rs.ver[best]],
             kron_pass_names[a.pass]);
-  hx_print_result_ok(&st[best][a.pass], a.runs, a.warmup, gflop_of(s, (kron_pass)a.pass),
+  hx_print_result_ok(&st[best][a.pass], NULL, a.runs, a.warmup, gflop_of(s, (kron_pass)a.pass),
                      (double)dev.peak_bytes());
 done:
   hx_host_free(ms);

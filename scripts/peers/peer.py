@@ -638,7 +638,18 @@ def result_pairs(torch, times, args, on_gpu, flops=None, outside_torch=0):
     if on_gpu:
         peak = torch.cuda.max_memory_allocated() + outside_torch
         pairs.append(("peak_mib", "%.1f" % (peak / 2 ** 20)))
-    return pairs
+    return pairs + samples_pairs(times)
+
+
+MAX_LISTED_SAMPLES = 1000  # the C harness's HX_MAX_LISTED_SAMPLES
+
+
+def samples_pairs(times):
+    """samples_ms: each run's time in the order the runs ran, as the C harness lists them (none
+    for more than MAX_LISTED_SAMPLES runs), so a slow run shows where it fell."""
+    if not 0 < len(times) <= MAX_LISTED_SAMPLES:
+        return []
+    return [("samples_ms", ",".join(fmt(t) for t in times))]
 
 
 def compile_pairs(system, compile_s):

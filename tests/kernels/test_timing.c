@@ -1,24 +1,30 @@
 /* test_timing.c: the harness's timing rules that need no GPU: how many calls a timed run
  * holds (peer.py's rule: a run lasts at least 2 ms, at most 256 calls) and the result line's
- * timing= and calls_per_run= fields. */
+ * timing=, calls_per_run= and samples_ms= fields. */
 #include "../check.h"
 #include "harness.h"
 
 #include <stdlib.h>
 
-/* The result line hx_print_result_ok writes for st, read back from a temporary file. */
-static void result_line(const hx_stats *st, char *line, size_t cap) {
+/* The result line hx_print_result_ok writes for st and the runs' samples (NULL: none), read
+ * back from a temporary file. */
+static void result_line_of(const hx_stats *st, const float *samples, int runs, char *line,
+                           size_t cap) {
   FILE *f = tmpfile();
   if (!f) {
     perror("tmpfile");
     exit(1);
   }
   hx_log_open(f);
-  hx_print_result_ok(st, 10, 2, 1.0, 1 << 20);
+  hx_print_result_ok(st, samples, runs, 2, 1.0, 1 << 20);
   hx_log_open(NULL);
   rewind(f);
   if (!fgets(line, (int)cap, f)) line[0] = '\0';
   fclose(f);
+}
+
+static void result_line(const hx_stats *st, char *line, size_t cap) {
+  result_line_of(st, NULL, 10, line, cap);
 }
 
 static void test_calls_per_sample(void) {
@@ -60,8 +66,32 @@ static void test_result_fields(void) {
   CHECK_STR(hx_timing_name(HX_TIMING_WALL), "wall");
 }
 
+/* samples_ms= lists each run's time in the order the runs ran, last on the line; a run of
+ * more than HX_MAX_LISTED_SAMPLES lists none. */
+static void test_result_samples(void) {
+  static char line[16384];
+  const float ms[] = {0.5f, 0.25f, 1.0f};
+  hx_stats st = hx_stats_of(ms, 3, (hx_timing){HX_TIMING_EVENTS, 1});
+  result_line_of(&st, ms, 3, line, sizeof line);
+  CHECKF(strstr(line, " runs=3 ") != NULL, "%s", line);
+  CHECKF(strstr(line, " timing=events samples_ms=0.5000,0.2500,1.0000\n") != NULL, "%s", line);
+
+  enum { MANY = HX_MAX_LISTED_SAMPLES + 1 };
+  static float many[MANY];
+  for (int i = 0; i < MANY; i++) many[i] = 1.0f + (float)i / MANY;
+  st = hx_stats_of(many, HX_MAX_LISTED_SAMPLES, st.timing);
+  result_line_of(&st, many, HX_MAX_LISTED_SAMPLES, line, sizeof line);
+  const char *listed = strstr(line, "samples_ms=");
+  int commas = 0;
+  for (const char *p = listed; p && *p; p++) commas += *p == ',';
+  CHECKF(listed && commas == HX_MAX_LISTED_SAMPLES - 1, "%d commas", commas);
+  result_line_of(&st, many, MANY, line, sizeof line);
+  CHECKF(strstr(line, "samples_ms") == NULL, "%.200s", line);
+}
+
 int main(void) {
   test_calls_per_sample();
   test_result_fields();
+  test_result_samples();
   return check_report();
 }

@@ -173,6 +173,15 @@ def main():
     pairs = pairs_of(peer, torch, samples)
     check(pairs.get("timing") == "events", "result pairs: timing=%r" % pairs.get("timing"))
     check("calls_per_run" not in pairs, "one call per run: no calls_per_run")
+    # samples_ms: each run's time in run order, as the C harness lists them; none past 1000 runs
+    ordered = peer.Samples([3.0, 1.0, 2.0], "events")
+    listed = pairs_of(peer, torch, ordered).get("samples_ms")
+    check(listed == "3.0000,1.0000,2.0000", "result pairs: samples_ms=%r, want run order" % listed)
+    many = peer.Samples([1.0] * (peer.MAX_LISTED_SAMPLES + 1), "events")
+    check("samples_ms" not in pairs_of(peer, torch, many), "1001 runs: no samples_ms")
+    listed = pairs_of(peer, torch, many[:peer.MAX_LISTED_SAMPLES]).get("samples_ms", "")
+    check(listed.count(",") == peer.MAX_LISTED_SAMPLES - 1, "1000 runs: %d listed"
+          % (listed.count(",") + 1))
 
     # a short call: a graph of enough calls to fill 2 ms; the launch cost is amortised
     samples, ncalls, torch = timed(peer, 0.01)
