@@ -482,7 +482,8 @@ int main(int argc, char **argv) {
 
   hx_stats st[KRON_NVER][2];
   int have[KRON_NVER] = {0};
-  ms = hx_host_alloc((size_t)a.runs * sizeof *ms, "timings");
+  /* every version's and pass's runs, kept so the result line lists the best one's */
+  ms = hx_host_alloc((size_t)KRON_NVER * 2 * a.runs * sizeof *ms, "timings");
   for (int vi = 0; vi < rs.nver; vi++) {
     for (int p = 0; p < 2; p++) {
       call c = {&rs, (kron_version)rs.ver[vi], (kron_pass)p};
@@ -492,8 +493,9 @@ int main(int argc, char **argv) {
         c.pass = KRON_BWD;
       }
       hx_timing how;
-      dev.time_runs(call_once, &c, a.warmup, a.runs, ms, &how);
-      st[vi][p] = hx_stats_of(ms, a.runs, how);
+      float *runs_ms = ms + ((size_t)vi * 2 + (size_t)p) * (size_t)a.runs;
+      dev.time_runs(call_once, &c, a.warmup, a.runs, runs_ms, &how);
+      st[vi][p] = hx_stats_of(runs_ms, a.runs, how);
       fprintf(out,
               "time impl=%s pass=%s avg_us=%.3f median_us=%.3f min_us=%.3f max_us=%.3f runs=%d "
               "timing=%s calls_per_run=%d\n",
@@ -511,8 +513,8 @@ int main(int argc, char **argv) {
   if (a.impl < 0)
     fprintf(out, "best impl=%s pass=%s\n", kron_version_names[rs.ver[best]],
             kron_pass_names[a.pass]);
-  hx_print_result_ok(&st[best][a.pass], NULL, a.runs, a.warmup, gflop_of(s, (kron_pass)a.pass),
-                     (double)dev.peak_bytes());
+  hx_print_result_ok(&st[best][a.pass], ms + ((size_t)best * 2 + (size_t)a.pass) * (size_t)a.runs,
+                     a.runs, a.warmup, gflop_of(s, (kron_pass)a.pass), (double)dev.peak_bytes());
 done:
   hx_host_free(ms);
   void *bufs[] = {b->x, b->gy, b->A, b->y, b->gx, b->gA, b->saved, b->scratch, b->part};

@@ -23,6 +23,14 @@ check "a pair check" grep -q '^check output=gx.v3_vs_v1 ' "$work/check.log"
 check "fp64 tolerance" grep -q 'output=y.v1 .*tol_rel_l2=1.0e-12' "$work/check.log"
 check_eq "norm lines" "$(grep -c '^norm ' "$work/check.log")" 4
 check "result ok" grep -q '^result status=ok ' "$work/check.log"
+# samples_ms: the best version's runs, in order: as many as runs=, their min and max the line's
+samples_match() {
+  awk '/^result /{for(i=1;i<=NF;i++){split($i,kv,"="); f[kv[1]]=kv[2]}
+    n=split(f["samples_ms"],v,","); lo=v[1]; hi=v[1]
+    for(i=2;i<=n;i++){if(v[i]+0<lo+0)lo=v[i]; if(v[i]+0>hi+0)hi=v[i]}
+    exit !(n==f["runs"] && n>0 && lo==f["min_ms"] && hi==f["max_ms"])}' "$1"
+}
+check "samples_ms lists the best version's runs" samples_match "$work/check.log"
 check "header" grep -q '^# repro-log 1' "$work/check.log"
 check "config names shape and version" grep -q '^config workload=16x32x32 system=all mode=check' "$work/check.log"
 
