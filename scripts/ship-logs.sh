@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Copies the logs a GPU run wrote into a backup_logs folder, byte for byte, so what ships is
+# the runner's file unedited (README: "Honest results only"):
+#   scripts/ship-logs.sh [--replace] [--commit SHA] FROM DEST
+# FROM: a run folder (runs/<time>/, its logs/ are read) or a folder of logs; DEST: the
+# backup_logs folder of that figure or study (made when missing).
+# A log ships when it has a `meta` line naming its commit and a last `result` line whose status
+# is ok, unsupported or oom; one that failed (error, timeout), has no result or no commit is
+# left out and listed. --commit SHA: a log of another commit is left out too (the shipped logs
+# of a device stay at one commit). A log whose name DEST already holds with other bytes is
+# kept as it is and listed, unless --replace (git keeps the earlier file). Every copy is
+# compared with its source after it is written.
+# Prints one line per log (shipped, replaced, same, left out) and a summary with the commits
+# shipped. Exit 0; 1 when a log was left out or kept; 2 usage.
+set -u
+usage() {
+  echo "usage: scripts/ship-logs.sh [--replace] [--commit SHA] FROM DEST" >&2
+  exit 2
+}
+replace=0 want_commit=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --replace) replace=1; shift ;;
+    --commit) [ $# -ge 2 ] || usage; want_commit=$2; shift 2 ;;
+    --) shift; break ;;
+    -*) echo "ship-logs.sh: unknown option $1" >&2; usage ;;
+    *) break ;;
+  esac
+done
+[ $# -eq 2 ] || usage
+from=$1 dest=$2
+[ -d "$from/logs" ] && from=$from/logs
+[ -d "$from" ] || { echo "ship-logs.sh: $from: not a folder" >&2; exit 2; }
+if [ -n "$want_commit" ] && ! [[ $want_commit =~ ^[0-9a-f]{7,40}(-dirty)?$ ]]; then
+  echo "ship-logs.sh: --commit $want_commit: expected a commit as the meta lines write it (7-40 hex digits, maybe -dirty)" >&2
+  exit 2
+fi
+mkdir -p "$dest" || exit 2
+
+# value KEY LINE: KEY's value in one kvline record (unquoted values only: status, commit)
+value() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
+
+shipped=0 replaced=0 same=0 left=0 commits=""
+for log in "$from"/*.log; do
+  [ -e "$log" ] || continue
+  name=$(basename "$log")
+  if [ ! -f "$log" ] || [ -L "$log" ]; then
+    echo "left out  $name: not a regular file"; left=$((left + 1)); continue
+  fi
+  meta=$(grep -m 1 '^meta ' "$log")
+  result=$(grep '^result ' "$log" | tail -n 1)
+  commit=$(value commit "$meta") status=$(value status "$result")
+  why=""
+  if [ -z "$commit" ]; then why="no meta line with commit="
+  elif [ -z "$status" ]; then why="no result line"
+  elif [ "$status" != ok ] && [ "$status" != unsupported ] && [ "$status" != oom ]; then
+    why="status=$status"
+  elif [ -n "$want_commit" ] && [ "$commit" != "$want_commit" ]; then
+    why="commit $commit, not $want_commit"
+  fi
+  if [ -n "$why" ]; then
+    echo "left out  $name: $why"; left=$((left + 1)); continue
+  fi
+  target=$dest/$name
+  if [ -e "$target" ] && cmp -s "$log" "$target"; then
+    echo "same      $name"; same=$((same + 1)); continue
+  fi
+  if [ -e "$target" ] && [ "$replace" = 0 ]; then
+    echo "kept      $name: $dest holds other bytes under this name (--replace ships this one)"
+    left=$((left + 1)); continue
+  fi
+  verb=shipped
+  [ -e "$target" ] && verb=replaced
+  if ! cp "$log" "$target.ship.$$" || ! mv "$target.ship.$$" "$target" || ! cmp -s "$log" "$target"; then
+    rm -f "$target.ship.$$"
+    echo "ship-logs.sh: $target: the copy failed or differs from $log" >&2
+    exit 1
+  fi
+  printf '%-9s %s (%s, %s)\n' "$verb" "$name" "$status" "$commit"
+  if [ "$verb" = shipped ]; then shipped=$((shipped + 1)); else replaced=$((replaced + 1)); fi
+  case " $commits " in *" $commit "*) ;; *) commits="${commits:+$commits }$commit" ;; esac
+done
+echo "ship-logs.sh: $dest: $shipped shipped, $replaced replaced, $same the same, $left left out or kept; commits shipped: ${commits:-none}"
+[ "$left" -eq 0 ]
