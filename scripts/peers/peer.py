@@ -373,6 +373,9 @@ class Samples(list):
 # (the C harness launches from C, where it is a few microseconds).
 SAMPLE_MS = 2.0
 MAX_CALLS_PER_SAMPLE = 256
+# A result line lists each run's time (samples_ms=) up to this many runs, as the C harness's
+# HX_MAX_LISTED_SAMPLES.
+MAX_LISTED_SAMPLES = 1000
 
 
 def event_ms(torch, launch):
@@ -639,9 +642,6 @@ def result_pairs(torch, times, args, on_gpu, flops=None, outside_torch=0):
         peak = torch.cuda.max_memory_allocated() + outside_torch
         pairs.append(("peak_mib", "%.1f" % (peak / 2 ** 20)))
     return pairs + samples_pairs(times)
-
-
-MAX_LISTED_SAMPLES = 1000  # the C harness's HX_MAX_LISTED_SAMPLES
 
 
 def samples_pairs(times):
