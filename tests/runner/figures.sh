@@ -12,7 +12,7 @@ touch "$work/.repro-root"   # {root} is $work, like the repository root
 ln -s "$src/clusters" "$work/clusters"
 export REPRO_RUN=$runner
 # expected selected cells with the local test cluster (h100 + a100) and the arrays written
-declare -A cells=([fig12]=144 [fig13]=56 [fig14]=34) arrays=([fig12]=4 [fig13]=2 [fig14]=2)
+declare -A cells=([fig12]=144 [fig13]=56 [fig14]=36) arrays=([fig12]=4 [fig13]=2 [fig14]=2)
 for f in fig12 fig13 fig14; do
   check "$f: backup_logs resolves" test -d "$src/$f/backup_logs"
   check "$f: run.sh executable" test -x "$src/$f/run.sh"

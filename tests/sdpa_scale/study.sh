@@ -31,17 +31,17 @@ check "gpu_run.sh parses" bash -n "$study/gpu_run.sh"
 check "report.sh parses" bash -n "$study/report.sh"
 
 # the matrix on one device: 8 configurations x 8 systems, 2 x 10 (fa2, flashinfer) and the
-# Gemma-2 cell's 5 (flashcore-triton is absent: no cell)
+# Gemma-2 cell's 6 (flashcore-triton is absent: no cell)
 (cd "$study" && ./run.sh --dry-run --local --device h100 -c "$repo/clusters/generic.yaml" >cells.txt 2>err.txt)
 check_eq "dry-run exit" "$?" 0
-check_eq "cells" "$(wc -l <"$study/cells.txt")" 89
+check_eq "cells" "$(wc -l <"$study/cells.txt")" 90
 for cfg in d128-c1-fp16 d128-c1-bf16 d128-c0-fp16 d128-c0-bf16 d64-c1-fp16 d64-c1-bf16 d64-c0-fp16 d64-c0-bf16; do
   check_eq "$cfg cells" "$(grep -c "^$cfg\.h100\." "$study/cells.txt")" 8
 done
 for cfg in d96-c1-fp16 d256-c1-fp16; do
   check_eq "$cfg cells" "$(grep -c "^$cfg\.h100\." "$study/cells.txt")" 10
 done
-check_eq "gemma2 cells: the systems that soft-cap" "$(grep "^gemma2-d256-c1-fp16\.h100\." "$study/cells.txt" | cut -d. -f3 | sort | tr '\n' ' ')" "fa2 flashinfer flex fused unfused "
+check_eq "gemma2 cells: the systems that soft-cap" "$(grep "^gemma2-d256-c1-fp16\.h100\." "$study/cells.txt" | cut -d. -f3 | sort | tr '\n' ' ')" "fa2 fa3 flashinfer flex fused unfused "
 check "no flashcore cell" test "$(grep -c flashcore "$study/cells.txt")" = 0
 check "no fa2/flashinfer cell at D=64/128" test "$(grep -c "^d\(64\|128\)-.*\.\(fa2\|flashinfer\)\.log" "$study/cells.txt")" = 0
 check "fused D=128 causal fp16" grep -q "^d128-c1-fp16.h100.fused.log	.*attnvar --workload attn --system fused --seqlen 4096 --batch 16 --heads 96 --groups 1 --dim 128 --causal 1 --dtype fp16 --warmup 20 --runs 10 --device gpu --check" "$study/cells.txt"
