@@ -4,6 +4,7 @@
 #ifndef ATTN_SYSTEM_H
 #define ATTN_SYSTEM_H
 
+#include "kf_draw.h"
 #include "workload.h"
 
 #include <stddef.h>
@@ -33,6 +34,11 @@ typedef struct {
   float *score;   /* workloads with score_name */
   float *score2;  /* workloads with score2_name */
   uint8_t *flags; /* workloads with flags_name */
+  /* kf with exp_rand NULL: the noise is kf_draw.h's draw of exp_rand_draw, computed where it
+   * is read. Only a system whose draws_exp_rand says so for the case is given this (llama_e2e
+   * on fused's Hopper kernels); the others read exp_rand. */
+  int exp_rand_drawn;
+  kf_draw exp_rand_draw;
 } attn_io;
 
 /* Options of the systems that take any, set by the binary after hx_gpu_init (zero: the
@@ -96,6 +102,9 @@ typedef struct {
    * ATTN_UNSUPPORTED (with the reason) where the workload has no such phases. */
   int (*run_phase)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, const attn_io *io,
                    void *workspace, int phase);
+  /* Optional (NULL: never): 1 where run() can draw kf's noise itself for this case
+   * (attn_io.exp_rand_drawn), so the caller need not write the exp_rand tensor. */
+  int (*draws_exp_rand)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape);
 } attn_system;
 
 /* The phases of run_phase, as the log names them (phase name=p1 ...). */

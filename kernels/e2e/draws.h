@@ -6,6 +6,7 @@
 #define E2E_DRAWS_H
 
 #include "e2e.h"
+#include "kf_draw.h"
 #include "rng.h"
 
 /* Streams: tokens, embedding, final norm, then 16 per layer, then one per layer for
@@ -32,17 +33,16 @@ RNG_FN int32_t draw_token(uint64_t seed, uint64_t index, int vocab) {
   return (int32_t)(rng_bits(seed, DRAW_STREAM_TOKENS, index) % (uint64_t)vocab);
 }
 
-/* KeyFormer noise of one layer, uniform in (1e-8, 1]: a 24-bit integer k gives (k + 1)/2^24,
- * whose smallest value 2^-24 is already above 1e-8. One 64-bit draw serves two neighbouring
- * elements (bits 40..63 for the even one, 16..39 for the odd one): half the hashing. */
-RNG_FN float draw_exp_rand_of(uint64_t bits, int odd) {
-  uint64_t k = odd ? (bits >> 16) & 0xffffffu : bits >> 40;
-  return RNG_MUL((float)(k + 1u), 5.9604644775390625e-08f);
+/* KeyFormer noise of one layer, uniform in (1e-8, 1]: kf_draw.h's draw, one plane per head
+ * (the forward's [1, H, S, S] noise), so a system that draws it where it reads it (fused on
+ * Hopper) and the tensor that the others read hold the same values. */
+RNG_FN kf_draw draw_kf_noise(uint64_t seed, int layer) {
+  kf_draw d = {seed, DRAW_STREAM_EXP_RAND(layer)};
+  return d;
 }
-
-RNG_FN float draw_exp_rand(uint64_t seed, int layer, uint64_t index) {
-  uint64_t bits = rng_bits(seed, DRAW_STREAM_EXP_RAND(layer), index >> 1);
-  return draw_exp_rand_of(bits, (int)(index & 1u));
+/* Element j of row i of head h's S x S plane. */
+RNG_FN float draw_exp_rand(uint64_t seed, int layer, int S, uint64_t h, uint64_t i, uint64_t j) {
+  uint32_t key = kf_draw_plane_key(draw_kf_noise(seed, layer), h);
+  return kf_draw_at(key, (uint32_t)(i * (uint64_t)S + j));
 }
-
 #endif

@@ -165,11 +165,15 @@ void e2e_rmsnorm(const uint16_t *x, const uint16_t *w, uint16_t *y, int rows, in
 void e2e_rope(uint16_t *qk, int seqlen, int heads, int head_dim, float theta, int tensors,
               cudaStream_t s);
 void e2e_silu_mul(uint16_t *gu, int rows, int mlp, cudaStream_t s);
-void e2e_fill_exp_rand(float *dst, size_t n, uint64_t seed, int layer, cudaStream_t s);
-/* Only the causal part of each row of `rows` rows of S (row i of a head: columns j <= i), the
- * entries a causal attention reads; the others keep what an earlier fill left there. */
-void e2e_fill_exp_rand_causal(float *dst, int rows, int S, uint64_t seed, int layer,
-                              cudaStream_t s);
+/* Whether sys draws kf's noise where it reads it for this shape (attn_system.draws_exp_rand):
+ * then the forward writes no exp_rand tensor for it. */
+int e2e_draws_exp_rand(const attn_system *sys, const attn_ctx *ctx, workload_id wl,
+                       const attn_shape *shape);
+/* KeyFormer's noise of one layer (draws.h) into `rows` rows of S (row i of head h at h·S + i):
+ * whole rows, or with causal only each row's columns j <= i, the entries a causal attention
+ * reads (the others keep what an earlier fill left there). */
+void e2e_fill_exp_rand(float *dst, int rows, int S, uint64_t seed, int layer, int causal,
+                       cudaStream_t s);
 void e2e_fill_corm_mask(float *dst, int seqlen, cudaStream_t s);
 void e2e_fill_normal(uint16_t *dst, size_t n, uint64_t seed, uint32_t stream_id, float mean,
                      float stddev, cudaStream_t s);

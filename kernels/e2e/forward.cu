@@ -8,6 +8,7 @@
 //   out = RMSNorm(x)
 // The residual add rides on cuBLAS's epilogue (C = A·B + 1·C in fp32, rounded once), which
 // saves two passes over x per layer and rounds once where PyTorch rounds twice.
+#include "draws.h"
 #include "e2e.h"
 #include "harness_gpu.h"
 
@@ -71,26 +72,34 @@ static void trace_layer(const e2e_model *m, int layer, cudaStream_t s) {
     HX_CUDA(cudaMemcpyAsync(t->flags + layer * n, m->attn_flags, n, cudaMemcpyDeviceToDevice, s));
 }
 
+extern "C" int e2e_draws_exp_rand(const attn_system *sys, const attn_ctx *ctx, workload_id wl,
+                                  const attn_shape *shape) {
+  return workload_needs_exp_rand(wl) && sys->draws_exp_rand && sys->draws_exp_rand(ctx, wl, shape);
+}
+
 static int attention(e2e_model *m, const attn_system *sys, const attn_ctx *ctx, int layer) {
   const e2e_config *c = &m->cfg;
   const size_t hd = (size_t)c->seqlen * c->hidden;
-  /* KeyFormer's noise, drawn per layer: in full for the first layer, then only where the
-   * causal mask lets attention read it (the rest keeps the first layer's draws, never read:
-   * every implementation masks through mask_offset); the same values as a full draw where
-   * they matter, half the writes of a full draw per layer (PERF-e2e.md) */
-  if (workload_needs_exp_rand(c->workload)) {
-    if (layer > 0 && m->shape.mask == MASK_CAUSAL && mask_offset(&m->shape) == 0)
-      e2e_fill_exp_rand_causal(m->exp_rand, c->heads * c->seqlen, c->seqlen, c->seed, layer,
-                               ctx->stream);
-    else
-      e2e_fill_exp_rand(m->exp_rand, (size_t)c->heads * c->seqlen * c->seqlen, c->seed, layer,
-                        ctx->stream);
-  }
+  /* KeyFormer's noise, drawn per layer (draws.h). A system that draws it where it reads it
+   * (e2e_draws_exp_rand) gets the draw's seed and stream instead of a tensor. The others read
+   * the tensor, written in full for the first layer, then only where the causal mask lets
+   * attention read it (the rest keeps the first layer's draws, never read: every
+   * implementation masks through mask_offset); the same values as a full draw where they
+   * matter, half the writes of a full draw per layer (PERF-e2e.md). */
   attn_io io = {};
+  if (workload_needs_exp_rand(c->workload)) {
+    io.exp_rand_drawn = e2e_draws_exp_rand(sys, ctx, c->workload, &m->shape);
+    io.exp_rand_draw = draw_kf_noise(c->seed, layer);
+    const int causal_part =
+        layer > 0 && m->shape.mask == MASK_CAUSAL && mask_offset(&m->shape) == 0;
+    if (!io.exp_rand_drawn)
+      e2e_fill_exp_rand(m->exp_rand, c->heads * c->seqlen, c->seqlen, c->seed, layer, causal_part,
+                        ctx->stream);
+    io.exp_rand = io.exp_rand_drawn ? NULL : m->exp_rand;
+  }
   io.q = m->qkv;
   io.k = m->qkv + hd;
   io.v = m->qkv + 2 * hd;
-  io.exp_rand = m->exp_rand;
   io.corm_mask = m->corm_mask;
   io.out = m->attn_out;
   io.score = m->score;

@@ -164,62 +164,44 @@ extern "C" void e2e_silu_mul(uint16_t *gu, int rows, int mlp, cudaStream_t s) {
 
 // ---- draws ------------------------------------------------------------------------------
 
-// Four neighbouring noise elements from pair index `pair` (even): two 64-bit draws, each
-// serving two neighbours (draws.h), for one 16-byte store.
-__device__ __forceinline__ float4 exp_rand_quad(uint64_t seed, uint32_t stream, size_t pair) {
-  uint64_t b0 = rng_bits(seed, stream, pair), b1 = rng_bits(seed, stream, pair + 1);
-  return make_float4(draw_exp_rand_of(b0, 0), draw_exp_rand_of(b0, 1), draw_exp_rand_of(b1, 0),
-                     draw_exp_rand_of(b1, 1));
-}
-
 static void need_aligned16(const float *dst) {
   if ((size_t)dst % 16)
     hx_die(REPRO_EXIT_ERROR, "error", "exp_rand: a 16-byte aligned buffer is expected");
 }
 
-// Four elements per thread (exp_rand_quad: two 64-bit draws, one 16-byte store); the n % 4
-// tail element by element. A thread per pair with scalar stores leaves the 2.1 GB per layer
-// of the fig12 shape well short of the write bandwidth (PERF-e2e.md); the values are
-// draw_exp_rand's.
-__global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed, int layer) {
-  const size_t quads = n / 4, stride = (size_t)gridDim.x * blockDim.x;
-  const size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  const uint32_t stream = DRAW_STREAM_EXP_RAND(layer);
-  float4 *dst4 = reinterpret_cast<float4 *>(dst);
-  for (size_t q = first; q < quads; q += stride) dst4[q] = exp_rand_quad(seed, stream, 2 * q);
-  for (size_t i = 4 * quads + first; i < n; i += stride) dst[i] = draw_exp_rand(seed, layer, i);
-}
-
-extern "C" void e2e_fill_exp_rand(float *dst, size_t n, uint64_t seed, int layer, cudaStream_t s) {
-  need_aligned16(dst);
-  fill_exp_rand_kernel<<<blocks_for((n + 3) / 4, 256), 256, 0, s>>>(dst, n, seed, layer);
-  HX_CUDA_LAUNCH();
-}
-
-// The causal part of each row (columns j <= i of row i of every head), a block per row: four
-// elements per thread (exp_rand_quad) where S % 4 == 0 (the last chunk may pass the diagonal
-// by up to three draws, as valid as any), else element by element.
-__global__ void fill_exp_rand_causal_kernel(float *dst, int rows, int S, uint64_t seed, int layer) {
-  const uint32_t stream = DRAW_STREAM_EXP_RAND(layer);
-  for (int r = blockIdx.x; r < rows; r += gridDim.x) {
-    const int len = r % S + 1;
-    const size_t base = (size_t)r * S;
-    if (S % 4 == 0) {
-      float4 *row4 = reinterpret_cast<float4 *>(dst + base);
-      for (int c = threadIdx.x; c < (len + 3) / 4; c += blockDim.x)
-        row4[c] = exp_rand_quad(seed, stream, (base + 4 * (size_t)c) / 2);
-    } else {
-      for (int j = threadIdx.x; j < len; j += blockDim.x)
-        dst[base + j] = draw_exp_rand(seed, layer, base + j);
+// Columns [0, len) of one noise row whose first element has in-plane index idx0: four
+// elements per thread and one 16-byte store where S % 4 == 0 (a thread per pair with scalar
+// stores left the write bandwidth unused, PERF-e2e.md), else one by one.
+__device__ __forceinline__ void fill_exp_rand_row(float *row, int len, int S, uint32_t key,
+                                                  uint32_t idx0) {
+  if (S % 4 == 0) {
+    float4 *row4 = reinterpret_cast<float4 *>(row);
+    for (int c = threadIdx.x; c < (len + 3) / 4; c += blockDim.x) {
+      const uint32_t idx = idx0 + 4u * (uint32_t)c;
+      row4[c] = make_float4(kf_draw_at(key, idx), kf_draw_at(key, idx + 1u),
+                            kf_draw_at(key, idx + 2u), kf_draw_at(key, idx + 3u));
     }
+  } else {
+    for (int j = threadIdx.x; j < len; j += blockDim.x) row[j] = kf_draw_at(key, idx0 + j);
   }
 }
 
-extern "C" void e2e_fill_exp_rand_causal(float *dst, int rows, int S, uint64_t seed, int layer,
-                                         cudaStream_t s) {
+// A block per row r = h·S + i of the [H, S, S] noise: the whole row, or with causal only its
+// columns j <= i (the last quad may pass the diagonal by up to three draws, as valid as any).
+// The values are draw_exp_rand's.
+__global__ void fill_exp_rand_kernel(float *dst, int rows, int S, kf_draw d, int causal) {
+  for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int h = r / S, i = r % S;
+    fill_exp_rand_row(dst + (size_t)r * S, causal ? i + 1 : S, S, kf_draw_plane_key(d, h),
+                      (uint32_t)((uint64_t)i * S));
+  }
+}
+
+extern "C" void e2e_fill_exp_rand(float *dst, int rows, int S, uint64_t seed, int layer, int causal,
+                                  cudaStream_t s) {
   need_aligned16(dst);
-  fill_exp_rand_causal_kernel<<<blocks_for((size_t)rows, 1), 256, 0, s>>>(dst, rows, S, seed,
-                                                                          layer);
+  fill_exp_rand_kernel<<<blocks_for((size_t)rows, 1), 256, 0, s>>>(
+      dst, rows, S, draw_kf_noise(seed, layer), causal);
   HX_CUDA_LAUNCH();
 }
 

@@ -233,8 +233,12 @@ static void attention_layer(const e2e_config *c, int layer, ref_scratch *sc,
     sc->v16[i] = rng_float_to_half((float)sc->v[i]);
   }
   if (workload_needs_exp_rand(c->workload)) {
-    const size_t n = attn_input_elems(ATTN_IN_exp_rand, shape);
-    for (size_t i = 0; i < n; i++) sc->exp_rand[i] = draw_exp_rand(c->seed, layer, i);
+    const size_t S = (size_t)c->seqlen,
+                 planes = attn_input_elems(ATTN_IN_exp_rand, shape) / (S * S);
+    for (size_t h = 0; h < planes; h++)
+      for (size_t i = 0; i < S; i++)
+        for (size_t j = 0; j < S; j++)
+          sc->exp_rand[(h * S + i) * S + j] = draw_exp_rand(c->seed, layer, (int)S, h, i, j);
   }
   ref_inputs in = {.q = sc->q16,
                    .k = sc->k16,

@@ -251,7 +251,11 @@ void e2e_run_gpu(const e2e_options *o) {
   hx_print_header(&info);
   attn_shape shape = {1,         c->heads,    c->head_dim, c->seqlen,
                       c->seqlen, MASK_CAUSAL, DTYPE_FP16,  ATTN_DENSE};
-  e2e_print_config(o, sys->impl ? sys->impl(&ctx, c->workload, &shape) : sys->name);
+  /* impl: the system's, and for kf whether it draws the noise itself (no exp_rand tensor) */
+  char impl[160];
+  snprintf(impl, sizeof impl, "%s%s", sys->impl ? sys->impl(&ctx, c->workload, &shape) : sys->name,
+           e2e_draws_exp_rand(sys, &ctx, c->workload, &shape) ? "+drawn-noise" : "");
+  e2e_print_config(o, impl);
   if (e2e_workload_unsupported(c))
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", e2e_workload_unsupported(c));
   char why[256] = "";

@@ -1,6 +1,8 @@
 /* The counter-based generator and the fp16 conversions of kernels/attention/rng.h: exact fp16
- * rounding, the log's accuracy, the normal's moments and tails, determinism. */
+ * rounding, the log's accuracy, the normal's moments and tails, determinism; and kf_draw.h's
+ * KeyFormer noise draw: its formula, range, moments and independence. */
 #include "../check.h"
+#include "kf_draw.h"
 #include "rng.h"
 
 #include <math.h>
@@ -116,11 +118,61 @@ static void test_determinism(void) {
   CHECKF(fabs(mean - 1.7979) < 1e-2, "exp_rand mean %g", mean);
 }
 
+/* kf_draw.h's noise, spelled out here from its comment: key = high half of rng_bits, murmur3's
+ * fmix32 of key ^ idx, u = 2 - (1 + mantissa / 2^23). */
+static double kf_draw_spelled(uint64_t seed, uint32_t stream, uint64_t plane, uint32_t idx) {
+  uint32_t x = (uint32_t)(rng_bits(seed, stream, plane) >> 32) ^ idx;
+  x ^= x >> 16;
+  x = (uint32_t)((uint64_t)x * 0x85ebca6bu);
+  x ^= x >> 13;
+  x = (uint32_t)((uint64_t)x * 0xc2b2ae35u);
+  x ^= x >> 16;
+  return 2.0 - (1.0 + (double)(x >> 9) / 8388608.0);
+}
+
+/* The draw is the formula, in (0, 1] with 2^-23 the smallest value, uniform (moments and 64
+ * bins), and neither neighbouring keys, rows nor planes move together. */
+static void test_kf_draw(void) {
+  const kf_draw d = {12345, 77};
+  int bad_formula = 0, bad_range = 0;
+  const int n = 1 << 20, S = 1024;
+  double sum = 0, sum2 = 0, c_next = 0, c_row = 0, c_plane = 0;
+  long bins[64] = {0};
+  const uint32_t key0 = kf_draw_plane_key(d, 3), key1 = kf_draw_plane_key(d, 4);
+  for (int k = 0; k < n; k++) {
+    const uint32_t idx = (uint32_t)k;
+    const float u = kf_draw_at(key0, idx);
+    if ((double)u != kf_draw_spelled(d.seed, d.stream, 3, idx)) bad_formula++;
+    if (!(u >= 1.1920928955078125e-07f && u <= 1.0f)) bad_range++;
+    sum += u;
+    sum2 += (double)u * u;
+    bins[(int)((1.0 - u) * 64.0)]++;
+    c_next += (u - 0.5) * (kf_draw_at(key0, idx + 1u) - 0.5);
+    c_row += (u - 0.5) * (kf_draw_at(key0, idx + (uint32_t)S) - 0.5);
+    c_plane += (u - 0.5) * (kf_draw_at(key1, idx) - 0.5);
+  }
+  CHECKF(bad_formula == 0, "%d draws differ from the spelled-out formula", bad_formula);
+  CHECKF(bad_range == 0, "%d draws outside [2^-23, 1]", bad_range);
+  const double mean = sum / n, var = sum2 / n - mean * mean;
+  CHECKF(fabs(mean - 0.5) < 2e-3, "mean %.5f, expected 0.5", mean);
+  CHECKF(fabs(var - 1.0 / 12) < 1e-3, "variance %.5f, expected 1/12", var);
+  double chi2 = 0, expect = n / 64.0;
+  for (int b = 0; b < 64; b++) chi2 += (bins[b] - expect) * (bins[b] - expect) / expect;
+  CHECKF(chi2 < 120, "chi-square %.1f over 64 bins (63 degrees of freedom)", chi2);
+  /* correlation coefficients: the covariances over the variance 1/12 */
+  const double r_next = c_next / n * 12, r_row = c_row / n * 12, r_plane = c_plane / n * 12;
+  CHECKF(fabs(r_next) < 5e-3 && fabs(r_row) < 5e-3 && fabs(r_plane) < 5e-3,
+         "correlations: next key %.4f, next row %.4f, next plane %.4f", r_next, r_row, r_plane);
+  CHECK(kf_draw_at(key0, 0) == kf_draw_at(kf_draw_plane_key(d, 3), 0));
+  CHECK(key0 != key1);
+}
+
 int main(void) {
   test_half_roundtrip();
   test_half_rounding();
   test_log();
   test_normal();
   test_determinism();
+  test_kf_draw();
   return check_report();
 }

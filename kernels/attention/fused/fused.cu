@@ -186,11 +186,29 @@ static size_t fused_workspace_bytes(const attn_ctx *, workload_id wl, const attn
   return dense_workspace_bytes(wl, sh);
 }
 
+// Whether run_workload takes the warp-specialized column pass for this cell.
+static bool col_ws_runs(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
+  return with_workload(wl, false,
+                       [&](auto w) { return col_ws_usable<decltype(w)::value>(ctx, sh); });
+}
+
+// Whether run() draws kf's noise itself (attn_io.exp_rand_drawn): where both passes run the
+// Hopper kernels, whose consumers compute it in registers (kf_draw.h); the sm_80 kernels read
+// the tensor.
+static int fused_draws_exp_rand(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
+  return ctx && (int)wl >= 0 && wl < WL_COUNT && workload_needs_exp_rand(wl) &&
+         !workload_selected_blocks(wl) && use_sm90(ctx, wl, sh) && col_ws_runs(ctx, wl, sh);
+}
+
 // One cell (kAllPhases) or one of its phases in the element type BF16 picks.
 template <bool BF16>
 static int run_typed(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, const attn_io *io,
                      void *workspace, int phase) {
   if (workload_selected_blocks(wl)) return run_nsa<BF16>(ctx, sh, io);
+  if (workload_needs_exp_rand(wl) && io->exp_rand_drawn && !fused_draws_exp_rand(ctx, wl, sh))
+    return attn_fail(ctx, ATTN_UNSUPPORTED,
+                     "fused: kf's noise is drawn in the Hopper kernels only (this cell runs the "
+                     "sm_80 path, which reads exp_rand)");
   const Params p = dense_params(wl, sh, io, workspace);
   return with_dense_dim(
       sh->dim, [&](auto d) { return run_dim<decltype(d)::value, BF16>(ctx, wl, sh, p, phase); });
@@ -214,12 +232,6 @@ static int fused_run(const attn_ctx *ctx, workload_id wl, const attn_shape *sh, 
                                  : run_typed<false>(ctx, wl, sh, io, workspace, kAllPhases);
 }
 
-// Whether run_workload takes the warp-specialized column pass for this cell.
-static bool col_ws_runs(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
-  return with_workload(wl, false,
-                       [&](auto w) { return col_ws_usable<decltype(w)::value>(ctx, sh); });
-}
-
 // The log's impl: the forward (its tile rows when 192), and for the column-statistic
 // workloads which column pass ran.
 static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_shape *sh) {
@@ -237,4 +249,5 @@ static const char *fused_impl(const attn_ctx *ctx, workload_id wl, const attn_sh
 }
 
 extern "C" const attn_system attn_system_fused = {
-    "fused", fused_supports, fused_workspace_bytes, fused_run, fused_impl, NULL, fused_run_phase};
+    "fused",    fused_supports, fused_workspace_bytes, fused_run,
+    fused_impl, NULL,           fused_run_phase,       fused_draws_exp_rand};

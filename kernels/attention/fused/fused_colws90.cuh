@@ -114,31 +114,45 @@ template <int QN> struct ColAuxView {
 };
 
 // One query block's Sᵀ (keys x queries) into the column statistic; EDGE: apply the mask.
-// saux: the stage's aux tile (kf, corm), else unused.
-template <int WL, int QN, bool EDGE>
+// aux(nt, rr, e1): the aux input (kf, corm) of query i0 + nt·8 + 2t + e1 and key j + 8 rr
+// (the stage's tile, or kf's noise drawn), else unused.
+template <int WL, int QN, bool EDGE, typename Aux>
 __device__ __forceinline__ void col_ws_block(ColState<WL> &cs, const float (&s)[QN / 8][4],
                                              const float2 (&l)[QN / 8], float scale_log2, int t,
-                                             int j, int i0, const Params &p, const float *saux,
-                                             const ColAuxView<QN> &av) {
+                                             int j, int i0, const Params &p, Aux aux) {
 #pragma unroll
   for (int nt = 0; nt < QN / 8; nt++)
 #pragma unroll
     for (int e = 0; e < 4; e++) {
       const int rr = e >> 1, e1 = e & 1, i = i0 + nt * 8 + 2 * t + e1, key = j + rr * 8;
       const bool live = !EDGE || (key < p.Lkv && key <= i + p.offset && i < p.Lq);
-      const float aux = has_aux<WL>() ? av.at(saux, nt, rr, e1) : 0.f;
-      cs.add_raw(rr, s[nt][e], scale_log2, e1 ? l[nt].y : l[nt].x, live, aux);
+      const float a = has_aux<WL>() ? aux(nt, rr, e1) : 0.f;
+      cs.add_raw(rr, s[nt][e], scale_log2, e1 ? l[nt].y : l[nt].x, live, a);
     }
+}
+
+// The block through col_ws_block with the mask where edge.
+template <int WL, int QN, typename Aux>
+__device__ __forceinline__ void
+col_ws_block_any(ColState<WL> &cs, const float (&s)[QN / 8][4], const float2 (&l)[QN / 8],
+                 float scale_log2, int t, int j, int i0, const Params &p, Aux aux, bool edge) {
+  if (edge)
+    col_ws_block<WL, QN, true>(cs, s, l, scale_log2, t, j, i0, p, aux);
+  else
+    col_ws_block<WL, QN, false>(cs, s, l, scale_log2, t, j, i0, p, aux);
 }
 
 // BF16: bfloat16 q and k (their tensor maps too), else fp16. Cache: the tile cache policy
 // (fused_sm80.cuh; kOn: a query block whose tile with this key block is cached loads only its
 // LSE, runs no GEMM and is summed from the cache).
-template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache>
+// DRAW (kf): the consumers draw the noise (kf_draw.h, p.noise) instead of reading exp_rand's
+// tiles.
+template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache, bool DRAW = false>
 __global__ void __launch_bounds__(kCwsThreads, 1)
     attn_col_ws90(const __grid_constant__ ColWsMaps maps, Params p, int chunk, Cache cache) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = ColWsCfg<WL, D>;
+  constexpr bool kDraw = wl_traits<WL>::keyformer && DRAW;
   static_assert(!Cache::kOn || (C::QN == kCwsKeys && !C::kAux),
                 "the cache's tiles are square and hold the exponentials of P alone");
   constexpr int NST = C::kStages, QN = C::QN, NC = 2, kAuxFloats = C::kAuxFloats, kDs = C::kDs;
@@ -176,6 +190,8 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     if (threadIdx.x != 0) return;
     int it = 0;
     const uint64_t stream_policy = wl_traits<WL>::keyformer ? l2_evict_first_policy() : 0;
+    // The aux tiles come by TMA, except kf's noise where the consumers draw it.
+    constexpr bool aux_loaded = !kDraw;
     for (int round = 0, t = blockIdx.x;; round++, t = ws_claim_tile()) {
       mbar_wait(empty_k, (round & 1) ^ 1); // the consumers hold the last tile's K
       if (t >= ntiles) {
@@ -196,12 +212,14 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
         const int aux_z = wl_traits<WL>::keyformer ? tile.b * p.H + h : 0;
         const bool cached = Cache::kOn && cache.in_band(n, tile.kb); // the LSE alone
         mbar_wait(&empty[st], ((it / NST) & 1) ^ 1);
-        mbar_expect_tx(&full[st], cached ? QN * (uint32_t)sizeof(float) : kQBytes);
+        mbar_expect_tx(&full[st], cached       ? QN * (uint32_t)sizeof(float)
+                                  : aux_loaded ? kQBytes
+                                               : kQBytes - kAuxFloats * (uint32_t)sizeof(float));
         for (int sl = 0; !cached && sl < slabs<D>(); sl++)
           tma_load_4d(sq0 + st * QN * kDs + sl * QN * 64, &maps.q, &full[st], sl * 64, h, n * QN,
                       tile.b);
         tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + h);
-        for (int kb = 0; kb < kAuxFloats / (QN * kSw128Floats); kb++)
+        for (int kb = 0; aux_loaded && kb < kAuxFloats / (QN * kSw128Floats); kb++)
           if constexpr (wl_traits<WL>::keyformer) // read once: evict first
             tma_load_3d_hint(saux0 + st * kAuxFloats + kb * QN * kSw128Floats, &maps.aux, &full[st],
                              tile.kb * kCwsKeys + kb * kSw128Floats, n * QN, aux_z, stream_policy);
@@ -266,7 +284,9 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     // Block n (ring slot cur): its LSE is read before the next block's GEMM is issued, so the
     // loads run under the issue and the wait rather than right after the wait.
     auto fetch_lse = [&](uint32_t cur) { load_lse<QN>(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
-    auto consume = [&](const float(&s)[QN / 8][4], int n, uint32_t cur) {
+    // Block k of the group (query block n = tile.q.block(k) of head tile.q.head(k)).
+    auto consume = [&](const float(&s)[QN / 8][4], int k, uint32_t cur) {
+      const int n = tile.q.block(k);
       const int i0 = n * QN, j0 = tile.kb * kCwsKeys;
       const float *saux = saux0 + (cur % NST) * kAuxFloats;
       const bool edge =
@@ -287,10 +307,19 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
           return;
         }
       }
-      if (edge)
-        col_ws_block<WL, QN, true>(cs, s, lse, scale_log2, t, j, i0, p, saux, av);
-      else
-        col_ws_block<WL, QN, false>(cs, s, lse, scale_log2, t, j, i0, p, saux, av);
+      if constexpr (kDraw) {
+        // kf_draw.h's in-plane index (query i0 + nt·8 + 2t + e1, key j + 8 rr): from base on
+        const uint32_t key = kf_draw_plane_key(p.noise, (uint64_t)tile.b * p.H + tile.q.head(k));
+        const uint32_t base = (uint32_t)(i0 + 2 * t) * (uint32_t)p.Lkv + (uint32_t)j;
+        const uint32_t lkv = (uint32_t)p.Lkv;
+        auto drawn = [&](int nt, int rr, int e1) {
+          return kf_draw_at(key, base + (uint32_t)(nt * 8 + e1) * lkv + 8u * (uint32_t)rr);
+        };
+        col_ws_block_any<WL, QN>(cs, s, lse, scale_log2, t, j, i0, p, drawn, edge);
+      } else {
+        auto staged = [&](int nt, int rr, int e1) { return av.at(saux, nt, rr, e1); };
+        col_ws_block_any<WL, QN>(cs, s, lse, scale_log2, t, j, i0, p, staged, edge);
+      }
       mbar_arrive(&empty[cur % NST]); // its Q (read by the finished GEMM) and LSE are done with
     };
     // Two score buffers: block k+1's GEMM runs while block k is summed. Blocks are numbered
@@ -302,24 +331,24 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       fetch_lse(it + k);
       issue(sb, tile.q.block(k + 1), it + k + 1);
       wgmma_wait<1>();
-      consume(sa, tile.q.block(k), it + k);
+      consume(sa, k, it + k);
       fetch_lse(it + k + 1);
       issue(sa, tile.q.block(k + 2), it + k + 2);
       wgmma_wait<1>();
-      consume(sb, tile.q.block(k + 1), it + k + 1);
+      consume(sb, k + 1, it + k + 1);
     }
     if (k + 1 < cnt) {
       fetch_lse(it + k);
       issue(sb, tile.q.block(k + 1), it + k + 1);
       wgmma_wait<1>();
-      consume(sa, tile.q.block(k), it + k);
+      consume(sa, k, it + k);
       fetch_lse(it + k + 1);
       wgmma_wait<0>();
-      consume(sb, tile.q.block(k + 1), it + k + 1);
+      consume(sb, k + 1, it + k + 1);
     } else {
       fetch_lse(it + k);
       wgmma_wait<0>();
-      consume(sa, tile.q.block(k), it + k);
+      consume(sa, k, it + k);
     }
     it += cnt;
     cs.store(p, bh, tile.kb * kCwsKeys + kl);

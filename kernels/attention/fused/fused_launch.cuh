@@ -144,8 +144,8 @@ template <int D, int WL> static int ws_fwd_rows(const attn_ctx *ctx, const attn_
 }
 
 // The warp-specialized forward (fused_ws90.cuh), the forward on Hopper. NC consumer warpgroups,
-// COLS keys per stage (0: WsCfg's choice).
-template <int D, int WL, bool BF16, int NC, typename Cache, int COLS = 0>
+// COLS keys per stage (0: WsCfg's choice); DRAW: kf's noise drawn (p.noise_drawn).
+template <int D, int WL, bool BF16, int NC, typename Cache, int COLS = 0, bool DRAW = false>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p,
                            const Cache &cache) {
   WsMaps maps;
@@ -153,12 +153,12 @@ static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
   ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::kRows, BF16));
   ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, p.Hkv, sh->kv_len, sh->batch, C::kCols, BF16));
   ATTN_TRY(encode_map(ctx, &maps.v, p.v, D, p.Hkv, sh->kv_len, sh->batch, C::kCols, BF16));
-  if (C::kNoise) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
+  if (C::kNoise && !DRAW) // exp_rand [B*H, Lq, Lkv], boxes of one consumer's 64 rows
     ATTN_TRY(
         encode_aux_map(ctx, &maps.noise, p.exp_rand, sh, sh->batch * sh->heads, kSw128Floats, 64));
-  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16, NC, Cache, COLS>, "attn_fwd_ws90", maps, p,
-                   cache, C::kThreads, C::smem_bytes(), (sh->q_len + C::kRows - 1) / C::kRows,
-                   sh->heads);
+  return launch_ws(ctx, sh, attn_fwd_ws90<D, WL, BF16, NC, Cache, COLS, DRAW>, "attn_fwd_ws90",
+                   maps, p, cache, C::kThreads, C::smem_bytes(),
+                   (sh->q_len + C::kRows - 1) / C::kRows, sh->heads);
 }
 
 // Keys per stage without a mask: 176 at D = 128 (FlashAttention-3's block there: fewer, longer
@@ -185,6 +185,8 @@ static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Para
   if constexpr (kUnmaskedCols > 0)
     if (sh->mask == MASK_NONE && ws_cols_pay(kUnmaskedCols, sh->kv_len))
       return launch_fwd_ws90<D, WL, BF16, 2, Cache, kUnmaskedCols>(ctx, sh, p, cache);
+  if constexpr (wl_traits<WL>::keyformer && !Cache::kOn)
+    if (p.noise_drawn) return launch_fwd_ws90<D, WL, BF16, 2, Cache, 0, true>(ctx, sh, p, cache);
   return launch_fwd_ws90<D, WL, BF16, 2>(ctx, sh, p, cache);
 }
 
@@ -209,11 +211,16 @@ static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
     ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::QN, BF16));
     ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, p.Hkv, sh->kv_len, sh->batch, kCwsKeys, BF16));
     ATTN_TRY(encode_lse_map(ctx, &maps.lse, kf ? p.lse_kf : p.lse, sh->q_len, bh, C::QN));
+    const unsigned key_tiles = (sh->kv_len + kCwsKeys - 1) / kCwsKeys;
+    if constexpr (kf && !Cache::kOn)
+      if (p.noise_drawn) // no exp_rand tensor: the consumers draw the noise
+        return launch_ws(ctx, sh, attn_col_ws90<D, WL, BF16, Cache, true>, "attn_col_ws90", maps, p,
+                         cache, kCwsThreads, C::smem_bytes(), key_tiles, p.Hkv);
     if (C::kAux)
       ATTN_TRY(encode_aux_map(ctx, &maps.aux, kf ? p.exp_rand : p.corm_mask, sh, kf ? bh : 1,
                               kSw128Floats, C::QN));
     return launch_ws(ctx, sh, attn_col_ws90<D, WL, BF16, Cache>, "attn_col_ws90", maps, p, cache,
-                     kCwsThreads, C::smem_bytes(), (sh->kv_len + kCwsKeys - 1) / kCwsKeys, p.Hkv);
+                     kCwsThreads, C::smem_bytes(), key_tiles, p.Hkv);
   }
 }
 
@@ -291,6 +298,8 @@ static Params dense_params(workload_id wl, const attn_shape *sh, const attn_io *
   p.Hkv = shape_kv_heads(sh);
   p.hpg = shape_groups(sh);
   p.kv_row_stride = (long)p.Hkv * sh->dim;
+  p.noise_drawn = workload_needs_exp_rand(wl) && io->exp_rand_drawn;
+  p.noise = io->exp_rand_draw;
   return p;
 }
 

@@ -42,6 +42,8 @@ struct Params {
   float scale;        // 1 / sqrt(D)
   long row_stride;    // H * D: halves between consecutive tokens of one head of q and out
   long kv_row_stride; // Hkv * D: the same for k and v
+  int noise_drawn;    // kf on the Hopper kernels: the noise is kf_draw.h's draw of `noise`, drawn
+  kf_draw noise;      // where it is read (exp_rand unused)
 };
 
 // A column CTA's query blocks under GQA: for each of K/V head hkv's hpg query heads in turn, the

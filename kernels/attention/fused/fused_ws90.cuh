@@ -170,9 +170,10 @@ template <int COLS> __device__ __forceinline__ int ws_first_edge_block(int row0,
 // ---- the kernel ---------------------------------------------------------------------------
 // BF16: bfloat16 q, k, v, out (tensor maps of bf16, bf16 wgmma), else fp16. NC_: consumer
 // warpgroups (64 query rows each). Cache: the tile cache policy (fused_sm80.cuh; kOn: the
-// exponentials of the band's 128 x 128 tiles go to it).
+// exponentials of the band's 128 x 128 tiles go to it). DRAW (kf): the consumers draw the noise
+// (kf_draw.h, p.noise) instead of reading exp_rand's tiles.
 template <int D, int WL, bool BF16 = false, int NC_ = 2, typename Cache = NoTileCache,
-          int COLS_ = 0>
+          int COLS_ = 0, bool DRAW = false>
 __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
     attn_fwd_ws90(const __grid_constant__ WsMaps maps, Params p, int chunk, Cache cache) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -183,6 +184,7 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
   // TMA writes whole boxes (the padding of D = 96 too), and counts their bytes.
   constexpr uint32_t kStageBytes = kCols * kDs * (uint32_t)sizeof(half);
   constexpr bool kNoise = C::kNoise;
+  constexpr bool kDraw = kNoise && DRAW;
   constexpr int kNoiseFloats = C::kNoiseFloats;
   extern __shared__ unsigned char smem_ws[];
   half *sq = reinterpret_cast<half *>((reinterpret_cast<uintptr_t>(smem_ws) + k90Align - 1) &
@@ -258,8 +260,9 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
         for (int sl = 0; sl < slabs<D>(); sl++)
           tma_load_4d(sv + sl * kCols * 64, &maps.v, &full_v[st], sl * 64, kv_head, n * kCols,
                       tile.b);
-        // kf: each consumer's noise tile of block n, as soon as it is done with block n - 1's.
-        for (int cc = 0; kNoise && cc < NC; cc++) {
+        // kf: each consumer's noise tile of block n, as soon as it is done with block n - 1's
+        // (none where the consumers draw the noise).
+        for (int cc = 0; kNoise && !kDraw && cc < NC; cc++) {
           float *sn = snoise0 + cc * kNoiseFloats;
           mbar_wait(&empty_n[cc], (it & 1) ^ 1);
           mbar_expect_tx(&full_n[cc], kNoiseFloats * (uint32_t)sizeof(float));
@@ -316,6 +319,21 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
     const int m0 = tile.qb * kWsRows;
     const int row_base = m0 + c * 64 + warp * 16 + g; // rows row_base and row_base + 8
     const int wg_row0 = m0 + c * 64;
+    // kf with drawn noise (kDraw): the plane's key and this thread's two rows' first
+    // in-plane indices (kf_draw.h), so that noise_drawn_at(j0) gives what noise_at reads.
+    uint32_t noise_key = 0, noise_row[2] = {0u, 0u};
+    if constexpr (kDraw) {
+      noise_key = kf_draw_plane_key(p.noise, (uint64_t)tile.b * p.H + tile.h);
+#pragma unroll
+      for (int rr = 0; rr < 2; rr++)
+        noise_row[rr] = (uint32_t)(row_base + 8 * rr) * (uint32_t)p.Lkv + 2u * t;
+    }
+    auto noise_drawn_at = [&](int j0) {
+      return [&, j0](int nt, int rr) {
+        const uint32_t idx = noise_row[rr] + (uint32_t)(j0 + nt * 8);
+        return make_float2(kf_draw_at(noise_key, idx), kf_draw_at(noise_key, idx + 1u));
+      };
+    };
     // The tile's blocks (the producer loads them all) and mine (C::kOwnBlocks): under a
     // causal mask a 192-row tile's first consumers end one block before its last, and a
     // consumer whose rows all lie past the queries' end (a head's last tile, partly filled: 64
@@ -353,10 +371,14 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
         mask_scores<WL, kCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
         float m_use[2];
         st.new_max<kCols / 8, true>(s, scale_log2, m_use, alpha);
-        const uint32_t cur = it + n;
-        mbar_wait(&full_n[c], cur & 1);
-        st_kf.add<kCols / 8, true>(s, scale_log2, m_use, alpha, noise_at, edge);
-        mbar_arrive(&empty_n[c]);
+        if constexpr (kDraw) {
+          st_kf.add<kCols / 8, true>(s, scale_log2, m_use, alpha, noise_drawn_at(j0), edge);
+        } else {
+          const uint32_t cur = it + n;
+          mbar_wait(&full_n[c], cur & 1);
+          st_kf.add<kCols / 8, true>(s, scale_log2, m_use, alpha, noise_at, edge);
+          mbar_arrive(&empty_n[c]);
+        }
         st.exp_sum<kCols / 8, true>(s, scale_log2, m_use, alpha);
       } else if constexpr (wl_traits<WL>::softcap) {
         mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
