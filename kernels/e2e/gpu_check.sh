@@ -2,7 +2,8 @@
 # gpu_check.sh: llama_e2e's checks and timings on the GPU machine, in one go. Builds nothing.
 #   kernels/e2e/gpu_check.sh [BIN_DIR]      (default build/bin; logs under $OUT, default ./e2e_gpu_out)
 # 1. tiny configuration (2 layers, hidden 256, 4 heads of 64, S=64, budgets 16/8/16) for every
-#    workload (llama_e2e --list-workloads), unfused and fused, each checked against the CPU double reference
+#    workload (llama_e2e --list-workloads), unfused and fused, and fused kf at S=101 (its sm_80
+#    path, which reads the noise tensor), each checked against the CPU double reference
 #    (hidden rel_l2 <= 9.9e-3, selections exact up to near ties, gather exact);
 # 2. full size (Llama-2-7B shapes, S=4096) for every workload, unfused and fused, each checked
 #    against the other system (hidden rel_l2 <= 4.0e-2; see e2e_run.h for why), then timed,
@@ -34,6 +35,9 @@ for w in $workloads; do
     run_cell "$out/tiny/$w.$s.log" 120 --workload "$w" --system "$s" "${tiny[@]}" --check --warmup 1 --runs 3
   done
 done
+# kf's other path: at S=64 fused draws the noise in its Hopper kernels (impl ...+drawn-noise);
+# at S=101 (not a multiple of 4) it runs the sm_80 kernels, which read the exp_rand tensor.
+run_cell "$out/tiny/kf.fused.s101.log" 120 --workload kf --system fused "${tiny[@]}" --seqlen 101 --check --warmup 1 --runs 3
 first=1
 for w in $workloads; do
   for s in $systems; do
@@ -73,6 +77,7 @@ fail=0
   for w in $workloads; do for s in $systems; do
     printf "%-8s %-8s " "$w" "$s"; summarize "$out/tiny/$w.$s.log" || fail=1
   done; done
+  printf "%-8s %-8s " "kf S=101" fused; summarize "$out/tiny/kf.fused.s101.log" || fail=1
   echo
   echo "full size (32 layers, hidden 4096, S=4096); paper H100 fused anchor in ms"
   printf "%-8s %-8s %-7s %-8s %9s %9s %9s %6s %s\n" workload system paper status avg_ms med_ms peak_mib gemm checks
