@@ -33,9 +33,10 @@ constexpr int kCwsThreads = 384;
 // the shared memory (the others take 128-query steps, the faster ones: PERF-fused.md). At
 // D = 256 a consumer's K fragments take 64 registers, so its two score buffers are of 64
 // queries, and with an aux input two stages fit. D = 96 takes D = 128's shared memory (its
-// second 64-column slab half-filled: fused_sm90.cuh).
-template <int WL, int D> struct ColWsCfg {
-  static constexpr bool kAux = has_aux<WL>();
+// second 64-column slab half-filled: fused_sm90.cuh). DRAW: kf's noise drawn by the consumers,
+// so no aux tile and the steps of the workloads without one.
+template <int WL, int D, bool DRAW = false> struct ColWsCfg {
+  static constexpr bool kAux = has_aux<WL>() && !(wl_traits<WL>::keyformer && DRAW);
   static constexpr int kDs = smem_dim<D>();
   static constexpr int QN = kAux || D > 128 ? 64 : 128;
   static constexpr int kStages = kAux && D > 128 ? 2 : 4;
@@ -151,7 +152,7 @@ template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache, bool D
 __global__ void __launch_bounds__(kCwsThreads, 1)
     attn_col_ws90(const __grid_constant__ ColWsMaps maps, Params p, int chunk, Cache cache) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = ColWsCfg<WL, D>;
+  using C = ColWsCfg<WL, D, DRAW>;
   constexpr bool kDraw = wl_traits<WL>::keyformer && DRAW;
   static_assert(!Cache::kOn || (C::QN == kCwsKeys && !C::kAux),
                 "the cache's tiles are square and hold the exponentials of P alone");
@@ -190,8 +191,6 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     if (threadIdx.x != 0) return;
     int it = 0;
     const uint64_t stream_policy = wl_traits<WL>::keyformer ? l2_evict_first_policy() : 0;
-    // The aux tiles come by TMA, except kf's noise where the consumers draw it.
-    constexpr bool aux_loaded = !kDraw;
     for (int round = 0, t = blockIdx.x;; round++, t = ws_claim_tile()) {
       mbar_wait(empty_k, (round & 1) ^ 1); // the consumers hold the last tile's K
       if (t >= ntiles) {
@@ -212,15 +211,13 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
         const int aux_z = wl_traits<WL>::keyformer ? tile.b * p.H + h : 0;
         const bool cached = Cache::kOn && cache.in_band(n, tile.kb); // the LSE alone
         mbar_wait(&empty[st], ((it / NST) & 1) ^ 1);
-        mbar_expect_tx(&full[st], cached       ? QN * (uint32_t)sizeof(float)
-                                  : aux_loaded ? kQBytes
-                                               : kQBytes - kAuxFloats * (uint32_t)sizeof(float));
+        mbar_expect_tx(&full[st], cached ? QN * (uint32_t)sizeof(float) : kQBytes);
         for (int sl = 0; !cached && sl < slabs<D>(); sl++)
           tma_load_4d(sq0 + st * QN * kDs + sl * QN * 64, &maps.q, &full[st], sl * 64, h, n * QN,
                       tile.b);
         tma_load_2d(slse0 + st * QN, &maps.lse, &full[st], n * QN, tile.b * p.H + h);
-        for (int kb = 0; aux_loaded && kb < kAuxFloats / (QN * kSw128Floats); kb++)
-          if constexpr (wl_traits<WL>::keyformer) // read once: evict first
+        for (int kb = 0; kb < kAuxFloats / (QN * kSw128Floats); kb++) // none when kDraw
+          if constexpr (wl_traits<WL>::keyformer)                     // read once: evict first
             tma_load_3d_hint(saux0 + st * kAuxFloats + kb * QN * kSw128Floats, &maps.aux, &full[st],
                              tile.kb * kCwsKeys + kb * kSw128Floats, n * QN, aux_z, stream_policy);
           else // corm's one mask serves every head

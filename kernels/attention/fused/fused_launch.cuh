@@ -198,29 +198,28 @@ template <int WL> static bool col_ws_usable(const attn_ctx *ctx, const attn_shap
          (!has_aux<WL>() || sh->kv_len % 4 == 0);
 }
 
-template <int D, int WL, bool BF16, typename Cache>
+// DRAW: kf's noise drawn by the consumers (p.noise_drawn): no aux map, ColWsCfg's DRAW steps.
+template <int D, int WL, bool BF16, typename Cache, bool DRAW = false>
 static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p,
                            const Cache &cache) {
   if constexpr (!col_ws_serves<WL>()) {
     return attn_fail(ctx, ATTN_ERR, "fused: no ws column pass for this workload");
   } else {
-    using C = ColWsCfg<WL, D>;
     constexpr bool kf = wl_traits<WL>::keyformer;
+    if constexpr (kf && !Cache::kOn && !DRAW)
+      if (p.noise_drawn) return launch_col_ws90<D, WL, BF16, Cache, true>(ctx, sh, p, cache);
+    using C = ColWsCfg<WL, D, DRAW>;
     const int bh = sh->batch * sh->heads;
     ColWsMaps maps;
     ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::QN, BF16));
     ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, p.Hkv, sh->kv_len, sh->batch, kCwsKeys, BF16));
     ATTN_TRY(encode_lse_map(ctx, &maps.lse, kf ? p.lse_kf : p.lse, sh->q_len, bh, C::QN));
-    const unsigned key_tiles = (sh->kv_len + kCwsKeys - 1) / kCwsKeys;
-    if constexpr (kf && !Cache::kOn)
-      if (p.noise_drawn) // no exp_rand tensor: the consumers draw the noise
-        return launch_ws(ctx, sh, attn_col_ws90<D, WL, BF16, Cache, true>, "attn_col_ws90", maps, p,
-                         cache, kCwsThreads, C::smem_bytes(), key_tiles, p.Hkv);
     if (C::kAux)
       ATTN_TRY(encode_aux_map(ctx, &maps.aux, kf ? p.exp_rand : p.corm_mask, sh, kf ? bh : 1,
                               kSw128Floats, C::QN));
-    return launch_ws(ctx, sh, attn_col_ws90<D, WL, BF16, Cache>, "attn_col_ws90", maps, p, cache,
-                     kCwsThreads, C::smem_bytes(), key_tiles, p.Hkv);
+    return launch_ws(ctx, sh, attn_col_ws90<D, WL, BF16, Cache, DRAW>, "attn_col_ws90", maps, p,
+                     cache, kCwsThreads, C::smem_bytes(), (sh->kv_len + kCwsKeys - 1) / kCwsKeys,
+                     p.Hkv);
   }
 }
 
