@@ -33,16 +33,12 @@ RNG_FN int32_t draw_token(uint64_t seed, uint64_t index, int vocab) {
   return (int32_t)(rng_bits(seed, DRAW_STREAM_TOKENS, index) % (uint64_t)vocab);
 }
 
-/* KeyFormer noise of one layer, uniform in (1e-8, 1]: kf_draw.h's draw, one plane per head
- * (the forward's [1, H, S, S] noise), so a system that draws it where it reads it (fused on
- * Hopper) and the tensor that the others read hold the same values. */
+/* KeyFormer noise of one layer, uniform in (1e-8, 1]: kf_draw.h's draw of this seed and stream,
+ * one plane per head (the forward's [1, H, S, S] noise; element (i, j) of head h is
+ * kf_draw_at(kf_draw_plane_key(d, h), i·S + j)), so a system that draws it where it reads it
+ * (fused on Hopper), the tensor the others read and the CPU reference hold the same values. */
 RNG_FN kf_draw draw_kf_noise(uint64_t seed, int layer) {
   kf_draw d = {seed, DRAW_STREAM_EXP_RAND(layer)};
   return d;
-}
-/* Element j of row i of head h's S x S plane. */
-RNG_FN float draw_exp_rand(uint64_t seed, int layer, int S, uint64_t h, uint64_t i, uint64_t j) {
-  uint32_t key = kf_draw_plane_key(draw_kf_noise(seed, layer), h);
-  return kf_draw_at(key, (uint32_t)(i * (uint64_t)S + j));
 }
 #endif

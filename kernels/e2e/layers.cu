@@ -170,8 +170,8 @@ static void need_aligned16(const float *dst) {
 }
 
 // Columns [0, len) of one noise row whose first element has in-plane index idx0: four
-// elements per thread and one 16-byte store where S % 4 == 0 (a thread per pair with scalar
-// stores left the write bandwidth unused, PERF-e2e.md), else one by one.
+// elements per thread and one 16-byte store where S % 4 == 0 (what fills the write bandwidth:
+// PERF-e2e.md), else one by one.
 __device__ __forceinline__ void fill_exp_rand_row(float *row, int len, int S, uint32_t key,
                                                   uint32_t idx0) {
   if (S % 4 == 0) {
@@ -188,7 +188,7 @@ __device__ __forceinline__ void fill_exp_rand_row(float *row, int len, int S, ui
 
 // A block per row r = h·S + i of the [H, S, S] noise: the whole row, or with causal only its
 // columns j <= i (the last quad may pass the diagonal by up to three draws, as valid as any).
-// The values are draw_exp_rand's.
+// The values are draw_kf_noise's (draws.h).
 __global__ void fill_exp_rand_kernel(float *dst, int rows, int S, kf_draw d, int causal) {
   for (int r = blockIdx.x; r < rows; r += gridDim.x) {
     const int h = r / S, i = r % S;

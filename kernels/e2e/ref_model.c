@@ -235,10 +235,12 @@ static void attention_layer(const e2e_config *c, int layer, ref_scratch *sc,
   if (workload_needs_exp_rand(c->workload)) {
     const size_t S = (size_t)c->seqlen,
                  planes = attn_input_elems(ATTN_IN_exp_rand, shape) / (S * S);
-    for (size_t h = 0; h < planes; h++)
-      for (size_t i = 0; i < S; i++)
-        for (size_t j = 0; j < S; j++)
-          sc->exp_rand[(h * S + i) * S + j] = draw_exp_rand(c->seed, layer, (int)S, h, i, j);
+    const kf_draw d = draw_kf_noise(c->seed, layer);
+    for (size_t h = 0; h < planes; h++) {
+      const uint32_t key = kf_draw_plane_key(d, h);
+      for (size_t ij = 0; ij < S * S; ij++) /* in-plane index i·S + j (kf_draw.h) */
+        sc->exp_rand[h * S * S + ij] = kf_draw_at(key, (uint32_t)ij);
+    }
   }
   ref_inputs in = {.q = sc->q16,
                    .k = sc->k16,
