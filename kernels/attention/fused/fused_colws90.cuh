@@ -205,8 +205,9 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       for (int sl = 0; sl < slabs<D>(); sl++)
         tma_load_4d(sk + sl * kCwsKeys * 64, &maps.k, full_k, sl * 64, tile.q.hkv,
                     tile.kb * kCwsKeys, tile.b);
-      for (int k = 0; k < tile.q.count(); k++, it++) {
-        const int st = it % NST, n = tile.q.block(k), h = tile.q.head(k);
+      int h = tile.q.first_head(), n = tile.q.qb0; // block k's head and query block
+      for (int k = 0; k < tile.q.count(); k++, it++, tile.q.advance(h, n)) {
+        const int st = it % NST;
         // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
         const int aux_z = wl_traits<WL>::keyformer ? tile.b * p.H + h : 0;
         const bool cached = Cache::kOn && cache.in_band(n, tile.kb); // the LSE alone
@@ -281,9 +282,8 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     // Block n (ring slot cur): its LSE is read before the next block's GEMM is issued, so the
     // loads run under the issue and the wait rather than right after the wait.
     auto fetch_lse = [&](uint32_t cur) { load_lse<QN>(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
-    // Block k of the group (query block n = tile.q.block(k) of head tile.q.head(k)).
-    auto consume = [&](const float(&s)[QN / 8][4], int k, uint32_t cur) {
-      const int n = tile.q.block(k);
+    // Query block n of head h (block k of the group: tile.q.block(k), tile.q.head(k)).
+    auto consume = [&](const float(&s)[QN / 8][4], int n, int h, uint32_t cur) {
       const int i0 = n * QN, j0 = tile.kb * kCwsKeys;
       const float *saux = saux0 + (cur % NST) * kAuxFloats;
       const bool edge =
@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       }
       if constexpr (kDraw) {
         // kf_draw.h's in-plane index (query i0 + nt·8 + 2t + e1, key j + 8 rr): from base on
-        const uint32_t key = kf_draw_plane_key(p.noise, (uint64_t)tile.b * p.H + tile.q.head(k));
+        const uint32_t key = kf_draw_plane_key(p.noise, (uint64_t)tile.b * p.H + h);
         const uint32_t base = (uint32_t)(i0 + 2 * t) * (uint32_t)p.Lkv + (uint32_t)j;
         const uint32_t lkv = (uint32_t)p.Lkv;
         auto drawn = [&](int nt, int rr, int e1) {
@@ -320,32 +320,39 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       mbar_arrive(&empty[cur % NST]); // its Q (read by the finished GEMM) and LSE are done with
     };
     // Two score buffers: block k+1's GEMM runs while block k is summed. Blocks are numbered
-    // through the group's heads (ColWsTile); a block's query rows are tile.q.block(k)'s.
+    // through the group's heads (ColWsTile) and walked by tile.q.advance, so no division sits
+    // before a GEMM's issue: (ha, na) is the head and query block in sa, (hb, nb) in sb.
     const int cnt = tile.q.count();
-    issue(sa, tile.q.block(0), it);
+    int ha = tile.q.first_head(), na = tile.q.qb0, hb = ha, nb = na;
+    tile.q.advance(hb, nb);
+    issue(sa, na, it);
     int k = 0;
     for (; k + 2 < cnt; k += 2) {
       fetch_lse(it + k);
-      issue(sb, tile.q.block(k + 1), it + k + 1);
+      issue(sb, nb, it + k + 1);
       wgmma_wait<1>();
-      consume(sa, k, it + k);
+      consume(sa, na, ha, it + k);
+      ha = hb, na = nb;
+      tile.q.advance(ha, na); // block k + 2
       fetch_lse(it + k + 1);
-      issue(sa, tile.q.block(k + 2), it + k + 2);
+      issue(sa, na, it + k + 2);
       wgmma_wait<1>();
-      consume(sb, k + 1, it + k + 1);
+      consume(sb, nb, hb, it + k + 1);
+      hb = ha, nb = na;
+      tile.q.advance(hb, nb); // block k + 3
     }
     if (k + 1 < cnt) {
       fetch_lse(it + k);
-      issue(sb, tile.q.block(k + 1), it + k + 1);
+      issue(sb, nb, it + k + 1);
       wgmma_wait<1>();
-      consume(sa, k, it + k);
+      consume(sa, na, ha, it + k);
       fetch_lse(it + k + 1);
       wgmma_wait<0>();
-      consume(sb, k + 1, it + k + 1);
+      consume(sb, nb, hb, it + k + 1);
     } else {
       fetch_lse(it + k);
       wgmma_wait<0>();
-      consume(sa, k, it + k);
+      consume(sa, na, ha, it + k);
     }
     it += cnt;
     cs.store(p, bh, tile.kb * kCwsKeys + kl);

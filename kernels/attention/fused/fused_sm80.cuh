@@ -54,6 +54,15 @@ struct GroupBlocks {
   __device__ int count() const { return per_head * hpg; }
   __device__ int head(int k) const { return hkv * hpg + k / per_head; }
   __device__ int block(int k) const { return qb0 + k % per_head; }
+  // The group's blocks in order without a division: (h, n) from head(k), block(k) to
+  // head(k + 1), block(k + 1).
+  __device__ void advance(int &h, int &n) const {
+    if (++n == qb0 + per_head) {
+      n = qb0;
+      h++;
+    }
+  }
+  __device__ int first_head() const { return hkv * hpg; }
 };
 __device__ __forceinline__ GroupBlocks group_blocks(int hkv, const Params &p, int first_row,
                                                     int rows_per_block) {
