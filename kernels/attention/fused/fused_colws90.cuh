@@ -41,14 +41,9 @@ template <int WL, int D, bool DRAW = false> struct ColWsCfg {
   static constexpr int QN = kAux || D > 128 ? 64 : 128;
   static constexpr int kStages = kAux && D > 128 ? 2 : 4;
   static constexpr int kAuxFloats = kAux ? QN * kCwsKeys : 0; // per stage
-  static constexpr int kDoneWarps = kCwsKeys / 16;            // the consumers' warps (16 keys each)
-  // corm's short circuit: the producer may end a tile at its query blocks 1 .. kStopBlocks
-  // (even); the consumers take their plain loop after them.
-  static constexpr int kStopBlocks = 2 * kStages;
   static constexpr int smem_bytes() {
     return (kCwsKeys + kStages * QN) * kDs * (int)sizeof(half) +
-           kStages * (kAuxFloats + QN) * (int)sizeof(float) + k90Align + (2 + 2 * kStages) * 8 + 8 +
-           (kDoneWarps + kStages) * (int)sizeof(int);
+           kStages * (kAuxFloats + QN) * (int)sizeof(float) + k90Align + (2 + 2 * kStages) * 8 + 8;
   }
   static_assert(smem_bytes() <= 227 * 1024, "shared memory per block");
 };
@@ -175,14 +170,6 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
   uint64_t *full_k = reinterpret_cast<uint64_t *>(slse0 + NST * QN);
   uint64_t *empty_k = full_k + 1, *full = empty_k + 1, *empty = full + NST;
   int *tile_slot = reinterpret_cast<int *>(empty + NST); // the producer's claim, for the consumers
-  // corm's short circuit (kStop): its statistic is an any() over the queries, so once every key
-  // of a tile has a hit, the tile's remaining query blocks cannot change it. A consumer warp
-  // whose 16 keys all hit writes the CTA's tile round into done_round before it frees the
-  // block's stage; the producer, seeing every warp's when it takes the stage for one of the
-  // tile's first kStopBlocks blocks, ends the tile with a stage whose stop flag is set (no
-  // loads). Past those blocks the tile runs to its end, in the plain loop.
-  constexpr bool kStop = wl_traits<WL>::any_ge_mask && !Cache::kOn;
-  int *done_round = tile_slot + 1, *stop_flag = done_round + C::kDoneWarps;
 
   const int ntiles = (p.Lkv + kCwsKeys - 1) / kCwsKeys * p.Hkv * p.B;
   const int wg = threadIdx.x >> 7;
@@ -194,7 +181,6 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
       mbar_init(&full[s], 1);
       mbar_init(&empty[s], NC * 128);
     }
-    for (int w = 0; w < C::kDoneWarps; w++) done_round[w] = -1;
     mbar_fence_init();
   }
   __syncthreads();
@@ -220,26 +206,12 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
         tma_load_4d(sk + sl * kCwsKeys * 64, &maps.k, full_k, sl * 64, tile.q.hkv,
                     tile.kb * kCwsKeys, tile.b);
       int h = tile.q.first_head(), n = tile.q.qb0; // block k's head and query block
-      auto all_done = [&]() {
-        for (int w = 0; w < C::kDoneWarps; w++)
-          if (atomicAdd(done_round + w, 0) != round) return false;
-        return true;
-      };
       for (int k = 0; k < tile.q.count(); k++, it++, tile.q.advance(h, n)) {
         const int st = it % NST;
         // kf's noise is per (batch, head); corm's mask is one [Lq, Lkv] matrix for all.
         const int aux_z = wl_traits<WL>::keyformer ? tile.b * p.H + h : 0;
         const bool cached = Cache::kOn && cache.in_band(n, tile.kb); // the LSE alone
         mbar_wait(&empty[st], ((it / NST) & 1) ^ 1);
-        if constexpr (kStop) {
-          const bool stop = k > 0 && k <= C::kStopBlocks && all_done();
-          stop_flag[st] = stop; // published by the arrive (release), read after full (acquire)
-          if (stop) {
-            mbar_arrive(&full[st]);
-            it++;
-            break;
-          }
-        }
         mbar_expect_tx(&full[st], cached ? QN * (uint32_t)sizeof(float) : kQBytes);
         for (int sl = 0; !cached && sl < slabs<D>(); sl++)
           tma_load_4d(sq0 + st * QN * kDs + sl * QN * 64, &maps.q, &full[st], sl * 64, h, n * QN,
@@ -286,17 +258,12 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     // Query block n's tile comes from the cache (uniform over the CTA).
     auto cached = [&](int n) { return Cache::kOn && cache.in_band(n, tile.kb); };
     // Block n's GEMM (none for a cached block: its commit group is empty).
-    // may_stop: a block the producer may replace by its stop stage (kStop, the first blocks).
-    auto issue = [&](float(&s)[QN / 8][4], int n, uint32_t cur, bool may_stop) {
+    auto issue = [&](float(&s)[QN / 8][4], int n, uint32_t cur) {
       const uint32_t st = cur % NST;
       mbar_wait(&full[st], (cur / NST) & 1);
-      if (kStop && may_stop && lds_volatile(stop_flag + st)) { // the producer ended the tile here
-        mbar_arrive(&empty[st]);
-        return false;
-      }
       if (cached(n)) {
         wgmma_commit();
-        return true;
+        return;
       }
       const uint64_t stage_desc = desc_advance(q_desc0, st * QN * kDs * (uint32_t)sizeof(half));
       wgmma_fence();
@@ -310,15 +277,13 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
           wgmma_m64n128k16_rs<0, BF16>(s, kf[kk], desc, kk > 0);
       }
       wgmma_commit();
-      return true;
     };
     ColState<WL> cs;
     // Block n (ring slot cur): its LSE is read before the next block's GEMM is issued, so the
     // loads run under the issue and the wait rather than right after the wait.
     auto fetch_lse = [&](uint32_t cur) { load_lse<QN>(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
     // Query block n of head h (block k of the group: tile.q.block(k), tile.q.head(k)).
-    // report (kStop): tell the producer whether this warp's keys have all hit.
-    auto consume = [&](const float(&s)[QN / 8][4], int n, int h, uint32_t cur, bool report) {
+    auto consume = [&](const float(&s)[QN / 8][4], int n, int h, uint32_t cur) {
       const int i0 = n * QN, j0 = tile.kb * kCwsKeys;
       const float *saux = saux0 + (cur % NST) * kAuxFloats;
       const bool edge =
@@ -352,13 +317,6 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
         auto staged = [&](int nt, int rr, int e1) { return av.at(saux, nt, rr, e1); };
         col_ws_block_any<WL, QN>(cs, s, lse, scale_log2, t, j, i0, p, staged, edge);
       }
-      if (kStop && report) { // this warp's 16 keys: a hit in their quad, or past the keys' end
-        const unsigned b0 = __ballot_sync(0xffffffffu, cs.hit[0] || j >= p.Lkv);
-        const unsigned b1 = __ballot_sync(0xffffffffu, cs.hit[1] || j + 8 >= p.Lkv);
-        const unsigned q0 = b0 | b0 >> 1 | b0 >> 2 | b0 >> 3, q1 = b1 | b1 >> 1 | b1 >> 2 | b1 >> 3;
-        if (lane == 0 && (q0 & q1 & 0x11111111u) == 0x11111111u)
-          atomicExch(done_round + c * 4 + warp, round); // a flag the producer polls: atomics
-      }
       mbar_arrive(&empty[cur % NST]); // its Q (read by the finished GEMM) and LSE are done with
     };
     // Two score buffers: block k+1's GEMM runs while block k is summed. Blocks are numbered
@@ -367,77 +325,36 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     const int cnt = tile.q.count();
     int ha = tile.q.first_head(), na = tile.q.qb0, hb = ha, nb = na;
     tile.q.advance(hb, nb);
-    issue(sa, na, it, false); // block 0: the producer never stops a tile before it
-    int k = 0, end = cnt;     // end: the blocks summed
-    bool stopped = false;     // kStop: the tile ended at the producer's stop stage it + end
-    if constexpr (kStop) {
-      // corm's first blocks: whether block k + 1 comes is known only when its stage arrives.
-      // The plain loop below stays apart: this form measured 2-7 % slower for the others.
-      for (; k < C::kStopBlocks; k += 2) {
-        fetch_lse(it + k);
-        const bool next = k + 1 < cnt && issue(sb, nb, it + k + 1, true);
-        if (next)
-          wgmma_wait<1>();
-        else
-          wgmma_wait<0>();
-        consume(sa, na, ha, it + k, true);
-        if (!next) {
-          stopped = k + 1 < cnt, end = k + 1, k = end;
-          break;
-        }
-        ha = hb, na = nb;
-        tile.q.advance(ha, na); // block k + 2
-        fetch_lse(it + k + 1);
-        const bool next2 = k + 2 < cnt && issue(sa, na, it + k + 2, true);
-        if (next2)
-          wgmma_wait<1>();
-        else
-          wgmma_wait<0>();
-        consume(sb, nb, hb, it + k + 1, true);
-        if (!next2) {
-          stopped = k + 2 < cnt, end = k + 2, k = end;
-          break;
-        }
-        hb = ha, nb = na;
-        tile.q.advance(hb, nb); // block k + 3
-      }
+    issue(sa, na, it);
+    int k = 0;
+    for (; k + 2 < cnt; k += 2) {
+      fetch_lse(it + k);
+      issue(sb, nb, it + k + 1);
+      wgmma_wait<1>();
+      consume(sa, na, ha, it + k);
+      ha = hb, na = nb;
+      tile.q.advance(ha, na); // block k + 2
+      fetch_lse(it + k + 1);
+      issue(sa, na, it + k + 2);
+      wgmma_wait<1>();
+      consume(sb, nb, hb, it + k + 1);
+      hb = ha, nb = na;
+      tile.q.advance(hb, nb); // block k + 3
     }
-    // The plain loop, from block k (in sa, issued; (hb, nb) is block k + 1) to the tile's end.
-    auto run_to_end = [&]() {
-      for (; k + 2 < cnt; k += 2) {
-        fetch_lse(it + k);
-        issue(sb, nb, it + k + 1, false);
-        wgmma_wait<1>();
-        consume(sa, na, ha, it + k, false);
-        ha = hb, na = nb;
-        tile.q.advance(ha, na); // block k + 2
-        fetch_lse(it + k + 1);
-        issue(sa, na, it + k + 2, false);
-        wgmma_wait<1>();
-        consume(sb, nb, hb, it + k + 1, false);
-        hb = ha, nb = na;
-        tile.q.advance(hb, nb); // block k + 3
-      }
-      if (k + 1 < cnt) {
-        fetch_lse(it + k);
-        issue(sb, nb, it + k + 1, false);
-        wgmma_wait<1>();
-        consume(sa, na, ha, it + k, false);
-        fetch_lse(it + k + 1);
-        wgmma_wait<0>();
-        consume(sb, nb, hb, it + k + 1, false);
-      } else {
-        fetch_lse(it + k);
-        wgmma_wait<0>();
-        consume(sa, na, ha, it + k, false);
-      }
-    };
-    if constexpr (kStop) {
-      if (k < end) run_to_end();
+    if (k + 1 < cnt) {
+      fetch_lse(it + k);
+      issue(sb, nb, it + k + 1);
+      wgmma_wait<1>();
+      consume(sa, na, ha, it + k);
+      fetch_lse(it + k + 1);
+      wgmma_wait<0>();
+      consume(sb, nb, hb, it + k + 1);
     } else {
-      run_to_end();
+      fetch_lse(it + k);
+      wgmma_wait<0>();
+      consume(sa, na, ha, it + k);
     }
-    it += end + stopped; // the blocks summed, and the stop stage
+    it += cnt;
     cs.store(p, bh, tile.kb * kCwsKeys + kl);
   }
 #else
