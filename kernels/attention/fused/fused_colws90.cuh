@@ -15,8 +15,9 @@
 //                tensor cores run it, exponentiates and sums the previous block's Sᵀ: two
 //                score buffers, so the exponentials (MUFU) run under the next GEMM instead of
 //                after it.
-// The GEMM bounds it (PERF-fused.md): 64-query steps, K from shared memory, the consumers
-// taking turns, 256 keys per CTA and exponentials on the FMA pipe all measure slower.
+// Its GEMM and its exponentials ask the tensor pipe and the MUFU for equal time, and neither
+// runs full (PERF-fused.md): 64-query steps, K from shared memory, the consumers taking turns,
+// 256 keys per CTA and exponentials on the FMA pipe all measure slower.
 // Persistent: one CTA per SM claims tiles (key block, head, batch), first keys (the longest
 // causal columns) first, through the forward's claim counter (fused_ws90.cuh). A tile cache
 // policy (fused-diag) may supply the tiles near the diagonal, which then take no GEMM.
