@@ -52,7 +52,8 @@ struct Params {
 struct GroupBlocks {
   int hkv, hpg, qb0, per_head;
   __device__ int count() const { return per_head * hpg; }
-  __device__ int head(int k) const { return hkv * hpg + k / per_head; }
+  __device__ int first_head() const { return hkv * hpg; }
+  __device__ int head(int k) const { return first_head() + k / per_head; }
   __device__ int block(int k) const { return qb0 + k % per_head; }
   // The group's blocks in order without a division: (h, n) from head(k), block(k) to
   // head(k + 1), block(k + 1).
@@ -62,7 +63,6 @@ struct GroupBlocks {
       h++;
     }
   }
-  __device__ int first_head() const { return hkv * hpg; }
 };
 __device__ __forceinline__ GroupBlocks group_blocks(int hkv, const Params &p, int first_row,
                                                     int rows_per_block) {
