@@ -283,7 +283,7 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
     // Block n (ring slot cur): its LSE is read before the next block's GEMM is issued, so the
     // loads run under the issue and the wait rather than right after the wait.
     auto fetch_lse = [&](uint32_t cur) { load_lse<QN>(lse, slse_u32 + (cur % NST) * QN * 4u, t); };
-    // Query block n of head h (block k of the group: tile.q.block(k), tile.q.head(k)).
+    // Query block n of head h (the group's block that advance() reached).
     auto consume = [&](const float(&s)[QN / 8][4], int n, int h, uint32_t cur) {
       const int i0 = n * QN, j0 = tile.kb * kCwsKeys;
       const float *saux = saux0 + (cur % NST) * kAuxFloats;

@@ -47,16 +47,13 @@ struct Params {
 };
 
 // A column CTA's query blocks under GQA: for each of K/V head hkv's hpg query heads in turn, the
-// query blocks from qb0 on (the ones at or below the causal diagonal of the CTA's keys). Block k
-// is query block block(k) of query head head(k).
+// query blocks from qb0 on (the ones at or below the causal diagonal of the CTA's keys). Block 0
+// is query block qb0 of query head first_head(); advance() steps to the next.
 struct GroupBlocks {
   int hkv, hpg, qb0, per_head;
   __device__ int count() const { return per_head * hpg; }
   __device__ int first_head() const { return hkv * hpg; }
-  __device__ int head(int k) const { return first_head() + k / per_head; }
-  __device__ int block(int k) const { return qb0 + k % per_head; }
-  // The group's blocks in order without a division: (h, n) from head(k), block(k) to
-  // head(k + 1), block(k + 1).
+  // The group's blocks in order without a division: (h, n) of block k to those of block k + 1.
   __device__ void advance(int &h, int &n) const {
     if (++n == qb0 + per_head) {
       n = qb0;
@@ -542,8 +539,7 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p, Cache cache) {
   const int count = blocks.count();
   const int col_base = j0 + warp * 16 + g; // this thread's key columns: col_base, col_base + 8
   const float scale_log2 = p.scale * kLog2e;
-  auto load_block = [&](int k, int buf) {
-    const int h = blocks.head(k), n = blocks.block(k);
+  auto load_block = [&](int h, int n, int buf) { // query block n of head h
     load_tile_async<kCols, D, kThreads>(sq0 + buf * kCols * D, qbase(h), p.row_stride, n * kCols,
                                         p.Lq);
     if (has_aux<WL>())
@@ -552,21 +548,24 @@ __global__ void __launch_bounds__(kThreads) attn_col(Params p, Cache cache) {
   };
 
   load_tile_async<kRows, D, kThreads>(sk, kbase, p.kv_row_stride, j0, p.Lkv);
-  if (count > 0) load_block(0, 0);
+  int h = blocks.first_head(), n = blocks.qb0; // block k's head and query block
+  int h_next = h, n_next = n;                  // block k + 1's
+  blocks.advance(h_next, n_next);
+  if (count > 0) load_block(h, n, 0);
   cp_async_commit();
 
   ColState<WL> cs;
   uint32_t ka[D / 16][4];
 
-  for (int k = 0; k < count; k++) {
-    const int buf = k & 1, h = blocks.head(k), n = blocks.block(k);
+  for (int k = 0; k < count; k++, h = h_next, n = n_next, blocks.advance(h_next, n_next)) {
+    const int buf = k & 1;
     const long bh = (long)b * p.H + h;
     const float *lse = lse_of(h);
     cp_async_wait<0>();
     __syncthreads();
     if (k == 0) load_a_frags<D>(ka, sk, warp * 16);
     if (k + 1 < count) {
-      load_block(k + 1, buf ^ 1);
+      load_block(h_next, n_next, buf ^ 1);
       cp_async_commit();
     }
     const float *aux = saux0 + buf * kCols * kColAuxPitch;
