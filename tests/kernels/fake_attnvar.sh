@@ -20,6 +20,15 @@ for a in "$@"; do
   prev=$a
 done
 [ "$groups" -gt 1 ] && echo "config groups=$groups kv_heads=$((heads / groups))"
+# Under tests/kernels/fake_sanitizer.sh: a peer's and one of ours' outputs go wrong (as
+# FlashInfer's do under compute-sanitizer on an H200), with no memcheck error.
+if [ "${FIXTURE_SANITIZED:-0}" = 1 ]; then
+  case " $* " in
+    *" --system flashinfer "*"--seqlen 400 "* | *" --workload attn --system fused "*"--dim 96 "*)
+      echo "check output=out rel_l2=5.0e-02 max_abs=2.7 ok=0"
+      echo 'result status=error reason="check failed: see the check lines with ok=0"'; exit 5 ;;
+  esac
+fi
 case " $* " in
   *" --force-sm80 "*) echo 'result status=unsupported reason="fixture: sm80 path absent"'; exit 4 ;;
   *" --system flashinfer "*"--dim 96 "*) echo 'result status=unsupported reason="fixture: no hdim 96"'; exit 4 ;;

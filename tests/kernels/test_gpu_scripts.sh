@@ -40,6 +40,24 @@ OUT=$tmp/gcn "$root/kernels/attention/gpu_check.sh" --bin "$fake" --cases 'nothi
 expect "--cases matching nothing is a usage error" test $? = 2
 expect "--cases matching nothing says so" grep -q "no case matches --cases 'nothing-matches'" "$tmp/err"
 
+# memcheck cases under the fixture sanitizer: a peer wrong only under it is SANOUT (its plain
+# rerun passes) and does not fail the sweep; ours wrong under it stays FAIL
+mkdir -p "$tmp/san" && ln -s "$root/tests/kernels/fake_sanitizer.sh" "$tmp/san/compute-sanitizer"
+PATH=$tmp/san:$PATH OUT=$tmp/gcs "$root/kernels/attention/gpu_check.sh" --bin "$fake" \
+  --cases '^(attn|gemma2)\.(flashinfer|fa3)\.s400h60d64$' >/dev/null 2>&1
+expect "a peer wrong only under the sanitizer does not fail the sweep" test $? = 0
+t=$tmp/gcs/gpu_check/table.txt
+expect "SANOUT with the sanitized and the plain result" \
+  grep -qE '^attn\.flashinfer\.s400h60d64 +SANOUT +sanitized: out=5\.0e-02\(FAIL\); plain: out=2\.0e-04$' "$t"
+expect "the sanitized log is kept beside the plain one" \
+  test -s "$tmp/gcs/gpu_check/logs/gemma2.flashinfer.s400h60d64.sanitized.log"
+expect "a peer right under the sanitizer passes" grep -qE '^attn\.fa3\.s400h60d64 +PASS' "$t"
+PATH=$tmp/san:$PATH OUT=$tmp/gco "$root/kernels/attention/gpu_check.sh" --bin "$fake" \
+  --cases '^attn\.fused\.d96$' >/dev/null 2>&1
+expect "ours wrong under the sanitizer fails the sweep" test $? = 1
+expect "ours wrong under the sanitizer stays FAIL" \
+  grep -qE '^attn\.fused\.d96 +FAIL +out=5\.0e-02\(FAIL\)$' "$tmp/gco/gpu_check/table.txt"
+
 OUT=$tmp/nsa "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
 expect "--nsa-only passes (nsa's cells pass in the fixture)" test $? = 0
 expect "--nsa-only: 30 cases" grep -q '^30 cases:' "$tmp/nsa/gpu_check/table.txt"
