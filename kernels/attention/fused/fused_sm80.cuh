@@ -295,37 +295,16 @@ __device__ __forceinline__ void mask_scores(float (&s)[NT][4], const Params &p, 
 
 // Softcapped scores for RowState::update_raw: s <- tanh(qk · scale / cap) (the log2 score is
 // that times cap · log2 e, which update_raw's exponent FFMA applies), masked entries -inf.
-// When every |qk · scale / cap| of the warp's tile is at most kSoftcapPolyMax (moderate
-// logits: |qk · scale| <= 20) tanh is an odd Taylor polynomial on the FMA pipe (truncation
-// error < 4e-7, below tanh.approx's own) instead of MUFU.TANH, the unit the exponentials
-// already keep busy; otherwise tanh.approx.
-constexpr float kSoftcapPolyMax = 0.4f;
+// tanh.approx (MUFU) for every score: a polynomial on the FMA pipe instead measured slower at
+// every head dim (PERF-fused.md v36, v42).
 template <int WL, int NT>
 __device__ __forceinline__ void softcap_scores(float (&s)[NT][4], const Params &p, int row_base,
                                                int j0, bool edge, float scale_log2, int t) {
   const float c1 = scale_log2 * (1.f / (GEMMA2_SOFTCAP * kLog2e)); // scale / cap
-  float amax = 0.f;
 #pragma unroll
   for (int nt = 0; nt < NT; nt++)
 #pragma unroll
-    for (int e = 0; e < 4; e++) amax = fmaxf(amax, fabsf(s[nt][e]));
-  if (__all_sync(0xffffffffu, amax * c1 <= kSoftcapPolyMax)) {
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        const float y = s[nt][e] * c1, y2 = y * y;
-        float q = fmaf(y2, 62.f / 2835.f, -17.f / 315.f);
-        q = fmaf(q, y2, 2.f / 15.f);
-        q = fmaf(q, y2, -1.f / 3.f);
-        s[nt][e] = y * fmaf(q, y2, 1.f);
-      }
-  } else {
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) s[nt][e] = fast_tanh(s[nt][e] * c1);
-  }
+    for (int e = 0; e < 4; e++) s[nt][e] = fast_tanh(s[nt][e] * c1);
   if (edge) mask_scores<WL, NT, false>(s, p, row_base, j0, true, 0.f, t); // mask only
 }
 

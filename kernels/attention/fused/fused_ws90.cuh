@@ -40,15 +40,13 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 
 // Per head dim and workload: NC consumer warpgroups of 64 query rows each, the K/V ring depth,
 // the registers each warpgroup keeps after setmaxnreg (the sum over 128-thread warpgroups must
-// stay within the SM's 64 K), and whether a consumer's softmax of S_n runs while its own
-// P_{n-1}·V_{n-1} is on the tensor cores. The choices follow same-run measurements on an H100
+// stay within the SM's 64 K). The choices follow same-run measurements on an H100
 // (PERF-fused.md): a third consumer at D = 64 spills under ptxas's 128-register launch bound
 // for anything but the plain forward. D = 128 and 256 (and kf, whose noise tiles take the
 // room) run two K/V stages: K and V are released apart, so the next K loads under the last
-// P·V, and D = 128 keeps 64 KiB of shared memory free; D = 96 runs three. kOverlapPV only says
-// whether the source pins the P·V wait before the softmax: where it does not, forcing the wait
-// after the softmax gains nothing at D = 128 and costs at D = 64; gemma2 at D = 128 pins the
-// wait (its softcap path is slower without the pin).
+// P·V, and D = 128 keeps 64 KiB of shared memory free; D = 96 runs three. Every workload's
+// softmax of S_n runs while its own P_{n-1}·V_{n-1} is on the tensor cores (for gemma2, waiting
+// for the P·V before the softmax is 6-7 % slower at every head dim: PERF-fused.md v42).
 // NC_ = 3 (192-row tiles) exists where ws_wide_serves says so; the dispatcher picks it for the
 // cells it pays on (fused_launch.cuh, ws_fwd_rows).
 // D = 96 runs on two 64-column slabs of shared memory, the second half-filled; D = 256 takes
@@ -64,7 +62,6 @@ template <int D, int WL, int NC_ = 2, int COLS_ = 0> struct WsCfg {
   static constexpr int kDs = smem_dim<D>(); // a row's halves in shared memory
   static constexpr int kCols = COLS_ ? COLS_ : D <= 128 ? kWsCols : kNoise ? 64 : 80;
   static_assert(kCols % 16 == 0, "a key block is whole k-steps of P·V");
-  static constexpr bool kOverlapPV = D == 64 || !wl_traits<WL>::softcap;
   static constexpr int kRows = 64 * NC;
   static constexpr int kThreads = 128 * (NC + 1);
   static constexpr int kStages = D == 64 ? 4 : D == 96 && !kNoise ? 3 : 2;
@@ -74,11 +71,11 @@ template <int D, int WL, int NC_ = 2, int COLS_ = 0> struct WsCfg {
   static constexpr bool kUniformIndex = D > 64 || wl_traits<WL>::softcap;
   // kSplitEdge: the key blocks before a consumer's first edge block (the diagonal, the keys'
   // end) run in a loop without mask code, which pays at D = 128 (kf and D = 64 stay on one
-  // loop, where the split is slower). With the split, the early O rescale (under the next S
-  // GEMM) pays for gemma2 only; the others rescale after the P·V wait (FlashAttention-3's order
-  // at D = 128).
+  // loop, where the split is slower). With the split, every workload rescales O after the P·V
+  // wait (FlashAttention-3's order at D = 128); kf at D > 64 rescales it early, under the next
+  // S GEMM.
   static constexpr bool kSplitEdge = D > 64 && !kNoise;
-  static constexpr bool kEarlyRescale = D > 64 && (!kSplitEdge || wl_traits<WL>::softcap);
+  static constexpr bool kEarlyRescale = D > 64 && !kSplitEdge;
   // kOwnBlocks: each consumer computes only its own rows' key blocks (skipping the tile's masked
   // last block, or all of them past the queries' end). 192-row tiles only: in a 128-row tile
   // both consumers need the same blocks when Lq = Lkv (the only waste left is a consumer with
@@ -348,10 +345,10 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
     st.init();
     st_kf.init();
 
-    // Gemma2's softcap on the raw-score path where P·V overlaps the softmax (D = 64): tanh
-    // of every score first (masked -inf), cap·log2 e in the exponent. At D = 128 the softcapped
-    // log2 scores of mask_scores are the faster ones (PERF-fused.md).
-    constexpr bool kRawSoftcap = wl_traits<WL>::softcap && C::kOverlapPV;
+    // Gemma2's softcap on the raw-score path: tanh of every score first (MUFU.TANH, masked
+    // -inf), cap·log2 e in the exponent's FFMA.
+    constexpr bool kRawSoftcap = wl_traits<WL>::softcap;
+    static_assert(!(kRawSoftcap && kNoise), "softmax_block: the softcap path has no noise");
     // Whether block n (keys from n · kCols) crosses this warpgroup's diagonal or the keys' end.
     auto block_edge = [&](int n) {
       const int j0 = n * kCols;
@@ -380,9 +377,6 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
           mbar_arrive(&empty_n[c]);
         }
         st.exp_sum<kCols / 8, true>(s, scale_log2, m_use, alpha);
-      } else if constexpr (wl_traits<WL>::softcap) {
-        mask_scores<WL>(s, p, row_base, j0, edge, scale_log2, t);
-        st.update<kCols / 8>(s, alpha);
       } else { // the scale folded into the exponent (p.scale > 0)
         mask_scores<WL, kCols / 8, false>(s, p, row_base, j0, edge, scale_log2, t);
         st.update_raw<kCols / 8>(s, scale_log2, alpha);
@@ -472,14 +466,6 @@ __global__ void __launch_bounds__(WsCfg<D, WL, NC_, COLS_>::kThreads, 1)
       mbar_arrive(&empty_k[stage]);
       if (n == my_blocks - 1) mbar_arrive(empty_q); // Q is no longer read: the next tile's may load
       softcap_block(n, edge);
-      if constexpr (!C::kOverlapPV) {
-        // ptxas would start the exponentials before this wait; the rows' first scores are made
-        // to depend (by 0·o, exact for the finite o) on the P·V accumulators, so the row
-        // maxima, and with them every exponential, follow the wait.
-        wgmma_wait<0>();
-        s[0][0] = fmaf(o[0][0], 0.f, s[0][0]);
-        s[0][2] = fmaf(o[0][2], 0.f, s[0][2]);
-      }
       softmax_block(n, edge, alpha);
       cache_block(n);
       wgmma_wait<0>(); // P_{n-1}·V_{n-1} done: pa and V's stage prev are free, o is current
