@@ -296,7 +296,7 @@ __device__ __forceinline__ void mask_scores(float (&s)[NT][4], const Params &p, 
 // Softcapped scores for RowState::update_raw: s <- tanh(qk · scale / cap) (the log2 score is
 // that times cap · log2 e, which update_raw's exponent FFMA applies), masked entries -inf.
 // tanh.approx (MUFU) for every score: a polynomial on the FMA pipe instead measured slower at
-// every head dim (PERF-fused.md v36, v42).
+// every head dim (PERF-fused.md).
 template <int WL, int NT>
 __device__ __forceinline__ void softcap_scores(float (&s)[NT][4], const Params &p, int row_base,
                                                int j0, bool edge, float scale_log2, int t) {

@@ -46,7 +46,7 @@ constexpr int kWsSchedBar = 1; // named barriers 1..NC: the consumers' turns (0 
 // room) run two K/V stages: K and V are released apart, so the next K loads under the last
 // P·V, and D = 128 keeps 64 KiB of shared memory free; D = 96 runs three. Every workload's
 // softmax of S_n runs while its own P_{n-1}·V_{n-1} is on the tensor cores (for gemma2, waiting
-// for the P·V before the softmax is 6-7 % slower at every head dim: PERF-fused.md v42).
+// for the P·V before the softmax is slower at every head dim: PERF-fused.md).
 // NC_ = 3 (192-row tiles) exists where ws_wide_serves says so; the dispatcher picks it for the
 // cells it pays on (fused_launch.cuh, ws_fwd_rows).
 // D = 96 runs on two 64-column slabs of shared memory, the second half-filled; D = 256 takes
