@@ -1,6 +1,6 @@
 /* provenance: which GPU and commit each log comes from, and what it records.
  *
- *   repro-plot provenance [--device NAME] [--one-commit] DIR...
+ *   repro-plot provenance [--device NAME] [--exclude GLOB]... [--one-commit] DIR...
  *
  * Reads every *.log under each DIR (reader.c's walk) with logmeta.c and prints, tab-separated,
  * one row per folder, GPU and commit: the logs, their first and last meta date, the checks
@@ -8,11 +8,13 @@
  * ("NVIDIA H200" is h200, "unknown" when it names none), so a log is placed by what ran it,
  * not by its file name; a log without a meta line is GPU "none", commit "no-meta". A full
  * 40-digit commit counts as its 7-digit prefix, the form the builds write. --device keeps one
- * GPU's logs (and those without a meta line). --one-commit exits 1 unless every log kept names
+ * GPU's logs (and those without a meta line). --exclude leaves out the logs whose file name
+ * matches GLOB (fnmatch), counted on stderr. --one-commit exits 1 unless every log kept names
  * one and the same commit, not -dirty, no check failed and every log could be read. */
 #include "provenance.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #include "table.h"
 
 #define PV_MAX_STATUSES 16 /* distinct statuses counted per group */
+#define PV_MAX_EXCLUDES 8  /* --exclude patterns */
 
 /* One log, as the table groups it. */
 typedef struct {
@@ -37,6 +40,8 @@ typedef struct {
   size_t n, cap;
   const char *folder; /* the DIR being walked */
   const char *device; /* --device, or NULL */
+  const char *exclude[PV_MAX_EXCLUDES]; /* --exclude globs */
+  int nexclude, excluded;
   int oom;
 } pv_logs;
 
@@ -77,9 +82,21 @@ static void commit_label(const lm_meta *m, char *out, size_t cap) {
     snprintf(out, cap, "%s", m->commit);
 }
 
+/* Whether the file name of path matches an --exclude glob. */
+static int excluded(const pv_logs *logs, const char *path) {
+  const char *name = strrchr(path, '/');
+  name = name ? name + 1 : path;
+  for (int k = 0; k < logs->nexclude; k++)
+    if (fnmatch(logs->exclude[k], name, 0) == 0) return 1;
+  return 0;
+}
+
 static void on_log(void *ctx, const char *path, const char *buf, size_t len) {
-  (void)path;
   pv_logs *logs = ctx;
+  if (excluded(logs, path)) {
+    logs->excluded++;
+    return;
+  }
   lm_meta m;
   lm_parse(buf, len, &m);
   pv_log one = {.folder = logs->folder};
@@ -201,16 +218,24 @@ static int valid_device(const char *s) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: repro-plot provenance [--device NAME] [--one-commit] DIR...\n");
+  fprintf(stderr,
+          "usage: repro-plot provenance [--device NAME] [--exclude GLOB]... [--one-commit] DIR...\n");
   return 2;
 }
 
 int pv_main(int argc, char **argv) {
   const char *device = NULL;
   int want_one = 0, first_dir = argc;
+  pv_logs logs = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--device") && i + 1 < argc) {
       device = argv[++i];
+    } else if (!strcmp(argv[i], "--exclude") && i + 1 < argc) {
+      if (logs.nexclude == PV_MAX_EXCLUDES) {
+        fprintf(stderr, "repro-plot provenance: --exclude: at most %d patterns\n", PV_MAX_EXCLUDES);
+        return 2;
+      }
+      logs.exclude[logs.nexclude++] = argv[++i];
     } else if (!strcmp(argv[i], "--one-commit")) {
       want_one = 1;
     } else if (argv[i][0] == '-') {
@@ -227,7 +252,7 @@ int pv_main(int argc, char **argv) {
             device);
     return 2;
   }
-  pv_logs logs = {.device = device};
+  logs.device = device;
   rd_issues is = {0};
   int rc = 0;
   for (int i = first_dir; i < argc && rc == 0; i++) {
@@ -239,6 +264,8 @@ int pv_main(int argc, char **argv) {
       rc = 2;
     }
   }
+  if (logs.excluded)
+    fprintf(stderr, "repro-plot provenance: %d log(s) left out by --exclude\n", logs.excluded);
   int unreadable = 0;
   for (size_t k = 0; k < is.n; k++) {
     fprintf(stderr, "repro-plot provenance: %s: %s\n", is.v[k].path, is.v[k].msg);

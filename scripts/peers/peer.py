@@ -11,6 +11,8 @@ printed as one log of the kit's contract (README.md "Log contract", common/kvlin
             [--block-size 32] [--selected-blocks 8] [--scale X]
                                                 (selected-block workloads: KEYS_SELECTED_BLOCKS)
             [--tune-trials N [--tune-db DIR]]   (tvm-ms: MetaSchedule's budget and database)
+            [--keep-source DIR] [--phase-times] (flashtensor: its generated Triton source;
+                                                 each chosen kernel timed alone)
 
 Rules shared with the kit's binaries (scripts/peers/README.md says more):
   inputs   q ~ N(0, 1) fp16 [B, S, H, D], k, v [B, S, H/G, D] from torch.Generator(seed),
@@ -188,8 +190,21 @@ def parse_args(argv):
     p.add_argument("--tune-db", default=None, metavar="DIR",
                    help="folder of tvm-ms's tuning databases, one subfolder per cell, reused "
                    "by a rerun (default: a temporary one)")
+    p.add_argument("--keep-source", default=None, metavar="DIR",
+                   help="folder for flashtensor's generated Triton source, one file per cell "
+                   "(flashtensor only; default: a temporary folder)")
+    p.add_argument("--phase-times", action="store_true",
+                   help="also time each of the system's kernels alone, one `phase` line each "
+                   "(flashtensor: the kernels its codegen chose, named as the artifact names "
+                   "them without the model's prefix: p1, p4, ...)")
     args = p.parse_args(argv)
     parse_tuning(p, args)
+    if args.phase_times and (args.system != "flashtensor" or args.e2e):
+        p.error("--phase-times is flashtensor's kernel cells' (its chosen kernels one by one), "
+                "not --system %s%s" % (args.system, " --e2e" if args.e2e else ""))
+    if args.keep_source is not None and args.system != "flashtensor":
+        p.error("--keep-source is flashtensor's (its generated source), not --system %s's"
+                % args.system)
     block_opts = [o for o, v in (("--block-size", args.block_size),
                                  ("--selected-blocks", args.selected_blocks),
                                  ("--scale", args.scale)) if v is not None]
@@ -533,7 +548,9 @@ def run_kernel(torch, args, log, device):
     causal = bool(args.causal)
     fn, impl = systems.build(args.system, args.workload, args.seqlen, device, causal=causal,
                              dtype=args.dtype, blocks=args.blocks, tuning=args.tuning,
-                             seed=args.seed, groups=args.gqa)
+                             seed=args.seed, groups=args.gqa,
+                             shape=(args.batch, args.heads, args.seqlen, args.dim),
+                             keep_source=args.keep_source)
     log.record("config", config_pairs(args, impl) + list(getattr(fn, "config_pairs", list)()))
     inputs = wl.make_inputs(args.workload, args.batch, args.seqlen, args.heads, args.dim,
                             args.seed, device, dtype=getattr(torch, DTYPES[args.dtype]),
@@ -560,6 +577,8 @@ def run_kernel(torch, args, log, device):
     timer = getattr(fn, "time_runs", None)  # a system that times itself (tvm)
     times = timed_runs(torch, call, args, on_gpu,
                        timer and (lambda: timer(inputs, args.warmup, args.runs)))
+    if args.phase_times:
+        record_phases(torch, fn, inputs, args, log, on_gpu)
     gflop = wl.gflop(args.workload, args.batch, args.seqlen, args.heads, args.dim, causal,
                      args.blocks)
     extra = list(getattr(fn, "result_pairs", list)())
@@ -612,6 +631,15 @@ def run_e2e(torch, args, log, device):
     times = timed_runs(torch, lambda: forward(gen), args, on_gpu)
     pairs = result_pairs(torch, times, args, on_gpu)
     return finish(pairs, checks_ok, compile_pairs(args.system, compile_s))
+
+
+def record_phases(torch, fn, inputs, args, log, on_gpu):
+    """One `phase` line per kernel of a system that runs as a sequence of kernels (flashtensor's
+    chosen ones, fn.phase_calls), each timed alone on its own inputs under the same rule."""
+    for name, call in fn.phase_calls(inputs):
+        times = time_calls(torch, call, args.warmup, args.runs, on_gpu)
+        log.record("phase", [("name", name)] + timing_pairs(times) + [("runs", args.runs)]
+                   + ([("timing", times.method)] if hasattr(times, "method") else []))
 
 
 def timed_runs(torch, call, args, on_gpu, timer=None, stream=None):

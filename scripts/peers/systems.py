@@ -20,6 +20,10 @@ f(*inputs) -> outputs.
                   Relax and built with TVM's default schedules (dlight on CUDA)
   tvm-ms          the same with MetaSchedule tuning (--tune-trials, --tune-db)
                   (tvm_backend.py)
+  flashtensor     FlashTensor itself: the artifact's compiler (3rd/asuka, built by
+                  scripts/flashtensor/build.sh) on the artifact's own model of the workload,
+                  its generated Triton kernels called on the kit's inputs
+                  (flashtensor_backend.py)
 
 Every system takes causal (default True) and dtype ("fp16" default, "bf16"): the SDPA ones
 pass is_causal; non-causal or bf16 cells are formulated for the rows without a column
@@ -49,13 +53,14 @@ except ImportError:  # SYSTEMS and Unsupported are needed without torch (peer.py
 import workloads as wl
 
 SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-compiled",
-           "flex", "tilelang", "cutedsl", "tvm", "tvm-ms")
+           "flex", "tilelang", "cutedsl", "tvm", "tvm-ms", "flashtensor")
 # their first call compiles; the log reports compile_s
-COMPILED = ("inductor", "sdpa-compiled", "flex", "tilelang", "cutedsl", "tvm", "tvm-ms")
+COMPILED = ("inductor", "sdpa-compiled", "flex", "tilelang", "cutedsl", "tvm", "tvm-ms",
+            "flashtensor")
 TILELANG = ("tilelang", "cutedsl")
 TVM = ("tvm", "tvm-ms")
 TUNED = ("tvm-ms",)  # they need a tuning budget (peer.py --tune-trials)
-KERNEL_ONLY = TVM  # no --e2e
+KERNEL_ONLY = TVM + ("flashtensor",)  # no --e2e
 SDPA_BACKENDS = {"sdpa-flash": "FLASH_ATTENTION", "sdpa-cudnn": "CUDNN_ATTENTION",
                  "sdpa-efficient": "EFFICIENT_ATTENTION"}
 
@@ -110,6 +115,9 @@ def config_pairs(system):
     if system in TVM:
         import tvm_backend
         return tvm_backend.config_pairs()
+    if system == "flashtensor":
+        import flashtensor_backend
+        return flashtensor_backend.config_pairs()
     return []
 
 
@@ -118,6 +126,10 @@ def also_needs(system):
     if system in TVM:
         import tvm_backend
         return "; %s also needs TVM: %s" % (system, tvm_backend.INSTALL)
+    if system == "flashtensor":
+        import flashtensor_backend
+        return "; flashtensor also needs the artifact's compiler built: %s" % (
+            flashtensor_backend.INSTALL % "python3")
     return ""
 
 
@@ -199,13 +211,14 @@ def variant_missing(workload, causal, dtype):
 
 
 def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=None, tuning=None,
-          seed=1, groups=1):
+          seed=1, groups=1, shape=None, keep_source=None):
     """(callable, impl name). Compilation (inductor, sdpa-compiled, flex, tilelang, cutedsl,
     tvm, tvm-ms) happens on the first call. causal: the mask; dtype: "fp16" or "bf16" (the
     inputs' dtype, chosen by the caller); blocks: the selection of a KEYS_SELECTED_BLOCKS
     workload (workloads.Blocks); tuning: tvm-ms's budget (tvm_backend.Tuning), seed its
     search's; groups: the query heads per K/V head of a dense workload (GQA: k, v have
-    H/groups heads; 1: MHA)."""
+    H/groups heads; 1: MHA); shape: (batch, heads, seqlen, dim), which flashtensor's models are
+    built for; keep_source: the folder for flashtensor's generated source."""
     wl.spec(workload)  # Unformulated when the registry row has a feature not formulated here
     if dtype not in ("fp16", "bf16"):
         raise ValueError("unknown dtype " + dtype)
@@ -216,6 +229,10 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
         return _tilelang(system, workload, device, causal, dtype, blocks, groups)
     if system in TVM:
         return _tvm(system, workload, device, causal, blocks, tuning, seed)
+    if system == "flashtensor":
+        import flashtensor_backend
+        return flashtensor_backend.build(workload, device, causal, dtype, groups,
+                                         shape or (1, 32, seqlen, 128), keep_source)
     if system == "torch":
         return functools.partial(wl.eager, workload, causal=causal, blocks=blocks), "torch-eager"
     if system == "inductor":

@@ -24,12 +24,13 @@ check "plot_diag.sh parses" bash -n "$study/plot_diag.sh"
 # the matrix on one device: base 4 (tensorrt is absent: no cell), diag 7 x 2, scale 2 x 3 x 2
 (cd "$study" && ./run.sh --dry-run --local --device h100 -c "$cluster" >cells.txt 2>err.txt)
 check_eq "dry-run exit" "$?" 0
-check_eq "cells" "$(wc -l <"$study/cells.txt")" 30
-check_eq "base cells" "$(grep -c '^base\.' "$study/cells.txt")" 4
+check_eq "cells" "$(wc -l <"$study/cells.txt")" 31
+check_eq "base cells" "$(grep -c '^base\.' "$study/cells.txt")" 5
 check_eq "diag cells" "$(grep -c '^diag\.' "$study/cells.txt")" 14
 check_eq "scale cells" "$(grep -c '^scale\.' "$study/cells.txt")" 12
 check "ours in base is k=1" grep -q "^base.h100.ours.4096.k1.fp32.log	.*--system fused-diag --diag-k 1 --cache-dtype fp32 --phase-times" "$study/cells.txt"
-check "flashtensor is fused-diag k=0" grep -q "^base.h100.flashtensor.4096.k1.fp32.log	.*--system fused-diag --diag-k 0 --phase-times" "$study/cells.txt"
+check "fused-k0 is fused-diag k=0" grep -q "^base.h100.fused-k0.4096.k1.fp32.log	.*--system fused-diag --diag-k 0 --phase-times" "$study/cells.txt"
+check "flashtensor is the artifact's compiler" grep -q "^base.h100.flashtensor.4096.k1.fp32.log	.*peer.py --system flashtensor --phase-times" "$study/cells.txt"
 check "diag k=31 fp16" grep -q "^diag.h100.ours.4096.k31.fp16.log	.*--diag-k 31 --cache-dtype fp16" "$study/cells.txt"
 check "scale S=8192 k=4" grep -q "^scale.h100.ours.8192.k4.fp32.log	.*--diag-k 4 .*--seqlen 8192" "$study/cells.txt"
 check "no scale S=4096" test "$(grep -c '^scale\.h100\.ours\.4096' "$study/cells.txt")" = 0
@@ -45,18 +46,18 @@ check_eq "seed: --system=torchinductor" "$(single --system=torchinductor)" "base
 check_eq "--diagonal_k with torch refused" "$?" 2
 check "--diagonal_k with torch named" grep -q "option of --system=ours" "$study/err2.txt"
 
-# a real local run in CPU mode: base's flashtensor and ours, diag k in {0, 4} (the cells run
+# a real local run in CPU mode: base's fused-k0 and ours, diag k in {0, 4} (the cells run
 # at the cluster's S = 512, heads 2; log names are rendered without the cluster's vars, so they
 # keep the matrix's 4096)
 (cd "$study" && ./run.sh --local --device h100 -c "$cluster" -q \
-  --only experiment=base,system=flashtensor --only experiment=base,system=ours \
+  --only experiment=base,system=fused-k0 --only experiment=base,system=ours \
   --only experiment=diag,diag_k=0 --only experiment=diag,diag_k=4 >run.txt 2>&1)
 check_eq "local run exit" "$?" 0
-for f in base.h100.flashtensor.4096.k1.fp32 base.h100.ours.4096.k1.fp32 diag.h100.ours.4096.k4.fp16 diag.h100.ours.4096.k0.fp32; do
+for f in base.h100.fused-k0.4096.k1.fp32 base.h100.ours.4096.k1.fp32 diag.h100.ours.4096.k4.fp16 diag.h100.ours.4096.k0.fp32; do
   check_eq "$f ok" "$(last_result "$study/ae_logs/$f.log" status)" ok
 done
 check "k=4 fp16 in the config" grep -q "^config .*system=fused-diag .*seqlen=512 .*diag_k=4 cache_dtype=fp16" "$study/ae_logs/diag.h100.ours.4096.k4.fp16.log"
-check "flashtensor is k=0" grep -q "^config .*diag_k=0" "$study/ae_logs/base.h100.flashtensor.4096.k1.fp32.log"
+check "fused-k0 is k=0" grep -q "^config .*diag_k=0" "$study/ae_logs/base.h100.fused-k0.4096.k1.fp32.log"
 
 # plot_diag.sh: the table has every log (CPU logs: no phase lines, so no figure data but no error)
 (cd "$study" && ./plot_diag.sh --out "$work/figs" --no-render >plot_diag.txt 2>&1)
