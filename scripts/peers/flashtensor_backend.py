@@ -173,6 +173,7 @@ class Compiled:
         self.keep_dir, self.cell = keep_dir, cell
         self.fn, self.phase_s, self.kernels, self.kernel_ms = None, {}, [], []
         self.source_py = self.module_source = ""
+        self.generated = None  # the generated module
 
     def __call__(self, *inputs):
         if self.fn is None:
@@ -217,7 +218,7 @@ class Compiled:
         name: the artifact's kernel name without the model's prefix (H2O_p1 -> p1)."""
         if self.fn is None:
             self.fn = self.compile(inputs)
-        module = sys.modules[self.fn.__module__]
+        module = self.generated
         values = {"arg_%d" % i: t for i, t in enumerate(inputs)}
         calls = []
         for outs, kernel, args in CALL_LINE.findall(self.module_source):
@@ -246,6 +247,7 @@ class Compiled:
                                                       path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+        self.generated = module
         return getattr(module, self.func_name)
 
     def result_pairs(self):
