@@ -18,6 +18,11 @@
 #                                 psutil and cloudpickle; its XGBoost cost model where the Python takes it) into a
 #                                 folder of their own, REPRO_TVM_PATH (default build/tvm-site), which the peers put
 #                                 first on their path: TileLang pins an older apache-tvm-ffi than TVM needs
+#   scripts/install.sh --flashtensor   what scripts/flashtensor/build.sh needs to build FlashTensor itself (the
+#                                 artifact's compiler) against Debian 12's MLIR 19: llvm-19-dev, libmlir-19-dev,
+#                                 mlir-19-tools (mlir-tblgen), ninja-build, pybind11-dev, python3-dev and the
+#                                 libraries LLVM's archives link (zlib, zstd, ncurses); about 190 MB of packages,
+#                                 1.4 GB installed. Optional: CI and the figures do not need it
 # When another apt or dpkg holds the package locks (unattended-upgrades, a second install),
 # waits for it (up to REPRO_APT_WAIT seconds, default 600) instead of failing.
 set -euo pipefail
@@ -70,11 +75,13 @@ case "${1:-}" in
     PYTHONPATH=$site "$py" -c "import tvm; print('install.sh: tvm', tvm.__version__, 'imports from $site')"
     exit 0 ;;
   --lint) install_ruff; exit ;;
+  --flashtensor) pkgs+=(git ninja-build llvm-19-dev libmlir-19-dev mlir-19-tools pybind11-dev python3-dev
+                        zlib1g-dev libzstd-dev libncurses-dev) ;;
   --tests) pkgs+=(slurmctld slurmd slurm-client munge poppler-utils procps clang-format clang libclang-rt-14-dev
                   shellcheck python3-venv chromium)
            lint=1 ;;
   "") ;;
-  *) echo "usage: $0 [--tests | --lint | --peers | --tvm]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--tests | --lint | --peers | --tvm | --flashtensor]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -20,11 +20,11 @@ check '[ $? -eq 0 ]' "draw --no-render exits 0"
 dat=$tmp/d12/fig12_kernel.dat
 check 'grep -q "^# device=h100 workload=h2o ymax=30$" "$dat"' "first block is h100/h2o with ymax 30"
 check 'grep -q "^1 B 4 4 [0-9]* 0 [0-9.]* [0-9.]* 0.0000 0.1600$" "$dat"' "inductor (dynamo) bar of 4 ms"
-check 'grep -q "^9 J 1.25 1.25 14034728 1 " "$dat" && grep -q "^9 [0-9.]* \"3.2×\" .* speedup " "$dat"' "ours: 1.25 ms, hatched, speedup 3.2x"
+check 'grep -q "^9 J 1.25 1.25 2236962 1 " "$dat" && grep -q "^9 [0-9.]* \"3.2×\" .* speedup " "$dat"' "the artifact's our -> FlashTensor (artifact), ours where only its logs are: 1.25 ms, hatched, speedup 3.2x"
 check 'grep -q "^0 A nan nan [0-9]* 0 nan" "$dat" && grep -q "^0 [0-9.]* \"NS\" 90 .* mark " "$dat"' "missing torch is NS, no zero bar"
 check 'grep -q "\"OOM\"" "$dat" && grep -q "\"TLE\"" "$dat"' "OOM and TLE marks"
 check 'grep -q "^outbase = \"fig12_kernel\"" "$tmp/d12/fig12_kernel.gp" && grep -q "template grid.gp" "$tmp/d12/fig12_kernel.gp"' ".gp has header and template"
-check 'grep -q "geometric mean speedup of FlashTensor (ours) over the best other system: 3.20x (1 of 7 workloads)" "$tmp/d12.out"' "terminal table geomean"
+check 'grep -q "geometric mean speedup of FlashTensor (artifact) over the best other system: 3.20x (1 of 7 workloads)" "$tmp/d12.out"' "terminal table geomean"
 check 'grep -q "missing  kernel.h100.roco.torch.log" "$tmp/d12.out"' "missing logs listed by file name"
 
 # 1b. a grid figure's workload: (one workload column of several plot workloads) and a figure of
@@ -66,11 +66,14 @@ check 'grep -q "^fig12,e2e,h100,h2o,fused,4096,ok,150.25,149,152,,14000,ours," "
 check 'grep -q "\"system\": \"fused\", \"seqlen\": 4096, \"status\": \"ok\", \"avg_ms\": 1.2997" "$tmp/ours.json" && grep -q "\"gflops_s\": null" "$tmp/ours.json"' "json rows with nulls"
 if command -v python3 >/dev/null; then check 'python3 -m json.tool "$tmp/ours.json" >/dev/null' "json parses"; fi
 
-# 4. merge: AE + ours tables; the later input wins a shared cell
+# 4. merge: AE + ours tables (no cell in common: the AE's our is FlashTensor (artifact), ours is
+# fused), then a later table of ours whose fused h2o differs: the later input wins that cell
 "$bin" table --config "$src/fig12/experiment.yaml" --logs "$fx/ae/fig12" -o "$tmp/ae.csv" 2>/dev/null
 "$bin" merge -o "$tmp/merged.csv" "$tmp/ae.csv" "$tmp/ours.csv" 2> "$tmp/merge.err"
-check '[ $? -eq 0 ] && [ $(wc -l < "$tmp/merged.csv") -eq 11 ]' "merge: 6 + 5 - 1 shared cell = 10 rows"
-check 'grep -q "replaces kernel.h100.h2o.fused" "$tmp/merge.err" && grep -q "^fig12,kernel,h100,h2o,fused,4096,ok,1.2997," "$tmp/merged.csv"' "later input wins"
+check '[ $? -eq 0 ] && [ $(wc -l < "$tmp/merged.csv") -eq 12 ]' "merge: 6 + 5 rows, no shared cell"
+sed 's/^fig12,kernel,h100,h2o,fused,4096,ok,1.2997,/fig12,kernel,h100,h2o,fused,4096,ok,1.5,/' "$tmp/ours.csv" > "$tmp/ours2.csv"
+"$bin" merge -o "$tmp/merged2.csv" "$tmp/ae.csv" "$tmp/ours.csv" "$tmp/ours2.csv" 2> "$tmp/merge2.err"
+check '[ $? -eq 0 ] && [ $(wc -l < "$tmp/merged2.csv") -eq 12 ] && grep -q "replaces kernel.h100.h2o.fused" "$tmp/merge2.err" && grep -q "^fig12,kernel,h100,h2o,fused,4096,ok,1.5," "$tmp/merged2.csv"' "later input wins"
 printf 'not,a,table\n' > "$tmp/junk.csv"
 "$bin" merge "$tmp/junk.csv" > /dev/null 2> "$tmp/junk.err"
 check '[ $? -eq 1 ] && grep -q "junk.csv:1: expected the header" "$tmp/junk.err"' "merge rejects a non-table with file:line"
@@ -84,7 +87,7 @@ sed -i 's/avg 4.0000 ms/avg 8.0000 ms/' "$tmp/slow/kernel.h100.h2o.dynamo.log"
 check '[ $? -eq 4 ] && grep -q "kernel.h100.h2o.inductor@4096 .* 2.000  <- outside" "$tmp/c2.out"' "compare flags the doubled cell"
 check 'grep -q "geometric mean of B/A over 3 cells: 1.2599" "$tmp/c2.out"' "compare geomean = 2^(1/3)"
 "$bin" compare "$tmp/ae.csv" "$tmp/merged.csv" > "$tmp/c3.out" 2>&1
-check 'grep -q "only in B: 4" "$tmp/c3.out"' "compare tables: cells only in B"
+check 'grep -q "only in B: 5" "$tmp/c3.out"' "compare tables: cells only in B"
 
 # 6. bad usage and bad config are clear errors
 "$bin" draw --config "$src/fig12/experiment.yaml" > /dev/null 2>&1
@@ -303,7 +306,7 @@ bad_json u.json '[{"kernel": "gemm", "backend": "cuda", "latency_ms": 1}]' ': ro
 md=$tmp/ours.md
 "$bin" table --config "$src/fig12/experiment.yaml" --logs "$fx/ours/fig12" --format markdown > "$md" 2>/dev/null
 check '[ $? -eq 0 ] && grep -qxF "*fig12_kernel, H100: execution time, ms (lower is better)*" "$md"' "markdown: a title line per figure and device"
-check 'grep -qxF "| workload | PyTorch | Inductor | TVM | FlexAttention | CUDA eager (ours) | FlashTensor (ours) | speedup | paper | paper / ours |" "$md"' "markdown: system labels; those nobody runs here only with a log (flex); the paper columns"
+check 'grep -qxF "| workload | PyTorch | Inductor | TVM | FlexAttention | CUDA eager (ours) | ours (CUDA C) | speedup | paper | paper / ours |" "$md"' "markdown: system labels; those nobody runs here only with a log (flex); the paper columns"
 check 'grep -qxF "| H2O | TLE | NS | NS | NS | NS | 1.300 | - | 1.300 | 1.00x |" "$md" && grep -qxF "| RoCo | OOM | NS | NS | NS | NS | NS | - | 1.360 | - |" "$md"' "markdown: marks, the paper's time and paper / ours"
 check 'grep -qxF "| H2O | NS | NS | NS | 150.250 | - | 193.4 | 1.29x |" "$md" && grep -qxF "| geometric mean | | | | | - | | 1.29x |" "$md"' "markdown: the e2e paper time as written (193.4), the geometric means row"
 "$bin" table --config "$src/fig13/experiment.yaml" --logs "$fx/ae/fig13" --format markdown --device h100 > "$tmp/f13.md" 2>/dev/null

@@ -327,19 +327,19 @@ static void test_duplicate_logs(void) {
   pt_free(&t);
   rd_issues_free(&is);
 
-  /* the artifact's our.log beside ours (our -> fused): the AE log has no meta date, so its
+  /* the artifact's our.log beside ours (our -> flashtensor): the AE log has no meta date, so its
    * file time counts */
   char ae[] = "/tmp/test_plot_dups_ae_XXXXXX";
   CHECKF(mkdtemp(ae) != NULL, "mkdtemp");
   write_file(ae, "kernel.h100.kf.our.log",
              "[our] avg 5 ms, min 5 ms, max 5 ms (1 runs, 1 warmups)\n");
-  write_file(ae, "kernel.h100.kf.fused.log", ours_log("2026-02-01T00:00:00Z", "6"));
+  write_file(ae, "kernel.h100.kf.flashtensor.log", ours_log("2026-02-01T00:00:00Z", "6"));
   set_mtime(ae, "kernel.h100.kf.our.log", 1767225600L + 86400L * 60); /* 2026-03-02 */
   o.latest = 0;
   n = rd_read_path(&o, ae, &t, &is);
   CHECKF(n == 1 && t.n == 1 && t.rows[0].status == ST_ERROR &&
              strstr(t.rows[0].reason, "kernel.h100.kf.our.log"),
-         "our.log and fused.log are one cell: ERR: n=%d %s", n, t.n ? t.rows[0].reason : "");
+         "our.log and flashtensor.log are one cell: ERR: n=%d %s", n, t.n ? t.rows[0].reason : "");
   pt_free(&t);
   rd_issues_free(&is);
   o.latest = 1;
@@ -359,7 +359,7 @@ static void test_duplicate_logs(void) {
   /* two logs of the same date: --latest cannot choose, the cell stays ERR */
   write_file(ae, "kernel.h100.kf.our.log", ours_log("2026-02-01T00:00:00Z", "7"));
   set_mtime(ae, "kernel.h100.kf.our.log", 1767225600L);
-  set_mtime(ae, "kernel.h100.kf.fused.log", 1767225600L);
+  set_mtime(ae, "kernel.h100.kf.flashtensor.log", 1767225600L);
   n = rd_read_path(&o, ae, &t, &is);
   CHECKF(n == 1 && t.n == 1 && t.rows[0].status == ST_ERROR && strstr(t.rows[0].reason, "date"),
          "--latest with a tie: ERR: %s", t.n ? t.rows[0].reason : "");

@@ -12,7 +12,7 @@ touch "$work/.repro-root"   # {root} is $work, like the repository root
 ln -s "$src/clusters" "$work/clusters"
 export REPRO_RUN=$runner
 # expected selected cells with the local test cluster (h100 + a100) and the arrays written
-declare -A cells=([fig12]=144 [fig13]=56 [fig14]=36) arrays=([fig12]=4 [fig13]=2 [fig14]=2)
+declare -A cells=([fig12]=158 [fig13]=64 [fig14]=40) arrays=([fig12]=4 [fig13]=2 [fig14]=2)
 for f in fig12 fig13 fig14; do
   check "$f: backup_logs resolves" test -d "$src/$f/backup_logs"
   check "$f: run.sh executable" test -x "$src/$f/run.sh"
@@ -32,7 +32,7 @@ for f in fig12 fig13 fig14; do
 done
 # every fig12 cell of kernel/roco on both devices; then exactly one cell
 out=$(cd "$work/fig12" && ./run_single.sh kernel roco --dry-run -c ../clusters/local-test.yaml 2>/dev/null | cut -f1 | sort | tr '\n' ' ')
-check_eq "run_single kernel roco" "$out" "kernel.a100.roco.fused.log kernel.a100.roco.inductor.log kernel.a100.roco.torch.log kernel.a100.roco.tvm-ms.log kernel.a100.roco.tvm.log kernel.a100.roco.unfused.log kernel.h100.roco.fused.log kernel.h100.roco.inductor.log kernel.h100.roco.torch.log kernel.h100.roco.tvm-ms.log kernel.h100.roco.tvm.log kernel.h100.roco.unfused.log "
+check_eq "run_single kernel roco" "$out" "kernel.a100.roco.flashtensor.log kernel.a100.roco.fused.log kernel.a100.roco.inductor.log kernel.a100.roco.torch.log kernel.a100.roco.tvm-ms.log kernel.a100.roco.tvm.log kernel.a100.roco.unfused.log kernel.h100.roco.flashtensor.log kernel.h100.roco.fused.log kernel.h100.roco.inductor.log kernel.h100.roco.torch.log kernel.h100.roco.tvm-ms.log kernel.h100.roco.tvm.log kernel.h100.roco.unfused.log "
 out=$(cd "$work/fig12" && ./run_single.sh kernel roco fused device=h100 --dry-run -c ../clusters/local-test.yaml 2>/dev/null | cut -f1)
 check_eq "run_single kernel roco fused device=h100" "$out" "kernel.h100.roco.fused.log"
 out=$(cd "$work/fig13" && ./run_single.sh fused 8192 --dry-run -c ../clusters/local-test.yaml --device a100 2>/dev/null | cut -f1)
