@@ -7,8 +7,8 @@ ylabel_text = "Execution Time (ms)"
 note_text = ""
 nrows = 2
 ncols = 1
-nsys = 5
-ours = 4
+nsys = 6
+ours = 5
 # layout in inches (computed by repro-plot: margins fit the tick labels)
 W = 7.495
 H = 4.250
@@ -22,11 +22,11 @@ pw = 6.5000
 ph = 1.2000
 note_h = 0.000
 array rowlabel[2] = ["H100", "H200"]
-array syslabel[5] = ["PyTorch", "Inductor", "TensorRT", "FlashTensor (fused, k=0)", "Diag cache (k=1)"]
-array syscolor[5] = [29362, 15113984, 40563, 13400487, 14034728]
+array syslabel[6] = ["PyTorch", "Inductor", "TensorRT", "FlashTensor (artifact)", "ours, no cache (k=0)", "Diag cache (k=1)"]
+array syscolor[6] = [29362, 15113984, 40563, 2236962, 5682409, 14034728]
 legend_cols = 2
 legend_rows = 3
-array legend_text[5] = ["(A) PyTorch", "(B) Inductor", "(C) TensorRT", "(D) FlashTensor (fused, k=0)", "(E) Diag cache (k=1)"]
+array legend_text[6] = ["(A) PyTorch", "(B) Inductor", "(C) TensorRT", "(D) FlashTensor (artifact)", "(E) ours, no cache (k=0)", "(F) Diag cache (k=1)"]
 array collabel[1] = ["H2O"]
 array panel_ymax[2] = [10, 10]
 array panel_step[2] = [2, 2]
