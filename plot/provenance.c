@@ -38,8 +38,8 @@ typedef struct {
 typedef struct {
   pv_log *v;
   size_t n, cap;
-  const char *folder; /* the DIR being walked */
-  const char *device; /* --device, or NULL */
+  const char *folder;                   /* the DIR being walked */
+  const char *device;                   /* --device, or NULL */
   const char *exclude[PV_MAX_EXCLUDES]; /* --exclude globs */
   int nexclude, excluded;
   int oom;
@@ -218,8 +218,9 @@ static int valid_device(const char *s) {
 }
 
 static int usage(void) {
-  fprintf(stderr,
-          "usage: repro-plot provenance [--device NAME] [--exclude GLOB]... [--one-commit] DIR...\n");
+  fprintf(
+      stderr,
+      "usage: repro-plot provenance [--device NAME] [--exclude GLOB]... [--one-commit] DIR...\n");
   return 2;
 }
 

@@ -1,6 +1,17 @@
-"""A tally of test checks shared by the peers' tests: check(), and the closing line
-"N passed, N failed" that CTest logs and the CI read."""
+"""What the peers' tests share: a tally of checks (check(), and the closing line "N passed, N
+failed" that CTest logs and the CI read) and run_script, a Python script run as a test runs it."""
+import os
+import subprocess
 import sys
+
+
+def run_script(script, args, env_extra=None, timeout=600):
+    """The CompletedProcess (text) of `script args` under this interpreter, the environment plus
+    env_extra."""
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, script] + args, capture_output=True, text=True,
+                          env=env, timeout=timeout)
 
 
 class Tally:

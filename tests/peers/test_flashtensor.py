@@ -21,11 +21,10 @@ saying which. Ends with "N passed, N failed"; exit status 1 when anything failed
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
-from tally import Tally
+from tally import Tally, run_script
 
 SKIP = 77
 SEQLEN = 1024  # the artifact's partitioner finds no kernels below about 1024 keys
@@ -38,10 +37,7 @@ def check(cond, what, detail=""):
 
 
 def run_peer(args, env_extra=None):
-    env = dict(os.environ)
-    env.update(env_extra or {})
-    return subprocess.run([sys.executable, PEER] + args, capture_output=True, text=True,
-                          env=env, timeout=600)
+    return run_script(PEER, args, env_extra)
 
 
 def result_of(text):

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from tally import Tally
+from tally import Tally, run_script
 
 tally = Tally()
 check = tally.check
@@ -88,10 +88,7 @@ def test_same_rejections():
 
 
 def run_peer(args, env_extra=None):
-    env = dict(os.environ)
-    env.update(env_extra or {})
-    return subprocess.run([sys.executable, PEER] + args, capture_output=True, text=True, env=env,
-                          timeout=120)
+    return run_script(PEER, args, env_extra, timeout=120)
 
 
 def parse_log(text):

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-from tally import Tally
+from tally import Tally, run_script
 
 SKIP = 77
 tally = Tally()
@@ -29,10 +29,7 @@ SHAPE = ["--seqlen", "64", "--heads", "2", "--dim", "16", "--batch", "1", "--dev
 
 
 def run_peer(args, env_extra=None):
-    env = dict(os.environ)
-    env.update(env_extra or {})
-    return subprocess.run([sys.executable, PEER] + args, capture_output=True, text=True,
-                          env=env, timeout=600)
+    return run_script(PEER, args, env_extra)
 
 
 def records(text):

@@ -2,7 +2,7 @@
 # repro-plot provenance on fixture logs written here (fixtures, not runs): the table groups
 # logs by folder, GPU (from the meta line, not the file name) and commit; --one-commit passes on
 # one clean commit and fails on two commits, a -dirty commit, a failed check or a log without a
-# meta line; --device keeps one GPU's logs.
+# meta line; --device keeps one GPU's logs; --exclude leaves out logs by file name.
 #   test_provenance.sh REPRO_PLOT WORK
 # check() evals its first argument: the single quotes keep its expansions for eval.
 # shellcheck disable=SC2016
@@ -41,6 +41,11 @@ check 'printf "%s\n" "$out" | grep -qP "^$a\th100\tdef5678\t1\t"' "without --dev
 check '[ $rc -eq 0 ]' "one clean commit passes --one-commit (rc $rc)"
 "${prov[@]}" --one-commit "$a" > /dev/null 2> "$work/err"; rc=$?
 check '[ $rc -eq 1 ] && grep -q "more than one commit" "$work/err"' "two commits fail --one-commit"
+# --exclude GLOB leaves out the logs whose file name matches (the H100 log of another commit)
+"${prov[@]}" --exclude "*.but.h100.log" --one-commit "$a" > "$work/out" 2> "$work/err"; rc=$?
+check '[ $rc -eq 0 ] && grep -q "1 log(s) left out by --exclude" "$work/err" && ! grep -q def5678 "$work/out"' "--exclude leaves the other commit's log out (rc $rc)"
+"${prov[@]}" --exclude "*.nothing" --one-commit "$a" > /dev/null 2>&1; rc=$?
+check '[ $rc -eq 1 ]' "an --exclude that matches nothing keeps every log (rc $rc)"
 
 fixture "NVIDIA H200" abc1234-dirty 2026-01-05T00:00:00Z 1 ok "$b/dirty.log"
 "${prov[@]}" --device h200 --one-commit "$b" > /dev/null 2> "$work/err"; rc=$?
