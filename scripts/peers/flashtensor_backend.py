@@ -17,11 +17,15 @@ call order (kernels=) and where the generated source went (source_py=) are on th
 The generated source is kept in --keep-source DIR (REPRO_FLASHTENSOR_KEEP), named by the cell
 ($REPRO_CELL, else its shape). The artifact prints its graphs and IR: that goes to stderr.
 
-A step of the artifact that fails (its profile aborts when one candidate does not compile, for
-instance) ends the cell `unsupported` with the step and the artifact's own error: the compiler
-cannot build that workload here. Cells its models cannot express are refused before: another
-workload than the seven models, GQA (the models assert group_size == 1), no causal mask, bf16
-(the profile draws fp16/fp32 inputs only: Kernel.prepare_dummy_inputs).
+The artifact's profile benchmarks every candidate in one child process and aborts when one of
+them fails; a candidate Triton cannot build on this GPU (kf's KeyFormer_p0 exceeds the shared
+memory of an H100/H200 under Triton 3.6) is then dropped, as the artifact's optimize() drops one
+that fails to lower, and the profile runs again over the others (dropped= on the result line):
+what every kernel computes is unchanged, codegen chooses among fewer. Any other failing step
+ends the cell `unsupported` with the step and the artifact's own error. Cells its models cannot
+express are refused before: another workload than the seven models, GQA (the models assert
+group_size == 1), no causal mask, bf16 (the profile draws fp16/fp32 inputs only:
+Kernel.prepare_dummy_inputs).
 
 The built module and the patched artifact sources are a folder (site-<cache tag>:
 asuka/, asuka_exp/, FLASHTENSOR_SOURCE) at $REPRO_FLASHTENSOR_SITE, else
@@ -95,7 +99,7 @@ def load():
 class Captured:
     """The artifact's stdout sent to stderr, its last `keep` characters kept for a reason."""
 
-    def __init__(self, keep=4000):
+    def __init__(self, keep=1 << 16):
         self.keep, self.text = keep, ""
 
     def write(self, text):
@@ -139,6 +143,22 @@ def chosen_kernels(py_str, func_name):
     return [kernel for _, kernel, _ in CALL_LINE.findall(body)]
 
 
+def failed_candidate(text, partition):
+    """The candidate whose benchmark the profile script was in when it failed (its traceback's
+    last `in bench_NAME` frame), if it is one of the partition's kernels."""
+    names = re.findall(r"in bench_(\w+)", text.replace("\\n", "\n"))
+    kernels = [k.kernel_name for k in partition.kernels]
+    return names[-1] if names and names[-1] in kernels else None
+
+
+def drop_candidate(partition, name):
+    """Removes candidate `name` from the partition, as the artifact's optimize() removes one
+    that fails (its partition, outputs, kernel and the module's kernel)."""
+    i = [k.kernel_name for k in partition.kernels].index(name)
+    partition.module.erase_kernel(name)
+    del partition.partitions[i], partition.output_ops[i], partition.kernels[i]
+
+
 def refusal(workload, zoo, causal, dtype, groups, on_gpu):
     """Why the artifact cannot run this cell, or None."""
     if workload not in zoo:
@@ -174,6 +194,7 @@ class Compiled:
         self.fn, self.phase_s, self.kernels, self.kernel_ms = None, {}, [], []
         self.source_py = self.module_source = ""
         self.generated = None  # the generated module
+        self.dropped = []  # candidates the profile could not run
 
     def __call__(self, *inputs):
         if self.fn is None:
@@ -206,11 +227,25 @@ class Compiled:
             partition = self.step("Connected", captured,
                                   lambda: api["Connected"](module, self.func_name))
             self.step("optimize", captured, partition.optimize)
-            perf = self.step("profile", captured, partition.profile)
+            perf = self.step("profile", captured, lambda: self.profile(partition, captured))
             py_str = self.step("codegen", captured, lambda: partition.codegen(perf))
             self.kernels = chosen_kernels(py_str, self.func_name)
             self.kernel_ms = [perf.get(k, float("nan")) for k in self.kernels]
             return self.step("load", captured, lambda: self.load_source(py_str))
+
+    def profile(self, partition, captured):
+        """The artifact's profile; a candidate whose benchmark fails (Triton cannot build it on
+        this GPU) is dropped as the artifact's optimize() drops one that fails to lower, and the
+        profile runs again over the others (dropped= on the result line)."""
+        while True:
+            try:
+                return partition.profile()
+            except Exception:
+                failed = failed_candidate(captured.text, partition)
+                if failed is None or len(partition.kernels) < 2:
+                    raise
+                drop_candidate(partition, failed)
+                self.dropped.append(failed)
 
     def phase_calls(self, inputs):
         """(name, call) per chosen kernel in call order, each bound to the inputs it gets in
@@ -257,6 +292,8 @@ class Compiled:
                  ("profile_s", "%.2f" % self.phase_s.get("profile", 0.0)),
                  ("codegen_s", "%.2f" % (self.phase_s.get("codegen", 0.0)
                                          + self.phase_s.get("load", 0.0)))]
+        if self.dropped:
+            pairs.append(("dropped", ",".join(self.dropped)))
         if self.kernels:
             pairs += [("kernels", ",".join(self.kernels)),
                       ("kernel_ms", ",".join("%.4f" % t for t in self.kernel_ms))]

@@ -10,10 +10,11 @@
     seven models at B=1 H=32 S=1024 D=128, from the ONNX export through codegen. The profile is
     a FIXTURE: the artifact times every candidate kernel on a GPU, here each candidate gets a
     fixed time (1 ms; then the chosen ones 1000 ms, so codegen must choose again where another
-    covering set exists), and the SM count the partitioner reads from the GPU is fixed at 132
-    (an H100's and an H200's). Checked: codegen's function calls only candidate kernels, returns
-    one value per model output, is valid Python, and every argument of every call is an input
-    or an earlier call's output (what phase_calls binds).
+    covering set exists; then, for attn, a first profile that fails in one candidate's benchmark,
+    which must be dropped and the profile run again), and the SM count the partitioner reads from
+    the GPU is fixed at 132 (an H100's and an H200's). Checked: codegen's function calls only
+    candidate kernels, returns one value per model output, is valid Python, and every argument
+    of every call is an input or an earlier call's output (what phase_calls binds).
 
     test_flashtensor.py --peer scripts/peers/peer.py
 Exit 77 (skipped) after the first part when torch, onnx or the built compiler is missing,
@@ -74,17 +75,27 @@ def refusals():
     return True
 
 
-def fixture_profile(times):
+def fixture_profile(times, fail_first=False):
     """A stand-in for PartitionConfig.profile: what the artifact's profile does to the kernel
-    list (_add_uncovered_ops), then times(kernel_name) instead of a GPU's."""
+    list (_add_uncovered_ops), then times(kernel_name) instead of a GPU's. fail_first: the first
+    call fails as the artifact's does when a candidate's benchmark fails (the child's traceback
+    printed, naming bench_<the first candidate>, then Exception("profile failed"))."""
+    calls = []
+
     def profile(self):
         self._add_uncovered_ops()
+        calls.append(1)
+        if fail_first and len(calls) == 1:
+            print(b'Traceback:\n  File "/tmp/x.py", line 9, in bench_%s\nOutOfResources'
+                  % self.kernels[0].kernel_name.encode())
+            raise Exception("profile failed")
         return {k.kernel_name: times(k.kernel_name) for k in self.kernels}
     return profile
 
 
-def pipeline(fb, api, workload, slow=()):
-    """(Compiled after codegen, the candidate names) with the fixture profile."""
+def pipeline(fb, api, workload, slow=(), fail_first=False):
+    """(Compiled after codegen, the candidate names, the generated source) with the fixture
+    profile."""
     import torch
     import workloads as wl
     from asuka.partition.config import PartitionConfig
@@ -93,7 +104,7 @@ def pipeline(fb, api, workload, slow=()):
     def times(name):
         candidates.append(name)
         return 1000.0 if name in slow else 1.0
-    PartitionConfig.profile = fixture_profile(times)
+    PartitionConfig.profile = fixture_profile(times, fail_first)
     compiled = fb.compiled_for(api, workload, torch.device("cpu"), (1, 32, SEQLEN, 128),
                                KEEP)
     inputs = wl.make_inputs(workload, 1, SEQLEN, 32, 128, 1, torch.device("cpu"))
@@ -167,6 +178,14 @@ def pipelines():
         check(set(compiled.kernels) != set(first) or total >= 1000.0 * len(first),
               "%s: codegen takes the fixture's times (its first choice made slow)" % workload,
               "%s then %s" % (first, compiled.kernels))
+    # a candidate whose benchmark fails is dropped and the profile runs again without it
+    compiled, candidates, py_str = pipeline(fb, api, "attn", fail_first=True)
+    check_codegen(fb, "attn", compiled, candidates, py_str)
+    check(len(compiled.dropped) == 1 and compiled.dropped[0] not in compiled.kernels
+          and compiled.dropped[0] not in candidates
+          and ("dropped", compiled.dropped[0]) in compiled.result_pairs(),
+          "a failed candidate is dropped, named on the result line, not chosen",
+          "%s, chose %s" % (compiled.dropped, compiled.kernels))
     return True
 
 
