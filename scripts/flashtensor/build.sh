@@ -14,9 +14,8 @@
 #   --out DIR     default build/flashtensor (REPRO_BUILD_DIR/flashtensor)
 #   --jobs N      default nproc
 # Needs: scripts/install.sh --flashtensor (llvm-19-dev, libmlir-19-dev, mlir-19-tools, ninja-build,
-# pybind11-dev, python3-dev). A first build takes about 15 minutes on 2 cores; a rebuild only
-# what changed. REPRO_FLASHTENSOR_SOURCE names the source in the logs when the checkout has no
-# .git (default: its git rev-parse HEAD).
+# pybind11-dev, python3-dev). A rebuild compiles only what changed. REPRO_FLASHTENSOR_SOURCE
+# names the source in the logs when the checkout has no .git (default: its git rev-parse HEAD).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -27,7 +26,7 @@ jobs=$(nproc)
 pythons=()
 
 die() { echo "flashtensor/build.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,12 +57,21 @@ source_id=${REPRO_FLASHTENSOR_SOURCE:-$(git -C "$src" rev-parse HEAD 2>/dev/null
 patch=$here/flashtensor.patch
 patch_id=$(sha256sum "$patch" | cut -c1-12)
 
-# The patched copy: made again when the source or the patch changed, else kept (Ninja rebuilds
-# what changed).
+# git apply ARGS... of the patch in folder DIR (the copy). The ceiling keeps git from taking an
+# enclosing repository (this kit's) for the copy's: there git apply would skip every path outside
+# the current folder, without a word.
+patch_in() {
+  local dir=$1
+  shift
+  (cd "$dir" && GIT_CEILING_DIRECTORIES=$out git apply "$@" "$patch")
+}
+
+# The patched copy: made again when the source or the patch changed or the copy is not patched,
+# else kept (Ninja rebuilds what changed).
 stage() {
   local stamp="source=$source_id patch=$patch_id"
   if [ -f "$out/src/STAMP" ] && [ "$(cat "$out/src/STAMP")" = "$stamp" ] &&
-    (cd "$out/src" && GIT_CEILING_DIRECTORIES=$out git apply --reverse --check "$patch" 2>/dev/null); then
+    patch_in "$out/src" --reverse --check 2>/dev/null; then
     return 0
   fi
   echo "flashtensor/build.sh: copying $src (3rd/asuka, asuka_exp) to $out/src and applying $(basename "$patch")"
@@ -72,10 +80,7 @@ stage() {
   cp -a "$src/3rd/asuka" "$out/src.new/3rd/asuka"
   cp -a "$src/asuka_exp" "$out/src.new/asuka_exp"
   rm -rf "$out/src.new/3rd/asuka/build"
-  # the ceiling keeps git from taking an enclosing repository (this kit's) for the copy's: there
-  # git apply would skip every path outside the current folder, without a word
-  (cd "$out/src.new" && export GIT_CEILING_DIRECTORIES=$out &&
-    git apply --whitespace=nowarn "$patch" && git apply --reverse --check "$patch") ||
+  { patch_in "$out/src.new" --whitespace=nowarn && patch_in "$out/src.new" --reverse --check; } ||
     die "$(basename "$patch") does not apply to $src (is it $pinned, unmodified?)"
   echo "$stamp" > "$out/src.new/STAMP"
   rm -rf "$out/src"

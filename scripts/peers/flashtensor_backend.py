@@ -18,14 +18,14 @@ The generated source is kept in --keep-source DIR (REPRO_FLASHTENSOR_KEEP), name
 ($REPRO_CELL, else its shape). The artifact prints its graphs and IR: that goes to stderr.
 
 The artifact's profile benchmarks every candidate in one child process and aborts when one of
-them fails; a candidate Triton cannot build on this GPU (kf's KeyFormer_p0 exceeds the shared
-memory of an H100/H200 under Triton 3.6) is then dropped, as the artifact's optimize() drops one
-that fails to lower, and the profile runs again over the others (dropped= on the result line):
-what every kernel computes is unchanged, codegen chooses among fewer. Any other failing step
-ends the cell `unsupported` with the step and the artifact's own error. Cells its models cannot
-express are refused before: another workload than the seven models, GQA (the models assert
-group_size == 1), no causal mask, bf16 (the profile draws fp16/fp32 inputs only:
-Kernel.prepare_dummy_inputs).
+them fails; a candidate Triton cannot build on this GPU (one that needs more shared memory than
+the GPU has, as some of kf's do: scripts/flashtensor/README.md) is then dropped, as the
+artifact's optimize() drops one that fails to lower, and the profile runs again over the
+others (dropped= on the result line): what every kernel computes is unchanged, codegen chooses
+among fewer. Any other failing step ends the cell `unsupported` with the step and the artifact's
+own error. Cells its models cannot express are refused before: another workload than the seven
+models, GQA (the models assert group_size == 1), no causal mask, bf16 (the profile draws
+fp16/fp32 inputs only: Kernel.prepare_dummy_inputs).
 
 The built module and the patched artifact sources are a folder (site-<cache tag>:
 asuka/, asuka_exp/, FLASHTENSOR_SOURCE) at $REPRO_FLASHTENSOR_SITE, else
@@ -45,9 +45,8 @@ INSTALL = ("scripts/install.sh --flashtensor, then REPRO_FLASHTENSOR_DIR=<a chec
            "monellz/FlashTensor-AE> scripts/flashtensor/build.sh --python %s "
            "(scripts/flashtensor/README.md)")
 IMPL = "flashtensor-asuka-triton"
-# the artifact's tuning steps, in compile.py's order, with the name a failure reports
-STEPS = ("export", "asuka_from_onnx", "fission", "simplify", "Connected", "optimize", "profile",
-         "codegen", "load")
+# the steps of the artifact's "tuning time" (compile.py's tik..tok), as Compiled.step names them
+TUNING_STEPS = ("asuka_from_onnx", "fission", "simplify", "Connected", "optimize")
 
 
 def site_dir():
@@ -110,9 +109,14 @@ class Captured:
     def flush(self):
         sys.__stderr__.flush()
 
+    def plain(self):
+        """The text with the newlines of a printed bytes object (the profile's child stderr,
+        which the artifact prints as b'...\\n...') made real."""
+        return self.text.replace("\\n", "\n")
+
     def error_line(self):
         """The artifact's last line that names an error, if any."""
-        lines = [line.strip() for line in self.text.replace("\\n", "\n").splitlines()]
+        lines = [line.strip() for line in self.plain().splitlines()]
         errors = [line for line in lines if re.search(r"error|Error|out of resource|failed", line)]
         return errors[-1] if errors else ""
 
@@ -137,16 +141,16 @@ def stdout_to_stderr(captured):
 CALL_LINE = re.compile(r"^  ([\w, ]+) = (\w+)\(([\w, ]*)\)$", re.M)
 
 
-def chosen_kernels(py_str, func_name):
-    """The kernels codegen's function calls, in call order (its `def FUNC(` block)."""
-    body = py_str[py_str.rfind("\ndef %s(" % func_name):]
-    return [kernel for _, kernel, _ in CALL_LINE.findall(body)]
+def caller_source(py_str, func_name):
+    """codegen's function (its `def FUNC(` block, the last thing it writes): the calls of the
+    chosen kernels in order, CALL_LINE's lines."""
+    return py_str[py_str.rfind("\ndef %s(" % func_name):]
 
 
 def failed_candidate(text, partition):
     """The candidate whose benchmark the profile script was in when it failed (its traceback's
     last `in bench_NAME` frame), if it is one of the partition's kernels."""
-    names = re.findall(r"in bench_(\w+)", text.replace("\\n", "\n"))
+    names = re.findall(r"in bench_(\w+)", text)
     kernels = [k.kernel_name for k in partition.kernels]
     return names[-1] if names and names[-1] in kernels else None
 
@@ -192,14 +196,19 @@ class Compiled:
         self.input_names, self.output_names = input_names, output_names
         self.keep_dir, self.cell = keep_dir, cell
         self.fn, self.phase_s, self.kernels, self.kernel_ms = None, {}, [], []
-        self.source_py = self.module_source = ""
+        self.source_py = ""
+        self.module_source = ""  # codegen's function (caller_source)
         self.generated = None  # the generated module
         self.dropped = []  # candidates the profile could not run
 
-    def __call__(self, *inputs):
+    def compiled(self, inputs):
+        """The generated function, the pipeline run for these inputs' shapes the first time."""
         if self.fn is None:
             self.fn = self.compile(inputs)
-        outputs = self.fn(*inputs)
+        return self.fn
+
+    def __call__(self, *inputs):
+        outputs = self.compiled(inputs)(*inputs)
         return outputs if isinstance(outputs, tuple) else (outputs,)
 
     def step(self, name, captured, work):
@@ -229,7 +238,8 @@ class Compiled:
             self.step("optimize", captured, partition.optimize)
             perf = self.step("profile", captured, lambda: self.profile(partition, captured))
             py_str = self.step("codegen", captured, lambda: partition.codegen(perf))
-            self.kernels = chosen_kernels(py_str, self.func_name)
+            self.module_source = caller_source(py_str, self.func_name)
+            self.kernels = [kernel for _, kernel, _ in CALL_LINE.findall(self.module_source)]
             self.kernel_ms = [perf.get(k, float("nan")) for k in self.kernels]
             return self.step("load", captured, lambda: self.load_source(py_str))
 
@@ -241,7 +251,7 @@ class Compiled:
             try:
                 return partition.profile()
             except Exception:
-                failed = failed_candidate(captured.text, partition)
+                failed = failed_candidate(captured.plain(), partition)
                 if failed is None or len(partition.kernels) < 2:
                     raise
                 drop_candidate(partition, failed)
@@ -251,8 +261,7 @@ class Compiled:
         """(name, call) per chosen kernel in call order, each bound to the inputs it gets in
         the generated function (the earlier kernels' outputs: run once here to make them).
         name: the artifact's kernel name without the model's prefix (H2O_p1 -> p1)."""
-        if self.fn is None:
-            self.fn = self.compile(inputs)
+        self.compiled(inputs)
         module = self.generated
         values = {"arg_%d" % i: t for i, t in enumerate(inputs)}
         calls = []
@@ -277,7 +286,6 @@ class Compiled:
         with open(path, "w") as f:
             f.write(py_str)
         self.source_py = path
-        self.module_source = py_str[py_str.rfind("\ndef %s(" % self.func_name):]
         spec = importlib.util.spec_from_file_location("flashtensor_" + self.cell.replace(".", "_"),
                                                       path)
         module = importlib.util.module_from_spec(spec)
@@ -286,7 +294,7 @@ class Compiled:
         return getattr(module, self.func_name)
 
     def result_pairs(self):
-        tuning = sum(self.phase_s.get(s, 0.0) for s in STEPS[1:6])
+        tuning = sum(self.phase_s.get(s, 0.0) for s in TUNING_STEPS)
         pairs = [("export_s", "%.2f" % self.phase_s.get("export", 0.0)),
                  ("tuning_s", "%.2f" % tuning),
                  ("profile_s", "%.2f" % self.phase_s.get("profile", 0.0)),
