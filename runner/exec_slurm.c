@@ -118,6 +118,32 @@ static int user_holds(void) {
   return holds;
 }
 
+/* The comment every job of run r carries, "repro-run:<marker>" (caller frees), or NULL in a run
+ * made before runs had markers. */
+static char *run_comment(const run *r) {
+  return r->marker ? xasprintf("repro-run:%s", r->marker) : NULL;
+}
+
+/* The name of submission sub: "repro-<figure>-<run id>-<marker's first 8 digits>-<sub>". The
+ * figure and run id say whose job it is in squeue; the marker's digits keep two figures' runs
+ * made in one second apart. Which jobs are the run's is decided by their comment, never by this
+ * name alone (job_is_ours). */
+static char *run_jobname(const run *r, int sub) {
+  if (!r->marker) return xasprintf("repro-%s-%d", r->id, sub);
+  return xasprintf("repro-%s-%s-%.8s-%d", r->figure ? r->figure : "run", r->id, r->marker, sub);
+}
+
+/* Is a job whose comment squeue or sacct printed one of run r's? Only a run with a marker
+ * claims jobs; sacct prints an empty comment when accounting does not keep comments
+ * (AccountingStoreFlags without job_comment), and then the name, which holds the marker's
+ * digits, stands (empty_ok). */
+static int job_is_ours(const run *r, const char *comment, int empty_ok) {
+  char *want = run_comment(r);
+  int ours = want && (strcmp(comment, want) == 0 || (empty_ok && !*comment));
+  free(want);
+  return ours;
+}
+
 /* Submits script (held: with --hold) and sets *jobid. The sbatch carries SBATCH_TAG, so that
  * a resume finds it when this runner is killed while it blocks. */
 static int sbatch(exec_ctx *x, const char *script, const char *jobname, const char *after, int held,
@@ -133,14 +159,20 @@ static int sbatch(exec_ctx *x, const char *script, const char *jobname, const ch
   argv[a++] = chdir_arg;
   if (held) argv[a++] = "--hold";
   if (dep) argv[a++] = dep;
-  for (char *w = strtok_r(extra, " ", &save); w && a < 36; w = strtok_r(NULL, " ", &save))
+  for (char *w = strtok_r(extra, " ", &save); w && a < 35; w = strtok_r(NULL, " ", &save))
     argv[a++] = w;
+  /* after REPRO_SBATCH_ARGS: the last --comment wins, and the run's must */
+  char *comment = run_comment(x->r);
+  char *comment_arg = comment ? xasprintf("--comment=%s", comment) : NULL;
+  if (comment_arg) argv[a++] = comment_arg;
   argv[a++] = (char *)script;
   argv[a] = NULL;
   sbuf out = {0};
   char *tag = xasprintf("%s/%s", x->r->dir, jobname);
   int rc = capture_tagged(argv, &out, 0, tag);
   free(tag);
+  free(comment);
+  free(comment_arg);
   free(chdir_arg);
   free(dep);
   free(extra);
@@ -219,7 +251,7 @@ int slurm_write_scripts(exec_ctx *x, const int *cells_in, int n, int submit) {
     const group *g = &x->cs->groups[first->group];
     const experiment *e = &x->file->exps[g->exp];
     int sub = next_sub++;
-    char *jobname = xasprintf("repro-%s-%d", x->r->id, sub);
+    char *jobname = run_jobname(x->r, sub);
     char *script = xasprintf("%s/jobs/%s.%d.sbatch", x->r->dir, g->name, sub);
     jobscript_spec spec = {.run_dir = x->r->dir,
                            .runner = x->runner_path,
@@ -326,66 +358,120 @@ static void wait_orphan_sbatch(const run *r, const submission *s) {
             s->id, pid, now_seconds() - start);
 }
 
-/* The job of a submission whose job id was never journaled, by its name: a task's marker,
- * squeue (pending, running and recently ended jobs), then sacct (older ones, where Slurm keeps
- * accounting). 0 with *jobid (NULL: Slurm has no such job), -1 when squeue cannot answer. */
+/* The jobs named in names (comma-separated) whose comment is run r's, by squeue: the first
+ * field of each (fmt: "%F" job ids, "%i" array tasks) into *ids. states: squeue's -t (NULL:
+ * the live states); tasks: one line per array task (-r). In a run made before markers every job
+ * of those names is taken: only slurm_live_tasks asks then. 0, or -1 when squeue cannot answer. */
+static int squeue_ours(const run *r, const char *names, const char *states, int tasks,
+                       const char *fmt, strvec *ids) {
+  char *format = xasprintf("%s|%%k", fmt);
+  char *argv[12];
+  int a = 0;
+  argv[a++] = "squeue";
+  argv[a++] = "-h";
+  if (tasks) argv[a++] = "-r";
+  if (states) {
+    argv[a++] = "-t";
+    argv[a++] = (char *)states;
+  }
+  argv[a++] = "-n";
+  argv[a++] = (char *)names;
+  argv[a++] = "-o";
+  argv[a++] = format;
+  argv[a] = NULL;
+  sbuf out = {0};
+  int rc = capture(argv, &out, 1);
+  char *save = NULL;
+  for (char *line = strtok_r(rc == 0 ? out.s : NULL, "\n", &save); rc == 0 && line;
+       line = strtok_r(NULL, "\n", &save)) {
+    char *bar = strchr(line, '|');
+    if (!bar || bar == line) continue;
+    *bar = '\0';
+    /* a run made before markers: its names are all it has (only counted, never acted on) */
+    if ((!r->marker || job_is_ours(r, bar + 1, 0)) && sv_find(ids, line) < 0) sv_push(ids, line);
+  }
+  sb_free(&out);
+  free(format);
+  return rc == 0 ? 0 : -1;
+}
+
+/* The job of submission s, one of run r's (its comment is r's), from sacct's accounting by
+ * name (older jobs than squeue keeps): its id, or NULL when there is none or no accounting. */
+static char *sacct_ours(const run *r, const submission *s) {
+  char *name = xasprintf("--name=%s", s->jobname), *jobid = NULL;
+  char *acct[] = {"sacct",         "-n", "-X", "-P", name, "--starttime=now-90days", "-o",
+                  "JobID,Comment", NULL};
+  sbuf out = {0};
+  char *save = NULL;
+  if (capture(acct, &out, 1) == 0) {
+    for (char *line = strtok_r(out.s, "\n", &save); line && !jobid;
+         line = strtok_r(NULL, "\n", &save)) {
+      size_t n = strspn(line, "0123456789");
+      if (n && line[n] == '|' && job_is_ours(r, line + n + 1, 1)) jobid = xstrndup(line, n);
+    }
+  }
+  sb_free(&out);
+  free(name);
+  return jobid;
+}
+
+/* The job of a submission whose job id was never journaled: a task's marker file in the run's
+ * own jobs/ folder, else a job of that name whose comment is the run's (squeue: pending,
+ * running and recently ended jobs; then sacct: older ones, where Slurm keeps accounting). A
+ * job that shares the name but not the comment (another run's, or the user's) is never taken.
+ * 0 with *jobid (NULL: Slurm has no such job of this run), -1 when squeue cannot answer. */
 static int job_by_name(const run *r, const submission *s, char **jobid) {
   if ((*jobid = marker_jobid(r, s->jobname))) return 0;
-  sbuf out = {0};
-  char *argv[] = {"squeue", "-h", "-t", "all", "-n", s->jobname, "-o", "%F", NULL};
-  if (capture(argv, &out, 1) != 0) {
+  if (!r->marker) {
+    fprintf(stderr,
+            "repro-run: submission %d (%s) has no job id in the journal, and this run was made "
+            "before runs marked their jobs: not looking for it by name (a job of that name may be "
+            "another run's); its cells will be submitted again\n",
+            s->id, s->jobname);
+    return 0;
+  }
+  strvec ids = {0};
+  if (squeue_ours(r, s->jobname, "all", 0, "%F", &ids) != 0) {
     fprintf(stderr,
             "repro-run: cannot ask Slurm whether submission %d (%s) exists; not resubmitting\n",
             s->id, s->jobname);
-    sb_free(&out);
+    sv_free(&ids);
     return -1;
   }
-  size_t n = strspn(out.s, "0123456789");
-  if (!n) {
-    char *name = xasprintf("--name=%s", s->jobname);
-    char *acct[] = {"sacct", "-n", "-X", "-P", name, "--starttime=now-90days", "-o", "JobID", NULL};
-    sb_clear(&out);
-    if (capture(acct, &out, 1) != 0) sb_clear(&out); /* no accounting: squeue's answer stands */
-    n = out.s ? strspn(out.s, "0123456789") : 0;
-    free(name);
-  }
-  if (n) *jobid = xstrndup(out.s, n);
-  sb_free(&out);
+  *jobid = ids.n ? xstrdup(ids.v[0]) : sacct_ours(r, s);
+  sv_free(&ids);
   return 0;
 }
 
-/* Jobs that reached Slurm under the name of a submission already given up (an sbatch that
+/* Jobs of this run that reached Slurm for a submission already given up (an sbatch that
  * returned after the resume stopped waiting for it): held, they have run nothing; cancelled
- * here, since their cells were submitted again. */
+ * here, since their cells were submitted again. Only jobs whose comment is the run's. */
 static void cancel_late_jobs(const run *r) {
   static strvec done; /* job ids cancelled by this runner */
-  sbuf names = {0}, out = {0};
+  sbuf names = {0};
   for (int i = 0; i < r->nsubs; i++) {
     const submission *s = &r->subs[i];
     if (s->executor && strcmp(s->executor, "slurm") == 0 && s->cancelled && !s->jobid && s->jobname)
       sb_addf(&names, "%s%s", names.len ? "," : "", s->jobname);
   }
-  char *argv[] = {"squeue", "-h", "-n", names.s, "-o", "%F|%j", NULL};
-  if (names.len && capture(argv, &out, 1) == 0) {
-    char *save = NULL;
-    for (char *line = strtok_r(out.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-      char *bar = strchr(line, '|');
-      if (!bar || bar == line || sv_find(&done, line) >= 0) continue;
-      *bar = '\0';
+  strvec ids = {0};
+  if (names.len && r->marker && squeue_ours(r, names.s, NULL, 0, "%F", &ids) == 0) {
+    for (int i = 0; i < ids.n; i++) {
+      if (sv_find(&done, ids.v[i]) >= 0) continue;
       sbuf sc = {0};
-      char *cancel[] = {"scancel", line, NULL};
+      char *cancel[] = {"scancel", ids.v[i], NULL};
       if (capture(cancel, &sc, 0) == 0) {
         fprintf(stderr,
-                "repro-run: %s reached Slurm as job %s after its submission was given up; "
+                "repro-run: job %s of this run reached Slurm after its submission was given up; "
                 "cancelled it (its cells were submitted again)\n",
-                bar + 1, line);
-        sv_push(&done, line);
+                ids.v[i]);
+        sv_push(&done, ids.v[i]);
       }
       sb_free(&sc);
     }
   }
+  sv_free(&ids);
   sb_free(&names);
-  sb_free(&out);
 }
 
 int slurm_recover(exec_ctx *x) {
@@ -671,7 +757,7 @@ static int poll_once(exec_ctx *x, int finalize_unknown, progress *p) {
 }
 
 int slurm_live_tasks(const run *r) {
-  sbuf names = {0}, out = {0};
+  sbuf names = {0};
   for (int i = 0; i < r->nsubs; i++) {
     const submission *s = &r->subs[i];
     if (!s->executor || strcmp(s->executor, "slurm") != 0 || s->cancelled || !s->jobname) continue;
@@ -689,11 +775,10 @@ int slurm_live_tasks(const run *r) {
     return 0;
   }
   /* by name: unlike -j, unknown names are no error; the default states are the live ones */
-  char *argv[] = {"squeue", "-h", "-r", "-n", names.s, "-o", "%i", NULL};
-  int rc = capture(argv, &out, 1), n = 0;
-  for (char *p = out.s; rc == 0 && p && *p; p++) n += *p == '\n';
+  strvec tasks = {0};
+  int rc = squeue_ours(r, names.s, NULL, 1, "%i", &tasks), n = tasks.n;
+  sv_free(&tasks);
   sb_free(&names);
-  sb_free(&out);
   return rc == 0 ? n : -1;
 }
 

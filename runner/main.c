@@ -215,6 +215,20 @@ static int lock_run(const run *r) {
   return 0; /* fd stays open on purpose: the lock lives as long as the process */
 }
 
+/* Does a runner hold run/lock (lock_run) now? Looks only: takes no lock it keeps. */
+static int run_is_held(const run *r) {
+  char *path = xasprintf("%s/lock", r->dir);
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), held = 0;
+  free(path);
+  if (fd < 0) return 0; /* no lock file: no runner ever held it */
+  if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+    held = errno == EWOULDBLOCK;
+  else
+    flock(fd, LOCK_UN);
+  close(fd);
+  return held;
+}
+
 /* The pid in a figure lock's "pid N, ..." text, or 0. */
 static long lock_holder_pid(int fd) {
   char text[64];
@@ -501,6 +515,25 @@ static int report_failures(FILE *out, const run *r, const cellset *cs) {
   return bad;
 }
 
+/* The executor a --resume/--rerun continues with: --local/--slurm when given, else the one the
+ * run last submitted with (a run made with --local stays local under a Slurm cluster file),
+ * else `kind`, the cluster file's or the machine's. */
+static executor_kind resumed_executor(const options *o, const run *r, executor_kind kind) {
+  if (o->executor != EXEC_AUTO) return o->executor;
+  for (int i = r->nsubs - 1; i >= 0; i--) {
+    const char *ex = r->subs[i].executor;
+    if (!ex) continue;
+    executor_kind was = strcmp(ex, "local") == 0 ? EXEC_LOCAL : EXEC_SLURM;
+    if (was != kind)
+      fprintf(stderr,
+              "repro-run: run %s was made with the %s executor: continuing with it (%s "
+              "picks the other)\n",
+              r->dir, ex, was == EXEC_LOCAL ? "--slurm" : "--local");
+    return was;
+  }
+  return kind;
+}
+
 static int has_slurm_subs(const run *r) {
   for (int i = 0; i < r->nsubs; i++)
     if (r->subs[i].executor && strcmp(r->subs[i].executor, "slurm") == 0) return 1;
@@ -729,6 +762,7 @@ static int cmd_run(options *o) {
       free(current);
       goto out_all;
     }
+    kind = resumed_executor(o, &r, kind);
   }
   print_selection_notes(&x);
   if (kind == EXEC_LOCAL && !o->dry_run &&
@@ -887,7 +921,7 @@ static int cmd_status(const char *arg, int cancel) {
   expfile dummy = {.figure = r.figure ? r.figure : r.id};
   /* status only looks: cells that ended without a log keep none (the next runner writes it) */
   exec_ctx x = {.file = &dummy, .r = &r, .poll_s = 1, .readonly = !cancel};
-  int rc = 0;
+  int rc = 0, queued = 0;
   if (has_slurm_subs(&r) && slurm_available()) {
     if (cancel) {
       if (lock_run(&r) != 0) {
@@ -898,6 +932,7 @@ static int cmd_status(const char *arg, int cancel) {
     } else {
       progress p;
       slurm_wait(&x, 1, &p);
+      queued = p.running + p.pending + p.unknown;
     }
   } else if (cancel) {
     fprintf(stderr, "repro-run: %s has no Slurm jobs to cancel\n", r.dir);
@@ -909,6 +944,13 @@ static int cmd_status(const char *arg, int cancel) {
   printf("%d cells without a good log (failed, timed out, still running or never run)\n", bad);
   slurm_report_requeued(stdout, &r);
   if (!cancel && run_failed_cells(&r) > 0) rc = 1; /* 1: cells failed, as a run's exit says */
+  if (!cancel && rc == 0 && bad > 0 && !queued && !run_is_held(&r)) {
+    /* nothing works on them: no runner holds the run and no job of it is queued or running */
+    printf("no runner holds the run and none of its jobs is queued or running: `--resume` runs "
+           "the %d cells\n",
+           bad);
+    rc = 1;
+  }
   run_close(&r);
   return rc;
 }

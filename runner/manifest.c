@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,12 +88,12 @@ static const char *check_record(const kv_record *rec, const char **bad) {
   static const struct {
     const char *tag, *key;
     int digits;
-  } rules[] = {{"run", "id", 0},         {"cell", "log", 0},    {"cell", "sub", 1},
-               {"cell", "task", 1},      {"submit", "sub", 1},  {"submit", "group", 0},
-               {"submit", "jobname", 0}, {"submit", "held", 1}, {"job", "sub", 1},
-               {"job", "jobid", 1},      {"release", "sub", 1}, {"start", "sub", 1},
-               {"start", "log", 0},      {"start", "pgid", 1},  {"cancel", "sub", 1},
-               {"select", "device", 0},  {"select", "cases", 0}};
+  } rules[] = {{"run", "id", 0},       {"run", "marker", 0},     {"cell", "log", 0},
+               {"cell", "sub", 1},     {"cell", "task", 1},      {"submit", "sub", 1},
+               {"submit", "group", 0}, {"submit", "jobname", 0}, {"submit", "held", 1},
+               {"job", "sub", 1},      {"job", "jobid", 1},      {"release", "sub", 1},
+               {"start", "sub", 1},    {"start", "log", 0},      {"start", "pgid", 1},
+               {"cancel", "sub", 1},   {"select", "device", 0},  {"select", "cases", 0}};
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
     if (strcmp(rec->tag, rules[i].tag) != 0) continue;
     const char *v = kv_get(rec, rules[i].key);
@@ -157,6 +158,7 @@ static void apply(run *r, const kv_record *rec) {
   int sub = (v = kv_get(rec, "sub")) ? atoi(v) : -1;
   if (strcmp(rec->tag, "run") == 0) {
     take_value(&r->id, rec, "id");
+    take_value(&r->marker, rec, "marker");
     take_value(&r->file, rec, "file");
     take_value(&r->cluster, rec, "cluster");
     take_value(&r->figure, rec, "figure");
@@ -205,6 +207,18 @@ static void apply(run *r, const kv_record *rec) {
   }
 }
 
+/* A journal write or fsync that failed (errno set): says so, naming the journal; -1. A record
+ * cut short by it is a torn last line, which the next writer ends. */
+static int journal_failed(const run *r, const char *what) {
+  int err = errno;
+  fprintf(stderr,
+          "repro-run: cannot %s the run's journal %s/manifest: %s (the run stops here; "
+          "--resume continues it)\n",
+          what, r->dir ? r->dir : ".", strerror(err));
+  errno = err;
+  return -1;
+}
+
 /* Appends one record (already formatted, newline included) and fsyncs it. */
 static int journal_write(run *r, const char *line, size_t len) {
   kv_record rec = {0};
@@ -214,13 +228,11 @@ static int journal_write(run *r, const char *line, size_t len) {
   size_t off = 0;
   while (off < len) {
     ssize_t w = write(r->fd, line + off, len - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return journal_failed(r, "write");
     off += (size_t)w;
   }
-  return fsync(r->fd);
+  return fsync(r->fd) == 0 ? 0 : journal_failed(r, "fsync");
 }
 
 static int journal_record(run *r, const char *tag, const char *const *kv) {
@@ -272,6 +284,20 @@ static int check_run_dirs(const char *given, const char *dir) {
   return 0;
 }
 
+/* RUN_MARKER_LEN random hex digits into out (NUL-terminated): 0, or -1 (errno set). */
+static int draw_marker(char *out) {
+  unsigned char bytes[RUN_MARKER_LEN / 2];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    got += (size_t)n;
+  }
+  for (size_t i = 0; i < sizeof bytes; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+  return 0;
+}
+
 int run_create(run *r, const char *figdir, const char *prefix, const char *figure, const char *file,
                const char *cluster) {
   memset(r, 0, sizeof *r);
@@ -309,12 +335,20 @@ int run_create(run *r, const char *figdir, const char *prefix, const char *figur
   }
   char *path = xasprintf("%s/manifest", r->dir);
   r->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (r->fd < 0) fprintf(stderr, "repro-run: cannot create %s: %s\n", path, strerror(errno));
   free(path);
   if (r->fd < 0) return -1;
   const char *hdr = MANIFEST_HEADER "\n";
   if (journal_write(r, hdr, strlen(hdr)) != 0) return -1;
-  const char *kv[] = {
-      "id", r->id, "figure", figure, "file", file, "cluster", cluster ? cluster : "", NULL};
+  char marker[RUN_MARKER_LEN + 1];
+  if (draw_marker(marker) != 0) {
+    fprintf(stderr, "repro-run: cannot draw the run's marker (getrandom): %s\n", strerror(errno));
+    return -1;
+  }
+  r->marker = xstrdup(marker);
+  const char *kv[] = {"id",     r->id,     "figure",  figure,
+                      "file",   file,      "cluster", cluster ? cluster : "",
+                      "marker", r->marker, NULL};
   return journal_record(r, "run", kv);
 }
 
@@ -460,6 +494,7 @@ void run_close(run *r) {
   free(r->cells);
   free(r->dir);
   free(r->id);
+  free(r->marker);
   free(r->file);
   free(r->cluster);
   free(r->figure);

@@ -5,10 +5,10 @@
  * logs), jobs/ (array scripts) and `manifest`, an append-only journal of kvline records:
  *
  *   # repro-manifest 1                                   the header, always the first line
- *   run id=20261121T100000Z figure=fig12 file=/abs/experiment.yaml cluster=/abs/c.yaml
+ *   run id=20261121T100000Z figure=fig12 file=/abs/experiment.yaml cluster=/abs/c.yaml marker=9f0c...
  *   select device=h100 only="system=fused" cases=test    the cells that belong to the run
  *   cell sub=3 task=5 log=kernel.h100.roco.fused.log   cells of submission 3 ...
- *   submit sub=3 executor=slurm group=kernel.h100 jobname=repro-...-3 held=1   ... submitting
+ *   submit sub=3 executor=slurm group=kernel.h100 jobname=repro-fig12-...-3 held=1   ... submitting
  *   job sub=3 jobid=1234                                 ... its job: sbatch answered, or adopted
  *   release sub=3                                        ... and released (submitted held)
  *   start sub=4 log=... pgid=4242                        local executor: a started cell
@@ -68,9 +68,16 @@ typedef struct {
   char *cases; /* --cases NAME (NULL: the default lists) */
 } selection;
 
+/* The length of a run's marker (hex digits). */
+#define RUN_MARKER_LEN 32
+
 typedef struct {
   char *dir; /* absolute run folder */
   char *id;
+  /* 32 random hex digits drawn when the run is made: its Slurm jobs carry it (--comment, and
+   * its first 8 digits in their names), so a job is this run's only when its comment is this
+   * marker. NULL in a run made before runs had markers: none of its jobs is adopted by name. */
+  char *marker;
   char *file, *cluster, *figure;
   int fd; /* journal, O_APPEND */
   int nsubs;

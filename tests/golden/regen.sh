@@ -16,7 +16,7 @@
 # A command's text file holds its stdout, then "--- stderr" and its stderr, then "--- exit N".
 # Normalised, because they vary by machine and run: the repro-run binary (@RUNNER@), WORK's
 # output folders (@OUT@), WORK (@WORK@), this tree's root (@ROOT@) and the run folder's UTC
-# time (dry-run-@TIME@). Nothing else.
+# time (dry-run-@TIME@) and the run's random marker in job names (@MARKER@). Nothing else.
 # The .svg files depend on gnuplot's version: they are compared only when `gnuplot --version`
 # prints what svg-gnuplot.txt holds (else the check says so and skips them), and written only
 # when gnuplot is installed. --check prints `diff -r` of what differs and exits 1.
@@ -49,7 +49,8 @@ lit() { printf '%s' "$1" | sed -e 's/[][\/.^$*|&]/\\&/g'; }
 # binaries and WORK may lie under the root).
 normalise() {
   sed -e "s|$(lit "$runner")|@RUNNER@|g" -e "s|$(lit "$out")|@OUT@|g" -e "s|$(lit "$work")|@WORK@|g" \
-      -e "s|$(lit "$root")|@ROOT@|g" -e 's/dry-run-[0-9]\{8\}T[0-9]\{6\}Z/dry-run-@TIME@/g' "$1" >"$2"
+      -e "s|$(lit "$root")|@ROOT@|g" -e 's/dry-run-[0-9]\{8\}T[0-9]\{6\}Z/dry-run-@TIME@/g' \
+      -e 's/\(dry-run-@TIME@\)-[0-9a-f]\{8\}-/\1-@MARKER@-/g' -e 's/ marker=[0-9a-f]\{32\}/ marker=@MARKER@/g' "$1" >"$2"
 }
 # Runs a command, its stdout, stderr and exit status normalised into one text file $1.
 capture() {
