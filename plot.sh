@@ -1,16 +1,80 @@
 #!/usr/bin/env bash
-# Redraws Figures 12, 13 and 14: ./plot.sh [ROOT] [--out DIR] [--strict] [--verbose]
-#   [--compare ROOT2] [--report FILE | --no-report]
-# ROOT (default ./backup_logs) holds fig12/ fig13/ fig14/ log folders; a missing or empty
-# folder draws its figure with every cell NS. Figures go to figNN/figures/ (or DIR/figNN/).
-# One report.html (`repro-plot report`) of the three figures and of the studies whose folder
-# ROOT has (ROOT/h2o-diag, ...; their figures shown when ROOT/NAME is the study's backup_logs,
-# from which its committed figures are drawn) goes to DIR/ with --out, else into repro-plot's
-# build folder (build/ or build-plot/, ignored by git); --compare ROOT2 compares each cell's
-# time with ROOT2's logs of the same cell.
+# Redraws Figures 12, 13 and 14 from a folder of logs, prints their tables and missing logs, and
+# writes one HTML report:
+#   ./plot.sh [ROOT] [--out DIR] [--strict] [--latest] [--verbose] [--no-render] [-j N]
+#             [--compare ROOT2] [--report FILE | --no-report]
+#   ./plot.sh --figure FIGDIR [LOGDIR] [the same options]   one figure or study folder alone
+#   ./plot.sh -h | --help                                   this text (builds and writes nothing)
+# ROOT (default: this repository's backup_logs) holds fig12/ fig13/ fig14/ log folders, and a
+# study's (ROOT/h2o-diag, ...); a missing or empty folder draws its figure with every cell NS.
+# Where it writes (each figure as .pdf, .png, .svg, with the .dat and .gp it is drawn from):
+#   ROOT is this repository's backup_logs: the committed figures, figNN/figures/, and
+#     report.html into repro-plot's build folder (build/ or build-plot/, ignored by git);
+#   any other ROOT: plots/NAME/figNN/ and plots/NAME/report.html at the repository's top, never
+#     over the committed figures. NAME is ROOT's folder name, or, for a folder named
+#     backup_logs, ae_logs, logs or like an experiment folder (fig12, h2o-diag, ...), the name
+#     of the first folder above it that is not (./plot.sh /data/run3 writes plots/run3/;
+#     fig12/plot.sh /data/FlashTensor-AE/fig12/backup_logs, plots/FlashTensor-AE/fig12/);
+#   --out DIR: DIR/figNN/ and DIR/report.html.
+# Options:
+#   --strict          a broken, unknown, odd or undrawn log is an error (exit 3)
+#   --latest          of several logs of one cell draw the newest (else the cell is ERR)
+#   --verbose         list every missing log, not the first 24
+#   --no-render       the tables and the .dat/.gp files only: no figure, no report
+#   -j N              gnuplot runs at most N figures at once
+#   --compare ROOT2   the report compares each cell's time with ROOT2's logs of the same cell
+#   --report FILE     the report goes to FILE; --no-report: none
+#   --figure FIGDIR   FIGDIR/plot.sh: draws FIGDIR's figures from LOGDIR (default FIGDIR/ae_logs,
+#                     the latest run, when it exists, else FIGDIR/backup_logs) into
+#                     FIGDIR/figures/ when LOGDIR is FIGDIR/backup_logs, else into
+#                     plots/NAME/<FIGDIR's name>/ (or --out DIR), report.html beside them
+# repro-plot is built first when needed (scripts/build.sh --plot: that target alone).
+for a in "$@"; do
+  case $a in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+done
 set -euo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
-root=./backup_logs
+
+# true when folders $1 and $2 both exist and are the same folder (links resolved)
+same_dir() {
+  local a b
+  a=$(cd "$1" 2>/dev/null && pwd -P) && b=$(cd "$2" 2>/dev/null && pwd -P) && [ "$a" = "$b" ]
+}
+
+# The NAME of plots/NAME/ for log folder $1 (see the usage above): the last folder of its path,
+# links resolved, that is not backup_logs, ae_logs, logs or an experiment folder's name.
+log_name() {
+  local p name
+  p=$(cd "$1" 2>/dev/null && pwd -P) || { p=$1; [ "${p#/}" != "$p" ] || p=$PWD/$p; }
+  while [ -n "$p" ]; do
+    name=${p##*/}
+    p=${p%/*}
+    case $name in "" | . | .. | backup_logs | ae_logs | logs) continue ;; esac
+    [ -f "$top/$name/experiment.yaml" ] || [ -f "$top/studies/$name/experiment.yaml" ] || {
+      echo "$name"
+      return
+    }
+  done
+  echo logs
+}
+
+has_out() { local a; for a in "$@"; do [ "$a" != --out ] || return 0; done; return 1; }
+
+if [ "${1:-}" = --figure ]; then
+  figdir=$(cd "${2:?--figure needs a figure or study folder}" && pwd)
+  shift 2
+  logs=$figdir/backup_logs
+  if [ -e "$figdir/ae_logs" ]; then logs=$figdir/ae_logs; fi
+  if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then logs=$1; shift; fi
+  o=()
+  if ! has_out "$@" && ! same_dir "$logs" "$figdir/backup_logs"; then
+    o=(--out "$top/plots/$(log_name "$logs")/${figdir##*/}")
+    echo "plot.sh: $logs is not ${figdir##*/}/backup_logs: drawing into ${o[1]}/ (or --out DIR)"
+  fi
+  exec "$top/plot/plot-figure.sh" "$figdir" "$logs" "${o[@]}" "$@"
+fi
+
+root=$top/backup_logs
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then root=$1; shift; fi
 out=
 args=()
@@ -29,6 +93,10 @@ while [ $# -gt 0 ]; do
     *) args+=("$1"); shift ;;
   esac
 done
+if [ -z "$out" ] && ! same_dir "$root" "$top/backup_logs"; then
+  out=$top/plots/$(log_name "$root")
+  echo "plot.sh: $root is not this repository's backup_logs: drawing into $out/ (or --out DIR)"
+fi
 start=$(date +%s.%N)
 # build repro-plot once (only that target; see scripts/build.sh --plot) for the three figures
 REPRO_PLOT_BIN=${REPRO_PLOT_BIN:-$("$top/scripts/build.sh" --plot)}
@@ -36,9 +104,9 @@ export REPRO_PLOT_BIN
 status=0
 for fig in fig12 fig13 fig14; do
   echo "################ $fig  (logs: $root/$fig)"
-  o=()
-  if [ -n "$out" ]; then o=(--out "$out/$fig"); fi
-  "$top/$fig/plot.sh" "$root/$fig" "${o[@]}" --no-report "${args[@]}" || status=$?
+  figs=$top/$fig/figures
+  if [ -n "$out" ]; then figs=$out/$fig; fi
+  "$top/$fig/plot.sh" "$root/$fig" --out "$figs" --no-report "${args[@]}" || status=$?
 done
 # the report: the three figures, then each study that ROOT has logs of
 if [ $report = 1 ]; then
@@ -53,7 +121,7 @@ if [ $report = 1 ]; then
     name=${study##*/}
     if [ ! -d "$root/$name" ] || [ ! -f "$study/experiment.yaml" ]; then continue; fi
     sections+=(--config "$study/experiment.yaml" --logs "$root/$name")
-    if [ "$(cd "$root/$name" && pwd -P)" = "$(cd "$study/backup_logs" 2>/dev/null && pwd -P)" ]; then
+    if same_dir "$root/$name" "$study/backup_logs"; then
       sections+=(--figures "$study/figures")
     fi
   done

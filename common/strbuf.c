@@ -128,3 +128,10 @@ void sv_free(strvec *sv) {
   sv->v = NULL;
   sv->n = sv->cap = 0;
 }
+
+void text_set(char *dst, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst, cap, fmt, ap);
+  va_end(ap);
+}

@@ -14,6 +14,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* snprintf into a fixed buffer (a reason, a message) that cuts what does not fit, on purpose. */
+void text_set(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Growable NUL-terminated string. */
 typedef struct {
   char *s;

@@ -64,10 +64,44 @@ static void push_item(ynode *parent, int slot, ynode *child, int *cap) {
 typedef struct {
   yaml_parser_t parser;
   ydoc_err *err;
+  const char *data; /* the text parsed, for the position of a reader error */
+  size_t len;
 } yreader;
+
+/* The 1-based line and column (in characters, as libyaml counts them) of byte offset off of
+ * data: libyaml's reader errors (bytes that are no UTF-8, control characters) give the offset
+ * of the bad byte, not a mark. */
+static ynode position_of(const char *data, size_t len, size_t off) {
+  ynode at = {.line = 1, .col = 1};
+  if (off > len) off = len;
+  for (size_t i = 0; i < off; i++) {
+    unsigned char c = (unsigned char)data[i];
+    if (c == '\n' || (c == '\r' && (i + 1 >= len || data[i + 1] != '\n'))) {
+      at.line++;
+      at.col = 1;
+    } else if ((c & 0xC0) != 0x80 && c != '\r') { /* not a continuation byte */
+      at.col++;
+    }
+  }
+  return at;
+}
+
+/* libyaml's reader error as "file:line:col: YAML syntax error: <what> (byte 0xNN): expected
+ * UTF-8 text without control characters". */
+static int reader_error(yreader *r) {
+  const yaml_parser_t *p = &r->parser;
+  ynode at = position_of(r->data, r->len, p->problem_offset);
+  char value[32] = "";
+  if (p->problem_value >= 0 && p->problem_offset < r->len)
+    snprintf(value, sizeof value, " (byte 0x%02X)", (unsigned char)r->data[p->problem_offset]);
+  return y_error(r->err, &at,
+                 "YAML syntax error: %s%s: expected UTF-8 text without control characters",
+                 p->problem ? p->problem : "unreadable text", value);
+}
 
 static int next_event(yreader *r, yaml_event_t *ev) {
   if (yaml_parser_parse(&r->parser, ev)) return 0;
+  if (r->parser.error == YAML_READER_ERROR) return reader_error(r);
   ynode at = {.line = (int)r->parser.problem_mark.line + 1,
               .col = (int)r->parser.problem_mark.column + 1};
   return y_error(r->err, &at, "YAML syntax error: %s%s%s",
@@ -92,12 +126,60 @@ static ynode *read_next(yreader *r, yaml_event_type_t end, int depth, int *at_en
   return n;
 }
 
+/* The keys of one mapping while it is read: an open-addressing hash set of its pairs, so that
+ * a duplicate key is found in constant time per key (a mapping of n keys in O(n), not the
+ * O(n^2) of comparing each key with every earlier one). */
+typedef struct {
+  int *slot;  /* pair index + 1; 0: empty */
+  size_t cap; /* a power of 2, at least twice the pairs */
+} keyset;
+
+static size_t key_hash(const char *s) { /* FNV-1a */
+  unsigned long long h = 14695981039346656037ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return (size_t)(h ^ h >> 32);
+}
+
+/* The slot of key among map's pairs in ks: the one holding it, or the empty one it goes to. */
+static size_t keyset_find(const keyset *ks, const ynode *map, const char *key) {
+  size_t i = key_hash(key) & (ks->cap - 1);
+  while (ks->slot[i] && strcmp(map->items[2 * (ks->slot[i] - 1)]->str, key) != 0)
+    i = (i + 1) & (ks->cap - 1);
+  return i;
+}
+
+/* Makes room for pair npairs (the next one), doubling and refilling the set when it is half
+ * full. */
+static void keyset_reserve(keyset *ks, const ynode *map, int npairs) {
+  if ((size_t)npairs * 2 < ks->cap) return;
+  free(ks->slot);
+  ks->cap = ks->cap ? ks->cap * 2 : 16;
+  ks->slot = xcalloc(ks->cap, sizeof *ks->slot);
+  for (int p = 0; p < npairs; p++) ks->slot[keyset_find(ks, map, map->items[2 * p]->str)] = p + 1;
+}
+
+/* The earlier key of map equal to key (the map's pairs so far are in ks), or NULL. */
+static const ynode *keyset_earlier(keyset *ks, const ynode *map, const ynode *key) {
+  keyset_reserve(ks, map, map->n);
+  int p = ks->slot[keyset_find(ks, map, key->str)];
+  return p ? map->items[2 * (p - 1)] : NULL;
+}
+
+/* Adds map's last pair (its key read and checked with keyset_earlier) to ks. */
+static void keyset_add_last(keyset *ks, const ynode *map) {
+  ks->slot[keyset_find(ks, map, map->items[2 * (map->n - 1)]->str)] = map->n;
+}
+
 /* Reads the children of a sequence or mapping up to its end event. */
 static ynode *read_collection(yreader *r, ynode *n, yaml_event_type_t end, int depth) {
   int cap = 0, at_end = 0;
+  keyset keys = {0};
   for (;;) {
     ynode *child = read_next(r, end, depth + 1, &at_end);
-    if (at_end) return n;
+    if (at_end) {
+      free(keys.slot);
+      return n;
+    }
     if (!child) break;
     if (n->type == Y_SEQ) {
       push_item(n, n->n, child, &cap);
@@ -111,12 +193,11 @@ static ynode *read_collection(yreader *r, ynode *n, yaml_event_type_t end, int d
               y_type_name(key->type));
       bad = 1;
     }
-    for (int i = 0; !bad && i < n->n; i++)
-      if (strcmp(n->items[2 * i]->str, key->str) == 0) {
-        y_error(r->err, key, "duplicate key '%s' (first at line %d)", key->str,
-                n->items[2 * i]->line);
-        bad = 1;
-      }
+    const ynode *first = bad ? NULL : keyset_earlier(&keys, n, key);
+    if (first) {
+      y_error(r->err, key, "duplicate key '%s' (first at line %d)", key->str, first->line);
+      bad = 1;
+    }
     ynode *val = bad ? NULL : read_next(r, end, depth + 1, &at_end);
     if (!val) {
       if (at_end) y_error(r->err, key, "key '%s' without a value", key->str);
@@ -126,7 +207,9 @@ static ynode *read_collection(yreader *r, ynode *n, yaml_event_type_t end, int d
     push_item(n, 2 * n->n, key, &cap);
     push_item(n, 2 * n->n + 1, val, &cap);
     n->n++;
+    keyset_add_last(&keys, n);
   }
+  free(keys.slot);
   y_free(n);
   return NULL;
 }
@@ -175,7 +258,7 @@ anchor:;
 }
 
 ynode *y_parse(const char *file, const char *data, size_t len, ydoc_err *err) {
-  yreader r = {.err = err};
+  yreader r = {.err = err, .data = data, .len = len};
   err->file = file;
   if (!yaml_parser_initialize(&r.parser)) {
     y_error(err, NULL, "cannot initialise the YAML parser");

@@ -3,7 +3,10 @@
  * libyaml parses; we keep a small tree of scalars, sequences and mappings, each node with its
  * 1-based line and column, so every schema error can say file:line:column and what was
  * expected. Aliases and anchors are refused (no expansion bombs, no surprises); a document
- * must be a single mapping. Duplicate mapping keys are errors. Out of memory exits (strbuf.h). */
+ * must be a single mapping. Duplicate mapping keys are errors, found in time linear in a
+ * mapping's keys (a hash set per mapping while it is read) and reported at the second key with
+ * the first one's line. Text that is no UTF-8, or holds a control character, is an error at the
+ * bad byte's line:column. Out of memory exits (strbuf.h). */
 #ifndef REPRO_YAMLNODE_H
 #define REPRO_YAMLNODE_H
 

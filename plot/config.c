@@ -2,11 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "yamlnode.h"
 
@@ -119,12 +121,13 @@ static int load_item(ycx *y, const ynode *n, pc_item *it, int is_system) {
       rc = get_bool(y, v, &it->ours, "ours");
     else if (is_system && !strcmp(key, "expected"))
       rc = get_bool(y, v, &it->expected, "expected");
-    else if (is_system && !strcmp(key, "color")) {
-      rc = get_color(y, v, &it->color);
-      it->has_color = 1;
-    } else
+    else if (is_system && !strcmp(key, "color"))
+      return yerr(y, k,
+                  "color: a system's colour is its row in plot/systems.yaml, the same in "
+                  "every figure; remove this key (or change the system's row there)");
+    else
       return yerr(y, k, "unknown key \"%s\"; expected name, label, aliases%s", key,
-                  is_system ? ", ours, expected, color" : "");
+                  is_system ? ", ours, expected" : "");
     if (rc) return -1;
   }
   if (!it->name[0]) return yerr(y, n, "item without a name");
@@ -145,6 +148,154 @@ static int load_list(ycx *y, const ynode *n, pc_item *items, int *count, int is_
     if (dup) return yerr(y, v, "%s \"%s\" is listed twice (as a name or alias)", what, it->name);
     (*count)++;
   }
+  return 0;
+}
+
+/* ---- the palette: plot/systems.yaml, one colour per system in every figure ---- */
+
+#define PC_MAX_PALETTE 64
+
+#ifdef PLOT_TEMPLATE_DIR
+#define PC_PALETTE_BUILT PLOT_TEMPLATE_DIR "/../systems.yaml"
+#else
+#define PC_PALETTE_BUILT "plot/systems.yaml"
+#endif
+
+/* Colours of the systems without a row in the palette (a test's stand-ins): greys and muted
+ * tones the palette does not use, taken in order, skipping any another system of the plot has. */
+static const unsigned fallback_colors[] = {0x4D4D4D, 0xB3B3B3, 0x7A7A7A, 0xD9D9D9, 0x2F4F4F,
+                                           0x8FBC8F, 0xBC8F8F, 0xDAA520, 0x6B8E23, 0x708090,
+                                           0xA0522D, 0x4682B4, 0xD2B48C, 0x9ACD32, 0x800000};
+
+static int file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The palette for the experiment file at config: the plot/systems.yaml of the repository that
+ * holds it (the nearest folder above with .repro-root), else the one beside the templates
+ * repro-plot was built with. 0 with its path, or -1 when there is none. */
+int pc_palette_path(const char *config, char *out, size_t cap) {
+  char *real = realpath(config, NULL);
+  if (real) {
+    for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
+      *slash = '\0';
+      char mark[PT_PATH];
+      snprintf(mark, sizeof mark, "%s/.repro-root", real);
+      if (access(mark, F_OK) != 0) continue;
+      snprintf(out, cap, "%s/plot/systems.yaml", real);
+      if (file_exists(out)) {
+        free(real);
+        return 0;
+      }
+      break;
+    }
+    free(real);
+  }
+  snprintf(out, cap, "%s", PC_PALETTE_BUILT);
+  return file_exists(out) ? 0 : -1;
+}
+
+/* One row NAME: {color: "#rrggbb", aliases: [...]}; no name or colour of an earlier row. */
+static int load_palette_row(ycx *y, const ynode *k, const ynode *v, pc_item *pal, int n) {
+  pc_item *it = &pal[n];
+  memset(it, 0, sizeof *it);
+  if (get_name(y, k, it->name, "a system name")) return -1;
+  if (want(y, v, Y_MAP, "a palette row {color: \"#rrggbb\", aliases: [...]}")) return -1;
+  const ynode *ck, *cv;
+  FOR_PAIRS(v, ck, cv) {
+    if (!strcmp(ck->str, "color")) {
+      if (get_color(y, cv, &it->color)) return -1;
+      it->has_color = 1;
+    } else if (!strcmp(ck->str, "aliases")) {
+      if (want(y, cv, Y_SEQ, "aliases")) return -1;
+      const ynode *a;
+      FOR_ITEMS(cv, a) {
+        if (it->naliases == PC_MAX_ALIASES) return yerr(y, a, "at most %d aliases", PC_MAX_ALIASES);
+        if (get_name(y, a, it->aliases[it->naliases++], "alias")) return -1;
+      }
+    } else
+      return yerr(y, ck, "unknown key \"%s\"; expected color, aliases", ck->str);
+  }
+  if (!it->has_color) return yerr(y, v, "system %s: expected its color: \"#rrggbb\"", it->name);
+  int dup = pc_find(pal, n, it->name);
+  for (int a = 0; a < it->naliases && dup < 0; a++) dup = pc_find(pal, n, it->aliases[a]);
+  if (dup >= 0)
+    return yerr(y, k, "system %s is listed twice (as a name or alias; first as %s)", it->name,
+                pal[dup].name);
+  for (int i = 0; i < n; i++)
+    if (pal[i].color == it->color)
+      return yerr(y, v, "%s has %s's colour #%06X: two systems never share one", it->name,
+                  pal[i].name, it->color);
+  return 0;
+}
+
+/* Reads the palette at path into pal. Returns the rows, or -1 (the error in y). */
+static int load_palette(ycx *y, const char *path, pc_item *pal) {
+  ydoc_err err = {0};
+  ynode *root = y_load_file(path, &err);
+  int n = -1;
+  if (!root) {
+    y->err.msg = err.msg;
+    return -1;
+  }
+  const ynode *sys = y_get(root, "systems");
+  if (want(y, sys ? sys : root, Y_MAP, "systems: {NAME: {color: \"#rrggbb\"}, ...}")) goto out;
+  n = 0;
+  const ynode *k, *v;
+  FOR_PAIRS(sys, k, v) {
+    if (n == PC_MAX_PALETTE) {
+      yerr(y, k, "at most %d systems", PC_MAX_PALETTE);
+      n = -1;
+      goto out;
+    }
+    if (load_palette_row(y, k, v, pal, n)) {
+      n = -1;
+      goto out;
+    }
+    n++;
+  }
+out:
+  y_free(root);
+  return n;
+}
+
+/* Gives every plot system its colour: the palette's row of its name, else of one of its
+ * aliases, else the next fallback colour no other system of the plot has. */
+static void color_systems(pc_config *c, const pc_item *pal, int npal) {
+  for (int s = 0; s < c->nsystems; s++) {
+    pc_item *it = &c->systems[s];
+    int p = pc_find(pal, npal, it->name);
+    for (int a = 0; a < it->naliases && p < 0; a++) p = pc_find(pal, npal, it->aliases[a]);
+    it->has_color = it->palette = p >= 0;
+    if (p >= 0) it->color = pal[p].color;
+  }
+  size_t next = 0, nfb = sizeof fallback_colors / sizeof *fallback_colors;
+  for (int s = 0; s < c->nsystems; s++) {
+    pc_item *it = &c->systems[s];
+    if (it->has_color) continue;
+    for (; next < nfb; next++) { /* a colour no system of the plot has yet */
+      int taken = 0;
+      for (int o = 0; o < c->nsystems && !taken; o++)
+        taken = c->systems[o].has_color && c->systems[o].color == fallback_colors[next];
+      if (!taken) break;
+    }
+    it->color = fallback_colors[next < nfb ? next : (size_t)s % nfb];
+    it->has_color = 1;
+    next++;
+  }
+}
+
+/* The systems' colours: their rows in the palette of the experiment file at path. */
+static int load_colors(ycx *y, const char *path, pc_config *c) {
+  pc_item pal[PC_MAX_PALETTE];
+  int npal = 0;
+  if (pc_palette_path(path, c->palette, sizeof c->palette) == 0)
+    npal = load_palette(y, c->palette, pal);
+  else
+    c->palette[0] = '\0';
+  if (npal < 0) return -1;
+  color_systems(c, pal, npal);
   return 0;
 }
 
@@ -455,6 +606,99 @@ double pc_paper_ms(const pc_config *c, const char *exp, int dev, int w, int *dec
   return c->paper[i].ms[w];
 }
 
+/* stale: [{log: GLOB, reason: TEXT}, ...]: logs drawn but marked stale, left out of the
+ * report's geometric means. */
+static int load_stale(ycx *y, const ynode *n, pc_config *c) {
+  if (want(y, n, Y_SEQ, "stale: [{log: GLOB, reason: TEXT}, ...]")) return -1;
+  const ynode *e;
+  FOR_ITEMS(n, e) {
+    if (c->nstale == PC_MAX_STALE) return yerr(y, e, "stale: at most %d entries", PC_MAX_STALE);
+    if (want(y, e, Y_MAP, "stale entry {log: GLOB, reason: TEXT}")) return -1;
+    pc_stale *st = &c->stale[c->nstale];
+    const ynode *k, *v;
+    FOR_PAIRS(e, k, v) {
+      int rc;
+      if (!strcmp(k->str, "log"))
+        rc = get_text(y, v, st->log, sizeof st->log, "log: a pattern of log file names");
+      else if (!strcmp(k->str, "reason"))
+        rc = get_text(y, v, st->reason, sizeof st->reason, "reason");
+      else
+        return yerr(y, k, "unknown key \"%s\"; expected log, reason", k->str);
+      if (rc) return -1;
+    }
+    if (!st->log[0] || !st->reason[0]) return yerr(y, e, "stale: each entry needs log and reason");
+    c->nstale++;
+  }
+  return 0;
+}
+
+int pc_stale_index(const pc_config *c, const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (int i = 0; i < c->nstale; i++)
+    if (fnmatch(c->stale[i].log, base, 0) == 0) return i;
+  return -1;
+}
+
+/* One figure's claims: {METRIC: {DEVICE: ratio, ...}, ...}, metrics the figure's tables show. */
+static int load_claims_figure(ycx *y, const ynode *k, const ynode *v, pc_config *c) {
+  int f = 0;
+  while (f < c->nfigures && strcmp(c->figures[f].name, k->str)) f++;
+  if (f == c->nfigures) return yerr(y, k, "claims: figure \"%s\" is not in plot: figures", k->str);
+  const pc_figure *fig = &c->figures[f];
+  unsigned shown = fig->kind == FIG_GRID    ? 1u << MET_MS
+                   : fig->kind == FIG_SWEEP ? 1u << MET_TFLOPS | 1u << MET_MIB
+                                            : 0;
+  for (int i = 0; fig->kind == FIG_COMPARISON && i < fig->nmetrics; i++)
+    shown |= 1u << fig->metrics[i];
+  if (want(y, v, Y_MAP, "claims of a figure {METRIC: {DEVICE: ratio, ...}}")) return -1;
+  const ynode *mk, *mv, *dk, *dv;
+  FOR_PAIRS(v, mk, mv) {
+    int m = 0;
+    while (m < MET_COUNT && strcmp(mk->str, metric_names[m])) m++;
+    if (m == MET_COUNT || !(shown & 1u << m))
+      return yerr(y, mk, "claims: %s shows no ratio of metric \"%s\"", fig->name, mk->str);
+    if (want(y, mv, Y_MAP, "claims {DEVICE: ratio, ...}")) return -1;
+    FOR_PAIRS(mv, dk, dv) {
+      int dev = pc_find(c->devices, c->ndevices, dk->str);
+      if (dev < 0) return yerr(y, dk, "claims: device \"%s\" is not in plot: devices", dk->str);
+      if (c->nclaims == PC_MAX_CLAIMS)
+        return yerr(y, dk, "claims: at most %d in all", PC_MAX_CLAIMS);
+      pc_claim *cl = &c->claims[c->nclaims];
+      *cl = (pc_claim){.figure = f, .metric = (pc_metric)m, .device = dev};
+      const char *r = scalar(dv);
+      if (!r || pt_parse_decimal(r, strlen(r), &cl->ratio) != 0 || !(cl->ratio > 0) ||
+          !isfinite(cl->ratio))
+        return yerr(y, dv, "claims: expected the claimed ratio on %s, a positive decimal number",
+                    dk->str);
+      const char *dot = strchr(r, '.');
+      cl->decimals = dot ? (int)strspn(dot + 1, "0123456789") : 0;
+      if (cl->decimals > 6) cl->decimals = 6;
+      c->nclaims++;
+    }
+  }
+  return 0;
+}
+
+/* claims: {system: NAME, device: DEVICE, FIGURE: {METRIC: {DEVICE: ratio}}, ...}, once figures
+ * are loaded; device: the paper's GPU, whose claims stand for a GPU the artifact has no logs of. */
+static int load_claims(ycx *y, const ynode *n, pc_config *c) {
+  c->claim_system = c->claim_device = -1;
+  if (!n) return 0;
+  if (want(y, n, Y_MAP, "claims: {system: NAME, device: DEVICE, FIGURE: {METRIC: {DEVICE: x}}}"))
+    return -1;
+  const ynode *sys = y_get(n, "system"), *dev = y_get(n, "device"), *k, *v;
+  if (!sys || !scalar(sys) || (c->claim_system = pc_find(c->systems, c->nsystems, sys->str)) < 0)
+    return yerr(y, sys ? sys : n, "claims: system: expected the plot system the claims are of");
+  if (dev && (!scalar(dev) || (c->claim_device = pc_find(c->devices, c->ndevices, dev->str)) < 0))
+    return yerr(y, dev, "claims: device: expected the paper's GPU, one of plot: devices");
+  FOR_PAIRS(n, k, v) {
+    if (strcmp(k->str, "system") && strcmp(k->str, "device") && load_claims_figure(y, k, v, c))
+      return -1;
+  }
+  return 0;
+}
+
 /* A default cell key (seqlen: 4096): a key name that is no axis, and a name as its value. */
 static int get_default_key(ycx *y, const ynode *k, const ynode *v, pc_config *c) {
   const char *key = k->str;
@@ -521,12 +765,14 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
                         c->figures[g].name);
         c->nfigures++;
       }
-    } else if (!strcmp(key, "paper"))
-      rc = 0; /* names of devices and workloads: load_paper, once all are loaded */
+    } else if (!strcmp(key, "paper") || !strcmp(key, "claims"))
+      rc = 0; /* names of devices, workloads, figures: read once all are loaded */
+    else if (!strcmp(key, "stale"))
+      rc = load_stale(y, v, c);
     else
       return yerr(y, k,
                   "unknown key \"%s\" in plot; expected figure, defaults, devices, "
-                  "workloads, systems, figures, paper",
+                  "workloads, systems, figures, paper, claims, stale",
                   key);
     if (rc) return -1;
   }
@@ -549,6 +795,7 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
     if (pc_find(c->workloads, c->nworkloads, fig->workload) < 0)
       return yerr(y, w, "workload \"%s\" is not in plot: workloads", fig->workload);
   }
+  if (load_claims(y, y_get(n, "claims"), c)) return -1;
   return load_paper(y, y_get(n, "paper"), c);
 }
 
@@ -667,6 +914,7 @@ int pc_load_msg(const char *path, pc_config *c, char **msg) {
     goto out;
   }
   if (load_plot(&y, plot, c) || load_log_name(&y, root, plot, c)) goto out;
+  if (load_colors(&y, path, c)) goto out;
   /* the figure's name: plot.figure, else the file's own figure:, else the folder's name */
   const ynode *fig = y_get(root, "figure");
   if (!c->figure[0] && fig && get_name(&y, fig, c->figure, "figure")) goto out;

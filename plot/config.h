@@ -7,7 +7,7 @@
  *     devices:   [{name: a100, label: A100}, ...]          # row order
  *     workloads: [{name: kf, label: KeyFormer, aliases: [keyformer]}, ...]
  *     systems:   [{name: fused, label: FlashTensor, aliases: [our], ours: true,
- *                  color: "#d62728", expected: true}, ...] # bar order; ours last
+ *                  expected: true}, ...]  # bar order; ours last; colours: plot/systems.yaml
  *     figures:
  *       - {name: fig12_kernel, kind: grid, experiment: kernel, ymax: 30, ytics: 10,
  *          ylabel: "Execution Time (ms)"}
@@ -21,6 +21,12 @@
  *     paper:             # the paper's own times of the ours system, ms: EXPERIMENT: DEVICE: WORKLOAD
  *       kernel:
  *         h100: {h2o: 1.300, attn: 0.615}
+ *     claims:            # the paper's claim as the artifact's logs give it: FIGURE: METRIC: DEVICE
+ *       system: flashtensor  # whose claims; device: the paper's GPU, standing for the others
+ *       device: h100
+ *       fig12_kernel: {ms: {h100: 3.03}}
+ *     stale:             # logs drawn but marked stale and left out of report.html's means
+ *       - {log: "nsa.h100.*", reason: "run under the old meaning of --groups"}
  *
  * The log file name pattern is not repeated here: it is the `log:` template of the experiments
  * the figures draw (experiments.NAME.log); experiments drawn from one log folder share it, or
@@ -45,8 +51,11 @@ typedef struct {
   char label[PC_LABEL];
   char aliases[PC_MAX_ALIASES][PT_NAME];
   int naliases;
-  unsigned color; /* 0xRRGGBB; systems only */
+  /* systems only: the colour, 0xRRGGBB: the system's row in plot/systems.yaml (palette 1), or
+   * a fallback colour no other system of the plot has (palette 0); never the plot's own */
+  unsigned color;
   int has_color;
+  int palette;
   int ours;     /* systems only: the hatched bar the speedup is computed for */
   int expected; /* systems only: 0 = nobody can run it here, do not list it as missing */
 } pc_item;
@@ -105,6 +114,26 @@ typedef struct {
   int decimals[PC_MAX_ITEMS]; /* digits after the point as written (1.300: 3), to print so */
 } pc_paper;
 
+/* plot: stale: logs the study's README calls stale (run under an older meaning of an option):
+ * drawn, marked stale in report.html and left out of its geometric means. */
+#define PC_MAX_STALE 16
+typedef struct {
+  char log[128];    /* an fnmatch pattern on the log's file name: "nsa.h100.*" */
+  char reason[256]; /* why, as the README says it */
+} pc_stale;
+
+/* plot: claims: the paper's claim per figure, metric and device, as the original artifact's own
+ * logs give it (its system's geometric mean over the best other system: best / it for time and
+ * memory, it / best for throughput); report.html's verdict holds this run's beside it. */
+#define PC_MAX_CLAIMS 16
+typedef struct {
+  int figure;       /* index into figures */
+  pc_metric metric; /* MET_MS (speedup), MET_TFLOPS (throughput), MET_MIB (memory saving) */
+  int device;       /* index into devices */
+  double ratio;
+  int decimals; /* digits after the point as written */
+} pc_claim;
+
 typedef struct {
   char path[PT_PATH];
   char figure[PT_NAME];
@@ -122,6 +151,13 @@ typedef struct {
   int nfigures;
   pc_paper paper[PC_MAX_PAPER];
   int npaper;
+  pc_stale stale[PC_MAX_STALE];
+  int nstale;
+  pc_claim claims[PC_MAX_CLAIMS];
+  int nclaims;
+  int claim_system;      /* index into systems of the system the claims are of, -1 when none */
+  int claim_device;      /* the paper's GPU (index into devices): its claims stand for the others */
+  char palette[PT_PATH]; /* the plot/systems.yaml the colours come from ("" when none) */
 } pc_config;
 
 /* Loads path's plot: section and the log name of the experiments it draws. Returns 0, or -1
@@ -137,6 +173,12 @@ rd_opts pc_reader_opts(const pc_config *c);
  * read. */
 int pc_read_logs(const pc_config *c, const char *dir, int latest, pt_table *t, rd_issues *is);
 
+/* The palette (plot/systems.yaml: one colour per system in every figure) for the experiment
+ * file at config: the one of the repository holding it (the nearest folder above with
+ * .repro-root), else the one beside the templates repro-plot was built with. Returns 0 with
+ * its path in out, or -1 when there is none (every system then gets a fallback colour). */
+int pc_palette_path(const char *config, char *out, size_t cap);
+
 /* Index of name (or of an item aliasing it) in a list, or -1. */
 int pc_find(const pc_item *items, int n, const char *name);
 
@@ -147,6 +189,9 @@ const char *pc_log_name(const pc_config *c, const char *exp);
  * indices), or NAN when plot: paper: gives none; *decimals (when not NULL): the digits after
  * the point as the YAML writes it. */
 double pc_paper_ms(const pc_config *c, const char *exp, int dev, int w, int *decimals);
+
+/* The plot: stale: entry whose pattern matches the file name of the log at path, or -1. */
+int pc_stale_index(const pc_config *c, const char *path);
 
 /* Renders a figure's x: template for row r into out. Returns 0, or -1 when r lacks a key the
  * template names. */

@@ -59,13 +59,75 @@ static double bp_ticks_in(const fg_bpanel *b) {
   return w;
 }
 
-#define GROUP_PT 6.0 /* the group (case) labels under each panel */
+#define GROUP_PT  7.0 /* the group (case) labels under each panel (bars.gp: the same) */
+#define MAX_WORDS 31  /* words of a group label that can be left out (bits of fg_bpanel.drop) */
 
+/* Splits text at its spaces into at most MAX_WORDS + 1 words (text is changed). */
+static int split_words(char *text, char **word) {
+  int n = 0;
+  for (char *p = text; *p && n <= MAX_WORDS;) {
+    while (*p == ' ') *p++ = '\0';
+    if (!*p) break;
+    word[n++] = p;
+    while (*p && *p != ' ') p++;
+  }
+  return n;
+}
+
+/* Group x's label in the figure: the column's label without the words every group of the
+ * panel shares (b->drop), which the panel's x label names once. */
 static const char *bp_group_label(const fg_bpanel *b, int x) {
   static char buf[PC_XLABEL];
   fg_col_text(b->m, x, buf, sizeof buf);
+  if (!b->drop) return buf;
+  char text[PC_XLABEL], *word[MAX_WORDS + 1];
+  snprintf(text, sizeof text, "%s", buf);
+  int n = split_words(text, word);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++)
+    if (!(b->drop >> i & 1))
+      len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? " " : "", word[i]);
   return buf;
 }
+
+/* The words at the same place in every group label of panel b (bit i: word i), when the labels
+ * have one number of words and differ in some; else 0. */
+static unsigned shared_words(const fg_bpanel *b) {
+  if (b->m->nx < 2) return 0;
+  char first[PC_XLABEL], text[PC_XLABEL], *w0[MAX_WORDS + 1], *w[MAX_WORDS + 1];
+  fg_col_text(b->m, 0, first, sizeof first);
+  int n0 = split_words(first, w0);
+  if (n0 < 2 || n0 > MAX_WORDS) return 0;
+  unsigned bits = (1u << n0) - 1;
+  for (int x = 1; x < b->m->nx; x++) {
+    fg_col_text(b->m, x, text, sizeof text);
+    if (split_words(text, w) != n0) return 0;
+    for (int i = 0; i < n0; i++)
+      if (strcmp(w[i], w0[i]) != 0) bits &= ~(1u << i);
+  }
+  return bits == (1u << n0) - 1 ? 0 : bits;
+}
+
+/* Panel b's x label: what its groups are, and the words left out of their labels. */
+static void bp_xlabel(fg_bpanel *b) {
+  const char *what = b->m->fig->x[0] ? "problem size" : "workload";
+  if (!b->drop) {
+    snprintf(b->xlabel, sizeof b->xlabel, "%s", what);
+    return;
+  }
+  char text[PC_XLABEL], *word[MAX_WORDS + 1], shared[PC_XLABEL] = "";
+  fg_col_text(b->m, 0, text, sizeof text);
+  int n = split_words(text, word);
+  size_t len = 0;
+  for (int i = 0; i < n; i++)
+    if (b->drop >> i & 1)
+      len += (size_t)snprintf(shared + len, sizeof shared - len, "%s%s", len ? " " : "", word[i]);
+  snprintf(b->xlabel, sizeof b->xlabel, "%s (every case: %s)", what, shared);
+}
+
+/* Room for panel b's groups side by side, in inches. */
+static double bp_need_in(const fg_bpanel *b) { return (fg_bp_nbars(b) * 0.075 + 0.12) * b->m->nx; }
 
 static void dat_bars_panel(FILE *f, const fg_bpanel *b, const layout *L) {
   const fg_model *m = b->m;
@@ -104,7 +166,9 @@ static void dat_bars_panel(FILE *f, const fg_bpanel *b, const layout *L) {
     int s = fg_bp_sys(b, i % nb);
     fprintf(f, "%.5f %.6g %u %d", xpos[i], v[i], fg_sys_color(m, s), fg_sys_item(m, s)->ours);
     ly_dat_bar_box(f, &p, i, 0);
-    fprintf(f, " %d %s \"%s\"\n", i / nb, fg_sys_item(m, s)->name, bp_group_label(b, i / nb));
+    char lab[PC_XLABEL]; /* the column's whole label */
+    fg_col_text(m, i / nb, lab, sizeof lab);
+    fprintf(f, " %d %s \"%s\"\n", i / nb, fg_sys_item(m, s)->name, lab);
   }
   fputs("\n\n", f);
   ly_dat_labels(f, &p);
@@ -156,22 +220,36 @@ static int legend_systems(const bars_fig *f, int *legend) {
   return nleg;
 }
 
+/* The widest group label of the figure's panels, in inches. */
+static double widest_group_label(const bars_fig *f) {
+  double w = 0;
+  for (int i = 0; i < f->nrows * f->ncols; i++)
+    for (int x = 0; x < f->bp[i].m->nx; x++)
+      w = fmax(w, ly_text_in(bp_group_label(&f->bp[i], x), GROUP_PT, 0));
+  return w;
+}
+
 /* Sets every panel's range and sizes the figure: panels wide enough for their groups, margins
- * for the widest tick label and the group labels. Returns the group labels' angle: 45 when
- * the widest is wider than its group, else 0. */
+ * for the widest tick label and the group labels. Group labels wider than their group lose
+ * the words all of their panel's groups share (the panel's x label names them once). Returns
+ * the group labels' angle: 45 when the widest is still wider than its group, else 0. */
 static int size_bars(const bars_fig *f, int nleg, layout *L) {
   int np = f->nrows * f->ncols, maxg = 1;
-  double tickw = 0, labw = 0, pw = f->min_pw;
+  double tickw = 0, pw = f->min_pw;
   for (int i = 0; i < np; i++) {
     fg_bpanel *b = &f->bp[i];
     bp_range(b);
     tickw = fmax(tickw, bp_ticks_in(b));
-    double group_in = fg_bp_nbars(b) * 0.075 + 0.12; /* room for a group's bars */
-    pw = fmax(pw, group_in * b->m->nx);
-    for (int x = 0; x < b->m->nx; x++)
-      labw = fmax(labw, ly_text_in(bp_group_label(b, x), GROUP_PT, 0));
+    pw = fmax(pw, bp_need_in(b));
     maxg = b->m->nx > maxg ? b->m->nx : maxg;
+    b->drop = 0;
   }
+  double labw = widest_group_label(f);
+  if (labw > pw / maxg - 0.05) { /* too wide: leave out the words every group shares */
+    for (int i = 0; i < np; i++) f->bp[i].drop = shared_words(&f->bp[i]);
+    labw = widest_group_label(f);
+  }
+  for (int i = 0; i < np; i++) bp_xlabel(&f->bp[i]);
   int xrot = labw > pw / maxg - 0.05 ? 45 : 0;
   double xlab_h = xrot ? (labw + ly_thick_in(GROUP_PT)) * 0.7072 : ly_thick_in(GROUP_PT);
   *L = (layout){0};
@@ -215,12 +293,14 @@ static void gp_bars_header(FILE *gp, const bars_fig *f, const layout *L, int nle
 
 /* The legend's texts, colours and hatching (one empty entry when no system has a bar). */
 static void gp_bars_legend(FILE *gp, const pc_config *c, const int *legend, int nleg) {
-  fprintf(gp, "array legend_text[%d] = [", nleg ? nleg : 1);
+  fprintf(gp, "array legend_name[%d] = [", nleg ? nleg : 1);
+  for (int i = 0; i < nleg; i++) fprintf(gp, "%s\"%s\"", i ? ", " : "", c->systems[legend[i]].name);
+  fprintf(gp, "%s]\narray legend_text[%d] = [", nleg ? "" : "\"\"", nleg ? nleg : 1);
   for (int i = 0; i < nleg; i++)
     fprintf(gp, "%s\"%s\"", i ? ", " : "", c->systems[legend[i]].label);
   fprintf(gp, "%s]\narray legend_color[%d] = [", nleg ? "" : "\"\"", nleg ? nleg : 1);
   for (int i = 0; i < nleg; i++)
-    fprintf(gp, "%s%u", i ? ", " : "", fg_system_color(&c->systems[legend[i]], legend[i]));
+    fprintf(gp, "%s%u", i ? ", " : "", fg_system_color(&c->systems[legend[i]]));
   fprintf(gp, "%s]\narray legend_ours[%d] = [", nleg ? "" : "0", nleg ? nleg : 1);
   for (int i = 0; i < nleg; i++) fprintf(gp, "%s%d", i ? ", " : "", c->systems[legend[i]].ours);
   fprintf(gp, "%s]\n", nleg ? "" : "0");
@@ -248,6 +328,8 @@ static void gp_bars_panels(FILE *gp, const bars_fig *f) {
   }
   fprintf(gp, "array panel_title[%d] = [", np);
   for (int i = 0; i < np; i++) fprintf(gp, "%s\"%s\"", i ? ", " : "", bp[i].title);
+  fprintf(gp, "]\narray panel_xlabel[%d] = [", np);
+  for (int i = 0; i < np; i++) fprintf(gp, "%s\"%s\"", i ? ", " : "", bp[i].xlabel);
   fprintf(gp, "]\narray grouplabel[%d] = [", ngroups);
   for (int i = 0, first = 1; i < np; i++) {
     for (int x = 0; x < bp[i].m->nx; x++, first = 0)
@@ -301,16 +383,19 @@ int fg_emit_comparison(const fg_model *m, FILE *dat, FILE *gp) {
   char title[PC_LABEL * 4], note[160];
   bars_title(m, f->title, title, sizeof title);
   fg_note(m, note, sizeof note);
-  const char *rows[] = {m->cfg->devices[m->dev[0]].label};
+  /* the panels side by side, or one above the other when that would be wider than a page */
+  const char *rows[MET_COUNT];
+  for (int i = 0; i < f->nmetrics; i++) rows[i] = m->cfg->devices[m->dev[0]].label;
+  int stack = f->nmetrics > 1 && f->nmetrics * (fmax(3.2, bp_need_in(&bp[0])) + 0.7) > 11.0;
   bars_fig bf = {.name = m->name,
                  .cfg_path = m->cfg->path,
                  .title = title,
                  .note = note,
                  .rowlabels = rows,
                  .bp = bp,
-                 .nrows = 1,
-                 .ncols = f->nmetrics,
-                 .min_pw = 3.2};
+                 .nrows = stack ? f->nmetrics : 1,
+                 .ncols = stack ? 1 : f->nmetrics,
+                 .min_pw = stack ? 6.4 : 3.2};
   return emit_bars(&bf, dat, gp);
 }
 
@@ -326,7 +411,8 @@ int fg_emit_speedup_bars(const fg_model *panels, const pc_figure *f, const char 
     int base = fg_bar_of(m, m->cfg->systems[f->panel_base[i]].name);
     bp[i] = (fg_bpanel){
         .m = m, .d = 0, .k = MET_SPEEDUP, .base = base, .logy = (f->logy >> MET_SPEEDUP) & 1};
-    snprintf(bp[i].title, sizeof bp[i].title, "%s: speedup over %s", fg_panel_label(m),
+    snprintf(bp[i].title, sizeof bp[i].title,
+             "%s: speedup = %s's time / each system's (> 1: faster)", fg_panel_label(m),
              fg_sys_item(m, base)->label);
     rows[i] = "";
     ncpu += m->ncpu;

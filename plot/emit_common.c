@@ -13,6 +13,7 @@ void fg_gp_strings(FILE *f, const char *name, int n, const char *(*get)(const fg
 
 const char *fg_row_label(const fg_model *m, int i) { return m->cfg->devices[m->dev[i]].label; }
 const char *fg_sys_label(const fg_model *m, int i) { return fg_sys_item(m, i)->label; }
+static const char *sys_name(const fg_model *m, int i) { return fg_sys_item(m, i)->name; }
 
 void fg_gp_header(FILE *f, const fg_model *m, int ncols, const layout *L) {
   const pc_config *c = m->cfg;
@@ -32,6 +33,8 @@ void fg_gp_header(FILE *f, const fg_model *m, int ncols, const layout *L) {
           L->pw, L->ph, L->note_h);
   fg_gp_strings(f, "rowlabel", m->ndev, fg_row_label, m);
   fg_gp_strings(f, "syslabel", m->nsys, fg_sys_label, m);
+  /* the systems' names and colours (plot/systems.yaml: one colour per system everywhere) */
+  fg_gp_strings(f, "sysname", m->nsys, sys_name, m);
   fprintf(f, "array syscolor[%d] = [", m->nsys);
   for (int s = 0; s < m->nsys; s++) fprintf(f, "%s%u", s ? ", " : "", fg_sys_color(m, s));
   fputs("]\n", f);

@@ -39,8 +39,8 @@ static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax
   }
   for (int s = 0; s < ns; s++)
     if (p.has_bar[s] && v[s] > ymax) {
-      char cut[32];
-      snprintf(cut, sizeof cut, "%.1f", v[s]);
+      char cut[32]; /* the clipped bar's own value: 8.46, 33.4 */
+      snprintf(cut, sizeof cut, v[s] < 10 ? "%.2f" : "%.1f", v[s]);
       ly_place_cut(&p, s, cut, fg_sys_color(m, s), s == m->ours);
     }
   for (int s = 0; s < ns; s++)
@@ -49,7 +49,7 @@ static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax
   double spd = fg_speedup(m, d, x);
   if (m->ours >= 0 && !isnan(spd)) {
     char sp[32];
-    snprintf(sp, sizeof sp, "%.1f×", spd);
+    snprintf(sp, sizeof sp, "%.2f×", spd); /* two decimals: 0.96x is never 1.0x */
     ly_place_speedup(&p, ns, m->ours, sp, ly_in_x(&p, 1) - ly_in_x(&p, 0));
   }
   fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name,
@@ -94,7 +94,13 @@ int fg_emit_grid(const fg_model *m, FILE *dat, FILE *gp) {
   L.pw = m->nx >= 4 ? 1.45 : 6.5 / m->nx; /* few columns: wider panels */
   L.w = L.left + L.right + L.pw * m->nx + L.cgap * (m->nx - 1);
   ly_legend(&L, m->nsys, 2.2);
-  L.top = L.note_h + 0.45 + 0.22 * L.lrows;
+  char ratio[PC_LABEL * 3] = ""; /* what the red labels are, under the legend */
+  if (m->ours >= 0)
+    snprintf(ratio, sizeof ratio,
+             "red: speedup of %s = the fastest other logged system's time / its time (> 1: it is "
+             "faster)",
+             fg_sys_item(m, m->ours)->label);
+  L.top = L.note_h + 0.45 + 0.22 * L.lrows + (ratio[0] ? 0.16 : 0);
   L.bottom = 0.32;
   L.rgap = 0.42;
   L.ph = 1.2;
@@ -102,6 +108,7 @@ int fg_emit_grid(const fg_model *m, FILE *dat, FILE *gp) {
   for (int d = 0; d < m->ndev; d++)
     for (int x = 0; x < m->nx; x++) dat_grid_panel(dat, m, d, x, ymax[d * m->nx + x], &L);
   fg_gp_header(gp, m, m->nx, &L);
+  fprintf(gp, "ratio_text = \"%s\"\n", ratio);
   fg_gp_strings(gp, "collabel", m->nx, fg_col_label, m);
   fprintf(gp, "array panel_ymax[%d] = [", n);
   for (int i = 0; i < n; i++) fprintf(gp, "%s%g", i ? ", " : "", ymax[i]);

@@ -13,24 +13,17 @@
 #include <string.h>
 
 #include "figure_impl.h"
+#include "fileio.h"
 
 /* ---- systems: the bars ---- */
 
-/* Default bar colours when a system gives none (colour-blind friendly, Okabe-Ito + greys). */
-static const unsigned palette[] = {0x0072B2, 0xE69F00, 0x009E73, 0xCC79A7, 0x56B4E9,
-                                   0xF0E442, 0x999999, 0x8C564B, 0x6A3D9A, 0xD55E00};
+/* A system's colour: its row in plot/systems.yaml, which config.c looked up (the same in every
+ * figure and study). */
+unsigned fg_system_color(const pc_item *s) { return s->color; }
 
-unsigned fg_system_color(const pc_item *s, int i) {
-  if (s->has_color) return s->color;
-  return palette[(unsigned)i % (sizeof palette / sizeof *palette)];
-}
-
-/* The s-th bar's system and its colour (the palette by the system's place in plot: systems,
- * so a system has one colour in every figure). */
+/* The s-th bar's system and its colour. */
 const pc_item *fg_sys_item(const fg_model *m, int s) { return &m->cfg->systems[m->sys[s]]; }
-unsigned fg_sys_color(const fg_model *m, int s) {
-  return fg_system_color(fg_sys_item(m, s), m->sys[s]);
-}
+unsigned fg_sys_color(const fg_model *m, int s) { return fg_system_color(fg_sys_item(m, s)); }
 
 /* ---- the model: devices, columns, cells ---- */
 
@@ -123,17 +116,19 @@ static int cmp_columns(const void *pa, const void *pb) {
 }
 
 /* The x: columns: every distinct label of the figure's logs (of its systems, on a plot
- * device; all devices, so every device's file has the same columns). */
-static int find_columns(fg_model *m, const pt_table *t) {
+ * device): of all devices in a figure of every device (each row has the same columns), of its
+ * one device in a per-device file (device: a config index; -1 for all), so that one GPU's
+ * figure has no column of cases only another GPU ran. */
+static int find_columns(fg_model *m, const pt_table *t, int device) {
   m->xrow = calloc(t->n ? t->n : 1, sizeof *m->xrow);
   m->xlab = calloc(t->n ? t->n : 1, sizeof *m->xlab);
   if (!m->xrow || !m->xlab) return -1;
   for (size_t i = 0; i < t->n; i++) {
     const pt_row *r = &t->rows[i];
     char lab[PC_XLABEL];
-    if (!row_in_figure(m, r) || fg_bar_of(m, r->system) < 0 ||
-        pc_find(m->cfg->devices, m->cfg->ndevices, r->device) < 0 ||
-        pc_render_x(m->fig->x, r, lab, sizeof lab))
+    int d = pc_find(m->cfg->devices, m->cfg->ndevices, r->device);
+    if (!row_in_figure(m, r) || fg_bar_of(m, r->system) < 0 || d < 0 ||
+        (device >= 0 && d != device) || pc_render_x(m->fig->x, r, lab, sizeof lab))
       continue;
     int x = 0;
     while (x < m->nx && cmp_columns(&m->xrow[x], &r) != 0) x++;
@@ -211,10 +206,29 @@ static void init_model(fg_model *m, const pc_config *cfg, const pc_figure *fig, 
   }
 }
 
+/* The time of a row of a system the figure has no bar for, in each (device, column) it belongs
+ * to: the speedup of ours is over every system with a log there, drawn or not. */
+static void place_unlisted(fg_model *m, const pt_row *r) {
+  if (r->status != ST_OK || !(r->avg_ms > 0) || !isfinite(r->avg_ms)) return;
+  int col = m->fig->x[0] ? x_column(m, r) : -1;
+  for (int d = 0; d < m->ndev; d++) {
+    if (strcmp(r->device, m->cfg->devices[m->dev[d]].name) != 0) continue;
+    for (int x = 0; x < m->nx; x++) {
+      if (m->fig->x[0] ? x != col : !row_in_column(m, r, x)) continue;
+      double *best = &m->unlisted_ms[(size_t)d * (size_t)m->nx + (size_t)x];
+      if (isnan(*best) || r->avg_ms < *best) *best = r->avg_ms;
+    }
+  }
+}
+
 /* Places row r in every cell it belongs to: its device's row, its column, its system's bar. */
 static void place_row(fg_model *m, const pt_row *r) {
+  if (!row_in_figure(m, r)) return;
   int s = fg_bar_of(m, r->system);
-  if (s < 0 || !row_in_figure(m, r)) return;
+  if (s < 0) {
+    place_unlisted(m, r);
+    return;
+  }
   int col = m->fig->x[0] ? x_column(m, r) : -1;
   for (int d = 0; d < m->ndev; d++) {
     if (strcmp(r->device, m->cfg->devices[m->dev[d]].name) != 0) continue;
@@ -249,7 +263,7 @@ static int build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const 
   init_model(m, cfg, fig, t, dev);
   sort_m = m; /* cmp_columns reads the template from it */
   if (fig->x[0]) {
-    if (find_columns(m, t)) return -1;
+    if (find_columns(m, t, dev)) return -1;
   } else if (fig->kind == FIG_SWEEP) {
     m->nx = fig->nsweep;
   } else if (fig->workload[0]) { /* its one workload (config.c checked it is a plot workload) */
@@ -261,6 +275,10 @@ static int build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const 
   m->cells = calloc(n ? n : 1, sizeof *m->cells);
   if (!m->cells) return -1;
   for (size_t i = 0; i < n; i++) m->cells[i].status = ST_MISSING;
+  size_t ncells = (size_t)m->ndev * (size_t)(m->nx ? m->nx : 1);
+  m->unlisted_ms = malloc(ncells * sizeof *m->unlisted_ms);
+  if (!m->unlisted_ms) return -1;
+  for (size_t i = 0; i < ncells; i++) m->unlisted_ms[i] = NAN;
   for (size_t i = 0; i < t->n; i++) place_row(m, &t->rows[i]);
   choose_ours(m);
   count_cpu_logs(m);
@@ -278,6 +296,8 @@ int fg_build_device(fg_model *m, const pc_config *cfg, const pc_figure *fig, con
 
 void fg_free(fg_model *m) {
   free(m->cells);
+  free(m->unlisted_ms);
+  m->unlisted_ms = NULL;
   free(m->xrow);
   free(m->xlab);
   m->cells = NULL;
@@ -296,7 +316,8 @@ double fg_cell_ms(const fg_cell *c) {
 
 double fg_speedup(const fg_model *m, int d, int x) {
   if (m->ours < 0) return NAN;
-  double ours = fg_cell_ms(fg_at(m, d, x, m->ours)), best = NAN;
+  double ours = fg_cell_ms(fg_at(m, d, x, m->ours)),
+         best = m->unlisted_ms ? m->unlisted_ms[(size_t)d * (size_t)m->nx + (size_t)x] : NAN;
   for (int s = 0; s < m->nsys; s++) {
     if (s == m->ours) continue;
     double v = fg_cell_ms(fg_at(m, d, x, s));
@@ -400,31 +421,41 @@ static int copy_template(FILE *f, const char *template_dir, const char *kind) {
   return 0;
 }
 
-static FILE *open_out(const char *dir, const char *name, const char *ext) {
-  char path[PT_PATH];
+/* Opens <dir>/<name>.<ext> through a temporary of its own (fileio.h's afile). */
+static int open_out(afile *a, const char *dir, const char *name, const char *ext) {
+  char path[PT_PATH], why[256];
   snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext);
-  FILE *f = fopen(path, "w");
-  if (!f) fprintf(stderr, "%s: cannot write: %s\n", path, strerror(errno));
-  return f;
+  if (afile_open(a, path, 0666, 0, why, sizeof why) == 0) return 0;
+  fprintf(stderr, "%s: %s\n", path, why);
+  return -1;
 }
 
-/* Opens <dir>/<name>.dat and .gp, runs emit, appends the template and closes both. */
+/* Writes <dir>/<name>.dat and .gp: emit, then the template. Each file is renamed into place
+ * whole once both are written; an emitter's error puts neither there. */
 static int emit_files(const char *dir, const char *name, const char *tmpl_dir, const char *tmpl,
                       int (*emit)(const void *, FILE *, FILE *), const void *arg) {
-  FILE *dat = open_out(dir, name, "dat");
-  if (!dat) return -1;
-  FILE *gp = open_out(dir, name, "gp");
-  if (!gp) {
-    fclose(dat);
+  afile dat, gp;
+  if (open_out(&dat, dir, name, "dat")) return -1;
+  if (open_out(&gp, dir, name, "gp")) {
+    afile_abort(&dat);
     return -1;
   }
-  fprintf(dat, "# %s: gnuplot data written by repro-plot from the logs; NaN = no bar.\n", name);
-  int rc = emit(arg, dat, gp);
-  if (rc == 0) rc = copy_template(gp, tmpl_dir, tmpl);
-  if (ferror(dat) || ferror(gp)) rc = -1;
-  if (fclose(dat) != 0) rc = -1;
-  if (fclose(gp) != 0) rc = -1;
-  if (rc) fprintf(stderr, "%s/%s: writing the figure files failed\n", dir, name);
+  fprintf(dat.f, "# %s: gnuplot data written by repro-plot from the logs; NaN = no bar.\n", name);
+  int rc = emit(arg, dat.f, gp.f);
+  if (rc == 0) rc = copy_template(gp.f, tmpl_dir, tmpl);
+  char why[256] = "";
+  if (rc != 0) {
+    afile_abort(&dat);
+    afile_abort(&gp);
+  } else if (afile_commit(&dat, why, sizeof why) != 0) {
+    afile_abort(&gp);
+    rc = -1;
+  } else if (afile_commit(&gp, why, sizeof why) != 0) {
+    rc = -1;
+  }
+  if (rc)
+    fprintf(stderr, "%s/%s: writing the figure files failed%s%s\n", dir, name, why[0] ? ": " : "",
+            why);
   return rc;
 }
 

@@ -43,9 +43,12 @@ typedef struct {
   int nsys;
   int ours;       /* index into sys of the ours system, -1 when none */
   fg_cell *cells; /* [ndev][nx][nsys] */
-  int nlogs;      /* logs of our format the figure draws */
-  int nrows;      /* logs of any format the figure draws (0: an empty figure, fg_note says so) */
-  int ncpu;       /* of which CPU-mode runs (they measure nothing; the figure says so) */
+  /* [ndev][nx]: the best time of a system with a log there but no bar in the figure (NAN: none);
+   * fg_speedup counts it, so a figure never calls ours fastest over a faster undrawn system */
+  double *unlisted_ms;
+  int nlogs; /* logs of our format the figure draws */
+  int nrows; /* logs of any format the figure draws (0: an empty figure, fg_note says so) */
+  int ncpu;  /* of which CPU-mode runs (they measure nothing; the figure says so) */
 } fg_model;
 
 /* Returns 0, or -1 when out of memory. fg_build shows every device with logs of the figure;

@@ -14,9 +14,9 @@
 
 /* ---- figure.c: the model's systems, values and labels ---- */
 
-/* A system's colour: its own, else the palette by its place in plot: systems (index i), so a
- * system has one colour in every figure. */
-unsigned fg_system_color(const pc_item *s, int i);
+/* A system's colour: its row in plot/systems.yaml (config.c looks it up), so a system has one
+ * colour in every figure and study. */
+unsigned fg_system_color(const pc_item *s);
 /* The s-th bar's system and its colour. */
 const pc_item *fg_sys_item(const fg_model *m, int s);
 unsigned fg_sys_color(const fg_model *m, int s);
@@ -99,6 +99,10 @@ typedef struct {
   int logy;
   double lo, hi, step; /* step 0: a log axis */
   char title[PC_LABEL * 3];
+  /* the figure's group labels: bit i set leaves out word i, which every group label of the
+   * panel shares (when they are too wide for their groups); the x label names those words */
+  unsigned drop;
+  char xlabel[PC_XLABEL + 32];
 } fg_bpanel;
 
 /* Its bars per group; the system (index into m->sys) of a group's j-th bar; the value of

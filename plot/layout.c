@@ -51,24 +51,29 @@ void ly_axis_range(double mn, double mx, int logy, double *lo, double *hi) {
  * wide, not 0.53). The svg terminal gets fontscale 4/3 so that all three formats agree. */
 #define FONT_SCALE (96.0 / 72.0)
 
-/* Advance widths in em of the characters labels use; others count as wide. */
+/* Advance widths in em of DejaVu Sans (its units / 2048) for the characters labels use (marks,
+ * numbers, the case labels of x: templates); others count as wide. */
 static double char_em(unsigned c) {
+  static const double lower[26] = {0.613, 0.635, 0.550, 0.635, 0.615, 0.352, 0.635, 0.634, 0.278,
+                                   0.278, 0.579, 0.278, 0.974, 0.634, 0.612, 0.635, 0.635, 0.411,
+                                   0.521, 0.392, 0.634, 0.592, 0.818, 0.592, 0.592, 0.525};
+  static const double upper[26] = {0.684, 0.686, 0.698, 0.770, 0.632, 0.575, 0.775, 0.752, 0.295,
+                                   0.295, 0.656, 0.557, 0.863, 0.748, 0.787, 0.603, 0.787, 0.695,
+                                   0.635, 0.611, 0.732, 0.684, 0.989, 0.685, 0.611, 0.685};
   if (c >= '0' && c <= '9') return 0.636;
+  if (c >= 'a' && c <= 'z') return lower[c - 'a'];
+  if (c >= 'A' && c <= 'Z') return upper[c - 'A'];
   switch (c) {
-  case '.': return 0.318;
+  case ' ':
+  case '.':
+  case ',': return 0.318;
   case '-': return 0.361;
-  case '/': return 0.337;
-  case 'k': return 0.579;
-  case 'n':
-  case 'a': return 0.634;
-  case 'N': return 0.748;
-  case 'S': return 0.635;
-  case 'O': return 0.787;
-  case 'M': return 0.863;
-  case 'T': return 0.611;
-  case 'L': return 0.557;
-  case 'E': return 0.632;
-  case 'R': return 0.695;
+  case '/':
+  case ':': return 0.337;
+  case '(':
+  case ')': return 0.390;
+  case '=':
+  case '+': return 0.838;
   case 0xD7: return 0.838; /* × */
   }
   return 0.8;

@@ -1,24 +1,6 @@
-/* repro-plot: logs -> tidy table -> gnuplot data + scripts -> figures; export, merge, compare.
- *
- *   repro-plot draw    --config figNN/experiment.yaml --logs DIR [--out DIR] [--strict]
- *                      [--no-render] [--verbose] [-j N] [--templates DIR] [--latest]
- *   repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict] [--latest]
- *                      (--latest: of several logs of one cell the newest is drawn, not ERR)
- *   repro-plot table   --config F --logs DIR --format markdown [--device NAME] [-o FILE]
- *                      (what the figures show as Markdown tables, README.md's results)
- *   repro-plot merge   [--format csv|json] [-o FILE] TABLE...  (.csv, or .json: ours or the
- *                      tilebench seed's result files)
- *   repro-plot compare [--config F] [--tol 0.10] A B     (A, B: log folders or tables)
- *   repro-plot report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance 0.10]
- *                      [--latest] --config F --logs DIR [--figures DIR] ...   (report.h)
- *   repro-plot provenance [--device NAME] [--one-commit] DIR...   (which GPU and commit each
- *                      log comes from, its checks and statuses; provenance.c)
- *   repro-plot render  DIR NAME...   (gnuplot DIR/NAME.gp with draw's checks and PDF date;
- *                      render.c)
- *
- * Exit: 0 fine, 1 error (provenance: no logs, or --one-commit failed), 2 usage, 3 --strict and
- *       some log was broken or skipped,
- *       4 compare found cells outside the tolerance. */
+/* repro-plot: logs -> tidy table -> gnuplot data + scripts -> figures; export, merge, compare,
+ * report, provenance, render. Each command's synopsis, options and outputs, and the exit codes:
+ * `commands` and usage() below (`repro-plot --help`, `repro-plot COMMAND --help`). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,23 +30,100 @@ typedef struct {
   int nrest;
 } cli;
 
+/* Each command: its synopsis (`repro-plot --help` lists them all; continuation lines indented
+ * under it) and what `repro-plot CMD --help` adds: its options and what it writes. */
+static const struct {
+  const char *name, *synopsis, *details;
+} commands[] = {
+    {"draw",
+     "draw    --config FIG/experiment.yaml --logs DIR [--out DIR] [--strict]\n"
+     "                     [--no-render] [--verbose] [-j N] [--templates DIR] [--latest]",
+     "Reads the logs in DIR (a folder that does not exist: every cell NS) with the experiment\n"
+     "file and writes each of its plot: figures into --out DIR (default ./figures): NAME.dat and\n"
+     "NAME.gp, then, through gnuplot, NAME.pdf, NAME.png and NAME.svg (gnuplot's messages in\n"
+     "NAME.gnuplot.log). Prints each figure's table and missing logs, and every broken, unknown,\n"
+     "odd or undrawn log with why.\n"
+     "  --strict         a broken, unknown, odd or undrawn log is an error (exit 3)\n"
+     "  --no-render      the .dat and .gp files only, no gnuplot\n"
+     "  --verbose        list every missing log, not the first 24\n"
+     "  -j N             at most N gnuplot runs at once (default: one per CPU)\n"
+     "  --templates DIR  the gnuplot templates (default $REPRO_PLOT_TEMPLATES, else plot/gnuplot)\n"
+     "  --latest         of several logs of one cell draw the newest (else the cell is ERR)\n"},
+    {"table",
+     "table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict] [--latest]\n"
+     "  repro-plot table   --config F --logs DIR --format markdown [--device NAME] [-o FILE]",
+     "Writes the tidy table of the logs in DIR, a row per log (its cell's keys, status, times,\n"
+     "reason, GPU: plot/README.md names the columns), as csv (the default) or json; or, with\n"
+     "--format markdown, what the figures show as Markdown tables (README.md's results, with the\n"
+     "paper's times; --device NAME: that device's alone), to stdout or to -o FILE. The broken\n"
+     "or skipped logs are listed on stderr.\n"
+     "  --strict         a broken or skipped log is an error (exit 3)\n"
+     "  --latest         of several logs of one cell take the newest (else the cell is ERR)\n"},
+    {"merge",
+     "merge   [--format csv|json] [-o FILE] TABLE...   (TABLE: .csv, or .json: ours or the\n"
+     "                     tilebench seed's result files)",
+     "Writes one table of every TABLE's rows, as csv (the default) or json, to stdout or to -o\n"
+     "FILE. A cell an earlier TABLE has on the same GPU is replaced by the later TABLE's row\n"
+     "(said on stderr); rows of two GPUs are both kept.\n"},
+    {"compare", "compare [--config F] [--tol 0.10] [--latest] A B   (A, B: log folders or tables)",
+     "Prints, per cell, A's and B's time and B/A (\"<- outside\" when it is more than --tol off "
+     "1),\n"
+     "the cells of one side only and the geometric mean of B/A; writes nothing. A and B are log\n"
+     "folders (read with --config F) or .csv/.json tables; --latest: of several logs of one cell\n"
+     "the newest. Exit 4 when a cell is outside the tolerance.\n"},
+    {"report",
+     "report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance T]\n"
+     "                     [--latest] --config F --logs DIR [--figures DIR] [--config ...]",
+     "Writes one self-contained HTML file (-o FILE, default ./report.html): per section (each\n"
+     "--config, with the --logs and --figures after it) its figures (the .svg files in --figures\n"
+     "DIR; without it, its tables alone), summary, geometric means, missing logs, and a sortable\n"
+     "table of its logs with their checks and provenance.\n"
+     "  --compare ROOT   each cell's time against ROOT/<figure>'s log of the same cell\n"
+     "  --paper ROOT     the original artifact's logs under ROOT/<figure> as the paper column\n"
+     "  --tolerance T    --compare's tolerance (default 0.10)\n"
+     "  --latest         of several logs of one cell read the newest\n"},
+    {"provenance",
+     "provenance [--device NAME] [--exclude GLOB]... [--one-commit] DIR...\n"
+     "                     (each folder's logs by GPU and commit: dates, checks, statuses)",
+     "Prints, tab-separated, a row per folder, GPU and commit of the *.log files under each DIR:\n"
+     "the logs, their first and last meta dates, the checks passed and failed, the results by\n"
+     "status; writes nothing.\n"
+     "  --device NAME    one GPU's logs (the meta line's gpu=: \"NVIDIA H200\" is h200)\n"
+     "  --exclude GLOB   leave out the logs whose file name matches (repeatable)\n"
+     "  --one-commit     exit 1 unless they all name one commit, not -dirty, no check failed\n"
+     "                   and every log could be read\n"},
+    {"render",
+     "render  DIR NAME...   (gnuplot DIR/NAME.gp as draw renders: outputs checked,\n"
+     "                     reproducible PDF dates)",
+     "Runs gnuplot on DIR/NAME.gp for each NAME as draw renders its figures, several at once:\n"
+     "writes DIR/NAME.pdf, NAME.png and NAME.svg (checked, the PDF's date made reproducible) and\n"
+     "gnuplot's messages to DIR/NAME.gnuplot.log; for a study's own gnuplot scripts\n"
+     "(studies/h2o-diag/plot_diag.sh). Exit 2 on a NAME with / or without its NAME.gp, 1 when\n"
+     "gnuplot is missing or a figure failed.\n"},
+};
+
 static void usage(FILE *f) {
-  fputs("usage:\n"
-        "  repro-plot draw    --config FIG/experiment.yaml --logs DIR [--out DIR] [--strict]\n"
-        "                     [--no-render] [--verbose] [-j N] [--templates DIR] [--latest]\n"
-        "  repro-plot table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict]\n"
-        "                     [--latest]   (of several logs of one cell, draw the newest)\n"
-        "  repro-plot table   --config F --logs DIR --format markdown [--device NAME] [-o FILE]\n"
-        "                     (the figures' tables in Markdown, with the paper's times)\n"
-        "  repro-plot merge   [--format csv|json] [-o FILE] TABLE.csv|TABLE.json...\n"
-        "  repro-plot compare [--config F] [--tol 0.10] A B   (A, B: log folders or tables)\n"
-        "  repro-plot report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance T]\n"
-        "                     [--latest] --config F --logs DIR [--figures DIR] [--config ...]\n"
-        "  repro-plot provenance [--device NAME] [--one-commit] DIR...\n"
-        "                     (each folder's logs by GPU and commit: dates, checks, statuses)\n"
-        "  repro-plot render  DIR NAME...   (gnuplot DIR/NAME.gp as draw renders: outputs\n"
-        "                     checked, reproducible PDF dates)\n",
+  fputs("usage:\n", f);
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(f, "  repro-plot %s\n", commands[i].synopsis);
+  fputs("`repro-plot COMMAND --help`: a command's options and what it writes (plot/README.md).\n"
+        "exit: 0 fine, 1 error (provenance: no logs, or --one-commit failed), 2 usage, 3 --strict\n"
+        "and some log was broken or skipped, 4 compare found cells outside the tolerance\n",
         f);
+}
+
+/* `repro-plot CMD ... --help` (or -h): 1, with CMD's usage on stdout, when CMD is a command and
+ * an argument after it asks for help; else 0. */
+static int command_help(int argc, char **argv) {
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+    if (strcmp(argv[1], commands[i].name)) continue;
+    for (int a = 2; a < argc; a++) {
+      if (strcmp(argv[a], "-h") && strcmp(argv[a], "--help")) continue;
+      printf("usage: repro-plot %s\n\n%s", commands[i].synopsis, commands[i].details);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 static int parse_cli(int argc, char **argv, cli *c) {
@@ -252,15 +311,24 @@ static int cmd_draw(const cli *c) {
     rc = 1;
     goto out;
   }
+  /* every file is made in a private folder of out and renamed into out when done (render.h) */
+  render_stage stage;
+  if (render_stage_open(&stage, out, 0, NULL, 0) != 0) {
+    rc = 1;
+    goto out;
+  }
   printf("repro-plot: %zu logs read from %s (%s)\n", t.n, c->logs, cfg.figure);
   /* a file per figure, or per figure and device (comparison, speedup) */
   char(*names)[RENDER_NAME] = calloc((size_t)cfg.nfigures * PC_MAX_ITEMS, sizeof *names);
   int nnames = 0;
   unsigned char *drawn = calloc(t.n ? t.n : 1, 1);
-  if (!drawn || !names) {
+  unsigned char *ok = calloc((size_t)cfg.nfigures * PC_MAX_ITEMS + 1, 1);
+  if (!drawn || !names || !ok) {
     fprintf(stderr, "out of memory\n");
     free(drawn);
     free(names);
+    free(ok);
+    render_stage_close(&stage);
     rc = 1;
     goto out;
   }
@@ -283,12 +351,12 @@ static int cmd_draw(const cli *c) {
         oom = 1;
       } else if (fig->kind == FIG_SPEEDUP) {
         snprintf(names[nnames], RENDER_NAME, "%s_%s", fig->name, cfg.devices[dev[i]].name);
-        if (fg_emit_speedup(m, fig, names[nnames], out, template_dir(c))) rc = 1;
+        if (fg_emit_speedup(m, fig, names[nnames], stage.stage, template_dir(c))) rc = 1;
         fg_print_speedup(m, fig, names[nnames], stdout);
         nnames++;
       } else {
         mark_drawn(&m[0], &t, drawn);
-        if (fg_emit(&m[0], out, template_dir(c))) rc = 1;
+        if (fg_emit(&m[0], stage.stage, template_dir(c))) rc = 1;
         fg_print_table(&m[0], stdout);
         /* a figure without any log says so (its note); its missing logs are its whole matrix */
         if (t.n && (m[0].nrows || c->verbose)) fg_print_missing(&m[0], stdout, c->verbose ? 0 : 24);
@@ -300,6 +368,8 @@ static int cmd_draw(const cli *c) {
   if (oom) {
     free(drawn);
     free(names);
+    free(ok);
+    render_stage_close(&stage);
     rc = 1;
     goto out;
   }
@@ -310,6 +380,7 @@ static int cmd_draw(const cli *c) {
     printf("\n%zu logs read: %zu drawn, %zu read and not drawn%s\n", t.n, t.n - undrawn, undrawn,
            undrawn ? " (listed below, with why)" : "");
   print_issues(&is, stdout);
+  int rendered = 0;
   if (rc == 0 && !c->no_render) {
     if (!render_have_gnuplot()) {
       fprintf(stderr,
@@ -317,15 +388,21 @@ static int cmd_draw(const cli *c) {
               "the .dat and .gp files are in %s\n",
               out);
       rc = 1;
-    } else if (render_all(out, names, nnames, c->jobs) > 0) {
-      rc = 1;
     } else {
-      printf("\nfigures written to %s/:", out);
-      for (int f = 0; f < nnames; f++) printf(" %s.{pdf,png,svg}", names[f]);
-      printf("\n");
+      rendered = 1;
+      if (render_run(&stage, names, nnames, c->jobs, ok) > 0) rc = 1;
     }
   }
+  /* the .dat and .gp always; a figure's PDF, PNG and SVG when gnuplot drew it */
+  if (render_publish(&stage, names, nnames, rendered ? ok : NULL) != 0) rc = 1;
+  render_stage_close(&stage);
+  if (rendered && rc == 0) {
+    printf("\nfigures written to %s/:", out);
+    for (int f = 0; f < nnames; f++) printf(" %s.{pdf,png,svg}", names[f]);
+    printf("\n");
+  }
   free(names);
+  free(ok);
   if (rc == 0 && c->strict && is.n) {
     fprintf(stderr, "repro-plot: --strict: %zu logs are broken, odd or not drawn (listed above)\n",
             is.n);
@@ -337,24 +414,53 @@ out:
   return rc;
 }
 
+/* Where table and merge write: -o FILE through a temporary of its own beside it, renamed over
+ * it whole when done (fileio.h's afile: a concurrent writer of FILE never mixes with this
+ * one, and on an error FILE keeps what it held), else stdout. */
+typedef struct {
+  afile a;
+  FILE *f;
+  const char *path; /* NULL: stdout */
+} output;
+
+static int output_open(output *o, const char *path) {
+  char why[256];
+  *o = (output){.f = stdout, .path = path};
+  if (!path) return 0;
+  if (afile_open(&o->a, path, 0666, 0, why, sizeof why) != 0) {
+    fprintf(stderr, "%s: %s\n", path, why);
+    return 1;
+  }
+  o->f = o->a.f;
+  return 0;
+}
+
+/* Puts the output in place (failed: drops it instead). 0, or 1 with the reason on stderr. */
+static int output_close(output *o, int failed) {
+  char why[256];
+  if (!o->path) {
+    if (fflush(stdout) == 0 && !ferror(stdout)) return failed;
+    fprintf(stderr, "stdout: write failed\n");
+    return 1;
+  }
+  if (failed) {
+    afile_abort(&o->a);
+    return 1;
+  }
+  if (afile_commit(&o->a, why, sizeof why) == 0) return 0;
+  fprintf(stderr, "%s: %s (the file is as it was)\n", o->path, why);
+  return 1;
+}
+
 static int write_table(const cli *c, pt_table *t) {
   if (t->n > 1) qsort(t->rows, t->n, sizeof *t->rows, pt_cmp_cell);
-  FILE *out = c->output ? fopen(c->output, "w") : stdout;
-  if (!out) {
-    fprintf(stderr, "%s: cannot write: %s\n", c->output, strerror(errno));
-    return 1;
-  }
+  output o;
+  if (output_open(&o, c->output)) return 1;
   if (!strcmp(c->format, "json"))
-    pt_write_json(out, t);
+    pt_write_json(o.f, t);
   else
-    pt_write_csv(out, t);
-  int bad = ferror(out);
-  if (out != stdout && fclose(out) != 0) bad = 1;
-  if (bad) {
-    fprintf(stderr, "%s: write failed\n", c->output ? c->output : "stdout");
-    return 1;
-  }
-  return 0;
+    pt_write_csv(o.f, t);
+  return output_close(&o, 0);
 }
 
 /* Every figure's tables in Markdown (fg_print_markdown), the models built as draw builds them;
@@ -387,16 +493,11 @@ static int write_markdown(const cli *c, const pc_config *cfg, const pt_table *t)
             cfg->figure);
     return 1;
   }
-  FILE *out = c->output ? fopen(c->output, "w") : stdout;
-  if (!out) {
-    fprintf(stderr, "%s: cannot write: %s\n", c->output, strerror(errno));
-    return 1;
-  }
-  int oom = print_markdown(cfg, t, dev, out) != 0, bad = ferror(out) != 0;
-  if (out != stdout && fclose(out) != 0) bad = 1;
+  output o;
+  if (output_open(&o, c->output)) return 1;
+  int oom = print_markdown(cfg, t, dev, o.f) != 0;
   if (oom) fprintf(stderr, "out of memory\n");
-  if (bad) fprintf(stderr, "%s: write failed\n", c->output ? c->output : "stdout");
-  return oom || bad;
+  return output_close(&o, oom);
 }
 
 static int cmd_table(const cli *c) {
@@ -561,6 +662,7 @@ int main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (command_help(argc, argv)) return 0;
   if (!strcmp(argv[1], "provenance")) /* options of its own, no config */
     return pv_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "render")) /* DIR NAME...: a study's own gnuplot scripts */

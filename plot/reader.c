@@ -19,7 +19,9 @@
 
 #include "fileio.h"
 #include "kvline.h"
+#include "logverdict.h"
 #include "patterns.h"
+#include "strbuf.h"
 
 /* ---- issues ---- */
 
@@ -57,16 +59,6 @@ typedef struct {
   pcre2_match_data *md;
   int group[AE_NMETRICS]; /* capture group number of each metric, 0 when absent */
 } compiled_pattern;
-
-/* snprintf into a reason or message buffer that cuts what does not fit, on purpose. */
-static void text_set(char *dst, size_t cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void text_set(char *dst, size_t cap, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(dst, cap, fmt, ap);
-  va_end(ap);
-}
 
 static compiled_pattern *compiled;
 
@@ -114,19 +106,6 @@ static int line_number(const char *buf, const char *at) {
   int n = 1;
   for (const char *p = buf; (p = memchr(p, '\n', (size_t)(at - p))); p++) n++;
   return n;
-}
-
-/* A file is binary when it holds NUL bytes or many control characters. Progress bars
- * (\r, \b), ANSI colours (ESC) and UTF-8 bars are text. */
-static int looks_binary(const char *buf, size_t len) {
-  if (memchr(buf, '\0', len)) return 1;
-  size_t n = len < 65536 ? len : 65536, ctrl = 0;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)buf[i];
-    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b && c != '\b' && c != '\f')
-      ctrl++;
-  }
-  return ctrl * 100 > n;
 }
 
 /* ---- the AE format ---- */
@@ -179,7 +158,7 @@ static int ae_scan(int pi, const char *buf, size_t len, ae_values *vals, const c
     for (int m = 0; m < AE_NMETRICS; m++) {
       int g = cp->group[m];
       if (!g || ov[2 * g] == PCRE2_UNSET) continue;
-      if (pt_parse_decimal(ls + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v[m]) || v[m] < 0 ||
+      if (lv_parse_decimal(ls + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v[m]) || v[m] < 0 ||
           (pat->positive && v[m] <= 0))
         line_ok = 0;
       have[m] = 1;
@@ -279,16 +258,9 @@ static int ae_parse(const char *buf, size_t len, const char *path, pt_row *row, 
   return 0;
 }
 
-/* ---- our format ---- */
-
-static int is_our_format(const char *buf, size_t len) {
-  static const char head[] = "# repro-log";
-  if (len >= sizeof head - 1 && memcmp(buf, head, sizeof head - 1) == 0) return 1;
-  /* a log holding only the runner's line (the binary never started) */
-  static const char res[] = "result status=";
-  if (len >= sizeof res - 1 && memcmp(buf, res, sizeof res - 1) == 0) return 1;
-  return memmem(buf, len, "\nresult status=", sizeof res) != NULL;
-}
+/* ---- our format ----
+ * Whether a log of our format is good, and why not, is common/logverdict.c's rule (the
+ * runner's too); this reads the values and says where each line is odd. */
 
 static void take_name(char *dst, const char *val, const char *path, int line, const char *key,
                       rd_issues *is) {
@@ -312,66 +284,52 @@ static double *result_field(pt_row *row, int k) {
   return f[k];
 }
 
-/* Marks row ERR for its time, with the reason every such log gets. */
-static void time_error(pt_row *row) {
+/* Marks row ERR for its time (reason: the verdict's), keeping its other numbers. */
+static void time_error(pt_row *row, const char *reason) {
   row->status = ST_ERROR;
   row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = NAN;
-  snprintf(row->reason, sizeof row->reason, "avg_ms must be a positive number");
+  pt_utf8_copy(row->reason, sizeof row->reason, reason);
 }
 
-/* Reads the result line's numbers: each a finite decimal number (pt_parse_decimal). A time
- * that is none (0x10, nan, inf, 1e999) makes an ok cell ERR; another number that is none never
- * counts (a warning). Returns 1 when the time was such, else 0. */
-static int result_numbers(const kv_record *rec, const char *path, int line, pt_row *row,
-                          rd_issues *is) {
-  int bad_time = 0;
+/* Reads the result line's numbers: each a finite decimal number (lv_parse_decimal); one that is
+ * none is NAN with a warning (a time under status=ok: the cell is ERR, the verdict's
+ * LV_BAD_TIME). */
+static void result_numbers(const kv_record *rec, const char *path, int line, pt_row *row,
+                           rd_issues *is) {
   for (int k = 0; k < NRESULT_KEYS; k++) {
     const char *v = kv_get(rec, result_keys[k]);
     *result_field(row, k) = NAN;
-    int rc = v ? pt_parse_decimal(v, strlen(v), result_field(row, k)) : 0;
+    int rc = v ? lv_parse_decimal(v, strlen(v), result_field(row, k)) : 0;
     if (!rc) continue;
-    if (k == 0 && row->status == ST_OK) {
-      bad_time = 1;
+    if (k == 0 && row->status == ST_OK)
       rd_issue_add(is, ISSUE_WARNING, path, line,
                    "avg_ms must be a positive number (result avg_ms=\"%.40s\" %s): the cell is ERR",
-                   v, pt_num_problem(rc));
-    } else {
+                   v, lv_num_problem(rc));
+    else
       rd_issue_add(is, ISSUE_WARNING, path, line, "result %s=\"%.40s\" %s; it does not count",
-                   result_keys[k], v, pt_num_problem(rc));
-    }
+                   result_keys[k], v, lv_num_problem(rc));
   }
-  return bad_time;
 }
 
-static int ours_result(const kv_record *rec, const char *path, int line, pt_row *row,
-                       rd_issues *is) {
-  const char *st = kv_get(rec, "status");
-  if (!st || pt_status_parse(st, &row->status)) {
-    rd_issue_add(is, ISSUE_SKIPPED, path, line,
-                 "result line: expected status=ok|oom|unsupported|error|timeout, got \"%.40s\"",
-                 st ? st : "(none)");
+/* One result record into row: 0, or -1 (an ISSUE_SKIPPED) when the verdict finds it unusable. */
+static int ours_result(const lv_line *ln, const char *path, pt_row *row, rd_issues *is) {
+  const kv_record *rec = ln->rec;
+  if (ln->unusable) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, ln->line, "%s", ln->unusable);
     return -1;
   }
-  int bad_time = result_numbers(rec, path, line, row, is);
-  if (row->status == ST_OK && !kv_get(rec, "avg_ms")) {
-    rd_issue_add(is, ISSUE_SKIPPED, path, line, "result status=ok needs a numeric avg_ms");
-    return -1;
-  }
+  pt_status_parse(kv_get(rec, "status"), &row->status); /* a word the verdict knows */
+  result_numbers(rec, path, ln->line, row, is);
   const char *reason = kv_get(rec, "reason");
   pt_utf8_copy(row->reason, sizeof row->reason, reason ? reason : "");
-  /* a time that is not a finite positive number is no time: the log is bad, not "n/a" */
-  if (bad_time) {
-    time_error(row);
-  } else if (!isnan(row->avg_ms) && !(row->avg_ms > 0)) {
-    rd_issue_add(is, ISSUE_WARNING, path, line,
+  if (row->status == ST_OK && !isnan(row->avg_ms) && !(row->avg_ms > 0))
+    rd_issue_add(is, ISSUE_WARNING, path, ln->line,
                  "avg_ms must be a positive number (got %g): the cell is ERR", row->avg_ms);
-    time_error(row);
-  }
   /* other numbers: negative never count */
   for (int k = 1; k < NRESULT_KEYS; k++) {
     double *f = result_field(row, k);
     if (!isnan(*f) && *f < 0) {
-      rd_issue_add(is, ISSUE_WARNING, path, line, "result %s=%g is not a finite number >= 0",
+      rd_issue_add(is, ISSUE_WARNING, path, ln->line, "result %s=%g is not a finite number >= 0",
                    result_keys[k], *f);
       *f = NAN;
     }
@@ -417,92 +375,12 @@ static double parse_date(const char *s) {
   return (double)timegm(&tm);
 }
 
-/* What ours_parse learns besides the row: whether its result lines were good, the first check
- * line that did not pass, the first key written twice on one line, and the log's own date. */
-typedef struct {
-  int have_result, last_bad; /* a good result line was read; the line of a bad one after it */
-  int nfailed, check_line;   /* check lines that did not pass; the first one's line */
-  char check_what[128];      /* "check output=lse failed (line 4: rel_l2=2.5e-01 ...)" */
-  int dup_line;              /* the first line with a key twice, 0 when none */
-  char dup_key[48];
-  double date; /* meta date= in seconds since 1970, NAN when none */
-} ours_state;
-
-/* The pairs that say how a check failed, in this order, where its line has them. */
-static const char *const check_detail_keys[] = {"rel_l2",    "max_abs", "nonfinite", "mismatches",
-                                                "differing", "hard",    "malformed", "unjudged"};
-
-/* A check line passes with ok=1 alone; the first other one is remembered with how it failed
- * (ok= other than 0, then up to three of check_detail_keys). */
-static void ours_check(const kv_record *rec, int line, ours_state *st) {
-  const char *ok = kv_get(rec, "ok"), *output = kv_get(rec, "output");
-  if (ok && !strcmp(ok, "1")) return;
-  if (st->nfailed++) return;
-  st->check_line = line;
-  char detail[96] = "";
-  size_t n = 0;
-  if (!ok || strcmp(ok, "0"))
-    n += (size_t)snprintf(detail, sizeof detail, ok ? "ok=%.16s is not 0 or 1" : "no ok=%s",
-                          ok ? ok : "0|1");
-  size_t nk = sizeof check_detail_keys / sizeof *check_detail_keys;
-  for (size_t k = 0, shown = 0; k < nk && shown < 3 && n < sizeof detail; k++) {
-    const char *v = kv_get(rec, check_detail_keys[k]);
-    if (!v) continue;
-    n += (size_t)snprintf(detail + n, sizeof detail - n, "%s%s=%.16s", n ? " " : "",
-                          check_detail_keys[k], v);
-    shown++;
-  }
-  text_set(st->check_what, sizeof st->check_what, "check output=%.40s failed (line %d%s%s)",
-           output ? output : "(none)", line, detail[0] ? ": " : "", detail);
-}
-
-/* The first key that rec holds twice, or NULL. Keys are compared by their first byte before
- * strcmp: this runs on every record. */
-static const char *repeated_key(const kv_record *rec) {
-  for (int i = 1; i < rec->npairs; i++) {
-    const char *k = rec->pairs[i].key;
-    for (int j = 0; j < i; j++)
-      if (rec->pairs[j].key[0] == k[0] && !strcmp(rec->pairs[j].key, k)) return k;
-  }
-  return NULL;
-}
-
-/* A key twice on one line: which value counts is anyone's guess, so the cell is ERR. */
-static void note_repeated_key(const kv_record *rec, const char *path, int line, ours_state *st,
-                              rd_issues *is) {
-  const char *key = repeated_key(rec);
-  if (!key) return;
-  rd_issue_add(is, ISSUE_WARNING, path, line,
-               "key %.40s appears twice on this line (each key once): the cell is ERR", key);
-  if (st->dup_line) return;
-  st->dup_line = line;
-  snprintf(st->dup_key, sizeof st->dup_key, "%.40s", key);
-}
-
 /* Makes row ERR with reason: no numbers. */
 static void refuse(pt_row *row, const char *reason) {
   row->status = ST_ERROR;
   row->avg_ms = row->min_ms = row->max_ms = row->gflops_s = row->peak_mib = NAN;
   row->compile_s = NAN;
   pt_utf8_copy(row->reason, sizeof row->reason, reason);
-}
-
-/* After the last result line: a key twice on a line, or a failed check under a result that
- * says ok, makes the cell ERR. */
-static void ours_verdict(const ours_state *st, const char *path, pt_row *row, rd_issues *is) {
-  char why[PT_REASON];
-  if (st->dup_line) {
-    snprintf(why, sizeof why, "line %d: %s appears twice (each key once per line)", st->dup_line,
-             st->dup_key);
-    refuse(row, why);
-  } else if (st->nfailed && row->status == ST_OK) {
-    char more[40] = "";
-    if (st->nfailed > 1) snprintf(more, sizeof more, "; %d checks failed", st->nfailed);
-    rd_issue_add(is, ISSUE_WARNING, path, st->check_line, "%s%s: the cell is ERR", st->check_what,
-                 more);
-    text_set(why, sizeof why, "%s%s", st->check_what, more);
-    refuse(row, why);
-  }
 }
 
 /* A case key of the file name that the config line gives another value: one of the two is
@@ -535,116 +413,100 @@ static void ours_config(const kv_record *rec, const rd_opts *o, const char *path
   config_default_keys(rec, o, path, line, row, is);
   const char *sc = kv_get(rec, "scale"); /* the softmax scale: the seed's problem_size has it */
   double v;
-  if (sc && pt_parse_decimal(sc, strlen(sc), &v))
+  if (sc && lv_parse_decimal(sc, strlen(sc), &v))
     rd_issue_add(is, ISSUE_WARNING, path, line, "config scale=\"%.40s\" is not a number", sc);
   else if (sc)
     row->scale = v;
 }
 
-static int is_result_line(const char *q, const char *le) {
-  return le - q >= 6 && memcmp(q, "result", 6) == 0 && (le - q == 6 || q[6] == ' ' || q[6] == '\t');
+/* What the line reader of one log of our format works on. */
+typedef struct {
+  const char *path;
+  pt_row *row;
+  rd_issues *is;
+  const pt_row *named; /* the keys of the file name, or NULL */
+  const rd_opts *o;    /* NULL: no default keys */
+  double date;         /* meta date= in seconds since 1970, NAN when none */
+} ours_ctx;
+
+/* A result record: the last usable one gives the row (the runner may append one). After a
+ * usable one, its issues are warnings: the verdict makes the cell ERR when it is unusable. */
+static void ours_result_line(ours_ctx *c, const lv_line *ln) {
+  pt_row tmp = *c->row;
+  rd_issues mine = {0};
+  if (ours_result(ln, c->path, &tmp, ln->after_result ? &mine : c->is) == 0) *c->row = tmp;
+  for (size_t i = 0; i < mine.n; i++)
+    rd_issue_add(c->is, ISSUE_WARNING, c->path, mine.v[i].line, "%s (the cell is ERR)",
+                 mine.v[i].msg);
+  rd_issues_free(&mine);
 }
 
-/* One complete record: a key twice is noted, then its tag says what it gives. */
-static void ours_record(const kv_record *rec, const char *path, int line, pt_row *row,
-                        rd_issues *is, const pt_row *named, const rd_opts *o, ours_state *st) {
-  note_repeated_key(rec, path, line, st, is);
+/* One complete record: a key twice is reported, then its tag says what it gives. */
+static void ours_record(ours_ctx *c, const lv_line *ln) {
+  const kv_record *rec = ln->rec;
+  if (ln->repeated)
+    rd_issue_add(c->is, ISSUE_WARNING, c->path, ln->line,
+                 "key %.40s appears twice on this line (each key once): the cell is ERR",
+                 ln->repeated);
   if (strcmp(rec->tag, "config") == 0) {
-    ours_config(rec, o, path, line, row, is);
-    check_named_keys(rec, named, path, line, is);
+    ours_config(rec, c->o, c->path, ln->line, c->row, c->is);
+    check_named_keys(rec, c->named, c->path, ln->line, c->is);
   } else if (strcmp(rec->tag, "meta") == 0) {
-    ours_meta(rec, row);
+    ours_meta(rec, c->row);
     const char *d = kv_get(rec, "date");
-    if (d && isnan(st->date)) st->date = parse_date(d);
-  } else if (strcmp(rec->tag, "check") == 0) {
-    ours_check(rec, line, st);
-  } else if (strcmp(rec->tag, "result") == 0) {
-    pt_row tmp = *row;
-    rd_issues mine = {0};
-    if (ours_result(rec, path, line, &tmp, st->have_result ? &mine : is) == 0) {
-      *row = tmp; /* the last good result line wins: the runner may append one */
-      st->have_result = 1;
-      st->last_bad = 0;
-    } else {
-      st->last_bad = line;
-    }
-    for (size_t i = 0; i < mine.n; i++) /* after a good line: a warning, the cell is ERR */
-      rd_issue_add(is, ISSUE_WARNING, path, mine.v[i].line, "%s (the cell is ERR)", mine.v[i].msg);
-    rd_issues_free(&mine);
+    if (d && isnan(c->date)) c->date = parse_date(d);
+  } else if (ln->is_result) {
+    ours_result_line(c, ln);
   }
 }
 
-/* A record counts only when complete (newline-terminated). The last result line decides:
- * one that is cut (a torn write) or malformed after a good one makes the cell ERR, never
- * the earlier value; the runner's complete line after a killed cell still wins. A key twice
- * on a line, or a failed check under a result that says ok, makes the cell ERR too. */
-static int ours_parse(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is,
-                      const pt_row *named, const rd_opts *o, double *date) {
-  kv_record rec = {0};
-  ours_state st = {.date = NAN};
-  const char *p = buf, *end = buf + len;
-  int lineno = 0, torn = 0;
-  snprintf(row->format, sizeof row->format, "ours");
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *le = nl ? nl : end;
-    lineno++;
-    const char *q = p;
-    while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-    if (q < le && *q != '#') {
-      const char *err = NULL;
-      if (!nl) {
-        torn = lineno;
-        int pr = kv_parse(&rec, q, (size_t)(le - q), &err);
-        rd_issue_add(is, ISSUE_WARNING, path, lineno,
-                     "last line is cut (%s; truncated log?): the cell is ERR",
-                     pr == 0 ? "no newline" : err);
-      } else if (kv_parse(&rec, q, (size_t)(le - q), &err) != 0) {
-        rd_issue_add(is, ISSUE_WARNING, path, lineno,
-                     "column %d: not a `tag key=value ...` record (%s)", (int)(q - p) + 1, err);
-        if (is_result_line(q, le)) st.last_bad = lineno;
-      } else {
-        ours_record(&rec, path, lineno, row, is, named, o, &st);
-      }
-    }
-    p = le + 1;
-  }
-  kv_record_free(&rec);
-  if (date) *date = st.date;
-  if (torn || (st.have_result && st.last_bad)) {
-    char why[PT_REASON];
-    snprintf(why, sizeof why,
-             torn ? "torn log: line %d is cut (no newline)"
-                  : "the last result line (line %d) is malformed",
-             torn ? torn : st.last_bad);
-    refuse(row, why);
+/* lv_judge's line reader: each line that is not blank or a comment. */
+static void ours_line(void *ctx, const lv_line *ln) {
+  ours_ctx *c = ctx;
+  if (ln->cut)
+    rd_issue_add(c->is, ISSUE_WARNING, c->path, ln->line,
+                 "last line is cut (%s; truncated log?): the cell is ERR",
+                 ln->err ? ln->err : "no newline");
+  else if (ln->err)
+    rd_issue_add(c->is, ISSUE_WARNING, c->path, ln->line,
+                 "column %d: not a `tag key=value ...` record (%s)", ln->column, ln->err);
+  else
+    ours_record(c, ln);
+}
+
+/* The verdict on the row read from a log of our format: 0, or -1 (an ISSUE_SKIPPED) when the
+ * log has no usable result line. */
+static int ours_verdict(const lv_verdict *v, const char *path, pt_row *row, rd_issues *is) {
+  switch (v->cause) {
+  case LV_NO_RESULT: rd_issue_add(is, ISSUE_SKIPPED, path, v->line, "%s", v->why); return -1;
+  case LV_BAD_TIME: time_error(row, v->why); return 0;
+  case LV_FAILED_CHECK:
+    rd_issue_add(is, ISSUE_WARNING, path, v->line, "%s: the cell is ERR", v->why);
+    refuse(row, v->why);
+    return 0;
+  default:
+    if (lv_cause_refused(v->cause)) refuse(row, v->why); /* cut, malformed, a key twice */
     return 0;
   }
-  if (!st.have_result) {
-    rd_issue_add(is, ISSUE_SKIPPED, path, lineno,
-                 "no usable `result status=...` line (truncated or unfinished log?)");
-    return -1;
-  }
-  ours_verdict(&st, path, row, is);
-  return 0;
 }
 
 /* rd_parse_buffer, checking the config line against the keys of the file name (named),
  * reading the default keys of o from it (o may be NULL) and setting *date (may be NULL) to the
- * log's meta date= in seconds since 1970, NAN when it has none. */
+ * log's meta date= in seconds since 1970, NAN when it has none. An empty or binary file is
+ * skipped; one not of our format is read as the artifact's. */
 static int parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is,
                         const pt_row *named, const rd_opts *o, double *date) {
-  if (date) *date = NAN;
-  if (len == 0) {
-    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "empty file");
+  ours_ctx c = {.path = path, .row = row, .is = is, .named = named, .o = o, .date = NAN};
+  lv_verdict v;
+  snprintf(row->format, sizeof row->format, "ours");
+  lv_judge(buf, len, &v, ours_line, &c);
+  if (date) *date = c.date;
+  if (v.cause == LV_EMPTY || v.cause == LV_BINARY) {
+    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "%s", v.why);
     return -1;
   }
-  if (looks_binary(buf, len)) {
-    rd_issue_add(is, ISSUE_SKIPPED, path, 0, "binary file (NUL or control bytes), not a log");
-    return -1;
-  }
-  if (is_our_format(buf, len)) return ours_parse(buf, len, path, row, is, named, o, date);
-  return ae_parse(buf, len, path, row, is);
+  if (v.cause == LV_FOREIGN) return ae_parse(buf, len, path, row, is);
+  return ours_verdict(&v, path, row, is);
 }
 
 int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, rd_issues *is) {

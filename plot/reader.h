@@ -11,7 +11,9 @@
  * line, what was expected) and is skipped; the caller decides whether issues are fatal. A log
  * that cannot be trusted is an ERR row with its reason: a check line that did not pass under a
  * result that says ok, a time that is no finite decimal number, a key twice on one line, two
- * logs of one cell. Issues hold no control characters (written as \xNN), so they print safely. */
+ * logs of one cell. Whether one log of our format is good, ERR or skipped, and why, is
+ * common/logverdict.c's rule (the runner's too); this adds the values and where each line is odd.
+ * Issues hold no control characters (written as \xNN), so they print safely. */
 #ifndef PLOT_READER_H
 #define PLOT_READER_H
 

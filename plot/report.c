@@ -2,13 +2,16 @@
  *
  * One code path with `repro-plot draw`: each section's logs become the tidy table (reader.c),
  * the figures' models are built from it (figure.c) and the counts, marks and geometric means
- * are the terminal tables' (tables.c). The check and meta records, which the table does not
- * carry, are read from each row's own log with kvline, the log contract's one line parser.
- * Every text that comes from a log, a path or a config is HTML-escaped; the figures are
- * gnuplot's SVG, inlined through an allowlist of SVG elements and attributes (no script, no
- * event handler, no reference outside the figure) and made smaller on the way. */
+ * are the terminal tables' (tables.c), stale logs (plot: stale:) left out. The verdict holds
+ * those models' ratios against the baselines beside the config's plot: claims:. The check and
+ * meta records, which the table does not carry, are read from each row's own log with kvline,
+ * the log contract's one line parser. Every text that comes from a log, a path or a config is
+ * HTML-escaped; the figures are gnuplot's SVG, inlined through an allowlist of SVG elements and
+ * attributes (no script, no event handler, no reference outside the figure) and made smaller
+ * on the way (report_svg.c). */
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +27,7 @@
 #include "fileio.h"
 #include "logmeta.h"
 #include "reader.h"
+#include "report_svg.h"
 #include "table.h"
 
 #define RP_MAX_SECTIONS 32
@@ -149,6 +153,7 @@ typedef struct {
    * when none, and its digits after the point */
   double *paper_ms;
   int *paper_dec;
+  int *stale; /* per row: its plot: stale: entry (drawn, marked, left out of the means), or -1 */
 } rp_section;
 
 /* ROOT/<figure>'s logs into t (the --compare and --paper roots). Returns 1, 0 or -1 as
@@ -245,9 +250,12 @@ static int index_rows(rp_section *s) {
   s->order = calloc(n, sizeof *s->order);
   s->paper_ms = calloc(n, sizeof *s->paper_ms);
   s->paper_dec = calloc(n, sizeof *s->paper_dec);
-  if (!s->meta || !s->home || !s->drawn || !s->order || !s->paper_ms || !s->paper_dec) return -1;
+  s->stale = calloc(n, sizeof *s->stale);
+  if (!s->meta || !s->home || !s->drawn || !s->order || !s->paper_ms || !s->paper_dec || !s->stale)
+    return -1;
   for (size_t i = 0; i < s->t.n; i++) {
     s->paper_ms[i] = NAN;
+    s->stale[i] = pc_stale_index(&s->cfg, s->t.rows[i].source);
     read_logmeta(&s->t.rows[i], &s->meta[i]);
     s->home[i] = row_home(&s->cfg, &s->t.rows[i]);
     s->order[i] = &s->t.rows[i];
@@ -290,6 +298,7 @@ static void free_section(rp_section *s) {
   free(s->order);
   free(s->paper_ms);
   free(s->paper_dec);
+  free(s->stale);
 }
 
 /* ---- HTML text ---- */
@@ -327,359 +336,61 @@ static void num_cell(FILE *out, double v, const char *fmt) {
   fputs("</td>", out);
 }
 
-/* A time in ms as the terminal tables print it. */
-static void ms_cell(FILE *out, double v) {
-  num_cell(out, v, v < 0.01 ? "%.5f" : v < 1000 ? "%.3f" : "%.1f");
-}
-
+/* The page's style (the figures' classes follow it: rs_style). Wide tables scroll in their own
+ * box (.scroll), figures take the content's width, and a figure that is the page's :target
+ * (its link was clicked) covers the window. The tables of logs (.tidy) align their number
+ * columns by position: ms, TFLOP/s, peak MiB, then the paper's (p) and the compared (c) ones. */
 static const char *style =
     "body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:1240px;margin:1em auto;"
     "padding:0 1em}h1{font-size:1.5em}h2{margin-top:2em;border-bottom:2px solid #ccc}"
-    "h3{margin-top:1.6em}small,.note{color:#666}"
+    "h3{margin-top:1.6em}small,.note{color:#666}code{font-size:12px;overflow-wrap:anywhere}"
+    ".scroll{overflow-x:auto;max-width:100%}"
     "table{border-collapse:collapse;margin:.4em 0 1em;font-size:12px}"
     "th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}"
-    "th{background:#f1f3f5;position:sticky;top:0}table.sort th{cursor:pointer}"
-    "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-    "td.f{overflow-wrap:anywhere;min-width:10em;max-width:18em}td.r{min-width:14em}"
+    "th{background:#f1f3f5}table.sort th{cursor:pointer}"
+    "td.n,.tidy td:nth-child(n+6):nth-child(-n+8),.tidy.p td:nth-child(9),"
+    ".tidy.c td:nth-child(n+9):nth-child(-n+10),.tidy.p.c td:nth-child(11),.only td:nth-child(6)"
+    "{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    ".tidy td:nth-last-child(2){overflow-wrap:anywhere;min-width:10em;max-width:18em}"
+    ".tidy td:nth-last-child(1){min-width:14em}"
     ".ok{color:#1a7f37}.bad{color:#c00;font-weight:600}.ns{color:#888}"
+    ".warn{color:#9a6700;font-weight:600}.stale{color:#9a6700}tr.stale td{font-style:italic}"
     "td.out{background:#ffd8d8;font-weight:600}tr.out td{border-color:#f5b5b5}"
-    ".fig{margin:.5em 0}.fig svg{max-width:100%;height:auto;display:block}"
-    ".fig figcaption{font-size:11px;color:#888}"
-    "svg g.q{fill:none;stroke:currentColor;stroke-linecap:butt;stroke-linejoin:miter}"
-    "svg g.t{stroke:none;fill:black;font-family:'DejaVu Sans'}"
-    "details{margin:.3em 0}code{font-size:12px}";
+    "table.verdict{font-size:13px}table.verdict td:nth-child(n+4):nth-child(-n+6)"
+    "{text-align:right;white-space:nowrap}"
+    ".fig{margin:.5em 0}.fig svg{width:100%;height:auto;max-height:85vh;display:block}"
+    ".fig a.zoom{display:block;cursor:zoom-in}.fig figcaption{font-size:11px;color:#888}"
+    ".fig .close{display:none}.fig:target{position:fixed;top:0;left:0;right:0;bottom:0;"
+    "z-index:9;margin:0;padding:.5em 1em;background:#fff;overflow:auto}"
+    ".fig:target svg{height:calc(100vh - 3em);max-height:none}.fig:target a.zoom{cursor:default}"
+    ".fig:target .close{display:inline}.fig:target .enlarge{display:none}"
+    "details{margin:.3em 0}summary{cursor:pointer}";
 
-/* Sorts a table by the clicked column: numbers by data-v (empty last), text naturally. */
+/* Sorts a table by the clicked column: by data-v where a cell has it (empty last), numbers in a
+ * column whose head is class n (marks last), text naturally. */
 static const char *script =
     "document.querySelectorAll('table.sort th').forEach(function(th){"
     "th.addEventListener('click',function(){"
-    "var tb=th.closest('table').tBodies[0],i=th.cellIndex,d=th.dataset.d==='1'?-1:1;"
-    "th.dataset.d=d;"
+    "var tb=th.closest('table').tBodies[0],i=th.cellIndex,d=th.dataset.d==='1'?-1:1,"
+    "num=th.classList.contains('n');th.dataset.d=d;"
     "function k(tr){var c=tr.cells[i];if(!c)return'';var v=c.dataset.v;"
-    "return v===undefined?c.textContent:v===''?Infinity:+v;}"
+    "if(v!==undefined)return v===''?Infinity:+v;"
+    "if(num){v=parseFloat(c.textContent);return isNaN(v)?Infinity:v;}return c.textContent;}"
     "Array.from(tb.rows).sort(function(a,b){var x=k(a),y=k(b);"
     "return d*(typeof x==='number'&&typeof y==='number'?(x>y)-(x<y):"
     "String(x).localeCompare(String(y),undefined,{numeric:true}));})"
     ".forEach(function(tr){tb.appendChild(tr);});});});";
 
-/* ---- figures: gnuplot's SVG, inlined ---- */
+/* ---- figures: gnuplot's SVG, inlined (report_svg.c) ---- */
 
-typedef struct {
-  const char *name, *val;
-  size_t nlen, vlen;
-} svg_attr;
-
-#define SVG_MAX_ATTRS 24
-
-typedef struct {
-  int end, empty; /* </name>, <name/> */
-  const char *name;
-  size_t nlen;
-  svg_attr a[SVG_MAX_ATTRS];
-  int na;
-} svg_tag;
-
-/* The elements gnuplot's SVG terminal writes that a figure needs. Anything else (script,
- * foreignObject, title, desc, ...) is dropped with its content. */
-static const char *const svg_allowed[] = {
-    "svg",     "g",       "path",        "polygon",  "polyline",       "rect", "circle",
-    "ellipse", "line",    "text",        "tspan",    "defs",           "use",  "pattern",
-    "filter",  "feFlood", "feComposite", "clipPath", "linearGradient", "stop", "marker",
-    "symbol",  NULL};
-
-static int name_is(const svg_tag *t, const char *name) {
-  return t->nlen == strlen(name) && !memcmp(t->name, name, t->nlen);
-}
-
-static int svg_allowed_tag(const svg_tag *t) {
-  for (int i = 0; svg_allowed[i]; i++)
-    if (name_is(t, svg_allowed[i])) return 1;
-  return 0;
-}
-
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-static int is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_' || c == ':' || c == '.';
-}
-
-/* One attribute at p: name, optional spaces, '=', optional spaces, a quoted value. Returns
- * the byte after it, or NULL when there is none. */
-static const char *parse_attr(const char *p, const char *end, svg_attr *a) {
-  a->name = p;
-  while (p < end && is_name_char(*p)) p++;
-  a->nlen = (size_t)(p - a->name);
-  while (p < end && is_space(*p)) p++;
-  if (!a->nlen || p >= end || *p != '=') return NULL;
-  for (p++; p < end && is_space(*p);) p++;
-  if (p >= end || (*p != '"' && *p != '\'')) return NULL;
-  char q = *p++;
-  a->val = p;
-  while (p < end && *p != q) p++;
-  if (p >= end) return NULL;
-  a->vlen = (size_t)(p - a->val);
-  return p + 1;
-}
-
-/* Parses the tag at p (p[0] == '<') up to its '>'. Returns the byte after it, or NULL when the
- * tag is malformed (the rest of the figure is dropped). */
-static const char *parse_tag(const char *p, const char *end, svg_tag *t) {
-  memset(t, 0, sizeof *t);
-  p++;
-  if (p < end && *p == '/') t->end = 1, p++;
-  t->name = p;
-  while (p < end && is_name_char(*p)) p++;
-  t->nlen = (size_t)(p - t->name);
-  if (!t->nlen) return NULL;
-  for (;;) {
-    while (p < end && is_space(*p)) p++;
-    if (p >= end) return NULL;
-    if (*p == '>') return p + 1;
-    if (*p == '/' && p + 1 < end && p[1] == '>') {
-      t->empty = 1;
-      return p + 2;
-    }
-    svg_attr a;
-    if (!(p = parse_attr(p, end, &a))) return NULL;
-    if (t->na < SVG_MAX_ATTRS) t->a[t->na++] = a;
-  }
-}
-
-/* The end of the element whose start tag ends at p (its content skipped). */
-static const char *skip_element(const char *p, const char *end, const svg_tag *start) {
-  int depth = 1;
-  while (depth && (p = memchr(p, '<', (size_t)(end - p)))) {
-    svg_tag t;
-    const char *next = parse_tag(p, end, &t);
-    if (!next) return end;
-    if (t.nlen == start->nlen && !memcmp(t.name, start->name, t.nlen) && !t.empty)
-      depth += t.end ? -1 : 1;
-    p = next;
-  }
-  return p ? p : end;
-}
-
-static int attr_is(const svg_attr *a, const char *name) {
-  return a->nlen == strlen(name) && !memcmp(a->name, name, a->nlen);
-}
-static int val_is(const svg_attr *a, const char *v) {
-  return a->vlen == strlen(v) && !memcmp(a->val, v, a->vlen);
-}
-
-/* gnuplot's `rgb(  0, 114, 178)` as #0072b2 into hex; 0 when v is no such colour. */
-static int rgb_hex(const char *v, size_t n, char hex[8]) {
-  char buf[40];
-  int r, g, b, used = 0;
-  if (n >= sizeof buf) return 0;
-  memcpy(buf, v, n);
-  buf[n] = '\0';
-  if (sscanf(buf, "rgb(%d ,%d ,%d )%n", &r, &g, &b, &used) != 3 || (size_t)used != n) return 0;
-  if (r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255) return 0;
-  snprintf(hex, 8, "#%02x%02x%02x", r, g, b);
-  return 1;
-}
-
-/* A decimal number's length without its trailing zeros ("1.00" -> "1", "0.50" -> "0.5"), or n
- * when v is no plain decimal. */
-static size_t trim_decimal(const char *v, size_t n) {
-  size_t i = v[0] == '-', dot = 0;
-  for (; i < n; i++)
-    if (v[i] == '.' && !dot)
-      dot = i;
-    else if (v[i] < '0' || v[i] > '9')
-      return n;
-  if (!dot) return n;
-  while (n > dot + 1 && v[n - 1] == '0') n--;
-  return v[n - 1] == '.' ? n - 1 : n;
-}
-
-/* 1 when n bytes at v hold sub. */
-static int has_sub(const char *v, size_t n, const char *sub) {
-  size_t k = strlen(sub);
-  for (size_t i = 0; i + k <= n; i++)
-    if (!strncasecmp(v + i, sub, k)) return 1;
-  return 0;
-}
-
-/* 1 when attribute a may be kept: no event handler, and every reference (href, url()) points
- * into the figure itself. */
-static int attr_safe(const svg_attr *a) {
-  if (a->nlen > 2 && !strncasecmp(a->name, "on", 2)) return 0;
-  if (attr_is(a, "href") || attr_is(a, "xlink:href")) return a->vlen > 1 && a->val[0] == '#';
-  const char *end = a->val + a->vlen;
-  for (const char *p = a->val; p + 4 <= end; p++)
-    if (!strncasecmp(p, "url(", 4) && (p + 4 == end || p[4] != '#')) return 0;
-  return 1;
-}
-
-/* The value of a, its references to the figure's ids prefixed (ids are unique in the report,
- * which holds many figures). */
-static void put_value(FILE *out, const svg_attr *a, const char *prefix) {
-  const char *v = a->val, *end = a->val + a->vlen;
-  if (attr_is(a, "id")) {
-    fputs(prefix, out);
-    fwrite(v, 1, a->vlen, out);
-  } else if (attr_is(a, "href") || attr_is(a, "xlink:href")) {
-    fprintf(out, "#%s", prefix);
-    fwrite(v + 1, 1, a->vlen - 1, out);
-  } else if (!has_sub(v, a->vlen, "url(#")) {
-    fwrite(v, 1, trim_decimal(v, a->vlen), out);
-  } else {
-    for (const char *p = v; p < end; p++) {
-      if (end - p >= 5 && !strncasecmp(p, "url(#", 5)) {
-        fprintf(out, "url(#%s", prefix);
-        p += 4;
-      } else {
-        fputc(*p, out);
-      }
-    }
-  }
-}
-
-/* One attribute, checked and made smaller; event handlers and references outside the figure
- * are dropped. */
-static void put_attr(FILE *out, const svg_attr *a, const char *prefix) {
-  svg_attr v = *a;
-  while (v.vlen && is_space(v.val[v.vlen - 1])) v.vlen--;
-  while (v.vlen && is_space(v.val[0])) v.val++, v.vlen--;
-  if (!attr_safe(&v)) return;
-  int dq = memchr(v.val, '"', v.vlen) != NULL;
-  if (dq && memchr(v.val, '\'', v.vlen)) return;
-  char hex[8], q = dq ? '\'' : '"';
-  fprintf(out, " %.*s=%c", (int)v.nlen, v.name, q);
-  if (rgb_hex(v.val, v.vlen, hex))
-    fputs(hex, out);
-  else
-    put_value(out, &v, prefix);
-  fputc(q, out);
-}
-
-/* Attribute sets gnuplot repeats on its groups, each written once as a class of the style. */
-typedef struct {
-  const char *cls;
-  const char *attr[4][2]; /* name, value; NULL ends the set */
-} group_class;
-
-static const group_class group_classes[] = {
-    {"q",
-     {{"fill", "none"},
-      {"stroke", "currentColor"},
-      {"stroke-linecap", "butt"},
-      {"stroke-linejoin", "miter"}}},
-    {"t", {{"stroke", "none"}, {"fill", "black"}, {"font-family", "DejaVu Sans"}, {NULL, NULL}}},
-};
-#define N_GROUP_CLASSES (int)(sizeof group_classes / sizeof *group_classes)
-
-static int in_class(const group_class *c, const svg_attr *a) {
-  for (int i = 0; i < 4 && c->attr[i][0]; i++)
-    if (attr_is(a, c->attr[i][0]) && val_is(a, c->attr[i][1])) return 1;
-  return 0;
-}
-
-/* The class whose every attribute group tag t has, or NULL. */
-static const group_class *group_class_of(const svg_tag *t) {
-  if (!name_is(t, "g")) return NULL;
-  for (int k = 0; k < N_GROUP_CLASSES; k++) {
-    const group_class *c = &group_classes[k];
-    int want = 0, have = 0;
-    while (want < 4 && c->attr[want][0]) want++;
-    for (int i = 0; i < t->na; i++) have += in_class(c, &t->a[i]);
-    if (have == want) return c;
-  }
-  return NULL;
-}
-
-static void put_tag(FILE *out, const svg_tag *t, const char *prefix) {
-  if (t->end) {
-    fprintf(out, "</%.*s>", (int)t->nlen, t->name);
-    return;
-  }
-  fprintf(out, "<%.*s", (int)t->nlen, t->name);
-  const group_class *c = group_class_of(t);
-  if (c) fprintf(out, " class=\"%s\"", c->cls);
-  for (int i = 0; i < t->na; i++)
-    if (!c || !in_class(c, &t->a[i])) put_attr(out, &t->a[i], prefix);
-  fputs(t->empty ? "/>" : ">", out);
-}
-
-/* A <g> start tag is held back until the next tag: a group with nothing in it is dropped. */
-typedef struct {
-  FILE *out;
-  const char *prefix;
-  svg_tag pending;
-  int has_pending;
-} svg_writer;
-
-static void flush_pending(svg_writer *w) {
-  if (w->has_pending) put_tag(w->out, &w->pending, w->prefix);
-  w->has_pending = 0;
-}
-
-/* Text between tags: dropped when it is only white space. */
-static const char *put_text(svg_writer *w, const char *p, const char *end) {
-  const char *q = memchr(p, '<', (size_t)(end - p)), *k = p;
-  if (!q) q = end;
-  while (k < q && is_space(*k)) k++;
-  if (k < q) {
-    flush_pending(w);
-    fwrite(p, 1, (size_t)(q - p), w->out);
-  }
-  return q;
-}
-
-/* The markup that is no element (comments, <?xml ...?>, <!DOCTYPE ...>): skipped. Returns the
- * byte after it, or NULL when p starts an element. */
-static const char *skip_markup(const char *p, const char *end) {
-  if (end - p >= 4 && !memcmp(p, "<!--", 4)) {
-    const char *c = strstr(p, "-->");
-    return c ? c + 3 : end;
-  }
-  if (end - p >= 2 && (p[1] == '?' || p[1] == '!')) {
-    const char *c = memchr(p, '>', (size_t)(end - p));
-    return c ? c + 1 : end;
-  }
-  return NULL;
-}
-
-/* Writes the <svg> element of gnuplot's file svg[0..len) (NUL-terminated): allowed elements
- * and attributes only, ids prefixed, white space between tags, empty groups, titles and the
- * attributes every group repeats left out, colours as #rrggbb. */
-static void svg_inline(FILE *out, const char *svg, size_t len, const char *prefix) {
-  const char *end = svg + len, *p = strstr(svg, "<svg");
-  svg_writer w = {.out = out, .prefix = prefix};
-  while (p && p < end) {
-    const char *next;
-    svg_tag t;
-    if (*p != '<') {
-      p = put_text(&w, p, end);
-    } else if ((next = skip_markup(p, end))) {
-      p = next;
-    } else if (!(next = parse_tag(p, end, &t))) {
-      break;
-    } else if (!svg_allowed_tag(&t)) {
-      p = t.end || t.empty ? next : skip_element(next, end, &t);
-    } else if (t.end && w.has_pending && name_is(&t, "g")) {
-      w.has_pending = 0; /* an empty group */
-      p = next;
-    } else {
-      flush_pending(&w);
-      if (!t.end && !t.empty && name_is(&t, "g")) {
-        w.pending = t;
-        w.has_pending = 1;
-      } else {
-        put_tag(out, &t, prefix);
-      }
-      p = next;
-    }
-  }
-  flush_pending(&w);
-}
-
-/* The figure <name>.svg of folder dir, inlined (a note when there is none). */
+/* The figure <name>.svg of folder dir, inlined at the content's width (a note when there is
+ * none). A click on it makes the figure the page's :target, shown over the whole window; its
+ * "close" link returns to the anchor before it. No script, no other file. */
 static void put_svg(FILE *out, const char *dir, const char *name, int *nfig) {
-  fputs("<figure class=\"fig\" data-name=\"", out);
+  int id = (*nfig)++;
+  fprintf(out, "<div id=\"a%d\"></div><figure class=\"fig\" data-name=\"", id);
   esc(out, name);
-  fputs("\">", out);
+  fprintf(out, "\" id=\"z%d\">", id);
   char *svg = NULL, why[160] = "no --figures folder was given";
   size_t len = 0;
   if (dir) {
@@ -693,8 +404,10 @@ static void put_svg(FILE *out, const char *dir, const char *name, int *nfig) {
   }
   if (svg) {
     char prefix[24];
-    snprintf(prefix, sizeof prefix, "f%d-", (*nfig)++);
-    svg_inline(out, svg, len, prefix);
+    snprintf(prefix, sizeof prefix, "f%d-", id);
+    fprintf(out, "<a class=\"zoom\" href=\"#z%d\" title=\"enlarge\">", id);
+    if (rs_inline(out, svg, len, prefix)) fputs("<span class=\"note\">out of memory</span>", out);
+    fputs("</a>", out);
     free(svg);
   } else {
     fputs("<p class=\"note nofig\">figure not drawn here: ", out);
@@ -709,25 +422,73 @@ static void put_svg(FILE *out, const char *dir, const char *name, int *nfig) {
   }
   fputs("<figcaption>", out);
   esc(out, name);
-  fputs(".svg</figcaption></figure>\n", out);
+  fputs(".svg", out);
+  if (svg)
+    fprintf(out,
+            " &middot; <a class=\"enlarge\" href=\"#z%d\">enlarge</a><a class=\"close\" "
+            "href=\"#a%d\">close</a>",
+            id, id);
+  fputs("</figcaption></figure>\n", out);
 }
 
-/* ---- counts and geometric means, as the terminal tables ---- */
+/* ---- counts and geometric means, as the terminal tables, stale logs left out ---- */
+
+/* 1 when cell (d, x, s) of model m is drawn from a log its plot: stale: names. */
+static int cell_stale(const fg_model *m, int d, int x, int s) {
+  const pt_row *r = fg_at(m, d, x, s)->row;
+  return r && pc_stale_index(m->cfg, r->source) >= 0;
+}
+
+/* A cell's value of metric k (fg_cell_value), NAN when its log is stale. */
+static double fresh_value(const fg_model *m, int d, int x, int s, pc_metric k) {
+  return cell_stale(m, d, x, s) ? NAN : fg_cell_value(fg_at(m, d, x, s), k);
+}
+
+/* fg_ours_ratio without stale logs: ours' ratio to the best other system (best / ours for time
+ * and memory, ours / best for throughput), or NAN. */
+static double fresh_ratio(const fg_model *m, int d, int x, pc_metric k) {
+  if (m->ours < 0) return NAN;
+  double ours = fresh_value(m, d, x, m->ours, k), best = NAN;
+  for (int s = 0; s < m->nsys; s++) {
+    if (s == m->ours) continue;
+    double v = fresh_value(m, d, x, s, k);
+    if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
+  }
+  if (isnan(ours) || isnan(best)) return NAN;
+  return k == MET_TFLOPS ? ours / best : best / ours;
+}
+
+/* fg_paper_ratio_k without a stale log of ours. */
+static double fresh_paper_ratio(const fg_model *m, int d, int x, pc_metric k) {
+  return m->ours < 0 || cell_stale(m, d, x, m->ours) ? NAN : fg_paper_ratio_k(m, d, x, k);
+}
+
+/* The columns of device row d that hold a stale log. */
+static int stale_columns(const fg_model *m, int d) {
+  int n = 0;
+  for (int x = 0; x < m->nx; x++) {
+    int any = 0;
+    for (int s = 0; s < m->nsys; s++) any |= cell_stale(m, d, x, s);
+    n += any;
+  }
+  return n;
+}
 
 typedef struct {
-  int drawn, missing, failed, oom, ns;
+  int drawn, missing, failed, oom, ns, stale;
 } rp_counts;
 
-/* drawn: a log with status ok; missing: no log of a system expected here; failed: ERR, TLE;
- * OOM: the system ran out of GPU memory (a size it cannot hold, as the paper's figures mark
- * it, not a fault of the run); NS: not supported, or no log of a system nobody can run here. */
+/* drawn: a log with status ok (stale: of which plot: stale: names); not run (missing): no log
+ * of a system expected here; failed: ERR, TLE; OOM: the system ran out of GPU memory (a size it
+ * cannot hold, as the paper's figures mark it, not a fault of the run); NS: not supported, or
+ * no log of a system nobody can run here. */
 static void count_cells(const fg_model *m, rp_counts *c) {
   for (int d = 0; d < m->ndev; d++)
     for (int x = 0; x < m->nx; x++)
       for (int s = 0; s < m->nsys; s++) {
         pt_status st = fg_at(m, d, x, s)->status;
         if (st == ST_OK)
-          c->drawn++;
+          c->drawn++, c->stale += cell_stale(m, d, x, s);
         else if (st == ST_UNSUPPORTED)
           c->ns++;
         else if (st == ST_OOM)
@@ -748,27 +509,32 @@ static const char *ratio_name(pc_metric k) {
 }
 
 /* One geometric mean: "H100 speedup: 5.38x (7 of 7 workloads)"; both: what a column needs
- * to count ("ours and another system"). */
+ * to count ("ours and another system"); nstale: columns whose stale logs were left out. */
 static void put_geomean(FILE *out, const fg_model *m, int d, const char *what, double g, int n,
-                        const char *both) {
+                        const char *both, int nstale) {
   esc(out, m->cfg->devices[m->dev[d]].label);
   fprintf(out, " %s: ", what);
   if (n)
-    fprintf(out, "<b>%.2f&times;</b> (%d of %d %s)", g, n, m->nx, fg_cols_name(m));
+    fprintf(out, "<b>%.2f&times;</b> (%d of %d %s", g, n, m->nx, fg_cols_name(m));
   else
-    fprintf(out, "- (no %s has both %s)", fg_cols_name(m), both);
+    fprintf(out, "- (no %s has both %s", fg_cols_name(m), both);
+  if (nstale)
+    fprintf(out, "; <span class=\"stale\">%d %s with stale logs left out</span>", nstale,
+            fg_cols_name(m));
+  fputc(')', out);
 }
 
 /* Model m's geometric means per device and ratio, and paper / ours where plot: paper: has the
- * paper's times: list items, or (inline) one line each. */
+ * paper's times: list items, or (inline) one line each. Stale logs are left out. */
 static void put_geomeans(FILE *out, const fg_model *m, int inline_) {
   pc_metric k[MET_COUNT];
   int nk = m->ours < 0 ? 0 : fg_table_metrics(m->fig, k), n;
   for (int d = 0; d < m->ndev; d++) {
+    int nstale = stale_columns(m, d);
     for (int i = 0; i < nk; i++) {
-      double g = fg_geomean(m, d, fg_ours_ratio, k[i], &n);
+      double g = fg_geomean(m, d, fresh_ratio, k[i], &n);
       fputs(inline_ ? "<div>" : "<li>", out);
-      put_geomean(out, m, d, ratio_name(k[i]), g, n, "ours and another system");
+      put_geomean(out, m, d, ratio_name(k[i]), g, n, "ours and another system", nstale);
       if (!inline_) {
         fputs(" of ", out);
         esc(out, fg_sys_item(m, m->ours)->label);
@@ -776,9 +542,9 @@ static void put_geomeans(FILE *out, const fg_model *m, int inline_) {
       fputs(inline_ ? "</div>" : "</li>", out);
     }
     if (!fg_has_paper(m, d)) continue;
-    double g = fg_geomean(m, d, fg_paper_ratio_k, MET_MS, &n);
+    double g = fg_geomean(m, d, fresh_paper_ratio, MET_MS, &n);
     fputs(inline_ ? "<div>" : "<li>", out);
-    put_geomean(out, m, d, "paper / ours", g, n, "ours and the paper's time");
+    put_geomean(out, m, d, "paper / ours", g, n, "ours and the paper's time", nstale);
     if (!inline_) fputs(" (the paper's time of ours over this run's, plot: paper:)", out);
     fputs(inline_ ? "</div>" : "</li>", out);
   }
@@ -812,6 +578,31 @@ static const char *row_class(const pt_row *r) {
   return r->status == ST_OK ? "ok" : r->status == ST_UNSUPPORTED ? "ns" : "bad";
 }
 
+/* The rows of the tables of logs are written compact, a thousand of them being most of the
+ * page: HTML's optional end tags of td and tr left out, numbers aligned by their column (the
+ * style's .tidy rules) and sorted by their text (the head's class n). */
+static void td(FILE *out, const char *text) {
+  fputs("<td>", out);
+  esc(out, text);
+}
+
+/* A number, or an empty cell when v is NAN. */
+static void td_num(FILE *out, double v, const char *fmt) {
+  fputs("<td>", out);
+  if (!isnan(v)) fprintf(out, fmt, v);
+}
+
+static void td_ms(FILE *out, double v) {
+  td_num(out, v, v < 0.01 ? "%.5f" : v < 1000 ? "%.3f" : "%.1f");
+}
+
+/* The row's mark (ok, NS, OOM, TLE, ERR) in its class. */
+static void td_mark(FILE *out, const pt_row *r) {
+  fprintf(out, "<td class=\"%s\">%s", row_class(r), row_mark(r));
+}
+
+static const char *check_class(int ok) { return ok == 1 ? "ok" : ok == 0 ? "bad" : "ns"; }
+
 static void put_keys(FILE *out, const pt_row *r) {
   fputs("<td>", out);
   for (int k = 0; k < r->nkeys; k++) {
@@ -820,46 +611,46 @@ static void put_keys(FILE *out, const pt_row *r) {
     fputc('=', out);
     esc(out, r->keys[k].val);
   }
-  fputs("</td>", out);
 }
 
+/* The check records: passed (a check mark), failed (a cross) or unjudged, each its output and
+ * rel_l2; when all are alike their class is the cell's. */
 static void put_checks(FILE *out, const lm_meta *lm) {
-  fputs("<td>", out);
+  int same = lm->nchecks > 0 && lm->ntotal == lm->nchecks;
+  for (int i = 1; same && i < lm->nchecks; i++) same = lm->checks[i].ok == lm->checks[0].ok;
+  if (same)
+    fprintf(out, "<td class=\"%s\">", check_class(lm->checks[0].ok));
+  else
+    fputs("<td>", out);
   for (int i = 0; i < lm->nchecks; i++) {
     const lm_check *c = &lm->checks[i];
-    fprintf(out, "%s<span class=\"%s\">%s ", i ? "<br>" : "",
-            c->ok == 1   ? "ok"
-            : c->ok == 0 ? "bad"
-                         : "ns",
-            c->ok == 1   ? "&#10003;"
-            : c->ok == 0 ? "&#10007;"
-                         : "?");
+    if (i) fputs("<br>", out);
+    if (!same) fprintf(out, "<span class=\"%s\">", check_class(c->ok));
+    fputs(c->ok == 1 ? "\xe2\x9c\x93 " : c->ok == 0 ? "\xe2\x9c\x97 " : "? ", out);
     esc(out, c->output);
     fputc(' ', out);
     esc(out, c->rel_l2);
-    fputs("</span>", out);
+    if (!same) fputs("</span>", out);
   }
   if (lm->ntotal > lm->nchecks)
     fprintf(out, "<br>+%d more (%d failed in all)", lm->ntotal - lm->nchecks, lm->nfailed);
-  fputs("</td>", out);
 }
 
 /* The compared cell's time and the ratio, highlighted outside the tolerance. */
 static void put_compare(FILE *out, const pt_row *r, const pt_row *b, double tol) {
   if (!b) {
-    fputs("<td class=\"ns\" data-v=\"\">only here</td><td class=\"n\" data-v=\"\"></td>", out);
+    fputs("<td class=\"ns\">only here<td>", out);
     return;
   }
-  if (isnan(row_ms(b))) {
-    fprintf(out, "<td class=\"%s\" data-v=\"\">%s</td>", row_class(b), row_mark(b));
-  } else {
-    ms_cell(out, b->avg_ms);
-  }
+  if (isnan(row_ms(b)))
+    td_mark(out, b);
+  else
+    td_ms(out, b->avg_ms);
   double q = compare_ratio(r, b);
   if (!isnan(q) && fabs(q - 1) > tol)
-    fprintf(out, "<td class=\"n out\" data-v=\"%.6g\">%.3f</td>", q, q);
+    fprintf(out, "<td class=\"out\">%.3f", q);
   else
-    num_cell(out, q, "%.3f");
+    td_num(out, q, "%.3f");
 }
 
 static const char *base_name(const char *path) {
@@ -875,27 +666,25 @@ static int paper_column(const rp_section *s) { return s->has_paper || s->cfg.npa
 static void put_paper(FILE *out, const rp_section *s, size_t i) {
   if (!s->has_paper) {
     double v = s->paper_ms[i];
-    if (isnan(v))
-      fputs("<td class=\"n\" data-v=\"\"></td>", out);
-    else
-      fprintf(out, "<td class=\"n\" data-v=\"%.6g\">%.*f</td>", v, s->paper_dec[i], v);
+    fputs("<td>", out);
+    if (!isnan(v)) fprintf(out, "%.*f", s->paper_dec[i], v);
     return;
   }
   const pt_row *p = match(&s->paper, &s->t.rows[i]);
   if (p && isnan(row_ms(p)))
-    fprintf(out, "<td class=\"%s\" data-v=\"\">%s</td>", row_class(p), row_mark(p));
+    td_mark(out, p);
   else
-    ms_cell(out, row_ms(p));
+    td_ms(out, row_ms(p));
 }
 
-static void put_table_head(FILE *out, const rp_section *s, const char *cls) {
+static void put_table_head(FILE *out, const rp_section *s) {
   fprintf(out,
-          "<table class=\"sort %s\"><thead><tr><th>device</th><th>workload</th>"
-          "<th>system</th><th>keys</th><th>status</th><th>ms</th><th>TFLOP/s</th>"
-          "<th>peak MiB</th>",
-          cls);
-  if (paper_column(s)) fputs("<th>paper ms</th>", out);
-  if (s->has_cmp) fputs("<th>compare ms</th><th>ms / compare</th>", out);
+          "<div class=\"scroll\"><table class=\"sort tidy%s%s\"><thead><tr><th>device</th>"
+          "<th>workload</th><th>system</th><th>keys</th><th>status</th><th class=\"n\">ms</th>"
+          "<th class=\"n\">TFLOP/s</th><th class=\"n\">peak MiB</th>",
+          paper_column(s) ? " p" : "", s->has_cmp ? " c" : "");
+  if (paper_column(s)) fputs("<th class=\"n\">paper ms</th>", out);
+  if (s->has_cmp) fputs("<th class=\"n\">compare ms</th><th class=\"n\">ms / compare</th>", out);
   fputs("<th>checks: output rel_l2</th><th>drawn</th><th>GPU</th><th>commit</th><th>log</th>"
         "<th>reason</th>"
         "</tr></thead><tbody>\n",
@@ -903,47 +692,68 @@ static void put_table_head(FILE *out, const rp_section *s, const char *cls) {
 }
 
 /* A row's first cells: the cell it measures (device, workload, system, case keys), its mark
- * and its time. */
-static void put_cell_id(FILE *out, const pt_row *r) {
-  cell(out, "td", r->device);
-  cell(out, "td", r->workload);
-  cell(out, "td", r->system);
+ * ("ok, stale" for a log plot: stale: names) and its time. */
+static void put_cell_id(FILE *out, const pt_row *r, int stale) {
+  td(out, r->device);
+  td(out, r->workload);
+  td(out, r->system);
   put_keys(out, r);
-  fprintf(out, "<td class=\"%s\">%s</td>", row_class(r), row_mark(r));
-  ms_cell(out, row_ms(r));
+  if (stale)
+    fprintf(out, "<td class=\"stale\">%s, stale", row_mark(r));
+  else
+    td_mark(out, r);
+  td_ms(out, row_ms(r));
 }
 
 static void put_row(FILE *out, const rp_section *s, size_t i, double tol) {
   const pt_row *r = &s->t.rows[i], *b = s->has_cmp ? match(&s->cmp, r) : NULL;
   double q = b ? compare_ratio(r, b) : NAN;
-  fputs(!isnan(q) && fabs(q - 1) > tol ? "<tr class=\"out\">" : "<tr>", out);
-  put_cell_id(out, r);
-  num_cell(out, r->gflops_s / 1000, "%.1f");
-  num_cell(out, r->peak_mib, "%.1f");
+  int out_ = !isnan(q) && fabs(q - 1) > tol, stale = s->stale[i] >= 0;
+  const char *cls = out_ && stale ? " class=\"out stale\""
+                    : out_        ? " class=\"out\""
+                    : stale       ? " class=\"stale\""
+                                  : "";
+  fprintf(out, "<tr%s>", cls);
+  put_cell_id(out, r, stale);
+  td_num(out, r->gflops_s / 1000, "%.1f");
+  td_num(out, r->peak_mib, "%.1f");
   if (paper_column(s)) put_paper(out, s, i);
   if (s->has_cmp) put_compare(out, r, b, tol);
   put_checks(out, &s->meta[i]);
-  fputs(s->drawn[i] ? "<td>yes</td>" : "<td class=\"ns\">no</td>", out);
-  cell(out, "td", r->gpu);
-  cell(out, "td", s->meta[i].commit);
-  fputs("<td class=\"f\">", out);
-  esc(out, base_name(r->source));
-  fputs("</td><td class=\"r\">", out);
+  fputs(s->drawn[i] ? "<td>yes" : "<td class=\"ns\">no", out);
+  td(out, r->gpu);
+  td(out, s->meta[i].commit);
+  td(out, base_name(r->source));
+  fputs("<td>", out);
+  if (stale) {
+    fputs("<span class=\"stale\">stale: ", out);
+    esc(out, s->cfg.stale[s->stale[i]].reason);
+    fputs("</span>", out);
+    if (r->reason[0]) fputs("; ", out);
+  }
   esc(out, r->reason);
-  fputs("</td></tr>\n", out);
+  fputc('\n', out);
 }
 
-/* The rows of t whose home is figure home (-1: no figure), in cell order; the count of them. */
-static int put_rows(FILE *out, const rp_section *s, int home, double tol) {
-  int n = 0;
-  for (size_t j = 0; j < s->t.n; j++) n += s->home[s->order[j] - s->t.rows] == home;
+/* The rows of t whose home is figure home (-1: no figure), in cell order, folded (a details
+ * closed at first: summary says what); the count of them. */
+static int put_rows(FILE *out, const rp_section *s, int home, double tol, const char *summary) {
+  int n = 0, nstale = 0;
+  for (size_t j = 0; j < s->t.n; j++) {
+    size_t i = (size_t)(s->order[j] - s->t.rows);
+    n += s->home[i] == home;
+    nstale += s->home[i] == home && s->stale[i] >= 0;
+  }
   if (!n) return 0;
-  put_table_head(out, s, "tidy");
+  fprintf(out, "<details class=\"cells\"><summary>%s: %d logs", summary, n);
+  if (nstale) fprintf(out, ", <span class=\"stale\">%d stale</span>", nstale);
+  fputs("</summary>\n", out);
+  put_table_head(out, s);
   for (size_t j = 0; j < s->t.n; j++) {
     size_t i = (size_t)(s->order[j] - s->t.rows);
     if (s->home[i] == home) put_row(out, s, i, tol);
   }
-  fputs("</tbody></table>\n", out);
+  fputs("</tbody></table></div></details>\n", out);
   return n;
 }
 
@@ -960,14 +770,18 @@ static int is_missing(const fg_model *m, int d, int x, int s) {
          !(m->fig->x[0] && !m->xrow[x]);
 }
 
-/* Missing logs of model m, as the file names they would have (fg_print_missing's). */
+/* The cells of model m nobody ran (missing logs), as the file names they would have
+ * (fg_print_missing's): shown neutral, folded. */
 static void put_missing(FILE *out, const fg_model *m) {
   int n = 0;
   for (int d = 0; d < m->ndev; d++)
     for (int x = 0; x < m->nx; x++)
       for (int s = 0; s < m->nsys; s++) n += is_missing(m, d, x, s);
   if (!n) return;
-  fprintf(out, "<details><summary>%d missing logs</summary><ul>", n);
+  fprintf(out,
+          "<details class=\"notrun\"><summary class=\"ns\">%d cells not run (no log): the "
+          "file names they would have</summary><ul>",
+          n);
   for (int d = 0; d < m->ndev; d++)
     for (int x = 0; x < m->nx; x++)
       for (int s = 0; s < m->nsys; s++) {
@@ -981,11 +795,41 @@ static void put_missing(FILE *out, const fg_model *m) {
   fputs("</ul></details>\n", out);
 }
 
+/* Says which of the panels' cells are drawn from stale logs (plot: stale:), and why. */
+static void put_stale_note(FILE *out, const fg_model *panels, int n) {
+  int count = 0, seen[PC_MAX_STALE] = {0};
+  for (int p = 0; p < n; p++) {
+    const fg_model *m = &panels[p];
+    for (int d = 0; d < m->ndev; d++)
+      for (int x = 0; x < m->nx; x++)
+        for (int s = 0; s < m->nsys; s++) {
+          const pt_row *r = fg_at(m, d, x, s)->row;
+          int k = r ? pc_stale_index(m->cfg, r->source) : -1;
+          if (k >= 0) count++, seen[k] = 1;
+        }
+  }
+  if (!count) return;
+  fprintf(out,
+          "<p class=\"stale\">%d of the bars are drawn from stale logs (status &ldquo;ok, "
+          "stale&rdquo; in the table; left out of every geometric mean here):",
+          count);
+  for (int k = 0; k < panels->cfg->nstale; k++) {
+    if (!seen[k]) continue;
+    fputs(" <code>", out);
+    esc(out, panels->cfg->stale[k].log);
+    fputs("</code>: ", out);
+    esc(out, panels->cfg->stale[k].reason);
+    fputc('.', out);
+  }
+  fputs("</p>\n", out);
+}
+
 static void put_model(const rp_section *s, int f, const fg_model *m, int n, const char *name,
                       void *arg) {
   const fig_ctx *c = arg;
   (void)f;
   put_svg(c->out, s->e->figures, name, c->nfig);
+  put_stale_note(c->out, m, n);
   if (n != 1) return; /* a speedup figure: its panels' tables are theirs */
   char note[160];
   fg_note(m, note, sizeof note);
@@ -1021,10 +865,87 @@ static int put_figure(FILE *out, const rp_section *s, int f, int *nfig, double t
   fputs("</small></h3>\n", out);
   fig_ctx c = {out, nfig};
   if (each_model(s, f, put_model, &c)) return -1;
-  if (fig->kind != FIG_SPEEDUP && !put_rows(out, s, f, tol))
+  if (fig->kind != FIG_SPEEDUP && !put_rows(out, s, f, tol, "the table of its cells"))
     fputs("<p class=\"note\">no logs of this figure's experiment</p>\n", out);
   fputs("</div>\n", out);
   return 0;
+}
+
+/* The names of the figure files a section's plot: figures draw. */
+typedef struct {
+  char (*v)[2 * PT_NAME + 2];
+  int n, cap, oom;
+} name_list;
+
+static void collect_name(const rp_section *s, int f, const fg_model *m, int n, const char *name,
+                         void *arg) {
+  (void)s, (void)f, (void)m, (void)n;
+  name_list *l = arg;
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 32;
+    void *v = realloc(l->v, (size_t)cap * sizeof *l->v);
+    if (!v) {
+      l->oom = 1;
+      return;
+    }
+    l->v = v, l->cap = cap;
+  }
+  snprintf(l->v[l->n++], sizeof *l->v, "%s", name);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The figures of the section's --figures folder that no plot: figure draws (a study's own
+ * script draws them: studies/h2o-diag/plot_diag.sh), in name order. Returns 0, or -1 out of
+ * memory. */
+static int put_own_figures(FILE *out, const rp_section *s, int *nfig) {
+  if (!s->e->figures) return 0;
+  DIR *dir = opendir(s->e->figures);
+  if (!dir) return 0;
+  name_list drawn = {0};
+  char **own = NULL;
+  int nown = 0, cap = 0, rc = 0;
+  for (int f = 0; f < s->cfg.nfigures && !rc; f++)
+    rc = each_model(s, f, collect_name, &drawn) || drawn.oom ? -1 : 0;
+  for (struct dirent *de; !rc && (de = readdir(dir));) {
+    size_t len = strlen(de->d_name);
+    if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 4, ".svg")) continue;
+    int k = 0;
+    while (k < drawn.n &&
+           (strlen(drawn.v[k]) != len - 4 || memcmp(drawn.v[k], de->d_name, len - 4)))
+      k++;
+    if (k < drawn.n) continue;
+    if (nown == cap) {
+      cap = cap ? 2 * cap : 8;
+      char **v = realloc(own, (size_t)cap * sizeof *own);
+      if (!v) {
+        rc = -1;
+        break;
+      }
+      own = v;
+    }
+    if (!(own[nown] = strndup(de->d_name, len - 4)))
+      rc = -1;
+    else
+      nown++;
+  }
+  closedir(dir);
+  if (!rc && nown > 1) qsort(own, (size_t)nown, sizeof *own, cmp_str);
+  for (int i = 0; !rc && i < nown; i++) {
+    fputs("<div class=\"figblock own\" data-name=\"", out);
+    esc(out, own[i]);
+    fputs("\"><h3>", out);
+    esc(out, own[i]);
+    fputs(" <small>drawn by the study's own script (no plot: figure draws it)</small></h3>\n", out);
+    put_svg(out, s->e->figures, own[i], nfig);
+    fputs("</div>\n", out);
+  }
+  for (int i = 0; i < nown; i++) free(own[i]);
+  free(own);
+  free(drawn.v);
+  return rc;
 }
 
 typedef struct {
@@ -1050,18 +971,19 @@ static void compare_stats(const rp_section *s, double tol, cmp_stats *st) {
 
 /* The compared logs' cells that these logs lack. */
 static void put_only_compare(FILE *out, const rp_section *s) {
-  fputs("<table class=\"sort only\"><thead><tr><th>device</th><th>workload</th><th>system</th>"
-        "<th>keys</th><th>status</th><th>compare ms</th><th>log</th></tr></thead><tbody>\n",
+  fputs("<div class=\"scroll\"><table class=\"sort only\"><thead><tr><th>device</th>"
+        "<th>workload</th><th>system</th><th>keys</th><th>status</th>"
+        "<th class=\"n\">compare ms</th><th>log</th></tr></thead><tbody>\n",
         out);
   for (size_t j = 0; j < s->cmp.n; j++) {
     const pt_row *b = &s->cmp.rows[j];
     if (match(&s->t, b)) continue;
     fputs("<tr>", out);
-    put_cell_id(out, b);
-    cell(out, "td", base_name(b->source));
-    fputs("</tr>\n", out);
+    put_cell_id(out, b, pc_stale_index(&s->cfg, b->source) >= 0);
+    td(out, base_name(b->source));
+    fputc('\n', out);
   }
-  fputs("</tbody></table>\n", out);
+  fputs("</tbody></table></div>\n", out);
 }
 
 static void put_compare_summary(FILE *out, const rp_opts *o, const rp_section *s) {
@@ -1091,7 +1013,7 @@ static void put_compare_summary(FILE *out, const rp_opts *o, const rp_section *s
           "; <b class=\"%s\">%d outside &plusmn;%g%%</b>; only here: %d; only in compare: %d</p>\n",
           st.outside ? "bad" : "ok", st.outside, o->tol * 100, st.only_here, st.only_cmp);
   if (st.only_cmp) {
-    fprintf(out, "<details open><summary>%d cells only in the compared logs</summary>",
+    fprintf(out, "<details class=\"cells\"><summary>%d cells only in the compared logs</summary>",
             st.only_cmp);
     put_only_compare(out, s);
     fputs("</details>\n", out);
@@ -1135,11 +1057,12 @@ static int put_section(FILE *out, const rp_opts *o, const rp_section *s, int *nf
   put_compare_summary(out, o, s);
   for (int f = 0; f < c->nfigures; f++)
     if (put_figure(out, s, f, nfig, o->tol)) return -1;
+  if (put_own_figures(out, s, nfig)) return -1;
   int other = 0;
   for (size_t i = 0; i < s->t.n; i++) other += s->home[i] < 0;
   if (other) {
     fprintf(out, "<h3>logs of experiments no figure draws (%d)</h3>\n", other);
-    put_rows(out, s, -1, o->tol);
+    put_rows(out, s, -1, o->tol, "their table");
   }
   put_issues(out, &s->is);
   fputs("</section>\n", out);
@@ -1177,15 +1100,16 @@ static int put_summary_row(FILE *out, const rp_section *s, int f) {
   if (fig->kind == FIG_SPEEDUP) {
     fputs("<td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td>"
           "<td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td>"
-          "<td class=\"n\" data-v=\"\"></td><td>speedup over each panel's baseline (its panels' "
-          "cells)</td></tr>\n",
+          "<td class=\"n\" data-v=\"\"></td><td class=\"n\" data-v=\"\"></td>"
+          "<td>speedup over each panel's baseline (its panels' cells)</td></tr>\n",
           out);
     return 0;
   }
   rp_counts c = {0};
   if (each_model(s, f, sum_counts, &c)) return -1;
   put_count(out, c.drawn, "ok");
-  put_count(out, c.missing, "bad");
+  put_count(out, c.stale, "stale");
+  put_count(out, c.missing, "ns");
   put_count(out, c.failed, "bad");
   put_count(out, c.oom, "ns");
   put_count(out, c.ns, "ns");
@@ -1196,19 +1120,21 @@ static int put_summary_row(FILE *out, const rp_section *s, int f) {
 }
 
 static int put_summary(FILE *out, const rp_section *secs, int n) {
-  fputs("<h2 id=\"summary\">Summary</h2>\n<table class=\"sort summary\"><thead><tr><th>section"
-        "</th><th>figure</th><th>cells "
-        "drawn</th><th>missing</th><th>failed</th><th>OOM</th><th>NS</th>"
+  fputs("<h2 id=\"summary\">Summary</h2>\n<div class=\"scroll\"><table class=\"sort summary\">"
+        "<thead><tr><th>section</th><th>figure</th><th>cells drawn</th><th>of which stale</th>"
+        "<th>not run</th><th>failed</th><th>OOM</th><th>NS</th>"
         "<th>geometric mean of ours over the best other system</th></tr></thead><tbody>\n",
         out);
   for (int i = 0; i < n; i++)
     for (int f = 0; f < secs[i].cfg.nfigures; f++)
       if (put_summary_row(out, &secs[i], f)) return -1;
-  fputs("</tbody></table>\n<p class=\"note\">drawn: a log with status ok; missing: no log of "
-        "a system expected here; failed: ERR, TLE; OOM: out of GPU memory at that size; NS: "
-        "not supported, or no log of a system nobody can run here. The geometric means are the "
-        "terminal tables' (speedup: "
-        "best other / ours; throughput: ours / best; memory saving: lowest other / ours).</p>\n",
+  fputs("</tbody></table></div>\n<p class=\"note\">drawn: a log with status ok (stale: one "
+        "its plot: stale: names, drawn but left out of every geometric mean); not run: no log of "
+        "a system expected here (nobody ran the cell; not a failure); failed: ERR, TLE; OOM: out "
+        "of GPU memory at that size; NS: not supported, or no log of a system nobody can run "
+        "here. The geometric means are the terminal tables' (speedup: best other / ours; "
+        "throughput: ours / best; memory saving: lowest other / ours), stale logs left "
+        "out.</p>\n",
         out);
   return 0;
 }
@@ -1218,7 +1144,8 @@ static void put_compare_table(FILE *out, const rp_opts *o, const rp_section *sec
   fputs("<h3>Compared with <code>", out);
   esc(out, o->compare);
   fprintf(out,
-          "</code> (tolerance &plusmn;%g%%)</h3>\n<table class=\"sort compare\"><thead><tr>"
+          "</code> (tolerance &plusmn;%g%%)</h3>\n<div class=\"scroll\"><table class=\"sort "
+          "compare\"><thead><tr>"
           "<th>section</th><th>cells on both sides</th><th>geometric mean ms / compare</th>"
           "<th>outside</th><th>only here</th><th>only in compare</th></tr></thead><tbody>\n",
           o->tol * 100);
@@ -1239,7 +1166,7 @@ static void put_compare_table(FILE *out, const rp_opts *o, const rp_section *sec
     put_count(out, st.only_cmp, "");
     fputs("</tr>\n", out);
   }
-  fputs("</tbody></table>\n", out);
+  fputs("</tbody></table></div>\n", out);
 }
 
 /* One provenance group: the logs of one GPU, driver, CUDA and commit. */
@@ -1291,26 +1218,230 @@ static int put_provenance_rows(FILE *out, const rp_section *s) {
 
 static int put_provenance(FILE *out, const rp_section *secs, int n) {
   fputs("<h2 id=\"logs\">Logs: GPU, driver, CUDA, commit and dates</h2>\n"
-        "<table class=\"sort prov\"><thead><tr><th>section</th><th>GPU</th><th>driver</th>"
+        "<div class=\"scroll\"><table class=\"sort "
+        "prov\"><thead><tr><th>section</th><th>GPU</th><th>driver</th>"
         "<th>CUDA</th><th>commit</th><th>logs</th><th>first</th><th>last</th></tr></thead>"
         "<tbody>\n",
         out);
   for (int i = 0; i < n; i++)
     if (put_provenance_rows(out, &secs[i])) return -1;
-  fputs("</tbody></table>\n<p class=\"note\">From each log's meta line; the original "
+  fputs("</tbody></table></div>\n<p class=\"note\">From each log's meta line; the original "
         "artifact's logs have none.</p>\n",
         out);
   return 0;
 }
 
+/* ---- the verdict: the paper's claims (plot: claims:) against this run ---- */
+
+/* A claim is reproduced when this run's ratio is above 1 and at least this fraction of it. */
+#define RP_CLAIM_HOLDS 0.8
+
+/* System s's ratio to the best baseline in column x of device row d for metric k (best / it
+ * for time and memory, it / best for throughput), or NAN. Baselines: the figure's systems not
+ * marked ours (FlashTensor (artifact) and ours (CUDA C) are neither's baseline); stale logs
+ * count for nobody. */
+static double baseline_ratio(const fg_model *m, int d, int x, int s, pc_metric k) {
+  double v = fresh_value(m, d, x, s, k), best = NAN;
+  for (int b = 0; b < m->nsys; b++) {
+    if (fg_sys_item(m, b)->ours) continue;
+    double w = fresh_value(m, d, x, b, k);
+    if (!isnan(w) && (isnan(best) || (k == MET_TFLOPS ? w > best : w < best))) best = w;
+  }
+  if (isnan(v) || isnan(best)) return NAN;
+  return k == MET_TFLOPS ? v / best : best / v;
+}
+
+/* The geometric mean of baseline_ratio over device row d's columns; *n the columns counted. */
+static double baseline_geomean(const fg_model *m, int d, int s, pc_metric k, int *n) {
+  double logsum = 0;
+  *n = 0;
+  for (int x = 0; d >= 0 && s >= 0 && x < m->nx; x++) {
+    double r = baseline_ratio(m, d, x, s, k);
+    if (!isnan(r)) logsum += log(r), (*n)++;
+  }
+  return *n ? exp(logsum / *n) : NAN;
+}
+
+/* The claim of figure f, metric k, device dev (config indices), or NAN. */
+static double claim_of(const pc_config *c, int f, pc_metric k, int dev) {
+  for (int i = 0; i < c->nclaims; i++)
+    if (c->claims[i].figure == f && c->claims[i].metric == k && c->claims[i].device == dev)
+      return c->claims[i].ratio;
+  return NAN;
+}
+
+/* The bar of the claims' system in m, and the bar of ours: the last other system marked ours. */
+static int claim_bar(const fg_model *m) {
+  return m->cfg->claim_system < 0 ? -1 : fg_bar_of(m, m->cfg->systems[m->cfg->claim_system].name);
+}
+static int ours_bar(const fg_model *m) {
+  int c = claim_bar(m);
+  for (int b = m->nsys - 1; b >= 0; b--)
+    if (fg_sys_item(m, b)->ours && b != c) return b;
+  return -1;
+}
+
+static const char *verdict_ratio_name(pc_metric k) {
+  return k == MET_MS       ? "speedup: best baseline ms / its ms"
+         : k == MET_TFLOPS ? "throughput: its TFLOP/s / best baseline's"
+                           : "memory saving: lowest baseline MiB / its MiB";
+}
+
+/* This run's ratio as a cell: "2.80x (7 of 7 workloads)", or "no log". */
+static void put_verdict_value(FILE *out, const fg_model *m, double v, int n) {
+  if (isnan(v))
+    fputs("<td class=\"ns\">no log</td>", out);
+  else
+    fprintf(out, "<td>%.2fx (%d of %d %s)</td>", v, n, m->nx, fg_cols_name(m));
+}
+
+/* The rule's outcome for value v against claim c. */
+static int holds(double v, double c) { return v > 1 && v >= RP_CLAIM_HOLDS * c; }
+
+/* One row: figure, GPU, ratio, the paper's claim, this run's values and the verdict. */
+static void put_verdict_row(FILE *out, const fg_model *m, int f, pc_metric k, int dev) {
+  const pc_config *c = m->cfg;
+  int d = 0, cb = claim_bar(m), ob = ours_bar(m), nft, nours;
+  while (d < m->ndev && m->dev[d] != dev) d++;
+  if (d == m->ndev) d = -1;
+  const char *paper_dev = "";
+  double claim = claim_of(c, f, k, dev);
+  if (isnan(claim) && c->claim_device >= 0) {
+    claim = claim_of(c, f, k, c->claim_device);
+    paper_dev = c->devices[c->claim_device].label;
+  }
+  double ft = baseline_geomean(m, d, cb, k, &nft), ours = baseline_geomean(m, d, ob, k, &nours);
+  fputs("<tr>", out);
+  cell(out, "td", c->figures[f].name);
+  cell(out, "td", c->devices[dev].label);
+  cell(out, "td", verdict_ratio_name(k));
+  if (isnan(claim)) {
+    fputs("<td class=\"ns\">none</td>", out);
+  } else {
+    fprintf(out, "<td>%.2fx", claim);
+    if (paper_dev[0]) {
+      fputs(" (", out);
+      esc(out, paper_dev);
+      fputc(')', out);
+    }
+    fputs("</td>", out);
+  }
+  put_verdict_value(out, m, ft, nft);
+  put_verdict_value(out, m, ours, nours);
+  char vs[96] = "";
+  if (!isnan(claim)) {
+    int len = snprintf(vs, sizeof vs, " vs paper %.2fx", claim);
+    if (paper_dev[0]) snprintf(vs + len, sizeof vs - (size_t)len, " (%s)", paper_dev);
+  }
+  const char *ft_label = cb >= 0 ? fg_sys_item(m, cb)->label : "FlashTensor";
+  const char *ours_label = ob >= 0 ? fg_sys_item(m, ob)->label : "ours";
+  if (isnan(claim)) {
+    fputs("<td class=\"ns\">the paper claims nothing here</td>", out);
+  } else if (!isnan(ft)) {
+    int ok = holds(ft, claim);
+    fprintf(out, "<td class=\"%s\">%s: ", ok ? "ok" : "warn", ok ? "reproduced" : "not reproduced");
+    esc(out, ft_label);
+    fprintf(out, " %.2fx", ft);
+    esc(out, vs);
+    fputs("</td>", out);
+  } else if (!isnan(ours)) {
+    int ok = holds(ours, claim);
+    fputs("<td class=\"ns\">", out);
+    esc(out, ft_label);
+    fputs(" not run on this GPU; ", out);
+    esc(out, ours_label);
+    fprintf(out, " %.2fx", ours);
+    esc(out, vs);
+    fprintf(out, ": <span class=\"%s\">%s</span></td>", ok ? "ok" : "warn",
+            ok ? "the claim holds for it" : "the claim does not hold for it");
+  } else {
+    fputs("<td class=\"ns\">not run on this GPU</td>", out);
+  }
+  fputs("</tr>\n", out);
+}
+
+/* A figure's rows: per metric its claims are of, per device with a claim or with logs. */
+static void verdict_model(const rp_section *s, int f, const fg_model *m, int n, const char *name,
+                          void *arg) {
+  (void)s, (void)name;
+  if (n != 1) return;
+  FILE *out = arg;
+  const pc_config *c = m->cfg;
+  pc_metric k[MET_COUNT];
+  int nk = fg_table_metrics(m->fig, k);
+  for (int i = 0; i < nk; i++)
+    for (int dev = 0; dev < c->ndevices; dev++) {
+      int any = 0, rows = 0;
+      for (int dev2 = 0; dev2 < c->ndevices; dev2++) any |= !isnan(claim_of(c, f, k[i], dev2));
+      for (int d = 0; d < m->ndev; d++) rows |= m->dev[d] == dev;
+      if (any && (rows || !isnan(claim_of(c, f, k[i], dev)))) put_verdict_row(out, m, f, k[i], dev);
+    }
+}
+
+/* The first table of the page: per figure with claims and GPU, the paper's claim, this run's
+ * ratio of FlashTensor and of ours, and the verdict, with its rule. */
+static int put_verdict(FILE *out, const rp_section *secs, int n) {
+  const pc_config *first = NULL;
+  for (int i = 0; i < n && !first; i++)
+    if (secs[i].cfg.nclaims && secs[i].cfg.claim_system >= 0) first = &secs[i].cfg;
+  fputs("<h2 id=\"verdict\">Verdict: the paper's claims against this run</h2>\n", out);
+  if (!first) {
+    fputs("<p class=\"note\">No section's config has <code>plot: claims:</code>: there is no "
+          "claim to hold this run to.</p>\n",
+          out);
+    return 0;
+  }
+  const char *ft = first->systems[first->claim_system].label, *ours = "ours";
+  for (int sys = first->nsystems - 1; sys >= 0; sys--)
+    if (first->systems[sys].ours && sys != first->claim_system) {
+      ours = first->systems[sys].label;
+      break;
+    }
+  fputs("<div class=\"scroll\"><table class=\"verdict\"><thead><tr><th>figure</th><th>GPU</th>"
+        "<th>ratio (&gt; 1: better than the best baseline)</th><th>paper: ",
+        out);
+  esc(out, ft);
+  fputs(" in the artifact's logs</th><th>", out);
+  esc(out, ft);
+  fputs(", this run</th><th>", out);
+  esc(out, ours);
+  fputs(", this run</th><th>verdict</th></tr></thead><tbody>\n", out);
+  for (int i = 0; i < n; i++) {
+    const rp_section *s = &secs[i];
+    if (!s->cfg.nclaims || s->cfg.claim_system < 0) continue;
+    for (int f = 0; f < s->cfg.nfigures; f++) {
+      int any = 0;
+      for (int c = 0; c < s->cfg.nclaims; c++) any |= s->cfg.claims[c].figure == f;
+      if (any && each_model(s, f, verdict_model, out)) return -1;
+    }
+  }
+  fputs("</tbody></table></div>\n<p class=\"note\">The rule. Ratio: per column (workload, "
+        "length), the best baseline's time over the system's (throughput: the system's over the "
+        "best baseline's; memory: the lowest baseline's over the system's), so that &gt; 1 means "
+        "better; its geometric mean over the columns where both have a log. Baselines: the "
+        "figure's systems that are neither ",
+        out);
+  esc(out, ft);
+  fputs(" nor ", out);
+  esc(out, ours);
+  fprintf(out,
+          " (those not marked <code>ours: true</code>); stale logs count for nobody. Paper: the "
+          "same ratio of %s in the original artifact's own logs "
+          "(<code>plot: claims:</code> of the figure's experiment.yaml, with how it was drawn); "
+          "a GPU the artifact has no logs of is held to the paper's GPU's claim (named in "
+          "brackets). Verdict: <b>reproduced</b> when %s's ratio in this run is above 1 and at "
+          "least %g &times; the paper's, <b>not reproduced</b> otherwise; where %s has no log "
+          "on the GPU, the rule is applied to %s and said so; <b>not run on this GPU</b> when "
+          "neither has a log there.</p>\n",
+          ft, ft, RP_CLAIM_HOLDS, ft, ours);
+  return 0;
+}
+
 /* ---- the document ---- */
 
-static void put_intro(FILE *out, const rp_opts *o, const rp_section *secs, int n) {
-  fputs("<h1>Reproduction report: FlashTensor figures and studies</h1>\n<p>Drawn by "
-        "<code>repro-plot report</code> from the tidy table of each section's logs. Marks: NS = "
-        "no log or not supported, OOM, TLE = timeout, ERR = failed. Click a column head to "
-        "sort.</p>\n<ul class=\"toc\">",
-        out);
+/* The sections, each a link. */
+static void put_toc(FILE *out, const rp_section *secs, int n) {
+  fputs("<ul class=\"toc\">", out);
   for (int i = 0; i < n; i++) {
     fputs("<li><a href=\"#sec-", out);
     esc(out, secs[i].cfg.figure);
@@ -1321,6 +1452,10 @@ static void put_intro(FILE *out, const rp_opts *o, const rp_section *secs, int n
     fputs("</code></li>", out);
   }
   fputs("</ul>\n", out);
+}
+
+/* What the paper ms columns hold. */
+static void put_paper_note(FILE *out, const rp_opts *o, const rp_section *secs, int n) {
   int npaper = 0;
   for (int i = 0; i < n; i++) npaper += secs[i].cfg.npaper > 0;
   if (o->paper) {
@@ -1335,13 +1470,26 @@ static void put_intro(FILE *out, const rp_opts *o, const rp_section *secs, int n
   }
 }
 
+static void put_intro(FILE *out) {
+  fputs("<h1>Reproduction report: FlashTensor figures and studies</h1>\n<p>Drawn by "
+        "<code>repro-plot report</code> from the tidy table of each section's logs: the verdict "
+        "first, then the summary, the logs' provenance and each section's figures (click one to "
+        "enlarge it) with the table of its cells (folded). Marks: NS = no log or not supported, "
+        "OOM, TLE = timeout, ERR = failed; not run = no log of a cell nobody ran. Click a column "
+        "head to sort.</p>\n",
+        out);
+}
+
 static int put_document(FILE *out, const rp_opts *o, const rp_section *secs, int n) {
   fprintf(out,
           "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-          "<title>FlashTensor reproduction report</title><style>%s</style></head>\n<body>\n",
-          style);
-  put_intro(out, o, secs, n);
+          "<title>FlashTensor reproduction report</title><style>%s%s</style></head>\n<body>\n",
+          style, rs_style);
+  put_intro(out);
+  if (put_verdict(out, secs, n)) return -1;
+  put_toc(out, secs, n);
+  put_paper_note(out, o, secs, n);
   if (put_summary(out, secs, n)) return -1;
   put_compare_table(out, o, secs, n);
   if (put_provenance(out, secs, n)) return -1;
@@ -1352,31 +1500,27 @@ static int put_document(FILE *out, const rp_opts *o, const rp_section *secs, int
   return 0;
 }
 
-/* Writes the report to a temporary file beside the output, then renames it. */
+/* Writes the report through a temporary of its own beside the output (fileio.h's afile), renamed
+ * over it whole: a concurrent report to the same file never mixes with this one, and the
+ * bytes counted are this report's. On an error the output keeps what it held. */
 static int write_report(const rp_opts *o, const rp_section *secs) {
-  size_t cap = strlen(o->output) + 8;
-  char *tmp = malloc(cap);
-  if (!tmp) return 1;
-  snprintf(tmp, cap, "%s.tmp", o->output);
-  FILE *out = fopen(tmp, "w");
-  if (!out) {
-    fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno));
-    free(tmp);
+  afile a;
+  char why[256];
+  if (afile_open(&a, o->output, 0666, 0, why, sizeof why) != 0) {
+    fprintf(stderr, "%s: report not written: %s\n", o->output, why);
     return 1;
   }
-  int bad = put_document(out, o, secs, o->nsec) != 0;
-  bad |= ferror(out) != 0;
-  bad |= fclose(out) != 0;
-  if (bad || rename(tmp, o->output) != 0) {
-    fprintf(stderr, "%s: writing the report failed: %s\n", o->output, strerror(errno));
-    remove(tmp);
-    free(tmp);
+  if (put_document(a.f, o, secs, o->nsec) != 0) {
+    afile_abort(&a);
+    fprintf(stderr, "%s: report not written: out of memory (the file is as it was)\n", o->output);
     return 1;
   }
-  free(tmp);
-  struct stat st;
-  printf("report written to %s (%lld bytes)\n", o->output,
-         stat(o->output, &st) == 0 ? (long long)st.st_size : -1LL);
+  long bytes = ftell(a.f);
+  if (afile_commit(&a, why, sizeof why) != 0) {
+    fprintf(stderr, "%s: report not written: %s (the file is as it was)\n", o->output, why);
+    return 1;
+  }
+  printf("report written to %s (%ld bytes)\n", o->output, bytes);
   return 0;
 }
 

@@ -13,6 +13,13 @@
  * Without --paper (or where ROOT lacks a section's folder) that column holds the paper's own
  * times of ours from the config's plot: paper: (config.h), with paper / ours among the
  * geometric means; a section with neither has no paper column.
+ * The page opens with the verdict: per figure with plot: claims: (config.h) and GPU, the paper's
+ * claim as the artifact's logs give it, this run's ratio of the claims' system (FlashTensor
+ * (artifact)) and of ours (CUDA C) to the best baseline, and whether the claim is reproduced
+ * (the rule is on the page). Logs plot: stale: names are marked stale and left out of every
+ * geometric mean the report shows. Figures take the content's width (a click enlarges one);
+ * the tables of cells are folded; a section's --figures folder's other .svg files (a study's
+ * own script's figures) follow its figures.
  * --latest reads the logs as `repro-plot draw --latest` does.
  * Exit: 0, 1 (a config, a log folder or the output failed), 2 (usage). */
 #ifndef PLOT_REPORT_H

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "logverdict.h"
 
 static const char *status_names[] = {"ok", "oom", "unsupported", "error", "timeout", "missing"};
 
@@ -220,45 +221,56 @@ int pt_same_cell_gpu(const pt_row *a, const pt_row *b) {
   return pt_same_cell(a, b) && (!a->gpu[0] || !b->gpu[0] || strcmp(a->gpu, b->gpu) == 0);
 }
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-
-/* The number of decimal digits at s[*i..len), *i moved past them. */
-static size_t skip_digits(const char *s, size_t len, size_t *i) {
-  size_t from = *i;
-  while (*i < len && is_digit(s[*i])) ++*i;
-  return *i - from;
-}
+_Static_assert(PT_NUM_SYNTAX == LV_NUM_SYNTAX && PT_NUM_RANGE == LV_NUM_RANGE,
+               "table.h's number codes are the log verdict's");
 
 int pt_parse_decimal(const char *s, size_t len, double *out) {
-  size_t i = 0;
-  if (i < len && (s[i] == '+' || s[i] == '-')) i++;
-  size_t digits = skip_digits(s, len, &i);
-  if (i < len && s[i] == '.') {
-    i++;
-    digits += skip_digits(s, len, &i);
-  }
-  if (!digits) return PT_NUM_SYNTAX;
-  if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-    i++;
-    if (i < len && (s[i] == '+' || s[i] == '-')) i++;
-    if (!skip_digits(s, len, &i)) return PT_NUM_SYNTAX;
-  }
-  if (i != len) return PT_NUM_SYNTAX;
-  char small[64], *text = len < sizeof small ? small : malloc(len + 1);
-  if (!text) return PT_NUM_SYNTAX;
-  memcpy(text, s, len);
-  text[len] = '\0';
-  errno = 0;
-  double v = strtod(text, NULL); /* the text is decimal: strtod reads all of it */
-  int range = errno == ERANGE && isinf(v);
-  if (text != small) free(text);
-  if (range) return PT_NUM_RANGE; /* an underflow is a number near 0, and kept */
-  *out = v;
-  return 0;
+  return lv_parse_decimal(s, len, out);
 }
 
-const char *pt_num_problem(int rc) {
-  return rc == PT_NUM_RANGE ? "is too large for a double (not finite)" : "is not a decimal number";
+const char *pt_num_problem(int rc) { return lv_num_problem(rc); }
+
+void pt_time_error(pt_row *r) {
+  r->status = ST_ERROR;
+  r->avg_ms = r->min_ms = r->max_ms = r->gflops_s = NAN;
+  snprintf(r->reason, sizeof r->reason, "%s", PT_TIME_REASON);
+}
+
+void pt_check_numbers(pt_row *r, pt_number_note note, void *arg) {
+  if ((r->status == ST_OK && isnan(r->avg_ms)) || (!isnan(r->avg_ms) && !(r->avg_ms > 0))) {
+    if (note) note(arg, "avg_ms", r->avg_ms);
+    pt_time_error(r);
+  }
+  double *others[] = {&r->min_ms, &r->max_ms, &r->gflops_s, &r->peak_mib, &r->compile_s};
+  static const char *const keys[] = {"min_ms", "max_ms", "gflops_s", "peak_mib", "compile_s"};
+  for (int k = 0; k < 5; k++)
+    if (!isnan(*others[k]) && !(*others[k] >= 0)) {
+      if (note) note(arg, keys[k], *others[k]);
+      *others[k] = NAN;
+    }
+}
+
+void pt_number_message(char *buf, size_t cap, const char *key, double v) {
+  char num[40] = "none";
+  if (!isnan(v)) pt_fmt_double(num, sizeof num, v);
+  if (!strcmp(key, "avg_ms"))
+    snprintf(buf, cap, "%s (got %s): the cell is ERR", PT_TIME_REASON, num);
+  else
+    snprintf(buf, cap, "%s=%s is not a finite number >= 0; it does not count", key, num);
+}
+
+/* pt_check_numbers' note for a csv table: "path:line: warning: avg_ms must be a positive number
+ * (got -1): the cell is ERR". */
+typedef struct {
+  const char *path;
+  int line;
+} table_note_ctx;
+
+static void table_note(void *arg, const char *key, double v) {
+  const table_note_ctx *c = arg;
+  char msg[160];
+  pt_number_message(msg, sizeof msg, !strcmp(key, "compile_s") ? "compilation_time" : key, v);
+  fprintf(stderr, "%s:%d: warning: %s\n", c->path, c->line, msg);
 }
 
 /* A whole decimal number (what a case value that is a size looks like), or not. */
@@ -323,20 +335,36 @@ static const char *csv_header =
 #define CSV_NFIELDS     19
 #define CSV_OLD_NFIELDS 15 /* tables written before the GPU and problem-size columns */
 
+/* A text a spreadsheet would run as a formula: it begins with =, +, - or @ (OWASP's CSV
+ * injection list; its tab and carriage return never begin a field: csv writes every control
+ * character as the text \xNN), after any apostrophes: "'=x" counts too, so that the apostrophe
+ * csv_str puts before such a text reads back unambiguously (csv_unguard). */
+static int csv_formula_like(const char *s) {
+  while (*s == '\'') s++;
+  return *s && strchr("=+-@", *s) != NULL;
+}
+
 /* A text field: control characters as \xNN (so a record is one line), quoted when it holds a
- * comma or quote. */
+ * comma or quote. One that a spreadsheet would take as a formula is written quoted with an
+ * apostrophe before it ("'=HYPERLINK(...)": text in every spreadsheet, OWASP's advice). */
 static void csv_str(FILE *out, const char *s) {
-  if (!strpbrk(s, ",\"")) {
+  int guard = csv_formula_like(s);
+  if (!guard && !strpbrk(s, ",\"")) {
     put_safe(out, s, strlen(s));
     return;
   }
-  fputc('"', out);
+  fputs(guard ? "\"'" : "\"", out);
   for (const char *q; (q = strchr(s, '"')); s = q + 1) {
     put_safe(out, s, (size_t)(q - s));
     fputs("\"\"", out);
   }
   put_safe(out, s, strlen(s));
   fputc('"', out);
+}
+
+/* A text field read back: the apostrophe csv_str put before a formula-like text removed. */
+static void csv_unguard(char *s) {
+  if (s[0] == '\'' && csv_formula_like(s + 1)) memmove(s, s + 1, strlen(s));
 }
 
 static void put_double(FILE *out, double v) {
@@ -356,24 +384,33 @@ static void csv_num(FILE *out, double v) {
   if (!isnan(v)) put_double(out, v);
 }
 
+/* Text fields, each followed by a comma. */
+static void csv_texts(FILE *out, const char *const *texts, int n) {
+  for (int i = 0; i < n; i++) {
+    csv_str(out, texts[i]);
+    fputc(',', out);
+  }
+}
+
 void pt_write_csv(FILE *out, const pt_table *t) {
   fprintf(out, "%s\n", csv_header);
   for (size_t i = 0; i < t->n; i++) {
     const pt_row *r = &t->rows[i];
-    fprintf(out, "%s,%s,%s,%s,%s,%s,%s,", r->figure, r->experiment, r->device, r->workload,
-            r->system, pt_length(r), pt_status_name(r->status));
+    const char *keys[] = {r->figure,
+                          r->experiment,
+                          r->device,
+                          r->workload,
+                          r->system,
+                          pt_length(r),
+                          pt_status_name(r->status)};
+    csv_texts(out, keys, 7);
     const double nums[] = {r->avg_ms, r->min_ms, r->max_ms, r->gflops_s, r->peak_mib};
     for (int k = 0; k < 5; k++) {
       csv_num(out, nums[k]);
       fputc(',', out);
     }
-    fprintf(out, "%s,", r->format);
-    csv_str(out, r->source);
-    fputc(',', out);
-    csv_str(out, r->reason);
-    fputc(',', out);
-    csv_str(out, r->gpu);
-    fprintf(out, ",%s,", r->cc);
+    const char *texts[] = {r->format, r->source, r->reason, r->gpu, r->cc};
+    csv_texts(out, texts, 5);
     csv_num(out, r->compile_s);
     fputc(',', out);
     int n = 0; /* the case keys */
@@ -388,21 +425,28 @@ void pt_write_csv(FILE *out, const pt_table *t) {
   }
 }
 
+/* csv_record's errors. */
+#define CSV_BROKEN_QUOTE (-1) /* text after a closing quote */
+#define CSV_TOO_MANY     (-2) /* more than max fields */
+#define CSV_OPEN_QUOTE   (-3) /* the file ends inside a quoted field */
+
 /* One RFC 4180 record from [*pp, end) split in place: quoted fields may hold commas, doubled
  * quotes and line breaks; a record ends at LF or CRLF outside quotes. Fields are unescaped
  * and NUL-terminated in place (the text only shrinks). *lines counts the line breaks
- * consumed. Returns the field count, or -1 on a broken quote or more than max fields. */
-static int csv_record(char **pp, char *end, char **fields, int max, int *lines) {
+ * consumed; *cut is set when the file ends in the record, without its line end. Returns the
+ * field count, or CSV_BROKEN_QUOTE, CSV_TOO_MANY or CSV_OPEN_QUOTE. */
+static int csv_record(char **pp, char *end, char **fields, int max, int *lines, int *cut) {
   char *p = *pp;
   int n = 0;
+  *cut = 0;
   for (;;) {
-    if (n == max) return -1;
+    if (n == max) return CSV_TOO_MANY;
     char *w = p;
     fields[n++] = w;
     if (p < end && *p == '"') {
       p++;
       for (;;) {
-        if (p == end) return -1; /* unterminated quote */
+        if (p == end) return CSV_OPEN_QUOTE;
         if (*p == '"' && p + 1 < end && p[1] == '"') {
           *w++ = '"';
           p += 2;
@@ -415,7 +459,7 @@ static int csv_record(char **pp, char *end, char **fields, int max, int *lines) 
         }
       }
       if (p < end && *p == '\r' && p + 1 < end && p[1] == '\n') p++;
-      if (p < end && *p != ',' && *p != '\n') return -1; /* text after the closing quote */
+      if (p < end && *p != ',' && *p != '\n') return CSV_BROKEN_QUOTE;
     } else {
       while (p < end && *p != ',' && *p != '\n') p++;
       w = p;
@@ -423,6 +467,7 @@ static int csv_record(char **pp, char *end, char **fields, int max, int *lines) 
     }
     int more = p < end && *p == ',';
     if (p < end && *p == '\n') ++*lines;
+    *cut = p == end;
     if (p < end) p++;
     *w = '\0';
     if (!more) {
@@ -430,6 +475,15 @@ static int csv_record(char **pp, char *end, char **fields, int max, int *lines) 
       return n;
     }
   }
+}
+
+/* What a record that is no record of nwant fields lacks, for "path:line: expected ...". */
+static const char *csv_record_problem(int nf, int cut) {
+  if (nf == CSV_OPEN_QUOTE)
+    return "a closing quote: the file ends inside a quoted field (a table cut short)";
+  if (nf == CSV_BROKEN_QUOTE) return "a comma or a line end after a closing quote";
+  if (cut) return "the record's line end: the file ends inside its last field (a table cut short)";
+  return NULL;
 }
 
 /* A number field: decimal, or empty for none (NAN). */
@@ -488,9 +542,15 @@ static int csv_newer_fields(char **f, pt_row *r, const char **what) {
   return parse_keys(f[18], r);
 }
 
+/* The fields of a csv record that are numbers (avg_ms..peak_mib, compilation_time): the
+ * others are texts, csv_unguard'ed. */
+static int csv_is_number_field(int i) { return (i >= 7 && i <= 11) || i == 17; }
+
 /* One csv record (15 or 19 fields) into r; *what says what a field should have been. */
 static int csv_row(char **f, int nf, pt_row *r, const char **what) {
   pt_row_init(r);
+  for (int i = 0; i < nf; i++)
+    if (!csv_is_number_field(i)) csv_unguard(f[i]);
   *what = "a name [A-Za-z0-9._-]+ in figure..system";
   if (copy_name(r->figure, f[0], 1) || copy_name(r->experiment, f[1], 1) ||
       copy_name(r->device, f[2], 0) || copy_name(r->workload, f[3], 1) ||
@@ -523,8 +583,8 @@ int pt_read_csv(const char *path, pt_table *t) {
   char *p = buf, *end = buf + len;
   int lineno = 1, rc = 0;
   char *hf[CSV_NFIELDS + 1];
-  int lines = 0;
-  int nh = csv_record(&p, end, hf, CSV_NFIELDS + 1, &lines);
+  int lines = 0, cut = 0;
+  int nh = csv_record(&p, end, hf, CSV_NFIELDS + 1, &lines, &cut);
   char header[512] = "";
   for (int i = 0; i < nh; i++)
     snprintf(header + strlen(header), sizeof header - strlen(header), "%s%s", i ? "," : "", hf[i]);
@@ -540,6 +600,11 @@ int pt_read_csv(const char *path, pt_table *t) {
     free(buf);
     return -1;
   }
+  if (cut) {
+    fprintf(stderr, "%s:1: expected %s\n", shown, csv_record_problem(nh, cut));
+    free(buf);
+    return -1;
+  }
   lineno += lines;
   while (p < end) {
     if (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n')) { /* an empty line */
@@ -552,11 +617,17 @@ int pt_read_csv(const char *path, pt_table *t) {
     const char *what = "";
     pt_row row;
     lines = 0;
-    int nf = csv_record(&p, end, f, nwant, &lines);
+    int nf = csv_record(&p, end, f, nwant, &lines, &cut);
     lineno += lines;
+    const char *problem = csv_record_problem(nf, cut);
+    if (problem) {
+      fprintf(stderr, "%s:%d: expected %s\n", shown, at, problem);
+      rc = -1;
+      break;
+    }
     if (nf != nwant) {
       fprintf(stderr, "%s:%d: expected %d comma-separated fields, got %s\n", shown, at, nwant,
-              nf < 0 ? "a broken quote or too many" : "fewer");
+              nf < 0 ? "more" : "fewer");
       rc = -1;
       break;
     }
@@ -565,6 +636,8 @@ int pt_read_csv(const char *path, pt_table *t) {
       rc = -1;
       break;
     }
+    table_note_ctx note = {shown, at};
+    pt_check_numbers(&row, table_note, &note);
     if (pt_append(t, &row)) {
       fprintf(stderr, "%s: out of memory\n", shown);
       rc = -1;

@@ -110,6 +110,24 @@ const char *pt_seed_key(const char *key, int to_seed);
 /* v as the shortest of %.15g..%.17g that reads back exactly (1.2997, not 1.2997000000000001). */
 void pt_fmt_double(char *buf, size_t cap, double v);
 
+/* The one rule on a row's numbers, for the log reader and the table readers (csv, json) alike:
+ * a time (avg_ms) that is not a positive number, or none under status=ok, makes the row ERR
+ * (pt_time_error: reason PT_TIME_REASON, no times or GFLOP/s); another number below 0 never
+ * counts (NAN). note(arg, key, value) (may be NULL) is called for each: key "avg_ms" for the
+ * time, else the number's key (compile_s for compilation_time); value NAN for a time that is
+ * missing. Numbers that are no finite decimal numbers never reach a row: pt_parse_decimal
+ * refuses them. */
+#define PT_TIME_REASON "avg_ms must be a positive number"
+typedef void (*pt_number_note)(void *arg, const char *key, double value);
+void pt_check_numbers(pt_row *r, pt_number_note note, void *arg);
+/* Marks r ERR for its time: status error, reason PT_TIME_REASON, avg/min/max ms and GFLOP/s
+ * NAN. */
+void pt_time_error(pt_row *r);
+/* What pt_check_numbers' note says of key and value, into buf: "avg_ms must be a positive
+ * number (got -1): the cell is ERR", "peak_mib=-3 is not a finite number >= 0; it does not
+ * count". */
+void pt_number_message(char *buf, size_t cap, const char *key, double value);
+
 /* Export. Numbers NAN are written as empty (csv) or null (json). json rows also carry the
  * seed's fields (kernel = experiment, backend = system, arch, gpu_model, compute_capability,
  * problem_size = the case keys under the seed's names (pt_seed_key; numbers as numbers,
@@ -119,14 +137,23 @@ void pt_fmt_double(char *buf, size_t cap, double v);
  * always valid UTF-8 (invalid bytes in a source path or reason are written as U+FFFD) and its
  * texts hold no control characters: they are written as \xNN (pt_safe_copy; json escapes that
  * text's backslash), so every record is one line. csv quotes a field holding a comma or quote
- * as RFC 4180 says. */
+ * as RFC 4180 says. csv text fields that a spreadsheet would run as a formula (beginning with
+ * =, +, - or @, OWASP's list, after any apostrophes, so that the guard reads back
+ * unambiguously; OWASP's tab and carriage return are written as \x09 and \x0d, so they never
+ * begin a field) are written quoted with an apostrophe before them: "'=HYPERLINK(...)". Number
+ * fields are numbers as pt_fmt_double writes them (a spreadsheet reads -1.5 as a number) and
+ * never get one. */
 void pt_write_csv(FILE *out, const pt_table *t);
 void pt_write_json(FILE *out, const pt_table *t);
 
 /* Reads a csv written by pt_write_csv (for merge/compare): RFC 4180 records (quoted fields
- * may hold commas, doubled quotes and line breaks; CRLF or LF line ends); numbers are decimal
- * (pt_parse_decimal) or empty. Tables written before the GPU and problem-size columns (15
- * fields) are read too. Returns 0, or -1 with a message naming path:line on stderr. */
+ * may hold commas, doubled quotes and line breaks; CRLF or LF line ends), each ending with a
+ * line end (a file that ends inside a record, or inside a quoted field, is a table cut short
+ * and refused); numbers are decimal (pt_parse_decimal) or empty, then held to
+ * pt_check_numbers (a warning naming path:line for each number it drops); a text field's
+ * apostrophe before a formula-like text (pt_write_csv) is removed. Tables written before the
+ * GPU and problem-size columns (15 fields) are read too. Returns 0, or -1 with a message
+ * naming path:line and what was expected on stderr. */
 int pt_read_csv(const char *path, pt_table *t);
 
 /* table_json.c (jansson): reads a JSON list of row objects, the rows pt_write_json writes or
@@ -152,12 +179,11 @@ void pt_utf8_copy(char *dst, size_t cap, const char *src);
  * too long is cut before a character or an escape, never inside one. */
 void pt_safe_copy(char *dst, size_t cap, const char *src);
 
-/* Reads [s, s+len) as a decimal number: [+-]?(D+[.D*]|.D+)([eE][+-]?D+)? and nothing else
- * (no hex, inf, nan or spaces, which strtod would take). Returns 0 with *out set,
- * PT_NUM_SYNTAX when the text is no such number, PT_NUM_RANGE when it is one too large for a
- * double (1e999); *out is left alone on an error. */
-#define PT_NUM_SYNTAX (-1)
-#define PT_NUM_RANGE  (-2)
+/* The log verdict's decimal numbers (common/logverdict.h, lv_parse_decimal: its grammar has
+ * that one home): 0 with *out set, PT_NUM_SYNTAX when the text is no such number, PT_NUM_RANGE
+ * when it is one too large for a double (1e999); *out is left alone on an error. */
+#define PT_NUM_SYNTAX (-1) /* LV_NUM_SYNTAX */
+#define PT_NUM_RANGE  (-2) /* LV_NUM_RANGE */
 int pt_parse_decimal(const char *s, size_t len, double *out);
 /* What a pt_parse_decimal error says of a value ("is not a decimal number"). */
 const char *pt_num_problem(int rc);

@@ -201,6 +201,14 @@ static int json_row(const jctx *c, json_t *o, pt_row *r) {
   return 0;
 }
 
+/* pt_check_numbers' note for a json row: "x.json: row 3: warning: avg_ms must be ...". */
+static void json_note(void *arg, const char *key, double v) {
+  const jctx *c = arg;
+  char msg[160];
+  pt_number_message(msg, sizeof msg, !strcmp(key, "compile_s") ? "compilation_time" : key, v);
+  fprintf(stderr, "%s: row %zu: warning: %s\n", c->path, c->row, msg);
+}
+
 int pt_read_json(const char *path, pt_table *t) {
   json_error_t e;
   json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
@@ -225,7 +233,10 @@ int pt_read_json(const char *path, pt_table *t) {
     pt_row r;
     if (json_row(&c, o, &r)) {
       rc = -1;
-    } else if (pt_append(t, &r)) {
+      break;
+    }
+    pt_check_numbers(&r, json_note, &c);
+    if (pt_append(t, &r)) {
       fprintf(stderr, "%s: out of memory\n", path);
       rc = -1;
     }

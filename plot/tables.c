@@ -66,25 +66,35 @@ double fg_paper_ratio_k(const fg_model *m, int d, int x, pc_metric k) {
   return fg_paper_ratio(m, d, x);
 }
 
-/* What a metric's table says: its title, its ratio column, and the words of its geometric
- * mean. */
+/* What a metric's table says: its title, its ratio column, the words of its geometric mean,
+ * and what the ratio is (every ratio > 1 where ours is the better: speedup = other / ours). */
 typedef struct {
-  const char *what, *ratio_name, *ratio_what, *ratio_ref;
+  const char *what, *ratio_name, *ratio_what, *ratio_ref, *ratio_def;
 } metric_words;
 
 static metric_words words_of(pc_metric k) {
   switch (k) {
   case MET_TFLOPS:
     return (metric_words){"throughput, TFLOP/s (higher is better)", "ours/best", "throughput",
-                          "over the best other system (ours / best)"};
+                          "over the best other system (ours / best)",
+                          "ours/best = ours' TFLOP/s / the best other system's (> 1: ours is "
+                          "faster)"};
   case MET_MIB:
     return (metric_words){"peak memory, MiB (lower is better)", "saving", "memory saving",
-                          "against the lowest other system (lowest / ours)"};
+                          "against the lowest other system (lowest / ours)",
+                          "saving = the lowest other system's MiB / ours' (> 1: ours uses "
+                          "less)"};
   default:
     return (metric_words){"execution time, ms (lower is better)", "speedup", "speedup",
-                          "over the best other system"};
+                          "over the best other system",
+                          "speedup = the best other system's time / ours' (> 1: ours is "
+                          "faster)"};
   }
 }
+
+/* What the paper column's ratio is: a time ratio, > 1 where this run is the faster. */
+static const char paper_def[] =
+    "paper / ours = the paper's time of ours / this run's (> 1: this run is faster)";
 
 /* One text table: rows the figure's columns (workloads, lengths or cases), columns the
  * systems, then ours' ratio to the best other system and its geometric mean; for time, the
@@ -98,7 +108,10 @@ static void print_metric_table(const fg_model *m, int d, pc_metric k, FILE *out)
     int l = (int)strlen(fg_sys_item(m, s)->name);
     w[s] = l > 8 ? l : 8;
   }
-  fprintf(out, "[%s] %s\n%-*s", c->devices[m->dev[d]].label, mw.what, cw,
+  fprintf(out, "[%s] %s\n", c->devices[m->dev[d]].label, mw.what);
+  if (m->ours >= 0)
+    fprintf(out, "   (%s%s%s)\n", mw.ratio_def, paper ? "; " : "", paper ? paper_def : "");
+  fprintf(out, "%-*s", cw,
           m->fig->x[0]                ? "case"
           : m->fig->kind == FIG_SWEEP ? m->fig->sweep_key
                                       : "workload");
@@ -174,7 +187,8 @@ void fg_print_table(const fg_model *m, FILE *out) {
     fprintf(out, "\n== %s: execution time in ms per %s (experiment %s), as the bars; ",
             m->fig->name, m->fig->x[0] ? "case" : "workload",
             m->fig->experiment[0] ? m->fig->experiment : "all");
-    fprintf(out, "speedup = best other / ours, the red label\n");
+    fprintf(out, "speedup of ours = the best other system's time / ours' (> 1: ours is faster), "
+                 "the red label\n");
   } else if (m->fig->kind == FIG_COMPARISON) {
     fprintf(out, "\n== %s: experiment %s per case on %s, the figure's panels\n", m->name,
             m->fig->experiment, c->devices[m->dev[0]].label);
@@ -302,6 +316,8 @@ static void md_metric_table(const fg_model *m, int d, pc_metric k, FILE *out) {
   fputs(", ", out);
   md_text(out, m->cfg->devices[m->dev[d]].label);
   fprintf(out, ": %s*\n\n", mw.what);
+  if (m->ours >= 0)
+    fprintf(out, "%s%s%s.\n\n", mw.ratio_def, paper ? "; " : "", paper ? paper_def : "");
   md_head(m, d, &mw, paper, out);
   for (int x = 0; x < m->nx; x++)
     if (!m->fig->x[0] || md_has_log(m, d, x)) md_row(m, d, x, k, paper, out);
@@ -389,8 +405,8 @@ void fg_print_speedup(const fg_model *panels, const pc_figure *fig, const char *
     const fg_model *m = &panels[i];
     int base = fg_bar_of(m, m->cfg->systems[fig->panel_base[i]].name), cw = fg_col_width(m);
     fg_bpanel b = {.m = m, .d = 0, .k = MET_SPEEDUP, .base = base};
-    fprintf(out, "[%s] speedup over %s (higher is better)\n%-*s", fg_panel_label(m),
-            fg_sys_item(m, base)->name, cw, m->fig->x[0] ? "case" : "workload");
+    fprintf(out, "[%s] speedup over %s = its time / the system's (> 1: the system is faster)\n%-*s",
+            fg_panel_label(m), fg_sys_item(m, base)->name, cw, m->fig->x[0] ? "case" : "workload");
     for (int j = 0; j < fg_bp_nbars(&b); j++) {
       int l = (int)strlen(fg_sys_item(m, fg_bp_sys(&b, j))->name);
       fprintf(out, " %*s", l > 8 ? l : 8, fg_sys_item(m, fg_bp_sys(&b, j))->name);

@@ -9,37 +9,46 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "kvline.h"
+#include "logverdict.h"
 #include "util.h"
 
-int cellog_read_result(const char *path, cellog_result *out) {
-  memset(out, 0, sizeof *out);
+/* The verdict of the log at path (common/logverdict.c, the plotter's rule): 0, or -1 when it
+ * cannot be read (missing, a link, a FIFO, larger than a log may be). */
+static int read_verdict(const char *path, lv_verdict *v) {
+  char *buf;
+  size_t len;
   const char *why;
-  int fd = state_open(path, O_RDONLY, 0, STATE_FILE, &why); /* a link or a FIFO: no log */
-  FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-  if (!f) {
-    if (fd >= 0) close(fd);
-    return -1;
+  if (state_read(path, REPRO_MAX_LOG_BYTES, &buf, &len, &why) != 0) return -1;
+  log_verdict(buf, len, v);
+  free(buf);
+  return 0;
+}
+
+/* A verdict as the runner reports it: the log's own status, state and reason when its last
+ * result line stands; CELLOG_CUT or CELLOG_BAD with the verdict's why when the log spoils it;
+ * "" when it has no usable result line (with why for a binary or foreign file). */
+static void result_of(const lv_verdict *v, cellog_result *out) {
+  memset(out, 0, sizeof *out);
+  if (v->cause == LV_GOOD || v->cause == LV_FAILED) {
+    snprintf(out->status, sizeof out->status, "%s", v->status);
+    snprintf(out->state, sizeof out->state, "%s", v->state);
+    snprintf(out->reason, sizeof out->reason, "%s", v->reason);
+  } else if (lv_cause_refused(v->cause)) {
+    snprintf(out->status, sizeof out->status, "%s", v->cause == LV_CUT ? CELLOG_CUT : CELLOG_BAD);
+    snprintf(out->state, sizeof out->state, "%s", v->state);
+    snprintf(out->reason, sizeof out->reason, "%s", v->why);
+  } else if (v->cause == LV_BINARY || v->cause == LV_FOREIGN) {
+    snprintf(out->reason, sizeof out->reason, "%s", v->why);
   }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  kv_record rec = {0};
-  while ((len = getline(&line, &cap, f)) >= 0) {
-    if (strncmp(line, "result", 6) != 0 || (line[6] != ' ' && line[6] != '\t')) continue;
-    const char *err, *v;
-    memset(out, 0, sizeof *out);
-    if (kv_parse(&rec, line, (size_t)len, &err) == 0 && (v = kv_get(&rec, "status"))) {
-      snprintf(out->status, sizeof out->status, "%s", v);
-      if ((v = kv_get(&rec, "state"))) snprintf(out->state, sizeof out->state, "%s", v);
-      if ((v = kv_get(&rec, "reason"))) snprintf(out->reason, sizeof out->reason, "%s", v);
-    } else {
-      snprintf(out->status, sizeof out->status, "unreadable");
-    }
-  }
-  free(line);
-  kv_record_free(&rec);
-  fclose(f);
+}
+
+int cellog_read_result(const char *path, cellog_result *out) {
+  lv_verdict v;
+  memset(out, 0, sizeof *out);
+  if (read_verdict(path, &v) != 0) return -1;
+  result_of(&v, out);
   return 0;
 }
 
@@ -50,10 +59,7 @@ int cellog_status(const char *path, char *buf, int size) {
   return 0;
 }
 
-int cellog_status_good(const char *status) {
-  return strcmp(status, "ok") == 0 || strcmp(status, "unsupported") == 0 ||
-         strcmp(status, "oom") == 0;
-}
+int cellog_status_good(const char *status) { return lv_status_final(status); }
 
 const char *cellog_status_for_state(const char *state) {
   if (!state) return "error";
@@ -135,61 +141,104 @@ int cellog_retire(const char *run_dir, const char *log) {
   return rc;
 }
 
-int cellog_finish(const char *run_dir, const char *log, const char *tmp, int rc, const char *state,
-                  const char *exitcode, const char *reason) {
-  if (check_dirs(run_dir) != 0) return -1;
-  char *found = tmp ? xstrdup(tmp) : newest_tmp(run_dir, log);
-  char *path = found ? found : xasprintf("%s/tmp/%s.none", run_dir, log);
-  char status[64] = "";
-  if (cellog_status(path, status, sizeof status) != 0) status[0] = '\0'; /* missing: empty log */
+/* Why the runner writes its own line (rc, state: as cellog_finish's; v: the program's log). */
+static void runner_reason(char *why, size_t n, int by_itself, const char *st, int rc,
+                          const lv_verdict *v, const char *reason) {
+  if (reason)
+    snprintf(why, n, "%s", reason);
+  else if (!by_itself)
+    snprintf(why, n, "ended by %s", st);
+  else if (v->cause == LV_CUT)
+    snprintf(why, n, "exit code %d and the log's last line is cut (no newline): a write failed",
+             rc);
+  else if (v->status[0] == '\0' && v->cause == LV_BINARY)
+    snprintf(why, n, "exit code %d and no usable result line (%s)", rc, v->why);
+  else if (v->status[0] == '\0')
+    snprintf(why, n, "exit code %d and no usable result line", rc);
+  else if (lv_cause_refused(v->cause))
+    snprintf(why, n, "exit code %d after result status=%s (%s)", rc, v->status, v->why);
+  else
+    snprintf(why, n, "exit code %d after result status=%s", rc, v->status);
+}
 
-  /* The program's own result line stands when it exited by itself and agrees with its
-   * exit code; otherwise the runner says what happened. */
-  int by_itself =
-      rc >= 0 && (!state || strcmp(state, "COMPLETED") == 0 || strcmp(state, "FAILED") == 0);
-  int need_line = !by_itself || status[0] == '\0' || (rc != 0 && strcmp(status, "ok") == 0);
-  int result = 0;
-  if (need_line) {
-    const char *bad;
-    int fd = state_open(path, O_WRONLY | O_APPEND | O_CREAT, 0644, STATE_FILE, &bad);
-    FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
-    if (!f) {
-      fprintf(stderr, "repro-run: cannot append to %s: %s\n", path,
-              fd >= 0 ? strerror(errno) : bad);
-      if (fd >= 0) close(fd);
-      free(path);
-      return -1;
-    }
-    char exitbuf[32];
-    if (!exitcode) {
-      snprintf(exitbuf, sizeof exitbuf, "%d:0", rc < 0 ? 0 : rc);
-      exitcode = exitbuf;
-    }
-    const char *st = state ? state : (rc == 0 ? "COMPLETED" : "FAILED");
-    char why[512];
-    if (reason)
-      snprintf(why, sizeof why, "%s", reason);
-    else if (!by_itself)
-      snprintf(why, sizeof why, "ended by %s", st);
-    else if (status[0] == '\0')
-      snprintf(why, sizeof why, "exit code %d and no result line", rc);
-    else
-      snprintf(why, sizeof why, "exit code %d after result status=%s", rc, status);
-    fputs("result", f);
-    kv_put(f, "status", by_itself ? "error" : cellog_status_for_state(st));
-    kv_put(f, "source", "runner");
-    kv_put(f, "state", st);
-    kv_put(f, "exit", exitcode);
-    kv_put(f, "reason", why);
-    fputc('\n', f);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) result = -1;
-    if (fclose(f) != 0) result = -1;
-    if (result != 0) fprintf(stderr, "repro-run: cannot write %s\n", path);
+/* Whether the runner writes its own line: the program's own result line stands when it exited
+ * by itself, its log has a usable result line and is whole, and its exit code agrees. */
+static int runner_line_needed(int by_itself, int rc, const lv_verdict *v) {
+  return !by_itself || v->status[0] == '\0' || v->cause == LV_CUT ||
+         (rc != 0 && strcmp(v->status, "ok") == 0);
+}
+
+/* The runner's result line, on a line of its own (the log's last line may be cut): a
+ * malloc'd string. */
+static char *runner_line(int newline_first, const char *status, const char *st,
+                         const char *exitcode, const char *why) {
+  char *text = NULL;
+  size_t n = 0;
+  FILE *m = open_memstream(&text, &n);
+  if (!m) return NULL;
+  fputs(newline_first ? "\nresult" : "result", m);
+  kv_put(m, "status", status);
+  kv_put(m, "source", "runner");
+  kv_put(m, "state", st);
+  kv_put(m, "exit", exitcode);
+  kv_put(m, "reason", why);
+  fputc('\n', m);
+  if (fclose(m) != 0) {
+    free(text);
+    return NULL;
   }
+  return text;
+}
+
+/* Appends the runner's line (runner_line's fields) to path, whole or not at all: a write
+ * that fails (a full disk) is cut off again, so the log reads as it did. 0, or -1 with a
+ * message naming path on stderr. */
+static int append_runner_line(const char *path, const char *status, const char *st,
+                              const char *exitcode, const char *why) {
+  const char *bad;
+  int fd = state_open(path, O_RDWR | O_APPEND | O_CREAT, 0644, STATE_FILE, &bad);
+  if (fd < 0) {
+    fprintf(stderr, "repro-run: cannot append to %s: %s\n", path, bad);
+    return -1;
+  }
+  struct stat sb;
+  char last = '\n';
+  int rc = fstat(fd, &sb);
+  if (rc == 0 && sb.st_size > 0 && pread(fd, &last, 1, sb.st_size - 1) != 1) rc = -1;
+  char *text = rc == 0 ? runner_line(last != '\n', status, st, exitcode, why) : NULL;
+  size_t len = text ? strlen(text) : 0, done = 0;
+  if (!text) rc = -1;
+  while (rc == 0 && done < len) {
+    ssize_t w = write(fd, text + done, len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0)
+      rc = -1;
+    else
+      done += (size_t)w;
+  }
+  if (rc == 0 && fsync(fd) != 0 && errno != EINVAL) rc = -1;
+  int e = errno;
+  if (rc != 0 && done > 0 && ftruncate(fd, sb.st_size) != 0)
+    fprintf(stderr, "repro-run: %s: cannot cut the runner's partial line off again: %s\n", path,
+            strerror(errno));
+  if (close(fd) != 0 && rc == 0) {
+    rc = -1;
+    e = errno;
+  }
+  if (rc != 0)
+    fprintf(stderr, "repro-run: cannot append the runner's result line to %s: %s\n", path,
+            strerror(e));
+  free(text);
+  return rc;
+}
+
+/* Moves the finished attempt at path to run/logs/<log> (an old log there to attempts/). */
+static int install_log(const char *run_dir, const char *log, const char *path) {
   char *logs = xasprintf("%s/logs", run_dir);
   char *final = xasprintf("%s/%s", logs, log);
   mkdir(logs, 0755); /* as in cellog_retire */
-  if (result == 0 && cellog_retire(run_dir, log) != 0) {
+  int result = 0;
+  if (cellog_retire(run_dir, log) != 0) {
     fprintf(stderr, "repro-run: cannot move the old %s aside: %s\n", final, strerror(errno));
     result = -1;
   }
@@ -199,6 +248,41 @@ int cellog_finish(const char *run_dir, const char *log, const char *tmp, int rc,
   }
   free(logs);
   free(final);
+  return result;
+}
+
+int cellog_finish(const char *run_dir, const char *log, const char *tmp, int rc, const char *state,
+                  const char *exitcode, const char *reason) {
+  if (check_dirs(run_dir) != 0) return -1;
+  char *found = tmp ? xstrdup(tmp) : newest_tmp(run_dir, log);
+  char *path = found ? found : xasprintf("%s/tmp/%s.none", run_dir, log);
+  lv_verdict v;
+  if (read_verdict(path, &v) != 0) log_verdict("", 0, &v); /* missing: an empty log */
+
+  int by_itself =
+      rc >= 0 && (!state || strcmp(state, "COMPLETED") == 0 || strcmp(state, "FAILED") == 0);
+  int result = 0;
+  if (runner_line_needed(by_itself, rc, &v)) {
+    char exitbuf[32], why[512];
+    if (!exitcode) {
+      snprintf(exitbuf, sizeof exitbuf, "%d:0", rc < 0 ? 0 : rc);
+      exitcode = exitbuf;
+    }
+    const char *st = state ? state : (rc == 0 ? "COMPLETED" : "FAILED");
+    runner_reason(why, sizeof why, by_itself, st, rc, &v, reason);
+    result = append_runner_line(path, by_itself ? "error" : cellog_status_for_state(st), st,
+                                exitcode, why);
+  }
+  /* A log without the runner's line still goes to logs/ when it reads as not good (cut, no
+   * result, an error, a failed check): every reader takes it so. One that reads good but
+   * needed the line stays in tmp/, so the cell has no log and --resume runs it again. */
+  char status[64];
+  if (result != 0 &&
+      (cellog_status(path, status, sizeof status) != 0 || cellog_status_good(status))) {
+    free(path);
+    return -1;
+  }
+  if (install_log(run_dir, log, path) != 0) result = -1;
   free(path);
   return result;
 }

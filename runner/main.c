@@ -19,14 +19,47 @@
 #include "expand.h"
 #include "manifest.h"
 
-static void usage(FILE *out) {
+/* Each command: its synopsis (`repro-run --help` lists them all) and what `repro-run CMD --help`
+ * adds; run and check take the options print_options() lists. */
+static const struct {
+  const char *name, *synopsis, *details;
+  int options; /* takes the run options */
+} commands[] = {
+    {"run", "[run] EXPERIMENT.yaml [options]   run a matrix (a new run, or --resume/--rerun)",
+     "Runs the matrix's cells as Slurm job arrays or local processes: a new run, or the current\n"
+     "one again (--resume, --rerun). Writes runs/<UTC time>/ beside EXPERIMENT.yaml (logs/: a log\n"
+     "per cell; jobs/: the array scripts; manifest: the run's journal; attempts/: the logs a\n"
+     "rerun replaced) and points ae_logs there at its logs/; --dry-run prints each cell's log\n"
+     "and command and writes the array scripts to runs/dry-run-<UTC time>/ alone. Nothing is\n"
+     "deleted. Exit 0 when every selected cell ended ok, unsupported or oom; 1 when some ended\n"
+     "error or timeout; 2 bad input, a failed submission or another runner at work; 130\n"
+     "interrupted.\n",
+     1},
+    {"check", "check EXPERIMENT.yaml [-c CLUSTER]  validate the files, count the cells",
+     "Validates the experiment and the cluster file and renders every selected cell's command\n"
+     "(--only, --device, --cases select them); prints the experiments, cells and arrays. Writes\n"
+     "nothing. Exit 2 when a file or a command is bad.\n",
+     1},
+    {"status", "status [FIGDIR|RUNDIR]             progress and failed cells of a run",
+     "One read-only poll of a run (FIGDIR: the run its ae_logs points to; default .): its cells,\n"
+     "the failed and requeued ones and why. Writes nothing. Exit 1 when a cell failed, or when\n"
+     "cells lack a good log and nothing works on them (--resume runs them); 2 when the run\n"
+     "cannot be read.\n",
+     0},
+    {"cancel", "cancel [FIGDIR|RUNDIR]             scancel a run's jobs",
+     "Cancels the run's queued and running Slurm jobs (scancel; their logs say CANCELLED, the\n"
+     "run's journal records it), then prints the run's cells as status does.\n",
+     0},
+    {"finish", "finish RUNDIR LOG TMP RC           (job scripts) complete one cell's log",
+     "For the job scripts: moves TMP, the output of one attempt of the cell whose log is LOG,\n"
+     "to RUNDIR/logs/LOG, with the runner's result line when the program's own cannot stand\n"
+     "(RC: the program's exit code). Exit 0 when the log reads good (ok, unsupported, oom),\n"
+     "else RC (or 1); 2 on bad arguments.\n",
+     0},
+};
+
+static void print_options(FILE *out) {
   fputs(
-      "usage: repro-run [run] EXPERIMENT.yaml [options]   run a matrix (a new run, or "
-      "--resume/--rerun)\n"
-      "       repro-run check EXPERIMENT.yaml [-c CLUSTER]  validate the files, count the cells\n"
-      "       repro-run status [FIGDIR|RUNDIR]             progress and failed cells of a run\n"
-      "       repro-run cancel [FIGDIR|RUNDIR]             scancel a run's jobs\n"
-      "       repro-run finish RUNDIR LOG TMP RC           (job scripts) complete one cell's log\n"
       "options:\n"
       "  -c, --cluster FILE   cluster file: devices -> partition, gres, vars (default "
       "$REPRO_CLUSTER)\n"
@@ -44,8 +77,7 @@ static void usage(FILE *out) {
       "  --resume             continue the current run (--run DIR's, which becomes current):\n"
       "                       only cells without a good log, not queued\n"
       "  --rerun              run the selected cells again into the current run (old logs kept)\n"
-      "  --run DIR            the run for --resume/--rerun/status (default: the one ae_logs points "
-      "to)\n"
+      "  --run DIR            the run for --resume/--rerun (default: the one ae_logs points to)\n"
       "  --widen              with --resume/--rerun: add the cells of --only/--device to the run\n"
       "  --allow-concurrent   start even though another runner works on this figure folder\n"
       "  --no-wait            submit and return\n"
@@ -53,8 +85,34 @@ static void usage(FILE *out) {
       "  --poll SECONDS       seconds between Slurm polls (default 10)\n"
       "  --bin DIR            where the kernel binaries are (default: repro-run's own folder)\n"
       "  --python PATH        python for the peer systems (default python3)\n"
-      "  -q, --quiet          no progress lines\n",
+      "  -q, --quiet          no progress lines\n"
+      "  -h, --help           this text\n",
       out);
+}
+
+static void usage(FILE *out) {
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(out, "%s repro-run %s\n", i ? "      " : "usage:", commands[i].synopsis);
+  print_options(out);
+  fputs("`repro-run COMMAND --help`: a command's text; runner/README.md explains them.\n", out);
+}
+
+/* `repro-run CMD ... --help` (or -h): 1, with CMD's usage on stdout, when CMD is a command and
+ * an argument after it asks for help; else 0. */
+static int command_help(int argc, char **argv) {
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+    if (strcmp(argv[1], commands[i].name)) continue;
+    for (int a = 2; a < argc; a++) {
+      if (strcmp(argv[a], "-h") && strcmp(argv[a], "--help")) continue;
+      printf("usage: repro-run %s\n\n%s", commands[i].synopsis, commands[i].details);
+      if (commands[i].options) {
+        putchar('\n');
+        print_options(stdout);
+      }
+      return 1;
+    }
+  }
+  return 0;
 }
 
 static void on_signal(int sig) {
@@ -983,6 +1041,7 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  if (command_help(argc, argv)) return 0;
   const char *cmd = argv[1];
   if (strcmp(cmd, "finish") == 0) return cmd_finish(argc - 2, argv + 2);
   if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {

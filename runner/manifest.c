@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "kvline.h"
 #include "names.h"
 
@@ -594,16 +595,21 @@ static int run_in_figure(const run *r, const char *figdir) {
 
 int run_make_current(const run *r, const char *figdir) {
   if (!run_in_figure(r, figdir)) return 1;
-  char *tmp = xasprintf("%s/.ae_logs.%ld", figdir, (long)getpid());
-  char *link = xasprintf("%s/ae_logs", figdir);
-  char *target = xasprintf("runs/%s/logs", r->id);
-  unlink(tmp);
-  int rc = symlink(target, tmp) == 0 && rename(tmp, link) == 0 ? 0 : -1;
-  if (rc != 0) {
-    fprintf(stderr, "repro-run: cannot point %s at %s: %s\n", link, target, strerror(errno));
-    unlink(tmp);
+  /* the new link is made in a private folder beside ae_logs (mkdtemp: never another runner's,
+   * whichever machine it runs on), then renamed over ae_logs in one step */
+  char *link = xasprintf("%s/ae_logs", figdir), *dir = repro_temp_template(link);
+  char *target = xasprintf("runs/%s/logs", r->id), *tmp = NULL;
+  int rc = -1;
+  if (mkdtemp(dir)) {
+    tmp = xasprintf("%s/ae_logs", dir);
+    rc = symlink(target, tmp) == 0 && rename(tmp, link) == 0 ? 0 : -1;
   }
+  if (rc != 0)
+    fprintf(stderr, "repro-run: cannot point %s at %s: %s\n", link, target, strerror(errno));
+  if (tmp) unlink(tmp);
+  rmdir(dir);
   free(tmp);
+  free(dir);
   free(link);
   free(target);
   return rc;

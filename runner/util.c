@@ -113,43 +113,6 @@ int state_read(const char *path, size_t max, char **out, size_t *len, const char
   return rc;
 }
 
-int write_file_atomic(const char *path, const char *data, size_t len) {
-  char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-  unlink(tmp); /* a leftover of an earlier process with this pid */
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    free(tmp);
-    return -1;
-  }
-  size_t off = 0;
-  while (off < len) {
-    ssize_t w = write(fd, data + off, len - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      goto fail;
-    }
-    off += (size_t)w;
-  }
-  if (fsync(fd) != 0) goto fail;
-  if (close(fd) != 0) {
-    fd = -1;
-    goto fail;
-  }
-  if (rename(tmp, path) != 0) {
-    fd = -1;
-    goto fail;
-  }
-  free(tmp);
-  return 0;
-fail:;
-  int saved = errno;
-  if (fd >= 0) close(fd);
-  unlink(tmp);
-  free(tmp);
-  errno = saved;
-  return -1;
-}
-
 int read_file(const char *path, char **out, size_t *len) {
   const char *why;
   return state_read(path, (size_t)-1 / 4, out, len, &why);

@@ -28,9 +28,8 @@ int read_fd_bounded(int fd, size_t max, char **out, size_t *len);
 int state_read(const char *path, size_t max, char **out, size_t *len, const char **why);
 /* state_read with no size limit beyond memory (markers, /proc files). */
 int read_file(const char *path, char **out, size_t *len);
-/* Write the whole content to path via path.tmp.<pid> (created, never through a link) + fsync +
- * rename. */
-int write_file_atomic(const char *path, const char *data, size_t len);
+/* Writing a file whole (a unique temporary beside it, fsync, rename): write_file_atomic and
+ * the afile API of fileio.h. */
 int file_exists(const char *path);
 
 /* Directory part of path ("." when none) and absolute form of a path; caller frees. */

@@ -100,7 +100,12 @@ for file in "${files[@]}"; do
   elif cmp -s "$file" "$tmp/new"; then
     echo "readme-tables.sh: $file: unchanged"
   else
-    cat "$tmp/new" >"$file"
+    # a unique temporary beside the file, then one rename: a reader never sees half a README
+    next=$(mktemp "$(dirname "$file")/.$(basename "$file").XXXXXX") || die "$file: cannot create a temporary beside it"
+    if cat "$tmp/new" >"$next" && chmod "$(stat -c %a "$file")" "$next" && mv -f "$next" "$file"; then :; else
+      rm -f "$next"
+      die "$file: not rewritten (the file is as it was)"
+    fi
     echo "readme-tables.sh: $file: tables rewritten from the shipped logs"
   fi
 done

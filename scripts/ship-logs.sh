@@ -9,7 +9,8 @@
 # left out and listed. --commit SHA: a log of another commit is left out too (the shipped logs
 # of a device stay at one commit). A log whose name DEST already holds with other bytes is
 # kept as it is and listed, unless --replace (git keeps the earlier file). Every copy is
-# compared with its source after it is written.
+# written to a temporary of its own in DEST (.NAME.XXXXXX), compared with its source, and
+# renamed over NAME in one step.
 # Prints one line per log (shipped, replaced, same, left out) and a summary with the commits
 # shipped. Exit 0; 1 when a log was left out or kept; 2 usage.
 set -u
@@ -71,8 +72,11 @@ for log in "$from"/*.log; do
   fi
   verb=shipped
   [ -e "$target" ] && verb=replaced
-  if ! cp "$log" "$target.ship.$$" || ! mv "$target.ship.$$" "$target" || ! cmp -s "$log" "$target"; then
-    rm -f "$target.ship.$$"
+  # through a temporary of its own in DEST (never another shipper's), checked, then renamed
+  # in one step: DEST never holds a partial log under the name
+  tmp=$(mktemp "$dest/.$name.XXXXXX") || { echo "ship-logs.sh: $dest: cannot create a temporary file" >&2; exit 1; }
+  if ! cp "$log" "$tmp" || ! cmp -s "$log" "$tmp" || ! chmod 0644 "$tmp" || ! mv -f "$tmp" "$target"; then
+    rm -f "$tmp"
     echo "ship-logs.sh: $target: the copy failed or differs from $log" >&2
     exit 1
   fi

@@ -81,6 +81,7 @@ int main(int argc, char **argv) {
   int rc = attnvar_parse(argc, argv, &args);
   if (rc != 0) return rc > 0 ? REPRO_EXIT_OK : REPRO_EXIT_USAGE;
   hx_log_open(stdout);
+  hx_log_exit_check("attnvar", "stdout");
   if (args.device_cpu) return run_cpu(&args);
 #ifdef REPRO_HAVE_CUDA
   return attnvar_run_gpu(&args);

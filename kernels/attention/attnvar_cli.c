@@ -226,5 +226,5 @@ void attnvar_print_config(const attnvar_args *a, const char *device, const char 
   }
   if (ctx && sys->gpu && sys->gpu->config_kv) sys->gpu->config_kv(ctx, a->workload, &a->shape, out);
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }

@@ -80,7 +80,7 @@ static void print_phase_times(const attnvar_args *a, const run_closure *run) {
     kv_putf(out, "max_ms", "%.4f", st.max_ms);
     kv_putf(out, "runs", "%d", a->runs);
     fputc('\n', out);
-    fflush(out);
+    hx_log_flush();
   }
   hx_host_free(ms);
 }

@@ -24,6 +24,54 @@ static int log_header_done;
 void hx_log_open(FILE *out) { log_out = out; }
 FILE *hx_log(void) { return log_out ? log_out : stdout; }
 
+/* hx_log_exit_check's state: who writes the log and where, whether the check is on and
+ * whether a failed write was already reported (the program is ending with REPRO_EXIT_ERROR). */
+static const char *log_prog, *log_where;
+static int log_checked, log_failed;
+
+/* The message for a failed write whose errno is err (0: the stream's error flag, no errno). */
+static void log_report(int err) {
+  log_failed = 1;
+  fprintf(stderr, "%s: writing the log to %s failed: %s\n", log_prog, log_where,
+          err ? strerror(err) : "a write error");
+}
+
+/* 0 when every write to out worked and a flush now works; else the errno (-1: unknown). */
+static int log_flush_error(FILE *out) {
+  errno = 0;
+  if (fflush(out) != 0) return errno ? errno : -1;
+  return ferror(out) ? -1 : 0;
+}
+
+static void log_check_at_exit(void) {
+  if (log_failed) return; /* reported: the program is already ending with the error code */
+  FILE *out = hx_log();
+  int err = log_flush_error(out);
+  errno = 0;
+  if (fclose(out) != 0 && !err) err = errno ? errno : -1;
+  if (!err) return;
+  log_report(err > 0 ? err : 0);
+  _exit(REPRO_EXIT_ERROR); /* from an atexit handler: exit() again is undefined */
+}
+
+void hx_log_exit_check(const char *prog, const char *where) {
+  log_prog = prog;
+  log_where = where;
+  if (!log_checked && atexit(log_check_at_exit) != 0) {
+    fprintf(stderr, "%s: cannot register the check of the log's writes at exit\n", prog);
+    exit(REPRO_EXIT_ERROR);
+  }
+  log_checked = 1;
+}
+
+int hx_log_flush(void) {
+  int err = log_flush_error(hx_log());
+  if (!err) return 0;
+  if (!log_checked) return -1;
+  if (!log_failed) log_report(err > 0 ? err : 0);
+  exit(REPRO_EXIT_ERROR);
+}
+
 const char *hx_commit(void) { return REPRO_COMMIT; }
 
 static void read_cpu_model(char *dst, size_t cap) {
@@ -76,7 +124,7 @@ void hx_print_header(const hx_device_info *info) {
   if (info->index[0]) kv_put(out, "gpu_index", info->index);
   if (info->uuid[0]) kv_put(out, "gpu_uuid", info->uuid);
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
   log_header_done = 1;
 }
 
@@ -97,7 +145,7 @@ void hx_print_check(const char *output, const hx_check *c) {
   }
   kv_putf(out, "ok", "%d", c->ok);
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }
 
 static int cmp_float(const void *a, const void *b) {
@@ -160,7 +208,7 @@ void hx_print_result_ok(const hx_stats *s, const float *samples, int runs, int w
     for (int i = 0; i < runs; i++) fprintf(out, "%s%.4f", i ? "," : "", samples[i]);
   }
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }
 
 void hx_print_result_status(const char *status, const char *reason) {
@@ -169,7 +217,7 @@ void hx_print_result_status(const char *status, const char *reason) {
   kv_put(out, "status", status);
   if (reason && *reason) kv_put(out, "reason", reason);
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }
 
 void hx_die(int exit_code, const char *status, const char *fmt, ...) {

@@ -24,6 +24,15 @@ extern "C" {
  * error after the header ends the log with a `result status=...` line. */
 void hx_log_open(FILE *out);
 FILE *hx_log(void);
+/* Makes the log's writes checked, as gnulib's close_stdout does for stdout: every record's
+ * flush (hx_log_flush) and, at exit, the last flush and the fclose of the log's stream. A
+ * failed write, flush or close ends the program with REPRO_EXIT_ERROR and
+ * "PROG: writing the log to WHERE failed: REASON" on stderr, whatever it was going to exit
+ * with: a cell whose log is cut has no answer. WHERE names the stream ("stdout"). */
+void hx_log_exit_check(const char *prog, const char *where);
+/* Flushes the log after a record: 0, or -1 on a write error (after hx_log_exit_check the
+ * program ends there instead, as above). */
+int hx_log_flush(void);
 
 typedef struct {
   char gpu[256];   /* "NVIDIA H100 80GB HBM3", or "none" on the CPU path (cudaDeviceProp.name) */

@@ -38,8 +38,9 @@ static inline double e2e_ref_flops(const e2e_config *c) {
 
 /* Print the config line of the log. impl: the system's implementation name. */
 void e2e_print_config(const e2e_options *o, const char *impl);
-/* Write n floats to path (fp32, little-endian raw); 0 or -1 with errno. */
-int e2e_dump_floats(const char *path, const float *v, size_t n);
+/* Write n floats to path (fp32, little-endian raw), whole through a unique temporary beside
+ * it (fileio.h); 0, or -1 with why[0..why_cap) saying what failed. */
+int e2e_dump_floats(const char *path, const float *v, size_t n, char *why, size_t why_cap);
 
 /* The GPU path (run_gpu.c, or a stub that reports the CUDA-less build). Exits. */
 void e2e_run_gpu(const e2e_options *o) __attribute__((noreturn));

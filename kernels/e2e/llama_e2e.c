@@ -10,6 +10,7 @@
  * --device cpu (or --system ref) runs the CPU double reference at small sizes. */
 #include "e2e.h"
 #include "e2e_run.h"
+#include "fileio.h"
 #include "harness.h"
 #include "kvline.h"
 #include "ref_model.h"
@@ -172,15 +173,11 @@ void e2e_print_config(const e2e_options *o, const char *impl) {
   kv_putf(out, "gemm_gflop", "%.1f", e2e_gemm_flops(c) / 1e9);
   kv_putf(out, "attn_gflop", "%.1f", e2e_attn_flops(c) / 1e9);
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }
 
-int e2e_dump_floats(const char *path, const float *v, size_t n) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  size_t w = fwrite(v, sizeof *v, n, f);
-  int rc = fclose(f);
-  return w == n && rc == 0 ? 0 : -1;
+int e2e_dump_floats(const char *path, const float *v, size_t n, char *why, size_t why_cap) {
+  return repro_write_file(path, v, n * sizeof *v, 0644, 0, why, why_cap);
 }
 
 /* ---- the CPU path: the double reference, timed with the wall clock ---------------------- */
@@ -223,8 +220,9 @@ static void run_cpu(const e2e_options *o) {
   if (o->dump) {
     float *f = hx_host_alloc(n_out * sizeof *f, "dump");
     for (size_t i = 0; i < n_out; i++) f[i] = (float)out[i];
-    if (e2e_dump_floats(o->dump, f, n_out))
-      hx_die(REPRO_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, strerror(errno));
+    char why[256];
+    if (e2e_dump_floats(o->dump, f, n_out, why, sizeof why))
+      hx_die(REPRO_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, why);
     hx_host_free(f);
   }
   hx_stats st = hx_stats_of(ms, o->runs, (hx_timing){HX_TIMING_WALL, 1});
@@ -240,6 +238,7 @@ static void run_cpu(const e2e_options *o) {
 int main(int argc, char **argv) {
   e2e_options o;
   parse_args(argc, argv, &o);
+  hx_log_exit_check("llama_e2e", "stdout");
   if (o.device_cpu) run_cpu(&o);
   e2e_run_gpu(&o);
 }

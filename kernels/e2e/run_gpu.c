@@ -302,8 +302,9 @@ void e2e_run_gpu(const e2e_options *o) {
     float *f = host(n * 4, "dump");
     hx_dev_to_host(h16, m.out, n * 2);
     for (size_t i = 0; i < n; i++) f[i] = rng_half_to_float(h16[i]);
-    if (e2e_dump_floats(o->dump, f, n))
-      hx_die(REPRO_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, strerror(errno));
+    char why[256];
+    if (e2e_dump_floats(o->dump, f, n, why, sizeof why))
+      hx_die(REPRO_EXIT_ERROR, "error", "--dump %s: cannot write: %s", o->dump, why);
   }
   hx_print_result_ok(&st, ms, o->runs, o->warmup, -1.0, peak);
   e2e_model_free(&m);

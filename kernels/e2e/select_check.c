@@ -134,5 +134,5 @@ void e2e_print_selection_check(const char *output, const char *reference, const 
   kv_putf(out, "tie_rel", "%.1e", r->tie_rel);
   kv_putf(out, "ok", "%d", r->ok);
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }

@@ -132,5 +132,5 @@ void gemm_print_config(const gemm_args *a, const char *impl) {
   kv_put(out, "impl", impl);
   kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }

@@ -168,5 +168,5 @@ void gemm_plan_print(const gemm_plan *pl) {
     kv_putf(out, "ctas_per_sm", "%d", pl->ctas_per_sm);
   }
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }

@@ -235,5 +235,6 @@ int main(int argc, char **argv) {
   int rc = gemm_parse(argc, argv, &a);
   if (rc != 0) return rc > 0 ? REPRO_EXIT_OK : REPRO_EXIT_USAGE;
   hx_log_open(stdout);
+  hx_log_exit_check("gemmbench", "stdout");
   return a.device_cpu ? run_cpu(&a) : run_gpu(&a);
 }

@@ -290,8 +290,9 @@ typedef struct {
 
 void kron_prof_add(kron_prof *p, const char *name, double start_us, double dur_us);
 void kron_prof_free(kron_prof *p);
-/* Chrome trace JSON ("traceEvents", complete events "ph":"X"); 0 or -1 (errno). */
-int kron_prof_write_trace(const kron_prof *p, const char *path, const char *process);
+/* Chrome trace JSON ("traceEvents", complete events "ph":"X") written to f (the caller opens
+ * and closes it); 0 or -1 when a write failed. */
+int kron_prof_write_trace(const kron_prof *p, FILE *f, const char *process);
 
 /* The CPU backend records into this when set (profile mode). */
 void kron_cpu_set_prof(kron_be *be, kron_prof *p);

@@ -235,5 +235,5 @@ void kron_print_config(const kron_args *a, const char *device) {
   kv_put(out, "device", device);
   kv_putf(out, "seed", "%llu", (unsigned long long)a->seed);
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
 }

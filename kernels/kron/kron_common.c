@@ -123,9 +123,7 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-int kron_prof_write_trace(const kron_prof *p, const char *path, const char *process) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+int kron_prof_write_trace(const kron_prof *p, FILE *f, const char *process) {
   fputs("{\"traceEvents\":[\n", f);
   fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":");
   json_string(f, process);
@@ -138,7 +136,5 @@ int kron_prof_write_trace(const kron_prof *p, const char *path, const char *proc
             st->start_us, st->dur_us);
   }
   fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
-  int err = ferror(f);
-  if (fclose(f) != 0 || err) return -1;
-  return 0;
+  return ferror(f) ? -1 : 0;
 }

@@ -16,6 +16,7 @@
 #include "kron.h"
 #include "kron_dev.h"
 
+#include "fileio.h"
 #include "harness.h"
 #include "kvline.h"
 
@@ -202,7 +203,7 @@ static int run_checks(run_state *rs, const float *xf, const float *Af, const flo
     kv_putf(out, "gx", "%.15g", l2(got[vi].gx, bn));
     kv_putf(out, "gA", "%.15g", l2(got[vi].gA, na));
     fputc('\n', out);
-    fflush(out);
+    hx_log_flush();
     char label[32];
     snprintf(label, sizeof label, "%s", kron_version_names[v]);
     ok &= check_outs(rs, &got[vi], &ref, label, 1);
@@ -267,12 +268,21 @@ static void run_profile(run_state *rs) {
     kron_shape_name(rs->s, shape, sizeof shape);
     snprintf(proc, sizeof proc, "kronlayer %s %s %s", kron_version_names[v], shape,
              rs->es == 8 ? "fp64" : "fp32");
-    if (kron_prof_write_trace(&p, rs->a->trace, proc) != 0)
-      hx_die(REPRO_EXIT_ERROR, "error", "--trace %s: cannot write the trace", rs->a->trace);
+    /* written whole through a unique temporary beside it (fileio.h), then renamed */
+    afile trace;
+    char why[256];
+    if (afile_open(&trace, rs->a->trace, 0644, 0, why, sizeof why) != 0)
+      hx_die(REPRO_EXIT_ERROR, "error", "--trace %s: %s", rs->a->trace, why);
+    if (kron_prof_write_trace(&p, trace.f, proc) != 0) {
+      afile_abort(&trace);
+      hx_die(REPRO_EXIT_ERROR, "error", "--trace %s: writing the trace failed", rs->a->trace);
+    }
+    if (afile_commit(&trace, why, sizeof why) != 0)
+      hx_die(REPRO_EXIT_ERROR, "error", "--trace %s: %s", rs->a->trace, why);
     kv_put(out, "trace", rs->a->trace);
   }
   fputc('\n', out);
-  fflush(out);
+  hx_log_flush();
   kron_prof_free(&p);
 }
 
@@ -315,7 +325,7 @@ static void print_bench_summary(const run_state *rs, hx_stats st[KRON_NVER][2],
     }
     fputc('\n', out);
   }
-  fflush(out);
+  hx_log_flush();
 }
 
 static double gflop_of(const kron_shape *s, kron_pass p) {
@@ -349,6 +359,7 @@ int main(int argc, char **argv) {
   int rc = kron_parse(argc, argv, &a);
   if (rc != 0) return rc > 0 ? REPRO_EXIT_OK : REPRO_EXIT_USAGE;
   hx_log_open(stdout);
+  hx_log_exit_check("kronlayer", "stdout");
   const kron_shape *s = &a.shape;
   int es = a.dtype_size;
   kron_dev dev;

@@ -1,7 +1,9 @@
 # bars.gp: the body of a bar figure (comparison, speedup: one file per device). repro-plot
 # writes the variables above this line (the layout in inches too): nrows x ncols panels,
 # row-major; each panel has its own y range (panel_lo/hi, ticks panel_step, 0 = log decades),
-# its groups (panel_ng of them, labels from grouplabel[panel_g0 + 1]), its bar width and title;
+# its groups (panel_ng of them, labels from grouplabel[panel_g0 + 1]: without the words every
+# group of the panel shares when too wide, which its x label panel_xlabel names), its bar width
+# and title;
 # panel_ref draws the line y = 1 (speedup panels). Data: per panel two blocks:
 #   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 column system "label"
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
@@ -65,7 +67,7 @@ do for [fmt in formats] {
       lo = panel_lo[p + 1]; hi = panel_hi[p + 1]; ng = panel_ng[p + 1]; barw = panel_barw[p + 1]
       if (ng < 1) { ng = 1 }
       set xrange [-0.5 : ng - 0.5]
-      if (xrot) { set xtics () nomirror rotate by 45 right font font_name.",6" offset 0, 0.2 } else { set xtics () nomirror norotate font font_name.",6" offset 0, 0.3 }
+      if (xrot) { set xtics () nomirror rotate by 45 right font font_name.",7" offset 0, 0.2 } else { set xtics () nomirror norotate font font_name.",7" offset 0, 0.3 }
       do for [g = 1:ng] { set xtics add (grouplabel[panel_g0[p + 1] + g] g - 1) }
       if (panel_log[p + 1]) { set logscale y; set format y "%g"; set ytics autofreq nomirror } else { unset logscale y; set format y "%g"; set ytics 0, panel_step[p + 1] nomirror }
       set yrange [lo : hi]
@@ -74,7 +76,7 @@ do for [fmt in formats] {
       set title panel_title[p + 1] offset 0, -0.6 font font_name.",8"
       # the x label at the foot of the panel's bottom margin (below the group labels, however
       # they are turned)
-      set label 50 xlabel_text at screen x0 + pw / W / 2, screen y1 - (ph + bottom - 0.1) / H center font font_name.",7"
+      set label 50 panel_xlabel[p + 1] at screen x0 + pw / W / 2, screen y1 - (ph + bottom - 0.1) / H center font font_name.",7"
       B = 2 * p; L = 2 * p + 1
       plot datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? NaN : $2):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
            datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \

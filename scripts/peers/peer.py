@@ -45,6 +45,7 @@ import argparse
 import contextlib
 import ctypes
 import datetime
+import errno
 import os
 import socket
 import statistics
@@ -59,29 +60,89 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_OOM, EXIT_UNSUPPORTED, EXIT_CHECK = 0, 1, 
 DTYPES = {"fp16": "float16", "bf16": "bfloat16"}  # --dtype -> torch attribute
 
 
+def log_failed(where, err):
+    """Ends the process with EXIT_ERROR after "PROG: writing the log to WHERE failed: REASON" on
+    stderr: a log that cannot be written whole is no answer (the runner and the plot take a cut
+    log as failed). The bytes still buffered for the log are dropped: they cannot be written."""
+    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "peer.py"
+    sys.stderr.write("%s: writing the log to %s failed: %s\n"
+                     % (prog, where, getattr(err, "strerror", None) or err))
+    sys.stderr.flush()
+    os._exit(EXIT_ERROR)
+
+
 class Log:
-    """Writes kvline records to stdout, one flush per record (a killed run keeps its lines)."""
+    """Writes kvline records to stdout, one flush per record (a killed run keeps its lines).
+    A failed write or flush, and at close() a failed close, end the process (log_failed)."""
 
     def __init__(self, out=sys.stdout):
         self.out = out
+        self.where = "stdout" if out is sys.__stdout__ else getattr(out, "name", "the log")
         self.tags = set()
 
+    def _put(self, text):
+        """Writes text whole, through the stream's binary layer: a short write (a full disk) is
+        written on until it fails, where stdout's text layer under PYTHONUNBUFFERED would drop
+        what a short write left and return as if all were written."""
+        try:
+            self.out.flush()
+            binary = getattr(self.out, "buffer", None)
+            if binary is None:  # a text stream with no bytes below (io.StringIO)
+                self.out.write(text)
+                return
+            encoding, errors = self.out.encoding or "utf-8", self.out.errors or "strict"
+            data = memoryview(text.encode(encoding, errors))
+            while data:
+                n = binary.write(data)
+                if not n:
+                    raise OSError(errno.EIO, "the log's stream took no bytes")
+                data = data[n:]
+            binary.flush()
+        except OSError as e:
+            log_failed(self.where, e)
+
     def comment(self, text):
-        self.out.write("# %s\n" % text)
-        self.out.flush()
+        self._put("# %s\n" % text)
 
     def record(self, tag, pairs):
-        self.out.write(kvlog.line(tag, pairs) + "\n")
-        self.out.flush()
+        self._put(kvlog.line(tag, pairs) + "\n")
         self.tags.add(tag)
+
+    def close(self):
+        """Flushes and closes the stream and its file descriptor, as gnulib's close_stdout does
+        (a write error can first show at close: NFS, a full disk); log_failed when one fails.
+        sys.stdout does not own descriptor 1, so that is closed here after the stream, then
+        pointed at /dev/null: a stray write after the log (a library's teardown) neither fails
+        nor lands in a file that took its number."""
+        if self.out.closed:
+            return
+        raw = getattr(getattr(self.out, "buffer", None), "raw", None)
+        try:
+            fd = self.out.fileno() if raw is not None and not raw.closefd else None
+            self.out.flush()
+            self.out.close()
+            if fd is not None:
+                os.close(fd)
+        except OSError as e:
+            log_failed(self.where, e)
+        if fd is not None:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
 
 
 def exit_now(code):
     """Ends the process with `code` once stdout and stderr are flushed, skipping the
     interpreter's teardown: there PyTorch's autograd threads can abort the process ("terminate
     called without an active exception", signal 6) after the result line is written, which
-    the runner would record as a failed cell."""
-    sys.stdout.flush()
+    the runner would record as a failed cell. A failed flush of stdout (the log) ends it with
+    EXIT_ERROR instead (log_failed)."""
+    try:
+        if not sys.stdout.closed:
+            sys.stdout.flush()
+    except OSError as e:
+        log_failed("stdout", e)
     sys.stderr.flush()
     os._exit(code)
 
@@ -714,7 +775,15 @@ def run_logged(args, log, cell, config, classify=None, also_needs=""):
     cell(torch) records (it returns the result pairs or raises Outcome), and a result line
     whatever happens; config() gives the config pairs of a log that failed before its own,
     classify(exc) may name (status, code) for an exception that is neither OOM nor an error;
-    also_needs ends the reason of a cell without torch (what else the system needs)."""
+    also_needs ends the reason of a cell without torch (what else the system needs). The log
+    is closed at the end (Log.close: a failed write ends the process with EXIT_ERROR)."""
+    code = write_log(args, log, cell, config, classify, also_needs)
+    log.close()
+    return code
+
+
+def write_log(args, log, cell, config, classify, also_needs):
+    """run_logged's log up to its result line; the exit code."""
     log.comment("repro-log 1")
     try:
         import torch

@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     --no-matrix) matrix=0 ;;
     --no-check) check=0 ;;
     --jobs) jobs=${2:?--jobs needs a number}; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "gpu_run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

@@ -38,9 +38,22 @@ if [ -n "$markdown" ]; then
   trap 'rm -rf "$tmp"' EXIT
   tsv=$tmp/h2o_diag.tsv
 else
+  # every file is made in a private folder beside the outputs, then renamed into DIR: a reader
+  # (or a second plot_diag.sh) never sees half a file
   mkdir -p "$out"
+  final=$out
+  stage=$(mktemp -d "$final/.plot_diag.XXXXXX")
+  trap 'rm -rf "$stage"' EXIT
+  out=$stage
   tsv=$out/h2o_diag.tsv
 fi
+# Moves the files made so far into DIR (each one rename) and makes DIR the outputs' folder.
+publish() {
+  local f
+  for f in "$stage"/* "$stage"/.[!.]*; do [ -e "$f" ] && mv -f "$f" "$final/"; done
+  rm -rf "$stage"
+  out=$final tsv=$final/h2o_diag.tsv
+}
 
 # One row per log. Values are read from the kvline records (config, phase, check, the last
 # result); none of the keys read here is ever quoted by the writers.
@@ -121,7 +134,7 @@ column -t -s$'\t' "$tsv"
 # The k figure's data per device: k, then P1 P4 total for fp32 and fp16 (S = 4096, diag; k=0
 # from diag too), then the base lines (inductor, torch, k=0) as constant columns.
 devices=$(awk -F'\t' 'NR > 1 && $1 == "diag" && $7 == "ok" { print $2 }' "$tsv" | sort -u)
-[ -n "$devices" ] || { echo "plot_diag.sh: no ok diag cell: no figure drawn"; exit 0; }
+[ -n "$devices" ] || { publish; echo "plot_diag.sh: no ok diag cell: no figure drawn"; exit 0; }
 for dev in $devices; do
   awk -F'\t' -v dev="$dev" '
     NR == 1 { next }
@@ -207,6 +220,7 @@ do for [fmt in "png svg pdf"] {
     (50e6 / 1048576) with lines dt 2 lc rgb "black" title "50 MB"
 }
 EOF
+publish
 if [ "$render" = 1 ]; then
   if command -v gnuplot >/dev/null; then
     # repro-plot renders them as it renders its own figures: outputs checked, each gnuplot's

@@ -25,6 +25,9 @@
 # The logs' device label is the GPU's (h100 or h200 from nvidia-smi's name; REPRO_DEVICE sets
 # it). Exits non-zero when any check or any cell failed (the summary says which).
 #   OUT=/some/dir studies/kron-layer/gpu_run.sh [--quick | --torch | --sweep]
+for a in "$@"; do
+  case $a in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+done
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)

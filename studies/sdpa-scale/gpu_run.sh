@@ -27,6 +27,9 @@
 #   OUT=/some/dir studies/sdpa-scale/gpu_run.sh --only experiment=d96-c1-fp16 \
 #     --only experiment=d256-c1-fp16 --only experiment=gemma2-d256-c1-fp16
 # DEVICE=h200 labels the cells of an H200 so (default h100).
+for a in "$@"; do
+  case $a in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+done
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)

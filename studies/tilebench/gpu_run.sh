@@ -19,6 +19,9 @@
 #   LISTS="nsa_only" OUT=/some/dir studies/tilebench/gpu_run.sh
 #   RESUME=1 LISTS=default OUT=/some/dir studies/tilebench/gpu_run.sh
 # Exits non-zero when a runner failed or timed out (the summary names the failed checks).
+for a in "$@"; do
+  case $a in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+done
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)

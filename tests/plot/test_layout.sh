@@ -98,7 +98,7 @@ printf '%s\n' "# idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y
 layout_errors "$tmp/bad.dat" grid > "$tmp/err"
 check 'grep -q "touches" "$tmp/err" && grep -q "lies over bar" "$tmp/err"' "the checker catches touching marks and a speedup over a bar"
 # the H100's KeyFormer speedup, 5.82x in the table below (the shipped H100 logs')
-check 'grep -q "\"5.8×\" .* speedup" "$tmp/real/fig12/fig12_kernel.dat"' "KeyFormer speedup (a taller neighbour) laid out"
+check 'grep -q "\"5.82×\" .* speedup" "$tmp/real/fig12/fig12_kernel.dat"' "KeyFormer speedup (a taller neighbour) laid out, two decimals"
 # adjacent NS marks in fig13 (bars 0.11 in apart) are stacked: not all at one height
 check '[ "$(awk "/\"NS\" 90/ {print \$12}" "$tmp/real/fig13/fig13.dat" | sort -u | wc -l)" -ge 2 ]' "fig13's adjacent NS marks stack"
 

@@ -100,7 +100,7 @@ if [ "$mode" = local ]; then
   for c in "unsupported 4 0" "oom 3 0" "ok 0 0" "error 1 1" "ok 4 4"; do
     read -r -a words <<<"$c"
     set -- "${words[@]}"
-    printf 'result status=%s\n' "$1" >"$run/tmp/fin.$1.$2"
+    printf 'result status=%s avg_ms=1\n' "$1" >"$run/tmp/fin.$1.$2"
     "$runner" finish "$run" "fin.$1.$2.log" "$run/tmp/fin.$1.$2" "$2" 2>/dev/null
     check_eq "finish exit for status=$1 after exit $2" "$?" "$3"
   done

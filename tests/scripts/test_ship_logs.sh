@@ -76,7 +76,7 @@ check '[ "$(cat "$dest/a.ok.log")" = "$before" ]' "the shipped log is untouched"
 rc=$?
 check '[ $rc -eq 0 ] && grep -q "^replaced  a.ok.log (ok, abc1234)" "$tmp/out4"' "--replace replaces"
 check 'cmp -s "$L/a.ok.log" "$dest/a.ok.log"' "the replacement is byte for byte"
-check '[ -z "$(find "$dest" -name "*.ship.*")" ]' "no temporary file is left"
+check '[ -z "$(find "$dest" -mindepth 1 -name ".*")" ]' "no temporary file is left"
 
 # usage
 "$ship" "$L" > /dev/null 2>&1

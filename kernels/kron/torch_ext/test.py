@@ -18,11 +18,8 @@ Sizes: the batch, then the factors (16 32 32: x [16, 1024], two 32x32 factors).
            at --trace ({impl} is replaced by the version)
   bench    the seed's `state size` and `AI` lines, then torch.utils.benchmark's table: one row
            for the forward (the seed's), one for the backward, a column per version
-Options: --dtype f|d (fp32, fp64), --implementation v1|v2|v3 (repeatable; check and bench
-default to all three), --device cuda|cpu (default cuda when available; cpu runs v3 on the
-CPU emulation of its kernels: small shapes only), --seed, --runs (profile), --min-run-time
-(bench, seconds), --trace.
-Exit codes: 0 ok, 1 error, 2 usage, 5 check failed.
+Exit codes: 0 ok, 1 error (torch or kronlayer_torch not importable: the usage, then one line
+saying which), 2 usage, 5 check failed. --help needs neither (exit 0).
 """
 import argparse
 import importlib
@@ -30,7 +27,7 @@ import math
 import os
 import sys
 
-import torch
+torch = kl = None  # imported by load(), after the command line is read
 
 
 def import_kronlayer():
@@ -48,28 +45,62 @@ def import_kronlayer():
         sys.path[:] = path
 
 
-kl = import_kronlayer()
+def load():
+    """Imports torch and kronlayer_torch (torch, kl); None, or the one line saying which is not
+    importable."""
+    global torch, kl
+    try:
+        import torch
+    except ImportError as e:
+        return "test.py: torch is not importable (%s): install PyTorch to run it" % e
+    try:
+        kl = import_kronlayer()
+    except ImportError as e:
+        return ("test.py: kronlayer_torch is not importable (%s): kernels/kron/README.md says how "
+                "to build it" % e)
+    return None
 
 
-def parse_args(argv):
-    p = argparse.ArgumentParser(prog="test.py", description=__doc__.split("\n")[0])
+def no_extension():
+    """The line saying v3's compiled extension is missing, or None when it is there."""
+    if kl.has_extension():
+        return None
+    return "test.py: v3 needs kronlayer_torch's compiled extension: %s" % kl.layer.INSTALL_HINT
+
+
+def make_parser():
+    """The command line; torch is not needed to build it or to print --help."""
+    p = argparse.ArgumentParser(prog="test.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sizes", nargs="+", type=int, metavar="N",
                    help="the batch, then the factors (e.g. 16 32 32)")
     p.add_argument("mode", choices=("check", "profile", "bench"))
-    p.add_argument("--dtype", choices=("f", "d"), default="f")
-    p.add_argument("--implementation", action="append", choices=kl.IMPLEMENTATIONS)
+    p.add_argument("--dtype", choices=("f", "d"), default="f", help="fp32 (default) or fp64")
+    p.add_argument("--implementation", action="append", metavar="IMPL",
+                   help="v1, v2 or v3 (kronlayer_torch.IMPLEMENTATIONS), repeatable; check and "
+                   "bench default to all three, profile to v3")
     p.add_argument("--device", choices=("cuda", "cpu"),
-                   default="cuda" if torch.cuda.is_available() else "cpu")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--runs", type=int, default=3, help="profile: forward+backward runs")
+                   help="default cuda when this torch sees a CUDA device; cpu runs v3 on the CPU "
+                   "emulation of its kernels (small shapes only)")
+    p.add_argument("--seed", type=int, default=1, help="the inputs' seed (default 1)")
+    p.add_argument("--runs", type=int, default=3, help="profile: forward+backward runs (default 3)")
     p.add_argument("--min-run-time", type=float, default=1.0,
-                   help="bench: seconds each measurement runs at least")
+                   help="bench: seconds each measurement runs at least (default 1.0)")
     p.add_argument("--trace", default="kron_trace_{impl}.json",
                    help="profile: the Chrome trace's path ({impl}: the version)")
+    return p
+
+
+def parse_args(p, argv):
     args = p.parse_args(argv)
     if len(args.sizes) < 2 or min(args.sizes) < 1:
         p.error("sizes: expected the batch and at least one factor, all >= 1, got %s" % args.sizes)
     args.batch, args.factors = args.sizes[0], args.sizes[1:]
+    bad = [i for i in args.implementation or [] if i not in kl.IMPLEMENTATIONS]
+    if bad:
+        p.error("--implementation: %s is not one of %s" % (bad[0], ", ".join(kl.IMPLEMENTATIONS)))
+    if args.device is None:
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
     if args.device == "cuda" and not torch.cuda.is_available():
         p.error("--device cuda: this torch sees no CUDA device")
     if args.implementation is None:
@@ -181,10 +212,23 @@ def run_bench(args):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    if "v3" in args.implementation and not kl.has_extension():
-        print("test.py: v3 needs kronlayer_torch's compiled extension: %s"
-              % kl.layer.INSTALL_HINT, file=sys.stderr)
+    argv = sys.argv[1:] if argv is None else argv
+    p = make_parser()
+    missing = load()
+    if "-h" in argv or "--help" in argv:  # the usage, then what is missing to run it
+        p.print_help()
+        sys.stdout.flush()
+        missing = missing or no_extension()
+        if missing:
+            print(missing, file=sys.stderr)
+        return 0
+    if missing:
+        p.print_usage(sys.stderr)
+        print(missing, file=sys.stderr)
+        return 1
+    args = parse_args(p, argv)
+    if "v3" in args.implementation and no_extension():
+        print(no_extension(), file=sys.stderr)
         return 1
     run = {"check": run_check, "profile": run_profile, "bench": run_bench}[args.mode]
     return run(args)

@@ -10,33 +10,36 @@ ncols = 2
 nsys = 12
 ours = 11
 # layout in inches (computed by repro-plot: margins fit the tick labels)
-W = 7.860
-H = 4.470
-left = 0.695
+W = 7.942
+H = 4.630
+left = 0.736
 right = 0.300
-top = 1.330
+top = 1.490
 bottom = 0.320
-cgap = 0.365
+cgap = 0.406
 rgap = 0.420
 pw = 3.2500
 ph = 1.2000
 note_h = 0.000
 array rowlabel[2] = ["H100", "H200"]
 array syslabel[12] = ["PyTorch", "Inductor", "SDPA-Flash", "FlashAttention-2", "FlashAttention-3", "SDPA-cuDNN", "FlexAttention", "FlashInfer", "TensorRT", "CUDA eager (ours)", "FlashTensor (artifact)", "ours (CUDA C)"]
-array syscolor[12] = [29362, 15113984, 40563, 13400487, 5682409, 15787074, 10066329, 9197131, 6962586, 13983232, 2236962, 14034728]
+array sysname[12] = ["torch", "inductor", "sdpa-flash", "fa2", "fa3", "sdpa-cudnn", "flex", "flashinfer", "tensorrt", "unfused", "flashtensor", "fused"]
+array syscolor[12] = [29362, 15113984, 2263091, 9197131, 16234194, 15632486, 3351176, 11154295, 15787074, 10066329, 2236962, 14034728]
 legend_cols = 3
 legend_rows = 4
 array legend_text[12] = ["(A) PyTorch", "(B) Inductor", "(C) SDPA-Flash", "(D) FlashAttention-2", "(E) FlashAttention-3", "(F) SDPA-cuDNN", "(G) FlexAttention", "(H) FlashInfer", "(I) TensorRT", "(J) CUDA eager (ours)", "(K) FlashTensor (artifact)", "(L) ours (CUDA C)"]
+ratio_text = "red: speedup of ours (CUDA C) = the fastest other logged system's time / its time (> 1: it is faster)"
 array collabel[2] = ["Attn", "Gemma2"]
-array panel_ymax[4] = [10, 12, 10, 10]
-array panel_step[4] = [2, 2, 2, 2]
+array panel_ymax[4] = [2, 2, 2, 2]
+array panel_step[4] = [0.5, 0.5, 0.5, 0.5]
 # ---- template grid.gp ----
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;
 # the layout in inches) and the data file: per panel two blocks, row-major:
 #   bars:   idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
-# bar_h is the bar clipped to the panel's y range. Labels (NS/OOM/TLE/ERR marks, the values
+# bar_h is the bar clipped to the panel's y range (ymax:); a clipped bar reaches the top, its
+# value (a "cut" label) written inside its top, a white break just below that label. Labels (NS/OOM/TLE/ERR marks, the values
 # of cut bars, ours' speedup) are placed by repro-plot so that none overlaps another or a
 # neighbour's bar: rot 90 is written upward from (x, y), rot 0 is centred on (x, y).
 set encoding utf8
@@ -73,6 +76,8 @@ do for [fmt in formats] {
     }
     set label 100 + i legend_text[i] at screen lx + 0.28 / W, ly left font font_name.",8"
   }
+  # what the red labels are: ours' speedup, named (ratio_text), under the legend
+  if (strlen(ratio_text) > 0) { set label 98 ratio_text at screen left / W, screen 1 - (note_h + 0.12 + legend_rows * 0.22) / H left front font font_name.",7" tc rgb "#b00000" }
   set lmargin at screen 0; set rmargin at screen 1; set tmargin at screen 1; set bmargin at screen 1 - 0.05 / H
   unset border; unset tics; unset xlabel; unset ylabel; unset title; unset logscale
   set xrange [0:1]; set yrange [0:1]
@@ -108,6 +113,7 @@ do for [fmt in formats] {
       plot datafile index B using 1:($6 > 0 ? NaN : $4):5 with boxes lc rgb variable fs solid 1.0 border lc rgb "black", \
            datafile index B using 1:($6 > 0 ? $4 : NaN):5 with boxes lc rgb variable fs solid 1.0 border lc rgb "black", \
            datafile index B using 1:($6 > 0 ? $4 : NaN) with boxes lc rgb "black" fs transparent pattern 4 border lc rgb "black", \
+           datafile index L using (strcol(9) eq "cut" ? $1 : NaN):($2 - 0.06 / ph * ym):(0.44):(ym * 0.012) with boxxyerror fs solid 1.0 noborder lc rgb "white", \
            datafile index L using ($4 == 90 && $5 == 0 && $6 == 0 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left tc rgb variable font font_name.",6", \
            datafile index L using ($4 == 90 && $5 == 0 && $6 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.",6", \
            datafile index L using ($4 == 90 && $5 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.":Bold,6.5", \

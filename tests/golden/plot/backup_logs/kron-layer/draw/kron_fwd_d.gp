@@ -11,10 +11,10 @@ nsys = 5
 ours = 4
 # layout in inches (computed by repro-plot: margins fit the tick labels)
 W = 8.714
-H = 4.030
+H = 4.190
 left = 0.901
 right = 0.300
-top = 0.890
+top = 1.050
 bottom = 0.320
 cgap = 0.571
 rgap = 0.420
@@ -23,10 +23,12 @@ ph = 1.2000
 note_h = 0.000
 array rowlabel[2] = ["H100", "H200"]
 array syslabel[5] = ["PyTorch naive (seed v1)", "PyTorch v2 (seed v2)", "v1 permute+GEMM (ours)", "v2 batched GEMM (ours)", "v3 fused (ours)"]
-array syscolor[5] = [29362, 15113984, 40563, 13400487, 14034728]
+array sysname[5] = ["torch-naive", "torch-v2", "v1", "v2", "v3"]
+array syscolor[5] = [5921370, 8965358, 16629615, 4500121, 11158681]
 legend_cols = 3
 legend_rows = 2
 array legend_text[5] = ["(A) PyTorch naive (seed v1)", "(B) PyTorch v2 (seed v2)", "(C) v1 permute+GEMM (ours)", "(D) v2 batched GEMM (ours)", "(E) v3 fused (ours)"]
+ratio_text = "red: speedup of v3 fused (ours) = the fastest other logged system's time / its time (> 1: it is faster)"
 array collabel[4] = ["16x32x32", "32x128x128", "16x16x16x16", "8x64x64x64"]
 array panel_ymax[8] = [0.2, 0.2, 0.25, 0.4, 0.012, 0.12, 0.02, 0.4]
 array panel_step[8] = [0.05, 0.05, 0.05, 0.1, 0.002, 0.02, 0.005, 0.1]
@@ -36,7 +38,8 @@ array panel_step[8] = [0.05, 0.05, 0.05, 0.1, 0.002, 0.02, 0.005, 0.1]
 # the layout in inches) and the data file: per panel two blocks, row-major:
 #   bars:   idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
-# bar_h is the bar clipped to the panel's y range. Labels (NS/OOM/TLE/ERR marks, the values
+# bar_h is the bar clipped to the panel's y range (ymax:); a clipped bar reaches the top, its
+# value (a "cut" label) written inside its top, a white break just below that label. Labels (NS/OOM/TLE/ERR marks, the values
 # of cut bars, ours' speedup) are placed by repro-plot so that none overlaps another or a
 # neighbour's bar: rot 90 is written upward from (x, y), rot 0 is centred on (x, y).
 set encoding utf8
@@ -73,6 +76,8 @@ do for [fmt in formats] {
     }
     set label 100 + i legend_text[i] at screen lx + 0.28 / W, ly left font font_name.",8"
   }
+  # what the red labels are: ours' speedup, named (ratio_text), under the legend
+  if (strlen(ratio_text) > 0) { set label 98 ratio_text at screen left / W, screen 1 - (note_h + 0.12 + legend_rows * 0.22) / H left front font font_name.",7" tc rgb "#b00000" }
   set lmargin at screen 0; set rmargin at screen 1; set tmargin at screen 1; set bmargin at screen 1 - 0.05 / H
   unset border; unset tics; unset xlabel; unset ylabel; unset title; unset logscale
   set xrange [0:1]; set yrange [0:1]
@@ -108,6 +113,7 @@ do for [fmt in formats] {
       plot datafile index B using 1:($6 > 0 ? NaN : $4):5 with boxes lc rgb variable fs solid 1.0 border lc rgb "black", \
            datafile index B using 1:($6 > 0 ? $4 : NaN):5 with boxes lc rgb variable fs solid 1.0 border lc rgb "black", \
            datafile index B using 1:($6 > 0 ? $4 : NaN) with boxes lc rgb "black" fs transparent pattern 4 border lc rgb "black", \
+           datafile index L using (strcol(9) eq "cut" ? $1 : NaN):($2 - 0.06 / ph * ym):(0.44):(ym * 0.012) with boxxyerror fs solid 1.0 noborder lc rgb "white", \
            datafile index L using ($4 == 90 && $5 == 0 && $6 == 0 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left tc rgb variable font font_name.",6", \
            datafile index L using ($4 == 90 && $5 == 0 && $6 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.",6", \
            datafile index L using ($4 == 90 && $5 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.":Bold,6.5", \

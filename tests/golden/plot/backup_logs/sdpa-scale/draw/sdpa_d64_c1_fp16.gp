@@ -7,14 +7,14 @@ ylabel_text = "D=64 causal fp16 (ms)"
 note_text = ""
 nrows = 2
 ncols = 1
-nsys = 8
-ours = 7
+nsys = 9
+ours = 8
 # layout in inches (computed by repro-plot: margins fit the tick labels)
 W = 7.495
-H = 4.470
+H = 4.850
 left = 0.695
 right = 0.300
-top = 1.330
+top = 1.710
 bottom = 0.320
 cgap = 0.365
 rgap = 0.420
@@ -22,11 +22,13 @@ pw = 6.5000
 ph = 1.2000
 note_h = 0.000
 array rowlabel[2] = ["H100", "H200"]
-array syslabel[8] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashCore Triton", "unfused (ours)", "fused (ours)"]
-array syscolor[8] = [29362, 15113984, 40563, 13400487, 5682409, 15787074, 10066329, 14034728]
+array syslabel[9] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashAttention-3", "FlashCore Triton", "unfused (ours)", "fused (ours)"]
+array sysname[9] = ["sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-compiled", "flex", "fa3", "flashcore-triton", "unfused", "fused"]
+array syscolor[9] = [2263091, 15632486, 7842525, 9725885, 3351176, 16234194, 12307507, 10066329, 14034728]
 legend_cols = 2
-legend_rows = 4
-array legend_text[8] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashCore Triton", "(G) unfused (ours)", "(H) fused (ours)"]
+legend_rows = 5
+array legend_text[9] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashAttention-3", "(G) FlashCore Triton", "(H) unfused (ours)", "(I) fused (ours)"]
+ratio_text = "red: speedup of fused (ours) = the fastest other logged system's time / its time (> 1: it is faster)"
 array collabel[1] = ["B16 H96 S4096"]
 array panel_ymax[2] = [30, 30]
 array panel_step[2] = [5, 5]
@@ -36,7 +38,8 @@ array panel_step[2] = [5, 5]
 # the layout in inches) and the data file: per panel two blocks, row-major:
 #   bars:   idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
-# bar_h is the bar clipped to the panel's y range. Labels (NS/OOM/TLE/ERR marks, the values
+# bar_h is the bar clipped to the panel's y range (ymax:); a clipped bar reaches the top, its
+# value (a "cut" label) written inside its top, a white break just below that label. Labels (NS/OOM/TLE/ERR marks, the values
 # of cut bars, ours' speedup) are placed by repro-plot so that none overlaps another or a
 # neighbour's bar: rot 90 is written upward from (x, y), rot 0 is centred on (x, y).
 set encoding utf8
@@ -73,6 +76,8 @@ do for [fmt in formats] {
     }
     set label 100 + i legend_text[i] at screen lx + 0.28 / W, ly left font font_name.",8"
   }
+  # what the red labels are: ours' speedup, named (ratio_text), under the legend
+  if (strlen(ratio_text) > 0) { set label 98 ratio_text at screen left / W, screen 1 - (note_h + 0.12 + legend_rows * 0.22) / H left front font font_name.",7" tc rgb "#b00000" }
   set lmargin at screen 0; set rmargin at screen 1; set tmargin at screen 1; set bmargin at screen 1 - 0.05 / H
   unset border; unset tics; unset xlabel; unset ylabel; unset title; unset logscale
   set xrange [0:1]; set yrange [0:1]
@@ -108,6 +113,7 @@ do for [fmt in formats] {
       plot datafile index B using 1:($6 > 0 ? NaN : $4):5 with boxes lc rgb variable fs solid 1.0 border lc rgb "black", \
            datafile index B using 1:($6 > 0 ? $4 : NaN):5 with boxes lc rgb variable fs solid 1.0 border lc rgb "black", \
            datafile index B using 1:($6 > 0 ? $4 : NaN) with boxes lc rgb "black" fs transparent pattern 4 border lc rgb "black", \
+           datafile index L using (strcol(9) eq "cut" ? $1 : NaN):($2 - 0.06 / ph * ym):(0.44):(ym * 0.012) with boxxyerror fs solid 1.0 noborder lc rgb "white", \
            datafile index L using ($4 == 90 && $5 == 0 && $6 == 0 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left tc rgb variable font font_name.",6", \
            datafile index L using ($4 == 90 && $5 == 0 && $6 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.",6", \
            datafile index L using ($4 == 90 && $5 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.":Bold,6.5", \

@@ -10,22 +10,23 @@ ncols = 2
 nleg = 9
 xrot = 45
 # layout in inches (computed by repro-plot: margins fit the tick and group labels)
-W = 12.251
-H = 5.008
-left = 1.281
+W = 11.315
+H = 4.540
+left = 0.812
 right = 0.150
 top = 1.260
-bottom = 1.948
-cgap = 1.281
-rgap = 2.198
+bottom = 1.480
+cgap = 0.812
+rgap = 1.730
 pw = 4.7700
 ph = 1.8000
 note_h = 0.000
 legend_cols = 4
 legend_rows = 3
 array rowlabel[1] = ["H200"]
+array legend_name[9] = ["torch", "sdpa-flash", "sdpa-cudnn", "flex", "tilelang", "cutedsl", "fa3", "unfused", "fused"]
 array legend_text[9] = ["PyTorch (naive)", "SDPA flash", "SDPA cuDNN", "FlexAttention", "TileLang (CUDA)", "TileLang (CuTeDSL)", "FlashAttention-3", "unfused (ours)", "fused (ours)"]
-array legend_color[9] = [29362, 15113984, 5682409, 13400487, 15787074, 9197131, 9725885, 10066329, 14034728]
+array legend_color[9] = [29362, 2263091, 15632486, 3351176, 15654280, 3390446, 16234194, 10066329, 14034728]
 array legend_ours[9] = [0, 0, 0, 0, 0, 0, 0, 0, 1]
 array panel_lo[2] = [0.01, 0]
 array panel_hi[2] = [1000, 800]
@@ -36,12 +37,15 @@ array panel_g0[2] = [0, 6]
 array panel_barw[2] = [0.0888889, 0.0888889]
 array panel_ref[2] = [0, 0]
 array panel_title[2] = ["Latency (ms, log scale)", "Throughput (TFLOP/s)"]
-array grouplabel[12] = ["B8 H32 S1024 D128 causal=0", "B8 H32 S1024 D128 causal=1", "B8 H32 S4096 D128 causal=0", "B8 H32 S4096 D128 causal=1", "B8 H128 S4096 D128 causal=0", "B8 H128 S4096 D128 causal=1", "B8 H32 S1024 D128 causal=0", "B8 H32 S1024 D128 causal=1", "B8 H32 S4096 D128 causal=0", "B8 H32 S4096 D128 causal=1", "B8 H128 S4096 D128 causal=0", "B8 H128 S4096 D128 causal=1"]
+array panel_xlabel[2] = ["problem size (every case: B8 D128)", "problem size (every case: B8 D128)"]
+array grouplabel[12] = ["H32 S1024 causal=0", "H32 S1024 causal=1", "H32 S4096 causal=0", "H32 S4096 causal=1", "H128 S4096 causal=0", "H128 S4096 causal=1", "H32 S1024 causal=0", "H32 S1024 causal=1", "H32 S4096 causal=0", "H32 S4096 causal=1", "H128 S4096 causal=0", "H128 S4096 causal=1"]
 # ---- template bars.gp ----
 # bars.gp: the body of a bar figure (comparison, speedup: one file per device). repro-plot
 # writes the variables above this line (the layout in inches too): nrows x ncols panels,
 # row-major; each panel has its own y range (panel_lo/hi, ticks panel_step, 0 = log decades),
-# its groups (panel_ng of them, labels from grouplabel[panel_g0 + 1]), its bar width and title;
+# its groups (panel_ng of them, labels from grouplabel[panel_g0 + 1]: without the words every
+# group of the panel shares when too wide, which its x label panel_xlabel names), its bar width
+# and title;
 # panel_ref draws the line y = 1 (speedup panels). Data: per panel two blocks:
 #   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 column system "label"
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
@@ -105,7 +109,7 @@ do for [fmt in formats] {
       lo = panel_lo[p + 1]; hi = panel_hi[p + 1]; ng = panel_ng[p + 1]; barw = panel_barw[p + 1]
       if (ng < 1) { ng = 1 }
       set xrange [-0.5 : ng - 0.5]
-      if (xrot) { set xtics () nomirror rotate by 45 right font font_name.",6" offset 0, 0.2 } else { set xtics () nomirror norotate font font_name.",6" offset 0, 0.3 }
+      if (xrot) { set xtics () nomirror rotate by 45 right font font_name.",7" offset 0, 0.2 } else { set xtics () nomirror norotate font font_name.",7" offset 0, 0.3 }
       do for [g = 1:ng] { set xtics add (grouplabel[panel_g0[p + 1] + g] g - 1) }
       if (panel_log[p + 1]) { set logscale y; set format y "%g"; set ytics autofreq nomirror } else { unset logscale y; set format y "%g"; set ytics 0, panel_step[p + 1] nomirror }
       set yrange [lo : hi]
@@ -114,7 +118,7 @@ do for [fmt in formats] {
       set title panel_title[p + 1] offset 0, -0.6 font font_name.",8"
       # the x label at the foot of the panel's bottom margin (below the group labels, however
       # they are turned)
-      set label 50 xlabel_text at screen x0 + pw / W / 2, screen y1 - (ph + bottom - 0.1) / H center font font_name.",7"
+      set label 50 panel_xlabel[p + 1] at screen x0 + pw / W / 2, screen y1 - (ph + bottom - 0.1) / H center font font_name.",7"
       B = 2 * p; L = 2 * p + 1
       plot datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? NaN : $2):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
            datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \

@@ -10,22 +10,23 @@ ncols = 1
 nleg = 11
 xrot = 45
 # layout in inches (computed by repro-plot: margins fit the tick and group labels)
-W = 9.787
-H = 13.791
-left = 1.657
+W = 9.288
+H = 12.293
+left = 1.158
 right = 0.150
 top = 1.480
-bottom = 2.137
-cgap = 1.657
-rgap = 2.387
+bottom = 1.638
+cgap = 1.158
+rgap = 1.888
 pw = 7.9800
 ph = 1.8000
 note_h = 0.000
 legend_cols = 3
 legend_rows = 4
 array rowlabel[3] = ["", "", ""]
+array legend_name[11] = ["sdpa-flash", "sdpa-cudnn", "flex", "tilelang", "cutedsl", "fa3", "cublas", "mma", "unfused", "wgmma", "fused"]
 array legend_text[11] = ["SDPA flash", "SDPA cuDNN", "FlexAttention", "TileLang (CUDA)", "TileLang (CuTeDSL)", "FlashAttention-3", "cuBLAS", "mma sm_80 (ours)", "unfused (ours)", "wgmma sm_90a (ours)", "fused (ours)"]
-array legend_color[11] = [15113984, 5682409, 13400487, 15787074, 9197131, 9725885, 40563, 10066329, 10066329, 14034728, 14034728]
+array legend_color[11] = [2263091, 15632486, 3351176, 15654280, 3390446, 16234194, 7780608, 6697779, 10066329, 15610743, 14034728]
 array legend_ours[11] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1]
 array panel_lo[3] = [0.01, 0.1, 0.1]
 array panel_hi[3] = [10, 100, 100]
@@ -35,13 +36,16 @@ array panel_ng[3] = [9, 6, 19]
 array panel_g0[3] = [0, 9, 15]
 array panel_barw[3] = [0.16, 0.1, 0.2]
 array panel_ref[3] = [1, 1, 1]
-array panel_title[3] = ["GEMM: speedup over PyTorch (torch.matmul)", "MHA: speedup over PyTorch (naive)", "NSA: speedup over PyTorch (naive)"]
-array grouplabel[34] = ["1024x1024x1024 bf16", "1024x1024x1024 fp16", "1024x1024x1024 fp32", "4096x4096x4096 bf16", "4096x4096x4096 fp16", "4096x4096x4096 fp32", "8192x8192x8192 bf16", "8192x8192x8192 fp16", "8192x8192x8192 fp32", "B8 H32 S1024 D128 causal=0", "B8 H32 S1024 D128 causal=1", "B8 H32 S4096 D128 causal=0", "B8 H32 S4096 D128 causal=1", "B8 H128 S4096 D128 causal=0", "B8 H128 S4096 D128 causal=1", "B2 H16 S256 D64 bs32 g1 sel4", "B2 H16 S256 D64 bs32 g4 sel4", "B2 H16 S256 D64 bs64 g1 sel2", "B2 H16 S256 D64 bs64 g4 sel2", "B2 H16 S512 D64 bs32 g1 sel4", "B2 H16 S512 D64 bs32 g1 sel8", "B2 H16 S512 D64 bs32 g4 sel4", "B2 H16 S512 D64 bs64 g1 sel2", "B2 H16 S512 D64 bs64 g4 sel2", "B2 H16 S1024 D32 bs32 g16 sel1", "B2 H16 S1024 D64 bs32 g1 sel4", "B2 H16 S1024 D64 bs32 g4 sel4", "B2 H16 S1024 D64 bs64 g1 sel2", "B2 H16 S1024 D64 bs64 g4 sel2", "B2 H16 S2048 D64 bs32 g1 sel4", "B2 H16 S2048 D64 bs32 g4 sel4", "B2 H16 S2048 D64 bs64 g1 sel2", "B2 H16 S2048 D64 bs64 g4 sel2", "B2 H16 S4096 D32 bs32 g16 sel1"]
+array panel_title[3] = ["GEMM: speedup = PyTorch (torch.matmul)'s time / each system's (> 1: faster)", "MHA: speedup = PyTorch (naive)'s time / each system's (> 1: faster)", "NSA: speedup = PyTorch (naive)'s time / each system's (> 1: faster)"]
+array panel_xlabel[3] = ["problem size", "problem size (every case: B8 D128)", "problem size (every case: B2 H16)"]
+array grouplabel[34] = ["1024x1024x1024 bf16", "1024x1024x1024 fp16", "1024x1024x1024 fp32", "4096x4096x4096 bf16", "4096x4096x4096 fp16", "4096x4096x4096 fp32", "8192x8192x8192 bf16", "8192x8192x8192 fp16", "8192x8192x8192 fp32", "H32 S1024 causal=0", "H32 S1024 causal=1", "H32 S4096 causal=0", "H32 S4096 causal=1", "H128 S4096 causal=0", "H128 S4096 causal=1", "S256 D64 bs32 g1 sel4", "S256 D64 bs32 g4 sel4", "S256 D64 bs64 g1 sel2", "S256 D64 bs64 g4 sel2", "S512 D64 bs32 g1 sel4", "S512 D64 bs32 g1 sel8", "S512 D64 bs32 g4 sel4", "S512 D64 bs64 g1 sel2", "S512 D64 bs64 g4 sel2", "S1024 D32 bs32 g16 sel1", "S1024 D64 bs32 g1 sel4", "S1024 D64 bs32 g4 sel4", "S1024 D64 bs64 g1 sel2", "S1024 D64 bs64 g4 sel2", "S2048 D64 bs32 g1 sel4", "S2048 D64 bs32 g4 sel4", "S2048 D64 bs64 g1 sel2", "S2048 D64 bs64 g4 sel2", "S4096 D32 bs32 g16 sel1"]
 # ---- template bars.gp ----
 # bars.gp: the body of a bar figure (comparison, speedup: one file per device). repro-plot
 # writes the variables above this line (the layout in inches too): nrows x ncols panels,
 # row-major; each panel has its own y range (panel_lo/hi, ticks panel_step, 0 = log decades),
-# its groups (panel_ng of them, labels from grouplabel[panel_g0 + 1]), its bar width and title;
+# its groups (panel_ng of them, labels from grouplabel[panel_g0 + 1]: without the words every
+# group of the panel shares when too wide, which its x label panel_xlabel names), its bar width
+# and title;
 # panel_ref draws the line y = 1 (speedup panels). Data: per panel two blocks:
 #   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 column system "label"
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
@@ -105,7 +109,7 @@ do for [fmt in formats] {
       lo = panel_lo[p + 1]; hi = panel_hi[p + 1]; ng = panel_ng[p + 1]; barw = panel_barw[p + 1]
       if (ng < 1) { ng = 1 }
       set xrange [-0.5 : ng - 0.5]
-      if (xrot) { set xtics () nomirror rotate by 45 right font font_name.",6" offset 0, 0.2 } else { set xtics () nomirror norotate font font_name.",6" offset 0, 0.3 }
+      if (xrot) { set xtics () nomirror rotate by 45 right font font_name.",7" offset 0, 0.2 } else { set xtics () nomirror norotate font font_name.",7" offset 0, 0.3 }
       do for [g = 1:ng] { set xtics add (grouplabel[panel_g0[p + 1] + g] g - 1) }
       if (panel_log[p + 1]) { set logscale y; set format y "%g"; set ytics autofreq nomirror } else { unset logscale y; set format y "%g"; set ytics 0, panel_step[p + 1] nomirror }
       set yrange [lo : hi]
@@ -114,7 +118,7 @@ do for [fmt in formats] {
       set title panel_title[p + 1] offset 0, -0.6 font font_name.",8"
       # the x label at the foot of the panel's bottom margin (below the group labels, however
       # they are turned)
-      set label 50 xlabel_text at screen x0 + pw / W / 2, screen y1 - (ph + bottom - 0.1) / H center font font_name.",7"
+      set label 50 panel_xlabel[p + 1] at screen x0 + pw / W / 2, screen y1 - (ph + bottom - 0.1) / H center font font_name.",7"
       B = 2 * p; L = 2 * p + 1
       plot datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? NaN : $2):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
            datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A faster peer that exists only as a log: a figure whose bars leave fa3 out (a copy of
+# sdpa-scale's config without fa3 in its D=128 causal fp16 figure) still labels ours' speedup
+# over it (fa3 11.55 ms, ours 11.93 ms, SDPA cuDNN slower: 0.97x, not cuDNN's 1.09x), and
+# `draw --strict` refuses the undrawn log, naming it. The logs are the study's shipped H200 logs.
+#   test_unlisted.sh REPRO_PLOT SOURCE_DIR
+# check() evals its first argument: the single quotes keep its expansions for eval.
+# shellcheck disable=SC2016
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2" >&2; fi; }
+sed '/name: sdpa_d128_c1_fp16/s/ fa3,//' "$src/studies/sdpa-scale/experiment.yaml" >"$tmp/experiment.yaml"
+mkdir -p "$tmp/logs"
+for s in fused fa3 sdpa-cudnn; do
+  cp "$src/studies/sdpa-scale/backup_logs/d128-c1-fp16.h200.$s.log" "$tmp/logs/"
+done
+"$bin" draw --config "$tmp/experiment.yaml" --logs "$tmp/logs" --out "$tmp/out" --no-render >"$tmp/draw.txt" 2>&1
+check '[ $? = 0 ]' "draw exits 0"
+check '! grep -q "\"fa3\"" "$tmp/out/sdpa_d128_c1_fp16.gp"' "fa3 has no bar in the figure"
+check 'grep -q "\"0.97×\"" "$tmp/out/sdpa_d128_c1_fp16.dat"' "ours' label is its speedup over the undrawn fa3 (0.97×)"
+check '! grep -q "\"1.09×\"" "$tmp/out/sdpa_d128_c1_fp16.dat"' "not its speedup over SDPA cuDNN alone (1.09×)"
+"$bin" draw --config "$tmp/experiment.yaml" --logs "$tmp/logs" --out "$tmp/out2" --no-render --strict >"$tmp/strict.txt" 2>&1
+check '[ $? = 3 ]' "draw --strict refuses an undrawn log (exit 3)"
+check 'grep -q "not drawn .*d128-c1-fp16.h200.fa3.log" "$tmp/strict.txt"' "--strict names the undrawn log"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
