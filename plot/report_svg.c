@@ -254,7 +254,8 @@ static int color_hex(const char *v, char hex[8]) {
     return 0;
   }
   if (r % 17 == 0 && g % 17 == 0 && b % 17 == 0)
-    snprintf(hex, 8, "#%x%x%x", (unsigned)r / 17, (unsigned)g / 17, (unsigned)b / 17);
+    snprintf(hex, 8, "#%x%x%x", (unsigned)(r / 17) & 15, (unsigned)(g / 17) & 15,
+             (unsigned)(b / 17) & 15);
   else
     snprintf(hex, 8, "#%02x%02x%02x", (unsigned)r & 255, (unsigned)g & 255, (unsigned)b & 255);
   return 1;
