@@ -77,7 +77,8 @@ typedef struct {
   const char *figure;
   int nexps;
   experiment *exps;
-  const char *cases; /* --cases NAME, or NULL (the 'default' list of named ones) */
+  const char *cases;     /* --cases NAME, or NULL (the 'default' list of named ones) */
+  const paramlist *sets; /* repro-run --set NAME=VALUE (not owned; NULL: none) */
   ynode *tree;
 } expfile;
 

@@ -5,33 +5,46 @@
 
 #include "template.h"
 
-int filter_parse(const char *arg, filter *f, char **err) {
+static int parse_filter(const char *arg, const char *opt, filter *f, char **err) {
   memset(f, 0, sizeof *f);
   char *copy = xstrdup(arg), *save = NULL;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(tok, '=');
-    if (!eq || eq == tok || !eq[1]) {
+    int neg = eq && eq > tok && eq[-1] == '!';
+    if (!eq || eq - neg == tok || !eq[1]) {
       char *q = quote_value(arg);
-      *err = xasprintf("--only %s: expected key=value[,key=value...]", q);
+      *err = xasprintf("%s %s: expected key=value or key!=value[,key=value...]", opt, q);
       free(q);
       free(copy);
       filter_free(f);
       return -1;
     }
-    *eq = '\0';
+    eq[-neg] = '\0';
     f->keys = xrealloc(f->keys, (size_t)(f->n + 1) * sizeof *f->keys);
     f->vals = xrealloc(f->vals, (size_t)(f->n + 1) * sizeof *f->vals);
+    f->neg = xrealloc(f->neg, (size_t)(f->n + 1));
     f->keys[f->n] = xstrdup(tok);
     f->vals[f->n] = xstrdup(eq + 1);
+    f->neg[f->n] = (char)neg;
     f->n++;
   }
   free(copy);
   if (f->n == 0) {
     char *q = quote_value(arg);
-    *err = xasprintf("--only %s: expected key=value", q);
+    *err = xasprintf("%s %s: expected key=value", opt, q);
     free(q);
     return -1;
   }
+  return 0;
+}
+
+int filter_parse(const char *arg, filter *f, char **err) {
+  return parse_filter(arg, "--only", f, err);
+}
+
+int exclude_parse(const char *arg, filter *f, char **err) {
+  if (parse_filter(arg, "--exclude", f, err) != 0) return -1;
+  f->exclude = 1;
   return 0;
 }
 
@@ -42,7 +55,60 @@ void filter_free(filter *f) {
   }
   free(f->keys);
   free(f->vals);
+  free(f->neg);
   memset(f, 0, sizeof *f);
+}
+
+static int is_var_name(const char *s, size_t n) {
+  if (n == 0 || !((*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
+  for (size_t i = 1; i < n; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || s[i] == '_' || (s[i] >= '0' && s[i] <= '9'))) return 0;
+  return 1;
+}
+
+int set_parse(const char *arg, paramlist *sets, strvec *store, char **err) {
+  const char *eq = strchr(arg, '=');
+  const char *problem = eq ? tpl_value_problem(eq + 1) : NULL;
+  if (!eq || !is_var_name(arg, (size_t)(eq - arg)) || problem) {
+    char *q = quote_value(arg);
+    *err = xasprintf("--set %s: expected NAME=VALUE, NAME a param name ([a-z_][a-z0-9_]*)%s%s", q,
+                     problem ? ", but the value " : "", problem ? problem : "");
+    free(q);
+    return -1;
+  }
+  char *copy = xstrdup(arg); /* "name\0value", owned by store */
+  copy[eq - arg] = '\0';
+  sv_push_own(store, copy);
+  params_set(sets, copy, copy + (eq - arg) + 1, NULL);
+  return 0;
+}
+
+/* A set name must be a param of some experiment where it is no axis or case key (there, a
+ * cell's coordinate wins); otherwise it would change nothing. */
+int check_sets(const expfile *file, char **err) {
+  for (int i = 0; file->sets && i < file->sets->n; i++) {
+    const char *name = file->sets->v[i].name;
+    int param = 0, key = -1;
+    for (int e = 0; e < file->nexps; e++) {
+      const experiment *ex = &file->exps[e];
+      if (experiment_key(ex, name) >= 0)
+        key = e;
+      else
+        param |= params_get(&ex->params, name) != NULL;
+    }
+    if (!param && key >= 0) {
+      *err = xasprintf("--set %s: %s is an axis or a case key of experiment '%s' in %s (a "
+                       "cell's coordinate): select its values with --only/--exclude",
+                       name, name, file->exps[key].name, file->path);
+      return -1;
+    }
+    if (!param) {
+      *err = xasprintf("--set %s: expected a param of defaults: or an experiment's params: in %s",
+                       name, file->path);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 const char *cell_value(const cellset *cs, const cell *c, const char *axis_name) {
@@ -63,11 +129,27 @@ static int excluded(const experiment *e, const int *vals) {
   return 0;
 }
 
+/* key!=value holds for a cell without the key (an experiment without that case key). */
 static int matches(const cellset *cs, const cell *c, const filter *f) {
   for (int i = 0; i < f->n; i++) {
     const char *v = cell_value(cs, c, f->keys[i]);
-    if (!v || strcmp(v, f->vals[i]) != 0) return 0;
+    int equal = v && strcmp(v, f->vals[i]) == 0;
+    if (equal == f->neg[i]) return 0;
   }
+  return 1;
+}
+
+/* Some --only filter matches (or there is none) and no --exclude filter does. */
+static int selected(const cellset *cs, const cell *c, const filter *filters, int nfilters) {
+  int any_only = 0, in = 0;
+  for (int f = 0; f < nfilters; f++) {
+    if (filters[f].exclude) continue;
+    any_only = 1;
+    in = in || matches(cs, c, &filters[f]);
+  }
+  if (any_only && !in) return 0;
+  for (int f = 0; f < nfilters; f++)
+    if (filters[f].exclude && matches(cs, c, &filters[f])) return 0;
   return 1;
 }
 
@@ -76,6 +158,7 @@ static int check_filters(const expfile *file, const filter *filters, int nfilter
   for (int i = 0; i < nfilters; i++)
     for (int k = 0; k < filters[i].n; k++) {
       const char *key = filters[i].keys[k], *val = filters[i].vals[k];
+      const char *opt = filters[i].exclude ? "--exclude" : "--only";
       int key_seen = 0, val_seen = 0;
       for (int e = 0; e < file->nexps; e++) {
         const experiment *ex = &file->exps[e];
@@ -91,14 +174,14 @@ static int check_filters(const expfile *file, const filter *filters, int nfilter
       }
       if (!key_seen) {
         char *q = quote_value(key);
-        *err = xasprintf("--only: %s is not an axis or a case key of any experiment in %s", q,
+        *err = xasprintf("%s: %s is not an axis or a case key of any experiment in %s", opt, q,
                          file->path);
         free(q);
         return -1;
       }
       if (!val_seen) {
         char *q = quote_value(val);
-        *err = xasprintf("--only: no experiment in %s has %s=%s", file->path, key,
+        *err = xasprintf("%s: no experiment in %s has %s=%s", opt, file->path, key,
                          tpl_is_name(val) ? val : q);
         free(q);
         return -1;
@@ -167,7 +250,7 @@ int expand(const expfile *file, const clusterfile *cluster, const filter *filter
            cellset *cs, char **err) {
   memset(cs, 0, sizeof *cs);
   cs->file = file;
-  if (check_filters(file, filters, nfilters, err) != 0) return -1;
+  if (check_filters(file, filters, nfilters, err) != 0 || check_sets(file, err) != 0) return -1;
   long total = 0, vals = 0;
   for (int e = 0; e < file->nexps; e++) {
     long n = matrix_size(&file->exps[e]);
@@ -219,10 +302,7 @@ int expand(const expfile *file, const clusterfile *cluster, const filter *filter
       c->group = group_of(cs, e, device);
       c->task = cs->groups[c->group].ncells;
       group_add(&cs->groups[c->group], cs->ncells);
-      c->sel = CELL_FILTERED;
-      for (int f = 0; f < nfilters && c->sel == CELL_FILTERED; f++)
-        if (matches(cs, c, &filters[f])) c->sel = CELL_SELECTED;
-      if (nfilters == 0) c->sel = CELL_SELECTED;
+      c->sel = selected(cs, c, filters, nfilters) ? CELL_SELECTED : CELL_FILTERED;
       if (c->sel == CELL_SELECTED && experiment_system(ex, system)->absent) c->sel = CELL_ABSENT;
       if (c->sel == CELL_SELECTED && cluster && !cluster_device(cluster, device))
         c->sel = CELL_NO_DEVICE;
@@ -257,6 +337,7 @@ const char *cell_lookup(void *ptr, const char *name) {
   /* axes and case keys first: a cell's coordinates are never overridden */
   int k = experiment_key(e, name);
   if (k >= 0) return experiment_value(e, env->c->vals, k);
+  if (env->cs->file->sets && (v = params_get(env->cs->file->sets, name))) return v;
   if (strcmp(name, "experiment") == 0) return e->name;
   if (strcmp(name, "figure") == 0) return env->cs->file->figure;
   if (env->dev && (v = params_get(&env->dev->vars, name))) return v;

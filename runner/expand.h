@@ -13,7 +13,7 @@
 
 typedef enum {
   CELL_SELECTED = 0,
-  CELL_FILTERED,  /* not matched by --only */
+  CELL_FILTERED,  /* not matched by --only, or matched by --exclude */
   CELL_ABSENT,    /* its system is declared absent (plots as NS) */
   CELL_NO_DEVICE, /* its device is not in the cluster file */
 } cell_selection;
@@ -35,10 +35,13 @@ typedef struct {
   int *cells; /* cell indices, task order */
 } group;
 
-/* One --only argument: key=value pairs that must all hold. */
+/* One --only or --exclude argument: key=value (or key!=value) pairs that must all hold. A cell
+ * is selected when it matches some --only filter (or there is none) and no --exclude filter. */
 typedef struct {
   int n;
   char **keys, **vals;
+  char *neg;   /* per pair: 1 for key!=value */
+  int exclude; /* an --exclude filter: the cells it matches are dropped */
 } filter;
 
 typedef struct {
@@ -54,8 +57,19 @@ typedef struct {
   int *val_pool;
 } cellset;
 
+/* --only K=V[,K!=V...]; exclude_parse: --exclude K=V[,K!=V...] (f->exclude set). */
 int filter_parse(const char *arg, filter *f, char **err);
+int exclude_parse(const char *arg, filter *f, char **err);
 void filter_free(filter *f);
+
+/* --set NAME=VALUE: set in *sets (a later one of the same name wins; name and value point
+ * into a copy of arg that store owns); -1 with *err when arg
+ * is not a variable name, '=', and a value as a YAML param's (no control characters, at most
+ * 1024 bytes). check_sets: each name must be a param (defaults:/params:) of some experiment
+ * where it is not an axis or case key (a cell's coordinates are never overridden). A set
+ * value wins over the cluster file's vars, the params and the defaults. */
+int set_parse(const char *arg, paramlist *sets, strvec *store, char **err);
+int check_sets(const expfile *file, char **err);
 
 /* Expands every experiment of file. cluster may be NULL (no device filtering). On error the
  * cellset is left empty (nothing to free). */

@@ -63,7 +63,12 @@ static void print_options(FILE *out) {
       "options:\n"
       "  -c, --cluster FILE   cluster file: devices -> partition, gres, vars (default "
       "$REPRO_CLUSTER)\n"
-      "  --only K=V[,K=V...]  only cells with these axis/case values; repeat for more (OR)\n"
+      "  --only K=V[,K=V...]  only cells with these axis/case values; repeat for more (OR);\n"
+      "                       K!=V: cells whose K is not V\n"
+      "  --exclude K=V[,K=V...]  leave out the cells with these values (K!=V too); repeat for\n"
+      "                       more (each leaves its cells out)\n"
+      "  --set NAME=VALUE     this value for param NAME (defaults:/params:) in every command,\n"
+      "                       over the cluster file's vars; repeat for more; a run keeps them\n"
       "  --device LABEL       only cells of this device (and the --only filters)\n"
       "  --cases NAME         the named case lists NAME of the experiments (default: default)\n"
       "  -n, --dry-run        print the cells and write the array scripts; submit nothing\n"
@@ -132,12 +137,35 @@ typedef struct {
   const char *file, *cluster, *run_dir, *bin, *python, *device, *cases, *gpus;
   int nfilters;
   filter *filters;
-  strvec only_args; /* the --only arguments as given (a run's `select` record) */
+  strvec only_args;    /* the --only arguments as given (a run's `select` record) */
+  strvec exclude_args; /* the --exclude arguments as given (the same record) */
+  strvec set_args;     /* the --set arguments as given (the same record) */
+  strvec set_store;    /* the --set values' storage */
+  paramlist sets;      /* --set NAME=VALUE, the run's own on --resume/--rerun without --set */
   int dry_run, resume, rerun, no_wait, detach, quiet, jobs, widen, allow_concurrent;
   int cluster_given; /* -c on the command line (not $REPRO_CLUSTER): it overrides a run's */
   executor_kind executor;
   double poll_s;
 } options;
+
+/* One --only (or, exclude, --exclude) argument: parsed into o->filters and kept as given. */
+static int add_filter(options *o, const char *arg, int exclude) {
+  char *err = NULL;
+  if (o->nfilters >= 60) {
+    fprintf(stderr, "repro-run: at most 60 --only and --exclude filters\n");
+    return -1;
+  }
+  o->filters = xrealloc(o->filters, (size_t)(o->nfilters + 1) * sizeof *o->filters);
+  filter *f = &o->filters[o->nfilters];
+  if ((exclude ? exclude_parse(arg, f, &err) : filter_parse(arg, f, &err)) != 0) {
+    fprintf(stderr, "repro-run: %s\n", err);
+    free(err);
+    return -1;
+  }
+  sv_push(exclude ? &o->exclude_args : &o->only_args, arg);
+  o->nfilters++;
+  return 0;
+}
 
 static int parse_options(int argc, char **argv, options *o) {
   enum {
@@ -156,10 +184,14 @@ static int parse_options(int argc, char **argv, options *o) {
     O_WIDEN,
     O_ALLOW,
     O_CASES,
-    O_GPUS
+    O_GPUS,
+    O_EXCLUDE,
+    O_SET
   };
   static const struct option longs[] = {{"cluster", required_argument, 0, 'c'},
                                         {"only", required_argument, 0, O_ONLY},
+                                        {"exclude", required_argument, 0, O_EXCLUDE},
+                                        {"set", required_argument, 0, O_SET},
                                         {"device", required_argument, 0, O_DEVICE},
                                         {"cases", required_argument, 0, O_CASES},
                                         {"dry-run", no_argument, 0, 'n'},
@@ -199,18 +231,16 @@ static int parse_options(int argc, char **argv, options *o) {
     case O_GPUS: o->gpus = optarg; break;
     case 'h': usage(stdout); exit(0);
     case O_ONLY:
-      if (o->nfilters >= 60) {
-        fprintf(stderr, "repro-run: at most 60 --only filters\n");
-        return -1;
-      }
-      sv_push(&o->only_args, optarg);
-      o->filters = xrealloc(o->filters, (size_t)(o->nfilters + 1) * sizeof *o->filters);
-      if (filter_parse(optarg, &o->filters[o->nfilters], &err) != 0) {
+    case O_EXCLUDE:
+      if (add_filter(o, optarg, opt == O_EXCLUDE) != 0) return -1;
+      break;
+    case O_SET:
+      sv_push(&o->set_args, optarg);
+      if (set_parse(optarg, &o->sets, &o->set_store, &err) != 0) {
         fprintf(stderr, "repro-run: %s\n", err);
         free(err);
         return -1;
       }
-      o->nfilters++;
       break;
     case O_DEVICE: o->device = optarg; break;
     case O_CASES: o->cases = optarg; break;
@@ -418,9 +448,53 @@ static char *describe_selection(const run *r) {
     if (sel->device) sb_addf(&b, "--device %s", sel->device);
     for (int k = 0; k < sel->only.n; k++)
       sb_addf(&b, "%s--only %s", sel->device || k ? " " : "", sel->only.v[k]);
-    if (!sel->device && !sel->only.n) sb_add(&b, "every cell");
+    for (int k = 0; k < sel->exclude.n; k++)
+      sb_addf(&b, "%s--exclude %s", sel->device || sel->only.n || k ? " " : "", sel->exclude.v[k]);
+    if (!sel->device && !sel->only.n && !sel->exclude.n) sb_add(&b, "every cell");
   }
   return sb_take(&b);
+}
+
+/* The filters of one `select` record (*f: caller frees each and the array): their number, or
+ * -1 with *err. */
+static int selection_filters(const selection *sel, filter **f, char **err) {
+  int n = sel->only.n + sel->exclude.n, nf = 0;
+  *f = xcalloc((size_t)(n ? n : 1), sizeof **f);
+  for (int k = 0; k < sel->only.n; k++, nf++)
+    if (filter_parse(sel->only.v[k], &(*f)[nf], err) != 0) goto fail;
+  for (int k = 0; k < sel->exclude.n; k++, nf++)
+    if (exclude_parse(sel->exclude.v[k], &(*f)[nf], err) != 0) goto fail;
+  return nf;
+fail:
+  for (int k = 0; k < nf; k++) filter_free(&(*f)[k]);
+  free(*f);
+  *f = NULL;
+  return -1;
+}
+
+/* The command line's selection as a `select` record of r; 0 or -1. */
+static int note_select(const options *o, run *r) {
+  return run_note_select(r, o->device, &o->only_args, &o->exclude_args, &o->set_args, o->cases) == 0
+             ? 0
+             : -1;
+}
+
+/* A resume's --set, when given, must be the run's (its first select record's): a run's cells
+ * all run with the same values. */
+static int check_run_sets(const options *o, const run *r) {
+  if (r->nselects == 0 || o->set_args.n == 0) return 0;
+  const strvec *was = &r->selects[0].set;
+  int same = was->n == o->set_args.n;
+  for (int i = 0; same && i < was->n; i++) same = strcmp(was->v[i], o->set_args.v[i]) == 0;
+  if (same) return 0;
+  sbuf b = {0};
+  for (int i = 0; i < was->n; i++) sb_addf(&b, " --set %s", was->v[i]);
+  fprintf(stderr,
+          "repro-run: run %s was made with%s: continue it without --set (it keeps its own) or "
+          "start a new run\n",
+          r->dir, was->n ? b.s : " no --set");
+  sb_free(&b);
+  return -1;
 }
 
 /* --resume/--rerun keep to the cells of the run (its `select` records): cells of the command
@@ -434,17 +508,16 @@ static int apply_run_selection(const options *o, cellset *cs, const clusterfile 
       return -1;
     }
   }
-  if (o->widen) return run_note_select(r, o->device, &o->only_args, o->cases) == 0 ? 0 : -1;
+  if (check_run_sets(o, r) != 0) return -1;
+  if (o->widen) return note_select(o, r);
   if (r->nselects == 0) return 0; /* a run from before runs remembered their selection */
   char *member = xcalloc((size_t)(cs->ncells ? cs->ncells : 1), 1);
   for (int i = 0; i < r->nselects; i++) {
     const selection *sel = &r->selects[i];
-    filter *f = xcalloc((size_t)(sel->only.n ? sel->only.n : 1), sizeof *f);
+    filter *f = NULL;
     char *err = NULL;
-    int nf = 0, bad = 0;
-    for (; nf < sel->only.n && !bad; nf++)
-      if (filter_parse(sel->only.v[nf], &f[nf], &err) != 0) bad = 1;
-    if (bad) nf--;
+    int nf = selection_filters(sel, &f, &err), bad = nf < 0;
+    if (bad) nf = 0;
     cellset run_cs;
     if (!bad && expand(cs->file, cluster, f, nf, &run_cs, &err) == 0) {
       for (int k = 0; k < run_cs.ncells && k < cs->ncells; k++)
@@ -672,6 +745,7 @@ static int load_inputs(const options *o, inputs *in) {
   char *err = NULL;
   memset(in, 0, sizeof *in);
   if (expfile_load_cases(o->file, o->cases, &in->file, &err) != 0) goto fail;
+  in->file.sets = &o->sets;
   if (o->cluster) {
     if (cluster_load(o->cluster, &in->cluster, &err) != 0) {
       expfile_free(&in->file);
@@ -700,11 +774,25 @@ static void free_inputs(inputs *in) {
   expfile_free(&in->file);
 }
 
+/* The run's --set values (its first select record's) into o->sets; -1 when one is not
+ * NAME=VALUE (an edited journal). */
+static int recorded_sets(options *o, const strvec *set) {
+  for (int i = 0; i < set->n; i++) {
+    char *err = NULL;
+    if (set_parse(set->v[i], &o->sets, &o->set_store, &err) != 0) {
+      fprintf(stderr, "repro-run: the run's select record: %s\n", err);
+      free(err);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* --resume/--rerun continue the run as it was made: without --cases in its own case lists
- * (its first select record), so run_single.sh needs no --cases for a run made with one, and
+ * and without --set with its own --set values (its first select record), so run_single.sh needs no --cases for a run made with one, and
  * with its own cluster file (the run record's; "" when it had none). Sets *cases and *cluster
  * (caller frees; NULL: nothing to take); -1 when the run cannot be read. */
-static int run_recorded(const options *o, char **cases, char **cluster) {
+static int run_recorded(options *o, char **cases, char **cluster) {
   *cases = *cluster = NULL;
   if (!(o->resume || o->rerun) || o->dry_run) return 0;
   char *abs = path_absolute(o->file), *dir = path_dirname(abs), *cur = NULL;
@@ -712,6 +800,7 @@ static int run_recorded(const options *o, char **cases, char **cluster) {
   int rc = run_locate(o->run_dir, dir, &cur);
   if (rc == 0 && cur && (rc = run_open(&r, cur, RUN_READ)) == 0) {
     if (!o->cases && r.nselects > 0 && r.selects[0].cases) *cases = xstrdup(r.selects[0].cases);
+    if (!o->set_args.n && r.nselects > 0 && recorded_sets(o, &r.selects[0].set) != 0) rc = -1;
     *cluster = xstrdup(r.cluster ? r.cluster : "");
     run_close(&r);
   }
@@ -836,8 +925,7 @@ static int cmd_run(options *o) {
   }
   if (!reuse && (run_create(&r, file->dir, o->dry_run ? "dry-run-" : NULL, file->figure, file->path,
                             have_cluster ? cluster->path : NULL) != 0 ||
-                 (!o->dry_run && lock_run(&r) != 0) ||
-                 run_note_select(&r, o->device, &o->only_args, o->cases) != 0)) {
+                 (!o->dry_run && lock_run(&r) != 0) || note_select(o, &r) != 0)) {
     free(current);
     goto out_all;
   }
@@ -1067,5 +1155,9 @@ int main(int argc, char **argv) {
   for (int i = 0; i < o.nfilters; i++) filter_free(&o.filters[i]);
   free(o.filters);
   sv_free(&o.only_args);
+  sv_free(&o.exclude_args);
+  sv_free(&o.set_args);
+  sv_free(&o.set_store);
+  free(o.sets.v);
   return rc;
 }

@@ -204,7 +204,12 @@ static void apply(run *r, const kv_record *rec) {
     take_value(&sel->device, rec, "device");
     take_value(&sel->cases, rec, "cases");
     for (int i = 0; i < rec->npairs; i++)
-      if (strcmp(rec->pairs[i].key, "only") == 0) sv_push(&sel->only, rec->pairs[i].val);
+      if (strcmp(rec->pairs[i].key, "only") == 0)
+        sv_push(&sel->only, rec->pairs[i].val);
+      else if (strcmp(rec->pairs[i].key, "exclude") == 0)
+        sv_push(&sel->exclude, rec->pairs[i].val);
+      else if (strcmp(rec->pairs[i].key, "set") == 0)
+        sv_push(&sel->set, rec->pairs[i].val);
   }
 }
 
@@ -489,6 +494,8 @@ void run_close(run *r) {
     free(r->selects[i].device);
     free(r->selects[i].cases);
     sv_free(&r->selects[i].only);
+    sv_free(&r->selects[i].exclude);
+    sv_free(&r->selects[i].set);
   }
   free(r->selects);
   for (int i = 0; i < r->cap; i++) free(r->cells[i].log);
@@ -690,7 +697,8 @@ int run_note_cancel(run *r, int sub) {
   return journal_record(r, "cancel", kv);
 }
 
-int run_note_select(run *r, const char *device, const strvec *only, const char *cases) {
+int run_note_select(run *r, const char *device, const strvec *only, const strvec *exclude,
+                    const strvec *set, const char *cases) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -699,6 +707,8 @@ int run_note_select(run *r, const char *device, const strvec *only, const char *
   if (device) kv_put(f, "device", device);
   if (cases) kv_put(f, "cases", cases);
   for (int i = 0; i < only->n; i++) kv_put(f, "only", only->v[i]);
+  for (int i = 0; i < exclude->n; i++) kv_put(f, "exclude", exclude->v[i]);
+  for (int i = 0; i < set->n; i++) kv_put(f, "set", set->v[i]);
   fputc('\n', f);
   fclose(f);
   int rc = journal_write(r, buf, len);

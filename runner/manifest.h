@@ -6,7 +6,8 @@
  *
  *   # repro-manifest 1                                   the header, always the first line
  *   run id=20261121T100000Z figure=fig12 file=/abs/experiment.yaml cluster=/abs/c.yaml marker=9f0c...
- *   select device=h100 only="system=fused" cases=test    the cells that belong to the run
+ *   select device=h100 only="system=fused" exclude="dtype=fp32" set="warmup=5" cases=test
+ *                                                        the cells that belong to the run
  *   cell sub=3 task=5 log=kernel.h100.roco.fused.log   cells of submission 3 ...
  *   submit sub=3 executor=slurm group=kernel.h100 jobname=repro-fig12-...-3 held=1   ... submitting
  *   job sub=3 jobid=1234                                 ... its job: sbatch answered, or adopted
@@ -15,8 +16,8 @@
  *   cancel sub=3
  *
  * `select` records say which cells belong to the run: the union of the records, each the
- * --device, --only and --cases of the command line that created (or, with --widen, widened)
- * the run (a resume must name the same --cases). A journal without one, or with a line that is
+ * --device, --only, --exclude, --set and --cases of the command line that created (or, with
+ * --widen, widened) the run (a resume must name the same --cases and --set). A journal without one, or with a line that is
  * not one of these records, is refused naming the line: its cells are unknown.
  *
  * Every record is written with one write() and fsync()ed before the action it announces
@@ -64,8 +65,10 @@ enum { SEEN_NONE, SEEN_PENDING, SEEN_RUNNING, SEEN_OK, SEEN_FAILED };
  * every cell). */
 typedef struct {
   char *device;
-  strvec only; /* --only arguments as given */
-  char *cases; /* --cases NAME (NULL: the default lists) */
+  strvec only;    /* --only arguments as given */
+  strvec exclude; /* --exclude arguments as given */
+  strvec set;     /* --set NAME=VALUE arguments as given (the first record's hold for the run) */
+  char *cases;    /* --cases NAME (NULL: the default lists) */
 } selection;
 
 /* The length of a run's marker (hex digits). */
@@ -125,7 +128,8 @@ int run_note_job(run *r, int sub, const char *jobid);
 int run_note_release(run *r, int sub);
 int run_note_start(run *r, int sub, const char *log, long pgid);
 int run_note_cancel(run *r, int sub);
-int run_note_select(run *r, const char *device, const strvec *only, const char *cases);
+int run_note_select(run *r, const char *device, const strvec *only, const strvec *exclude,
+                    const strvec *set, const char *cases);
 
 submission *run_sub(run *r, int id);
 cellrec *run_cell(const run *r, const char *log);

@@ -11,7 +11,11 @@
 # markdown --device DEVICE`, the tables the figures' tidy table gives, paper column included
 # (plot: paper:); with SCRIPT, a program of the folder's own that prints its Markdown tables,
 # `FOLDER/SCRIPT --markdown DEVICE FOLDER/backup_logs` (a study's tables that no figure draws:
-# studies/h2o-diag/plot_diag.sh, studies/sdpa-scale/report.sh).
+# studies/h2o-diag/plot_diag.sh, studies/sdpa-scale/report.sh). The block
+#   <!-- tables studies DEVICE summary begin -->
+# is README.md's table of the studies: per studies/*/experiment.yaml with DEVICE logs, the GPU,
+# the range of the speedup column of its execution-time tables (the best other system's time /
+# ours', as each study's README tables state it), how many cells, and the logs' commits.
 # --check writes nothing: it prints the difference and exits 1 when a FILE's tables are not what
 # the logs give. Exit 1 too on a marker without its pair, or a FILE without markers.
 # repro-plot is $REPRO_PLOT_BIN, else built by scripts/build.sh --plot (as ./plot.sh does).
@@ -22,7 +26,7 @@ files=()
 while [ $# -gt 0 ]; do
   case $1 in
     --check) check=1; shift ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "usage: $0 [--check] [FILE...]" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac
@@ -42,8 +46,54 @@ trap 'rm -rf "$tmp"' EXIT
 
 die() { echo "readme-tables.sh: $file:$1" >&2; exit 1; }
 
+# The studies' summary table for DEVICE (the block `tables studies DEVICE summary`).
+summary() { # DEVICE LINE
+  local dir name
+  echo "| study | GPU | speedup (best other's time / ours') | cells | logs' commit |"
+  echo '|---|---|---:|---:|---|'
+  for dir in "$root"/studies/*/; do
+    name=$(basename "$dir")
+    [ -f "$dir/experiment.yaml" ] || continue
+    "$bin" table --config "$dir/experiment.yaml" --logs "$dir/backup_logs" \
+      >"$tmp/csv" 2>"$tmp/err" || { cat "$tmp/err" >&2; die "$2: repro-plot table of studies/$name failed"; }
+    "$bin" table --config "$dir/experiment.yaml" --logs "$dir/backup_logs" --format markdown \
+      --device "$1" >"$tmp/md" 2>"$tmp/err" \
+      || { cat "$tmp/err" >&2; die "$2: repro-plot table of studies/$name failed"; }
+    # the csv's source and gpu_model of DEVICE's rows (a csv reader: reasons hold commas)
+    python3 -c 'import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["device"] == sys.argv[2]]
+open(sys.argv[3], "w").write("".join(r["source"] + "\n" for r in rows))
+print(", ".join(sorted({r["gpu_model"] for r in rows})), end="")' \
+      "$tmp/csv" "$1" "$tmp/src" >"$tmp/gpu"
+    [ -s "$tmp/gpu" ] || continue
+    (cd "$root" && xargs grep -ho '^meta .* commit=[^ ]*' <"$tmp/src") | sed 's/.* commit=//' \
+      | sort | uniq -c | sort -k1,1nr -k2 | awk '{ printf "%s`%s` (%d)", (NR > 1 ? ", " : ""), $2, $1 }' >"$tmp/commit"
+    # the last column of each execution-time table's rows, the geometric mean's left out
+    awk -v name="$name" -v gpu="$(cat "$tmp/gpu")" -v commit="$(cat "$tmp/commit")" '
+      /^\*/ { time = index($0, "execution time") > 0; next }
+      time && /^\| / && !/^\| geometric mean/ {
+        n = split($0, a, "|"); v = a[n - 1]; gsub(/ /, "", v)
+        if (v !~ /^[0-9.]+x$/) next
+        v = substr(v, 1, length(v) - 1) + 0; cells++
+        if (cells == 1 || v < lo) { lo = v; los = a[n - 1] }
+        if (cells == 1 || v > hi) { hi = v; his = a[n - 1] }
+      }
+      END {
+        gsub(/ /, "", los); gsub(/ /, "", his)
+        r = cells == 0 ? "-" : lo == hi ? los : substr(los, 1, length(los) - 1) "-" his
+        printf "| `studies/%s/` | %s | %s | %d | %s |\n", name, gpu, r, cells, commit
+      }' "$tmp/md"
+  done
+}
+
 # One block's tables: a blank line, the Markdown, a blank line.
 tables() { # FOLDER DEVICE SCRIPT LINE (SCRIPT empty: repro-plot's)
+  if [ "$1" = studies ] && [ "$3" = summary ]; then
+    echo
+    summary "$2" "$4"
+    echo
+    return
+  fi
   local cfg=$root/$1/experiment.yaml
   [ -f "$cfg" ] || die "$4: no $1/experiment.yaml under $root"
   echo

@@ -74,10 +74,10 @@ static void print_phase_times(const attnvar_args *a, const run_closure *run) {
     FILE *out = hx_log();
     fputs("phase", out);
     kv_put(out, "name", names[ph]);
-    kv_putf(out, "avg_ms", "%.4f", st.avg_ms);
-    kv_putf(out, "median_ms", "%.4f", st.median_ms);
-    kv_putf(out, "min_ms", "%.4f", st.min_ms);
-    kv_putf(out, "max_ms", "%.4f", st.max_ms);
+    kv_putf(out, "avg_ms", HX_MS_FMT, st.avg_ms);
+    kv_putf(out, "median_ms", HX_MS_FMT, st.median_ms);
+    kv_putf(out, "min_ms", HX_MS_FMT, st.min_ms);
+    kv_putf(out, "max_ms", HX_MS_FMT, st.max_ms);
     kv_putf(out, "runs", "%d", a->runs);
     fputc('\n', out);
     hx_log_flush();

@@ -191,10 +191,10 @@ void hx_print_result_ok(const hx_stats *s, const float *samples, int runs, int w
   FILE *out = hx_log();
   fputs("result", out);
   kv_put(out, "status", "ok");
-  kv_putf(out, "avg_ms", "%.4f", s->avg_ms);
-  kv_putf(out, "median_ms", "%.4f", s->median_ms);
-  kv_putf(out, "min_ms", "%.4f", s->min_ms);
-  kv_putf(out, "max_ms", "%.4f", s->max_ms);
+  kv_putf(out, "avg_ms", HX_MS_FMT, s->avg_ms);
+  kv_putf(out, "median_ms", HX_MS_FMT, s->median_ms);
+  kv_putf(out, "min_ms", HX_MS_FMT, s->min_ms);
+  kv_putf(out, "max_ms", HX_MS_FMT, s->max_ms);
   kv_putf(out, "runs", "%d", runs);
   kv_putf(out, "warmup", "%d", warmup);
   if (gflop >= 0 && s->avg_ms > 0) kv_putf(out, "gflops_s", "%.1f", gflop / (s->avg_ms * 1e-3));
@@ -205,7 +205,7 @@ void hx_print_result_ok(const hx_stats *s, const float *samples, int runs, int w
     kv_putf(out, "calls_per_run", "%d", s->timing.calls_per_run);
   if (samples && runs > 0 && runs <= HX_MAX_LISTED_SAMPLES) {
     fputs(" samples_ms=", out);
-    for (int i = 0; i < runs; i++) fprintf(out, "%s%.4f", i ? "," : "", samples[i]);
+    for (int i = 0; i < runs; i++) fprintf(out, "%s" HX_MS_FMT, i ? "," : "", samples[i]);
   }
   fputc('\n', out);
   hx_log_flush();

@@ -102,6 +102,9 @@ hx_stats hx_stats_of(const float *ms, int n, hx_timing timing);
 
 /* The most per-run times a result line lists (samples_ms=); a run of more lists none. */
 #define HX_MAX_LISTED_SAMPLES 1000
+/* How a result line writes its times (avg_ms .. max_ms, samples_ms): 6 significant digits, so a
+ * microsecond cell keeps its digits (3.2e-05, never 0.0000); peer.py's fmt writes the same. */
+#define HX_MS_FMT "%.6g"
 /* "result status=ok avg_ms=.. median_ms=.. min_ms=.. max_ms=.. runs=.. warmup=..
  *  [gflops_s=..] peak_mib=.. [timing=.. [calls_per_run=..]] [samples_ms=t1,t2,..]" ; gflop < 0
  *  leaves gflops_s out (e2e); samples: the runs' per-call times in the order they ran (NULL, or

@@ -304,7 +304,7 @@ class Compiled:
             pairs.append(("dropped", ",".join(self.dropped)))
         if self.kernels:
             pairs += [("kernels", ",".join(self.kernels)),
-                      ("kernel_ms", ",".join("%.4f" % t for t in self.kernel_ms))]
+                      ("kernel_ms", ",".join("%.6g" % t for t in self.kernel_ms))]
         if self.source_py:
             pairs.append(("source_py", self.source_py))
         return pairs

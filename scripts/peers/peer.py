@@ -430,8 +430,10 @@ def config_pairs(args, impl):
 
 # ---- timing ----------------------------------------------------------------------------------
 
-def fmt(x, digits=4):
-    return "%.*f" % (digits, x)
+def fmt(x):
+    """A time on the result line: 6 significant digits, as the C harness's HX_MS_FMT (a
+    microsecond time keeps its digits: 3.2e-05, never 0.0000)."""
+    return "%.6g" % x
 
 
 class Samples(list):

@@ -162,10 +162,24 @@ done
 awk -F'\t' 'NR > 1 && ($1 == "diag" || $1 == "scale") && $7 == "ok" && $11 != "-" { print $2, $4, $5, $6, $11 }' "$tsv" \
   | sort -k1,1 -k2,2n -k4,4 -k3,3n | awk '!seen[$2 " " $3 " " $4]++' >"$out/h2o_diag_cache.dat"
 
+# The systems' colours have one home, plot/systems.yaml (a row `  NAME: {color: "#RRGGBB"...}`):
+# the lines of inductor, torch and fused-k0, and ours (fused-diag, the bars: P1 solid, P4 hatched).
+root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
+color_of() { # SYSTEM
+  local c
+  c=$(awk -v name="$1" '$1 == name ":" && match($0, /color: *"#[0-9A-Fa-f]+"/) {
+        c = substr($0, RSTART, RLENGTH); sub(/^color: *"/, "", c); sub(/"$/, "", c); print c; exit }' \
+    "$root/plot/systems.yaml")
+  [ -n "$c" ] || { echo "plot_diag.sh: no colour of $1 in $root/plot/systems.yaml" >&2; exit 1; }
+  printf '%s' "$c"
+}
+colors="c_ind = \"$(color_of inductor)\"; c_tor = \"$(color_of torch)\"; c_k0 = \"$(color_of fused-k0)\"; c_ours = \"$(color_of ours)\""
 gp=$out/h2o_diag_k.gp
 {
   echo "# total = P1 + P4 against k at S = 4096 (plot_diag.sh); one panel per cache dtype"
   echo "devices = \"${devices//$'\n'/ }\""
+  echo "# the colours of plot/systems.yaml"
+  echo "$colors"
   cat <<'EOF'
 do for [fmt in "png svg pdf"] {
   if (fmt eq "pdf") { set terminal pdfcairo noenhanced color size 9, 3.2 * words(devices) font "Helvetica,9" }
@@ -190,11 +204,11 @@ do for [fmt in "png svg pdf"] {
       p = (c eq "fp32") ? 2 : 5
       torlab = (tor == tor) ? sprintf("PyTorch %.2f ms%s", tor, tor > top * 1.2 ? " (off scale)" : "") : "PyTorch: no log"
       set title dev." h2o B=1 H=32 S=4096 D=128, cache ".c
-      plot f using p:xtic(1) title "P1 (forward + cache writes)" lc rgb "#1f77b4", \
-           "" using (column(p + 1)) title "P4 (column pass)" lc rgb "#ff7f0e", \
-           "" using ($0):(ind) with lines dt 2 lw 2 lc rgb "#2ca02c" title sprintf("Inductor %.3f ms", ind), \
-           "" using ($0):(tor) with lines dt 3 lw 2 lc rgb "#7f7f7f" title torlab, \
-           "" using ($0):(k0) with lines dt 1 lw 2 lc rgb "#d62728" title sprintf("k=0 (fused) %.3f ms", k0)
+      plot f using p:xtic(1) title "P1 (forward + cache writes)" lc rgb c_ours fs solid 0.8, \
+           "" using (column(p + 1)) title "P4 (column pass)" lc rgb c_ours fs pattern 4 border -1, \
+           "" using ($0):(ind) with lines dt 2 lw 2 lc rgb c_ind title sprintf("Inductor %.3f ms", ind), \
+           "" using ($0):(tor) with lines dt 3 lw 2 lc rgb c_tor title torlab, \
+           "" using ($0):(k0) with lines dt 1 lw 2 lc rgb c_k0 title sprintf("k=0 (fused) %.3f ms", k0)
     }
   }
   unset multiplot
@@ -226,7 +240,6 @@ if [ "$render" = 1 ]; then
     # repro-plot renders them as it renders its own figures: outputs checked, each gnuplot's
     # messages in NAME.gnuplot.log, the PDFs' date SOURCE_DATE_EPOCH or the epoch (the same
     # logs give the same bytes)
-    root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
     plot_bin=${REPRO_PLOT_BIN:-$("$root/scripts/build.sh" --plot)}
     if "$plot_bin" render "$out" h2o_diag_k h2o_diag_cache; then
       echo "plot_diag.sh: figures in $out (h2o_diag_k, h2o_diag_cache)"

@@ -15,7 +15,7 @@ check "header" grep -q '^# repro-log 1' "$work/ref.log"
 check "meta" grep -q '^meta gpu=none ' "$work/ref.log"
 check "config line" grep -q '^config workload=gemm system=ref m=64 n=48 k=80 dtype=fp16 device=cpu impl=ref-double-ikj seed=1$' "$work/ref.log"
 check "check line" grep -qE '^check output=c rel_l2=[0-9.e+-]+ max_abs=[0-9.e+-]+ tol_rel_l2=1.0e-12 .* n=3072 ok=1$' "$work/ref.log"
-check "result line" grep -qE '^result status=ok avg_ms=[0-9.]+ .* runs=1 warmup=0 gflops_s=[0-9.]+ peak_mib=[0-9.]+ timing=wall samples_ms=[0-9.]+$' "$work/ref.log"
+check "result line" grep -qE '^result status=ok avg_ms=[0-9.e+-]+ .* runs=1 warmup=0 gflops_s=[0-9.]+ peak_mib=[0-9.]+ timing=wall samples_ms=[0-9.e+-]+$' "$work/ref.log"
 check_eq "nothing on stderr" "$(cat "$work/ref.err")" ""
 # the log parses as kvline records, gflops_s = 2MNK / avg_ms
 src=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,9 +1,12 @@
 /* test_timing.c: the harness's timing rules that need no GPU: how many calls a timed run
  * holds (peer.py's rule: a run lasts at least 2 ms, at most 256 calls) and the result line's
- * timing=, calls_per_run= and samples_ms= fields. */
+ * timing=, calls_per_run= and samples_ms= fields, and its times' digits. */
 #include "../check.h"
 #include "harness.h"
+#include "kvline.h"
+#include "logverdict.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* The result line hx_print_result_ok writes for st and the runs' samples (NULL: none), read
@@ -74,7 +77,7 @@ static void test_result_samples(void) {
   hx_stats st = hx_stats_of(ms, 3, (hx_timing){HX_TIMING_EVENTS, 1});
   result_line_of(&st, ms, 3, line, sizeof line);
   CHECKF(strstr(line, " runs=3 ") != NULL, "%s", line);
-  CHECKF(strstr(line, " timing=events samples_ms=0.5000,0.2500,1.0000\n") != NULL, "%s", line);
+  CHECKF(strstr(line, " timing=events samples_ms=0.5,0.25,1\n") != NULL, "%s", line);
 
   enum { MANY = HX_MAX_LISTED_SAMPLES + 1 };
   static float many[MANY];
@@ -89,9 +92,52 @@ static void test_result_samples(void) {
   CHECKF(strstr(line, "samples_ms") == NULL, "%.200s", line);
 }
 
+/* The significant digits of a logged number: the digits of its mantissa, leading zeros not
+ * counted ("0.000032" and "3.2e-05": 2; "0.0000": 0). */
+static int significant_digits(const char *v) {
+  int n = 0, lead = 1;
+  for (; *v && *v != 'e' && *v != 'E'; v++) {
+    if (*v < '0' || *v > '9') continue;
+    if (*v != '0') lead = 0;
+    if (!lead) n++;
+  }
+  return n;
+}
+
+/* A microsecond cell: 3.2e-5 ms (32 ns) is written with at least 2 significant digits in each
+ * time field (avg_ms .. max_ms, samples_ms), never 0.0000, and the kvline reader and the
+ * plotter's decimal parser (lv_parse_decimal) read it back as that number; 6 digits kept. */
+static void test_result_microseconds(void) {
+  char line[512];
+  const float ms[] = {3.2e-5f, 3.2e-5f};
+  hx_stats st = hx_stats_of(ms, 2, (hx_timing){HX_TIMING_GRAPH, 256});
+  result_line_of(&st, ms, 2, line, sizeof line);
+  kv_record rec = {0};
+  const char *err = NULL;
+  CHECKF(kv_parse(&rec, line, strcspn(line, "\n"), &err) == 0, "%s: %s", line, err ? err : "");
+  const char *keys[] = {"avg_ms", "median_ms", "min_ms", "max_ms", "samples_ms"};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+    const char *v = kv_get(&rec, keys[i]);
+    CHECKF(v != NULL, "%s missing: %s", keys[i], line);
+    if (!v) continue;
+    size_t len = strcspn(v, ","); /* samples_ms: its first */
+    CHECKF(significant_digits(v) >= 2, "%s=%s: fewer than 2 significant digits", keys[i], v);
+    double back = 0;
+    CHECKF(lv_parse_decimal(v, len, &back) == 0, "%s=%s is not read back", keys[i], v);
+    CHECKF(fabs(back - 3.2e-5) <= 3.2e-5 * 1e-5, "%s=%s read back as %g, want 3.2e-05", keys[i], v,
+           back);
+  }
+  kv_record_free(&rec);
+  const float wide[] = {1.234567f};
+  st = hx_stats_of(wide, 1, st.timing);
+  result_line_of(&st, NULL, 1, line, sizeof line);
+  CHECKF(strstr(line, " avg_ms=1.23457 ") != NULL, "%s", line);
+}
+
 int main(void) {
   test_calls_per_sample();
   test_result_fields();
   test_result_samples();
+  test_result_microseconds();
   return check_report();
 }

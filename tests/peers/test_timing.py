@@ -176,7 +176,17 @@ def main():
     # samples_ms: each run's time in run order, as the C harness lists them; none past 1000 runs
     ordered = peer.Samples([3.0, 1.0, 2.0], "events")
     listed = pairs_of(peer, torch, ordered).get("samples_ms")
-    check(listed == "3.0000,1.0000,2.0000", "result pairs: samples_ms=%r, want run order" % listed)
+    check(listed == "3,1,2", "result pairs: samples_ms=%r, want run order" % listed)
+    # a microsecond cell: 3.2e-5 ms keeps >= 2 significant digits in every time field (never
+    # 0.0000) and reads back as that number (the C harness's HX_MS_FMT, %.6g)
+    tiny = pairs_of(peer, torch, peer.Samples([3.2e-5, 3.2e-5], "graph", 256, 256))
+    for key in ("avg_ms", "median_ms", "min_ms", "max_ms", "samples_ms"):
+        val = str(tiny.get(key, "")).split(",")[0]
+        digits = len(val.split("e")[0].replace(".", "").lstrip("0"))
+        check(digits >= 2 and abs(float(val or "nan") - 3.2e-5) <= 3.2e-10,
+              "3.2e-5 ms: %s=%r, want 3.2e-05 with >= 2 significant digits" % (key, val))
+    check(pairs_of(peer, torch, peer.Samples([1.234567], "events"))["avg_ms"] == "1.23457",
+          "6 significant digits")
     many = peer.Samples([1.0] * (peer.MAX_LISTED_SAMPLES + 1), "events")
     check("samples_ms" not in pairs_of(peer, torch, many), "1001 runs: no samples_ms")
     listed = pairs_of(peer, torch, many[:peer.MAX_LISTED_SAMPLES]).get("samples_ms", "")

@@ -4,13 +4,9 @@
 #   test_cli.sh REPRO_PLOT SOURCE_DIR
 # check() evals its first argument: the single quotes keep its expansions for eval.
 # shellcheck disable=SC2016
-set -u
+# shellcheck source=tests/plot/lib.sh
+source "$(dirname "$0")/lib.sh"
 bin=$1; src=$2
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
 fx=$src/tests/plot/fixtures
 
 # 1. .dat contents from the AE fixtures (fig12 kernel, row h100, column h2o = block 0)
@@ -329,5 +325,4 @@ check '[ $? -eq 2 ] && grep -qF "\"sub/fig\": expected the name of a script NAME
 "$bin" render "$tmp" no_such_fig > /dev/null 2> "$tmp/render.err"
 check '[ $? -eq 2 ] && grep -qF "$tmp/no_such_fig.gp: no such gnuplot script" "$tmp/render.err"' "render names a missing NAME.gp"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

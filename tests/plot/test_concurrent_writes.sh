@@ -13,13 +13,9 @@
 # check() evals its first argument: the single quotes keep its expansions for eval (and the
 # variables it reads are set before it: SC2034).
 # shellcheck disable=SC2016,SC2034
-set -u
+# shellcheck source=tests/plot/lib.sh
+source "$(dirname "$0")/lib.sh"
 bin=$1; src=$2; rounds=${3:-8}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
 cfg=$src/fig12/experiment.yaml
 mkdir "$tmp/empty"
 logs=("$src/fig12/backup_logs" "$src/tests/plot/fixtures/ours/fig12" "$src/tests/plot/fixtures/ae/fig12" "$tmp/empty")
@@ -155,5 +151,4 @@ check '[ $? -eq 1 ] && grep -qF "$tmp/full/t.csv: writing failed: File too large
 check '[ "$(cat "$tmp/full/t.csv")" = "previous table" ]' "table -o: a failed write leaves the previous table"
 check '[ "$(ls -A "$tmp/full" | tr "\n" " ")" = "r.html t.csv " ]' "a failed write leaves no temporary"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -13,14 +13,10 @@
 #   test_csv_tables.sh REPRO_PLOT SOURCE_DIR
 # check() evals its first argument: the single quotes keep its expansions for eval (and the
 # variables it reads are set before it: SC2034).
-# shellcheck disable=SC2016,SC2034
-set -u
+# shellcheck disable=SC2016,SC2034,SC2317
+# shellcheck source=tests/plot/lib.sh
+source "$(dirname "$0")/lib.sh"
 bin=$1; src=$2
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
 cfg=$src/fig12/experiment.yaml
 hdr="figure,experiment,device,workload,system,seqlen,status,avg_ms,min_ms,max_ms,gflops_s,peak_mib,format,source,reason,gpu_model,compute_capability,compilation_time,problem_size"
 
@@ -154,5 +150,4 @@ check '[ $? -eq 1 ] && grep -qF "$tmp/hdr.csv:1: expected the record" "$tmp/hdr.
 "$bin" merge "$tmp/whole.csv" > "$tmp/whole.out" 2> "$tmp/whole.err"
 check '[ $? -eq 0 ] && cmp -s "$tmp/whole.csv" "$tmp/whole.out" && [ ! -s "$tmp/whole.err" ]' "a whole table still merges, byte for byte, without a warning"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

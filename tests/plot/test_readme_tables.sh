@@ -60,6 +60,16 @@ printf '<!-- tables studies/h2o-diag h100 nosuch.sh begin -->\n<!-- tables studi
 "${script[@]}" --check "$work/noprog.md" > /dev/null 2> "$work/noprog.err"
 check '[ $? -eq 1 ] && grep -q "no program studies/h2o-diag/nosuch.sh" "$work/noprog.err"' "a block naming a program its folder lacks is refused"
 
+# 3c. README.md's table of the studies (a block `tables studies h200 summary`): one row per
+# study, the GPU, the range of its speedup column and its logs' commit; a changed number fails
+for study in h2o-diag kron-layer sdpa-scale tilebench; do
+  check 'sed -n "/^<!-- tables studies h200 summary begin -->$/,/^<!-- tables studies h200 summary end -->$/p" "$src/README.md" | grep -q "^| \`studies/$study/\` | NVIDIA H200 | [0-9.x-]* | [0-9]* | \`[0-9a-f]\{7,\}\` ([0-9]*)"' "README.md's studies table has $study's H200 row, generated"
+done
+sed 's/^\(| `studies\/h2o-diag\/` | NVIDIA H200 | \)[0-9.]*x/\11.99x/' "$src/README.md" > "$work/studies.md"
+check '! cmp -s "$src/README.md" "$work/studies.md"' "the edit changed the studies table"
+"${script[@]}" --check "$work/studies.md" > "$work/studies.out" 2>&1
+check '[ $? -eq 1 ] && grep -q "^-| \`studies/h2o-diag/\` | NVIDIA H200 | 1.99x" "$work/studies.out"' "a changed number of the studies table fails the check, with a diff"
+
 # 4. a row dropped, and the paper's column left out: refused
 grep -v "^| RoCo |" "$src/README.md" > "$work/dropped.md"
 "${script[@]}" --check "$work/dropped.md" > /dev/null 2>&1

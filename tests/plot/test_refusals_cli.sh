@@ -5,14 +5,10 @@
 # that lead out of the log folder. The logs are written here (test data, not measurements).
 #   test_refusals_cli.sh REPRO_PLOT SOURCE_DIR
 # check() evals its first argument: the single quotes keep its expansions for eval.
-# shellcheck disable=SC2016
-set -u
+# shellcheck disable=SC2016,SC2317
+# shellcheck source=tests/plot/lib.sh
+source "$(dirname "$0")/lib.sh"
 bin=$1; src=$2
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
 cfg=$src/fig12/experiment.yaml
 # log DATE AVG: one of our logs (DATE empty: no meta line)
 log() {
@@ -111,5 +107,4 @@ check '[ $? -eq 0 ] && [ "$(wc -l < "$tmp/links.csv")" -eq 3 ] && grep -q ",h2o,
 check '[ "$(grep -c "rootlink/kernel.h100.kf.fused.log: symlink leads out of" "$tmp/links.err")" -eq 1 ] && [ "$(grep -c "rootlink/more: symlink leads out of" "$tmp/links.err")" -eq 1 ]' "each link out is warned once, by its name"
 check '! grep -q "kernel.h100.corm" "$tmp/links.err" "$tmp/links.csv"' "nothing under a link out is read"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -6,12 +6,9 @@
 #   test_unlisted.sh REPRO_PLOT SOURCE_DIR
 # check() evals its first argument: the single quotes keep its expansions for eval.
 # shellcheck disable=SC2016
-set -u
+# shellcheck source=tests/plot/lib.sh
+source "$(dirname "$0")/lib.sh"
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2" >&2; fi; }
 sed '/name: sdpa_d128_c1_fp16/s/ fa3,//' "$src/studies/sdpa-scale/experiment.yaml" >"$tmp/experiment.yaml"
 mkdir -p "$tmp/logs"
 for s in fused fa3 sdpa-cudnn; do
@@ -25,5 +22,4 @@ check '! grep -q "\"1.09×\"" "$tmp/out/sdpa_d128_c1_fp16.dat"' "not its speedup
 "$bin" draw --config "$tmp/experiment.yaml" --logs "$tmp/logs" --out "$tmp/out2" --no-render --strict >"$tmp/strict.txt" 2>&1
 check '[ $? = 3 ]' "draw --strict refuses an undrawn log (exit 3)"
 check 'grep -q "not drawn .*d128-c1-fp16.h200.fa3.log" "$tmp/strict.txt"' "--strict names the undrawn log"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -112,3 +112,39 @@ need_test_cluster() {
   case " $parts " in *" h100 "*) ;; *) skip "no partition h100: not the test cluster" ;; esac
   case " $parts " in *" a100 "*) ;; *) skip "no partition a100: not the test cluster" ;; esac
 }
+
+# The job ids (journaled `job` records) and job names (`submit` records) of run manifests.
+jobids() { grep -h '^job ' "$@" 2>/dev/null | grep -o 'jobid=[0-9]*' | cut -d= -f2; }
+jobnames() { grep '^submit ' "$1" | grep -o 'jobname=[^ ]*' | cut -d= -f2; }
+
+# A slow controller for the Slurm tests: WORK/slowbin/sbatch sleeps $SLOW_SBATCH_S seconds
+# (default 4), then runs the real sbatch; each one's pid goes to WORK/slowbin/started.
+#   make_slow_sbatch WORK
+make_slow_sbatch() {
+  local real
+  real=$(command -v sbatch)
+  mkdir -p "$1/slowbin"
+  cat >"$1/slowbin/sbatch" <<EOF2
+#!/bin/bash
+echo "\$\$" >>"$1/slowbin/started"
+sleep "\${SLOW_SBATCH_S:-4}"
+exec "$real" "\$@"
+EOF2
+  chmod +x "$1/slowbin/sbatch"
+}
+
+# Cancels the jobs the runs of these manifests journaled or named, and the jobs given by id
+# (EXTRA: a space-separated list), then ends the slow sbatches of WORK still running.
+#   cancel_test_jobs WORK "EXTRA" MANIFEST...
+cancel_test_jobs() {
+  local work=$1 j=$2 n p
+  shift 2
+  j="$j $(jobids "$@")"
+  while read -r n; do
+    [ -n "$n" ] && j="$j $(squeue -h -n "$n" -o %F 2>/dev/null)"
+  done < <(grep -h '^submit ' "$@" 2>/dev/null | grep -o 'jobname=[^ ]*' | cut -d= -f2)
+  # shellcheck disable=SC2086 # a list of ids
+  [ -n "${j// /}" ] && scancel $j 2>/dev/null
+  while read -r p; do grep -qs slowbin "/proc/$p/cmdline" && kill "$p"; done <"$work/slowbin/started" 2>/dev/null
+  return 0
+}

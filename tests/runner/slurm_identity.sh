@@ -39,34 +39,14 @@ EOF2
 figA=$study figB=$repo/figB
 make_figure "$figA" identa
 make_figure "$figB" identb
-jobids() { grep -h '^job ' "$@" 2>/dev/null | grep -o 'jobid=[0-9]*' | cut -d= -f2; }
-jobnames() { grep '^submit ' "$1" | grep -o 'jobname=[^ ]*' | cut -d= -f2; }
 marker() { grep '^run ' "$1" | grep -o 'marker=[0-9a-f]*' | cut -d= -f2; }
 started() { local n; n=$(grep -c " $2\$" "$1/count" 2>/dev/null); echo "${n:-0}"; }
 foreign=()
 # a job of the user's with NAME, held: it must stay held and pending
 user_job() { sbatch --parsable --hold -p h100 -J "$1" -o /dev/null --wrap true; }
-real_sbatch=$(command -v sbatch)
-mkdir -p "$work/slowbin"
-cat >"$work/slowbin/sbatch" <<EOF2
-#!/bin/bash
-echo "\$\$" >>"$work/slowbin/started"
-sleep "\${SLOW_SBATCH_S:-4}"
-exec "$real_sbatch" "\$@"
-EOF2
-chmod +x "$work/slowbin/sbatch"
+make_slow_sbatch "$work"
 # shellcheck disable=SC2317 # reached through the trap
-cleanup() {
-  local j n p
-  j="${foreign[*]:-} $(jobids "$repo"/fig*/runs/*/manifest)"
-  while read -r n; do
-    [ -n "$n" ] && j="$j $(squeue -h -n "$n" -o %F 2>/dev/null)"
-  done < <(grep -h '^submit ' "$repo"/fig*/runs/*/manifest 2>/dev/null | grep -o 'jobname=[^ ]*' | cut -d= -f2)
-  # shellcheck disable=SC2086 # a list of ids
-  [ -n "${j// /}" ] && scancel $j 2>/dev/null
-  while read -r p; do grep -qs slowbin "/proc/$p/cmdline" && kill "$p"; done <"$work/slowbin/started" 2>/dev/null
-  return 0
-}
+cleanup() { cancel_test_jobs "$work" "${foreign[*]:-}" "$repo"/fig*/runs/*/manifest; }
 trap cleanup EXIT
 
 # 1. two figures in one second: distinct names that say whose they are, each with its marker

@@ -41,32 +41,12 @@ EOF2
 sed 's/^vars:$/vars:\n  tag: A/' "$src/clusters/local-test.yaml" >"$work/clusterA.yaml"
 cA=$work/clusterA.yaml
 # a slow controller: this sbatch blocks SLOW_SBATCH_S seconds, then submits
-real_sbatch=$(command -v sbatch)
-mkdir -p "$work/slowbin"
-cat >"$work/slowbin/sbatch" <<EOF2
-#!/bin/bash
-echo "\$\$" >>"$work/slowbin/started"
-sleep "\${SLOW_SBATCH_S:-4}"
-exec "$real_sbatch" "\$@"
-EOF2
-chmod +x "$work/slowbin/sbatch"
+make_slow_sbatch "$work"
 cd "$study" || exit 1
 started() { local n; n=$(grep -c " $1\$" count 2>/dev/null); echo "${n:-0}"; }
 snapshot() { find "$@" -printf '%p %y %s %m %T@\n' 2>/dev/null | sort; }
-jobids() { grep -h '^job ' "$@" 2>/dev/null | grep -o 'jobid=[0-9]*' | cut -d= -f2; }
-jobnames() { grep '^submit ' "$1" | grep -o 'jobname=[^ ]*' | cut -d= -f2; }
 # shellcheck disable=SC2317 # reached through the trap
-cleanup() {
-  local j n p
-  j=$(jobids "$study"/runs/*/manifest)
-  while read -r n; do
-    [ -n "$n" ] && j="$j $(squeue -h -n "$n" -o %F 2>/dev/null)"
-  done < <(grep -h '^submit ' "$study"/runs/*/manifest 2>/dev/null | grep -o 'jobname=[^ ]*' | cut -d= -f2)
-  # shellcheck disable=SC2086 # a list of ids
-  [ -n "${j// /}" ] && scancel $j 2>/dev/null
-  while read -r p; do grep -qs slowbin "/proc/$p/cmdline" && kill "$p"; done <"$work/slowbin/started" 2>/dev/null
-  return 0
-}
+cleanup() { cancel_test_jobs "$work" "" "$study"/runs/*/manifest; }
 trap cleanup EXIT
 wait_gone() {  # wait_gone JOBIDS: until none is pending, running or completing
   for _ in $(seq 60); do [ -z "$(squeue -h -r -j "$1" -t PD,R,CG 2>/dev/null)" ] && return; sleep 0.5; done

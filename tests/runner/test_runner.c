@@ -620,8 +620,12 @@ static void test_journal(void) {
   free(cmd);
   run r;
   CHECK(run_create(&r, fig, NULL, "figx", "/e.yaml", NULL) == 0);
-  strvec none = {0};
-  CHECK(run_note_select(&r, NULL, &none, NULL) == 0);
+  strvec none = {0}, excl = {0}, set = {0};
+  sv_push(&excl, "system=slow,workload!=w1");
+  sv_push(&set, "warmup=5");
+  CHECK(run_note_select(&r, NULL, &none, &excl, &set, NULL) == 0);
+  sv_free(&excl);
+  sv_free(&set);
   CHECK(run_next_sub(&r) == 1);
   CHECK(run_note_cell(&r, 1, 0, "a.log") == 0);
   CHECK(run_note_cell(&r, 1, 1, "b.log") == 0);
@@ -646,6 +650,11 @@ static void test_journal(void) {
   CHECK(cur && strcmp(cur, dir) == 0);
   CHECK(run_open(&r, cur, RUN_WRITE) == 0);
   CHECK_STR(r.figure, "figx");
+  /* the select record keeps --exclude and --set as given */
+  CHECK(r.nselects == 1 && r.selects[0].only.n == 0);
+  CHECK(r.selects[0].exclude.n == 1 &&
+        strcmp(r.selects[0].exclude.v[0], "system=slow,workload!=w1") == 0);
+  CHECK(r.selects[0].set.n == 1 && strcmp(r.selects[0].set.v[0], "warmup=5") == 0);
   submission *s1 = run_sub(&r, 1), *s2 = run_sub(&r, 2);
   CHECK(s1 && s1->jobid && strcmp(s1->jobid, "77") == 0 && s1->ncells == 2);
   CHECK(s2 && s2->jobid == NULL); /* the torn job record does not count */
@@ -666,6 +675,105 @@ static void test_journal(void) {
   free(cur);
   free(dir);
   free(fig);
+}
+
+/* Selected cells of an expansion with these --only (o) and --exclude (x) arguments. */
+static int count_selected(const expfile *f, const char *const *o, const char *const *x) {
+  filter flt[8];
+  int n = 0;
+  char *err = NULL;
+  for (; o && *o; o++) CHECK(filter_parse(*o, &flt[n++], &err) == 0);
+  for (; x && *x; x++) CHECK(exclude_parse(*x, &flt[n++], &err) == 0);
+  cellset cs;
+  int sel = -1;
+  if (expand(f, NULL, flt, n, &cs, &err) == 0) {
+    sel = 0;
+    for (int i = 0; i < cs.ncells; i++) sel += cs.cells[i].sel == CELL_SELECTED;
+    cellset_free(&cs);
+  }
+  free(err);
+  for (int i = 0; i < n; i++) filter_free(&flt[i]);
+  return sel;
+}
+
+/* --exclude and --only K!=V: exclusions AND with the --only filters; --set overrides params
+ * and cluster vars but is refused for axes and unknown names. */
+static void test_exclusion_and_set(void) {
+  expfile f;
+  char *err = NULL;
+  CHECK(expfile_load_buffer("m.yaml", matrix_yaml, strlen(matrix_yaml), &f, &err) == 0);
+  /* 8 selected: per device fast x 3 workloads, slow w1 (gone is absent) */
+  CHECK(count_selected(&f, NULL, NULL) == 8);
+  CHECK(count_selected(&f, NULL, (const char *[]){"system=slow", NULL}) == 6);
+  CHECK(count_selected(&f, NULL, (const char *[]){"system=slow", "device=a100", NULL}) == 3);
+  CHECK(count_selected(&f, (const char *[]){"device=h100", NULL},
+                       (const char *[]){"workload=w1", NULL}) == 2);
+  CHECK(count_selected(&f, (const char *[]){"system!=fast", NULL}, NULL) == 2);
+  CHECK(count_selected(&f, NULL, (const char *[]){"device=h100,workload!=w1", NULL}) == 6);
+  CHECK(count_selected(&f, (const char *[]){"device!=h100,system=fast", NULL}, NULL) == 3);
+  /* a typo in an exclusion is an error naming the option, as for --only */
+  filter flt;
+  CHECK(exclude_parse("workload=nope", &flt, &err) == 0 && flt.exclude == 1);
+  cellset cs;
+  CHECK(expand(&f, NULL, &flt, 1, &cs, &err) == -1 && err &&
+        strstr(err, "--exclude: no experiment in ") && strstr(err, "has workload=nope"));
+  free(err);
+  err = NULL;
+  filter_free(&flt);
+  CHECK(filter_parse("system!=", &flt, &err) == -1 && strstr(err, "key!=value"));
+  free(err);
+  err = NULL;
+  CHECK(exclude_parse("!=fast", &flt, &err) == -1 && strstr(err, "--exclude '!=fast'"));
+  free(err);
+  err = NULL;
+
+  /* --set: over the cluster's vars and the params */
+  clusterfile c;
+  CHECK(cluster_load_buffer("c.yaml", cluster_yaml, strlen(cluster_yaml), &c, &err) == 0);
+  paramlist sets = {0};
+  strvec store = {0};
+  CHECK(set_parse("extra=z z", &sets, &store, &err) == 0);
+  CHECK(set_parse("seqlen=128", &sets, &store, &err) == 0);
+  f.sets = &sets;
+  CHECK(expand(&f, &c, NULL, 0, &cs, &err) == 0);
+  runtime_vars rt = {.bin = "/b", .root = "/r", .run_dir = "/x"};
+  cell_env env = {&cs, &cs.cells[1], cluster_device(&c, "h100"), &rt};
+  sbuf cmd = {0};
+  CHECK(cell_command(&env, &cmd, &err) == 0);
+  CHECK_STR(cmd.s, "/bin/echo slow w1 'z z'");
+  sb_clear(&cmd);
+  env.c = &cs.cells[0];
+  CHECK(cell_command(&env, &cmd, &err) == 0);
+  CHECK_STR(cmd.s, "/bin/echo w1 7 128");
+  sb_free(&cmd);
+  cellset_free(&cs);
+  /* a coordinate, or a name that is no param, is refused */
+  CHECK(set_parse("workload=w9", &sets, &store, &err) == 0);
+  CHECK(expand(&f, &c, NULL, 0, &cs, &err) == -1 && err &&
+        strstr(err, "--set workload: workload is an axis"));
+  free(err);
+  err = NULL;
+  free(sets.v);
+  sets = (paramlist){0};
+  CHECK(set_parse("n2=1", &sets, &store, &err) == 0);
+  CHECK(expand(&f, &c, NULL, 0, &cs, &err) == -1 && err &&
+        strstr(err, "--set n2: expected a param"));
+  free(err);
+  err = NULL;
+  /* malformed: not NAME=VALUE, a bad name, a control character */
+  CHECK(set_parse("warmup", &sets, &store, &err) == -1 && strstr(err, "expected NAME=VALUE"));
+  free(err);
+  err = NULL;
+  CHECK(set_parse("Warm=1", &sets, &store, &err) == -1);
+  free(err);
+  err = NULL;
+  CHECK(set_parse("extra=a\nb", &sets, &store, &err) == -1 && strstr(err, "control character"));
+  free(err);
+  free(sets.v);
+  sv_free(&store);
+  f.sets = NULL;
+  cluster_free(&c);
+  expfile_free(&f);
 }
 
 /* The progress line: no ETA until a cell finished under this runner (cells done before it
@@ -753,6 +861,7 @@ int main(int argc, char **argv) {
   test_templates();
   test_yaml_errors();
   test_expansion();
+  test_exclusion_and_set();
   test_families();
   test_cases();
   test_case_replaces_param();

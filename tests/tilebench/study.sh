@@ -52,6 +52,41 @@ check_eq "nsa_only: all nsa" "$(count nsa_only nsa)" 80
 (cd "$study" && ./run.sh --dry-run --local --device h100 -c "$cluster" --cases nope >/dev/null 2>err.nope.txt)
 check_eq "an unknown list: exit 2" "$?" 2
 check "an unknown list is named with the lists there are" grep -q "no list 'nope' (--cases): expected one of default, test" "$study/err.nope.txt"
+# the seed's run_benchmark.sh options (run.sh --help lists them), in dry runs
+seed() { # NAME RUN.SH-OPTIONS... -> seed.NAME.txt, seed.NAME.err; the exit status
+  local name=$1; shift
+  (cd "$study" && ./run.sh --dry-run --local --device h100 -c "$cluster" "$@" >"seed.$name.txt" 2>"seed.$name.err")
+}
+seed warmup --warmup 7 --iters 9
+check_eq "--warmup/--iters: exit" "$?" 0
+check_eq "--warmup 7 --iters 9: every cell" "$(grep -c -- "--warmup 7 --runs 9 " "$study/seed.warmup.txt")" 123
+seed kernels --kernels nsa,gemm
+check_eq "--kernels nsa,gemm: cells" "$(wc -l <"$study/seed.kernels.txt")" 69
+check_eq "--kernels nsa,gemm: no mha" "$(grep -c "^mha\." "$study/seed.kernels.txt")" 0
+seed skipc --skip-cutedsl
+check_eq "--skip-cutedsl: cells (123 - 18)" "$(wc -l <"$study/seed.skipc.txt")" 105
+check_eq "--skip-cutedsl: no cutedsl cell" "$(grep -c "\.cutedsl\.log	" "$study/seed.skipc.txt")" 0
+seed skipb --skip-baselines --kernels mha
+check_eq "--skip-baselines --kernels mha: the 6 mha cutedsl cells" \
+  "$(grep -c "^mha\..*\.cutedsl\.log	.*--system cutedsl " "$study/seed.skipb.txt") $(wc -l <"$study/seed.skipb.txt")" "6 6"
+seed both --skip-baselines --skip-cutedsl
+check_eq "--skip-baselines --skip-cutedsl: exit 2" "$?" 2
+check "--skip-baselines --skip-cutedsl: says why" grep -q "leaves no cell to run" "$study/seed.both.err"
+seed badk --kernels gemm,conv
+check_eq "--kernels gemm,conv: exit 2" "$?" 2
+check "--kernels: names the kernels there are" grep -q "expected a comma-separated list of gemm, mha, nsa" "$study/seed.badk.err"
+seed badw --warmup 'x;y'
+check_eq "--warmup x;y: exit 2" "$?" 2
+check "--warmup: expects a number" grep -q "expected a whole number" "$study/seed.badw.err"
+seed testw --cases test --warmup 3
+check_eq "--warmup with --cases test (its cases set warmup): exit 2" "$?" 2
+check "--warmup with --cases test: says it is a case key" grep -q "set warmup: warmup is an axis or a case key" "$study/seed.testw.err"
+seed outdir --kernels nsa --only system=fused --output-dir "$work/seedout"
+check_eq "--output-dir (dry run): exit" "$?" 0
+check_eq "--output-dir with --kernels and --only: the nsa fused cells" "$(wc -l <"$study/seed.outdir.txt")" 3
+check "--output-dir (dry run): says where the figures would go" grep -q "plot.sh ae_logs --out $work/seedout would draw" "$study/seed.outdir.err"
+check "--output-dir (dry run): draws nothing" test ! -e "$work/seedout"
+
 cells=$study/cells.default.txt
 check "gemm wgmma command" grep -q "^gemm.h100.fp16.8192x8192x8192.wgmma.log	$build/bin/gemmbench --system wgmma --m 8192 --n 8192 --k 8192 --dtype fp16 --warmup 1 --runs 2 --device cpu --check$" "$cells"
 check "gemm pytorch peer" grep -q "^gemm.h100.bf16.1024x1024x1024.pytorch.log	python3 $repo/scripts/peers/gemm.py --system pytorch --m 1024 --n 1024 --k 1024 --dtype bf16 " "$cells"
