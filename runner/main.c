@@ -50,6 +50,15 @@ static const struct {
      "Cancels the run's queued and running Slurm jobs (scancel; their logs say CANCELLED, the\n"
      "run's journal records it), then prints the run's cells as status does.\n",
      0},
+    {"verdict",
+     "verdict LOG...                     is each log good? (the rule status and --resume use)",
+     "Judges each LOG by the one rule repro-run (status, --resume, finish) and repro-plot hold\n"
+     "logs to (common/logverdict.h): prints `good STATUS LOG` or `bad STATUS LOG: WHY` per log\n"
+     "(STATUS `-` when it has no usable result line, `cut` when its last line is, `bad` for a\n"
+     "final answer the rule refuses). Reads only: a link or a FIFO is bad.\n"
+     "scripts/ship-logs.sh ships only good logs by it. Exit 0 when every LOG is good, 1 when one\n"
+     "is not, 2 without a LOG.\n",
+     0},
     {"finish", "finish RUNDIR LOG TMP RC           (job scripts) complete one cell's log",
      "For the job scripts: moves TMP, the output of one attempt of the cell whose log is LOG,\n"
      "to RUNDIR/logs/LOG, with the runner's result line when the program's own cannot stand\n"
@@ -1123,6 +1132,35 @@ static int cmd_finish(int argc, char **argv) {
   return good ? 0 : rc ? (int)rc : 1;
 }
 
+/* `verdict LOG...`: each log good or not, by cellog_read_result's rule; 0 all good, 1 not. */
+static int cmd_verdict(int argc, char **argv) {
+  if (argc < 1) {
+    usage(stderr);
+    return 2;
+  }
+  int bad = 0;
+  for (int i = 0; i < argc; i++) {
+    cellog_result res;
+    if (cellog_read_result(argv[i], &res) != 0) {
+      printf("bad - %s: cannot be read as a log (missing, a link, a FIFO or a read error)\n",
+             argv[i]);
+      bad++;
+      continue;
+    }
+    const char *status = res.status[0] ? res.status : "-";
+    if (cellog_status_good(res.status)) {
+      printf("good %s %s\n", status, argv[i]);
+    } else {
+      printf("bad %s %s: %s\n", status, argv[i],
+             res.reason[0]   ? res.reason
+             : res.status[0] ? "not a final answer"
+                             : "no usable result line");
+      bad++;
+    }
+  }
+  return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   setvbuf(stderr, NULL, _IOLBF, 0);
   if (argc < 2) {
@@ -1132,6 +1170,7 @@ int main(int argc, char **argv) {
   if (command_help(argc, argv)) return 0;
   const char *cmd = argv[1];
   if (strcmp(cmd, "finish") == 0) return cmd_finish(argc - 2, argv + 2);
+  if (strcmp(cmd, "verdict") == 0) return cmd_verdict(argc - 2, argv + 2);
   if (strcmp(cmd, "status") == 0 || strcmp(cmd, "cancel") == 0) {
     if (argc > 3) {
       usage(stderr);

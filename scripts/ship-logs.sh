@@ -4,9 +4,11 @@
 #   scripts/ship-logs.sh [--replace] [--commit SHA] FROM DEST
 # FROM: a run folder (runs/<time>/, its logs/ are read) or a folder of logs; DEST: the
 # backup_logs folder of that figure or study (made when missing).
-# A log ships when it has a `meta` line naming its commit and a last `result` line whose status
-# is ok, unsupported or oom; one that failed (error, timeout), has no result or no commit is
-# left out and listed. --commit SHA: a log of another commit is left out too (the shipped logs
+# A log ships when it has a `meta` line naming its commit and is good by the rule repro-run and
+# repro-plot hold every log to (`repro-run verdict`: its last result says ok, unsupported or oom,
+# its last line is whole, no failed check or bad avg_ms under ok, ...); one that failed (error,
+# timeout), is not good or has no commit is left out and listed, with why. The verdict comes
+# from $REPRO_RUN, else build/bin/repro-run (scripts/build.sh --target repro-run builds it). --commit SHA: a log of another commit is left out too (the shipped logs
 # of a device stay at one commit). A log whose name DEST already holds with other bytes is
 # kept as it is and listed, unless --replace (git keeps the earlier file). Every copy is
 # written to a temporary of its own in DEST (.NAME.XXXXXX), compared with its source, and
@@ -37,6 +39,12 @@ if [ -n "$want_commit" ] && ! [[ $want_commit =~ ^[0-9a-f]{7,40}(-dirty)?$ ]]; t
   exit 2
 fi
 mkdir -p "$dest" || exit 2
+root=$(cd "$(dirname "$0")/.." && pwd)
+runner=${REPRO_RUN:-${REPRO_BUILD_DIR:-$root/build}/bin/repro-run}
+[ -x "$runner" ] || {
+  echo "ship-logs.sh: $runner is not built: it judges the logs (scripts/build.sh --target repro-run, or set REPRO_RUN)" >&2
+  exit 2
+}
 
 # value KEY LINE: KEY's value in one kvline record (unquoted values only: status, commit)
 value() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
@@ -49,13 +57,12 @@ for log in "$from"/*.log; do
     echo "left out  $name: not a regular file"; left=$((left + 1)); continue
   fi
   meta=$(grep -m 1 '^meta ' "$log")
-  result=$(grep '^result ' "$log" | tail -n 1)
-  commit=$(value commit "$meta") status=$(value status "$result")
+  verdict=$("$runner" verdict "$log")
+  commit=$(value commit "$meta") status=$(printf '%s\n' "$verdict" | cut -d' ' -f2)
   why=""
   if [ -z "$commit" ]; then why="no meta line with commit="
-  elif [ -z "$status" ]; then why="no result line"
-  elif [ "$status" != ok ] && [ "$status" != unsupported ] && [ "$status" != oom ]; then
-    why="status=$status"
+  elif [ "${verdict%% *}" != good ] && [ "$status" = - ]; then why=${verdict#*"$log": }
+  elif [ "${verdict%% *}" != good ]; then why="status=$status: ${verdict#*"$log": }"
   elif [ -n "$want_commit" ] && [ "$commit" != "$want_commit" ]; then
     why="commit $commit, not $want_commit"
   fi

@@ -51,7 +51,7 @@ for f in d.error e.nocommit f.noresult g.other h.killed i.link; do
 done
 check 'grep -q "^left out  d.error.log: status=error" "$tmp/out1"' "the failed log says why"
 check 'grep -q "^left out  e.nocommit.log: no meta line with commit=" "$tmp/out1"' "no commit says why"
-check 'grep -q "^left out  f.noresult.log: no result line" "$tmp/out1"' "no result says why"
+check 'grep -q "^left out  f.noresult.log: no usable result line" "$tmp/out1"' "no result says why"
 check 'grep -q "^left out  g.other.log: commit def5678, not abc1234" "$tmp/out1"' "another commit says why"
 check 'grep -q "^left out  h.killed.log: status=timeout" "$tmp/out1"' "the last result line counts"
 check 'grep -q "^left out  i.link.log: not a regular file" "$tmp/out1"' "a link is left out"
@@ -92,5 +92,20 @@ check '[ $rc -eq 2 ]' "unknown option"
 rc=$?
 check '[ $rc -eq 2 ]' "a missing folder"
 
+# status=ok that the one log rule refuses (repro-run verdict): a failed check, no time, a cut line
+B=$tmp/refused
+mkdir -p "$B"
+fixture "$B/j.badcheck.log" abc1234 ok
+sed -i '/^result /i check output=out rel_l2=3.0e-01 ok=0' "$B/j.badcheck.log"
+fixture "$B/k.zero.log" abc1234 ok
+sed -i 's/avg_ms=1.0000/avg_ms=0/' "$B/k.zero.log"
+fixture "$B/l.cut.log" abc1234 ok
+printf 'check output=lse rel' >>"$B/l.cut.log"
+"$ship" "$B" "$tmp/backup/refused" >"$tmp/out9" 2>&1
+check '[ $? -eq 1 ]' "refused logs: exit 1"
+check 'grep -q "^left out  j.badcheck.log: status=bad: check output=out failed" "$tmp/out9"' "an ok log with a failed check is left out, saying why"
+check 'grep -q "^left out  k.zero.log: status=bad: avg_ms must be a positive number" "$tmp/out9"' "an ok log with avg_ms=0 is left out, saying why"
+check 'grep -q "^left out  l.cut.log: status=cut: torn log" "$tmp/out9"' "a cut log is left out, saying why"
+check '[ -z "$(ls -A "$tmp/backup/refused")" ]' "none of them shipped"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
