@@ -30,6 +30,12 @@ const char *fg_bp_mark(const fg_bpanel *b, int x, int s) {
   return fg_cell_mark(c, NAN);
 }
 
+/* 1 when the bar of system s in column x comes from a stale log: its own, or its baseline's. */
+static int bp_stale(const fg_bpanel *b, int x, int s) {
+  return fg_at(b->m, b->d, x, s)->stale >= 0 ||
+         (b->base >= 0 && fg_at(b->m, b->d, x, b->base)->stale >= 0);
+}
+
 static void bp_range(fg_bpanel *b) {
   double mn = INFINITY, mx = 0;
   for (int x = 0; x < b->m->nx; x++)
@@ -161,14 +167,14 @@ static void dat_bars_panel(FILE *f, const fg_bpanel *b, const layout *L) {
           m->cfg->devices[m->dev[b->d]].name, m->fig->experiment, kname[b->k],
           b->base >= 0 ? " baseline=" : "", b->base >= 0 ? fg_sys_item(m, b->base)->name : "",
           b->lo, b->hi);
-  fprintf(f, "# x value color ours box_x0 box_x1 box_y0 box_y1 column system label\n");
+  fprintf(f, "# x value color ours box_x0 box_x1 box_y0 box_y1 column system label stale\n");
   for (int i = 0; i < n; i++) {
     int s = fg_bp_sys(b, i % nb);
     fprintf(f, "%.5f %.6g %u %d", xpos[i], v[i], fg_sys_color(m, s), fg_sys_item(m, s)->ours);
     ly_dat_bar_box(f, &p, i, 0);
     char lab[PC_XLABEL]; /* the column's whole label */
     fg_col_text(m, i / nb, lab, sizeof lab);
-    fprintf(f, " %d %s \"%s\"\n", i / nb, fg_sys_item(m, s)->name, lab);
+    fprintf(f, " %d %s \"%s\" %d\n", i / nb, fg_sys_item(m, s)->name, lab, bp_stale(b, i / nb, s));
   }
   fputs("\n\n", f);
   ly_dat_labels(f, &p);
@@ -405,7 +411,7 @@ int fg_emit_speedup_bars(const fg_model *panels, const pc_figure *f, const char 
                          FILE *gp) {
   fg_bpanel bp[PC_MAX_FIGURES];
   const char *rows[PC_MAX_FIGURES];
-  int ncpu = 0, nlogs = 0, nrows = 0;
+  int ncpu = 0, nlogs = 0, nrows = 0, nstale = 0;
   for (int i = 0; i < f->npanels; i++) {
     const fg_model *m = &panels[i];
     int base = fg_bar_of(m, m->cfg->systems[f->panel_base[i]].name);
@@ -418,12 +424,14 @@ int fg_emit_speedup_bars(const fg_model *panels, const pc_figure *f, const char 
     ncpu += m->ncpu;
     nlogs += m->nlogs;
     nrows += m->nrows;
+    nstale += m->nstale;
   }
   fg_model sum = panels[0]; /* the note over all panels (of this figure: no one experiment) */
   sum.fig = f;
   sum.ncpu = ncpu;
   sum.nlogs = nlogs;
   sum.nrows = nrows;
+  sum.nstale = nstale;
   char title[PC_LABEL * 4], note[160];
   bars_title(&panels[0], f->title[0] ? f->title : "Speedup", title, sizeof title);
   fg_note(&sum, note, sizeof note);

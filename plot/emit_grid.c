@@ -54,11 +54,12 @@ static void dat_grid_panel(FILE *f, const fg_model *m, int d, int x, double ymax
   }
   fprintf(f, "# device=%s workload=%s ymax=%g\n", c->devices[m->dev[d]].name,
           m->fig->x[0] ? m->xlab[x] : c->workloads[m->xw[x]].name, ymax);
-  fprintf(f, "# idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1\n");
+  fprintf(f, "# idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1 stale\n");
   for (int s = 0; s < ns; s++) {
     fprintf(f, "%d %c %.6g %.6g %u %d", s, 'A' + s, v[s], isnan(v[s]) ? NAN : fmin(v[s], ymax),
             fg_sys_color(m, s), s == m->ours);
-    ly_dat_bar_box(f, &p, s, 1);
+    ly_dat_bar_box(f, &p, s, 0);
+    fprintf(f, " %d\n", fg_at(m, d, x, s)->stale >= 0);
   }
   fputs("\n\n", f);
   ly_dat_labels(f, &p);

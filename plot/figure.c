@@ -210,6 +210,7 @@ static void init_model(fg_model *m, const pc_config *cfg, const pc_figure *fig, 
  * to: the speedup of ours is over every system with a log there, drawn or not. */
 static void place_unlisted(fg_model *m, const pt_row *r) {
   if (r->status != ST_OK || !(r->avg_ms > 0) || !isfinite(r->avg_ms)) return;
+  if (pc_stale_index(m->cfg, r->source) >= 0) return;
   int col = m->fig->x[0] ? x_column(m, r) : -1;
   for (int d = 0; d < m->ndev; d++) {
     if (strcmp(r->device, m->cfg->devices[m->dev[d]].name) != 0) continue;
@@ -238,6 +239,7 @@ static void place_row(fg_model *m, const pt_row *r) {
       if (!better_row(m, c->row, r)) continue;
       c->row = r;
       c->status = r->status;
+      c->stale = pc_stale_index(m->cfg, r->source);
     }
   }
 }
@@ -274,7 +276,7 @@ static int build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const 
   size_t n = (size_t)m->ndev * (size_t)(m->nx ? m->nx : 1) * (size_t)m->nsys;
   m->cells = calloc(n ? n : 1, sizeof *m->cells);
   if (!m->cells) return -1;
-  for (size_t i = 0; i < n; i++) m->cells[i].status = ST_MISSING;
+  for (size_t i = 0; i < n; i++) m->cells[i] = (fg_cell){.status = ST_MISSING, .stale = -1};
   size_t ncells = (size_t)m->ndev * (size_t)(m->nx ? m->nx : 1);
   m->unlisted_ms = malloc(ncells * sizeof *m->unlisted_ms);
   if (!m->unlisted_ms) return -1;
@@ -282,6 +284,7 @@ static int build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const 
   for (size_t i = 0; i < t->n; i++) place_row(m, &t->rows[i]);
   choose_ours(m);
   count_cpu_logs(m);
+  m->nstale = fg_stale_cells(m, -1);
   return 0;
 }
 
@@ -305,6 +308,45 @@ void fg_free(fg_model *m) {
   m->xlab = NULL;
 }
 
+/* ---- why a log is not drawn ---- */
+
+void fg_why_not_drawn(const pc_config *cfg, const pt_row *r, char *why, size_t cap) {
+  int in_fig = 0, col = 0, in_bars = 0, sys = pc_find(cfg->systems, cfg->nsystems, r->system);
+  for (int f = 0; f < cfg->nfigures; f++) {
+    const pc_figure *fig = &cfg->figures[f];
+    if (fig->kind == FIG_SPEEDUP || (fig->experiment[0] && strcmp(fig->experiment, r->experiment)))
+      continue;
+    in_fig = 1;
+    for (int i = 0; i < fig->nsys; i++) in_bars |= fig->sys[i] == sys;
+    char lab[PC_XLABEL];
+    if (fig->x[0])
+      col |= pc_render_x(fig->x, r, lab, sizeof lab) == 0;
+    else if (fig->kind != FIG_SWEEP)
+      col |= pc_find(cfg->workloads, cfg->nworkloads, r->workload) >= 0 &&
+             (!fig->workload[0] || pc_find(cfg->workloads, cfg->nworkloads, r->workload) ==
+                                       pc_find(cfg->workloads, cfg->nworkloads, fig->workload));
+    const char *sv = fig->kind == FIG_SWEEP ? pt_key_value(r, fig->sweep_key) : NULL;
+    for (int k = 0; sv && k < fig->nsweep; k++)
+      col |= !strcmp(fig->workload, r->workload) && !strcmp(fig->sweep[k], sv);
+  }
+  if (!in_fig)
+    snprintf(why, cap, "experiment %s is drawn by none of %s's plot: figures", r->experiment,
+             cfg->figure);
+  else if (sys < 0)
+    snprintf(why, cap, "system %s is not in %s's plot: systems", r->system, cfg->figure);
+  else if (!in_bars)
+    snprintf(why, cap, "system %s is in no systems: list of %s's figures of experiment %s",
+             r->system, cfg->figure, r->experiment);
+  else if (pc_find(cfg->devices, cfg->ndevices, r->device) < 0)
+    snprintf(why, cap, "device %s is not in %s's plot: devices", r->device, cfg->figure);
+  else if (!col)
+    snprintf(why, cap, "workload %s at %s %s is in no column of %s's figures", r->workload,
+             PT_LENGTH_KEY, pt_length(r), cfg->figure);
+  else
+    snprintf(why, cap, "another log of the same cell is drawn (%s %s here)", PT_LENGTH_KEY,
+             pt_length(r));
+}
+
 /* ---- a cell's values and marks ---- */
 
 /* The cell's time when it has a usable one, else NAN. */
@@ -314,16 +356,20 @@ double fg_cell_ms(const fg_cell *c) {
              : NAN;
 }
 
-double fg_speedup(const fg_model *m, int d, int x) {
-  if (m->ours < 0) return NAN;
-  double ours = fg_cell_ms(fg_at(m, d, x, m->ours)),
-         best = m->unlisted_ms ? m->unlisted_ms[(size_t)d * (size_t)m->nx + (size_t)x] : NAN;
-  for (int s = 0; s < m->nsys; s++) {
-    if (s == m->ours) continue;
-    double v = fg_cell_ms(fg_at(m, d, x, s));
-    if (!isnan(v) && (isnan(best) || v < best)) best = v;
-  }
-  return (isnan(ours) || isnan(best)) ? NAN : best / ours;
+double fg_speedup(const fg_model *m, int d, int x) { return fg_ours_ratio(m, d, x, MET_MS); }
+
+int fg_column_stale(const fg_model *m, int d, int x) {
+  for (int s = 0; s < m->nsys; s++)
+    if (fg_at(m, d, x, s)->stale >= 0) return 1;
+  return 0;
+}
+
+int fg_stale_cells(const fg_model *m, int d) {
+  int n = 0;
+  for (int r = d < 0 ? 0 : d; r < (d < 0 ? m->ndev : d + 1); r++)
+    for (int x = 0; x < m->nx; x++)
+      for (int s = 0; s < m->nsys; s++) n += fg_at(m, r, x, s)->stale >= 0;
+  return n;
 }
 
 /* Text shown instead of a bar. Errors show as ERR: a failed run is not "not supported". */
@@ -355,12 +401,19 @@ const char *fg_cell_mark(const fg_cell *c, double v) {
   return c->status == ST_OK ? "n/a" : status_mark(c->status);
 }
 
-/* The note on figures drawn from CPU-mode logs (see fg_build), or without any log. */
+/* The note on figures drawn from CPU-mode logs (see fg_build), without any log, or with stale
+ * logs (plot: stale:, hatched). */
 void fg_note(const fg_model *m, char *out, size_t cap) {
   out[0] = '\0';
   if (m->nrows == 0) {
     snprintf(out, cap, "no logs%s%s yet: every cell is NS",
              m->fig->experiment[0] ? " of experiment " : "", m->fig->experiment);
+    return;
+  }
+  int nstale = m->nstale;
+  if (m->ncpu == 0 && nstale) {
+    snprintf(out, cap, "white-hatched: %d stale log%s (plot: stale:), in no speedup or mean",
+             nstale, nstale == 1 ? "" : "s");
     return;
   }
   if (m->ncpu == 0) return;

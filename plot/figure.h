@@ -24,6 +24,7 @@
 typedef struct {
   pt_status status; /* ST_MISSING when no log */
   const pt_row *row;
+  int stale; /* the plot: stale: entry naming row's log (drawn, marked, in no ratio), or -1 */
 } fg_cell;
 
 typedef struct {
@@ -46,9 +47,10 @@ typedef struct {
   /* [ndev][nx]: the best time of a system with a log there but no bar in the figure (NAN: none);
    * fg_speedup counts it, so a figure never calls ours fastest over a faster undrawn system */
   double *unlisted_ms;
-  int nlogs; /* logs of our format the figure draws */
-  int nrows; /* logs of any format the figure draws (0: an empty figure, fg_note says so) */
-  int ncpu;  /* of which CPU-mode runs (they measure nothing; the figure says so) */
+  int nlogs;  /* logs of our format the figure draws */
+  int nrows;  /* logs of any format the figure draws (0: an empty figure, fg_note says so) */
+  int ncpu;   /* of which CPU-mode runs (they measure nothing; the figure says so) */
+  int nstale; /* cells drawn from a log plot: stale: names (hatched; the note says so) */
 } fg_model;
 
 /* Returns 0, or -1 when out of memory. fg_build shows every device with logs of the figure;
@@ -76,8 +78,17 @@ int fg_log_is_cpu(const char *path);
 
 fg_cell *fg_at(const fg_model *m, int d, int x, int s);
 
-/* Ours' speedup over the best (fastest) other system in column x of device row d, or NAN. */
+/* Why no figure of cfg draws row r, a log read but in no cell (its experiment, system, device
+ * or column is in no figure, or another log of its cell is drawn), into why. Every log read is
+ * drawn or listed with this reason. A speedup figure draws what its panels' figures do. */
+void fg_why_not_drawn(const pc_config *cfg, const pt_row *r, char *why, size_t cap);
+
+/* Ours' speedup over the best (fastest) other system in column x of device row d, drawn or
+ * not, or NAN (fg_ours_ratio of time). */
 double fg_speedup(const fg_model *m, int d, int x);
+/* The stale cells of device row d (every row: d < 0), and 1 when column x of row d has one. */
+int fg_stale_cells(const fg_model *m, int d);
+int fg_column_stale(const fg_model *m, int d, int x);
 
 /* Writes <dir>/<m->name>.dat and .gp from the template in template_dir (grid, sweep,
  * comparison). Returns 0, or -1 with a message on stderr. */

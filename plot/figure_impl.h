@@ -46,8 +46,11 @@ const char *fg_panel_label(const fg_model *m);
 /* ---- tables.c: what the terminal tables and the HTML report both show ---- */
 
 /* Ours' ratio to the best other system in column x of device row d for metric k: best / ours
- * for time and memory, ours / best for throughput; NAN when either is missing. */
+ * for time and memory, ours / best for throughput; NAN when either is missing. A stale cell
+ * (plot: stale:) counts as missing; for time, a system with a log there but no bar counts too. */
 double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k);
+/* Cell (d, x, s)'s value of metric k as a ratio reads it: fg_cell_value, NAN when stale. */
+double fg_fresh_value(const fg_model *m, int d, int x, int s, pc_metric k);
 /* The file name the log of cell (d, x, s) would have (its experiment's log template). */
 void fg_cell_file_name(const fg_model *m, int d, int x, int s, char *out, size_t cap);
 /* The metrics a figure's tables show, in order: time (grid), throughput and memory (sweep),

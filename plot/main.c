@@ -227,52 +227,13 @@ static int print_issues(const rd_issues *is, FILE *out) {
   return (int)is->n;
 }
 
-/* Why no figure of cfg draws row r (drawn[] says which rows some figure placed). Every log
- * read is drawn or listed with its reason. A speedup figure draws what its panels' figures do. */
-static void why_not_drawn(const pc_config *cfg, const pt_row *r, char *why, size_t cap) {
-  int in_fig = 0, col = 0, in_bars = 0, sys = pc_find(cfg->systems, cfg->nsystems, r->system);
-  for (int f = 0; f < cfg->nfigures; f++) {
-    const pc_figure *fig = &cfg->figures[f];
-    if (fig->kind == FIG_SPEEDUP || (fig->experiment[0] && strcmp(fig->experiment, r->experiment)))
-      continue;
-    in_fig = 1;
-    for (int i = 0; i < fig->nsys; i++) in_bars |= fig->sys[i] == sys;
-    char lab[PC_XLABEL];
-    if (fig->x[0])
-      col |= pc_render_x(fig->x, r, lab, sizeof lab) == 0;
-    else if (fig->kind != FIG_SWEEP)
-      col |= pc_find(cfg->workloads, cfg->nworkloads, r->workload) >= 0 &&
-             (!fig->workload[0] || pc_find(cfg->workloads, cfg->nworkloads, r->workload) ==
-                                       pc_find(cfg->workloads, cfg->nworkloads, fig->workload));
-    const char *sv = fig->kind == FIG_SWEEP ? pt_key_value(r, fig->sweep_key) : NULL;
-    for (int k = 0; sv && k < fig->nsweep; k++)
-      col |= !strcmp(fig->workload, r->workload) && !strcmp(fig->sweep[k], sv);
-  }
-  if (!in_fig)
-    snprintf(why, cap, "experiment %s is drawn by none of %s's plot: figures", r->experiment,
-             cfg->figure);
-  else if (sys < 0)
-    snprintf(why, cap, "system %s is not in %s's plot: systems", r->system, cfg->figure);
-  else if (!in_bars)
-    snprintf(why, cap, "system %s is in no systems: list of %s's figures of experiment %s",
-             r->system, cfg->figure, r->experiment);
-  else if (pc_find(cfg->devices, cfg->ndevices, r->device) < 0)
-    snprintf(why, cap, "device %s is not in %s's plot: devices", r->device, cfg->figure);
-  else if (!col)
-    snprintf(why, cap, "workload %s at %s %s is in no column of %s's figures", r->workload,
-             PT_LENGTH_KEY, pt_length(r), cfg->figure);
-  else
-    snprintf(why, cap, "another log of the same cell is drawn (%s %s here)", PT_LENGTH_KEY,
-             pt_length(r));
-}
-
 static size_t note_undrawn(const pc_config *cfg, const pt_table *t, const unsigned char *drawn,
                            rd_issues *is) {
   size_t n = 0;
   for (size_t i = 0; i < t->n; i++) {
     if (drawn[i]) continue;
     char why[320];
-    why_not_drawn(cfg, &t->rows[i], why, sizeof why);
+    fg_why_not_drawn(cfg, &t->rows[i], why, sizeof why);
     rd_issue_add(is, ISSUE_NOT_DRAWN, t->rows[i].source, 0, "%s", why);
     n++;
   }

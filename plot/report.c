@@ -433,44 +433,10 @@ static void put_svg(FILE *out, const char *dir, const char *name, int *nfig) {
 
 /* ---- counts and geometric means, as the terminal tables, stale logs left out ---- */
 
-/* 1 when cell (d, x, s) of model m is drawn from a log its plot: stale: names. */
-static int cell_stale(const fg_model *m, int d, int x, int s) {
-  const pt_row *r = fg_at(m, d, x, s)->row;
-  return r && pc_stale_index(m->cfg, r->source) >= 0;
-}
-
-/* A cell's value of metric k (fg_cell_value), NAN when its log is stale. */
-static double fresh_value(const fg_model *m, int d, int x, int s, pc_metric k) {
-  return cell_stale(m, d, x, s) ? NAN : fg_cell_value(fg_at(m, d, x, s), k);
-}
-
-/* fg_ours_ratio without stale logs: ours' ratio to the best other system (best / ours for time
- * and memory, ours / best for throughput), or NAN. */
-static double fresh_ratio(const fg_model *m, int d, int x, pc_metric k) {
-  if (m->ours < 0) return NAN;
-  double ours = fresh_value(m, d, x, m->ours, k), best = NAN;
-  for (int s = 0; s < m->nsys; s++) {
-    if (s == m->ours) continue;
-    double v = fresh_value(m, d, x, s, k);
-    if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
-  }
-  if (isnan(ours) || isnan(best)) return NAN;
-  return k == MET_TFLOPS ? ours / best : best / ours;
-}
-
-/* fg_paper_ratio_k without a stale log of ours. */
-static double fresh_paper_ratio(const fg_model *m, int d, int x, pc_metric k) {
-  return m->ours < 0 || cell_stale(m, d, x, m->ours) ? NAN : fg_paper_ratio_k(m, d, x, k);
-}
-
 /* The columns of device row d that hold a stale log. */
 static int stale_columns(const fg_model *m, int d) {
   int n = 0;
-  for (int x = 0; x < m->nx; x++) {
-    int any = 0;
-    for (int s = 0; s < m->nsys; s++) any |= cell_stale(m, d, x, s);
-    n += any;
-  }
+  for (int x = 0; x < m->nx; x++) n += fg_column_stale(m, d, x);
   return n;
 }
 
@@ -488,7 +454,7 @@ static void count_cells(const fg_model *m, rp_counts *c) {
       for (int s = 0; s < m->nsys; s++) {
         pt_status st = fg_at(m, d, x, s)->status;
         if (st == ST_OK)
-          c->drawn++, c->stale += cell_stale(m, d, x, s);
+          c->drawn++, c->stale += fg_at(m, d, x, s)->stale >= 0;
         else if (st == ST_UNSUPPORTED)
           c->ns++;
         else if (st == ST_OOM)
@@ -517,7 +483,7 @@ static void put_geomean(FILE *out, const fg_model *m, int d, const char *what, d
   if (n)
     fprintf(out, "<b>%.2f&times;</b> (%d of %d %s", g, n, m->nx, fg_cols_name(m));
   else
-    fprintf(out, "- (no %s has both %s", fg_cols_name(m), both);
+    fprintf(out, "- (none of the %s has both %s", fg_cols_name(m), both);
   if (nstale)
     fprintf(out, "; <span class=\"stale\">%d %s with stale logs left out</span>", nstale,
             fg_cols_name(m));
@@ -532,7 +498,7 @@ static void put_geomeans(FILE *out, const fg_model *m, int inline_) {
   for (int d = 0; d < m->ndev; d++) {
     int nstale = stale_columns(m, d);
     for (int i = 0; i < nk; i++) {
-      double g = fg_geomean(m, d, fresh_ratio, k[i], &n);
+      double g = fg_geomean(m, d, fg_ours_ratio, k[i], &n);
       fputs(inline_ ? "<div>" : "<li>", out);
       put_geomean(out, m, d, ratio_name(k[i]), g, n, "ours and another system", nstale);
       if (!inline_) {
@@ -542,7 +508,7 @@ static void put_geomeans(FILE *out, const fg_model *m, int inline_) {
       fputs(inline_ ? "</div>" : "</li>", out);
     }
     if (!fg_has_paper(m, d)) continue;
-    double g = fg_geomean(m, d, fresh_paper_ratio, MET_MS, &n);
+    double g = fg_geomean(m, d, fg_paper_ratio_k, MET_MS, &n);
     fputs(inline_ ? "<div>" : "<li>", out);
     put_geomean(out, m, d, "paper / ours", g, n, "ours and the paper's time", nstale);
     if (!inline_) fputs(" (the paper's time of ours over this run's, plot: paper:)", out);
@@ -571,7 +537,7 @@ static double compare_ratio(const pt_row *r, const pt_row *b) {
 
 /* The mark of a row: ok, or NS/OOM/TLE/ERR as the figures show it; its class. */
 static const char *row_mark(const pt_row *r) {
-  fg_cell c = {r->status, r};
+  fg_cell c = {r->status, r, -1};
   return r->status == ST_OK ? "ok" : fg_cell_mark(&c, NAN);
 }
 static const char *row_class(const pt_row *r) {
@@ -705,6 +671,19 @@ static void put_cell_id(FILE *out, const pt_row *r, int stale) {
   td_ms(out, row_ms(r));
 }
 
+/* Row i's drawn cell: yes, or no with why (a system its figure does not list, say): the log is
+ * a row of its own here even when no bar shows it. */
+static void put_drawn(FILE *out, const rp_section *s, size_t i) {
+  if (s->drawn[i]) {
+    fputs("<td>yes", out);
+    return;
+  }
+  char why[320];
+  fg_why_not_drawn(&s->cfg, &s->t.rows[i], why, sizeof why);
+  fputs("<td class=\"warn\">no: ", out);
+  esc(out, why);
+}
+
 static void put_row(FILE *out, const rp_section *s, size_t i, double tol) {
   const pt_row *r = &s->t.rows[i], *b = s->has_cmp ? match(&s->cmp, r) : NULL;
   double q = b ? compare_ratio(r, b) : NAN;
@@ -720,7 +699,7 @@ static void put_row(FILE *out, const rp_section *s, size_t i, double tol) {
   if (paper_column(s)) put_paper(out, s, i);
   if (s->has_cmp) put_compare(out, r, b, tol);
   put_checks(out, &s->meta[i]);
-  fputs(s->drawn[i] ? "<td>yes" : "<td class=\"ns\">no", out);
+  put_drawn(out, s, i);
   td(out, r->gpu);
   td(out, s->meta[i].commit);
   td(out, base_name(r->source));
@@ -738,15 +717,18 @@ static void put_row(FILE *out, const rp_section *s, size_t i, double tol) {
 /* The rows of t whose home is figure home (-1: no figure), in cell order, folded (a details
  * closed at first: summary says what); the count of them. */
 static int put_rows(FILE *out, const rp_section *s, int home, double tol, const char *summary) {
-  int n = 0, nstale = 0;
+  int n = 0, nstale = 0, nundrawn = 0;
   for (size_t j = 0; j < s->t.n; j++) {
     size_t i = (size_t)(s->order[j] - s->t.rows);
-    n += s->home[i] == home;
-    nstale += s->home[i] == home && s->stale[i] >= 0;
+    if (s->home[i] != home) continue;
+    n++;
+    nstale += s->stale[i] >= 0;
+    nundrawn += !s->drawn[i];
   }
   if (!n) return 0;
   fprintf(out, "<details class=\"cells\"><summary>%s: %d logs", summary, n);
   if (nstale) fprintf(out, ", <span class=\"stale\">%d stale</span>", nstale);
+  if (nundrawn) fprintf(out, ", <span class=\"warn\">%d not drawn (why: its row)</span>", nundrawn);
   fputs("</summary>\n", out);
   put_table_head(out, s);
   for (size_t j = 0; j < s->t.n; j++) {
@@ -1241,10 +1223,10 @@ static int put_provenance(FILE *out, const rp_section *secs, int n) {
  * marked ours (FlashTensor (artifact) and ours (CUDA C) are neither's baseline); stale logs
  * count for nobody. */
 static double baseline_ratio(const fg_model *m, int d, int x, int s, pc_metric k) {
-  double v = fresh_value(m, d, x, s, k), best = NAN;
+  double v = fg_fresh_value(m, d, x, s, k), best = NAN;
   for (int b = 0; b < m->nsys; b++) {
     if (fg_sys_item(m, b)->ours) continue;
-    double w = fresh_value(m, d, x, b, k);
+    double w = fg_fresh_value(m, d, x, b, k);
     if (!isnan(w) && (isnan(best) || (k == MET_TFLOPS ? w > best : w < best))) best = w;
   }
   if (isnan(v) || isnan(best)) return NAN;

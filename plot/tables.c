@@ -7,25 +7,62 @@
 #include <math.h>
 #include <string.h>
 
-/* A cell's value of metric k as the tables print it, or its mark. */
+/* A cell's value of metric k as the tables print it, or its mark; a stale log's value ends in
+ * '*' (the note under the table says why, and no ratio counts it). */
 static void value_text(const fg_cell *c, pc_metric k, char *buf, size_t cap) {
   double v = fg_cell_value(c, k);
+  const char *mark = c->stale >= 0 ? "*" : "";
   if (isnan(v))
-    snprintf(buf, cap, "%s", fg_cell_mark(c, v));
+    snprintf(buf, cap, "%s%s", fg_cell_mark(c, v), mark);
   else if (k == MET_MS || v < 1)
-    snprintf(buf, cap, "%.*f", v < 0.01 ? 5 : 3, v);
+    snprintf(buf, cap, "%.*f%s", v < 0.01 ? 5 : 3, v, mark);
   else
-    snprintf(buf, cap, "%.*f", v >= 1000 ? 0 : v >= 100 ? 1 : 2, v);
+    snprintf(buf, cap, "%.*f%s", v >= 1000 ? 0 : v >= 100 ? 1 : 2, v, mark);
+}
+
+/* Under a table of device row d with stale cells: what '*' means, each plot: stale: entry that
+ * marks one of them with its reason (md: as a Markdown paragraph). */
+static void stale_note(const fg_model *m, int d, int md, FILE *out) {
+  int n = fg_stale_cells(m, d);
+  if (!n) return;
+  fprintf(out, "%s %d stale log%s (plot: stale:), drawn but in no ratio or geometric mean:",
+          md ? "\n\\*" : "*", n, n == 1 ? "" : "s");
+  for (int i = 0; i < m->cfg->nstale; i++) {
+    int used = 0;
+    for (int x = 0; x < m->nx && !used; x++)
+      for (int s = 0; s < m->nsys; s++) used |= fg_at(m, d, x, s)->stale == i;
+    if (used)
+      fprintf(out, md ? " `%s`: %s." : " %s: %s.", m->cfg->stale[i].log, m->cfg->stale[i].reason);
+  }
+  fputc('\n', out);
+}
+
+/* Under a time table of device row d whose speedup counts a system with a log but no bar. */
+static void unlisted_note(const fg_model *m, int d, pc_metric k, int md, FILE *out) {
+  int n = 0;
+  for (int x = 0; k == MET_MS && m->ours >= 0 && x < m->nx; x++)
+    n += !isnan(m->unlisted_ms[(size_t)d * (size_t)m->nx + (size_t)x]);
+  if (n)
+    fprintf(out,
+            "%s(in %d %s the speedup counts a system with a log there but no column here: "
+            "its log is listed as not drawn)\n",
+            md ? "\n" : "", n, fg_cols_name(m));
 }
 
 /* Ours against the best other system in column x: time and memory lower is better (best/ours),
  * throughput higher is better (ours/best). NAN when either is missing. */
+double fg_fresh_value(const fg_model *m, int d, int x, int s, pc_metric k) {
+  const fg_cell *c = fg_at(m, d, x, s);
+  return c->stale >= 0 ? NAN : fg_cell_value(c, k);
+}
+
 double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
   if (m->ours < 0) return NAN;
-  double ours = fg_cell_value(fg_at(m, d, x, m->ours), k), best = NAN;
+  double ours = fg_fresh_value(m, d, x, m->ours, k), best = NAN;
+  if (k == MET_MS && m->unlisted_ms) best = m->unlisted_ms[(size_t)d * (size_t)m->nx + (size_t)x];
   for (int s = 0; s < m->nsys; s++) {
     if (s == m->ours) continue;
-    double v = fg_cell_value(fg_at(m, d, x, s), k);
+    double v = fg_fresh_value(m, d, x, s, k);
     if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
   }
   if (isnan(ours) || isnan(best)) return NAN;
@@ -45,7 +82,7 @@ int fg_has_paper(const fg_model *m, int d) {
 
 double fg_paper_ratio(const fg_model *m, int d, int x) {
   double p = fg_paper_ms(m, d, x, NULL);
-  double ours = m->ours < 0 ? NAN : fg_cell_value(fg_at(m, d, x, m->ours), MET_MS);
+  double ours = m->ours < 0 ? NAN : fg_fresh_value(m, d, x, m->ours, MET_MS);
   return isnan(p) || isnan(ours) ? NAN : p / ours;
 }
 
@@ -145,6 +182,8 @@ static void print_metric_table(const fg_model *m, int d, pc_metric k, FILE *out)
     }
     fputc('\n', out);
   }
+  stale_note(m, d, 0, out);
+  unlisted_note(m, d, k, 0, out);
   if (m->ours < 0) return;
   int n;
   double g = fg_geomean(m, d, fg_ours_ratio, k, &n);
@@ -152,7 +191,7 @@ static void print_metric_table(const fg_model *m, int d, pc_metric k, FILE *out)
     fprintf(out, "geometric mean %s of %s %s: %.2fx (%d of %d %s)\n", mw.ratio_what,
             fg_sys_item(m, m->ours)->label, mw.ratio_ref, g, n, m->nx, fg_cols_name(m));
   else
-    fprintf(out, "geometric mean %s of %s: - (no %s has both ours and another system)\n",
+    fprintf(out, "geometric mean %s of %s: - (none of the %s has both ours and another system)\n",
             mw.ratio_what, fg_sys_item(m, m->ours)->label, fg_cols_name(m));
   if (!paper) return;
   g = fg_geomean(m, d, fg_paper_ratio_k, MET_MS, &n);
@@ -162,7 +201,7 @@ static void print_metric_table(const fg_model *m, int d, pc_metric k, FILE *out)
             "(%d of %d %s)\n",
             fg_sys_item(m, m->ours)->label, g, n, m->nx, fg_cols_name(m));
   else
-    fprintf(out, "geometric mean paper / ours: - (no %s has both)\n", fg_cols_name(m));
+    fprintf(out, "geometric mean paper / ours: - (none of the %s has both)\n", fg_cols_name(m));
 }
 
 int fg_table_metrics(const pc_figure *fig, pc_metric *k) {
@@ -322,6 +361,8 @@ static void md_metric_table(const fg_model *m, int d, pc_metric k, FILE *out) {
   for (int x = 0; x < m->nx; x++)
     if (!m->fig->x[0] || md_has_log(m, d, x)) md_row(m, d, x, k, paper, out);
   md_geomeans(m, d, k, paper, out);
+  stale_note(m, d, 1, out);
+  unlisted_note(m, d, k, 1, out);
 }
 
 void fg_print_markdown(const fg_model *m, int dev, int *printed, FILE *out) {

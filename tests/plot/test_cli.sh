@@ -15,7 +15,7 @@ check '[ $? -eq 0 ]' "draw --no-render exits 0"
 # shellcheck disable=SC2034 # read by the checks, which check() evals
 dat=$tmp/d12/fig12_kernel.dat
 check 'grep -q "^# device=h100 workload=h2o ymax=30$" "$dat"' "first block is h100/h2o with ymax 30"
-check 'grep -q "^1 B 4 4 [0-9]* 0 [0-9.]* [0-9.]* 0.0000 0.1600$" "$dat"' "inductor (dynamo) bar of 4 ms"
+check 'grep -q "^1 B 4 4 [0-9]* 0 [0-9.]* [0-9.]* 0.0000 0.1600 0$" "$dat"' "inductor (dynamo) bar of 4 ms"
 check 'grep -q "^9 J 1.25 1.25 2236962 1 " "$dat" && grep -q "^9 [0-9.]* \"3.20×\" .* speedup " "$dat"' "the artifact's our -> FlashTensor (artifact), ours where only its logs are: 1.25 ms, hatched, speedup 3.20x"
 check 'grep -q "^0 A nan nan [0-9]* 0 nan" "$dat" && grep -q "^0 [0-9.]* \"NS\" 90 .* mark " "$dat"' "missing torch is NS, no zero bar"
 check 'grep -q "\"OOM\"" "$dat" && grep -q "\"TLE\"" "$dat"' "OOM and TLE marks"
@@ -210,18 +210,18 @@ check '[ ! -e "$tmp/tbd/mha_comparison_a100.dat" ] && [ ! -e "$tmp/tbd/gemm_comp
 # shellcheck disable=SC2034 # read by the checks, which check() evals
 g=$tmp/tbd/gemm_comparison_h100.dat
 check 'grep -q "^# device=h100 experiment=gemm metric=ms range=0.001:1$" "$g" && grep -q "^# device=h100 experiment=gemm metric=tflops range=0:1000$" "$g"' "gemm panels: ms on decades, TFLOP/s linear"
-check 'grep -q "^[-0-9.]* 0.005 15610743 1 .* 0 wgmma \"1024x1024x1024 fp16\"$" "$g"' "wgmma 1024: 0.005 ms, hatched (ours)"
-check 'grep -q "^[-0-9.]* 429.497 15610743 1 .* 0 wgmma \"1024x1024x1024 fp16\"$" "$g"' "wgmma 1024: 429.5 TFLOP/s"
-check 'grep -q "^[-0-9.]* nan 15610743 1 nan nan nan nan 1 wgmma \"4096x4096x4096 fp16\"$" "$g" && grep -q "\"ERR\" 90 .* mark" "$g"' "wgmma 4096 failed its check: no bar, ERR"
+check 'grep -q "^[-0-9.]* 0.005 15610743 1 .* 0 wgmma \"1024x1024x1024 fp16\" 0$" "$g"' "wgmma 1024: 0.005 ms, hatched (ours)"
+check 'grep -q "^[-0-9.]* 429.497 15610743 1 .* 0 wgmma \"1024x1024x1024 fp16\" 0$" "$g"' "wgmma 1024: 429.5 TFLOP/s"
+check 'grep -q "^[-0-9.]* nan 15610743 1 nan nan nan nan 1 wgmma \"4096x4096x4096 fp16\" 0$" "$g" && grep -q "\"ERR\" 90 .* mark" "$g"' "wgmma 4096 failed its check: no bar, ERR"
 check 'grep -q "^array grouplabel\[4\] = \[\"1024x1024x1024 fp16\", \"4096x4096x4096 fp16\", \"1024x1024x1024 fp16\", \"4096x4096x4096 fp16\"\]" "$tmp/tbd/gemm_comparison_h100.gp"' "groups: the x: labels, sorted by size"
 check 'grep -q "^title_text = \"GEMM on H100 (NVIDIA H100 80GB HBM3 (fixture))\"" "$tmp/tbd/gemm_comparison_h100.gp"' "title names the kernel, device and GPU"
-check 'grep -q "^[-0-9.]* 0.02 .* 0 pytorch \"1024x1024x1024 fp16\"$" "$tmp/tbd/gemm_comparison_a100.dat"' "the A100 file holds the A100 logs"
+check 'grep -q "^[-0-9.]* 0.02 .* 0 pytorch \"1024x1024x1024 fp16\" 0$" "$tmp/tbd/gemm_comparison_a100.dat"' "the A100 file holds the A100 logs"
 check 'grep -q "\"OOM\" 90 .* mark" "$tmp/tbd/mha_comparison_h100.dat"' "mha causal fused: OOM"
 # shellcheck disable=SC2034 # read by the checks, which check() evals
 s=$tmp/tbd/speedup_comparison_h100.dat
 check 'grep -q "^# device=h100 experiment=gemm metric=speedup baseline=pytorch " "$s" && grep -q "^# device=h100 experiment=mha metric=speedup baseline=torch " "$s" && grep -q "^# device=h100 experiment=nsa metric=speedup baseline=torch " "$s"' "speedup: one panel per kernel with its baseline"
-check 'grep -q "^[-0-9.]* 2.5 .* 0 cublas \"1024x1024x1024 fp16\"$" "$s" && grep -q "^[-0-9.]* 1.25 .* 1 cublas \"4096x4096x4096 fp16\"$" "$s" && grep -q "^[-0-9.]* 2 .* 0 wgmma \"1024x1024x1024 fp16\"$" "$s"' "gemm speedups over pytorch: 0.01/0.004, 0.25/0.2, 0.01/0.005"
-check 'grep -q "^[-0-9.]* 4 .* 0 fused \"B8 H32 S1024 D128 causal=0\"$" "$s" && grep -q "^[-0-9.]* 25 .* 0 fused \"B2 H16 S512 D64 bs32 g1 sel8\"$" "$s"' "mha 2/0.5 and nsa 1/0.04 over the naive torch"
+check 'grep -q "^[-0-9.]* 2.5 .* 0 cublas \"1024x1024x1024 fp16\" 0$" "$s" && grep -q "^[-0-9.]* 1.25 .* 1 cublas \"4096x4096x4096 fp16\" 0$" "$s" && grep -q "^[-0-9.]* 2 .* 0 wgmma \"1024x1024x1024 fp16\" 0$" "$s"' "gemm speedups over pytorch: 0.01/0.004, 0.25/0.2, 0.01/0.005"
+check 'grep -q "^[-0-9.]* 4 .* 0 fused \"B8 H32 S1024 D128 causal=0\" 0$" "$s" && grep -q "^[-0-9.]* 25 .* 0 fused \"B2 H16 S512 D64 bs32 g1 sel8\" 1$" "$s"' "mha 2/0.5 and nsa 1/0.04 over the naive torch (nsa.h100.*: stale in the config, flagged)"
 check '! grep -q " pytorch \"\| torch \"" "$s"' "the baseline has no bar of its own"
 check 'grep -q "^array panel_ref\[3\] = \[1, 1, 1\]" "$tmp/tbd/speedup_comparison_h100.gp" && grep -q "^array panel_log\[3\] = \[1, 1, 1\]" "$tmp/tbd/speedup_comparison_h100.gp"' "speedup panels: the line at 1, log axes"
 check 'grep -q "^B8 H32 S1024 D128 causal=0 .*    4.00x$" "$tmp/tbd.out"' "terminal: speedup table"
@@ -230,7 +230,11 @@ sed 's/{name: tilelang, label: "TileLang (CUDA)"/&, expected: false/' "$tbc" > "
 "$bin" draw --config "$tmp/absent.yaml" --logs "$tbl" --out "$tmp/tba" --no-render > "$tmp/tba.out" 2>&1
 check 'grep -q "missing  mha.h100.b8.h32.s1024.d128.c0.unfused.log" "$tmp/tba.out" && ! grep -q "missing .*tilelang" "$tmp/tba.out"' "a system not expected (expected: false) is not listed as missing"
 check 'grep -q "15 logs read: 15 drawn, 0 read and not drawn" "$tmp/tbd.out"' "every fixture log drawn"
-check 'grep -q "^[-0-9.]* nan [0-9]* 0 nan nan nan nan 0 unfused \"B2 H16 S512 D64 bs32 g1 sel8\"$" "$tmp/tbd/nsa_comparison_h100.dat" && grep -q "^B2 H16 S512 D64 bs32 g1 sel8 .* ERR " "$tmp/tbd.out"' "a cell the runner wrote (no config line) is told by its name: ERR"
+check 'grep -q "^[-0-9.]* nan [0-9]* 0 nan nan nan nan 0 unfused \"B2 H16 S512 D64 bs32 g1 sel8\" 1$" "$tmp/tbd/nsa_comparison_h100.dat" && grep -q "^B2 H16 S512 D64 bs32 g1 sel8 .* ERR\* " "$tmp/tbd.out"' "a cell the runner wrote (no config line) is told by its name: ERR"
+# stale logs (the config's plot: stale: names nsa.h100.*): hatched, starred, in no ratio or mean
+check '[ "$(grep -c "^[-0-9.]* [0-9.]* [0-9]* [01] .* 1$" "$tmp/tbd/nsa_comparison_h100.dat")" -gt 2 ] && ! grep -q "^[-0-9.]* [0-9.]* [0-9]* [01] .* 0$" "$tmp/tbd/nsa_comparison_h100.dat" && ! grep -q " 1$" "$tmp/tbd/mha_comparison_h100.dat"' "stale: every NSA H100 bar flagged, no other kernel's"
+check 'grep -q "^\*\* white-hatched: [0-9]* stale logs (plot: stale:), in no speedup or mean \*\*$" "$tmp/tbd.out" && grep -q "^note_text = \"white-hatched: " "$tmp/tbd/nsa_comparison_h100.gp" && grep -q "^note_text = \"\"" "$tmp/tbd/mha_comparison_h100.gp"' "stale: the figure's note says what the hatch means"
+check 'grep -q "^B2 H16 S512 D64 bs32 g1 sel8  *1\.000\*  *NS  *NS  *ERR\*  *0\.040\*  *-$" "$tmp/tbd.out" && grep -q "^\* [0-9]* stale logs (plot: stale:), drawn but in no ratio or geometric mean: nsa.h100.\*: run at 4a4b952" "$tmp/tbd.out"' "stale: the table's value starred, no speedup, the reason under it"
 # x: columns in a grid figure too (a panel per case), with a figure's own systems
 sed 's/^  figures:$/  figures:\n    - {name: gemm_grid, kind: grid, experiment: gemm, x: "{m} {dtype}", systems: [pytorch, cublas, wgmma]}/' "$tbc" > "$tmp/grid.yaml"
 "$bin" draw --config "$tmp/grid.yaml" --logs "$tbl" --out "$tmp/tbg" --no-render > "$tmp/tbg.out" 2>&1

@@ -136,7 +136,7 @@ check "json: no warning (the logs' config lines agree with their names)" test ! 
 (cd "$study" && ./plot.sh --out "$work/figs" --no-render >plot.txt 2>&1)
 check_eq "plot.sh exit" "$?" 0
 check "plot read the 18 logs and drew them all" grep -q "^18 logs read: 18 drawn, 0 read and not drawn" "$study/plot.txt"
-check "mha comparison data" grep -q '^[-0-9.]* [0-9.]* [0-9]* 1 .* 0 fused "B1 H4 S512 D128 causal=0"$' "$work/figs/mha_comparison_h100.dat"
+check "mha comparison data" grep -q '^[-0-9.]* [0-9.]* [0-9]* 1 .* 0 fused "B1 H4 S512 D128 causal=0" 0$' "$work/figs/mha_comparison_h100.dat"
 check "speedup over the naive torch (or n/a without torch)" grep -q '^# device=h100 experiment=mha metric=speedup baseline=torch' "$work/figs/speedup_comparison_h100.dat"
 check "the figures say the logs are CPU runs" grep -q '^note_text = "CPU reference logs' "$work/figs/mha_comparison_h100.gp"
 check "the speedup figure has a panel per kernel (gemm and nsa without logs: NS)" \

@@ -36,7 +36,8 @@ array panel_step[8] = [0.05, 0.05, 0.05, 0.2, 0.005, 0.02, 0.005, 0.2]
 # grid.gp: the body of a grid figure (Fig 12, Fig 14). repro-plot writes the variables above
 # this line (rows = devices, columns = workloads, one bar per system, ours last and hatched;
 # the layout in inches) and the data file: per panel two blocks, row-major:
-#   bars:   idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1
+#   bars:   idx letter value_ms bar_h color ours box_x0 box_x1 box_y0 box_y1 stale
+#   (stale 1: a log plot: stale: names, hatched white)
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
 # bar_h is the bar clipped to the panel's y range (ymax:); a clipped bar reaches the top, its
 # value (a "cut" label) written inside its top, a white break just below that label. Labels (NS/OOM/TLE/ERR marks, the values
@@ -113,6 +114,7 @@ do for [fmt in formats] {
       plot datafile index B using 1:($6 > 0 ? NaN : $4):5 with boxes lc rgb variable fs solid 1.0 border lc rgb "black", \
            datafile index B using 1:($6 > 0 ? $4 : NaN):5 with boxes lc rgb variable fs solid 1.0 border lc rgb "black", \
            datafile index B using 1:($6 > 0 ? $4 : NaN) with boxes lc rgb "black" fs transparent pattern 4 border lc rgb "black", \
+           datafile index B using 1:($11 > 0 ? $4 : NaN) with boxes lc rgb "white" fs transparent pattern 5 border lc rgb "black", \
            datafile index L using (strcol(9) eq "cut" ? $1 : NaN):($2 - 0.06 / ph * ym):(0.44):(ym * 0.012) with boxxyerror fs solid 1.0 noborder lc rgb "white", \
            datafile index L using ($4 == 90 && $5 == 0 && $6 == 0 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left tc rgb variable font font_name.",6", \
            datafile index L using ($4 == 90 && $5 == 0 && $6 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.",6", \

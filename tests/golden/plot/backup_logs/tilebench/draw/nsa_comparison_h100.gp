@@ -3,7 +3,7 @@ outbase = "nsa_comparison_h100"
 datafile = "nsa_comparison_h100.dat"
 formats = "pdf png svg"
 title_text = "NSA on H100 (NVIDIA H100 80GB HBM3)"
-note_text = ""
+note_text = "white-hatched: 9 stale logs (plot: stale:), in no speedup or mean"
 xlabel_text = "problem size"
 nrows = 1
 ncols = 2
@@ -11,16 +11,16 @@ nleg = 5
 xrot = 45
 # layout in inches (computed by repro-plot: margins fit the tick and group labels)
 W = 8.092
-H = 4.226
+H = 4.426
 left = 0.771
 right = 0.150
-top = 1.040
+top = 1.240
 bottom = 1.386
 cgap = 0.771
 rgap = 1.636
 pw = 3.2000
 ph = 1.8000
-note_h = 0.000
+note_h = 0.200
 legend_cols = 3
 legend_rows = 2
 array rowlabel[1] = ["H100"]
@@ -47,7 +47,8 @@ array grouplabel[6] = ["S512 D64 g1 sel8", "S1024 D32 g16 sel1", "S4096 D32 g16 
 # group of the panel shares when too wide, which its x label panel_xlabel names), its bar width
 # and title;
 # panel_ref draws the line y = 1 (speedup panels). Data: per panel two blocks:
-#   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 column system "label"
+#   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 column system "label" stale
+#   (stale 1: a log plot: stale: names, hatched white)
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
 # Labels (NS/OOM/TLE/ERR/n/a marks) are placed by repro-plot: adjacent marks stack, not touch.
 set encoding utf8
@@ -123,6 +124,7 @@ do for [fmt in formats] {
       plot datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? NaN : $2):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
            datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
            datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN) with boxxyerror lc rgb "black" fs transparent pattern 4 border lc rgb "black" notitle, \
+           datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($12 > 0 ? $2 : NaN) with boxxyerror lc rgb "white" fs transparent pattern 5 border lc rgb "black" notitle, \
            datafile index L using ($4 == 90 && $6 == 0 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left tc rgb variable font font_name.",6" notitle, \
            datafile index L using ($4 == 90 && $6 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.",6" notitle
     }

@@ -47,7 +47,8 @@ array grouplabel[38] = ["S256 D64 bs32 g1 sel4", "S256 D64 bs32 g4 sel4", "S256 
 # group of the panel shares when too wide, which its x label panel_xlabel names), its bar width
 # and title;
 # panel_ref draws the line y = 1 (speedup panels). Data: per panel two blocks:
-#   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 column system "label"
+#   bars:   x value color ours box_x0 box_x1 box_y0 box_y1 column system "label" stale
+#   (stale 1: a log plot: stale: names, hatched white)
 #   labels: x y text rot bold boxed fg bg kind box_x0 box_x1 box_y0 box_y1
 # Labels (NS/OOM/TLE/ERR/n/a marks) are placed by repro-plot: adjacent marks stack, not touch.
 set encoding utf8
@@ -123,6 +124,7 @@ do for [fmt in formats] {
       plot datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? NaN : $2):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
            datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN):3 with boxxyerror lc rgb variable fs solid 1.0 border lc rgb "black" notitle, \
            datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($4 > 0 ? $2 : NaN) with boxxyerror lc rgb "black" fs transparent pattern 4 border lc rgb "black" notitle, \
+           datafile index B using 1:(lo):($1 - barw / 2):($1 + barw / 2):(lo):($12 > 0 ? $2 : NaN) with boxxyerror lc rgb "white" fs transparent pattern 5 border lc rgb "black" notitle, \
            datafile index L using ($4 == 90 && $6 == 0 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left tc rgb variable font font_name.",6" notitle, \
            datafile index L using ($4 == 90 && $6 == 1 ? $1 : NaN):2:(txt(strcol(3))):7 with labels rotate by 90 left boxed tc rgb variable font font_name.",6" notitle
     }
