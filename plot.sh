@@ -3,7 +3,7 @@
 # writes one HTML report:
 #   ./plot.sh [ROOT] [--out DIR] [--strict] [--latest] [--verbose] [--no-render] [-j N]
 #             [--compare ROOT2] [--report FILE | --no-report]
-#   ./plot.sh --figure FIGDIR [LOGDIR] [the same options]   one figure or study folder alone
+#   ./plot.sh --figure FIGDIR [LOGDIR | TABLE] [the same options]   one figure or study alone
 #   ./plot.sh -h | --help                                   this text (builds and writes nothing)
 # ROOT (default: this repository's backup_logs) holds fig12/ fig13/ fig14/ log folders, and a
 # study's (ROOT/h2o-diag, ...); a missing or empty folder draws its figure with every cell NS.
@@ -27,7 +27,10 @@
 #   --figure FIGDIR   FIGDIR/plot.sh: draws FIGDIR's figures from LOGDIR (default FIGDIR/ae_logs,
 #                     the latest run, when it exists, else FIGDIR/backup_logs) into
 #                     FIGDIR/figures/ when LOGDIR is FIGDIR/backup_logs, else into
-#                     plots/NAME/<FIGDIR's name>/ (or --out DIR), report.html beside them
+#                     plots/NAME/<FIGDIR's name>/ (or --out DIR), report.html beside them;
+#                     a TABLE (a .json or .csv file: repro-plot table or merge, or the
+#                     tilebench seed's result JSON) in place of LOGDIR is drawn with
+#                     `repro-plot draw --table`, into plots/<its name less .json>/...
 # repro-plot is built first when needed (scripts/build.sh --plot: that target alone).
 for a in "$@"; do
   case $a in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
@@ -42,9 +45,16 @@ same_dir() {
 }
 
 # The NAME of plots/NAME/ for log folder $1 (see the usage above): the last folder of its path,
-# links resolved, that is not backup_logs, ae_logs, logs or an experiment folder's name.
+# links resolved, that is not backup_logs, ae_logs, logs or an experiment folder's name; for a
+# table file, its name less .json or .csv.
 log_name() {
   local p name
+  if [ -f "$1" ]; then
+    name=${1##*/}
+    name=${name%.json}
+    echo "${name%.csv}"
+    return
+  fi
   p=$(cd "$1" 2>/dev/null && pwd -P) || { p=$1; [ "${p#/}" != "$p" ] || p=$PWD/$p; }
   while [ -n "$p" ]; do
     name=${p##*/}

@@ -175,6 +175,8 @@ int fg_log_is_cpu(const char *path) {
   return cpu;
 }
 
+/* The logs of our format the model places, and of them the CPU runs' (a row read from a table:
+ * its gpu "none", the meta line's; its log is not reopened). */
 static void count_cpu_logs(fg_model *m) {
   size_t n = (size_t)m->ndev * (size_t)m->nx * (size_t)m->nsys;
   for (size_t i = 0; i < n; i++) {
@@ -182,7 +184,7 @@ static void count_cpu_logs(fg_model *m) {
     if (r) m->nrows++;
     if (!r || strcmp(r->format, "ours") != 0) continue;
     m->nlogs++;
-    m->ncpu += fg_log_is_cpu(r->source);
+    m->ncpu += r->from_table ? !strcmp(r->gpu, "none") : fg_log_is_cpu(r->source);
   }
 }
 

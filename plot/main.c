@@ -17,6 +17,7 @@
 #include "render.h"
 #include "report.h"
 #include "table.h"
+#include "table_input.h"
 
 #ifndef PLOT_TEMPLATE_DIR
 #define PLOT_TEMPLATE_DIR "plot/gnuplot"
@@ -28,6 +29,8 @@ typedef struct {
   double tol;
   char **rest;
   int nrest;
+  const char **tables; /* --table FILE..., in place of --logs */
+  int ntables;
 } cli;
 
 /* Each command: its synopsis (`repro-plot --help` lists them all; continuation lines indented
@@ -36,27 +39,38 @@ static const struct {
   const char *name, *synopsis, *details;
 } commands[] = {
     {"draw",
-     "draw    --config FIG/experiment.yaml --logs DIR [--out DIR] [--strict]\n"
-     "                     [--no-render] [--verbose] [-j N] [--templates DIR] [--latest]",
+     "draw    --config FIG/experiment.yaml (--logs DIR | --table FILE...) [--out DIR]\n"
+     "                     [--strict] [--no-render] [--verbose] [-j N] [--templates DIR]\n"
+     "                     [--latest]",
      "Reads the logs in DIR (a folder that does not exist: every cell NS) with the experiment\n"
      "file and writes each of its plot: figures into --out DIR (default ./figures): NAME.dat and\n"
      "NAME.gp, then, through gnuplot, NAME.pdf, NAME.png and NAME.svg (gnuplot's messages in\n"
      "NAME.gnuplot.log). Prints each figure's table and missing logs, and every broken, unknown,\n"
      "odd or undrawn log with why.\n"
+     "  --table FILE     draw from a table instead of DIR: a .csv or .json of `repro-plot table`\n"
+     "                   or `merge`, or the tilebench seed's result JSON (its merged\n"
+     "                   complete.json); the same .dat and .gp as from the logs it was made of.\n"
+     "                   Repeatable: merged in order as merge does (a later table's row of a\n"
+     "                   cell on the same GPU wins); rows of other figures are left out; a\n"
+     "                   malformed or cut table is refused naming FILE:LINE (exit 1)\n"
      "  --strict         a broken, unknown, odd or undrawn log is an error (exit 3)\n"
      "  --no-render      the .dat and .gp files only, no gnuplot\n"
      "  --verbose        list every missing log, not the first 24\n"
      "  -j N             at most N gnuplot runs at once (default: one per CPU)\n"
      "  --templates DIR  the gnuplot templates (default $REPRO_PLOT_TEMPLATES, else plot/gnuplot)\n"
-     "  --latest         of several logs of one cell draw the newest (else the cell is ERR)\n"},
+     "  --latest         of several logs of one cell draw the newest (else the cell is ERR;\n"
+     "                   --logs only)\n"},
     {"table",
-     "table   --config F --logs DIR [--format csv|json] [-o FILE] [--strict] [--latest]\n"
-     "  repro-plot table   --config F --logs DIR --format markdown [--device NAME] [-o FILE]",
+     "table   --config F (--logs DIR | --table FILE...) [--format csv|json] [-o FILE]\n"
+     "                     [--strict] [--latest]\n"
+     "  repro-plot table   --config F (--logs DIR | --table FILE...) --format markdown\n"
+     "                     [--device NAME] [-o FILE]",
      "Writes the tidy table of the logs in DIR, a row per log (its cell's keys, status, times,\n"
      "reason, GPU: plot/README.md names the columns), as csv (the default) or json; or, with\n"
      "--format markdown, what the figures show as Markdown tables (README.md's results, with the\n"
      "paper's times; --device NAME: that device's alone), to stdout or to -o FILE. The broken\n"
-     "or skipped logs are listed on stderr.\n"
+     "or skipped logs are listed on stderr. --table FILE...: the rows of tables instead, read\n"
+     "as draw --table reads them (F's figure's rows, completed, merged).\n"
      "  --strict         a broken or skipped log is an error (exit 3)\n"
      "  --latest         of several logs of one cell take the newest (else the cell is ERR)\n"},
     {"merge",
@@ -73,11 +87,14 @@ static const struct {
      "the newest. Exit 4 when a cell is outside the tolerance.\n"},
     {"report",
      "report  [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance T]\n"
-     "                     [--latest] --config F --logs DIR [--figures DIR] [--config ...]",
+     "                     [--latest] --config F (--logs DIR | --table FILE...) [--figures DIR]\n"
+     "                     [--config ...]",
      "Writes one self-contained HTML file (-o FILE, default ./report.html): per section (each\n"
      "--config, with the --logs and --figures after it) its figures (the .svg files in --figures\n"
      "DIR; without it, its tables alone), summary, geometric means, missing logs, and a sortable\n"
-     "table of its logs with their checks and provenance.\n"
+     "table of its logs with their checks and provenance. --table FILE... in place of --logs:\n"
+     "the section's rows from tables, read as draw --table reads them (no check or meta\n"
+     "records: a table holds none).\n"
      "  --compare ROOT   each cell's time against ROOT/<figure>'s log of the same cell\n"
      "  --paper ROOT     the original artifact's logs under ROOT/<figure> as the paper column\n"
      "  --tolerance T    --compare's tolerance (default 0.10)\n"
@@ -107,8 +124,9 @@ static void usage(FILE *f) {
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     fprintf(f, "  repro-plot %s\n", commands[i].synopsis);
   fputs("`repro-plot COMMAND --help`: a command's options and what it writes (plot/README.md).\n"
-        "exit: 0 fine, 1 error (provenance: no logs, or --one-commit failed), 2 usage, 3 --strict\n"
-        "and some log was broken or skipped, 4 compare found cells outside the tolerance\n",
+        "exit: 0 fine, 1 error (a --table or TABLE malformed or cut: named FILE:LINE; provenance:\n"
+        "no logs, or --one-commit failed), 2 usage, 3 --strict and some log or table row was\n"
+        "broken or skipped, 4 compare found cells outside the tolerance\n",
         f);
 }
 
@@ -126,13 +144,35 @@ static int command_help(int argc, char **argv) {
   return 0;
 }
 
+/* --logs DIR or --table FILE... (draw and table; report parses its own): one kind of input;
+ * --latest picks among logs only. */
+static int check_input(const char *cmd, const cli *c) {
+  if (c->ntables && strcmp(cmd, "draw") && strcmp(cmd, "table")) {
+    fprintf(stderr,
+            "repro-plot: --table: only with draw, table and report (%s takes tables as "
+            "its arguments)\n",
+            cmd);
+    return -1;
+  }
+  if (c->logs && c->ntables) {
+    fprintf(stderr, "repro-plot: give --logs DIR or --table FILE..., not both\n");
+    return -1;
+  }
+  if (c->latest && c->ntables) {
+    fprintf(stderr, "repro-plot: --latest: only with --logs (a table has one row per cell)\n");
+    return -1;
+  }
+  return 0;
+}
+
 static int parse_cli(int argc, char **argv, cli *c) {
   memset(c, 0, sizeof *c);
   c->format = "csv";
   c->tol = 0.10;
   c->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
   c->rest = calloc((size_t)argc, sizeof *c->rest);
-  if (!c->rest) return -1;
+  c->tables = calloc((size_t)argc, sizeof *c->tables);
+  if (!c->rest || !c->tables) return -1;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     const char **slot = NULL;
@@ -140,6 +180,8 @@ static int parse_cli(int argc, char **argv, cli *c) {
       slot = &c->config;
     else if (!strcmp(a, "--logs"))
       slot = &c->logs;
+    else if (!strcmp(a, "--table"))
+      slot = &c->tables[c->ntables++];
     else if (!strcmp(a, "--out"))
       slot = &c->out;
     else if (!strcmp(a, "--format"))
@@ -200,7 +242,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
     fprintf(stderr, "repro-plot: --device: only with table --format markdown\n");
     return -1;
   }
-  return 0;
+  return check_input(argv[1], c);
 }
 
 /* Reads a log folder with a config into t (latest: of several logs of one cell, the newest).
@@ -211,6 +253,24 @@ static int read_logs(const pc_config *cfg, const char *logs, int latest, pt_tabl
   int rc = pc_read_logs(cfg, logs, latest, t, is);
   if (rc == 0) fprintf(stderr, "repro-plot: note: %s does not exist; every cell is NS\n", logs);
   return rc < 0 ? -1 : 0;
+}
+
+/* draw's and table's input: the --logs folder, or the --table files (table_input.h).
+ * Returns 0, or -1 when the folder cannot be read or a table is refused. */
+static int read_input(const cli *c, const pc_config *cfg, pt_table *t, rd_issues *is) {
+  if (c->ntables) return ti_read_tables(cfg, c->tables, c->ntables, t, is);
+  return read_logs(cfg, c->logs, c->latest, t, is);
+}
+
+/* What the input is called in draw's lines: the log folder, or the tables. */
+static void input_name(const cli *c, char *buf, size_t cap) {
+  if (!c->ntables) {
+    snprintf(buf, cap, "%s", c->logs);
+    return;
+  }
+  buf[0] = '\0';
+  for (int i = 0; i < c->ntables; i++)
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? ", " : "", c->tables[i]);
 }
 
 static int print_issues(const rd_issues *is, FILE *out) {
@@ -253,7 +313,7 @@ static const char *template_dir(const cli *c) {
 }
 
 static int cmd_draw(const cli *c) {
-  if (!c->config || !c->logs) {
+  if (!c->config || (!c->logs && !c->ntables)) {
     usage(stderr);
     return 2;
   }
@@ -262,7 +322,10 @@ static int cmd_draw(const cli *c) {
   pt_table t = {0};
   rd_issues is = {0};
   int rc = 0;
-  if (read_logs(&cfg, c->logs, c->latest, &t, &is)) {
+  char in[2 * PT_PATH];
+  input_name(c, in, sizeof in);
+  const char *noun = c->ntables ? "rows" : "logs"; /* what the input holds */
+  if (read_input(c, &cfg, &t, &is)) {
     rc = 1;
     goto out;
   }
@@ -278,7 +341,7 @@ static int cmd_draw(const cli *c) {
     rc = 1;
     goto out;
   }
-  printf("repro-plot: %zu logs read from %s (%s)\n", t.n, c->logs, cfg.figure);
+  printf("repro-plot: %zu %s read from %s (%s)\n", t.n, noun, in, cfg.figure);
   /* a file per figure, or per figure and device (comparison, speedup) */
   char(*names)[RENDER_NAME] = calloc((size_t)cfg.nfigures * PC_MAX_ITEMS, sizeof *names);
   int nnames = 0;
@@ -334,12 +397,12 @@ static int cmd_draw(const cli *c) {
     rc = 1;
     goto out;
   }
-  if (!t.n) printf("\n(no logs in %s: every cell is NS)\n", c->logs);
+  if (!t.n) printf("\n(no %s in %s: every cell is NS)\n", noun, in);
   size_t undrawn = note_undrawn(&cfg, &t, drawn, &is);
   free(drawn);
   if (t.n)
-    printf("\n%zu logs read: %zu drawn, %zu read and not drawn%s\n", t.n, t.n - undrawn, undrawn,
-           undrawn ? " (listed below, with why)" : "");
+    printf("\n%zu %s read: %zu drawn, %zu read and not drawn%s\n", t.n, noun, t.n - undrawn,
+           undrawn, undrawn ? " (listed below, with why)" : "");
   print_issues(&is, stdout);
   int rendered = 0;
   if (rc == 0 && !c->no_render) {
@@ -462,7 +525,7 @@ static int write_markdown(const cli *c, const pc_config *cfg, const pt_table *t)
 }
 
 static int cmd_table(const cli *c) {
-  if (!c->config || !c->logs) {
+  if (!c->config || (!c->logs && !c->ntables)) {
     usage(stderr);
     return 2;
   }
@@ -470,50 +533,14 @@ static int cmd_table(const cli *c) {
   if (pc_load(c->config, &cfg)) return 1;
   pt_table t = {0};
   rd_issues is = {0};
-  int rc = read_logs(&cfg, c->logs, c->latest, &t, &is) ? 1
-           : !strcmp(c->format, "markdown")             ? write_markdown(c, &cfg, &t)
-                                                        : write_table(c, &t);
+  int rc = read_input(c, &cfg, &t, &is)     ? 1
+           : !strcmp(c->format, "markdown") ? write_markdown(c, &cfg, &t)
+                                            : write_table(c, &t);
   print_issues(&is, stderr);
   if (rc == 0 && c->strict && is.n) rc = 3;
   rd_issues_free(&is);
   pt_free(&t);
   return rc;
-}
-
-/* "experiment.device.workload.system@seqlen" (the table's key columns), and the other cell
- * keys in brackets when the row has any ("[dtype=fp16,m=1024]"). */
-static void cell_name(const pt_row *r, char *buf, size_t cap) {
-  size_t n = (size_t)snprintf(buf, cap, "%s.%s.%s.%s@%s", r->experiment, r->device, r->workload,
-                              r->system, pt_length(r));
-  int first = 1;
-  for (int k = 0; k < r->nkeys && n < cap; k++) {
-    if (!strcmp(r->keys[k].key, PT_LENGTH_KEY)) continue;
-    n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", first ? "[" : ",", r->keys[k].key,
-                          r->keys[k].val);
-    first = 0;
-  }
-  if (!first && n < cap) snprintf(buf + n, cap - n, "]");
-}
-
-/* Adds rows of src to dst; a cell already in dst is replaced (the later input wins). A cell is
- * its keys on one GPU: rows of two GPU models are both kept. */
-static int merge_into(pt_table *dst, const pt_table *src, const char *name) {
-  for (size_t i = 0; i < src->n; i++) {
-    size_t j = 0;
-    while (j < dst->n && !(pt_same_cell_gpu(&dst->rows[j], &src->rows[i]) &&
-                           !strcmp(dst->rows[j].figure, src->rows[i].figure)))
-      j++;
-    if (j < dst->n) {
-      char cell[PT_MAXKEYS * 96 + 4 * PT_NAME + 32];
-      cell_name(&src->rows[i], cell, sizeof cell);
-      fprintf(stderr, "merge: %s replaces %s%s%s from an earlier input\n", name, cell,
-              src->rows[i].gpu[0] ? " on " : "", src->rows[i].gpu);
-      dst->rows[j] = src->rows[i];
-    } else if (pt_append(dst, &src->rows[i])) {
-      return -1;
-    }
-  }
-  return 0;
 }
 
 static int cmd_merge(const cli *c) {
@@ -525,7 +552,8 @@ static int cmd_merge(const cli *c) {
   int rc = 0;
   for (int i = 0; i < c->nrest && !rc; i++) {
     pt_table t = {0};
-    if (pt_read_table(c->rest[i], &t) || merge_into(&all, &t, c->rest[i])) rc = 1;
+    if (pt_read_table(c->rest[i], &t, NULL, NULL) || ti_merge(&all, &t, c->rest[i], "merge"))
+      rc = 1;
     pt_free(&t);
   }
   if (!rc) rc = write_table(c, &all);
@@ -537,7 +565,7 @@ static int cmd_merge(const cli *c) {
 static int load_any(const cli *c, const char *what, pt_table *t) {
   size_t n = strlen(what);
   if ((n > 4 && !strcmp(what + n - 4, ".csv")) || (n > 5 && !strcmp(what + n - 5, ".json")))
-    return pt_read_table(what, t);
+    return pt_read_table(what, t, NULL, NULL);
   if (!c->config) {
     fprintf(stderr, "compare: %s is a log folder: give --config FIG/experiment.yaml\n", what);
     return -1;
@@ -573,8 +601,8 @@ static int cmd_compare(const cli *c) {
     const pt_row *ra = &a.rows[i], *rb = NULL;
     for (size_t j = 0; j < b.n && !rb; j++)
       if (pt_same_cell(ra, &b.rows[j])) rb = &b.rows[j];
-    char name[PT_MAXKEYS * 96 + 4 * PT_NAME + 32];
-    cell_name(ra, name, sizeof name);
+    char name[TI_CELL_NAME];
+    ti_cell_name(ra, name, sizeof name);
     if (!rb) {
       only_a++;
       printf("%-44s %12s %12s %8s\n", name, "", "absent", "-");
@@ -600,8 +628,8 @@ static int cmd_compare(const cli *c) {
     for (size_t i = 0; i < a.n && !found; i++) found = pt_same_cell(&a.rows[i], &b.rows[j]);
     if (!found) {
       only_b++;
-      char name[PT_MAXKEYS * 96 + 4 * PT_NAME + 32];
-      cell_name(&b.rows[j], name, sizeof name);
+      char name[TI_CELL_NAME];
+      ti_cell_name(&b.rows[j], name, sizeof name);
       printf("%-44s only in B\n", name);
     }
   }
@@ -637,10 +665,12 @@ int main(int argc, char **argv) {
   if (parse_cli(argc, argv, &c)) {
     usage(stderr);
     free(c.rest);
+    free(c.tables);
     return 2;
   }
   if (rd_init()) {
     free(c.rest);
+    free(c.tables);
     return 1;
   }
   int rc;
@@ -659,5 +689,6 @@ int main(int argc, char **argv) {
   }
   rd_cleanup();
   free(c.rest);
+  free(c.tables);
   return rc;
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Redraws one figure folder's figures from a folder of logs (called by figNN/plot.sh).
-#   plot/plot-figure.sh FIGDIR [LOGDIR] [--out DIR] [--no-report] [other `repro-plot draw` options]
+# Redraws one figure folder's figures from a folder of logs or a table (called by figNN/plot.sh).
+#   plot/plot-figure.sh FIGDIR [LOGDIR | TABLE] [--out DIR] [--no-report]
+#                       [other `repro-plot draw` options]
 # LOGDIR: default FIGDIR/ae_logs (the latest run) when it exists, else FIGDIR/backup_logs;
 #         a relative LOGDIR is taken from the caller's current folder.
+# TABLE:  a file (.json or .csv: repro-plot table or merge, the tilebench seed's result JSON)
+#         in place of LOGDIR, read with --table instead of --logs.
 # Output: FIGDIR/figures/<name>.{pdf,png,svg,dat,gp} unless --out DIR is given, and beside them
 # report.html (`repro-plot report`: the figures, their tables and checks in one HTML file),
 # unless --no-report or --no-render (no figures) is given.
@@ -32,10 +35,12 @@ while [ $# -gt 0 ]; do
     *) args+=("$1"); shift ;;
   esac
 done
+input=(--logs "$logs")
+if [ -f "$logs" ]; then input=(--table "$logs"); fi
 rc=0
-"$bin" draw --config "$figdir/experiment.yaml" --logs "$logs" --out "$out" "${args[@]}" || rc=$?
+"$bin" draw --config "$figdir/experiment.yaml" "${input[@]}" --out "$out" "${args[@]}" || rc=$?
 if [ $report = 1 ]; then
   "$bin" report -o "$out/report.html" "${latest[@]}" --config "$figdir/experiment.yaml" \
-    --logs "$logs" --figures "$out" || { [ $rc -ne 0 ] || rc=1; }
+    "${input[@]}" --figures "$out" || { [ $rc -ne 0 ] || rc=1; }
 fi
 exit $rc

@@ -569,7 +569,7 @@ static void canon_key(const rd_opts *o, rd_axis axis, char *key) {
   if (c != key && strlen(c) < PT_NAME) memmove(key, c, strlen(c) + 1);
 }
 
-static void fill_defaults(const rd_opts *o, pt_row *row) {
+int rd_complete_row(const rd_opts *o, pt_row *row) {
   if (!row->experiment[0] && o->default_experiment)
     snprintf(row->experiment, PT_NAME, "%s", o->default_experiment);
   if (!row->workload[0] && o->default_workload)
@@ -577,6 +577,11 @@ static void fill_defaults(const rd_opts *o, pt_row *row) {
   for (int k = 0; k < o->ndefault_keys; k++)
     if (!pt_key_value(row, o->default_keys[k].key))
       pt_set_key(row, o->default_keys[k].key, o->default_keys[k].val, 0);
+  char *names[] = {row->experiment, row->device, row->workload, row->system}; /* rd_axis order */
+  for (int a = AXIS_EXPERIMENT; a <= AXIS_SYSTEM; a++) canon_key(o, (rd_axis)a, names[a]);
+  /* a cell named by case keys (m, seqlen, ...) needs no workload: a log the runner wrote for
+   * a binary that never printed its config line still tells its cell */
+  return (!row->workload[0] && !pt_case_keys(row)) || !row->system[0] || !row->device[0] ? -1 : 0;
 }
 
 /* Keys from the file name win; the config line fills only what the name lacks. A config line
@@ -798,16 +803,9 @@ static int read_file(walk_ctx *w, const char *path) {
   free(buf);
   if (rc != 0) return 0;
   merge_keys(&named, &row, path, is);
-  fill_defaults(o, &row);
-  canon_key(o, AXIS_EXPERIMENT, row.experiment);
-  canon_key(o, AXIS_DEVICE, row.device);
-  canon_key(o, AXIS_WORKLOAD, row.workload);
-  canon_key(o, AXIS_SYSTEM, row.system);
   snprintf(row.figure, sizeof row.figure, "%s", o->figure ? o->figure : "");
   pt_utf8_copy(row.source, sizeof row.source, path);
-  /* a cell named by case keys (m, seqlen, ...) needs no workload: a log the runner wrote for
-   * a binary that never printed its config line still tells its cell */
-  if ((!row.workload[0] && !pt_case_keys(&row)) || !row.system[0] || !row.device[0]) {
+  if (rd_complete_row(o, &row) != 0) {
     rd_issue_add(is, ISSUE_SKIPPED, path, 0,
                  "cannot tell the cell: device, workload and system must come from the file "
                  "name, the config line or the figure's defaults");

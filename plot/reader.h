@@ -90,6 +90,12 @@ int rd_parse_buffer(const char *buf, size_t len, const char *path, pt_row *row, 
  * links to . loop no more). */
 int rd_read_path(const rd_opts *o, const char *path, pt_table *t, rd_issues *is);
 
+/* What every row gets once its own keys are read (a log's, or a table's: table_input.c): the
+ * figure's defaults where it lacks them (experiment, workload, the default keys), then the
+ * canonical names (o->canon). Returns 0, or -1 when the row cannot tell its cell: it needs a
+ * device, a system, and a workload or case keys. */
+int rd_complete_row(const rd_opts *o, pt_row *row);
+
 /* Called by rd_walk_files with each file's path and its content (len bytes, NUL-terminated;
  * owned by the walk). */
 typedef void (*rd_file_fn)(void *ctx, const char *path, const char *buf, size_t len);

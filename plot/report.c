@@ -29,14 +29,18 @@
 #include "reader.h"
 #include "report_svg.h"
 #include "table.h"
+#include "table_input.h"
 
 #define RP_MAX_SECTIONS 32
+#define RP_MAX_TABLES   16 /* --table files of one section */
 #define RP_MAX_SVG      ((size_t)16 << 20)
 
 /* ---- options ---- */
 
 typedef struct {
   const char *config, *logs, *figures; /* figures: NULL when the section has none */
+  const char *tables[RP_MAX_TABLES];   /* --table files, in place of logs (table_input.h) */
+  int ntables;
 } rp_entry;
 
 typedef struct {
@@ -50,20 +54,26 @@ typedef struct {
 static void usage(void) {
   fputs("usage: repro-plot report [-o report.html] [--compare ROOT] [--paper ROOT] "
         "[--tolerance 0.10] [--latest]\n"
-        "                         --config F --logs DIR [--figures DIR] [--config F --logs DIR "
-        "...]\n",
+        "                         --config F (--logs DIR | --table FILE...) [--figures DIR] "
+        "[--config ...]\n",
         stderr);
 }
 
-/* A section option (--logs, --figures) sets the last --config's entry. */
+/* A section option (--logs, --table, --figures) sets the last --config's entry. */
 static int set_section(rp_opts *o, const char *opt, const char *v) {
   if (!o->nsec) {
     fprintf(stderr, "repro-plot report: %s belongs to a --config given before it\n", opt);
     return -1;
   }
   rp_entry *e = &o->sec[o->nsec - 1];
+  if (!strcmp(opt, "--table") && e->ntables == RP_MAX_TABLES) {
+    fprintf(stderr, "repro-plot report: at most %d --table files a section\n", RP_MAX_TABLES);
+    return -1;
+  }
   if (!strcmp(opt, "--logs"))
     e->logs = v;
+  else if (!strcmp(opt, "--table"))
+    e->tables[e->ntables++] = v;
   else
     e->figures = v;
   return 0;
@@ -76,7 +86,7 @@ static int set_option(rp_opts *o, const char *opt, const char *v) {
       return -1;
     }
     o->sec[o->nsec++] = (rp_entry){.config = v};
-  } else if (!strcmp(opt, "--logs") || !strcmp(opt, "--figures")) {
+  } else if (!strcmp(opt, "--logs") || !strcmp(opt, "--table") || !strcmp(opt, "--figures")) {
     return set_section(o, opt, v);
   } else if (!strcmp(opt, "-o")) {
     o->output = v;
@@ -120,8 +130,9 @@ static int parse_args(int argc, char **argv, rp_opts *o) {
     return -1;
   }
   for (int s = 0; s < o->nsec; s++)
-    if (!o->sec[s].logs) {
-      fprintf(stderr, "repro-plot report: --config %s has no --logs\n", o->sec[s].config);
+    if (!o->sec[s].logs == !o->sec[s].ntables) {
+      fprintf(stderr, "repro-plot report: --config %s needs --logs DIR or --table FILE..., one\n",
+              o->sec[s].config);
       return -1;
     }
   return 0;
@@ -129,10 +140,11 @@ static int parse_args(int argc, char **argv, rp_opts *o) {
 
 /* ---- what a log says besides its numbers: its meta and check records (logmeta.c) ---- */
 
-/* The meta and check records of r's log (our format; the artifact's logs have neither). */
+/* The meta and check records of r's log (our format; the artifact's logs have neither, a
+ * table's row names a log it does not hold). */
 static void read_logmeta(const pt_row *r, lm_meta *lm) {
   memset(lm, 0, sizeof *lm);
-  if (strcmp(r->format, "ours") == 0) lm_read(r->source, lm);
+  if (strcmp(r->format, "ours") == 0 && !r->from_table) lm_read(r->source, lm);
 }
 
 /* ---- a section: one config, its logs, and the logs compared with ---- */
@@ -271,7 +283,11 @@ static int index_rows(rp_section *s) {
 static int load_section(rp_section *s, const rp_entry *e, const rp_opts *o) {
   s->e = e;
   if (pc_load(e->config, &s->cfg)) return -1;
-  int rc = pc_read_logs(&s->cfg, e->logs, o->latest, &s->t, &s->is);
+  int rc = 1; /* tables are read whole, or refused */
+  if (!e->ntables)
+    rc = pc_read_logs(&s->cfg, e->logs, o->latest, &s->t, &s->is);
+  else if (ti_read_tables(&s->cfg, e->tables, e->ntables, &s->t, &s->is))
+    rc = -1;
   if (rc < 0) return -1;
   s->logs_exist = rc;
   if (rc == 0)
@@ -317,6 +333,16 @@ static void escn(FILE *out, const char *s, size_t n) {
   }
 }
 static void esc(FILE *out, const char *s) { escn(out, s, strlen(s)); }
+
+/* "logs <code>DIR" or "tables <code>A, B": a section's input (the caller closes the code). */
+static void put_input(FILE *out, const rp_entry *e) {
+  fputs(e->ntables ? "tables <code>" : "logs <code>", out);
+  if (!e->ntables) esc(out, e->logs);
+  for (int i = 0; i < e->ntables; i++) {
+    if (i) fputs(", ", out);
+    esc(out, e->tables[i]);
+  }
+}
 
 /* <tag>text</tag>, text escaped. */
 static void cell(FILE *out, const char *tag, const char *text) {
@@ -1029,11 +1055,11 @@ static int put_section(FILE *out, const rp_opts *o, const rp_section *s, int *nf
   esc(out, c->figure);
   fputs("</h2>\n<p>config <code>", out);
   esc(out, s->e->config);
-  fputs("</code>, logs <code>", out);
-  esc(out, s->e->logs);
+  fputs("</code>, ", out);
+  put_input(out, s->e);
   if (s->logs_exist)
-    fprintf(out, "</code>: %zu logs read, %zu drawn, %zu read and not drawn</p>\n", s->t.n, drawn,
-            s->t.n - drawn);
+    fprintf(out, "</code>: %zu %s read, %zu drawn, %zu read and not drawn</p>\n", s->t.n,
+            s->e->ntables ? "rows" : "logs", drawn, s->t.n - drawn);
   else
     fputs("</code>: no such folder, every cell is NS</p>\n", out);
   put_compare_summary(out, o, s);
@@ -1429,8 +1455,8 @@ static void put_toc(FILE *out, const rp_section *secs, int n) {
     esc(out, secs[i].cfg.figure);
     fputs("\">", out);
     esc(out, secs[i].cfg.figure);
-    fputs("</a>: logs <code>", out);
-    esc(out, secs[i].e->logs);
+    fputs("</a>: ", out);
+    put_input(out, secs[i].e);
     fputs("</code></li>", out);
   }
   fputs("</ul>\n", out);

@@ -2,11 +2,14 @@
  * behind them, which a browser opens from disk (no network, no other file).
  *
  *   repro-plot report [-o report.html] [--compare ROOT] [--paper ROOT] [--tolerance 0.10]
- *                     [--latest] --config F --logs DIR [--figures DIR] [--config F --logs DIR ...]
+ *                     [--latest] --config F (--logs DIR | --table FILE...) [--figures DIR]
+ *                     [--config F ...]
  *
  * Each --config starts a section (a figure folder or a study); the --logs and --figures after
  * it are that section's log folder and the folder its figures were drawn into (their .svg is
- * inlined; without --figures the section has its tables only). --compare ROOT and --paper ROOT
+ * inlined; without --figures the section has its tables only). --table FILE... in place of
+ * --logs: the section's rows from tables (table_input.h; a row's log is not read, so its
+ * checks and meta are not shown). --compare ROOT and --paper ROOT
  * read ROOT/<figure> (the plot's figure name, e.g. fig12, h2o-diag) for every section: the
  * logs to compare with (each cell's time / the compared time, outside +-tolerance marked, cells
  * of one side only listed), and the original artifact's logs, shown as the paper's column.
@@ -20,7 +23,7 @@
  * geometric mean the report shows. Figures take the content's width (a click enlarges one);
  * the tables of cells are folded; a section's --figures folder's other .svg files (a study's
  * own script's figures) follow its figures.
- * --latest reads the logs as `repro-plot draw --latest` does.
+ * --latest reads the logs as `repro-plot draw --latest` does (tables have one row per cell).
  * Exit: 0, 1 (a config, a log folder or the output failed), 2 (usage). */
 #ifndef PLOT_REPORT_H
 #define PLOT_REPORT_H

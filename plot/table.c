@@ -260,17 +260,22 @@ void pt_number_message(char *buf, size_t cap, const char *key, double v) {
 }
 
 /* pt_check_numbers' note for a csv table: "path:line: warning: avg_ms must be a positive number
- * (got -1): the cell is ERR". */
+ * (got -1): the cell is ERR", to warn or stderr. */
 typedef struct {
   const char *path;
   int line;
+  pt_warn_fn warn;
+  void *arg;
 } table_note_ctx;
 
 static void table_note(void *arg, const char *key, double v) {
   const table_note_ctx *c = arg;
   char msg[160];
   pt_number_message(msg, sizeof msg, !strcmp(key, "compile_s") ? "compilation_time" : key, v);
-  fprintf(stderr, "%s:%d: warning: %s\n", c->path, c->line, msg);
+  if (c->warn)
+    c->warn(c->arg, c->path, c->line, msg);
+  else
+    fprintf(stderr, "%s:%d: warning: %s\n", c->path, c->line, msg);
 }
 
 /* A whole decimal number (what a case value that is a size looks like), or not. */
@@ -570,7 +575,7 @@ static int csv_row(char **f, int nf, pt_row *r, const char **what) {
   return csv_length(f[5], r);
 }
 
-int pt_read_csv(const char *path, pt_table *t) {
+int pt_read_csv(const char *path, pt_table *t, pt_warn_fn warn, void *arg) {
   char shown[PT_PATH]; /* the path as messages print it */
   pt_safe_copy(shown, sizeof shown, path);
   size_t len = 0;
@@ -636,7 +641,8 @@ int pt_read_csv(const char *path, pt_table *t) {
       rc = -1;
       break;
     }
-    table_note_ctx note = {shown, at};
+    table_note_ctx note = {shown, at, warn, arg};
+    row.from_table = 1;
     pt_check_numbers(&row, table_note, &note);
     if (pt_append(t, &row)) {
       fprintf(stderr, "%s: out of memory\n", shown);

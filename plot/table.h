@@ -54,6 +54,9 @@ typedef struct {
   pt_status status;
   char format[8]; /* "ours" or "ae" (logs), "seed" (a row of the tilebench seed's JSON) */
   char source[PT_PATH];
+  /* 1: read from a table (.csv, .json), which is the whole input: source names the log the
+   * row came from and is never reopened (a CPU run is known by gpu "none") */
+  int from_table;
   char reason[PT_REASON];
 } pt_row;
 
@@ -146,24 +149,31 @@ void pt_number_message(char *buf, size_t cap, const char *key, double value);
 void pt_write_csv(FILE *out, const pt_table *t);
 void pt_write_json(FILE *out, const pt_table *t);
 
-/* Reads a csv written by pt_write_csv (for merge/compare): RFC 4180 records (quoted fields
- * may hold commas, doubled quotes and line breaks; CRLF or LF line ends), each ending with a
- * line end (a file that ends inside a record, or inside a quoted field, is a table cut short
- * and refused); numbers are decimal (pt_parse_decimal) or empty, then held to
+/* Where the table readers' warnings go (a number pt_check_numbers drops from a row):
+ * warn(arg, path, line, message), or with warn NULL stderr, as "path:line: warning: message".
+ * Rows read are marked from_table. */
+typedef void (*pt_warn_fn)(void *arg, const char *path, int line, const char *msg);
+
+/* Reads a csv written by pt_write_csv (merge, compare, draw --table): RFC 4180 records
+ * (quoted fields may hold commas, doubled quotes and line breaks; CRLF or LF line ends), each
+ * ending with a line end (a file that ends inside a record, or inside a quoted field, is a
+ * table cut short and refused); numbers are decimal (pt_parse_decimal) or empty, then held to
  * pt_check_numbers (a warning naming path:line for each number it drops); a text field's
  * apostrophe before a formula-like text (pt_write_csv) is removed. Tables written before the
  * GPU and problem-size columns (15 fields) are read too. Returns 0, or -1 with a message
  * naming path:line and what was expected on stderr. */
-int pt_read_csv(const char *path, pt_table *t);
+int pt_read_csv(const char *path, pt_table *t, pt_warn_fn warn, void *arg);
 
 /* table_json.c (jansson): reads a JSON list of row objects, the rows pt_write_json writes or
  * the tilebench seed's result files (kernel, backend, gpu_model, compute_capability,
  * problem_size, latency_ms, tflops, compilation_time: mapped onto our cell keys and numbers;
- * plot/README.md). Returns 0, or -1 with a message naming the file (and row) on stderr. */
-int pt_read_json(const char *path, pt_table *t);
+ * plot/README.md), each row held to pt_check_numbers (a warning "row N: ..." naming the line
+ * the row starts on). Returns 0, or -1 with a message on stderr naming path:line (the line of
+ * the syntax error, or the one the row starts on, "path:7: row 3: latency_ms: expected ..."). */
+int pt_read_json(const char *path, pt_table *t, pt_warn_fn warn, void *arg);
 /* pt_read_json for a .json file or one whose first non-space byte is '[' or '{', else
  * pt_read_csv. */
-int pt_read_table(const char *path, pt_table *t);
+int pt_read_table(const char *path, pt_table *t, pt_warn_fn warn, void *arg);
 
 /* Length of the well-formed UTF-8 sequence at p (at most avail bytes), or 0 when the bytes
  * there are not one (a stray continuation byte, an overlong form, a surrogate, a cut

@@ -1,4 +1,4 @@
-/* table_json: a table read back from JSON (merge, compare), with jansson.
+/* table_json: a table read back from JSON (merge, compare, draw --table), with jansson.
  *
  * One reader for two kinds of rows: ours (pt_write_json: figure, experiment, device, ...,
  * beside the seed's fields) and the tilebench seed's result files (a list of objects with
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "table.h"
 
 /* The seed's names as ours, per kernel (NULL: any kernel); a name not listed stays as it is.
@@ -39,11 +40,14 @@ static const char *seed_name(seed_what what, const char *kernel, const char *nam
 typedef struct {
   const char *path;
   size_t row; /* from 1 */
+  int line;   /* the line the row starts on */
+  pt_warn_fn warn;
+  void *arg;
 } jctx;
 
-/* "x.json: row 3: problem_size: expected an object" (field NULL: the row itself). */
+/* "x.json:7: row 3: problem_size: expected an object" (field NULL: the row itself). */
 static int jerr(const jctx *c, const char *field, const char *expected) {
-  fprintf(stderr, "%s: row %zu: %s%sexpected %s\n", c->path, c->row, field ? field : "",
+  fprintf(stderr, "%s:%d: row %zu: %s%sexpected %s\n", c->path, c->line, c->row, field ? field : "",
           field ? ": " : "", expected);
   return -1;
 }
@@ -201,51 +205,106 @@ static int json_row(const jctx *c, json_t *o, pt_row *r) {
   return 0;
 }
 
-/* pt_check_numbers' note for a json row: "x.json: row 3: warning: avg_ms must be ...". */
+/* pt_check_numbers' note for a json row: "x.json:7: warning: row 3: avg_ms must be ...", to
+ * the caller's warn or stderr. */
 static void json_note(void *arg, const char *key, double v) {
   const jctx *c = arg;
-  char msg[160];
-  pt_number_message(msg, sizeof msg, !strcmp(key, "compile_s") ? "compilation_time" : key, v);
-  fprintf(stderr, "%s: row %zu: warning: %s\n", c->path, c->row, msg);
+  char num[160], msg[192];
+  pt_number_message(num, sizeof num, !strcmp(key, "compile_s") ? "compilation_time" : key, v);
+  snprintf(msg, sizeof msg, "row %zu: %s", c->row, num);
+  if (c->warn)
+    c->warn(c->arg, c->path, c->line, msg);
+  else
+    fprintf(stderr, "%s:%d: warning: %s\n", c->path, c->line, msg);
 }
 
-int pt_read_json(const char *path, pt_table *t) {
+/* The line each element of the top-level list starts on, lines[0..n), from the text jansson
+ * parsed (so well formed): strings skipped, brackets counted. */
+static void row_lines(const char *buf, size_t len, int *lines, size_t n) {
+  int line = 1, depth = 0, in_str = 0, want = 0;
+  size_t k = 0;
+  for (size_t i = 0; i < len && k < n; i++) {
+    char ch = buf[i];
+    if (ch == '\n') line++;
+    if (in_str) {
+      if (ch == '\\')
+        i++; /* an escape is never a line break: JSON strings hold no control characters */
+      else if (ch == '"')
+        in_str = 0;
+      continue;
+    }
+    if (depth == 1 && want && !isspace((unsigned char)ch) && ch != ',' && ch != ']') {
+      lines[k++] = line;
+      want = 0;
+    }
+    if (ch == '"')
+      in_str = 1;
+    else if (ch == '[' || ch == '{')
+      want |= ++depth == 1;
+    else if (ch == ']' || ch == '}')
+      depth--;
+    else if (ch == ',' && depth == 1)
+      want = 1;
+  }
+}
+
+/* The file parsed (a syntax error said as path:line:column), its rows' lines in *lines (the
+ * caller frees both). NULL on an error, said on stderr. */
+static json_t *load_rows(const char *path, int **lines) {
+  size_t len = 0;
+  char why[128];
+  char *buf = repro_slurp(path, (size_t)1 << 30, &len, why, sizeof why);
+  if (!buf) {
+    fprintf(stderr, "%s: cannot open: %s\n", path, why);
+    return NULL;
+  }
   json_error_t e;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-  if (!root) {
-    if (e.line > 0)
-      fprintf(stderr, "%s:%d:%d: expected JSON (a list of row objects): %s\n", path, e.line,
-              e.column, e.text);
-    else
-      fprintf(stderr, "%s: %s\n", path, e.text);
-    return -1;
+  json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
+  if (!root)
+    fprintf(stderr, "%s:%d:%d: expected JSON (a list of row objects): %s\n", path,
+            e.line > 0 ? e.line : 1, e.column > 0 ? e.column : 0, e.text);
+  else if (!json_is_array(root))
+    fprintf(stderr, "%s:1: expected a list of row objects ([{\"kernel\": ...}, ...])\n", path);
+  else if (!(*lines = calloc(json_array_size(root) + 1, sizeof **lines)))
+    fprintf(stderr, "%s: out of memory\n", path);
+  else
+    row_lines(buf, len, *lines, json_array_size(root));
+  free(buf);
+  if (root && !*lines) {
+    json_decref(root);
+    root = NULL;
   }
+  return root;
+}
+
+int pt_read_json(const char *path, pt_table *t, pt_warn_fn warn, void *arg) {
+  int *lines = NULL;
+  json_t *root = load_rows(path, &lines);
+  if (!root) return -1;
   int rc = 0;
-  if (!json_is_array(root)) {
-    fprintf(stderr, "%s: expected a list of row objects ([{\"kernel\": ...}, ...])\n", path);
-    rc = -1;
-  }
   size_t i;
   json_t *o;
   json_array_foreach(root, i, o) {
-    if (rc) break;
-    jctx c = {path, i + 1};
+    jctx c = {path, i + 1, lines[i], warn, arg};
     pt_row r;
     if (json_row(&c, o, &r)) {
       rc = -1;
       break;
     }
+    r.from_table = 1;
     pt_check_numbers(&r, json_note, &c);
     if (pt_append(t, &r)) {
       fprintf(stderr, "%s: out of memory\n", path);
       rc = -1;
+      break;
     }
   }
+  free(lines);
   json_decref(root);
   return rc;
 }
 
-int pt_read_table(const char *path, pt_table *t) {
+int pt_read_table(const char *path, pt_table *t, pt_warn_fn warn, void *arg) {
   size_t n = strlen(path);
   int json = n > 5 && !strcmp(path + n - 5, ".json");
   FILE *f = json ? NULL : fopen(path, "rb");
@@ -255,5 +314,5 @@ int pt_read_table(const char *path, pt_table *t) {
     json = ch == '[' || ch == '{'; /* '{': told that a list is expected */
     fclose(f);
   }
-  return json ? pt_read_json(path, t) : pt_read_csv(path, t);
+  return json ? pt_read_json(path, t, warn, arg) : pt_read_csv(path, t, warn, arg);
 }

@@ -11,6 +11,8 @@
 #   $OUT/<list>/figures/         {gemm,mha,nsa}_comparison_<device>, speedup_comparison_<device>
 #   $OUT/<list>/table.{csv,json} repro-plot table; plot.txt (the terminal tables)
 #   $OUT/tilebench.{csv,json}    every list merged (repro-plot merge)
+#   $OUT/figures/                the figures of that merged table (repro-plot draw --table: the
+#                                seed's `visualize.py complete.json`); $OUT/plot.txt its tables
 # Each list's runner stops at ${BUDGET_S:-540} s; run again with RESUME=1 and that one list to
 # finish the cells without a good log (RESUME continues the latest run, whose case list
 # repro-run reads from it). CLUSTER=FILE replaces clusters/generic.yaml (the study's test runs
@@ -62,5 +64,7 @@ done
 if [ ${#tables[@]} -gt 0 ]; then
   "$bin/repro-plot" merge -o "$out/tilebench.csv" "${tables[@]}" 2>>"$out/summary.txt"
   "$bin/repro-plot" merge --format json -o "$out/tilebench.json" "${tables[@]}" 2>/dev/null
+  "$bin/repro-plot" draw --config "$here/experiment.yaml" --table "$out/tilebench.json" \
+    --out "$out/figures" >"$out/plot.txt" 2>&1
 fi
 exit $status

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Redraws the figures of this folder's experiment.yaml from a folder of logs, prints their
-# tables and the missing or broken logs, and writes report.html beside the figures:
-#   ./plot.sh [LOGDIR] [--out DIR] [--strict] [--latest] [--verbose] [--no-render] [--no-report]
-#             [-j N]
+# Redraws the figures of this folder's experiment.yaml from a folder of logs or a table, prints
+# their tables and the missing or broken logs, and writes report.html beside the figures:
+#   ./plot.sh [LOGDIR | TABLE] [--out DIR] [--strict] [--latest] [--verbose] [--no-render]
+#             [--no-report] [-j N]
+#   ./plot.sh results/complete.json [--out DIR]   the seed's `visualize.py complete.json`
 #   ./plot.sh -h | --help   this text (builds and writes nothing)
-# LOGDIR defaults to ./ae_logs (the latest run) when it exists, else ./backup_logs. Each figure
-# is written as .pdf, .png and .svg, with the .dat and .gp it is drawn from:
+# LOGDIR defaults to ./ae_logs (the latest run) when it exists, else ./backup_logs. TABLE, a
+# .json or .csv file in its place (`repro-plot table` or `merge` output, or the seed's own result
+# JSON, merged with its merge_results.py or ours), is drawn with `repro-plot draw --table`: the
+# same figures as from the logs it was made of, into plots/<its name less .json>/tilebench/
+# unless --out DIR (--latest is for logs only). Each figure is written as .pdf, .png and .svg,
+# with the .dat and .gp it is drawn from:
 #   from ./backup_logs into ./figures/ (the committed figures);
 #   from any other LOGDIR into plots/NAME/tilebench/ at the repository's top, NAME named after
 #     LOGDIR (`../../plot.sh --help` says how: /data/FlashTensor-AE/tilebench/backup_logs gives

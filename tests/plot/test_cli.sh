@@ -282,7 +282,8 @@ check 'grep -qF "\"system\": \"cutedsl\", \"seqlen\": 512, \"status\": \"ok\", \
 cp "$seed" "$tmp/seed_rows.txt"
 "$bin" merge "$tmp/seed_rows.txt" > "$tmp/seed_txt.csv" 2>/dev/null
 check '[ $? -eq 0 ] && [ $(wc -l < "$tmp/seed_txt.csv") -eq 5 ] && grep -q ",nsa,h100,nsa,cutedsl,512,ok,0.543," "$tmp/seed_txt.csv"' "json told by its content (no .json name)"
-# bad json: the file, the row and what was expected; exit 1; no output file
+# bad json: the file, the line the row starts on, the row and what was expected; exit 1; no
+# output file
 bad_json() { # NAME CONTENT EXPECTED
   local want=$1$3
   printf '%s' "$2" > "$tmp/$1"
@@ -292,14 +293,14 @@ bad_json() { # NAME CONTENT EXPECTED
   local rc=$?
   check '[ $rc -eq 1 ] && [ ! -e "$tmp/badj.csv" ] && grep -qF "$want" "$tmp/badj.err"' "bad json: $want ($(cat "$tmp/badj.err"))"
 }
-bad_json x.json '[{"kernel": "nsa", "backend": "cutedsl", "gpu_model": "H100", "latency_ms": 1, "problem_size": [512]}]' ': row 1: problem_size: expected an object'
+bad_json x.json '[{"kernel": "nsa", "backend": "cutedsl", "gpu_model": "H100", "latency_ms": 1, "problem_size": [512]}]' ':1: row 1: problem_size: expected an object'
 bad_json y.json '[{"kernel": "gemm", "backend": "cuda", "gpu_model": "H100", "latency_ms": 1},
- {"kernel": "gemm", "backend": "cuda", "gpu_model": "H100", "latency_ms": "fast"}]' ': row 2: latency_ms: expected a number or null'
+ {"kernel": "gemm", "backend": "cuda", "gpu_model": "H100", "latency_ms": "fast"}]' ':2: row 2: latency_ms: expected a number or null'
 bad_json z.json '[{"kernel": "gemm",
   "backend": }]' ':2:14: expected JSON (a list of row objects)'
-bad_json w.json '{"kernel": "gemm"}' ': expected a list of row objects'
-bad_json v.json '[{"kernel": "nsa", "backend": "cuda", "gpu_model": "H100", "latency_ms": 1, "problem_size": {"seq_len": 512, "seqlen": 512}}]' ': row 1: problem_size.seqlen: expected each key once'
-bad_json u.json '[{"kernel": "gemm", "backend": "cuda", "latency_ms": 1}]' ': row 1: gpu_model: expected a GPU model'
+bad_json w.json '{"kernel": "gemm"}' ':1: expected a list of row objects'
+bad_json v.json '[{"kernel": "nsa", "backend": "cuda", "gpu_model": "H100", "latency_ms": 1, "problem_size": {"seq_len": 512, "seqlen": 512}}]' ':1: row 1: problem_size.seqlen: expected each key once'
+bad_json u.json '[{"kernel": "gemm", "backend": "cuda", "latency_ms": 1}]' ':1: row 1: gpu_model: expected a GPU model'
 
 # markdown: what the figures show as Markdown tables (README.md's results), with the paper's
 # times of ours from fig12's plot: paper: beside the h100 grids

@@ -7,7 +7,7 @@
 #   through merge; json shows them without the apostrophe);
 # - a table's times are held to the log reader's rule (pt_check_numbers): under status=ok an
 #   avg_ms <= 0 or none makes the row ERR with the reader's reason, a negative other number does
-#   not count; a warning names file:line (json: file: row N);
+#   not count; a warning names file:line (json: the line the row starts on, and row N);
 # - a csv cut short (inside its last field, inside a quoted field, a last line without all its
 #   fields) is refused naming the file, the line and what was expected.
 #   test_csv_tables.sh REPRO_PLOT SOURCE_DIR
@@ -114,8 +114,8 @@ check 'grep -qF "$tmp/b.csv:2: warning: avg_ms must be a positive number (got -1
 printf '[{"figure": "fig12", "experiment": "kernel", "device": "h100", "workload": "h2o", "system": "fused", "status": "ok", "avg_ms": 0},\n {"kernel": "gemm", "backend": "cublas", "gpu_model": "NVIDIA H100", "latency_ms": 1.5, "tflops": -2}]\n' > "$tmp/times.json"
 "$bin" merge "$tmp/times.json" > "$tmp/tj.out" 2> "$tmp/tj.err"
 check '[ $? -eq 0 ] && grep -q "^fig12,kernel,h100,h2o,fused,0,error,,,,,,seed,$tmp/times.json,avg_ms must be a positive number," "$tmp/tj.out"' "json: avg_ms=0 under status ok is ERR"
-check 'grep -qF "$tmp/times.json: row 1: warning: avg_ms must be a positive number (got 0): the cell is ERR" "$tmp/tj.err" && grep -qF "$tmp/times.json: row 2: warning: gflops_s=-2000 is not a finite number >= 0" "$tmp/tj.err"' \
-  "json: the warnings name the file and row"
+check 'grep -qF "$tmp/times.json:1: warning: row 1: avg_ms must be a positive number (got 0): the cell is ERR" "$tmp/tj.err" && grep -qF "$tmp/times.json:2: warning: row 2: gflops_s=-2000 is not a finite number >= 0" "$tmp/tj.err"' \
+  "json: the warnings name the file, the line the row starts on and the row"
 
 # ---- a csv cut short is refused, naming file:line and what was expected
 "$bin" table --config "$cfg" --logs "$src/fig12/backup_logs" -o "$tmp/full.csv" 2> /dev/null

@@ -233,7 +233,7 @@ static void test_csv_roundtrip(void) {
   FILE *f = fdopen(fd, "w");
   pt_write_csv(f, &t);
   fclose(f);
-  CHECK(pt_read_csv(path, &back) == 0 && back.n == 2, "read back %zu rows", back.n);
+  CHECK(pt_read_csv(path, &back, NULL, NULL) == 0 && back.n == 2, "read back %zu rows", back.n);
   if (back.n == 2) {
     CHECK(near(back.rows[0].avg_ms, 1.2997) && near(back.rows[0].gflops_s, 105749.3) &&
               isnan(back.rows[0].peak_mib),
@@ -256,7 +256,7 @@ static void test_csv_roundtrip(void) {
   FILE *kf = fdopen(mkstemp(kpath), "w");
   pt_write_csv(kf, &tk);
   fclose(kf);
-  CHECK(pt_read_csv(kpath, &kback) == 0 && kback.n == 1, "keys csv read back");
+  CHECK(pt_read_csv(kpath, &kback, NULL, NULL) == 0 && kback.n == 1, "keys csv read back");
   if (kback.n == 1) {
     const pt_row *b = &kback.rows[0];
     char arch[16];
@@ -282,7 +282,7 @@ static void test_csv_roundtrip(void) {
   fputs("fig12,kernel,h100,h2o,x;rm,1,ok,,,,,,ours,,,,,,\n", bad); /* 19 fields: the name fails */
   fclose(bad);
   pt_table t3 = {0};
-  CHECK(pt_read_csv(path, &t3) == -1, "an unsafe name in a csv is rejected");
+  CHECK(pt_read_csv(path, &t3, NULL, NULL) == -1, "an unsafe name in a csv is rejected");
   unlink(path);
   pt_free(&t);
   pt_free(&back);
@@ -549,8 +549,8 @@ static void test_csv_nasty_roundtrip(void) {
   FILE *f = fdopen(mkstemp(path), "w");
   pt_write_csv(f, &t);
   fclose(f);
-  CHECK(pt_read_csv(path, &back) == 0 && back.n == (size_t)nr, "nasty csv read back: %zu rows",
-        back.n);
+  CHECK(pt_read_csv(path, &back, NULL, NULL) == 0 && back.n == (size_t)nr,
+        "nasty csv read back: %zu rows", back.n);
   /* control characters (line breaks too) are written as \xNN: a row reads back as it shows */
   for (size_t i = 0; i < back.n && i < t.n; i++) {
     char reason[PT_REASON * 4], source[PT_PATH * 4];
@@ -862,12 +862,13 @@ static void test_scale_and_seed_keys(void) {
   pt_write_json(jf, &t);
   fclose(f);
   fclose(jf);
-  CHECK(pt_read_table(path, &back) == 0 && back.n == 1 && back.rows[0].scale == 0.1 &&
+  CHECK(pt_read_table(path, &back, NULL, NULL) == 0 && back.n == 1 && back.rows[0].scale == 0.1 &&
             back.rows[0].nkeys == 2 && pt_same_cell(&back.rows[0], &r),
         "csv: scale read back, not a case key");
-  CHECK(pt_read_table(jpath, &jback) == 0 && jback.n == 1 && jback.rows[0].scale == 0.1 &&
-            jback.rows[0].nkeys == 2 && !strcmp(jback.rows[0].keys[1].val, "1") &&
-            pt_same_cell(&jback.rows[0], &r) && !strcmp(jback.rows[0].figure, ""),
+  CHECK(pt_read_table(jpath, &jback, NULL, NULL) == 0 && jback.n == 1 &&
+            jback.rows[0].scale == 0.1 && jback.rows[0].nkeys == 2 &&
+            !strcmp(jback.rows[0].keys[1].val, "1") && pt_same_cell(&jback.rows[0], &r) &&
+            !strcmp(jback.rows[0].figure, ""),
         "json: scale, causal true -> 1, our (empty) figure kept");
   unlink(path);
   unlink(jpath);

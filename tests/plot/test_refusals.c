@@ -262,7 +262,7 @@ static void test_control_characters(void) {
   pt_write_csv(f, &t);
   fclose(f);
   pt_table back = {0};
-  CHECKF(pt_read_csv(path, &back) == 0 && back.n == 1 &&
+  CHECKF(pt_read_csv(path, &back, NULL, NULL) == 0 && back.n == 1 &&
              !strcmp(back.rows[0].reason, "bad \\x1b[31mred\\x1b[0m\\x0anext") &&
              !strcmp(back.rows[0].source, "logs\\x1b[1m/\\x07x.log"),
          "the csv reads back as it shows: [%s] [%s]", back.n ? back.rows[0].reason : "",

@@ -5,7 +5,8 @@
 # mha `test` list runs in CPU mode through the shipped run.sh with the real attnvar (cluster
 # local-test: device_mode cpu, one warmup, two runs; the test list is the small size itself, its
 # case keys win over the cluster's size vars), run_single.sh reruns one of its cells in the run's
-# own case list, and repro-plot tables (the seed's JSON fields) and draws those logs.
+# own case list, and repro-plot tables (the seed's JSON fields) and draws those logs, and draws
+# the JSON table the same (plot.sh TABLE).
 # gemm and nsa run the same way once gemmbench and attnvar's nsa workload are built (each block
 # below skips, saying so, until then). gpu_run.sh, the GPU session script, runs here in CPU mode.
 #   study.sh REPRO_RUN BUILD_DIR WORK_DIR
@@ -141,6 +142,11 @@ check "speedup over the naive torch (or n/a without torch)" grep -q '^# device=h
 check "the figures say the logs are CPU runs" grep -q '^note_text = "CPU reference logs' "$work/figs/mha_comparison_h100.gp"
 check "the speedup figure has a panel per kernel (gemm and nsa without logs: NS)" \
   test "$(grep -c '^# device=h100 experiment=' "$work/figs/speedup_comparison_h100.dat")" = 3
+# the seed's `visualize.py complete.json`: plot.sh draws the json table as it drew its logs
+(cd "$study" && ./plot.sh "$work/mha.json" --out "$work/figs-json" --no-render >plot-json.txt 2>&1)
+check_eq "plot.sh TABLE exit" "$?" 0
+check "plot.sh TABLE read the 18 rows and drew them all" grep -q "^18 rows read: 18 drawn, 0 read and not drawn" "$study/plot-json.txt"
+check "plot.sh TABLE: every .dat and .gp as from the logs (the CPU note too)" diff -r "$work/figs" "$work/figs-json"
 
 # gpu_run.sh (the lead's GPU session) end to end in CPU mode: one list, tables, figures, merge
 (cd "$study" && cp "$src/studies/tilebench/gpu_run.sh" . && LISTS=test DEVICE=h100 CLUSTER=$cluster \
@@ -149,6 +155,9 @@ check_eq "gpu_run.sh in CPU mode: exit" "$?" 0
 check "gpu_run.sh: the summary" grep -q "^tilebench test: runner exit 0 (done); 18 logs" "$work/gpu/summary.txt"
 check "gpu_run.sh: figure data, tables" test -s "$work/gpu/test/figures/mha_comparison_h100.dat" -a -s "$work/gpu/test/table.json"
 check_eq "gpu_run.sh: the merged json has every row" "$(grep -c '"kernel": "mha"' "$work/gpu/tilebench.json")" 18
+for f in mha_comparison_h100.dat mha_comparison_h100.gp speedup_comparison_h100.dat; do
+  check "gpu_run.sh: the merged table's $f is the one list's" cmp -s "$work/gpu/test/figures/$f" "$work/gpu/figures/$f"
+done
 
 # gemm and nsa test lists in CPU mode, once their binaries exist (gemmbench; attnvar --workload nsa)
 if [ -x "$build/bin/gemmbench" ]; then
