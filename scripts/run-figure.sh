@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
-# Shared body of figNN/run.sh: runs the figure's matrix with build/bin/repro-run.
-#   run-figure.sh FIGDIR [repro-run options...]   (FIGDIR: any experiment folder of the tree)
-# Picks what a reviewer would otherwise have to type:
-#   - the cluster file: -c/--cluster if given, else $REPRO_CLUSTER, else, when Slurm's sbatch
-#     is on PATH, clusters/local-test.yaml on the test cluster of scripts/slurm-local.sh and
-#     clusters/generic.yaml elsewhere (edit that file for your site); for --resume and --rerun
-#     (not dry runs) none unless -c is given: repro-run continues with the run's own;
-#   - without Slurm (or with --local) and no --device: the device label of this machine's GPU
-#     from nvidia-smi (h100, h200, a100), since one machine runs one device's cells.
+# Runs this folder's matrix (experiment.yaml) with repro-run: Slurm job arrays when sbatch is on
+# PATH, else the cells on this machine, one cell per GPU at a time.
+#   ./run.sh [--dry-run] [-c CLUSTER.yaml] [--only K=V[,K=V...]] [--device LABEL] [--cases NAME]
+#            [--local [-j N] [--gpus all|N|LIST]] [--resume | --rerun] [--no-wait] [...]
+#   ./run.sh -h | --help   this text (needs no build, writes nothing)
+#   -n, --dry-run        list the cells (log, command) and write the array scripts; run nothing
+#   -c, --cluster FILE   the cluster file; default $REPRO_CLUSTER, else, with Slurm,
+#                        clusters/local-test.yaml on scripts/slurm-local.sh's test cluster and
+#                        clusters/generic.yaml elsewhere (--resume, --rerun: the run's own)
+#   --only K=V[,K=V...]  only the cells with these axis or case values; repeat for more (OR)
+#   --device LABEL       only this device's cells; without Slurm the default is this machine's
+#                        GPU's label (h100, h200 or a100, from nvidia-smi)
+#   --cases NAME         the experiments' case lists named NAME (default: default)
+#   --local, -j N        this machine, at most N cells at once (--gpus: on which GPUs)
+#   --resume             the current run's cells that have no good log
+#   --rerun              the selected cells again, into the current run
+# Writes runs/<UTC time>/ here (logs/, one log per cell; the job scripts; a journal) and points
+# ae_logs at it; --resume and --rerun write into the run ae_logs points to (a rerun cell's old
+# log moves to its attempts/), --dry-run into runs/dry-run-<UTC time>/jobs/; nothing is deleted.
+# Needs the build (scripts/build.sh: build/bin/repro-run and the kernels; $REPRO_RUN names
+# another repro-run). `build/bin/repro-run --help` lists every option; runner/README.md
+# explains them.
 set -euo pipefail
+# The body of every figNN/run.sh and studies/NAME/run.sh, whose usage is the one above:
+#   scripts/run-figure.sh FIGDIR [repro-run options...]   (FIGDIR: any experiment folder)
+# It picks what a reviewer would otherwise type: the cluster file (-c, else $REPRO_CLUSTER, else
+# by Slurm's cluster name; none for --resume and --rerun, which keep the run's own) and, without
+# Slurm, the device label of this machine's GPU.
+# shellcheck source=scripts/lib/root.sh
+. "$(dirname "$0")/lib/root.sh"
+repro_help "$@"
 fig=$(cd "$1" && pwd)
 shift
-# the repository root: the nearest folder above FIGDIR holding .repro-root (FIGDIR may be
-# fig12/ or a study nested deeper, e.g. studies/sdpa-scale/)
-root=$fig
-until [ -e "$root/.repro-root" ]; do
-  [ "$root" = / ] && { echo "run.sh: no .repro-root above $fig" >&2; exit 2; }
-  root=$(dirname "$root")
-done
 runner=${REPRO_RUN:-$root/build/bin/repro-run}
 if [ ! -x "$runner" ]; then
   echo "run.sh: $runner is not built: run scripts/build.sh first" >&2

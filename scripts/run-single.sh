@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Shared body of figNN/run_single.sh: reruns one cell (or any filter) into the current run.
+# The body of every figNN/run_single.sh and studies/NAME/run_single.sh: reruns one cell (or any
+# filter) into the current run.
 #   run-single.sh FIGDIR "AXIS1 AXIS2 ..." [VALUE1 [VALUE2 ...]] [key=value ...] [repro-run options]
 # Positional values fill the figure's axes in the given order (e.g. fig12: experiment
 # workload system), key=value words add any other axis or case key (m=4096, seqlen=1024);
@@ -8,10 +9,28 @@
 # narrows the positional words (both must hold), several --only are still OR. The run keeps
 # its case lists and its cluster file: without --cases or -c, repro-run reruns in the lists and
 # with the cluster file the current run was made with. Without a current run it stops.
+# --help: the folder's run_single.sh header (its usage and examples), then the rules below.
 set -euo pipefail
+# shellcheck source=scripts/lib/root.sh
+. "$(dirname "$0")/lib/root.sh"
 fig=$1
 read -r -a axes <<<"$2"
 shift 2
+if repro_wants_help "$@"; then
+  if [ -f "$fig/run_single.sh" ]; then repro_usage "$fig/run_single.sh"; fi
+  printf -v listed '%s, ' "${axes[@]}"
+  cat <<EOF
+The words fill the axes ${listed%, } in that order (the leading ones at least);
+key=value names any other axis or case key. repro-run's options pass through with their
+values (--dry-run, --local, -c FILE, --device LABEL, --only K=V, --cases NAME, ...). The
+cells run again in the current run (the one ae_logs points to), in its case lists and with
+its cluster file unless given: the new logs go to its logs/, the old ones move to its
+attempts/. Without a current run it stops (exit 2; ./run.sh starts one). Needs the build, as
+./run.sh does.
+  ./run_single.sh -h | --help   this text (needs no build, writes nothing)
+EOF
+  exit 0
+fi
 # repro-run's options that take a value (the next word, unless written --opt=value)
 takes_value='^(-c|--cluster|--only|--device|--run|--poll|--bin|--python|--cases|-j)$'
 conds=() opts=() onlys=() i=0

@@ -1,6 +1,6 @@
 # Writes repro_commit.h (#define REPRO_COMMIT "<short hash>[-dirty]") for the log's meta line,
 # and, with -DOUT_TXT=<file>, the same hash as plain text beside the binaries: the PyTorch peers
-# read it on machines whose copy of the tree has no .git (scripts/peers/peer.py).
+# read it on machines whose copy of the tree has no .git (scripts/peers/meta.py).
 # Run at every build (cmake -P); the file is rewritten only when the commit changed, so an
 # unchanged tree does not recompile the harness.
 #   cmake -DSRC=<source dir> -DOUT=<file> [-DOUT_TXT=<file>] -P repro_commit.cmake

@@ -38,7 +38,7 @@ import re
 import sys
 import time
 
-from systems import Unsupported
+from errors import Unsupported
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INSTALL = ("scripts/install.sh --flashtensor, then REPRO_FLASHTENSOR_DIR=<a checkout of "

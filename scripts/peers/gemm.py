@@ -28,6 +28,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer  # noqa: E402  (the log, meta line, timing and outcome of every peer)
+import tilelang_backend  # noqa: E402
+import tilelang_gemm  # noqa: E402
+from errors import Unsupported  # noqa: E402
 
 SYSTEMS = {"pytorch": "torch.matmul (cuBLAS through PyTorch), fp32 accumulation",
            "tilelang": "the TileLang GEMM (tilelang_gemm.py) through TileLang's CUDA backend",
@@ -80,7 +83,6 @@ def config_pairs(args, built=True):
              ("k", args.k), ("dtype", args.dtype), ("device", args.device),
              ("impl", IMPLS[args.system]), ("seed", args.seed)]
     if built and args.system != "pytorch":
-        import tilelang_backend
         pairs += tilelang_backend.config_pairs(args.system)
     return pairs
 
@@ -89,12 +91,9 @@ def matmul(torch, args, a, b, c):
     """(call, compile seconds or None): the system's C = A·B into c."""
     if args.system == "pytorch":
         return (lambda: torch.matmul(a, b, out=c)), None
-    import systems
-    import tilelang_backend
-    import tilelang_gemm
     try:
         tilelang_backend.load(args.system, on_gpu=args.device == "gpu")
-    except systems.Unsupported as e:
+    except Unsupported as e:
         raise peer.Outcome("unsupported", peer.EXIT_UNSUPPORTED, str(e)) from e
     refused = tilelang_gemm.refuses(args.dtype)
     if refused:

@@ -20,15 +20,13 @@ from dataclasses import dataclass
 try:
     import torch
     import torch.nn.functional as F
-except ImportError:  # selection_missing() needs no torch
+except ImportError:  # the Config and the selection rules need no torch
     torch = F = None
 
 import registry
 import workloads as wl
+from selection import KEEP_STD, SELECTS, selection_missing
 
-KEEP = 512
-KEEP_STD = 256
-CORM_CAP = 512
 RMS_EPS = 1e-5
 ROPE_THETA = 10000.0
 EXP_RAND_MIN = 1e-8
@@ -57,27 +55,6 @@ class Config:
         if self.head_dim % 2:
             return "head dim %d must be even for RoPE" % self.head_dim
         return None
-
-
-# SEL_*: (the output slots the rule reads, the keys it keeps per head at most).
-SELECTS = {
-    "SEL_NONE": ((), lambda seqlen: 0),
-    "SEL_TOPK": (("score",), lambda seqlen: min(KEEP, seqlen)),
-    "SEL_TOPK_STD": (("score", "score2"), lambda seqlen: min(KEEP_STD + KEEP, seqlen)),
-    "SEL_FLAGS": (("flags",), lambda seqlen: min(CORM_CAP, seqlen)),
-}
-
-
-def selection_missing(row):
-    """None when the e2e model implements registry row `row`'s select rule on the outputs the
-    row has, else the reason."""
-    if row.select not in SELECTS:
-        return "workload %s: select %s has no PyTorch formulation" % (row.name, row.select)
-    missing = [slot for slot in SELECTS[row.select][0] if slot not in row.slots]
-    if missing:
-        return "workload %s: select %s reads %s, which the row does not output" % (
-            row.name, row.select, "+".join(missing))
-    return None
 
 
 def select_rule(workload):

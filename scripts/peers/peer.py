@@ -44,17 +44,24 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.
 import argparse
 import contextlib
 import ctypes
-import datetime
 import errno
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 
 import kvlog
+import meta
 import registry
+import tvm_backend
+from errors import Unsupported, one_line
+from timing import MAX_CALLS_PER_SAMPLE, SAMPLE_MS, Samples, calls_per_sample  # noqa: F401
+
+# The timing rule's numbers, SAMPLE_MS and MAX_CALLS_PER_SAMPLE, are named through peer too.
+# systems, workloads and llama read the workload registry as they are imported, so peer.py
+# imports them in the functions that use them, after main() has read it (a malformed
+# workloads.def is one line on stderr, not a traceback); gemm.py and kron.py, which take their
+# log, meta line and timing from peer, never read it.
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_OOM, EXIT_UNSUPPORTED, EXIT_CHECK = 0, 1, 2, 3, 4, 5
 DTYPES = {"fp16": "float16", "bf16": "bfloat16"}  # --dtype -> torch attribute
@@ -198,7 +205,6 @@ def parse_tuning(p, args):
         return
     if args.tune_trials is None:
         p.error("--system tvm-ms needs --tune-trials N (MetaSchedule's trial budget)")
-    import tvm_backend
     cell = "%s.b%d.h%d.s%d.d%d.%s.c%d" % (args.workload, args.batch, args.heads, args.seqlen,
                                           args.dim, args.dtype, args.causal)
     if (args.groups or 1) > 1 and registry.find(args.workload).keys == "KEYS_DENSE":
@@ -296,110 +302,7 @@ def parse_args(argv):
     return args
 
 
-# ---- meta ------------------------------------------------------------------------------------
-
-def command_output(cmd, cwd=None):
-    """stdout of cmd stripped, or None when it cannot run or fails."""
-    try:
-        res = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return res.stdout.strip() if res.returncode == 0 else None
-
-
-def git_commit():
-    """The commit this tree was built from: $REPRO_COMMIT, else $REPRO_BUILD_DIR/bin/COMMIT or
-    build/bin/COMMIT (written by every build, beside the binaries the same run uses), else git
-    (with -dirty).
-
-    The build's record comes before git because a copy of the tree can carry a .git that is
-    not its own: on the GPU machines git answered the checkout's first commit, '-dirty',
-    while the files were a later commit's (the peer logs of 2026-11-22 say 90faf1f-dirty for
-    a tree at e18d394/6cef2bc)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    commit = os.environ.get("REPRO_COMMIT", "").strip()
-    builds = [os.path.join(here, "..", "..", "build")]
-    if os.environ.get("REPRO_BUILD_DIR"):  # the build the runner's binaries come from
-        builds.insert(0, os.environ["REPRO_BUILD_DIR"])
-    for build in builds:
-        if commit:
-            break
-        try:
-            with open(os.path.join(build, "bin", "COMMIT")) as f:
-                commit = f.read().strip()
-        except OSError:
-            commit = ""
-    if commit:
-        return commit
-    commit = command_output(["git", "rev-parse", "--short", "HEAD"], cwd=here)
-    if not commit:
-        return "unknown"
-    dirty = command_output(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here)
-    return commit + ("-dirty" if dirty else "")
-
-
-def nvidia_smi_query(fields, units=True):
-    """nvidia-smi's CSV answer for the GPU the runner pinned this cell to ($REPRO_GPU_UUID;
-    nvidia-smi ignores CUDA_VISIBLE_DEVICES), else for every GPU; None when it cannot run."""
-    cmd = ["nvidia-smi", "--query-gpu=" + fields,
-           "--format=csv,noheader" + ("" if units else ",nounits")]
-    if os.environ.get("REPRO_GPU_UUID"):
-        cmd += ["-i", os.environ["REPRO_GPU_UUID"]]
-    return command_output(cmd)
-
-
-def nvidia_smi_gpu():
-    """(name, cc, driver) of this cell's GPU (the first nvidia-smi lists), or None."""
-    text = nvidia_smi_query("name,compute_cap,driver_version")
-    if not text:
-        return None
-    fields = [f.strip() for f in text.splitlines()[0].split(",")]
-    return tuple(fields) if len(fields) == 3 else None
-
-
-def nvidia_smi_limits():
-    """(max SM clock MHz, power limit W) of this cell's GPU as nvidia-smi prints them, or None:
-    with the SM count they tell an H100 SXM (132 SMs, 1980 MHz, 700 W) from a PCIe one."""
-    text = nvidia_smi_query("clocks.max.sm,power.limit", units=False)
-    if not text:
-        return None
-    fields = [f.strip() for f in text.splitlines()[0].split(",")]
-    return tuple(fields) if len(fields) == 2 else None
-
-
-def meta_pairs(torch, device):
-    smi = nvidia_smi_gpu()
-    sms, uuid = None, ""
-    gpu, cc, driver = smi if smi else ("none", "none", "unknown")
-    cuda, torch_version = "unknown", "none"
-    if torch is not None:
-        torch_version = torch.__version__
-        cuda = torch.version.cuda or "none"
-        if device == "gpu" and torch.cuda.is_available():
-            index = torch.cuda.current_device()
-            gpu = torch.cuda.get_device_name(index)
-            cc = "%d.%d" % torch.cuda.get_device_capability(index)
-            props = torch.cuda.get_device_properties(index)
-            sms = props.multi_processor_count
-            uuid = str(getattr(props, "uuid", "") or "")
-    if device == "cpu":
-        gpu, cc = "none", "none"
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    pairs = [("gpu", gpu), ("cc", cc), ("driver", driver), ("cuda", cuda),
-             ("torch", torch_version), ("python", "%d.%d.%d" % sys.version_info[:3]),
-             ("commit", git_commit()), ("date", date), ("host", socket.gethostname())]
-    if device == "gpu":  # the GPU model in numbers (the device table of studies/sdpa-scale)
-        limits = nvidia_smi_limits()
-        if sms is not None:
-            pairs.append(("sms", sms))
-        if limits:
-            pairs += [("clock_mhz", limits[0]), ("power_w", limits[1])]
-        if os.environ.get("REPRO_GPU_INDEX"):  # the GPU the runner pinned this cell to
-            pairs.append(("gpu_index", os.environ["REPRO_GPU_INDEX"]))
-        if uuid:
-            pairs.append(("gpu_uuid", uuid if uuid.startswith("GPU-") else "GPU-" + uuid))
-    return pairs
-
+# ---- config ----------------------------------------------------------------------------------
 
 def config_pairs(args, impl):
     pairs = []
@@ -436,21 +339,6 @@ def fmt(x):
     return "%.6g" % x
 
 
-class Samples(list):
-    """Milliseconds per call, one sample per timed run, and how they were taken: `method` is
-    graph (one CUDA graph of `calls` calls replayed between two events), loop (`calls`
-    back-to-back calls between two events), events (one call between two events) or wall
-    (the CPU's clock). graph_kernels: the kernel nodes the capture held (None: no capture)."""
-
-    def __init__(self, times, method, calls=1, graph_kernels=None):
-        super().__init__(times)
-        self.method, self.calls, self.graph_kernels = method, calls, graph_kernels
-
-
-# A timed sample lasts at least this long, so the launch cost of a short call is amortised
-# (the C harness launches from C, where it is a few microseconds).
-SAMPLE_MS = 2.0
-MAX_CALLS_PER_SAMPLE = 256
 # A result line lists each run's time (samples_ms=) up to this many runs, as the C harness's
 # HX_MAX_LISTED_SAMPLES.
 MAX_LISTED_SAMPLES = 1000
@@ -565,7 +453,7 @@ def _time_calls(torch, call, warmup, runs, on_gpu, stream):
         return Samples(times, "wall")
     torch.cuda.synchronize()
     one = min(event_ms(torch, call) for _ in range(3))
-    calls = max(1, min(MAX_CALLS_PER_SAMPLE, int(SAMPLE_MS / max(one, 1e-3)) + 1))
+    calls = calls_per_sample(one)
     if calls == 1:
         return Samples([event_ms(torch, call) for _ in range(runs)], "events")
     graph, kernels = capture_graph(torch, call, calls, stream)
@@ -721,7 +609,7 @@ def result_pairs(torch, times, args, on_gpu, flops=None, outside_torch=0):
     peak MiB on the GPU (torch's peak plus `outside_torch` bytes held by another allocator,
     TVM's)."""
     pairs = timing_pairs(times) + [("runs", args.runs), ("warmup", args.warmup)]
-    if hasattr(times, "method"):  # Samples (a backend's own, imported as `peer`, too)
+    if hasattr(times, "method"):  # Samples (timing.Samples, a backend's own too)
         pairs.append(("timing", times.method))
         if times.calls > 1:
             pairs.append(("calls_per_run", times.calls))
@@ -767,11 +655,6 @@ def is_oom(torch, exc):
     return (oom_type is not None and isinstance(exc, oom_type)) or "out of memory" in str(exc)
 
 
-def one_line(text, limit=400):
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 def run_logged(args, log, cell, config, classify=None, also_needs=""):
     """Writes one cell's whole log and returns its exit code: the header, the meta line, what
     cell(torch) records (it returns the result pairs or raises Outcome), and a result line
@@ -792,7 +675,7 @@ def write_log(args, log, cell, config, classify, also_needs):
     except ImportError as e:
         torch = None
         missing = "PyTorch is not installed (%s)%s" % (one_line(e), also_needs)
-    log.record("meta", meta_pairs(torch, args.device))
+    log.record("meta", meta.meta_pairs(torch, args.device))
     try:
         if torch is None:
             raise Outcome("unsupported", EXIT_UNSUPPORTED, missing)
@@ -839,7 +722,7 @@ def attention_cell(torch, args, log):
     try:
         runner = run_e2e if args.e2e else run_kernel
         return runner(torch, args, log, device)
-    except systems.Unsupported as e:
+    except Unsupported as e:
         raise Outcome("unsupported", EXIT_UNSUPPORTED, str(e)) from e
 
 

@@ -47,10 +47,14 @@ import sys
 
 try:
     import torch
-except ImportError:  # SYSTEMS and Unsupported are needed without torch (peer.py's CLI)
+except ImportError:  # SYSTEMS and the refusals are needed without torch (peer.py's CLI)
     torch = None
 
+import flashtensor_backend
+import tilelang_backend
+import tvm_backend
 import workloads as wl
+from errors import Unsupported
 
 SYSTEMS = ("torch", "inductor", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-compiled",
            "flex", "tilelang", "cutedsl", "tvm", "tvm-ms", "flashtensor")
@@ -63,10 +67,6 @@ TUNED = ("tvm-ms",)  # they need a tuning budget (peer.py --tune-trials)
 KERNEL_ONLY = TVM + ("flashtensor",)  # no --e2e
 SDPA_BACKENDS = {"sdpa-flash": "FLASH_ATTENTION", "sdpa-cudnn": "CUDNN_ATTENTION",
                  "sdpa-efficient": "EFFICIENT_ATTENTION"}
-
-
-class Unsupported(Exception):
-    pass
 
 
 def _attention_only(system, workload, logits_allowed, any_keys=False):
@@ -87,21 +87,20 @@ def _attention_only(system, workload, logits_allowed, any_keys=False):
 
 
 def _tilelang(system, workload, device, causal, dtype, blocks, groups):
-    import tilelang_backend as tb
     _attention_only(system, workload, ("LOGITS_SCALED",), any_keys=True)
     if groups > 1 and wl.spec(workload).keys == "KEYS_DENSE":
         raise Unsupported("%s's dense kernel (the seed's MHA, tilelang_mha.py) has as many K/V "
                           "heads as query heads: no GQA (--groups %d)" % (system, groups))
-    tb.load(system, on_gpu=device.type == "cuda")
+    tilelang_backend.load(system, on_gpu=device.type == "cuda")
     if wl.spec(workload).keys == "KEYS_SELECTED_BLOCKS":
         if not causal:
             raise Unsupported("%s's NSA kernel (the seed's) is causal only" % system)
-        return tb.SelectedBlocks(system, blocks or wl.Blocks(), dtype), system + "-nsa"
-    return tb.Attention(system, causal, dtype, None), system + "-mha"
+        kernel = tilelang_backend.SelectedBlocks(system, blocks or wl.Blocks(), dtype)
+        return kernel, system + "-nsa"
+    return tilelang_backend.Attention(system, causal, dtype, None), system + "-mha"
 
 
 def _tvm(system, workload, device, causal, blocks, tuning, seed):
-    import tvm_backend
     fn = functools.partial(wl.eager, workload, causal=causal, blocks=blocks)
     return tvm_backend.build(system, fn, device, tuning, seed)
 
@@ -110,13 +109,10 @@ def config_pairs(system):
     """The versions of the packages a system runs on, for the config line (TileLang's,
     TVM's)."""
     if system in TILELANG:
-        import tilelang_backend
         return tilelang_backend.config_pairs(system)
     if system in TVM:
-        import tvm_backend
         return tvm_backend.config_pairs()
     if system == "flashtensor":
-        import flashtensor_backend
         return flashtensor_backend.config_pairs()
     return []
 
@@ -124,10 +120,8 @@ def config_pairs(system):
 def also_needs(system):
     """What a system needs besides PyTorch, for the reason of a cell without torch."""
     if system in TVM:
-        import tvm_backend
         return "; %s also needs TVM: %s" % (system, tvm_backend.INSTALL)
     if system == "flashtensor":
-        import flashtensor_backend
         return "; flashtensor also needs the artifact's compiler built: %s" % (
             flashtensor_backend.INSTALL % "python3")
     return ""
@@ -230,7 +224,6 @@ def build(system, workload, seqlen, device, causal=True, dtype="fp16", blocks=No
     if system in TVM:
         return _tvm(system, workload, device, causal, blocks, tuning, seed)
     if system == "flashtensor":
-        import flashtensor_backend
         return flashtensor_backend.build(workload, device, causal, dtype, groups,
                                          shape or (1, 32, seqlen, 128), keep_source)
     if system == "torch":

@@ -14,7 +14,9 @@ import logging
 import os
 import sys
 
-from systems import Unsupported
+import tilelang_mha
+import tilelang_nsa
+from errors import Unsupported, one_line
 
 SYSTEMS = ("tilelang", "cutedsl")
 TARGETS = {"tilelang": "cuda", "cutedsl": "cutedsl"}
@@ -33,12 +35,11 @@ def _version(module_name):
 def _import(module_name, package):
     """The module; Unsupported naming the package and the install command when it does not
     import (ImportError, or a broken install failing inside its import)."""
-    import peer
     try:
         return importlib.import_module(module_name)
     except Exception as e:
         raise Unsupported("%s does not import (%s: %s); install: %s"
-                          % (package, type(e).__name__, peer.one_line(e, 200), INSTALL)) from e
+                          % (package, type(e).__name__, one_line(e, 200), INSTALL)) from e
 
 
 def load(system, on_gpu=True):
@@ -108,8 +109,6 @@ class Attention(Lazy):
     """Q, K, V [B, S, H, D] -> (out,) through tilelang_mha."""
 
     def __init__(self, system, causal, dtype, scale):
-        import tilelang_mha
-
         def make(q, k, v):
             b, s, h, d = q.shape
             return tilelang_mha.kernel(b, h, s, d, causal, dtype, scale or d ** -0.5)
@@ -128,7 +127,6 @@ class SelectedBlocks(Lazy):
     outside the timed calls after the first), as the kernel indexes with int32."""
 
     def __init__(self, system, blocks, dtype):
-        import tilelang_nsa
         self.idx32 = {}
 
         def make(q, k, v, idx):

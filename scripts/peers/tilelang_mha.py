@@ -8,7 +8,7 @@ tilelang_backend.
 
 Tiles: 128 query rows x 128 keys, 2 stages, 256 threads (two warpgroups on Hopper)."""
 
-from tilelang_softmax import LOG2E
+import tilelang_softmax
 
 PASS_CONFIGS = ("TL_ENABLE_FAST_MATH",)  # tilelang.PassConfigKey names, set true
 
@@ -21,13 +21,12 @@ def tiles(dim):
 def kernel(batch, heads, seqlen, dim, causal, dtype, scale):
     """The prim_func for one shape; dtype "fp16" or "bf16"; scale the softmax scale."""
     import tilelang.language as T
-    import tilelang_softmax
     softmax_step = tilelang_softmax.step()
     elem = {"fp16": T.float16, "bf16": T.bfloat16}[dtype]
     accum = T.float32
     block_M, block_N, stages, threads = tiles(dim)
     shape = [batch, seqlen, heads, dim]
-    scale_log2 = scale * LOG2E
+    scale_log2 = scale * tilelang_softmax.LOG2E
 
     @T.prim_func
     def mha(Q: T.Tensor(shape, elem), K: T.Tensor(shape, elem), V: T.Tensor(shape, elem),

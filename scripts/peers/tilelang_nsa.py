@@ -9,7 +9,7 @@ its tiles, padded to 16 rows (the MMA's row count) when G is smaller; the pipeli
 the T list entries with the online softmax (tilelang_softmax.py). Compiled by
 tilelang_backend."""
 
-from tilelang_softmax import LOG2E
+import tilelang_softmax
 
 MMA_ROWS = 16
 
@@ -21,14 +21,13 @@ PASS_CONFIGS = ("TL_ENABLE_FAST_MATH", "TL_DISABLE_TMA_LOWER", "TL_DISABLE_WARP_
 def kernel(batch, heads, seqlen, dim, groups, block_size, selected, dtype, scale):
     """The prim_func for one shape; dtype "fp16" or "bf16"; scale the softmax scale."""
     import tilelang.language as T
-    import tilelang_softmax
     softmax_step = tilelang_softmax.step()
     elem = {"fp16": T.float16, "bf16": T.bfloat16}[dtype]
     accum = T.float32
     kv_heads = heads // groups
     rows = -(-groups // MMA_ROWS) * MMA_ROWS
     BS = block_size
-    scale_log2 = scale * LOG2E
+    scale_log2 = scale * tilelang_softmax.LOG2E
     q_shape = [batch, seqlen, heads, dim]
     kv_shape = [batch, seqlen, kv_heads, dim]
     idx_shape = [batch, seqlen, kv_heads, selected]

@@ -22,10 +22,10 @@
 The module is built for the shapes of the first call, so that call's extra time, export,
 import, tuning and build included, is the cell's compile_s; tune_s on the result line is the
 MetaSchedule search alone. The timed runs are TVM's own time evaluator on the VM's `main`
-(timing=tvm_time_evaluator; calls_per_run calls per sample, chosen as peer.py chooses them
-for a CUDA graph). The VM allocates from TVM's pooled allocator, not torch's: peak_mib is
-torch's peak (the inputs) plus tvm_mib, the device memory TVM holds after its first call
-(cudaMemGetInfo before building the VM and after the call, less what torch reserved in
+(timing=tvm_time_evaluator; calls_per_run calls per sample, timing.calls_per_sample's count,
+as peer.py's for a CUDA graph). The VM allocates from TVM's pooled allocator, not torch's:
+peak_mib is torch's peak (the inputs) plus tvm_mib, the device memory TVM holds after its first
+call (cudaMemGetInfo before building the VM and after the call, less what torch reserved in
 between). A workload TVM cannot export, import or build is `unsupported` with TVM's error.
 
 TVM lives in a package folder of its own (TileLang 0.1.15 pins apache-tvm-ffi < 0.1.13,
@@ -41,7 +41,8 @@ import os
 import sys
 import time
 
-from systems import Unsupported
+import timing
+from errors import Unsupported, one_line
 
 SYSTEMS = ("tvm", "tvm-ms")
 IMPL = {"tvm": "tvm-relax-dlight", "tvm-ms": "tvm-relax-metaschedule"}
@@ -104,7 +105,6 @@ def load(system, on_gpu=True):
     """The tvm module, with TVM's folder first on the paths; Unsupported when TVM does not
     import, sees no CUDA device for a GPU cell, or (tvm-ms) MetaSchedule's packages are
     missing."""
-    import peer
     if system not in SYSTEMS:
         raise ValueError("unknown TVM system " + system)
     path = site_dir()
@@ -117,7 +117,7 @@ def load(system, on_gpu=True):
         importlib.import_module("tvm.relax.frontend.torch")
     except Exception as e:
         raise Unsupported("TVM does not import (%s: %s); install: %s"
-                          % (type(e).__name__, peer.one_line(e, 200), INSTALL)) from e
+                          % (type(e).__name__, one_line(e, 200), INSTALL)) from e
     _fix_full_dtype(importlib.import_module("tvm.topi"))
     if system == "tvm-ms":
         ffi = _version("apache-tvm-ffi")
@@ -130,7 +130,7 @@ def load(system, on_gpu=True):
                 importlib.import_module(module)
             except ImportError as e:
                 raise Unsupported("MetaSchedule needs %s (%s); install: %s"
-                                  % (module, peer.one_line(e, 200), INSTALL)) from e
+                                  % (module, one_line(e, 200), INSTALL)) from e
     if on_gpu and not tvm.cuda(0).exist:
         raise Unsupported("TVM %s sees no CUDA device (libtvm_runtime_cuda.so needs "
                           "libcudart.so.13 and libcuda.so.1)" % tvm.__version__)
@@ -364,19 +364,18 @@ class Compiled:
             return "random"
 
     def _relax(self, inputs):
-        import peer
         import torch
         from tvm.relax.frontend.torch import from_exported_program
         try:
             program = torch.export.export(_module(self.fn), tuple(inputs))
         except Exception as e:
             raise Unsupported("torch.export: %s: %s" % (type(e).__name__,
-                                                         peer.one_line(e, 600))) from e
+                                                         one_line(e, 600))) from e
         try:
             return from_exported_program(program)
         except Exception as e:
             raise Unsupported("Relax import (from_exported_program): %s: %s"
-                              % (type(e).__name__, peer.one_line(e, 600))) from e
+                              % (type(e).__name__, one_line(e, 600))) from e
 
     def _tune(self, mod):
         """mod with its fused TIR functions scheduled from MetaSchedule's database (tuned first
@@ -438,7 +437,6 @@ class Compiled:
 
     def _build(self, inputs):
         tvm = self.tvm
-        import peer
         from tvm import relax
         with stdout_to_stderr():
             mod = self._relax(inputs)
@@ -451,7 +449,7 @@ class Compiled:
                     executable = tvm.compile(mod, target=self.target)
             except Exception as e:
                 raise Unsupported("tvm.compile for %s: %s: %s" % (
-                    self.target.kind.name, type(e).__name__, peer.one_line(e, 600))) from e
+                    self.target.kind.name, type(e).__name__, one_line(e, 600))) from e
         _console_to_stderr()
         import torch
         free0 = reserved0 = 0
@@ -485,18 +483,17 @@ class Compiled:
         return tuple(torch.from_dlpack(o) for o in outputs)
 
     def time_runs(self, inputs, warmup, runs):
-        """peer.Samples of `runs` samples by TVM's time evaluator after `warmup` calls, each
-        sample the mean of calls_per_run calls, enough to last peer.SAMPLE_MS."""
-        import peer
+        """timing.Samples of `runs` samples by TVM's time evaluator after `warmup` calls, each
+        sample the mean of calls_per_run calls, enough to last timing.SAMPLE_MS."""
         args = self._tvm_args(inputs)
         for _ in range(warmup):
             self.main(*args)
         self.dev.sync()
         probe = self.vm.time_evaluator("main", self.dev, number=1, repeat=3)(*args)
         one_ms = min(probe.results) * 1e3
-        calls = max(1, min(peer.MAX_CALLS_PER_SAMPLE, int(peer.SAMPLE_MS / max(one_ms, 1e-3)) + 1))
+        calls = timing.calls_per_sample(one_ms)
         timer = self.vm.time_evaluator("main", self.dev, number=calls, repeat=runs)
-        return peer.Samples([t * 1e3 for t in timer(*args).results], "tvm_time_evaluator", calls)
+        return timing.Samples([t * 1e3 for t in timer(*args).results], "tvm_time_evaluator", calls)
 
 
 def _console_to_stderr():

@@ -36,6 +36,7 @@ paper timed as "PyTorch". Written here from the math above, not copied.
 import math
 
 import registry
+from selection import selection_missing
 
 try:
     import torch
@@ -172,8 +173,7 @@ def kernel_missing(row):
 def formulation_missing(row):
     """None when every feature of registry row `row` has a PyTorch formulation here (the
     attention, and the e2e model's KV-cache selection), else the reason."""
-    import llama
-    return kernel_missing(row) or llama.selection_missing(row)
+    return kernel_missing(row) or selection_missing(row)
 
 
 def spec(workload):

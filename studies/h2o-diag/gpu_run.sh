@@ -13,10 +13,11 @@
 #   studies/h2o-diag/gpu_run.sh [--no-matrix] [--no-check] [--jobs N]
 # Exit 0 when every check passed and every cell of the matrix ended ok (or unsupported where
 # the system cannot run here), 1 otherwise.
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ]; do [ "$PWD" != / ] || exit; cd ..; done && pwd) ||
+  { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+# shellcheck source=scripts/lib/root.sh
+. "$root/scripts/lib/root.sh"
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
-[ -e "$root/.repro-root" ] || { echo "gpu_run.sh: no .repro-root above $here" >&2; exit 2; }
 bin=$root/build/bin/attnvar
 out=${OUT:-$here/gpu-run-out}
 jobs=4 matrix=1 check=1

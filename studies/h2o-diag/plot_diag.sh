@@ -16,8 +16,11 @@
 # against k, and the totals against S for k = 0, 1, 4; times are each log's avg_ms and its
 # phase lines' avg_ms. Log names: {experiment}.{device}.{system}.{seqlen}.k{K}.{dtype}.log
 # (experiment.yaml). Exit 0 (1 when LOGDIR holds no log of this study, or of DEVICE).
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ]; do [ "$PWD" != / ] || exit; cd ..; done && pwd) ||
+  { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+# shellcheck source=scripts/lib/root.sh
+. "$root/scripts/lib/root.sh"
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
 logs="" out=$here/figures render=1 markdown=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -164,7 +167,6 @@ awk -F'\t' 'NR > 1 && ($1 == "diag" || $1 == "scale") && $7 == "ok" && $11 != "-
 
 # The systems' colours have one home, plot/systems.yaml (a row `  NAME: {color: "#RRGGBB"...}`):
 # the lines of inductor, torch and fused-k0, and ours (fused-diag, the bars: P1 solid, P4 hatched).
-root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
 color_of() { # SYSTEM
   local c
   c=$(awk -v name="$1" '$1 == name ":" && match($0, /color: *"#[0-9A-Fa-f]+"/) {

@@ -25,12 +25,12 @@
 # The logs' device label is the GPU's (h100 or h200 from nvidia-smi's name; REPRO_DEVICE sets
 # it). Exits non-zero when any check or any cell failed (the summary says which).
 #   OUT=/some/dir studies/kron-layer/gpu_run.sh [--quick | --torch | --sweep]
-for a in "$@"; do
-  case $a in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
-done
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ]; do [ "$PWD" != / ] || exit; cd ..; done && pwd) ||
+  { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+# shellcheck source=scripts/lib/root.sh
+. "$root/scripts/lib/root.sh"
+repro_help "$@"
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
 bin=${REPRO_BUILD_DIR:-$root/build}/bin
 out=${OUT:?set OUT to the output folder}
 quick=0 torch_only=0 sweep_only=0

@@ -27,12 +27,12 @@
 #   OUT=/some/dir studies/sdpa-scale/gpu_run.sh --only experiment=d96-c1-fp16 \
 #     --only experiment=d256-c1-fp16 --only experiment=gemma2-d256-c1-fp16
 # DEVICE=h200 labels the cells of an H200 so (default h100).
-for a in "$@"; do
-  case $a in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
-done
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ]; do [ "$PWD" != / ] || exit; cd ..; done && pwd) ||
+  { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+# shellcheck source=scripts/lib/root.sh
+. "$root/scripts/lib/root.sh"
+repro_help "$@"
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
 bin=${REPRO_BUILD_DIR:-$root/build}/bin
 out=${OUT:?set OUT to the output folder}
 [ -x "$bin/attnvar" ] || { echo "gpu_run.sh: $bin/attnvar is not built" >&2; exit 2; }

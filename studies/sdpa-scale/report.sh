@@ -14,9 +14,11 @@
 # MiB against the floor; the tiers over the document's 12.27 ms and over this run's SDPA cuDNN.
 # The GPU is told apart by the meta line: its name, and for an H100 the SM count (132 SXM,
 # 114 PCIe). Logs from the CPU path (gpu=none) are listed, with no peak.
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ]; do [ "$PWD" != / ] || exit; cd ..; done && pwd) ||
+  { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+# shellcheck source=scripts/lib/root.sh
+. "$root/scripts/lib/root.sh"
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
 markdown=
 if [ "${1:-}" = --markdown ]; then
   markdown=${2:?--markdown needs a device (h100, h200, a100)}

@@ -21,12 +21,12 @@
 #   LISTS="nsa_only" OUT=/some/dir studies/tilebench/gpu_run.sh
 #   RESUME=1 LISTS=default OUT=/some/dir studies/tilebench/gpu_run.sh
 # Exits non-zero when a runner failed or timed out (the summary names the failed checks).
-for a in "$@"; do
-  case $a in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
-done
+root=$(cd "$(dirname "$0")" && until [ -e .repro-root ]; do [ "$PWD" != / ] || exit; cd ..; done && pwd) ||
+  { echo "$0: no .repro-root above this folder" >&2; exit 2; }
+# shellcheck source=scripts/lib/root.sh
+. "$root/scripts/lib/root.sh"
+repro_help "$@"
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here" && until [ -e .repro-root ] || [ "$PWD" = / ]; do cd ..; done && pwd)
 build=${REPRO_BUILD_DIR:-$root/build}
 bin=$build/bin
 out=${OUT:?set OUT to the output folder}
