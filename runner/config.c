@@ -241,6 +241,59 @@ out:
   return rc;
 }
 
+/* The widest range an axis may declare: far wider than any matrix's integers need, and a long
+ * on every platform. */
+#define AXIS_RANGE_MAX 1000000000L
+
+/* range: [LO, HI], two integers, LO <= HI; every listed value of a is an integer in it. */
+static int load_range(ydoc_err *err, const ynode *r, const ynode *list, axis *a) {
+  if (strcmp(a->name, "device") == 0 || strcmp(a->name, "system") == 0)
+    return y_error(err, r, "axis '%s': range: the device and system axes take names, not integers",
+                   a->name);
+  if (r->type != Y_SEQ || r->n != 2)
+    return y_error(err, r, "axis '%s': range: expected [LO, HI], two integers", a->name);
+  if (key_int(err, r->items[0], "range", -AXIS_RANGE_MAX, AXIS_RANGE_MAX, &a->lo) != 0 ||
+      key_int(err, r->items[1], "range", -AXIS_RANGE_MAX, AXIS_RANGE_MAX, &a->hi) != 0)
+    return -1;
+  if (a->lo > a->hi)
+    return y_error(err, r, "axis '%s': range [%ld, %ld]: expected LO <= HI", a->name, a->lo, a->hi);
+  a->ranged = 1;
+  for (int i = 0; i < a->values.n; i++)
+    if (!axis_in_range(a, a->values.v[i])) {
+      char *after = xasprintf(" is not an integer in its range [%ld, %ld] (written plainly: 3, "
+                              "not 03 or +3)",
+                              a->lo, a->hi);
+      char *before = xasprintf("axis '%s': value ", a->name);
+      int rc = y_error_q(err, list->type == Y_SEQ ? list->items[i] : list, before, a->values.v[i],
+                         after);
+      free(before);
+      free(after);
+      return rc;
+    }
+  return 0;
+}
+
+/* One axis: a name, a list of names, or {values: NAMES, range: [LO, HI]}. */
+static int load_axis(ydoc_err *err, const ynode *k, const ynode *v, axis *a) {
+  static const char *const keys[] = {"values", "range", NULL};
+  const ynode *list = v, *range = NULL;
+  a->name = k->str;
+  a->at = k;
+  if (v->type == Y_MAP) {
+    if (y_check_keys(err, v, keys, "an axis") != 0) return -1;
+    list = y_get(v, "values");
+    range = y_get(v, "range");
+    if (!list)
+      return y_error(err, v,
+                     "axis '%s': missing 'values' (the matrix's values; 'range' adds the "
+                     "integers --only may name besides them)",
+                     a->name);
+  }
+  if (load_names(err, list, "axis value", &a->values) != 0) return -1;
+  a->nlisted = a->values.n;
+  return range ? load_range(err, range, list, a) : 0;
+}
+
 static int load_axes(ydoc_err *err, const ynode *map, experiment *e) {
   if (y_expect(err, map, Y_MAP, "axes") != 0) return -1;
   e->naxes = map->n;
@@ -252,9 +305,7 @@ static int load_axes(ydoc_err *err, const ynode *map, experiment *e) {
       return y_error_q(err, k, "axis ", k->str, ": expected a name [a-z_][a-z0-9_]*");
     if (strcmp(k->str, "experiment") == 0 || strcmp(k->str, "figure") == 0)
       return y_error(err, k, "axis '%s': this name is reserved", k->str);
-    e->axes[i].name = k->str;
-    e->axes[i].at = k;
-    if (load_names(err, map->items[2 * i + 1], "axis value", &e->axes[i].values) != 0) return -1;
+    if (load_axis(err, k, map->items[2 * i + 1], &e->axes[i]) != 0) return -1;
     if (strcmp(k->str, "device") == 0) e->device_axis = i;
     if (strcmp(k->str, "system") == 0) e->system_axis = i;
   }
@@ -263,9 +314,10 @@ static int load_axes(ydoc_err *err, const ynode *map, experiment *e) {
   return 0;
 }
 
-/* An exclusion may name a value of any named case list, not only the selected one. */
+/* An exclusion may name a value of any named case list, not only the selected one, and any
+ * integer of an axis's range (the cells of that ad-hoc value, when a command line adds it). */
 static int excludable(const experiment *e, int k, const char *key, const char *v) {
-  if (k < e->naxes || e->cases.known.n == 0) return experiment_has_value(e, k, v);
+  if (k < e->naxes || e->cases.known.n == 0) return experiment_accepts(e, k, v);
   char *kv = xasprintf("%s=%s", key, v);
   int found = sv_find(&e->cases.known, kv) >= 0;
   free(kv);
@@ -652,6 +704,52 @@ int experiment_has_value(const experiment *e, int k, const char *v) {
   for (int i = 0; i < e->cases.n; i++)
     if (strcmp(e->cases.vals[i * e->cases.nkeys + (k - e->naxes)], v) == 0) return 1;
   return 0;
+}
+
+int axis_in_range(const axis *a, const char *v) {
+  if (!a->ranged) return 0;
+  char *end, plain[32];
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno || end == v || *end || n < a->lo || n > a->hi) return 0;
+  snprintf(plain, sizeof plain, "%ld", n);
+  return strcmp(plain, v) == 0;
+}
+
+int experiment_accepts(const experiment *e, int k, const char *v) {
+  return experiment_has_value(e, k, v) || (k < e->naxes && axis_in_range(&e->axes[k], v));
+}
+
+/* Puts v, just appended to a's ad-hoc values, in numeric order among them. */
+static void adhoc_sort_last(axis *a) {
+  char **v = a->values.v;
+  for (int i = a->values.n - 1; i > a->nlisted && atol(v[i]) < atol(v[i - 1]); i--) {
+    char *t = v[i];
+    v[i] = v[i - 1];
+    v[i - 1] = t;
+  }
+}
+
+int expfile_add_value(expfile *f, const char *key, const char *v) {
+  int takes = 0;
+  for (int i = 0; i < f->nexps; i++) {
+    experiment *e = &f->exps[i];
+    int a = experiment_axis(e, key);
+    if (a < 0) continue;
+    axis *ax = &e->axes[a];
+    if (sv_find(&ax->values, v) < 0 && axis_in_range(ax, v)) {
+      sv_push(&ax->values, v);
+      adhoc_sort_last(ax);
+    }
+    takes += sv_find(&ax->values, v) >= 0;
+  }
+  return takes;
+}
+
+int experiment_adhoc_axis(const experiment *e, const int *vals) {
+  for (int a = 0; a < e->naxes; a++)
+    if (vals[a] >= e->axes[a].nlisted) return a;
+  return -1;
 }
 
 /* ---- cluster file ---------------------------------------------------------------------- */

@@ -27,9 +27,15 @@ typedef struct {
   const ynode *at;
 } system_def;
 
+/* An axis: its listed values (the matrix), then the ad-hoc values a command line named
+ * (expfile_add_value). An axis with a range (`{values: [...], range: [LO, HI]}`) takes any
+ * integer in [lo, hi] as an ad-hoc value; its listed values are integers in it. */
 typedef struct {
   const char *name;
-  strvec values; /* names; copies */
+  strvec values; /* names; copies: values.v[0..nlisted) listed, the rest ad-hoc */
+  int nlisted;
+  int ranged; /* a range was declared: lo, hi */
+  long lo, hi;
   const ynode *at;
 } axis;
 
@@ -127,6 +133,17 @@ int experiment_dims(const experiment *e);
 const char *experiment_value(const experiment *e, const int *vals, int k);
 /* Does key k (experiment_key) take value v in some cell? */
 int experiment_has_value(const experiment *e, int k, const char *v);
+/* Is v an integer in a's range, written as printf's %ld writes it (3, not 03 or +3)? */
+int axis_in_range(const axis *a, const char *v);
+/* Does key k (experiment_key) take v, a value of a cell or one its range allows? */
+int experiment_accepts(const experiment *e, int k, const char *v);
+/* Adds v as an ad-hoc value to axis `key` of every experiment whose range holds it and whose
+ * list lacks it (after the listed values, the ad-hoc ones in numeric order). Call it before
+ * expand: a cellset's value indices are the axes' at its expansion. Returns how many
+ * experiments' axis `key` now takes v. */
+int expfile_add_value(expfile *f, const char *key, const char *v);
+/* The first axis on which the cell whose value indices are vals holds an ad-hoc value, or -1. */
+int experiment_adhoc_axis(const experiment *e, const int *vals);
 const device_def *cluster_device(const clusterfile *c, const char *name);
 
 /* Names every template may use besides axes and params. */

@@ -139,13 +139,15 @@ static int matches(const cellset *cs, const cell *c, const filter *f) {
   return 1;
 }
 
-/* Some --only filter matches (or there is none) and no --exclude filter does. */
+/* Some --only filter matches (or there is none) and no --exclude filter does. A cell with an
+ * ad-hoc value passes only an --only filter that names the value (diag_k=3 selects the k = 3
+ * cells, experiment=diag the matrix's). */
 static int selected(const cellset *cs, const cell *c, const filter *filters, int nfilters) {
   int any_only = 0, in = 0;
   for (int f = 0; f < nfilters; f++) {
     if (filters[f].exclude) continue;
     any_only = 1;
-    in = in || matches(cs, c, &filters[f]);
+    in = in || (matches(cs, c, &filters[f]) && filters_name_adhoc(cs, c, &filters[f], 1));
   }
   if (any_only && !in) return 0;
   for (int f = 0; f < nfilters; f++)
@@ -153,7 +155,67 @@ static int selected(const cellset *cs, const cell *c, const filter *filters, int
   return 1;
 }
 
-/* A filter key must be an axis or a case key somewhere and its value must occur: catches typos early. */
+/* A positive --only pair: the value it names joins its axis when the axis's range allows it. */
+static int names_value(const filter *f, int k) { return !f->exclude && !f->neg[k]; }
+
+void filters_add_values(expfile *file, const filter *filters, int nfilters) {
+  for (int i = 0; i < nfilters; i++)
+    for (int k = 0; k < filters[i].n; k++)
+      if (names_value(&filters[i], k) && strcmp(filters[i].keys[k], "experiment") != 0)
+        expfile_add_value(file, filters[i].keys[k], filters[i].vals[k]);
+}
+
+int filters_name_adhoc(const cellset *cs, const cell *c, const filter *filters, int nfilters) {
+  const experiment *e = &cs->file->exps[c->exp];
+  for (int a = 0; a < e->naxes; a++) {
+    if (c->vals[a] < e->axes[a].nlisted) continue;
+    const char *v = e->axes[a].values.v[c->vals[a]];
+    int named = 0;
+    for (int i = 0; i < nfilters && !named; i++)
+      for (int k = 0; k < filters[i].n && !named; k++)
+        named = names_value(&filters[i], k) && strcmp(filters[i].keys[k], e->axes[a].name) == 0 &&
+                strcmp(filters[i].vals[k], v) == 0;
+    if (!named) return 0;
+  }
+  return 1;
+}
+
+/* Axis key of experiment e when it has a range, else NULL. */
+static const axis *ranged_axis(const expfile *file, int e, const char *key) {
+  int a = experiment_axis(&file->exps[e], key);
+  return a >= 0 && file->exps[e].axes[a].ranged ? &file->exps[e].axes[a] : NULL;
+}
+
+/* " (axis K takes its listed values or ... a plain integer ... in [LO, HI] in experiments E,
+ * F)" when axes K of file have a range, else nothing: what a filter may name besides a list. */
+static void range_hint(const expfile *file, const char *key, sbuf *out) {
+  sbuf ranges = {0};
+  for (int e = 0; e < file->nexps; e++) {
+    const axis *a = ranged_axis(file, e, key);
+    int seen = 0; /* this range is written with an earlier experiment's */
+    for (int p = 0; p < e && a && !seen; p++) {
+      const axis *b = ranged_axis(file, p, key);
+      seen = b && b->lo == a->lo && b->hi == a->hi;
+    }
+    if (!a || seen) continue;
+    sb_addf(&ranges, "%s[%ld, %ld] in experiments", ranges.s ? "; " : "", a->lo, a->hi);
+    for (int q = e; q < file->nexps; q++) {
+      const axis *b = ranged_axis(file, q, key);
+      if (b && b->lo == a->lo && b->hi == a->hi)
+        sb_addf(&ranges, "%s %s", q == e ? "" : ",", file->exps[q].name);
+    }
+  }
+  if (ranges.s)
+    sb_addf(out,
+            " (axis %s takes its listed values or, as an ad-hoc value, a plain integer (no + or "
+            "leading 0) in %s)",
+            key, ranges.s);
+  sb_free(&ranges);
+}
+
+/* A filter key must be an axis or a case key somewhere and its value must occur: catches typos
+ * early. A positive --only pair's value must be a cell's (filters_add_values added those its
+ * range allows); --exclude and K!=V may name any value a range allows. */
 static int check_filters(const expfile *file, const filter *filters, int nfilters, char **err) {
   for (int i = 0; i < nfilters; i++)
     for (int k = 0; k < filters[i].n; k++) {
@@ -170,7 +232,8 @@ static int check_filters(const expfile *file, const filter *filters, int nfilter
         int a = experiment_key(ex, key);
         if (a < 0) continue;
         key_seen = 1;
-        val_seen |= experiment_has_value(ex, a, val);
+        val_seen |= names_value(&filters[i], k) ? experiment_has_value(ex, a, val)
+                                                : experiment_accepts(ex, a, val);
       }
       if (!key_seen) {
         char *q = quote_value(key);
@@ -181,8 +244,11 @@ static int check_filters(const expfile *file, const filter *filters, int nfilter
       }
       if (!val_seen) {
         char *q = quote_value(val);
-        *err = xasprintf("%s: no experiment in %s has %s=%s", opt, file->path, key,
-                         tpl_is_name(val) ? val : q);
+        sbuf hint = {0};
+        range_hint(file, key, &hint);
+        *err = xasprintf("%s: no experiment in %s has %s=%s%s", opt, file->path, key,
+                         tpl_is_name(val) ? val : q, hint.s ? hint.s : "");
+        sb_free(&hint);
         free(q);
         return -1;
       }
@@ -246,6 +312,80 @@ static long matrix_size(const experiment *e) {
   return n;
 }
 
+/* idx's next value in mixed radix: the last dimension (the case list, else the last axis)
+ * fastest. */
+static void next_index(const experiment *e, int *idx, int dims) {
+  for (int a = dims - 1; a >= 0; a--) {
+    if (++idx[a] < dim_size(e, a)) return;
+    idx[a] = 0;
+  }
+}
+
+/* An expansion in progress: its filters and cluster, where the next cell's value indices go,
+ * and the buffer its log name is rendered in. */
+typedef struct {
+  const filter *filters;
+  int nfilters;
+  const clusterfile *cluster;
+  int *pool;
+  sbuf name;
+} expansion;
+
+/* Adds the cell of experiment e whose value indices are idx: its log name, group, task and
+ * selection. 0, or -1 with *err when its log name cannot be rendered. */
+static int add_cell(cellset *cs, expansion *x, int e, const int *idx, char **err) {
+  const experiment *ex = &cs->file->exps[e];
+  int dims = experiment_dims(ex);
+  cell *c = &cs->cells[cs->ncells];
+  c->exp = e;
+  c->vals = x->pool;
+  memcpy(x->pool, idx, (size_t)dims * sizeof *idx);
+  x->pool += dims;
+  sb_clear(&x->name);
+  runtime_vars none = {0};
+  cell_env env = {cs, c, NULL, &none};
+  char *msg = NULL;
+  if (tpl_render(ex->log_tpl, TPL_NAME, cell_lookup, &env, &x->name, &msg) != 0) {
+    *err = xasprintf("%s:%d:%d: log name of experiment '%s': %s", cs->file->path, ex->log_at->line,
+                     ex->log_at->col, ex->name, msg);
+    free(msg);
+    return -1;
+  }
+  c->log = xstrdup(x->name.s);
+  const char *device = ex->axes[ex->device_axis].values.v[idx[ex->device_axis]];
+  const char *system = ex->axes[ex->system_axis].values.v[idx[ex->system_axis]];
+  c->group = group_of(cs, e, device);
+  c->task = cs->groups[c->group].ncells;
+  group_add(&cs->groups[c->group], cs->ncells);
+  c->sel = selected(cs, c, x->filters, x->nfilters) ? CELL_SELECTED : CELL_FILTERED;
+  if (c->sel == CELL_SELECTED && experiment_system(ex, system)->absent) c->sel = CELL_ABSENT;
+  if (c->sel == CELL_SELECTED && x->cluster && !cluster_device(x->cluster, device))
+    c->sel = CELL_NO_DEVICE;
+  cs->ncells++;
+  return 0;
+}
+
+/* Adds experiment e's cells, excluded combinations dropped: first the matrix of the listed
+ * values, then (when a command line added ad-hoc values) the cells holding an ad-hoc value, in
+ * the same order. So the listed cells keep the places and tasks they have without them. */
+static int add_experiment(cellset *cs, expansion *x, int e, char **err) {
+  const experiment *ex = &cs->file->exps[e];
+  int dims = experiment_dims(ex), adhoc = 0, rc = 0;
+  for (int a = 0; a < ex->naxes; a++) adhoc |= ex->axes[a].values.n > ex->axes[a].nlisted;
+  long n = matrix_size(ex);
+  int *idx = xcalloc((size_t)dims, sizeof *idx);
+  for (int pass = 0; pass <= adhoc && rc == 0; pass++) {
+    memset(idx, 0, (size_t)dims * sizeof *idx);
+    for (long k = 0; k < n && rc == 0; k++) {
+      if (k > 0) next_index(ex, idx, dims);
+      if ((experiment_adhoc_axis(ex, idx) >= 0) != pass || excluded(ex, idx)) continue;
+      rc = add_cell(cs, x, e, idx, err);
+    }
+  }
+  free(idx);
+  return rc;
+}
+
 int expand(const expfile *file, const clusterfile *cluster, const filter *filters, int nfilters,
            cellset *cs, char **err) {
   memset(cs, 0, sizeof *cs);
@@ -263,55 +403,12 @@ int expand(const expfile *file, const clusterfile *cluster, const filter *filter
   }
   cs->cells = xcalloc((size_t)total, sizeof *cs->cells);
   cs->val_pool = xcalloc((size_t)vals, sizeof *cs->val_pool);
-  int *pool = cs->val_pool;
-  sbuf name = {0};
-  runtime_vars none = {0};
-  for (int e = 0; e < file->nexps; e++) {
-    const experiment *ex = &file->exps[e];
-    int dims = experiment_dims(ex);
-    int *idx = xcalloc((size_t)dims, sizeof *idx);
-    long n = matrix_size(ex);
-    for (long k = 0; k < n; k++) {
-      /* idx counts in mixed radix, the case list (then the last axis) fastest */
-      if (k > 0)
-        for (int a = dims - 1; a >= 0; a--) {
-          if (++idx[a] < dim_size(ex, a)) break;
-          idx[a] = 0;
-        }
-      if (excluded(ex, idx)) continue;
-      cell *c = &cs->cells[cs->ncells];
-      c->exp = e;
-      c->vals = pool;
-      memcpy(pool, idx, (size_t)dims * sizeof *idx);
-      pool += dims;
-      sb_clear(&name);
-      cell_env env = {cs, c, NULL, &none};
-      char *msg = NULL;
-      if (tpl_render(ex->log_tpl, TPL_NAME, cell_lookup, &env, &name, &msg) != 0) {
-        *err = xasprintf("%s:%d:%d: log name of experiment '%s': %s", file->path, ex->log_at->line,
-                         ex->log_at->col, ex->name, msg);
-        free(msg);
-        free(idx);
-        sb_free(&name);
-        cellset_free(cs);
-        return -1;
-      }
-      c->log = xstrdup(name.s);
-      const char *device = ex->axes[ex->device_axis].values.v[idx[ex->device_axis]];
-      const char *system = ex->axes[ex->system_axis].values.v[idx[ex->system_axis]];
-      c->group = group_of(cs, e, device);
-      c->task = cs->groups[c->group].ncells;
-      group_add(&cs->groups[c->group], cs->ncells);
-      c->sel = selected(cs, c, filters, nfilters) ? CELL_SELECTED : CELL_FILTERED;
-      if (c->sel == CELL_SELECTED && experiment_system(ex, system)->absent) c->sel = CELL_ABSENT;
-      if (c->sel == CELL_SELECTED && cluster && !cluster_device(cluster, device))
-        c->sel = CELL_NO_DEVICE;
-      cs->ncells++;
-    }
-    free(idx);
-  }
-  sb_free(&name);
-  if (check_unique_logs(cs, err) != 0) {
+  expansion x = {
+      .filters = filters, .nfilters = nfilters, .cluster = cluster, .pool = cs->val_pool};
+  int rc = 0;
+  for (int e = 0; e < file->nexps && rc == 0; e++) rc = add_experiment(cs, &x, e, err);
+  sb_free(&x.name);
+  if (rc != 0 || check_unique_logs(cs, err) != 0) {
     cellset_free(cs);
     return -1;
   }

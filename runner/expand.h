@@ -5,7 +5,9 @@
  * excluded combinations are dropped, and each remaining cell gets its log file name (a pure
  * function of the cell) and its place in a group: one group per (experiment, device), which
  * becomes one job array. Filters and the cluster only mark cells unselected; indices stay
- * stable, so a cell's array task id is the same in every run. */
+ * stable, so a cell's array task id is the same in every run. The ad-hoc values an --only
+ * adds to a ranged axis (filters_add_values) give cells after all the listed ones, so the
+ * listed cells keep their places. */
 #ifndef RUNNER_EXPAND_H
 #define RUNNER_EXPAND_H
 
@@ -61,6 +63,13 @@ typedef struct {
 int filter_parse(const char *arg, filter *f, char **err);
 int exclude_parse(const char *arg, filter *f, char **err);
 void filter_free(filter *f);
+/* The values the positive pairs of the --only filters name (K=V, not K!=V nor --exclude) join
+ * their axes as ad-hoc values where a range allows them (expfile_add_value); call it before
+ * expand. */
+void filters_add_values(expfile *file, const filter *filters, int nfilters);
+/* Does a positive --only pair of these filters name each ad-hoc value of cell c? (A run's
+ * select record holds the ad-hoc cells its --only filters named, no others.) */
+int filters_name_adhoc(const cellset *cs, const cell *c, const filter *filters, int nfilters);
 
 /* --set NAME=VALUE: set in *sets (a later one of the same name wins; name and value point
  * into a copy of arg that store owns); -1 with *err when arg

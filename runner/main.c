@@ -73,7 +73,9 @@ static void print_options(FILE *out) {
       "  -c, --cluster FILE   cluster file: devices -> partition, gres, vars (default "
       "$REPRO_CLUSTER)\n"
       "  --only K=V[,K=V...]  only cells with these axis/case values; repeat for more (OR);\n"
-      "                       K!=V: cells whose K is not V\n"
+      "                       K!=V: cells whose K is not V; K=V with V outside K's list but\n"
+      "                       in its range (axes: {K: {values: [...], range: [LO, HI]}}):\n"
+      "                       V's cells as ad-hoc cells, kept by the run for --resume\n"
       "  --exclude K=V[,K=V...]  leave out the cells with these values (K!=V too); repeat for\n"
       "                       more (each leaves its cells out)\n"
       "  --set NAME=VALUE     this value for param NAME (defaults:/params:) in every command,\n"
@@ -151,6 +153,7 @@ typedef struct {
   strvec set_args;     /* the --set arguments as given (the same record) */
   strvec set_store;    /* the --set values' storage */
   paramlist sets;      /* --set NAME=VALUE, the run's own on --resume/--rerun without --set */
+  strvec run_only; /* --resume/--rerun: the --only of the run's select records (ad-hoc values) */
   int dry_run, resume, rerun, no_wait, detach, quiet, jobs, widen, allow_concurrent;
   int cluster_given; /* -c on the command line (not $REPRO_CLUSTER): it overrides a run's */
   executor_kind executor;
@@ -506,8 +509,61 @@ static int check_run_sets(const options *o, const run *r) {
   return -1;
 }
 
+/* member[i] := 1 for each cell of cs that some select record of r holds. 0, or -1 with the
+ * refusal printed when a record no longer fits the experiment file. */
+static int run_members(const cellset *cs, const clusterfile *cluster, const run *r, char *member) {
+  for (int i = 0; i < r->nselects; i++) {
+    const selection *sel = &r->selects[i];
+    filter *f = NULL;
+    char *err = NULL;
+    int nf = selection_filters(sel, &f, &err), bad = nf < 0;
+    if (bad) nf = 0;
+    cellset run_cs;
+    if (!bad && expand(cs->file, cluster, f, nf, &run_cs, &err) == 0) {
+      /* a record holds the ad-hoc cells its --only named, never those another record added */
+      for (int k = 0; k < run_cs.ncells && k < cs->ncells; k++)
+        if (run_cs.cells[k].sel == CELL_SELECTED &&
+            (!sel->device ||
+             strcmp(cell_value(&run_cs, &run_cs.cells[k], "device"), sel->device) == 0) &&
+            filters_name_adhoc(&run_cs, &run_cs.cells[k], f, nf))
+          member[k] = 1;
+      cellset_free(&run_cs);
+    } else {
+      bad = 1;
+    }
+    for (int k = 0; k < nf; k++) filter_free(&f[k]);
+    free(f);
+    if (bad) {
+      fprintf(stderr, "repro-run: the selection of run %s no longer fits %s: %s\n", r->dir,
+              cs->file->path, err ? err : "?");
+      free(err);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* A selected cell outside the run is a cell of the listed values (OUTSIDE_LISTED), an ad-hoc
+ * cell whose values this command line's --only names (OUTSIDE_NAMED), or one whose ad-hoc value
+ * only another select record of the run named (OUTSIDE_OTHER: no record holds it and nobody
+ * asks for it now). */
+enum { OUTSIDE_LISTED, OUTSIDE_NAMED, OUTSIDE_OTHER };
+static int outside_kind(const options *o, const cellset *cs, const cell *c) {
+  if (experiment_adhoc_axis(&cs->file->exps[c->exp], c->vals) < 0) return OUTSIDE_LISTED;
+  return filters_name_adhoc(cs, c, o->filters, o->nfilters) ? OUTSIDE_NAMED : OUTSIDE_OTHER;
+}
+
+/* The selected cells of cs that are not members, counted by their outside_kind. */
+static void count_outside(const options *o, const cellset *cs, const char *member, int n[3]) {
+  n[0] = n[1] = n[2] = 0;
+  for (int i = 0; i < cs->ncells; i++)
+    if (cs->cells[i].sel == CELL_SELECTED && !member[i]) n[outside_kind(o, cs, &cs->cells[i])]++;
+}
+
 /* --resume/--rerun keep to the cells of the run (its `select` records): cells of the command
- * line outside it are left out, or added to the run with --widen. */
+ * line outside it are left out, or added to the run with --widen. The ad-hoc cells the command
+ * line names join it without --widen (no record of the run can have meant them) when nothing
+ * else it selects lies outside. */
 static int apply_run_selection(const options *o, cellset *cs, const clusterfile *cluster, run *r) {
   for (int i = 0; i < r->nselects; i++) {
     const char *was = r->selects[i].cases ? r->selects[i].cases : "default";
@@ -521,46 +577,29 @@ static int apply_run_selection(const options *o, cellset *cs, const clusterfile 
   if (o->widen) return note_select(o, r);
   if (r->nselects == 0) return 0; /* a run from before runs remembered their selection */
   char *member = xcalloc((size_t)(cs->ncells ? cs->ncells : 1), 1);
-  for (int i = 0; i < r->nselects; i++) {
-    const selection *sel = &r->selects[i];
-    filter *f = NULL;
-    char *err = NULL;
-    int nf = selection_filters(sel, &f, &err), bad = nf < 0;
-    if (bad) nf = 0;
-    cellset run_cs;
-    if (!bad && expand(cs->file, cluster, f, nf, &run_cs, &err) == 0) {
-      for (int k = 0; k < run_cs.ncells && k < cs->ncells; k++)
-        if (run_cs.cells[k].sel == CELL_SELECTED &&
-            (!sel->device ||
-             strcmp(cell_value(&run_cs, &run_cs.cells[k], "device"), sel->device) == 0))
-          member[k] = 1;
-      cellset_free(&run_cs);
-    } else {
-      bad = 1;
-    }
-    for (int k = 0; k < nf; k++) filter_free(&f[k]);
-    free(f);
-    if (bad) {
-      fprintf(stderr, "repro-run: the selection of run %s no longer fits %s: %s\n", r->dir,
-              cs->file->path, err ? err : "?");
-      free(err);
-      free(member);
-      return -1;
-    }
+  int n[3], left = 0;
+  if (run_members(cs, cluster, r, member) != 0) {
+    free(member);
+    return -1;
   }
-  int outside = 0, left = 0;
+  count_outside(o, cs, member, n);
+  int joins = n[OUTSIDE_NAMED] && !n[OUTSIDE_LISTED];
+  if (joins)
+    fprintf(stderr,
+            "repro-run: %d ad-hoc cells (a value --only names outside its axis's list) join run "
+            "%s: its select records keep them for --resume\n",
+            n[OUTSIDE_NAMED], r->dir);
   for (int i = 0; i < cs->ncells; i++) {
     cell *c = &cs->cells[i];
     if (c->sel != CELL_SELECTED) continue;
-    if (member[i])
+    if (member[i] || (joins && outside_kind(o, cs, c) == OUTSIDE_NAMED))
       left++;
-    else {
+    else
       c->sel = CELL_FILTERED;
-      outside++;
-    }
   }
   free(member);
-  int asked = o->nfilters > 0 || o->device;
+  if (joins) return note_select(o, r);
+  int outside = n[OUTSIDE_LISTED] + n[OUTSIDE_NAMED], asked = o->nfilters > 0 || o->device;
   if (outside && asked) {
     char *what = describe_selection(r);
     fprintf(stderr,
@@ -741,6 +780,22 @@ static int local_gpus(const options *o, gpu_list *gpus) {
   return 0;
 }
 
+/* The ad-hoc values the command line's --only and, on --resume/--rerun, the run's select
+ * records name join their ranged axes before the matrix is expanded. A record that no longer
+ * parses adds nothing here; apply_run_selection refuses it. */
+static void add_adhoc_values(const options *o, expfile *file) {
+  filters_add_values(file, o->filters, o->nfilters);
+  for (int i = 0; i < o->run_only.n; i++) {
+    filter f;
+    char *err = NULL;
+    if (filter_parse(o->run_only.v[i], &f, &err) == 0) {
+      filters_add_values(file, &f, 1);
+      filter_free(&f);
+    }
+    free(err);
+  }
+}
+
 /* Loads the experiment file, the cluster file when given, and expands the matrix with the
  * filters and --device. Returns 0, or 2 with everything freed and the error printed. */
 typedef struct {
@@ -755,6 +810,7 @@ static int load_inputs(const options *o, inputs *in) {
   memset(in, 0, sizeof *in);
   if (expfile_load_cases(o->file, o->cases, &in->file, &err) != 0) goto fail;
   in->file.sets = &o->sets;
+  add_adhoc_values(o, &in->file);
   if (o->cluster) {
     if (cluster_load(o->cluster, &in->cluster, &err) != 0) {
       expfile_free(&in->file);
@@ -799,7 +855,8 @@ static int recorded_sets(options *o, const strvec *set) {
 
 /* --resume/--rerun continue the run as it was made: without --cases in its own case lists
  * and without --set with its own --set values (its first select record), so run_single.sh needs no --cases for a run made with one, and
- * with its own cluster file (the run record's; "" when it had none). Sets *cases and *cluster
+ * with its own cluster file (the run record's; "" when it had none), its records' --only in
+ * o->run_only (their ad-hoc values). Sets *cases and *cluster
  * (caller frees; NULL: nothing to take); -1 when the run cannot be read. */
 static int run_recorded(options *o, char **cases, char **cluster) {
   *cases = *cluster = NULL;
@@ -810,6 +867,8 @@ static int run_recorded(options *o, char **cases, char **cluster) {
   if (rc == 0 && cur && (rc = run_open(&r, cur, RUN_READ)) == 0) {
     if (!o->cases && r.nselects > 0 && r.selects[0].cases) *cases = xstrdup(r.selects[0].cases);
     if (!o->set_args.n && r.nselects > 0 && recorded_sets(o, &r.selects[0].set) != 0) rc = -1;
+    for (int i = 0; i < r.nselects; i++)
+      for (int k = 0; k < r.selects[i].only.n; k++) sv_push(&o->run_only, r.selects[i].only.v[k]);
     *cluster = xstrdup(r.cluster ? r.cluster : "");
     run_close(&r);
   }
@@ -1197,6 +1256,7 @@ int main(int argc, char **argv) {
   sv_free(&o.exclude_args);
   sv_free(&o.set_args);
   sv_free(&o.set_store);
+  sv_free(&o.run_only);
   free(o.sets.v);
   return rc;
 }

@@ -17,7 +17,9 @@
  *
  * `select` records say which cells belong to the run: the union of the records, each the
  * --device, --only, --exclude, --set and --cases of the command line that created (or, with
- * --widen, widened) the run (a resume must name the same --cases and --set). A journal without one, or with a line that is
+ * --widen or an ad-hoc value it named, widened) the run (a resume must name the same --cases
+ * and --set). The ad-hoc values an --only names (a ranged axis's) are in its text: a resume
+ * adds them again, and a record holds only the ad-hoc cells it named. A journal without one, or with a line that is
  * not one of these records, is refused naming the line: its cells are unknown.
  *
  * Every record is written with one write() and fsync()ed before the action it announces

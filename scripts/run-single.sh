@@ -4,7 +4,8 @@
 #   run-single.sh FIGDIR "AXIS1 AXIS2 ..." [VALUE1 [VALUE2 ...]] [key=value ...] [repro-run options]
 # Positional values fill the figure's axes in the given order (e.g. fig12: experiment
 # workload system), key=value words add any other axis or case key (m=4096, seqlen=1024);
-# the old logs move to attempts/. Options pass through to repro-run, with their values
+# a value outside an axis's list that its range allows (diag_k=3) is an ad-hoc cell, which
+# joins the current run (runner/README.md, "Ad-hoc values"); the old logs move to attempts/. Options pass through to repro-run, with their values
 # (`--only system=fused` or `--only=system=fused`, `--cases nsa_only`); a --only of the user's
 # narrows the positional words (both must hold), several --only are still OR. The run keeps
 # its case lists and its cluster file: without --cases or -c, repro-run reruns in the lists and

@@ -1,6 +1,6 @@
-/* Fuzz target for the runner's YAML loaders: any bytes, as an experiment file (then expanded
- * and every command rendered) and as a cluster file, must give a result or a clean error,
- * never a crash, a leak or unbounded work.
+/* Fuzz target for the runner's YAML loaders: any bytes, as an experiment file (then its ranged
+ * axes' bounds added as ad-hoc values, the matrix expanded and every command rendered) and as
+ * a cluster file, must give a result or a clean error, never a crash, a leak or unbounded work.
  * Built two ways: with clang -fsanitize=fuzzer (libFuzzer supplies main) when clang exists,
  * and always as a replay driver that runs files given on the command line (the seed corpus
  * in CI). */
@@ -28,11 +28,26 @@ static int small_enough(const expfile *f) {
   return total <= 5000;
 }
 
+/* Each ranged axis takes its bounds as ad-hoc values, as an --only naming them would add. */
+static void add_range_bounds(expfile *f) {
+  for (int e = 0; e < f->nexps; e++)
+    for (int a = 0; a < f->exps[e].naxes; a++) {
+      const axis *ax = &f->exps[e].axes[a];
+      if (!ax->ranged) continue;
+      char lo[32], hi[32];
+      snprintf(lo, sizeof lo, "%ld", ax->lo);
+      snprintf(hi, sizeof hi, "%ld", ax->hi);
+      expfile_add_value(f, ax->name, lo);
+      expfile_add_value(f, ax->name, hi);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *err = NULL;
   expfile f;
   if (expfile_load_buffer("fuzz.yaml", (const char *)data, size, &f, &err) == 0) {
     cellset cs;
+    add_range_bounds(&f);
     if (small_enough(&f) && expand(&f, NULL, NULL, 0, &cs, &err) == 0) {
       runtime_vars rt = {.bin = "/b", .root = "/r", .run_dir = "/x"};
       sbuf cmd = {0};

@@ -776,6 +776,126 @@ static void test_exclusion_and_set(void) {
   expfile_free(&f);
 }
 
+/* A ranged axis ({values: [...], range: [LO, HI]}): the loader's errors with positions, the
+ * values its range allows, ad-hoc values joining it (in numeric order, after the listed ones,
+ * only where a range holds them), their cells after the listed cells with the same tasks, and
+ * a filter's claim on them. */
+#define RANGE_HEAD                                                                              \
+  "systems:\n  s: {command: \"run {k}\"}\nexperiments:\n  e:\n    log: \"{device}.k{k}.log\"\n" \
+  "    time_limit: 10\n"
+
+static void test_ranged_axis(void) {
+  expect_yaml_error(RANGE_HEAD "    axes: {device: [d], system: [s], k: {values: [1, 40], range: "
+                               "[0, 31]}}\n",
+                    "e.yaml:7:54", "axis 'k': value '40' is not an integer in its range [0, 31]",
+                    0);
+  expect_yaml_error(RANGE_HEAD "    axes: {device: [d], system: [s], k: {values: [01], range: "
+                               "[0, 31]}}\n",
+                    "e.yaml:7:51", "value '01' is not an integer in its range", 0);
+  expect_yaml_error(RANGE_HEAD "    axes: {device: [d], system: [s], k: {values: [1], range: "
+                               "[31, 0]}}\n",
+                    "e.yaml:7:62", "range [31, 0]: expected LO <= HI", 0);
+  expect_yaml_error(RANGE_HEAD "    axes: {device: [d], system: [s], k: {values: [1], range: "
+                               "[0]}}\n",
+                    "e.yaml:7:62", "range: expected [LO, HI], two integers", 0);
+  expect_yaml_error(RANGE_HEAD "    axes: {device: [d], system: [s], k: {values: [1], range: "
+                               "[0, many]}}\n",
+                    "e.yaml:7:66",
+                    "range: expected an integer in [-1000000000, 1000000000], found "
+                    "'many'",
+                    0);
+  expect_yaml_error(RANGE_HEAD "    axes: {device: [d], system: [s], k: {range: [0, 31]}}\n",
+                    "e.yaml:7:41", "axis 'k': missing 'values'", 0);
+  expect_yaml_error(RANGE_HEAD "    axes: {device: [d], system: [s], k: {values: [1], step: 2}}\n",
+                    "e.yaml:7:55", "unknown key 'step' in an axis", 0);
+  expect_yaml_error(RANGE_HEAD "    axes: {device: {values: [d], range: [0, 9]}, system: [s], "
+                               "k: [1]}\n",
+                    "e.yaml:7:41", "axis 'device': range: the device and system axes take names",
+                    0);
+
+  const char *yaml = RANGE_HEAD "    axes: {device: [d], system: [s], k: {values: [1, 4], range: "
+                                "[0, 31]}}\n    exclude: [{k: 9}]\n"
+                                "  f:\n    log: \"f.{device}.k{k}.log\"\n    time_limit: 10\n"
+                                "    axes: {device: [d], system: [s], k: [1, 2]}\n";
+  expfile f;
+  char *err = NULL;
+  CHECK(expfile_load_buffer("r.yaml", yaml, strlen(yaml), &f, &err) == 0);
+  if (err) {
+    fprintf(stderr, "%s\n", err);
+    free(err);
+    return;
+  }
+  const axis *k = &f.exps[0].axes[2];
+  CHECK(k->ranged && k->lo == 0 && k->hi == 31 && k->nlisted == 2);
+  CHECK(axis_in_range(k, "0") && axis_in_range(k, "31") && axis_in_range(k, "3"));
+  CHECK(!axis_in_range(k, "32") && !axis_in_range(k, "-1") && !axis_in_range(k, "03") &&
+        !axis_in_range(k, "+3") && !axis_in_range(k, "3x") && !axis_in_range(k, "") &&
+        !axis_in_range(&f.exps[1].axes[2], "3"));
+  /* e takes them (in numeric order after its list); f has no range */
+  CHECK(expfile_add_value(&f, "k", "7") == 1);
+  CHECK(expfile_add_value(&f, "k", "3") == 1);
+  CHECK(expfile_add_value(&f, "k", "3") == 1); /* once */
+  CHECK(expfile_add_value(&f, "k", "1") == 2); /* listed in both */
+  CHECK(expfile_add_value(&f, "k", "32") == 0);
+  CHECK(expfile_add_value(&f, "k", "9") == 1); /* excluded in e: no cell */
+  CHECK(k->values.n == 5 && strcmp(k->values.v[2], "3") == 0 && strcmp(k->values.v[3], "7") == 0 &&
+        strcmp(k->values.v[4], "9") == 0);
+  CHECK(f.exps[1].axes[2].values.n == 2);
+  cellset cs;
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0);
+  /* e: k1 k4 (their tasks as without ad-hoc values), then k3 k7; f: k1 k2 */
+  CHECK(cs.ncells == 6);
+  const char *want[] = {"d.k1.log", "d.k4.log", "d.k3.log", "d.k7.log", "f.d.k1.log", "f.d.k2.log"};
+  for (int i = 0; i < 6 && i < cs.ncells; i++) CHECK_STR(cs.cells[i].log, want[i]);
+  CHECK(cs.cells[1].task == 1 && cs.cells[2].task == 2 && cs.cells[3].task == 3);
+  CHECK(experiment_adhoc_axis(&f.exps[0], cs.cells[1].vals) == -1);
+  CHECK(experiment_adhoc_axis(&f.exps[0], cs.cells[2].vals) == 2);
+  /* without an --only every cell passes; an --only passes an ad-hoc cell when it names it */
+  CHECK(cs.cells[2].sel == CELL_SELECTED);
+  filter flt[2];
+  CHECK(filter_parse("k=3", &flt[0], &err) == 0);
+  CHECK(filter_parse("experiment=e", &flt[1], &err) == 0);
+  CHECK(filters_name_adhoc(&cs, &cs.cells[2], &flt[0], 1));
+  CHECK(!filters_name_adhoc(&cs, &cs.cells[3], &flt[0], 1));
+  CHECK(!filters_name_adhoc(&cs, &cs.cells[2], &flt[1], 1));
+  CHECK(filters_name_adhoc(&cs, &cs.cells[0], &flt[1], 1)); /* no ad-hoc value */
+  cellset_free(&cs);
+  CHECK(expand(&f, NULL, flt, 2, &cs, &err) == 0);
+  int sel = 0;
+  for (int i = 0; i < cs.ncells; i++) sel += cs.cells[i].sel == CELL_SELECTED;
+  CHECK(sel == 3); /* d.k1, d.k4 (experiment=e), d.k3 (k=3); not d.k7 */
+  CHECK(cs.cells[3].sel == CELL_FILTERED);
+  cellset_free(&cs);
+  filter_free(&flt[0]);
+  filter_free(&flt[1]);
+  expfile_free(&f);
+
+  /* filters_add_values: the positive --only pairs alone */
+  CHECK(expfile_load_buffer("r.yaml", yaml, strlen(yaml), &f, &err) == 0);
+  CHECK(filter_parse("k=5", &flt[0], &err) == 0);
+  CHECK(exclude_parse("k=6", &flt[1], &err) == 0);
+  filters_add_values(&f, flt, 2);
+  CHECK(f.exps[0].axes[2].values.n == 3 && strcmp(f.exps[0].axes[2].values.v[2], "5") == 0);
+  /* k!=8 names no ad-hoc value: k1 k4 and f's k1 k2, not k5 */
+  CHECK(count_selected(&f, (const char *[]){"k!=8", NULL}, NULL) == 4);
+  /* no --only: every cell (k1 k4 k5; f's k1 k2); an --exclude the range allows is no typo */
+  CHECK(count_selected(&f, NULL, (const char *[]){"k=8", NULL}) == 5);
+  CHECK(count_selected(&f, (const char *[]){"k=5", NULL}, NULL) == 1);
+  CHECK(count_selected(&f, (const char *[]){"k=8", NULL}, NULL) == -1); /* not added: refused */
+  CHECK(count_selected(&f, NULL, (const char *[]){"k=32", NULL}) == -1);
+  filter_free(&flt[0]);
+  filter_free(&flt[1]);
+  CHECK(filter_parse("k=32", &flt[0], &err) == 0);
+  cellset cs2;
+  CHECK(expand(&f, NULL, flt, 1, &cs2, &err) == -1 && err &&
+        strstr(err, "--only: no experiment in ") &&
+        strstr(err, "has k=32 (axis k takes its listed values or, as an ad-hoc value, a plain "
+                    "integer (no + or leading 0) in [0, 31] in experiments e)"));
+  free(err);
+  filter_free(&flt[0]);
+  expfile_free(&f);
+}
+
 /* The progress line: no ETA until a cell finished under this runner (cells done before it
  * started say nothing about its pace). */
 static void test_progress(void) {
@@ -862,6 +982,7 @@ int main(int argc, char **argv) {
   test_yaml_errors();
   test_expansion();
   test_exclusion_and_set();
+  test_ranged_axis();
   test_families();
   test_cases();
   test_case_replaces_param();
