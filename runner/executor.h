@@ -58,6 +58,8 @@ int local_run(exec_ctx *x, const int *cells, int n);
 
 /* Slurm executor. */
 int slurm_available(void);
+/* Has the run submitted cells with the Slurm executor? */
+int slurm_has_subs(const run *r);
 int slurm_recover(exec_ctx *x); /* settles submissions whose job id was never recorded */
 int slurm_write_scripts(exec_ctx *x, const int *cells, int n, int submit);
 int slurm_wait(exec_ctx *x, int once, progress *out);
