@@ -20,7 +20,7 @@ need_int() {
 }
 
 # workloads_of BIN: the workloads BIN lists with --list-workloads (one name a line, in the
-# registry's order, kernels/attention/workloads.def), printed on one line. Exits 1 with the reason when
+# registry's order, kernels/attention/registry/workloads.def), printed on one line. Exits 1 with the reason when
 # BIN fails, lists none, or prints something that is not a workload name. Use it as
 # `workloads=$(workloads_of "$bin") || exit 1`.
 workloads_of() {

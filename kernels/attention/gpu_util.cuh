@@ -1,41 +1,26 @@
 // gpu_util.cuh: small device helpers shared by the unfused kernels and the GPU reference:
-// error checks that return instead of exiting, block-wide reductions, grid sizing.
-// Header-only, CUDA only.
+// block-wide reductions, grid sizing; and the attention systems' spelling of the harness's
+// checks that return (cuda_check.h) on an attn_ctx. Header-only, CUDA only.
 #ifndef GPU_UTIL_CUH
 #define GPU_UTIL_CUH
 
 #include "attn_system.h"
+#include "cuda_check.h"
 
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <math.h>
 #include <stddef.h>
 
-// Error checks for attention systems: a failing call records what failed in ctx->err
-// (attn_fail) and returns from the enclosing function with ATTN_OOM or ATTN_ERR. Systems
-// never exit: the binary decides how the log ends.
-#define ATTN_TRY_CUDA(ctx, call)                                                                   \
-  do {                                                                                             \
-    cudaError_t try_err_ = (call);                                                                 \
-    if (try_err_ != cudaSuccess)                                                                   \
-      return attn_fail((ctx), try_err_ == cudaErrorMemoryAllocation ? ATTN_OOM : ATTN_ERR,         \
-                       "%s: %s (%s:%d)", #call, cudaGetErrorString(try_err_), __FILE__, __LINE__); \
-  } while (0)
-#define ATTN_TRY_LAUNCH(ctx, kernel_name) ATTN_TRY_CUDA(ctx, cudaGetLastError())
-#define ATTN_TRY_CUBLAS(ctx, call)                                                         \
-  do {                                                                                     \
-    cublasStatus_t try_st_ = (call);                                                       \
-    if (try_st_ != CUBLAS_STATUS_SUCCESS)                                                  \
-      return attn_fail((ctx), try_st_ == CUBLAS_STATUS_ALLOC_FAILED ? ATTN_OOM : ATTN_ERR, \
-                       "%s: %s (%s:%d)", #call, cublasGetStatusString(try_st_), __FILE__,  \
-                       __LINE__);                                                          \
-  } while (0)
+// The checks of cuda_check.h on an attn_ctx's harness part, as the systems under fused/ and
+// unfused/ write them: a failing call records what failed in ctx->err and returns from the
+// enclosing function with ATTN_OOM or ATTN_ERR. Systems never exit: the binary decides how the
+// log ends.
+#define ATTN_TRY_CUDA(ctx, call)          HX_TRY_CUDA(&(ctx)->hx, call)
+#define ATTN_TRY_LAUNCH(ctx, kernel_name) HX_TRY_LAUNCH(&(ctx)->hx, kernel_name)
+#define ATTN_TRY_CUBLAS(ctx, call)        HX_TRY_CUBLAS(&(ctx)->hx, call)
 // Propagate a non-OK status from a helper that already recorded its reason.
-#define ATTN_TRY(expr)                      \
-  do {                                      \
-    int try_rc_ = (expr);                   \
-    if (try_rc_ != ATTN_OK) return try_rc_; \
-  } while (0)
+#define ATTN_TRY(expr) HX_TRY(expr)
 
 struct op_sum {
   __device__ float operator()(float a, float b) const { return a + b; }

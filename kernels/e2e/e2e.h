@@ -149,7 +149,7 @@ void e2e_trace_alloc(e2e_model *m);
 void e2e_trace_free(e2e_model *m);
 
 /* One forward on ctx->stream with the given attention system: no allocation, no sync.
- * Returns ATTN_OK or the system's error code. timer may be NULL. */
+ * Returns HX_OK or the system's error code. timer may be NULL. */
 int e2e_forward(e2e_model *m, const attn_system *sys, const attn_ctx *ctx, e2e_phase_timer *timer);
 
 e2e_phase_timer *e2e_phase_timer_new(int layers);
@@ -190,7 +190,7 @@ void e2e_gemm_xwT(void *cublas, const uint16_t *x, int ldx, const uint16_t *w, u
                   long long stride_y, int rows, int out, int in, float beta, int batch);
 /* Time each GEMM shape of a layer alone and a large square GEMM (the ceiling); prints one
  * `gemm` line per shape to the log. */
-void e2e_gemm_bench(const e2e_config *cfg, const attn_ctx *ctx);
+void e2e_gemm_bench(const e2e_config *cfg, const hx_ctx *ctx);
 
 #ifdef __cplusplus
 }

@@ -127,7 +127,7 @@ extern "C" int e2e_forward(e2e_model *m, const attn_system *sys, const attn_ctx 
     e2e_rope(m->qkv, S, c->heads, c->head_dim, (float)c->rope_theta, 2, s);
     mark(timer, PHASE_OTHER, s);
     int rc = attention(m, sys, ctx, l);
-    if (rc != ATTN_OK) return rc;
+    if (rc != HX_OK) return rc;
     mark(timer, PHASE_ATTN, s);
     trace_layer(m, l, s);
     e2e_select(m, l, s);
@@ -146,5 +146,5 @@ extern "C" int e2e_forward(e2e_model *m, const attn_system *sys, const attn_ctx 
   }
   e2e_rmsnorm(m->x, m->w.final_norm, m->out, S, h, eps, s);
   mark(timer, PHASE_OTHER, s);
-  return ATTN_OK;
+  return HX_OK;
 }

@@ -30,10 +30,10 @@ extern "C" void e2e_gemm_xwT(void *cublas, const uint16_t *x, int ldx, const uin
 }
 
 // Median milliseconds of `runs` launches of one GEMM shape (after 3 warmups).
-static double time_gemm(const attn_ctx *ctx, const uint16_t *x, const uint16_t *w, uint16_t *y,
+static double time_gemm(const hx_ctx *ctx, const uint16_t *x, const uint16_t *w, uint16_t *y,
                         int rows, int out, int in, int batch, int runs) {
   struct arg_t {
-    const attn_ctx *ctx;
+    const hx_ctx *ctx;
     const uint16_t *x, *w;
     uint16_t *y;
     int rows, out, in, batch;
@@ -51,7 +51,7 @@ static double time_gemm(const attn_ctx *ctx, const uint16_t *x, const uint16_t *
   return hx_stats_of(ms, runs, how).median_ms;
 }
 
-extern "C" void e2e_gemm_bench(const e2e_config *cfg, const attn_ctx *ctx) {
+extern "C" void e2e_gemm_bench(const e2e_config *cfg, const hx_ctx *ctx) {
   const int s = cfg->seqlen, h = cfg->hidden, f = cfg->mlp;
   struct {
     const char *name;

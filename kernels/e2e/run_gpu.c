@@ -200,7 +200,7 @@ static int check_against_gpu(const e2e_model *m, const char *other_name, const r
 }
 
 static void finish_run(const attn_ctx *ctx, int rc, const char *what) {
-  if (rc != ATTN_OK) hx_die_system(ctx, what, rc);
+  if (rc != HX_OK) hx_die_system(&ctx->hx, what, rc);
 }
 
 static int run_checks(e2e_model *m, const attn_system *sys, const attn_system *other,
@@ -212,7 +212,7 @@ static int run_checks(e2e_model *m, const attn_system *sys, const attn_system *o
   char why[256] = "";
   if (!other) snprintf(why, sizeof why, "no GPU system to check %s against", sys->name);
   int other_ok =
-      !use_cpu && other && other->supports(ctx, c->workload, &m->shape, why, sizeof why) == ATTN_OK;
+      !use_cpu && other && other->supports(ctx, c->workload, &m->shape, why, sizeof why) == HX_OK;
   if (other_ok) finish_run(ctx, checked_forward(m, other, ctx, &want_run), other->name);
   finish_run(ctx, checked_forward(m, sys, ctx, &got), sys->name);
   if (use_cpu)
@@ -241,7 +241,9 @@ void e2e_run_gpu(const e2e_options *o) {
   const e2e_config *c = &o->cfg;
   attn_ctx ctx;
   hx_device_info info;
-  hx_gpu_init(&ctx, &info, o->force_sm80);
+  memset(&ctx, 0, sizeof ctx);
+  hx_gpu_init(&ctx.hx, &info);
+  ctx.force_sm80 = o->force_sm80;
   const system_entry *entry = &system_table[o->system];
   const attn_system *sys = entry->gpu;
   int other_index = entry->check_against ? system_find(entry->check_against) : -1;
@@ -259,7 +261,7 @@ void e2e_run_gpu(const e2e_options *o) {
   if (e2e_workload_unsupported(c))
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", e2e_workload_unsupported(c));
   char why[256] = "";
-  if (sys->supports(&ctx, c->workload, &shape, why, sizeof why) != ATTN_OK)
+  if (sys->supports(&ctx, c->workload, &shape, why, sizeof why) != HX_OK)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);
 
   e2e_model m;
@@ -268,7 +270,7 @@ void e2e_run_gpu(const e2e_options *o) {
     hx_die(REPRO_EXIT_ERROR, "error", "%s", err);
   int ok = o->check ? run_checks(&m, sys, other, &ctx) : 1;
   if (!ok) hx_die(REPRO_EXIT_CHECK_FAILED, "error", "check failed (see the check lines)");
-  if (o->gemm_bench) e2e_gemm_bench(c, &ctx);
+  if (o->gemm_bench) e2e_gemm_bench(c, &ctx.hx);
   if (o->breakdown) {
     e2e_phase_timer *t = e2e_phase_timer_new(c->layers);
     finish_run(&ctx, e2e_forward(&m, sys, &ctx, t), sys->name);
@@ -308,6 +310,6 @@ void e2e_run_gpu(const e2e_options *o) {
   }
   hx_print_result_ok(&st, ms, o->runs, o->warmup, -1.0, peak);
   e2e_model_free(&m);
-  hx_gpu_shutdown(&ctx);
+  hx_gpu_shutdown(&ctx.hx);
   exit(REPRO_EXIT_OK);
 }

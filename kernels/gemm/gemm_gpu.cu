@@ -3,7 +3,7 @@
 #include "gemm_gpu.h"
 #include "gemm_kernels.h"
 
-#include "gpu_util.cuh"
+#include "cuda_check.h"
 #include "harness_gpu.h"
 
 #include <cublas_v2.h>
@@ -11,15 +11,15 @@
 
 #include <string.h>
 
-static attn_ctx g_ctx;
+static hx_ctx g_ctx;
 static gemm_problem g_p;
 static gemm_dev_io g_io;
 
-extern "C" const attn_ctx *gemm_gpu_ctx(void) { return &g_ctx; }
+extern "C" const hx_ctx *gemm_gpu_ctx(void) { return &g_ctx; }
 
 extern "C" int gemm_gpu_open(hx_device_info *info, gemm_device *dev, char *why, size_t why_len) {
   if (!hx_gpu_available(why, why_len)) return 0;
-  hx_gpu_init(&g_ctx, info, 0);
+  hx_gpu_init(&g_ctx, info);
   cudaDeviceProp prop;
   HX_CUDA(cudaGetDeviceProperties(&prop, 0));
   memset(dev, 0, sizeof *dev);
@@ -43,9 +43,9 @@ extern "C" void gemm_gpu_setup(const gemm_problem *p, uint64_t seed) {
     hx_dev_fill_normal_f32((float *)a, mk, seed, GEMM_STREAM_A, g_ctx.stream);
     hx_dev_fill_normal_f32((float *)b, kn, seed, GEMM_STREAM_B, g_ctx.stream);
   } else {
-    attn_dtype dt = p->dtype == GEMM_BF16 ? DTYPE_BF16 : DTYPE_FP16;
-    hx_dev_fill_normal(a, mk, seed, GEMM_STREAM_A, dt, g_ctx.stream);
-    hx_dev_fill_normal(b, kn, seed, GEMM_STREAM_B, dt, g_ctx.stream);
+    int bf16 = p->dtype == GEMM_BF16;
+    hx_dev_fill_normal(a, mk, seed, GEMM_STREAM_A, bf16, g_ctx.stream);
+    hx_dev_fill_normal(b, kn, seed, GEMM_STREAM_B, bf16, g_ctx.stream);
   }
   HX_CUDA(cudaStreamSynchronize(g_ctx.stream));
   g_io.a = a;
@@ -60,20 +60,20 @@ static int cublas_run(const gemm_problem *p) {
                    : p->dtype == GEMM_BF16 ? CUDA_R_16BF
                                            : CUDA_R_32F;
   const float alpha = 1.0f, beta = 0.0f;
-  ATTN_TRY_CUBLAS(&g_ctx, cublasGemmEx((cublasHandle_t)g_ctx.cublas, CUBLAS_OP_N, CUBLAS_OP_N,
-                                       (int)p->n, (int)p->m, (int)p->k, &alpha, g_io.b, t,
-                                       (int)p->n, g_io.a, t, (int)p->k, &beta, g_io.c, t, (int)p->n,
-                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  return ATTN_OK;
+  HX_TRY_CUBLAS(&g_ctx, cublasGemmEx((cublasHandle_t)g_ctx.cublas, CUBLAS_OP_N, CUBLAS_OP_N,
+                                     (int)p->n, (int)p->m, (int)p->k, &alpha, g_io.b, t, (int)p->n,
+                                     g_io.a, t, (int)p->k, &beta, g_io.c, t, (int)p->n,
+                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return HX_OK;
 }
 
 // ---- dispatch ----------------------------------------------------------------------------------
 extern "C" int gemm_gpu_prepare(gemm_plan *pl) {
   switch (pl->system) {
-  case GEMM_SYS_CUBLAS: return ATTN_OK;
+  case GEMM_SYS_CUBLAS: return HX_OK;
   case GEMM_SYS_WGMMA: return gemm_wgmma_prepare(&g_ctx, pl, &g_p, &g_io);
   case GEMM_SYS_MMA: return gemm_mma_prepare(&g_ctx, pl, &g_p);
-  default: return attn_fail(&g_ctx, ATTN_UNSUPPORTED, "system %d has no GPU path", pl->system);
+  default: return hx_fail(&g_ctx, HX_UNSUPPORTED, "system %d has no GPU path", pl->system);
   }
 }
 
@@ -82,7 +82,7 @@ extern "C" int gemm_gpu_run(const gemm_plan *pl) {
   case GEMM_SYS_CUBLAS: return cublas_run(&g_p);
   case GEMM_SYS_WGMMA: return gemm_wgmma_run(&g_ctx, pl, &g_p);
   case GEMM_SYS_MMA: return gemm_mma_run(&g_ctx, pl, &g_p, &g_io);
-  default: return attn_fail(&g_ctx, ATTN_UNSUPPORTED, "system %d has no GPU path", pl->system);
+  default: return hx_fail(&g_ctx, HX_UNSUPPORTED, "system %d has no GPU path", pl->system);
   }
 }
 
@@ -113,26 +113,26 @@ extern "C" void gemm_gpu_close(void) {
 }
 
 // ---- the launch checks our kernels share ---------------------------------------------------------
-int gemm_kernel_fits(const attn_ctx *ctx, const void *kernel, const char *name, gemm_plan *pl) {
-  ATTN_TRY_CUDA(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          pl->smem_bytes));
+int gemm_kernel_fits(const hx_ctx *ctx, const void *kernel, const char *name, gemm_plan *pl) {
+  HX_TRY_CUDA(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        pl->smem_bytes));
   cudaFuncAttributes attr;
-  ATTN_TRY_CUDA(ctx, cudaFuncGetAttributes(&attr, kernel));
+  HX_TRY_CUDA(ctx, cudaFuncGetAttributes(&attr, kernel));
   pl->kernel_regs = attr.numRegs;
   pl->local_bytes = (int)attr.localSizeBytes;
   if (attr.maxThreadsPerBlock < pl->threads)
-    return attn_fail(ctx, ATTN_ERR,
-                     "%s: compiled for at most %d threads per block (%d registers), "
-                     "the plan launches %d",
-                     name, attr.maxThreadsPerBlock, attr.numRegs, pl->threads);
+    return hx_fail(ctx, HX_ERR,
+                   "%s: compiled for at most %d threads per block (%d registers), "
+                   "the plan launches %d",
+                   name, attr.maxThreadsPerBlock, attr.numRegs, pl->threads);
   int ctas = 0;
-  ATTN_TRY_CUDA(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, pl->threads,
-                                                                   pl->smem_bytes));
+  HX_TRY_CUDA(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, pl->threads,
+                                                                 pl->smem_bytes));
   pl->ctas_per_sm = ctas;
   if (ctas < 1)
-    return attn_fail(ctx, ATTN_ERR,
-                     "%s: no CTA fits on an SM (%d threads, %d registers each, %d bytes of "
-                     "shared memory)",
-                     name, pl->threads, attr.numRegs, pl->smem_bytes);
-  return ATTN_OK;
+    return hx_fail(ctx, HX_ERR,
+                   "%s: no CTA fits on an SM (%d threads, %d registers each, %d bytes of "
+                   "shared memory)",
+                   name, pl->threads, attr.numRegs, pl->smem_bytes);
+  return HX_OK;
 }

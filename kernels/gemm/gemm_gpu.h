@@ -1,6 +1,6 @@
 /* gemm_gpu.h: what gemmbench's main (plain C) needs from the device side (gemm_gpu.cu):
  * the context, A/B/C on the device, one system's preparation, runs, timing and copies.
- * Failures of a system come back as ATTN_* codes with the reason in gemm_gpu_ctx()->err; a
+ * Failures of a system come back as HX_* codes with the reason in gemm_gpu_ctx()->err; a
  * failing CUDA call of the harness itself ends the log (HX_CUDA). */
 #ifndef GEMM_GPU_H
 #define GEMM_GPU_H
@@ -8,7 +8,7 @@
 #include "gemm.h"
 #include "gemm_plan.h"
 
-#include "attn_system.h"
+#include "hx_ctx.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,7 +19,7 @@ typedef enum { GEMM_BUF_A = 0, GEMM_BUF_B = 1, GEMM_BUF_C = 2 } gemm_buf;
 
 /* 1 with device 0 up (info for the meta line, dev for the plan); 0 with the reason in why. */
 int gemm_gpu_open(hx_device_info *info, gemm_device *dev, char *why, size_t why_len);
-const attn_ctx *gemm_gpu_ctx(void);
+const hx_ctx *gemm_gpu_ctx(void);
 /* Allocate A, B, C through the tracking allocator and draw A and B on the device (the same
  * bits as gemm_input_bits). Out of memory ends the log with status=oom. */
 void gemm_gpu_setup(const gemm_problem *p, uint64_t seed);

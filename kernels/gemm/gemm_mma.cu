@@ -11,7 +11,7 @@
 #include "gemm_kernels.h"
 #include "gemm_plan.h"
 
-#include "gpu_util.cuh"
+#include "cuda_check.h"
 #include "mma_sm80.cuh"
 
 #include <cuda_bf16.h>
@@ -148,13 +148,13 @@ __global__ void __launch_bounds__(GM_THREADS, 1) gemm_mma_kernel(const Args g) {
 
 } // namespace
 
-int gemm_mma_prepare(const attn_ctx *ctx, gemm_plan *pl, const gemm_problem *p) {
+int gemm_mma_prepare(const hx_ctx *ctx, gemm_plan *pl, const gemm_problem *p) {
   const void *k = p->dtype == GEMM_BF16 ? (const void *)gemm_mma_kernel<true>
                                         : (const void *)gemm_mma_kernel<false>;
   return gemm_kernel_fits(ctx, k, "mma", pl);
 }
 
-int gemm_mma_run(const attn_ctx *ctx, const gemm_plan *pl, const gemm_problem *p,
+int gemm_mma_run(const hx_ctx *ctx, const gemm_plan *pl, const gemm_problem *p,
                  const gemm_dev_io *io) {
   Args g;
   g.a = static_cast<const half *>(io->a);
@@ -168,6 +168,6 @@ int gemm_mma_run(const attn_ctx *ctx, const gemm_plan *pl, const gemm_problem *p
     gemm_mma_kernel<true><<<grid, block, smem, ctx->stream>>>(g);
   else
     gemm_mma_kernel<false><<<grid, block, smem, ctx->stream>>>(g);
-  ATTN_TRY_LAUNCH(ctx, "gemm_mma_kernel");
-  return ATTN_OK;
+  HX_TRY_LAUNCH(ctx, "gemm_mma_kernel");
+  return HX_OK;
 }

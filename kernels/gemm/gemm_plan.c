@@ -2,7 +2,7 @@
  * configuration (gemm_plan.h). Plain C: the CPU tests run it. */
 #include "gemm_plan.h"
 
-#include "attn_system.h"
+#include "hx_ctx.h"
 #include "kvline.h"
 
 #include <stdarg.h>
@@ -16,7 +16,7 @@ static int refuse(char *why, size_t why_len, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(why, why_len, fmt, ap);
   va_end(ap);
-  return ATTN_UNSUPPORTED;
+  return HX_UNSUPPORTED;
 }
 
 static int ceil_div(long a, long b) { return (int)((a + b - 1) / b); }
@@ -33,7 +33,7 @@ static int check_ours(const char *sys, const gemm_problem *p, char *why, size_t 
                   "%s loads rows in 16-byte pieces (TMA and cp.async): K and N must be "
                   "multiples of 8 (have K=%ld, N=%ld)",
                   sys, p->k, p->n);
-  return ATTN_OK;
+  return HX_OK;
 }
 
 static int check_smem(const char *sys, int bytes, const gemm_device *dev, char *why,
@@ -44,7 +44,7 @@ static int check_smem(const char *sys, int bytes, const gemm_device *dev, char *
   if (dev && bytes > dev->smem_optin)
     return refuse(why, why_len, "%s: plan needs %d bytes of shared memory, the device allows %d",
                   sys, bytes, dev->smem_optin);
-  return ATTN_OK;
+  return HX_OK;
 }
 
 static void tiles(gemm_plan *pl, const gemm_problem *p) {
@@ -102,7 +102,7 @@ static int plan_wgmma(const gemm_problem *p, int tile_n, int cluster, const gemm
     return refuse(why, why_len, "wgmma: box sizes do not fit TMA's 128B swizzle");
   snprintf(pl->impl, sizeof pl->impl, "wgmma-%dx%dx%d-s%d-ws-persistent%s", pl->bm, pl->bn, pl->bk,
            pl->stages, pl->cluster == 2 ? "-c2" : "");
-  return ATTN_OK;
+  return HX_OK;
 }
 
 static int plan_mma(const gemm_problem *p, const gemm_device *dev, gemm_plan *pl, char *why,
@@ -124,7 +124,7 @@ static int plan_mma(const gemm_problem *p, const gemm_device *dev, gemm_plan *pl
     return refuse(why, why_len, "mma: %d threads per block, the device allows %d", GM_THREADS,
                   dev->max_threads);
   snprintf(pl->impl, sizeof pl->impl, "mma-sync-%dx%dx%d-s%d", pl->bm, pl->bn, pl->bk, pl->stages);
-  return ATTN_OK;
+  return HX_OK;
 }
 
 int gemm_plan_make(int system, const gemm_problem *p, int tile_n, int cluster,
@@ -132,10 +132,10 @@ int gemm_plan_make(int system, const gemm_problem *p, int tile_n, int cluster,
   memset(pl, 0, sizeof *pl);
   pl->system = system;
   switch (system) {
-  case GEMM_SYS_REF: snprintf(pl->impl, sizeof pl->impl, "ref-double-ikj"); return ATTN_OK;
+  case GEMM_SYS_REF: snprintf(pl->impl, sizeof pl->impl, "ref-double-ikj"); return HX_OK;
   case GEMM_SYS_CUBLAS:
     snprintf(pl->impl, sizeof pl->impl, "cublasGemmEx-compute32F");
-    return ATTN_OK;
+    return HX_OK;
   case GEMM_SYS_WGMMA: return plan_wgmma(p, tile_n, cluster, dev, pl, why, why_len);
   case GEMM_SYS_MMA: return plan_mma(p, dev, pl, why, why_len);
   default: return refuse(why, why_len, "unknown system %d", system);

@@ -168,7 +168,7 @@ typedef struct {
   int kernel_regs, local_bytes, ctas_per_sm;
 } gemm_plan;
 
-/* The plan of system for p on dev: ATTN_OK (0), or ATTN_UNSUPPORTED (4) with the reason in why.
+/* The plan of system for p on dev: HX_OK (0), or HX_UNSUPPORTED (4) with the reason in why.
  * tile_n, cluster: wgmma's --tile-n (0: automatic) and --cluster (0: 1). Checks what the launch
  * needs (shared memory, the register split, TMA's 16-byte pitches, the box and swizzle sizes)
  * before anything runs. dev may be NULL (an H100's 132 SMs are assumed, nothing checked). */

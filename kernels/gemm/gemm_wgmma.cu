@@ -23,7 +23,7 @@
 #include "gemm_kernels.h"
 #include "gemm_plan.h"
 
-#include "gpu_util.cuh"
+#include "cuda_check.h"
 #include "sm90_async.cuh"
 #include "tensor_map.h"
 #include "wgmma_sm90.cuh"
@@ -198,11 +198,11 @@ __global__ void __launch_bounds__(GW_THREADS, 1)
 
 // A 2-D tensor map of a row-major [rows, cols] 16-bit matrix, boxes of box_rows x 64 columns,
 // 128B swizzle, zeros outside.
-int encode(const attn_ctx *ctx, CUtensorMap *map, const void *base, long rows, long cols,
+int encode(const hx_ctx *ctx, CUtensorMap *map, const void *base, long rows, long cols,
            int box_rows, bool bf16) {
   char why[256];
   tmap_encode_tiled_fn enc = tmap_encoder(why, sizeof why);
-  if (!enc) return attn_fail(ctx, ATTN_ERR, "wgmma: %s", why);
+  if (!enc) return hx_fail(ctx, HX_ERR, "wgmma: %s", why);
   const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
   const cuuint64_t strides[1] = {(cuuint64_t)cols * 2};
   const cuuint32_t box[2] = {GW_BOX, (cuuint32_t)box_rows}, unit[2] = {1, 1};
@@ -211,10 +211,10 @@ int encode(const attn_ctx *ctx, CUtensorMap *map, const void *base, long rows, l
                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    return attn_fail(ctx, ATTN_ERR,
-                     "wgmma: cuTensorMapEncodeTiled failed (CUresult %d) for a [%ld, %ld] matrix",
-                     (int)r, rows, cols);
-  return ATTN_OK;
+    return hx_fail(ctx, HX_ERR,
+                   "wgmma: cuTensorMapEncodeTiled failed (CUresult %d) for a [%ld, %ld] matrix",
+                   (int)r, rows, cols);
+  return HX_OK;
 }
 
 Params g_params; // encoded once (prepare), passed by value at each launch
@@ -229,7 +229,7 @@ const void *kernel_of(int bn, bool bf16, int cm) {
 }
 
 // A launch of one instance: clusters of CM CTAs along x when CM > 1.
-template <int BN, bool BF16, int CM> cudaError_t launch(const attn_ctx *ctx, const gemm_plan *pl) {
+template <int BN, bool BF16, int CM> cudaError_t launch(const hx_ctx *ctx, const gemm_plan *pl) {
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr[1];
   cfg.gridDim = dim3(pl->grid);
@@ -246,35 +246,34 @@ template <int BN, bool BF16, int CM> cudaError_t launch(const attn_ctx *ctx, con
   return cudaLaunchKernelEx(&cfg, gemm_wgmma_kernel<BN, BF16, CM>, g_params);
 }
 
-template <int BN, bool BF16> cudaError_t launch_cm(const attn_ctx *ctx, const gemm_plan *pl) {
+template <int BN, bool BF16> cudaError_t launch_cm(const hx_ctx *ctx, const gemm_plan *pl) {
   return pl->cluster == 2 ? launch<BN, BF16, 2>(ctx, pl) : launch<BN, BF16, 1>(ctx, pl);
 }
 
 } // namespace
 
-int gemm_wgmma_prepare(const attn_ctx *ctx, gemm_plan *pl, const gemm_problem *p,
+int gemm_wgmma_prepare(const hx_ctx *ctx, gemm_plan *pl, const gemm_problem *p,
                        const gemm_dev_io *io) {
   if (ctx->cc_major != 9 || ctx->cc_minor != 0)
-    return attn_fail(ctx, ATTN_UNSUPPORTED,
-                     "wgmma runs on compute capability 9.0 only (have %d.%d)", ctx->cc_major,
-                     ctx->cc_minor);
+    return hx_fail(ctx, HX_UNSUPPORTED, "wgmma runs on compute capability 9.0 only (have %d.%d)",
+                   ctx->cc_major, ctx->cc_minor);
   const bool bf16 = p->dtype == GEMM_BF16;
   Params &q = g_params;
-  ATTN_TRY(encode(ctx, &q.a_map, io->a, p->m, p->k, GW_BM, bf16));
-  ATTN_TRY(encode(ctx, &q.b_map, io->b, p->k, p->n, GW_BK, bf16));
+  HX_TRY(encode(ctx, &q.a_map, io->a, p->m, p->k, GW_BM, bf16));
+  HX_TRY(encode(ctx, &q.b_map, io->b, p->k, p->n, GW_BK, bf16));
   q.c = io->c;
   q.m = (int)p->m, q.n = (int)p->n, q.k = (int)p->k;
   q.tiles_m = pl->tiles_m, q.tiles_n = pl->tiles_n, q.units = pl->units;
   q.k_blocks = pl->k_blocks;
   const void *kernel = kernel_of(pl->bn, bf16, pl->cluster);
   cudaFuncAttributes attr;
-  ATTN_TRY_CUDA(ctx, cudaFuncGetAttributes(&attr, kernel));
+  HX_TRY_CUDA(ctx, cudaFuncGetAttributes(&attr, kernel));
   if (attr.binaryVersion < 90)
-    return attn_fail(ctx, ATTN_ERR,
-                     "wgmma: the loaded kernel is compiled for sm_%d, not sm_90a (build with "
-                     "CMAKE_CUDA_ARCHITECTURES including 90a-real)",
-                     attr.binaryVersion);
-  ATTN_TRY(gemm_kernel_fits(ctx, kernel, "wgmma", pl));
+    return hx_fail(ctx, HX_ERR,
+                   "wgmma: the loaded kernel is compiled for sm_%d, not sm_90a (build with "
+                   "CMAKE_CUDA_ARCHITECTURES including 90a-real)",
+                   attr.binaryVersion);
+  HX_TRY(gemm_kernel_fits(ctx, kernel, "wgmma", pl));
   if (pl->cluster > 1) { // clusters need SMs side by side in a GPC: as many as fit at once
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute cl[1];
@@ -287,16 +286,15 @@ int gemm_wgmma_prepare(const attn_ctx *ctx, gemm_plan *pl, const gemm_problem *p
     cfg.attrs = cl;
     cfg.numAttrs = 1;
     int clusters = 0;
-    ATTN_TRY_CUDA(ctx, cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    HX_TRY_CUDA(ctx, cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
     if (clusters < 1)
-      return attn_fail(ctx, ATTN_ERR, "wgmma: no cluster of %d CTAs fits on the device",
-                       pl->cluster);
+      return hx_fail(ctx, HX_ERR, "wgmma: no cluster of %d CTAs fits on the device", pl->cluster);
     if (pl->grid > clusters * pl->cluster) pl->grid = clusters * pl->cluster;
   }
-  return ATTN_OK;
+  return HX_OK;
 }
 
-int gemm_wgmma_run(const attn_ctx *ctx, const gemm_plan *pl, const gemm_problem *p) {
+int gemm_wgmma_run(const hx_ctx *ctx, const gemm_plan *pl, const gemm_problem *p) {
   const bool bf16 = p->dtype == GEMM_BF16;
   cudaError_t err;
   if (pl->bn == 256)
@@ -304,8 +302,8 @@ int gemm_wgmma_run(const attn_ctx *ctx, const gemm_plan *pl, const gemm_problem 
   else
     err = bf16 ? launch_cm<128, true>(ctx, pl) : launch_cm<128, false>(ctx, pl);
   if (err != cudaSuccess)
-    return attn_fail(ctx, ATTN_ERR, "wgmma: launching gemm_wgmma_kernel failed: %s",
-                     cudaGetErrorString(err));
-  ATTN_TRY_LAUNCH(ctx, "gemm_wgmma_kernel");
-  return ATTN_OK;
+    return hx_fail(ctx, HX_ERR, "wgmma: launching gemm_wgmma_kernel failed: %s",
+                   cudaGetErrorString(err));
+  HX_TRY_LAUNCH(ctx, "gemm_wgmma_kernel");
+  return HX_OK;
 }

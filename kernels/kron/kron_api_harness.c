@@ -1,9 +1,18 @@
 /* kron_api_harness.c: the harness functions kron's sources call (harness.h: hx_host_alloc,
- * hx_host_free, hx_wall_ms, hx_die; harness_gpu.h: hx_cuda_check), for a process that embeds
- * the library (kron_api.h) instead of linking attn_harness: the PyTorch extension. A failure
- * inside a kron_api call frees the host blocks that call allocated and returns -1 from it
- * (kron_api_unwind) instead of ending the process; outside a call it prints the message and
- * exits with the harness's code, as attn_harness does. */
+ * hx_host_free, hx_die; cuda_check.h: hx_cuda_check), for a process that embeds the library
+ * (kron_api.h) instead of linking the harness (kernels/harness/): the PyTorch extension. A
+ * failure inside a kron_api call frees the host blocks that call allocated and returns -1 from
+ * it (kron_api_unwind) instead of ending the process; outside a call it prints the message and
+ * exits with the harness's code, as the harness does.
+ *
+ * Why not the harness itself: its fatal path is the one-cell binaries' (hx_die ends the log
+ * with a result line and exits; hx_cuda_check dies the same way), where a Python process must
+ * get the failure back as an exception and keep running; its host allocator counts a peak in
+ * process-wide counters and keeps no list of live blocks, where the extension's calls may run
+ * on several threads at once and a failed call must free what it allocated; and it is built
+ * by CMake (the commit header it generates, common/kvline.c, cuBLAS in its device half), where
+ * setup.py compiles kron's sources by their paths. So the embedded library has this one file
+ * in its place (kron_embed in CMakeLists.txt builds it the same way, for its test). */
 #include "kron_api.h"
 
 #include "harness.h"
@@ -12,9 +21,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef KRON_API_CUDA
+#include "cuda_check.h"
+
 #include <cuda_runtime_api.h>
 #endif
 
@@ -51,12 +61,6 @@ void hx_host_free(void *p) {
     live = b->l.next;
   if (b->l.next) b->l.next->l.prev = b->l.prev;
   free(b);
-}
-
-double hx_wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 void hx_die(int exit_code, const char *status, const char *fmt, ...) {

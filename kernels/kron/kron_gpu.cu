@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static attn_ctx g_ctx;
+static hx_ctx g_ctx;
 static kron_launcher g_launcher; // v3's launches: the run's stream, the profile steps
 
 // ---- profile steps: an event pair around each backend call while profiling --------------------
@@ -210,7 +210,7 @@ static size_t gpu_peak(void) { return hx_dev_peak_bytes(); }
 extern "C" int kron_gpu_open(kron_dev *dev, kron_be *be, int es, hx_device_info *info, char *why,
                              size_t why_len) {
   if (!hx_gpu_available(why, why_len)) return 0;
-  hx_gpu_init(&g_ctx, info, 0);
+  hx_gpu_init(&g_ctx, info);
   kron_launch_limits lim;
   kron_launch_setup(&lim);
   const char *pdl = getenv("REPRO_KRON_PDL"); // "0": plain launches (a measurement switch)

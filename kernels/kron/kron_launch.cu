@@ -2,7 +2,8 @@
 // kron_kernels.cu on a launcher's stream, each checked against the plan (kron_stage_check,
 // kron_gstep_check, shared with the CPU backend) and the device first, chained with
 // programmatic dependent launch where the device has it; gA's zeroing.
-#include "harness_gpu.h"
+#include "cuda_check.h"
+#include "harness.h"
 #include "kron_kernels.cuh"
 #include "kron_launch.h"
 

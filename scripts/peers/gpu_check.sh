@@ -5,7 +5,7 @@
 #
 #   OUT=/some/dir scripts/peers/gpu_check.sh        (PYTHON=python3 by default)
 #
-# The workloads are the registry's (registry.py names, kernels/attention/workloads.def), the systems
+# The workloads are the registry's (registry.py names, kernels/attention/registry/workloads.def), the systems
 # systems.py's that need no tuning budget (systems.py names; tvm-ms, MetaSchedule, has its own
 # check, tvm_gpu_check.sh).
 # Stages (their logs' names start with the stage):

@@ -2,7 +2,8 @@
 """peer.py: one FlashTensor workload (or the e2e Llama prefill) run by a PyTorch peer system,
 printed as one log of the kit's contract (README.md "Log contract", common/kvline.h).
 
-    peer.py --system S --workload W       (S: systems.SYSTEMS; W: kernels/attention/workloads.def)
+    peer.py --system S --workload W       (S: systems.SYSTEMS;
+                                           W: kernels/attention/registry/workloads.def)
             [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup N] [--runs N]
             [--seed 1] [--check|--no-check] [--check-pairs N] [--device gpu|cpu]
             [--causal 1|0] [--dtype fp16|bf16]       (attention-only workloads: COL_NONE)
@@ -21,7 +22,7 @@ Rules shared with the kit's binaries (scripts/peers/README.md says more):
            the group, any for flags); COL_KEYFORMER's exp_rand = 1 + |N(0, 1)| fp32
            [B, H, S, S]; COL_ANY_GE_MASK's corm_mask[i][j] = 1 / (i + 1) fp32 [S, S];
            KEYS_SELECTED_BLOCKS: block_idx [B, S, H/G, T] (workloads.block_lists: the rule of
-           kernels/attention/selected_blocks.h)
+           kernels/attention/registry/selected_blocks.h)
   timing   `warmup` untimed calls, then `runs` timed runs (the first call, which compiles for
            inductor and flex, comes before and is reported as compile_s); avg/median/min/max
            in ms per call. A call of 2 ms or more is one run between two CUDA events

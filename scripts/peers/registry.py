@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""registry.py: the workload registry, kernels/attention/workloads.def, read by Python.
+"""registry.py: the workload registry, kernels/attention/registry/workloads.def, read by Python.
 
     registry.py [--def PATH] names     one workload name per line, in the file's (enum) order
     registry.py [--def PATH] show      a table of the rows
-(PATH: default <repo>/kernels/attention/workloads.def beside this script, or $REPRO_WORKLOADS_DEF.)
+(PATH: default <repo>/kernels/attention/registry/workloads.def beside this script, or
+$REPRO_WORKLOADS_DEF.)
 
 load() returns one Workload per WORKLOAD(...) row. Reading is strict: a row that is not
 `WORKLOAD(` thirteen comma-separated arguments `)` on one line, or an argument of the wrong
@@ -17,10 +18,10 @@ import os
 import re
 import sys
 
-# <repo>/kernels/attention/workloads.def; $REPRO_WORKLOADS_DEF names another file (the tests
-# use it).
+# <repo>/kernels/attention/registry/workloads.def; $REPRO_WORKLOADS_DEF names another file (the
+# tests use it).
 DEF_PATH = os.environ.get("REPRO_WORKLOADS_DEF") or os.path.normpath(os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "attention",
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "attention", "registry",
     "workloads.def"))
 
 OUTPUT_SLOTS = ("score", "score2", "flags")

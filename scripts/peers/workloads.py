@@ -1,9 +1,9 @@
 """The FlashTensor attention workloads in PyTorch: inputs, the eager formulation (the `torch`
 peer) and an independent reference used by the check.
 
-The workloads are the rows of the registry kernels/attention/workloads.def (registry.py reads
-it); each is a composition of features, and the math here dispatches on them, never on a
-workload's name:
+The workloads are the rows of the registry kernels/attention/registry/workloads.def
+(registry.py reads it); each is a composition of features, and the math here dispatches on them,
+never on a workload's name:
 q, k, v fp16 [B, S, H, D]; scale 1/sqrt(D); causal mask triu(-inf, diagonal = kv_len - q_len + 1);
 P = softmax(S) in fp32.
   logits  LOGITS_SCALED   S = q.k / sqrt(D)
@@ -24,9 +24,9 @@ P = softmax(S) in fp32.
                                query heads per K/V head as in the tile-benchmark seed and
                                TileLang, block_size, selected, scale): k, v [B, S, H/G, D];
                                extra input block_idx [B, S, H/G, T], drawn by the rule of
-                               kernels/attention/selected_blocks.h from this generator; query
-                               t attends to the keys of its listed blocks (and, causal,
-                               j <= t); P V only
+                               kernels/attention/registry/selected_blocks.h from this
+                               generator; query t attends to the keys of its listed blocks
+                               (and, causal, j <= t); P V only
 A row whose features are not all here fails with Unformulated ("workload X: column COL_Y has no
 PyTorch formulation"); formulation_missing(row) says so without torch.
 The eager formulation follows the FlashTensor artifact's PyTorch modules (fp16 matmuls, the
@@ -218,15 +218,16 @@ class Blocks:
 
 def candidates(seqlen, block_size, device):
     """[S] int64: max(1, t // BS), the blocks query t may select
-    (kernels/attention/selected_blocks.h)."""
+    (kernels/attention/registry/selected_blocks.h)."""
     return (torch.arange(seqlen, device=device) // block_size).clamp(min=1)
 
 
 def block_lists(batch, seqlen, kv_heads, block_size, selected, gen, device):
-    """block_idx int64 [B, S, kv_heads, T] by the rule of kernels/attention/selected_blocks.h:
-    min(T, c) distinct blocks of 0..c-1 (c = candidates) uniformly at random (the T smallest of iid
-    uniform keys over the candidates), ascending, padded with the sentinel ceil(S / BS). The
-    rule is the C generator's; the draws are torch's (other lists than attnvar's for a seed)."""
+    """block_idx int64 [B, S, kv_heads, T] by the rule of
+    kernels/attention/registry/selected_blocks.h: min(T, c) distinct blocks of 0..c-1
+    (c = candidates) uniformly at random (the T smallest of iid uniform keys over the
+    candidates), ascending, padded with the sentinel ceil(S / BS). The rule is the C
+    generator's; the draws are torch's (other lists than attnvar's for a seed)."""
     nblocks = -(-seqlen // block_size)
     keys = torch.rand(batch, seqlen, kv_heads, nblocks, generator=gen, device=device)
     cand = candidates(seqlen, block_size, device)

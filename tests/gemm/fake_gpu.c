@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static attn_ctx ctx;
+static hx_ctx ctx;
 static char err[256];
 static gemm_problem P;
 static unsigned char *buf[3];
@@ -38,7 +38,7 @@ int gemm_gpu_open(hx_device_info *info, gemm_device *dev, char *why, size_t why_
   return 1;
 }
 
-const attn_ctx *gemm_gpu_ctx(void) { return &ctx; }
+const hx_ctx *gemm_gpu_ctx(void) { return &ctx; }
 
 void gemm_gpu_setup(const gemm_problem *p, uint64_t seed) {
   P = *p;
@@ -52,7 +52,7 @@ void gemm_gpu_setup(const gemm_problem *p, uint64_t seed) {
 
 int gemm_gpu_prepare(gemm_plan *pl) {
   (void)pl;
-  return ATTN_OK;
+  return HX_OK;
 }
 
 static void put(size_t e, double v) {
@@ -65,7 +65,7 @@ static void put(size_t e, double v) {
 int gemm_gpu_run(const gemm_plan *pl) {
   (void)pl;
   if (!strcmp(fault(), "launch"))
-    return attn_fail(&ctx, ATTN_ERR, "fixture: launching the kernel failed");
+    return hx_fail(&ctx, HX_ERR, "fixture: launching the kernel failed");
   const long M = P.m, N = P.n, K = P.k;
   double *row = hx_host_alloc((size_t)N * sizeof *row, "fake row");
   for (long i = 0; i < M; i++) {
@@ -81,14 +81,14 @@ int gemm_gpu_run(const gemm_plan *pl) {
     }
   }
   hx_host_free(row);
-  return ATTN_OK;
+  return HX_OK;
 }
 
 int gemm_gpu_time(const gemm_plan *pl, int warmup, int runs, float *ms, hx_timing *how) {
   (void)pl, (void)warmup;
   for (int i = 0; i < runs; i++) ms[i] = 1.0f;
   *how = (hx_timing){HX_TIMING_EVENTS, 1};
-  return ATTN_OK;
+  return HX_OK;
 }
 
 void gemm_gpu_poison_c(void) { memset(buf[2], 0xff, (size_t)P.m * P.n * gemm_elem_bytes(P.dtype)); }

@@ -3,9 +3,9 @@
  * with one wrong entry (it must catch the ones it samples), the launch order of the tiles, and
  * the tile plans with their launch checks. */
 #include "../check.h"
-#include "attn_system.h"
 #include "gemm.h"
 #include "gemm_plan.h"
+#include "hx_ctx.h"
 #include "rng.h"
 
 #include <math.h>
@@ -241,7 +241,7 @@ static void test_plans(void) {
   char why[256];
   gemm_plan pl;
   gemm_problem big = {8192, 8192, 8192, GEMM_FP16};
-  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &big, 0, 0, &h100, &pl, why, sizeof why) == ATTN_OK &&
+  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &big, 0, 0, &h100, &pl, why, sizeof why) == HX_OK &&
              pl.bn == 256 && pl.stages == 4 && pl.threads == 384 && pl.grid == 132 &&
              pl.tiles_m == 64 && pl.tiles_n == 32 && pl.k_blocks == 128,
          "wgmma 8192^3: 128x256x64, 4 stages, 132 persistent CTAs over 64x32 tiles");
@@ -252,51 +252,51 @@ static void test_plans(void) {
   CHECKF(GW_PRODUCER_REGS * 128 + 2 * 128 * GW_CONSUMER_REGS <= 65536 &&
              GW_PRODUCER_REGS + 2 * GW_CONSUMER_REGS == 3 * GW_ENTRY_REGS,
          "setmaxnreg split 40/232 fits the register file and the entry count 168");
-  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &big, 0, 2, &h100, &pl, why, sizeof why) == ATTN_OK &&
+  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &big, 0, 2, &h100, &pl, why, sizeof why) == HX_OK &&
              pl.cluster == 2 && pl.units == 32 * 32 && pl.grid == 132 &&
              !strcmp(pl.impl, "wgmma-128x256x64-s4-ws-persistent-c2"),
          "wgmma --cluster 2 at 8192^3: 1024 tile pairs over 66 clusters (%s)", pl.impl);
   gemm_problem odd_m = {264, 136, 72, GEMM_FP16};
-  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &odd_m, 128, 2, &h100, &pl, why, sizeof why) == ATTN_OK &&
+  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &odd_m, 128, 2, &h100, &pl, why, sizeof why) == HX_OK &&
              pl.tiles_m == 3 && pl.units == 4 && pl.grid == 8,
          "wgmma --cluster 2 with 3 tile rows: 2 pairs x 2 columns, 8 CTAs");
   CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &big, 0, 3, &h100, &pl, why, sizeof why) ==
-                 ATTN_UNSUPPORTED &&
+                 HX_UNSUPPORTED &&
              strstr(why, "1 or 2"),
          "a cluster of 3 is refused: %s", why);
   gemm_problem k1 = {1024, 1024, 1024, GEMM_BF16};
-  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &k1, 0, 0, &h100, &pl, why, sizeof why) == ATTN_OK &&
+  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &k1, 0, 0, &h100, &pl, why, sizeof why) == HX_OK &&
              pl.bn == 128 && pl.grid == 64,
          "wgmma 1024^3: 128-wide tiles (32 of 256 would not fill 132 SMs), grid %d", pl.grid);
   gemm_problem odd = {256, 384, 512, GEMM_FP16};
-  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &odd, 256, 0, &h100, &pl, why, sizeof why) == ATTN_OK &&
+  CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &odd, 256, 0, &h100, &pl, why, sizeof why) == HX_OK &&
              pl.bn == 256 && pl.tiles_n == 2,
          "--tile-n 256 on N = 384: an edge tile");
   gemm_problem f32 = {256, 256, 256, GEMM_FP32};
   CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &f32, 0, 0, &h100, &pl, why, sizeof why) ==
-                 ATTN_UNSUPPORTED &&
+                 HX_UNSUPPORTED &&
              strstr(why, "fp16 or bf16"),
          "wgmma refuses fp32: %s", why);
-  CHECKF(gemm_plan_make(GEMM_SYS_MMA, &f32, 0, 0, &h100, &pl, why, sizeof why) == ATTN_UNSUPPORTED,
+  CHECKF(gemm_plan_make(GEMM_SYS_MMA, &f32, 0, 0, &h100, &pl, why, sizeof why) == HX_UNSUPPORTED,
          "mma refuses fp32");
-  CHECKF(gemm_plan_make(GEMM_SYS_CUBLAS, &f32, 0, 0, &h100, &pl, why, sizeof why) == ATTN_OK,
+  CHECKF(gemm_plan_make(GEMM_SYS_CUBLAS, &f32, 0, 0, &h100, &pl, why, sizeof why) == HX_OK,
          "cublas runs fp32");
   gemm_problem pitch = {256, 256, 100, GEMM_FP16};
   CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &pitch, 0, 0, &h100, &pl, why, sizeof why) ==
-                 ATTN_UNSUPPORTED &&
+                 HX_UNSUPPORTED &&
              strstr(why, "multiples of 8"),
          "K = 100: refused with the reason: %s", why);
   CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &big, 0, 0, &a100, &pl, why, sizeof why) ==
-                 ATTN_UNSUPPORTED &&
+                 HX_UNSUPPORTED &&
              strstr(why, "9.0"),
          "wgmma on an A100: %s", why);
-  CHECKF(gemm_plan_make(GEMM_SYS_MMA, &big, 0, 0, &a100, &pl, why, sizeof why) == ATTN_OK &&
+  CHECKF(gemm_plan_make(GEMM_SYS_MMA, &big, 0, 0, &a100, &pl, why, sizeof why) == HX_OK &&
              pl.smem_bytes == 147456 && pl.grid == 64 * 32,
          "mma on an A100: 128x256x64, 3 stages, 144 KiB, one CTA per tile");
   gemm_device small = h100;
   small.smem_optin = 100 * 1024;
   CHECKF(gemm_plan_make(GEMM_SYS_WGMMA, &big, 0, 0, &small, &pl, why, sizeof why) ==
-                 ATTN_UNSUPPORTED &&
+                 HX_UNSUPPORTED &&
              strstr(why, "shared memory"),
          "a device with less shared memory: %s", why);
 }

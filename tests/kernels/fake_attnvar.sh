@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # FIXTURE, not a real GPU run: stands in for build/bin/attnvar so the tests can exercise the
-# plumbing of kernels/attention/gpu_check.sh and kernels/attention/bench.sh (case list, exit-code classification,
+# plumbing of kernels/attention/scripts/gpu_check.sh and kernels/attention/scripts/bench.sh (case list, exit-code classification,
 # tables) on a machine without a GPU. Its numbers are made up and say so in the meta line.
 # --list-workloads and --list-systems answer like attnvar: the registries' names
-# (kernels/attention/workloads.def, kernels/attention/systems.c).
+# (kernels/attention/registry/workloads.def, kernels/attention/registry/systems.c).
 if [ "${1:-}" = --list-workloads ]; then
   exec python3 "$(dirname "$0")/../../scripts/peers/registry.py" names
 fi
 if [ "${1:-}" = --list-systems ]; then
-  sed -nE 's/^ *\{"([a-z0-9-]+)", [01],.*/\1\tgpu\tfixture/p' "$(dirname "$0")/../../kernels/attention/systems.c"
+  sed -nE 's/^ *\{"([a-z0-9-]+)", [01],.*/\1\tgpu\tfixture/p' "$(dirname "$0")/../../kernels/attention/registry/systems.c"
   exit 0
 fi
 echo "# repro-log 1"

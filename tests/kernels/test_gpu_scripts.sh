@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernels/attention/gpu_check.sh, bench.sh and ab.sh driven by the fixture tests/kernels/fake_attnvar.sh
+# kernels/attention/scripts/gpu_check.sh, bench.sh and ab.sh driven by the fixture tests/kernels/fake_attnvar.sh
 # (no GPU): the case list covers every workload x system x shape, exit codes are classified,
 # a failed check fails the sweep, and bench's table turns logs into ms, ratios, FAIL/OOM/NS.
 set -uo pipefail
@@ -13,7 +13,7 @@ expect() { # description, command...
   if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $what" >&2; fi
 }
 
-OUT=$tmp/gc "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer --jobs 2 >"$tmp/gc.txt" 2>&1
+OUT=$tmp/gc "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --no-sanitizer --jobs 2 >"$tmp/gc.txt" 2>&1
 rc=$?
 t=$tmp/gc/gpu_check/table.txt
 expect "gpu_check exits 1 when a check fails" test "$rc" = 1
@@ -33,17 +33,17 @@ expect "the causal 192-row shape with rows past the end is a case" grep -qE '^at
 expect "passing cells show rel_l2" grep -qE '^attn\.unfused\.s257b2 +PASS +out=2.0e-04$' "$t"
 expect "one log per case" test "$(find "$tmp/gc/gpu_check/logs" -maxdepth 1 -name '*.log' | wc -l)" = 1658
 
-OUT=$tmp/gcq "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer --cases '\.g2$' >/dev/null 2>&1
+OUT=$tmp/gcq "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --no-sanitizer --cases '\.g2$' >/dev/null 2>&1
 expect "--cases keeps the matching cases (8 workloads x 4 systems + 6 peer cells at g2)" \
   grep -q '^38 cases:' "$tmp/gcq/gpu_check/table.txt"
-OUT=$tmp/gcn "$root/kernels/attention/gpu_check.sh" --bin "$fake" --cases 'nothing-matches' >/dev/null 2>"$tmp/err"
+OUT=$tmp/gcn "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --cases 'nothing-matches' >/dev/null 2>"$tmp/err"
 expect "--cases matching nothing is a usage error" test $? = 2
 expect "--cases matching nothing says so" grep -q "no case matches --cases 'nothing-matches'" "$tmp/err"
 
 # memcheck cases under the fixture sanitizer: a peer wrong only under it is SANOUT (its plain
 # rerun passes) and does not fail the sweep; ours wrong under it stays FAIL
 mkdir -p "$tmp/san" && ln -s "$root/tests/kernels/fake_sanitizer.sh" "$tmp/san/compute-sanitizer"
-PATH=$tmp/san:$PATH OUT=$tmp/gcs "$root/kernels/attention/gpu_check.sh" --bin "$fake" \
+PATH=$tmp/san:$PATH OUT=$tmp/gcs "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" \
   --cases '^(attn|gemma2)\.(flashinfer|fa3)\.s400h60d64$' >/dev/null 2>&1
 expect "a peer wrong only under the sanitizer does not fail the sweep" test $? = 0
 t=$tmp/gcs/gpu_check/table.txt
@@ -52,33 +52,33 @@ expect "SANOUT with the sanitized and the plain result" \
 expect "the sanitized log is kept beside the plain one" \
   test -s "$tmp/gcs/gpu_check/logs/gemma2.flashinfer.s400h60d64.sanitized.log"
 expect "a peer right under the sanitizer passes" grep -qE '^attn\.fa3\.s400h60d64 +PASS' "$t"
-PATH=$tmp/san:$PATH OUT=$tmp/gco "$root/kernels/attention/gpu_check.sh" --bin "$fake" \
+PATH=$tmp/san:$PATH OUT=$tmp/gco "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" \
   --cases '^attn\.fused\.d96$' >/dev/null 2>&1
 expect "ours wrong under the sanitizer fails the sweep" test $? = 1
 expect "ours wrong under the sanitizer stays FAIL" \
   grep -qE '^attn\.fused\.d96 +FAIL +out=5\.0e-02\(FAIL\)$' "$tmp/gco/gpu_check/table.txt"
 
-OUT=$tmp/nsa "$root/kernels/attention/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
+OUT=$tmp/nsa "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
 expect "--nsa-only passes (nsa's cells pass in the fixture)" test $? = 0
 expect "--nsa-only: 30 cases" grep -q '^30 cases:' "$tmp/nsa/gpu_check/table.txt"
 expect "--nsa-only: unfused and fused of one case" grep -qE '^nsa\.unfused\.n_kv1s8 +PASS' "$tmp/nsa/gpu_check/table.txt"
 
-OUT=$tmp/b "$root/kernels/attention/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"
+OUT=$tmp/b "$root/kernels/attention/scripts/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"
 expect "bad --jobs is a usage error" test $? = 2
 expect "bad --jobs names the option" grep -q -- "--jobs: expected an integer >= 1, got 'x'" "$tmp/err"
 
-OUT=$tmp/b "$root/kernels/attention/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
+OUT=$tmp/b "$root/kernels/attention/scripts/bench.sh" --bin "$fake" --no-peers --warmup 1 --runs 1 >"$tmp/b.txt" 2>/dev/null
 expect "bench exits 0" test $? = 0
 expect "bench row: ms and ratios (paper 1.300 -> 0.38, unfused/fused 4.00)" \
   grep -qE '^h2o +2\.0000 +0\.5000( +-)+ \| +1\.300 +0\.38 +4\.00 +1\.00 +100\.0$' "$tmp/b.txt"
 expect "bench row: oom shown as OOM" grep -qE '^kf +2\.0000 +OOM ' "$tmp/b.txt"
 expect "sweep row: ms / MiB" grep -qE '^8192 +2\.0000 / 3000\.0 +0\.5000 / 100\.0 ' "$tmp/b.txt"
 expect "device from the meta line" grep -q 'device: meta gpu="FIXTURE (no GPU)"' "$tmp/b.txt"
-"$root/kernels/attention/bench.sh" --part nope >/dev/null 2>"$tmp/err"
+"$root/kernels/attention/scripts/bench.sh" --part nope >/dev/null 2>"$tmp/err"
 expect "bad --part is a usage error" test $? = 2
 
 # ab.sh: interleaved rounds of columns (binary:system), the table of rounds and ratios
-ab=$root/kernels/attention/ab.sh
+ab=$root/kernels/attention/scripts/ab.sh
 OUT=$tmp/ab "$ab" --rounds 2 --cells fig12,b16d64c "unf=$fake:unfused" "new=$fake:fused" >"$tmp/ab.txt" 2>&1
 expect "ab exits 0 when every cell ran" test $? = 0
 expect "ab row: both rounds of each column, the ratio of the means" \

@@ -2,6 +2,7 @@
  * independently written online formulation. The seed comes from the clock unless
  * REPRO_TEST_SEED is set; it is printed so a failure can be replayed. */
 #include "../check.h"
+#include "cost.h"
 #include "harness.h"
 #include "ref/ref.h"
 #include "rng.h"

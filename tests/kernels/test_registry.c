@@ -50,8 +50,7 @@ static void test_systems_cover_workloads(void) {
       char why[256] = "";
       const attn_shape *shape = workload_selected_blocks((workload_id)w) ? &blocks : &dense;
       int rc = e->gpu->supports(NULL, (workload_id)w, shape, why, sizeof why);
-      CHECKF(rc == ATTN_OK, "system %s lacks workload %s: %s", e->name, workload_table[w].name,
-             why);
+      CHECKF(rc == HX_OK, "system %s lacks workload %s: %s", e->name, workload_table[w].name, why);
     }
 #endif
   }
@@ -85,11 +84,11 @@ static void test_systems_cover_bf16(void) {
           strcmp(e->name, "fused-diag") == 0 && (col == COL_SUM || col == COL_SUM_SQ);
       if (cached) {
         refused++;
-        CHECKF(rc == ATTN_UNSUPPORTED && strstr(why, "fp16 only"),
+        CHECKF(rc == HX_UNSUPPORTED && strstr(why, "fp16 only"),
                "fused-diag %s in bf16: expected unsupported (fp16 only), got rc %d: %s",
                workload_table[w].name, rc, why);
       } else {
-        CHECKF(rc == ATTN_OK, "system %s lacks bf16 for %s: %s", e->name, workload_table[w].name,
+        CHECKF(rc == HX_OK, "system %s lacks bf16 for %s: %s", e->name, workload_table[w].name,
                why);
       }
     }
@@ -167,11 +166,11 @@ static void test_peers_say_why(void) {
         char why[256] = "";
         const int rc = e->gpu->supports(NULL, (workload_id)w, &sh, why, sizeof why);
         if (!want->built)
-          CHECKF(rc != ATTN_OK && strstr(why, want->option),
+          CHECKF(rc != HX_OK && strstr(why, want->option),
                  "peer %s built without its kernels: %s must be refused naming %s: %s", e->name,
                  row->name, want->option, why);
         const int serves = want->built && computed;
-        CHECKF(serves ? rc == ATTN_OK : rc == ATTN_UNSUPPORTED && why[0] != '\0',
+        CHECKF(serves ? rc == HX_OK : rc == HX_UNSUPPORTED && why[0] != '\0',
                "peer %s, %s (variant %d): rc %d, reason '%s'", e->name, row->name, variant, rc,
                why);
       }
@@ -204,7 +203,7 @@ static void test_peer_dims_and_gqa(void) {
           attn_shape sh = {2, 8, D, 1024, 1024, MASK_CAUSAL, DTYPE_BF16, kv, 0, 0, 0.0};
           char why[256] = "";
           const int rc = e->gpu->supports(NULL, (workload_id)wls[w], &sh, why, sizeof why);
-          CHECKF(served ? rc == ATTN_OK : rc == ATTN_UNSUPPORTED && strstr(why, "head dim"),
+          CHECKF(served ? rc == HX_OK : rc == HX_UNSUPPORTED && strstr(why, "head dim"),
                  "peer %s, %s, D=%d, %d K/V heads: rc %d, reason '%s'", e->name,
                  workload_table[wls[w]].name, D, kv, rc, why);
         }
@@ -212,8 +211,7 @@ static void test_peer_dims_and_gqa(void) {
       /* K/V heads that do not divide H are refused with the reason */
       attn_shape odd = {2, 8, 128, 1024, 1024, MASK_NONE, DTYPE_FP16, 3, 0, 0, 0.0};
       char why[256] = "";
-      CHECKF(e->gpu->supports(NULL, (workload_id)wls[w], &odd, why, sizeof why) ==
-                     ATTN_UNSUPPORTED &&
+      CHECKF(e->gpu->supports(NULL, (workload_id)wls[w], &odd, why, sizeof why) == HX_UNSUPPORTED &&
                  strstr(why, "K/V heads"),
              "peer %s: 8 query heads on 3 K/V heads: reason '%s'", e->name, why);
     }
@@ -341,7 +339,7 @@ static void test_inputs(void) {
   /* the checks can fail */
   input_row bad = {"x", ELEM_F32, RNG_STREAM_Q, NULL, NULL, 1};
   CHECK(input_row_problem(&bad) != NULL);
-  bad = (input_row){"x", ELEM_I32, 0, "NULL", "hx_dev_fill_x", 1};
+  bad = (input_row){"x", ELEM_I32, 0, "NULL", "gpuref_fill_x", 1};
   CHECK(input_row_problem(&bad) != NULL);
   bad.host = 0; /* read by GPU code alone, drawn on the device */
   CHECK(input_row_problem(&bad) == NULL);

@@ -1,4 +1,4 @@
-/* The counter-based generator and the fp16 conversions of kernels/attention/rng.h: exact fp16
+/* The counter-based generator and the fp16 conversions of kernels/harness/rng.h: exact fp16
  * rounding, the log's accuracy, the normal's moments and tails, determinism; and kf_draw.h's
  * KeyFormer noise draw: its formula, range, moments and independence. */
 #include "../check.h"
@@ -109,7 +109,7 @@ static void test_determinism(void) {
   int below_one = 0;
   double mean = 0;
   for (int i = 0; i < 100000; i++) {
-    float e = rng_exp_rand(3, (uint64_t)i);
+    float e = kf_exp_rand(3, (uint64_t)i);
     below_one += e < 1.0f;
     mean += e;
   }

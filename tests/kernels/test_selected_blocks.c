@@ -1,4 +1,4 @@
-/* KEYS_SELECTED_BLOCKS (nsa): the block-list generator (kernels/attention/selected_blocks.c) and the CPU
+/* KEYS_SELECTED_BLOCKS (nsa): the block-list generator (kernels/attention/registry/selected_blocks.c) and the CPU
  * references of the selected-block attention (kernels/attention/ref), on fresh random inputs.
  *   - every list: T entries, the first min(T, c) distinct, ascending, in [0, c) with
  *     c = max(1, t / BS), the rest the sentinel ceil(S / BS), which is not a live block;
@@ -11,6 +11,7 @@
  *   - a case by hand, and GQA: a K/V head reaches exactly the query heads of its group.
  * The seed comes from the clock unless REPRO_TEST_SEED is set; it is printed. */
 #include "../check.h"
+#include "cost.h"
 #include "harness.h"
 #include "ref/ref.h"
 #include "rng.h"

@@ -1,5 +1,5 @@
 /* test_kron_api: the library kron_api.h as the PyTorch extension builds it (kron_embed: the CPU
- * backend, kron_api_harness.c in place of attn_harness).
+ * backend, kron_api_harness.c in place of the harness).
  *  - forward and backward on caller-owned buffers against the double reference, fp64 and fp32,
  *    one to four factors, each factor in a block of its own (not back to back), the workspace
  *    sizes the plan reports

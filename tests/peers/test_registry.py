@@ -2,8 +2,8 @@
 """Tests of the workload registry as the peers read it (scripts/peers/registry.py); plain
 python3, no torch:
 
-  - registry.py reads kernels/attention/workloads.def: every row, names in the order of the C enum
-    (the WORKLOAD() rows as a plain regex reads them), outputs and tolerances as written;
+  - registry.py reads kernels/attention/registry/workloads.def: every row, names in the order of
+    the C enum (the WORKLOAD() rows as a plain regex reads them), outputs and tolerances as written;
     with --attnvar / --llama-e2e, also the names the binaries print for --list-workloads
     (that part is skipped, and says so, when a binary is absent or lacks the option);
   - every registry row has a PyTorch formulation of each of its features
@@ -14,7 +14,7 @@ python3, no torch:
   - peer.py's --workload choices follow the registry ($REPRO_WORKLOADS_DEF), and
     `systems.py names` is the list peer.py accepts for --system.
 
-    test_registry.py --peers-dir scripts/peers --def kernels/attention/workloads.def
+    test_registry.py --peers-dir scripts/peers --def kernels/attention/registry/workloads.def
                      [--attnvar build/bin/attnvar] [--llama-e2e build/bin/llama_e2e]
 Ends with "N passed, N failed"; exit status 1 when anything failed.
 """

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Tests of the GPU-machine shell scripts without a GPU: kernels/attention/bench.sh,
-kernels/attention/gpu_check.sh, kernels/e2e/gpu_check.sh and scripts/peers/gpu_check.sh take
-their workload list from the binary (`--list-workloads`) or the registry (registry.py names),
-never from a list of their own. Stand-in binaries (shell scripts) list a few workloads and
+"""Tests of the GPU-machine shell scripts without a GPU: kernels/attention/scripts/bench.sh,
+kernels/attention/scripts/gpu_check.sh, kernels/e2e/gpu_check.sh and scripts/peers/gpu_check.sh
+take their workload list from the binary (`--list-workloads`) or the registry (registry.py
+names), never from a list of their own. Stand-in binaries (shell scripts) list a few workloads and
 answer every cell at once:
 
   - the cells run are exactly the listed workloads' (a workload the binary does not list is
@@ -57,7 +57,7 @@ BAD_LISTS = [("", 0, "listed no workload"), ("attn\n", 2, "failed (exit 2)"),
 
 
 def test_kernel_gpu_check(tmp):
-    script = os.path.join(ROOT, "kernels", "attention", "gpu_check.sh")
+    script = os.path.join(ROOT, "kernels", "attention", "scripts", "gpu_check.sh")
     fake = stand_in(os.path.join(tmp, "gc"), "attnvar", "h2o\\ngemma2\\n")
     out = os.path.join(tmp, "gc_out")
     res = run([script, "--bin", fake, "--no-sanitizer", "--no-big", "--jobs", "2"], out)
@@ -86,7 +86,7 @@ def test_kernel_gpu_check(tmp):
 
 
 def test_bench(tmp):
-    script = os.path.join(ROOT, "kernels", "attention", "bench.sh")
+    script = os.path.join(ROOT, "kernels", "attention", "scripts", "bench.sh")
     fake = stand_in(os.path.join(tmp, "bench"), "attnvar", "attn\\nroco\\n")
     out = os.path.join(tmp, "bench_out")
     res = run([script, "--bin", fake, "--part", "kernel", "--no-peers", "--warmup", "0",

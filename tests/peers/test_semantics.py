@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU semantic checks of the PyTorch peers; they need torch and exit 77 (CTest SKIP) without.
 
-  Every workload is every row of kernels/attention/workloads.def plus synthetic rows that
+  Every workload is every row of kernels/attention/registry/workloads.def plus synthetic rows that
   combine the existing features anew (COMBINED, added through $REPRO_WORKLOADS_DEF): a new
   combination must need no Python change.
   1. workloads.reference (fp64) against a plain-Python loop implementation of the design's
@@ -487,12 +487,12 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--peer", required=True)
     p.add_argument("--def", dest="def_path", help="the registry (default: "
-                   "kernels/attention/workloads.def beside scripts/peers)")
+                   "kernels/attention/registry/workloads.def beside scripts/peers)")
     a = p.parse_args()
     peer = os.path.abspath(a.peer)
     sys.path.insert(0, os.path.dirname(peer))
     source = a.def_path or os.environ.get("REPRO_WORKLOADS_DEF") or os.path.join(
-        os.path.dirname(peer), "..", "..", "kernels", "attention", "workloads.def")
+        os.path.dirname(peer), "..", "..", "kernels", "attention", "registry", "workloads.def")
     with tempfile.TemporaryDirectory() as directory:
         combined = os.path.join(directory, "combined.def")
         with open(source, encoding="utf-8") as f, open(combined, "w", encoding="utf-8") as g:

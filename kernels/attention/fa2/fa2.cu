@@ -8,7 +8,7 @@
 // without them every cell is unsupported and says how to build them. fa2_call.h is the one
 // call into them.
 #include "fa2_call.h"
-#include "peer_system.h"
+#include "peers/peer_system.h"
 extern "C" {
 #include "kvline.h" // a C header without its own extern "C"
 }

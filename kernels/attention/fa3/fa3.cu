@@ -11,7 +11,7 @@
 // without them every cell is unsupported and says how to build them. fa3_call.h is the one call
 // into them.
 #include "fa3_call.h"
-#include "peer_system.h"
+#include "peers/peer_system.h"
 extern "C" {
 #include "kvline.h" // a C header without its own extern "C"
 }

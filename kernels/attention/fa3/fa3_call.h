@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../peer_call.h"
+#include "../peers/peer_call.h"
 
 #ifdef __cplusplus
 extern "C" {

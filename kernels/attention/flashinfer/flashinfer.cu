@@ -10,7 +10,7 @@
 // source (-DREPRO_FLASHINFER_DIR, kernels/attention/flashinfer/README.md); without them every
 // cell is unsupported and says how to build them. flashinfer_call.h is the one call into them.
 #include "flashinfer_call.h"
-#include "peer_system.h"
+#include "peers/peer_system.h"
 extern "C" {
 #include "kvline.h" // a C header without its own extern "C"
 }

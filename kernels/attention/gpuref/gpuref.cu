@@ -10,10 +10,12 @@
 //   selected kernel  KEYS_SELECTED_BLOCKS: one block per (query, head): the keys of the query's
 //                 list (selected_blocks.h) from its K/V head, max, sum, then out like the row
 //                 kernel; a query without a key gets 0
+// Also the device generators of inputs.def's FILL_GEN rows (the host's: ref/ref.c).
 #include "gpuref.h"
 
 #include "gpu_util.cuh"
 #include "harness_gpu.h"
+#include "kf_draw.h"
 #include "rng.h"
 #include "selected_blocks.h"
 #include "workload.h"
@@ -313,4 +315,35 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
   hx_dev_free(d_cols);
   hx_dev_free(d_lse);
   hx_dev_free(d_out);
+}
+
+// ---- the device generators of inputs.def's FILL_GEN rows ------------------------------------
+
+__global__ void gr_fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    dst[i] = kf_exp_rand(seed, i);
+}
+
+__global__ void gr_fill_corm_mask_kernel(float *dst, size_t n, int cols) {
+  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
+       e += (size_t)gridDim.x * blockDim.x)
+    dst[e] = __fdiv_rn(1.0f, (float)(e / (size_t)cols + 1));
+}
+
+extern "C" void gpuref_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                                     cudaStream_t stream) {
+  (void)s;
+  if (!n) return;
+  gr_fill_exp_rand_kernel<<<grid_stride_blocks(n, 256), 256, 0, stream>>>((float *)dst, n, seed);
+  HX_CUDA_LAUNCH();
+}
+
+extern "C" void gpuref_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                                      cudaStream_t stream) {
+  (void)seed;
+  if (!n) return;
+  gr_fill_corm_mask_kernel<<<grid_stride_blocks(n, 256), 256, 0, stream>>>((float *)dst, n,
+                                                                           s->kv_len);
+  HX_CUDA_LAUNCH();
 }

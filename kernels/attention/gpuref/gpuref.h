@@ -1,11 +1,14 @@
 /* gpuref.h: the naive fp32 GPU reference (gpuref.cu), used by attnvar's check where the
  * CPU double reference would be too slow. Independent of both systems: no cuBLAS, no tensor
- * cores, no S x S buffer. Callable from C. */
+ * cores, no S x S buffer. Also the device generators of inputs.def's FILL_GEN rows. Callable
+ * from C. */
 #ifndef GPUREF_H
 #define GPUREF_H
 
 #include "attn_system.h"
 #include "ref/ref.h"
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +24,17 @@ int gpuref_supports(const attn_shape *s);
  * buffers through the tracking allocator and frees them before returning. */
 void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *in,
                 const ref_outputs *out);
+
+/* The device generators of inputs.def's FILL_GEN rows: dst's n elements for a cell of shape
+ * s, bit-identical to the host's (ref/ref.c). */
+typedef void (*gpuref_fill_fn)(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                               cudaStream_t stream);
+/* fp32 1 + |N(0,1)| (KeyFormer's exp_rand, kf_exp_rand), element index = flat index. */
+void gpuref_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                          cudaStream_t stream);
+/* corm_mask[i][j] = 1/(i+1), fp32 [Lq, Lkv]. */
+void gpuref_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed,
+                           cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #include "ref.h"
 
 #include "harness.h"
+#include "kf_draw.h"
 #include "rng.h"
 #include "selected_blocks.h"
 #include "workload.h"
@@ -222,13 +223,13 @@ static void fill_normal(uint16_t *dst, size_t n, const attn_shape *s, uint64_t s
   for (size_t e = 0; e < n; e++) dst[e] = rng_float_to_elem(rng_normal(seed, stream, e), bf16);
 }
 
-/* The generators of inputs.def's FILL_GEN rows on the host (the device's: harness_gpu.cu). */
+/* The generators of inputs.def's FILL_GEN rows on the host (the device's: gpuref/gpuref.cu). */
 typedef void (*host_fill_fn)(void *dst, size_t n, const attn_shape *s, uint64_t seed);
 
 static void ref_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed) {
   float *x = dst;
   (void)s;
-  for (size_t e = 0; e < n; e++) x[e] = rng_exp_rand(seed, e);
+  for (size_t e = 0; e < n; e++) x[e] = kf_exp_rand(seed, e);
 }
 
 static void ref_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed) {

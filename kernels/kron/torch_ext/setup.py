@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KRON = os.path.dirname(HERE)                        # kernels/kron
 ROOT = os.path.dirname(os.path.dirname(KRON))       # the repository
 INCLUDES = [KRON, os.path.join(ROOT, "kernels", "cuda"),
-            os.path.join(ROOT, "kernels", "attention"), os.path.join(ROOT, "common")]
+            os.path.join(ROOT, "kernels", "harness"), os.path.join(ROOT, "common")]
 C_SOURCES = ["kron_common.c", "kron_algo.c", "kron_cpu.c", "kron_api.c", "kron_api_harness.c"]
 CUDA_SOURCES = ["kron_launch.cu", "kron_kernels.cu"]
 

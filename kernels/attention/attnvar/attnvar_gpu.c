@@ -8,7 +8,8 @@
  *        large cells: the naive fp32 GPU reference
  *   -> peak := what is live now -> warmup + timed runs (CUDA events) -> result line. */
 #include "attnvar_gpu.h"
-#include "attn_check.h"
+#include "check/attn_check.h"
+#include "cost.h"
 #include "gpuref/gpuref.h"
 #include "harness.h"
 #include "harness_gpu.h"
@@ -62,14 +63,14 @@ static void print_phase_times(const attnvar_args *a, const run_closure *run) {
   for (int ph = 0; ph < ATTN_PHASE_COUNT; ph++) {
     phase_closure pc = {run, ph};
     int rc = run_phase_once(&pc);
-    if (rc == ATTN_UNSUPPORTED) {
+    if (rc == HX_UNSUPPORTED) {
       fprintf(stderr, "attnvar: no phase %s: %s\n", names[ph], run->ctx->err);
       continue;
     }
-    if (rc != ATTN_OK) hx_die_system(run->ctx, run->sys->name, rc);
+    if (rc != HX_OK) hx_die_system(&run->ctx->hx, run->sys->name, rc);
     hx_timing how;
     rc = hx_time_runs(run->ctx->stream, run_phase_once, &pc, a->warmup, a->runs, ms, &how);
-    if (rc != ATTN_OK) hx_die_system(run->ctx, run->sys->name, rc);
+    if (rc != HX_OK) hx_die_system(&run->ctx->hx, run->sys->name, rc);
     hx_stats st = hx_stats_of(ms, a->runs, how);
     FILE *out = hx_log();
     fputs("phase", out);
@@ -142,7 +143,7 @@ static void cell_free(cell_buffers *c) {
  * copy. */
 typedef struct {
   uint32_t stream; /* nonzero: FILL_NORMAL from this stream */
-  hx_dev_fill_fn gen;
+  gpuref_fill_fn gen;
 } dev_fill;
 
 static const dev_fill dev_fills[ATTN_INPUT_COUNT] = {
@@ -162,7 +163,7 @@ static void fill_input(attn_input_id id, const attn_shape *s, uint64_t seed, con
   const dev_fill *f = &dev_fills[id];
   size_t n = attn_input_elems(id, s), bytes = attn_input_bytes(id, s);
   if (f->stream) {
-    hx_dev_fill_normal(dst, n, seed, f->stream, s->dtype, ctx->stream);
+    hx_dev_fill_normal(dst, n, seed, f->stream, s->dtype == DTYPE_BF16, ctx->stream);
   } else if (f->gen) {
     f->gen(dst, n, s, seed, ctx->stream);
   } else { /* drawn on the host, one copy read by every system */
@@ -244,7 +245,7 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
   const attn_shape *s = &a->shape;
   cell_poison(c, ctx);
   int rc = run_once((void *)run);
-  if (rc != ATTN_OK) hx_die_system(ctx, run->sys->name, rc);
+  if (rc != HX_OK) hx_die_system(&ctx->hx, run->sys->name, rc);
   HX_CUDA(cudaStreamSynchronize(ctx->stream));
   HX_CUDA_LAUNCH();
 
@@ -286,7 +287,9 @@ int attnvar_run_gpu(const attnvar_args *a) {
     attnvar_print_config(a, "gpu", system_table[a->system].name, NULL);
     hx_die(REPRO_EXIT_ERROR, "error", "%s", why);
   }
-  hx_gpu_init(&ctx, &info, a->force_sm80);
+  memset(&ctx, 0, sizeof ctx);
+  hx_gpu_init(&ctx.hx, &info);
+  ctx.force_sm80 = a->force_sm80;
   ctx.sm90_fwd = a->sm90_fwd;
   ctx.sm90_rows = a->sm90_rows;
   ctx.opt.diag_k = a->diag_k;
@@ -300,7 +303,7 @@ int attnvar_run_gpu(const attnvar_args *a) {
   const char *impl = sys->impl ? sys->impl(&ctx, a->workload, s) : sys->name;
   attnvar_print_config(a, "gpu", impl, &ctx);
 
-  if (sys->supports(&ctx, a->workload, s, why, sizeof why) != ATTN_OK)
+  if (sys->supports(&ctx, a->workload, s, why, sizeof why) != HX_OK)
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s: %s", sys->name,
            why[0] ? why : "unsupported");
 
@@ -321,7 +324,7 @@ int attnvar_run_gpu(const attnvar_args *a) {
   float *ms = hx_host_alloc((size_t)a->runs * sizeof *ms, "timings");
   hx_timing how;
   int rc = hx_time_runs(ctx.stream, run_once, &run, a->warmup, a->runs, ms, &how);
-  if (rc != ATTN_OK) hx_die_system(&ctx, sys->name, rc);
+  if (rc != HX_OK) hx_die_system(&ctx.hx, sys->name, rc);
   hx_stats st = hx_stats_of(ms, a->runs, how);
   if (a->phase_times) print_phase_times(a, &run);
   hx_print_result_ok(&st, ms, a->runs, a->warmup, workload_gflop(a->workload, s),
@@ -330,6 +333,6 @@ int attnvar_run_gpu(const attnvar_args *a) {
   hx_host_free(ms);
   hx_dev_free(ws);
   cell_free(&c);
-  hx_gpu_shutdown(&ctx);
+  hx_gpu_shutdown(&ctx.hx);
   return REPRO_EXIT_OK;
 }

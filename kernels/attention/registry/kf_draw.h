@@ -1,6 +1,11 @@
-/* kf_draw.h: KeyFormer noise as a draw that a kernel can compute where it reads the noise,
- * instead of reading an exp_rand tensor (llama_e2e's kf: attn_io.exp_rand_draw). The tensor
- * fillers and the CPU reference draw the same values, bit for bit.
+/* kf_draw.h: KeyFormer's noise, both ways it is drawn.
+ *
+ * attnvar's exp_rand tensor (inputs.def): element e is kf_exp_rand(seed, e) = 1 + |N(0,1)|, on
+ * the host (ref/ref.c) and the device (gpuref/gpuref.cu) alike.
+ *
+ * kf_draw: a draw that a kernel can compute where it reads the noise, instead of reading an
+ * exp_rand tensor (llama_e2e's kf: attn_io.exp_rand_draw). The tensor fillers and the CPU
+ * reference draw the same values, bit for bit.
  *
  * Element (i, j) of the plane p = b·H + h of a [B, H, Lq, Lkv] noise:
  *   key  = the high 32 bits of rng_bits(seed, stream, p)          (once per plane)
@@ -14,9 +19,16 @@
 #define REPRO_KF_DRAW_H
 
 #include "rng.h"
+#include "workload.h"
 
 #include <stdint.h>
 #include <string.h>
+
+/* The exp_rand element: 1 + |N(0,1)| from RNG_STREAM_EXP_RAND, element index = flat index. */
+RNG_FN float kf_exp_rand(uint64_t seed, uint64_t index) {
+  float z = rng_normal(seed, RNG_STREAM_EXP_RAND, index);
+  return RNG_ADD(1.0f, z < 0.0f ? -z : z);
+}
 
 /* What a system needs to draw the noise of a cell: the seed and stream of rng_bits. */
 typedef struct {

@@ -20,15 +20,10 @@
 #include <math.h>
 #endif
 
-/* Streams: one per input tensor, so adding a tensor never shifts another's values. */
-enum {
-  RNG_STREAM_Q = 1,
-  RNG_STREAM_K = 2,
-  RNG_STREAM_V = 3,
-  RNG_STREAM_EXP_RAND = 4,
-  RNG_STREAM_BLOCK_IDX = 5, /* KEYS_SELECTED_BLOCKS lists (selected_blocks.c) */
-  RNG_STREAM_USER = 16      /* first stream free for other binaries (e2e weights, ...) */
-};
+/* Streams: one per tensor, so adding a tensor never shifts another's values. Those below
+ * RNG_STREAM_USER are the attention inputs' (workload.h: q, k, v, exp_rand, the block lists),
+ * which llama_e2e draws too; a program's own tensors take RNG_STREAM_USER and up. */
+enum { RNG_STREAM_USER = 16 };
 
 #if defined(__CUDA_ARCH__)
 #define RNG_ADD(a, b) __fadd_rn((a), (b))
@@ -102,12 +97,6 @@ RNG_FN float rng_normal(uint64_t seed, uint32_t stream, uint64_t index) {
     /* ~21% of attempts miss the disc; 255 attempts all missing has probability 1e-172 */
     if (attempt == 255) return 0.0f;
   }
-}
-
-/* KeyFormer's exp_rand element: 1 + |N(0,1)|. */
-RNG_FN float rng_exp_rand(uint64_t seed, uint64_t index) {
-  float z = rng_normal(seed, RNG_STREAM_EXP_RAND, index);
-  return RNG_ADD(1.0f, z < 0.0f ? -z : z);
 }
 
 /* float -> IEEE fp16 bits, round to nearest even (what __float2half_rn does). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernels/attention/bench.sh: the kernel benchmark, for a GPU machine. Builds nothing: runs the carried
+# kernels/attention/scripts/bench.sh: the kernel benchmark, for a GPU machine. Builds nothing: runs the carried
 # build/bin/attnvar and, when present, the PyTorch peers (scripts/peers/peer.py), then prints
 # one table of milliseconds and ratios.
 #   part kernel  every workload (attnvar --list-workloads), unfused and fused, S = 4096,
@@ -8,13 +8,13 @@
 #   part peers   every peer system (scripts/peers/systems.py names) on the same cells
 # Every attnvar cell runs with --check (verified numbers only; a failed check shows FAIL).
 #
-#   kernels/attention/bench.sh [--part all|kernel|sweep|peers] [--no-peers] [--warmup 100] [--runs 10]
+#   kernels/attention/scripts/bench.sh [--part all|kernel|sweep|peers] [--no-peers] [--warmup 100] [--runs 10]
 #                    [--bin PATH] [--table-only]
 # Logs: $OUT/bench/logs/{kernel.WL.SYS.log, h2o.SYS.S.log}; table: $OUT/bench/table.txt.
 # --table-only re-prints the table from the logs already there (the workloads from attnvar,
 # or without it from scripts/peers/registry.py).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 prog=bench.sh
 # shellcheck source=kernels/script_lib.sh
 . "$root/kernels/script_lib.sh"

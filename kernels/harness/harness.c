@@ -1,8 +1,8 @@
-/* harness.c: log lines, exit path, option parsing, statistics and comparison (host only). */
+/* harness.c: log lines, exit path, option parsing, statistics and comparison, and hx_fail
+ * (host only). */
 #include "harness.h"
 
-#include "attn_system.h"
-
+#include "hx_ctx.h"
 #include "kvline.h"
 #include "rng.h"
 
@@ -426,18 +426,15 @@ void hx_host_free(void *p) {
 
 size_t hx_host_peak_bytes(void) { return host_peak; }
 
-double hx_wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+int hx_vfail(const hx_ctx *ctx, int code, const char *fmt, va_list ap) {
+  if (ctx && ctx->err && ctx->err_len) vsnprintf(ctx->err, ctx->err_len, fmt, ap);
+  return code;
 }
 
-int attn_fail(const attn_ctx *ctx, int code, const char *fmt, ...) {
-  if (ctx && ctx->err && ctx->err_len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->err, ctx->err_len, fmt, ap);
-    va_end(ap);
-  }
-  return code;
+int hx_fail(const hx_ctx *ctx, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = hx_vfail(ctx, code, fmt, ap);
+  va_end(ap);
+  return rc;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernels/attention/gpu_check.sh: correctness sweep of the GPU systems, for a GPU machine. Builds
+# kernels/attention/scripts/gpu_check.sh: correctness sweep of the GPU systems, for a GPU machine. Builds
 # nothing: it runs build/bin/attnvar (built elsewhere and carried) over
 #   every workload (attnvar --list-workloads) x {unfused, fused, fused --force-sm80,
 #   fused --sm90-fwd ws1 (the Hopper kernels with one tile per CTA, not a persistent grid)}
@@ -31,7 +31,7 @@
 # Every run with --check (outputs poisoned, every output compared). Logs go to
 # $OUT/gpu_check/logs/, the pass/fail table to stdout and $OUT/gpu_check/table.txt.
 #
-#   kernels/attention/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--nsa-only]
+#   kernels/attention/scripts/gpu_check.sh [--no-sanitizer] [--no-small|--no-big] [--nsa-only]
 #                                  [--cases REGEX] [--jobs N] [--bin PATH]
 # --nsa-only runs nsa's own cases alone (a few minutes on an H100). --cases keeps the cases whose
 # name (workload.system.shape, e.g. '\.(d96|d256|g[0-9])' for the head-dim and GQA shapes)
@@ -39,7 +39,7 @@
 # Exit 0 when nothing failed (unsupported cells are listed, not failures, and so are a peer's
 # SANOUT cases: output wrong only under the sanitizer, right in a plain rerun), 1 otherwise.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 prog=gpu_check.sh
 # shellcheck source=kernels/script_lib.sh
 . "$root/kernels/script_lib.sh"

@@ -4,20 +4,14 @@
 #ifndef ATTN_SYSTEM_H
 #define ATTN_SYSTEM_H
 
+#include "hx_ctx.h"
 #include "kf_draw.h"
 #include "workload.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#ifdef __CUDACC__
-#include <cuda_runtime.h>
-#elif defined(REPRO_HAVE_CUDA)
-#include <cuda_runtime_api.h>
-#else
-typedef struct CUstream_st *cudaStream_t;
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,38 +51,47 @@ typedef enum { SM90_FWD_WS = 0, SM90_FWD_WS1 = 1 } attn_sm90_fwd;
  * for attn-like workloads only (others report unsupported). */
 typedef enum { SM90_ROWS_AUTO = 0, SM90_ROWS_128 = 1, SM90_ROWS_192 = 2 } attn_sm90_rows;
 
-/* What a system needs from the process: created once by the harness. */
+/* What a system is given: the harness's context (hx_ctx.h: stream, cuBLAS handle, device, the
+ * buffer of a failure's reason), made once by hx_gpu_init(&ctx.hx, ...), then the attention
+ * options the binary sets. The harness's fields are also members by name (ctx->stream,
+ * ctx->err), as the systems read them. */
 typedef struct {
-  cudaStream_t stream;
-  void *cublas; /* cublasHandle_t, bound to stream */
-  int sm_count;
-  int cc_major, cc_minor;
+  union {
+    hx_ctx hx;
+    struct {
+      HX_CTX_FIELDS
+    };
+  };
   int force_sm80;           /* run the sm_80 (mma.sync) path even on Hopper */
   attn_sm90_fwd sm90_fwd;   /* which Hopper forward (--sm90-fwd) */
   attn_sm90_rows sm90_rows; /* its rows per tile (--sm90-rows) */
   attn_options opt;
-  char *err; /* where a system writes why it failed (attn_fail), err_len bytes */
-  size_t err_len;
 } attn_ctx;
 
-/* Return codes of every system entry point. */
-typedef enum { ATTN_OK = 0, ATTN_ERR = 1, ATTN_OOM = 3, ATTN_UNSUPPORTED = 4 } attn_status;
-
-/* Write the reason to ctx->err (when there is one) and return code: systems report
- * failures this way and never exit. */
-int attn_fail(const attn_ctx *ctx, int code, const char *fmt, ...)
+/* The systems' return codes are the harness's (HX_OK, HX_ERR, HX_OOM, HX_UNSUPPORTED); the
+ * kernels under fused/, fused_diag/, unfused/ and the peers' folders spell them ATTN_*, and fail
+ * through attn_fail: hx_fail on the context's harness part. */
+enum { ATTN_OK = HX_OK, ATTN_ERR = HX_ERR, ATTN_OOM = HX_OOM, ATTN_UNSUPPORTED = HX_UNSUPPORTED };
+static inline int attn_fail(const attn_ctx *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static inline int attn_fail(const attn_ctx *ctx, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = hx_vfail(ctx ? &ctx->hx : NULL, code, fmt, ap);
+  va_end(ap);
+  return rc;
+}
 
 typedef struct {
   const char *name;
-  /* ATTN_OK or ATTN_UNSUPPORTED with a reason written to why. ctx may be NULL: then only
+  /* HX_OK or HX_UNSUPPORTED with a reason written to why. ctx may be NULL: then only
    * the workload and the shape are judged (what --list-systems reports). */
   int (*supports)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, char *why,
                   size_t why_len);
   /* Device workspace the run needs, allocated (and counted in peak memory) by the caller. */
   size_t (*workspace_bytes)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape);
   /* Enqueue the computation on ctx->stream; no allocation, no synchronisation. On failure
-   * returns ATTN_ERR/ATTN_OOM/ATTN_UNSUPPORTED with the reason in ctx->err. */
+   * returns HX_ERR/HX_OOM/HX_UNSUPPORTED with the reason in ctx->err. */
   int (*run)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, const attn_io *io,
              void *workspace);
   /* Optional (NULL: use name): the implementation run() picks for this case, for the log's
@@ -99,7 +102,7 @@ typedef struct {
   /* Optional (--phase-times): enqueue one phase of run() alone, ATTN_PHASE_P1 (the forward:
    * out and the row statistics) or ATTN_PHASE_P4 (the column pass). After one run(),
    * repeating a phase gives run()'s outputs again, so each can be timed on its own.
-   * ATTN_UNSUPPORTED (with the reason) where the workload has no such phases. */
+   * HX_UNSUPPORTED (with the reason) where the workload has no such phases. */
   int (*run_phase)(const attn_ctx *ctx, workload_id wl, const attn_shape *shape, const attn_io *io,
                    void *workspace, int phase);
   /* Optional (NULL: never): 1 where run() can draw kf's noise itself for this case

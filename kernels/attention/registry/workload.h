@@ -1,6 +1,7 @@
 /* workload.h: the workload registry (workloads.def) as C: the ids, one row of features per
- * workload, the shape of a cell, buffer sizes and the flop count. Host C and CUDA C alike;
- * the math of each feature is in the implementations (ref/, gpuref/, unfused/, fused/).
+ * workload, the shape of a cell and buffer sizes (a cell's flop count: cost.h). Host C and
+ * CUDA C alike; the math of each feature is in the implementations (ref/, gpuref/, unfused/,
+ * fused/).
  *
  * The inputs (q, k, v and those of the features: exp_rand, corm_mask, block_idx) are the rows
  * of inputs.def: element type, layout, size, which workloads have them, how they are drawn.
@@ -149,20 +150,23 @@ size_t shape_q_elems(const attn_shape *s);     /* q and out: B * Lq * H * D */
 size_t shape_kv_elems(const attn_shape *s);    /* k and v:   B * Lkv * Hkv * D */
 size_t shape_score_elems(const attn_shape *s); /* B * Hkv * Lkv: per K/V head */
 
-/* The paper's count (4 * B * H * Lq * Lkv * D / 2 for its causal cells, whatever the
- * workload), in GFLOP; without a mask the full 4 * B * H * Lq * Lkv * D. KEYS_SELECTED_BLOCKS:
- * 4 * D * the (b, h, query, key) pairs attended (valid keys only, selected_blocks.h). */
-double workload_gflop(workload_id wl, const attn_shape *s);
-/* Multiply-adds of q.k over the cell: B * H * Lq * Lkv * D, or D * the attended pairs for
- * KEYS_SELECTED_BLOCKS (what the CPU cap and the choice of check reference measure). */
-double workload_macs(workload_id wl, const attn_shape *s);
-
 /* (i, j) is masked when j > i + mask_offset (never, without a mask). */
 static inline int causal_masked(const attn_shape *s, int i, int j) {
   return j > i + mask_offset(s);
 }
 
 /* ---- the inputs of a cell (inputs.def) ------------------------------------------------- */
+
+/* The RNG streams (rng.h) of the inputs drawn from one: inputs.def's FILL_NORMAL rows, kf's
+ * noise (kf_exp_rand, kf_draw.h) and nsa's block lists (selected_blocks.c). One per tensor, all
+ * below RNG_STREAM_USER, where other programs' own tensors start. */
+enum {
+  RNG_STREAM_Q = 1,
+  RNG_STREAM_K = 2,
+  RNG_STREAM_V = 3,
+  RNG_STREAM_EXP_RAND = 4,
+  RNG_STREAM_BLOCK_IDX = 5
+};
 
 /* Element types of the inputs (inputs.def's elem column). */
 typedef enum { ELEM_DTYPE, ELEM_F32, ELEM_I32 } attn_elem;

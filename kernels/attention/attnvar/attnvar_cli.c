@@ -48,7 +48,8 @@ static void usage(FILE *f, const char *prog) {
           "one K/V head); query head h attends with K/V head h/G, and the column statistics\n"
           "(scores, flags) are per K/V head, summed (any, for flags) over its G query heads.\n"
           "Selected-block workloads: each query attends to the keys of --selected-blocks\n"
-          "blocks of --block-size keys, drawn from --seed (kernels/attention/selected_blocks.h);\n"
+          "blocks of --block-size keys, drawn from --seed "
+          "(kernels/attention/registry/selected_blocks.h);\n"
           "other workloads refuse these two options.\n"
           "--scale: the softmax scale (every workload, as SDPA's scale argument).\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",

@@ -1,8 +1,9 @@
-/* harness.h: the host half of the kernel harness shared by attnvar and llama_e2e. Plain C,
- * no CUDA: the log lines of the log contract (README "Log contract"), the
- * exit codes, option parsing helpers, run statistics, a fatal-error path that still ends
- * the log with a result line, and array comparison for the check lines.
- * The device half (allocator, timing, fills, CUDA checks) is harness_gpu.h. */
+/* harness.h: the host half of the kernel harness that every program of kernels/ links
+ * (attnvar, llama_e2e, kronlayer, gemmbench). Plain C, no CUDA: the log lines of the log
+ * contract (README "Log contract"), the exit codes, option parsing helpers, run statistics, a
+ * fatal-error path that still ends the log with a result line, and array comparison for the
+ * check lines. The context and status codes of code that must not exit: hx_ctx.h; the device
+ * half (allocator, timing, fills): harness_gpu.h; the CUDA checks: cuda_check.h. */
 #ifndef HARNESS_H
 #define HARNESS_H
 
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -181,8 +183,13 @@ void *hx_host_alloc(size_t bytes, const char *what);
 void hx_host_free(void *p);
 size_t hx_host_peak_bytes(void);
 
-/* Wall clock in milliseconds (CLOCK_MONOTONIC), for the CPU path's timing. */
-double hx_wall_ms(void);
+/* Wall clock in milliseconds (CLOCK_MONOTONIC), for the CPU path's timing. Inline: kron's
+ * embedded library (kernels/kron/kron_api_harness.c) reads the same clock. */
+static inline double hx_wall_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 #ifdef __cplusplus
 }

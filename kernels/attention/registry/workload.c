@@ -1,8 +1,6 @@
 /* workload.c: look-ups over the registry (workload.h) and buffer sizes. */
 #include "workload.h"
 
-#include "selected_blocks.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,15 +92,4 @@ size_t shape_score_elems(const attn_shape *s) {
   return (size_t)s->batch * shape_kv_heads(s) * s->kv_len;
 }
 
-double workload_gflop(workload_id wl, const attn_shape *s) {
-  if (workload_selected_blocks(wl)) return 4.0 * s->dim * sb_attended_pairs(s) / 1e9;
-  double full = 4.0 * s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim / 1e9;
-  return s->mask == MASK_NONE ? full : full / 2.0;
-}
-
 const char *dtype_name(attn_dtype dtype) { return dtype == DTYPE_BF16 ? "bf16" : "fp16"; }
-
-double workload_macs(workload_id wl, const attn_shape *s) {
-  if (workload_selected_blocks(wl)) return (double)s->dim * sb_attended_pairs(s);
-  return (double)s->batch * s->heads * (double)s->q_len * s->kv_len * s->dim;
-}

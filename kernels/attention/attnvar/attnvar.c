@@ -6,9 +6,10 @@
  * against the independent online formulation; it makes no CUDA call at all, so it runs on
  * machines without a GPU and is the only path when CUDA is absent at build time. The GPU
  * path is attnvar_gpu.c. */
-#include "attn_check.h"
 #include "attnvar_cli.h"
 #include "attnvar_gpu.h"
+#include "check/attn_check.h"
+#include "cost.h"
 #include "harness.h"
 #include "kvline.h"
 #include "ref/ref.h"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# kernels/attention/ab.sh: interleaved A/B rounds of attnvar columns, for a GPU machine (builds
+# kernels/attention/scripts/ab.sh: interleaved A/B rounds of attnvar columns, for a GPU machine (builds
 # nothing). A column is an attnvar binary and one of its systems; each round runs every cell
 # under every column once, in the same order, so a drift of the GPU (clocks, a neighbour's
 # load) falls on every column alike. The table gives each column's avg ms in each round and
 # each column's mean over the rounds divided by the first column's (the baseline): the
 # numbers PERF notes quote as "N interleaved rounds".
-#   kernels/attention/ab.sh [--rounds 3] [--warmup 10] [--runs 30] [--check] [--workload attn]
+#   kernels/attention/scripts/ab.sh [--rounds 3] [--warmup 10] [--runs 30] [--check] [--workload attn]
 #                           [--cells NAME,NAME...] [--cell NAME='ATTNVAR OPTIONS']... COLUMN...
 # COLUMN is LABEL=BIN:SYSTEM[@WORKLOAD] (WORKLOAD default --workload's), e.g. two builds and a
 # peer, or our variants against our own attn in the same rounds:
@@ -24,7 +24,7 @@
 # none (script_lib.sh's cell: NS refused, OOM, TLE, FAIL a failed check, ERR). Exit 0, 1 when a
 # cell did not run but for NS, 2 usage.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 prog=ab.sh
 # shellcheck source=kernels/script_lib.sh
 . "$root/kernels/script_lib.sh"

@@ -1,5 +1,5 @@
 // harness_gpu.cu: device half of the harness: checks, tracking allocator, context, device
-// info, timing (CUDA events, graphs), poisoning and the seeded fills (see harness_gpu.h).
+// info, timing (CUDA events, graphs), poisoning and the seeded N(0,1) fills (see harness_gpu.h).
 #include "harness_gpu.h"
 #include "rng.h"
 
@@ -189,7 +189,7 @@ extern "C" int hx_gpu_available(char *why, size_t why_len) {
 
 static void *cublas_workspace;
 
-extern "C" void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80) {
+extern "C" void hx_gpu_init(hx_ctx *ctx, hx_device_info *info) {
   memset(ctx, 0, sizeof *ctx);
   int count = 0;
   HX_CUDA(cudaGetDeviceCount(&count));
@@ -200,7 +200,6 @@ extern "C" void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80)
   ctx->sm_count = prop.multiProcessorCount;
   ctx->cc_major = prop.major;
   ctx->cc_minor = prop.minor;
-  ctx->force_sm80 = force_sm80;
   static char system_err[512];
   system_err[0] = '\0';
   ctx->err = system_err;
@@ -214,14 +213,14 @@ extern "C" void hx_gpu_init(attn_ctx *ctx, hx_device_info *info, int force_sm80)
   ctx->cublas = handle;
 }
 
-extern "C" void hx_die_system(const attn_ctx *ctx, const char *what, int rc) {
+extern "C" void hx_die_system(const hx_ctx *ctx, const char *what, int rc) {
   const char *why = ctx->err && ctx->err[0] ? ctx->err : "no reason given";
-  if (rc == ATTN_UNSUPPORTED) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s: %s", what, why);
-  if (rc == ATTN_OOM) hx_die(REPRO_EXIT_OOM, "oom", "%s: out of memory: %s", what, why);
+  if (rc == HX_UNSUPPORTED) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s: %s", what, why);
+  if (rc == HX_OOM) hx_die(REPRO_EXIT_OOM, "oom", "%s: out of memory: %s", what, why);
   hx_die(REPRO_EXIT_ERROR, "error", "%s failed (code %d): %s", what, rc, why);
 }
 
-extern "C" void hx_gpu_shutdown(attn_ctx *ctx) {
+extern "C" void hx_gpu_shutdown(hx_ctx *ctx) {
   if (ctx->cublas) HX_CUBLAS(cublasDestroy((cublasHandle_t)ctx->cublas));
   ctx->cublas = NULL;
   hx_dev_free(cublas_workspace);
@@ -352,23 +351,11 @@ __global__ void fill_normal_f32_kernel(float *dst, size_t n, uint64_t seed, uint
     dst[i] = rng_normal(seed, stream_id, i);
 }
 
-__global__ void fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    dst[i] = rng_exp_rand(seed, i);
-}
-
-__global__ void fill_corm_mask_kernel(float *dst, size_t n, int cols) {
-  for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
-       e += (size_t)gridDim.x * blockDim.x)
-    dst[e] = __fdiv_rn(1.0f, (float)(e / (size_t)cols + 1));
-}
-
-extern "C" void hx_dev_fill_normal(void *dst, size_t n, uint64_t seed, uint32_t stream_id,
-                                   attn_dtype dtype, cudaStream_t stream) {
+extern "C" void hx_dev_fill_normal(void *dst, size_t n, uint64_t seed, uint32_t stream_id, int bf16,
+                                   cudaStream_t stream) {
   if (!n) return;
   fill_normal_kernel<<<grid_for(n, 256), 256, 0, stream>>>((uint16_t *)dst, n, seed, stream_id,
-                                                           dtype == DTYPE_BF16);
+                                                           bf16);
   HX_CUDA_LAUNCH();
 }
 
@@ -376,22 +363,6 @@ extern "C" void hx_dev_fill_normal_f32(float *dst, size_t n, uint64_t seed, uint
                                        cudaStream_t stream) {
   if (!n) return;
   fill_normal_f32_kernel<<<grid_for(n, 256), 256, 0, stream>>>(dst, n, seed, stream_id);
-  HX_CUDA_LAUNCH();
-}
-
-extern "C" void hx_dev_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed,
-                                     cudaStream_t stream) {
-  (void)s;
-  if (!n) return;
-  fill_exp_rand_kernel<<<grid_for(n, 256), 256, 0, stream>>>((float *)dst, n, seed);
-  HX_CUDA_LAUNCH();
-}
-
-extern "C" void hx_dev_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed,
-                                      cudaStream_t stream) {
-  (void)seed;
-  if (!n) return;
-  fill_corm_mask_kernel<<<grid_for(n, 256), 256, 0, stream>>>((float *)dst, n, s->kv_len);
   HX_CUDA_LAUNCH();
 }
 
