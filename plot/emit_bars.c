@@ -5,30 +5,13 @@
  * comparison (or grid) figure, each system's speedup over that panel's baseline. Each panel
  * has its own range and groups; the group labels turn 45 degrees when wider than their group,
  * and the margins are sized to them. */
-#include "figure_impl.h"
+#include "emit_parts.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a panel's bars (fg_bpanel, figure_impl.h) ---- */
-
-int fg_bp_nbars(const fg_bpanel *b) { return b->m->nsys - (b->base >= 0); }
-int fg_bp_sys(const fg_bpanel *b, int j) { return b->base >= 0 && j >= b->base ? j + 1 : j; }
-
-double fg_bp_value(const fg_bpanel *b, int x, int s) {
-  const fg_cell *c = fg_at(b->m, b->d, x, s);
-  if (b->k != MET_SPEEDUP) return fg_cell_value(c, b->k);
-  double own = fg_cell_ms(c), base = fg_cell_ms(fg_at(b->m, b->d, x, b->base));
-  return isnan(own) || isnan(base) ? NAN : base / own;
-}
-
-/* No bar: the system's own mark, or n/a when it ran but its baseline did not. */
-const char *fg_bp_mark(const fg_bpanel *b, int x, int s) {
-  const fg_cell *c = fg_at(b->m, b->d, x, s);
-  if (b->k == MET_SPEEDUP && !isnan(fg_cell_ms(c))) return "n/a";
-  return fg_cell_mark(c, NAN);
-}
+#include "bpanel.h"
 
 /* 1 when the bar of system s in column x comes from a stale log: its own, or its baseline's. */
 static int bp_stale(const fg_bpanel *b, int x, int s) {

@@ -1,6 +1,6 @@
 /* emit_common: the .gp header that grid and sweep figures share (the variables their templates
  * read), and gnuplot's string arrays. */
-#include "figure_impl.h"
+#include "emit_parts.h"
 
 #include <string.h>
 
@@ -38,7 +38,7 @@ void fg_gp_header(FILE *f, const fg_model *m, int ncols, const layout *L) {
   fprintf(f, "array syscolor[%d] = [", m->nsys);
   for (int s = 0; s < m->nsys; s++) fprintf(f, "%s%u", s ? ", " : "", fg_sys_color(m, s));
   fputs("]\n", f);
-  /* legend texts; labels hold no quotes (config.c rejects them) */
+  /* legend texts; labels hold no quotes (config_nodes.c rejects them) */
   fprintf(f, "legend_cols = %d\nlegend_rows = %d\n", L->lcols, L->lrows);
   fprintf(f, "array legend_text[%d] = [", m->nsys);
   for (int s = 0; s < m->nsys; s++) {

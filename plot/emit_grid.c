@@ -1,7 +1,7 @@
 /* emit_grid: grid figures (Fig 12, Fig 14): rows devices, columns workloads (or x: cases), a
  * bar per system, ours' speedup over the best other system as a red label over its bar. A
  * fixed y range (ymax:) cuts taller bars and writes their value inside. */
-#include "figure_impl.h"
+#include "emit_parts.h"
 
 #include <math.h>
 #include <stdlib.h>

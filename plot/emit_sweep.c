@@ -1,6 +1,6 @@
 /* emit_sweep: sweep figures (Fig 13): rows devices, a panel of TFLOP/s (linear) and one of
  * peak MiB (log) each, groups the sequence lengths, a bar per system. */
-#include "figure_impl.h"
+#include "emit_parts.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,23 +1,17 @@
-/* figure: the figure model and the dispatch to its emitters (see figure.h).
- *
- * The model turns the table's rows into cells (device x column x system); the values, marks
- * and column labels that every emitter and table reads are here, so that the bar of a cell,
- * its label and its table entry say the same. emit_grid.c, emit_sweep.c and emit_bars.c write
- * the .dat and .gp of each kind, placing labels with layout.c; tables.c prints the terminal
- * tables. */
+/* figure: the figure model (see figure.h): the table's rows into cells (device x column x
+ * system), and what every emitter and table reads of them (a bar's system and colour, a
+ * cell's value, mark and ratio, the columns' labels, the note), so that they say the same. */
 #include "figure.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "figure_impl.h"
-#include "fileio.h"
 
 /* ---- systems: the bars ---- */
 
-/* A system's colour: its row in plot/systems.yaml, which config.c looked up (the same in every
+/* A system's colour: its row in plot/systems.yaml, which config_systems.c looked up (the same in every
  * figure and study). */
 unsigned fg_system_color(const pc_item *s) { return s->color; }
 
@@ -270,7 +264,8 @@ static int build(fg_model *m, const pc_config *cfg, const pc_figure *fig, const 
     if (find_columns(m, t, dev)) return -1;
   } else if (fig->kind == FIG_SWEEP) {
     m->nx = fig->nsweep;
-  } else if (fig->workload[0]) { /* its one workload (config.c checked it is a plot workload) */
+  } else if (fig->workload
+                 [0]) { /* its one workload (config_load.c checked it is a plot workload) */
     m->xw[m->nx++] = pc_find(cfg->workloads, cfg->nworkloads, fig->workload);
   } else {
     for (; m->nx < cfg->nworkloads; m->nx++) m->xw[m->nx] = m->nx;
@@ -356,6 +351,26 @@ double fg_cell_ms(const fg_cell *c) {
   return c->status == ST_OK && c->row && isfinite(c->row->avg_ms) && c->row->avg_ms > 0
              ? c->row->avg_ms
              : NAN;
+}
+
+/* Ours against the best other system in column x: time and memory lower is better (best/ours),
+ * throughput higher is better (ours/best). NAN when either is missing. */
+double fg_fresh_value(const fg_model *m, int d, int x, int s, pc_metric k) {
+  const fg_cell *c = fg_at(m, d, x, s);
+  return c->stale >= 0 ? NAN : fg_cell_value(c, k);
+}
+
+double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
+  if (m->ours < 0) return NAN;
+  double ours = fg_fresh_value(m, d, x, m->ours, k), best = NAN;
+  if (k == MET_MS && m->unlisted_ms) best = m->unlisted_ms[(size_t)d * (size_t)m->nx + (size_t)x];
+  for (int s = 0; s < m->nsys; s++) {
+    if (s == m->ours) continue;
+    double v = fg_fresh_value(m, d, x, s, k);
+    if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
+  }
+  if (isnan(ours) || isnan(best)) return NAN;
+  return k == MET_TFLOPS ? ours / best : best / ours;
 }
 
 double fg_speedup(const fg_model *m, int d, int x) { return fg_ours_ratio(m, d, x, MET_MS); }
@@ -455,99 +470,4 @@ int fg_col_width(const fg_model *m) {
 /* The label of a speedup panel's figure: its title, else its experiment. */
 const char *fg_panel_label(const fg_model *m) {
   return m->fig->title[0] ? m->fig->title : m->fig->experiment;
-}
-
-/* ---- the files: <dir>/<name>.dat and .gp, the emitter by figure kind ---- */
-
-/* Appends the figure kind's template (plot/gnuplot/<kind>.gp) to the .gp. */
-static int copy_template(FILE *f, const char *template_dir, const char *kind) {
-  char path[PT_PATH];
-  snprintf(path, sizeof path, "%s/%s.gp", template_dir, kind);
-  FILE *in = fopen(path, "r");
-  if (!in) {
-    fprintf(stderr, "%s: cannot open the gnuplot template: %s\n", path, strerror(errno));
-    return -1;
-  }
-  fprintf(f, "# ---- template %s.gp ----\n", kind);
-  char buf[8192];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, f);
-  fclose(in);
-  return 0;
-}
-
-/* Opens <dir>/<name>.<ext> through a temporary of its own (fileio.h's afile). */
-static int open_out(afile *a, const char *dir, const char *name, const char *ext) {
-  char path[PT_PATH], why[256];
-  snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext);
-  if (afile_open(a, path, 0666, 0, why, sizeof why) == 0) return 0;
-  fprintf(stderr, "%s: %s\n", path, why);
-  return -1;
-}
-
-/* Writes <dir>/<name>.dat and .gp: emit, then the template. Each file is renamed into place
- * whole once both are written; an emitter's error puts neither there. */
-static int emit_files(const char *dir, const char *name, const char *tmpl_dir, const char *tmpl,
-                      int (*emit)(const void *, FILE *, FILE *), const void *arg) {
-  afile dat, gp;
-  if (open_out(&dat, dir, name, "dat")) return -1;
-  if (open_out(&gp, dir, name, "gp")) {
-    afile_abort(&dat);
-    return -1;
-  }
-  fprintf(dat.f, "# %s: gnuplot data written by repro-plot from the logs; NaN = no bar.\n", name);
-  int rc = emit(arg, dat.f, gp.f);
-  if (rc == 0) rc = copy_template(gp.f, tmpl_dir, tmpl);
-  char why[256] = "";
-  if (rc != 0) {
-    afile_abort(&dat);
-    afile_abort(&gp);
-  } else if (afile_commit(&dat, why, sizeof why) != 0) {
-    afile_abort(&gp);
-    rc = -1;
-  } else if (afile_commit(&gp, why, sizeof why) != 0) {
-    rc = -1;
-  }
-  if (rc)
-    fprintf(stderr, "%s/%s: writing the figure files failed%s%s\n", dir, name, why[0] ? ": " : "",
-            why);
-  return rc;
-}
-
-/* emit_files' callback for a grid, sweep or comparison figure: the emitter of its kind. */
-static int emit_model(const void *arg, FILE *dat, FILE *gp) {
-  const fg_model *m = arg;
-  switch (m->fig->kind) {
-  case FIG_GRID: return fg_emit_grid(m, dat, gp);
-  case FIG_SWEEP: return fg_emit_sweep(m, dat, gp);
-  case FIG_COMPARISON: return fg_emit_comparison(m, dat, gp);
-  case FIG_SPEEDUP: break;
-  }
-  return -1;
-}
-
-int fg_emit(const fg_model *m, const char *dir, const char *template_dir) {
-  const char *tmpl = m->fig->kind == FIG_GRID    ? "grid"
-                     : m->fig->kind == FIG_SWEEP ? "sweep"
-                                                 : "bars";
-  return emit_files(dir, m->name, template_dir, tmpl, emit_model, m);
-}
-
-/* A speedup figure's emit_files argument: its panels' models, the figure and its file name. */
-typedef struct {
-  const fg_model *panels;
-  const pc_figure *fig;
-  const char *name;
-} speedup_arg;
-
-/* emit_files' callback for a speedup figure: its panels' models, drawn by emit_bars.c. */
-static int emit_speedup(const void *arg, FILE *dat, FILE *gp) {
-  const speedup_arg *a = arg;
-  return fg_emit_speedup_bars(a->panels, a->fig, a->name, dat, gp);
-}
-
-int fg_emit_speedup(const fg_model *panels, const pc_figure *fig, const char *name, const char *dir,
-                    const char *template_dir) {
-  speedup_arg a = {panels, fig, name};
-  return emit_files(dir, name, template_dir, "bars", emit_speedup, &a);
 }

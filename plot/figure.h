@@ -4,13 +4,13 @@
  * the YAML's order, or the one device of a per-device figure; columns = workloads, the values
  * of a sweep's key (its seqlens:), or the cases named by the figure's x: template; one bar per
  * system of the figure, ours last): a cell per device, column and system holding the row its
- * bar is drawn from. fg_emit writes the figure's gnuplot data file (.dat) and script (.gp, the
- * template in plot/gnuplot/ with a generated header); fg_print_table prints the terminal table
- * with ours' speedup and its geometric mean. Comparison and speedup figures are drawn once per
- * device (<name>_<device>: the seed's {kernel}_comparison_{GPU} and speedup_comparison_{GPU}).
+ * bar is drawn from. fg_print_table prints the terminal table with ours' speedup and its
+ * geometric mean; fg_emit (emit.h) writes the figure's gnuplot files. Comparison and speedup
+ * figures are drawn once per device (<name>_<device>: the seed's {kernel}_comparison_{GPU} and
+ * speedup_comparison_{GPU}).
  *
- * figure.c holds the model and picks the emitter; emit_grid.c, emit_sweep.c and emit_bars.c
- * write each kind's files, layout.c places their labels, tables.c prints the tables. */
+ * figure.c holds the model, tables.c prints the tables; emit.c picks the emitter of a figure's
+ * kind (emit_grid.c, emit_sweep.c, emit_bars.c), which read the model, above it. */
 #ifndef PLOT_FIGURE_H
 #define PLOT_FIGURE_H
 
@@ -67,9 +67,7 @@ int fg_per_device(const pc_figure *fig);
 int fg_devices(const pc_config *cfg, const pc_figure *fig, const pt_table *t, int *dev);
 
 /* A speedup figure on one device: a model per panel (fg_build_device of the panel's figure).
- * fg_emit_speedup writes <name>.dat and .gp; fg_print_speedup the terminal table. */
-int fg_emit_speedup(const fg_model *panels, const pc_figure *fig, const char *name, const char *dir,
-                    const char *template_dir);
+ * fg_print_speedup prints its terminal table (fg_emit_speedup, emit.h, writes its files). */
 void fg_print_speedup(const fg_model *panels, const pc_figure *fig, const char *name, FILE *out);
 
 /* 1 when the log at path comes from a CPU-mode run: `config ... device=cpu` or
@@ -89,10 +87,6 @@ double fg_speedup(const fg_model *m, int d, int x);
 /* The stale cells of device row d (every row: d < 0), and 1 when column x of row d has one. */
 int fg_stale_cells(const fg_model *m, int d);
 int fg_column_stale(const fg_model *m, int d, int x);
-
-/* Writes <dir>/<m->name>.dat and .gp from the template in template_dir (grid, sweep,
- * comparison). Returns 0, or -1 with a message on stderr. */
-int fg_emit(const fg_model *m, const char *dir, const char *template_dir);
 
 /* The terminal table (ms per cell, speedup column, geometric mean). */
 void fg_print_table(const fg_model *m, FILE *out);

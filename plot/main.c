@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "emit.h"
 #include "figure.h"
 #include "fileio.h"
 #include "provenance.h"
@@ -312,6 +313,49 @@ static const char *template_dir(const cli *c) {
   return env && *env ? env : PLOT_TEMPLATE_DIR;
 }
 
+/* Builds each figure of cfg as its models (a file per figure, or per figure and device:
+ * comparison, speedup), writes its .dat and .gp into dir, prints its tables and adds its file
+ * name to names[*nnames]; the rows a figure draws are marked in drawn. Returns 0, 1 when a
+ * figure's files were not written, or -1 when out of memory (said on stderr). */
+static int draw_figures(const cli *c, const pc_config *cfg, const pt_table *t, const char *dir,
+                        char (*names)[RENDER_NAME], int *nnames, unsigned char *drawn) {
+  int oom = 0, rc = 0;
+  for (int f = 0; f < cfg->nfigures && !oom; f++) {
+    const pc_figure *fig = &cfg->figures[f];
+    int dev[PC_MAX_ITEMS], nd = 1;
+    if (fg_per_device(fig)) nd = fg_devices(cfg, fig, t, dev);
+    for (int i = 0; i < nd && !oom; i++) {
+      fg_model m[PC_MAX_FIGURES]; /* one, or a speedup figure's panels */
+      int nm = fig->kind == FIG_SPEEDUP ? fig->npanels : 1, built = 0;
+      for (; built < nm; built++) {
+        const pc_figure *mf = fig->kind == FIG_SPEEDUP ? &cfg->figures[fig->panel_fig[built]] : fig;
+        if ((fg_per_device(fig) ? fg_build_device(&m[built], cfg, mf, t, dev[i])
+                                : fg_build(&m[built], cfg, mf, t)) != 0)
+          break;
+      }
+      if (built < nm) {
+        fprintf(stderr, "out of memory\n");
+        oom = 1;
+      } else if (fig->kind == FIG_SPEEDUP) {
+        snprintf(names[*nnames], RENDER_NAME, "%s_%s", fig->name, cfg->devices[dev[i]].name);
+        if (fg_emit_speedup(m, fig, names[*nnames], dir, template_dir(c))) rc = 1;
+        fg_print_speedup(m, fig, names[*nnames], stdout);
+        (*nnames)++;
+      } else {
+        mark_drawn(&m[0], t, drawn);
+        if (fg_emit(&m[0], dir, template_dir(c))) rc = 1;
+        fg_print_table(&m[0], stdout);
+        /* a figure without any log says so (its note); its missing logs are its whole matrix */
+        if (t->n && (m[0].nrows || c->verbose))
+          fg_print_missing(&m[0], stdout, c->verbose ? 0 : 24);
+        snprintf(names[(*nnames)++], RENDER_NAME, "%s", m[0].name);
+      }
+      for (int k = 0; k < built; k++) fg_free(&m[k]);
+    }
+  }
+  return oom ? -1 : rc;
+}
+
 static int cmd_draw(const cli *c) {
   if (!c->config || (!c->logs && !c->ntables)) {
     usage(stderr);
@@ -356,39 +400,8 @@ static int cmd_draw(const cli *c) {
     rc = 1;
     goto out;
   }
-  int oom = 0;
-  for (int f = 0; f < cfg.nfigures && !oom; f++) {
-    const pc_figure *fig = &cfg.figures[f];
-    int dev[PC_MAX_ITEMS], nd = 1;
-    if (fg_per_device(fig)) nd = fg_devices(&cfg, fig, &t, dev);
-    for (int i = 0; i < nd && !oom; i++) {
-      fg_model m[PC_MAX_FIGURES]; /* one, or a speedup figure's panels */
-      int nm = fig->kind == FIG_SPEEDUP ? fig->npanels : 1, built = 0;
-      for (; built < nm; built++) {
-        const pc_figure *mf = fig->kind == FIG_SPEEDUP ? &cfg.figures[fig->panel_fig[built]] : fig;
-        if ((fg_per_device(fig) ? fg_build_device(&m[built], &cfg, mf, &t, dev[i])
-                                : fg_build(&m[built], &cfg, mf, &t)) != 0)
-          break;
-      }
-      if (built < nm) {
-        fprintf(stderr, "out of memory\n");
-        oom = 1;
-      } else if (fig->kind == FIG_SPEEDUP) {
-        snprintf(names[nnames], RENDER_NAME, "%s_%s", fig->name, cfg.devices[dev[i]].name);
-        if (fg_emit_speedup(m, fig, names[nnames], stage.stage, template_dir(c))) rc = 1;
-        fg_print_speedup(m, fig, names[nnames], stdout);
-        nnames++;
-      } else {
-        mark_drawn(&m[0], &t, drawn);
-        if (fg_emit(&m[0], stage.stage, template_dir(c))) rc = 1;
-        fg_print_table(&m[0], stdout);
-        /* a figure without any log says so (its note); its missing logs are its whole matrix */
-        if (t.n && (m[0].nrows || c->verbose)) fg_print_missing(&m[0], stdout, c->verbose ? 0 : 24);
-        snprintf(names[nnames++], RENDER_NAME, "%s", m[0].name);
-      }
-      for (int k = 0; k < built; k++) fg_free(&m[k]);
-    }
-  }
+  int drew = draw_figures(c, &cfg, &t, stage.stage, names, &nnames, drawn), oom = drew < 0;
+  if (drew > 0) rc = 1;
   if (oom) {
     free(drawn);
     free(names);

@@ -2,7 +2,7 @@
  *
  *   repro-plot provenance [--device NAME] [--exclude GLOB]... [--one-commit] DIR...
  *
- * Reads every *.log under each DIR (reader.c's walk) with logmeta.c and prints, tab-separated,
+ * Reads every *.log under each DIR (reader.c's rd_walk_files, walk.c) with logmeta.c and prints, tab-separated,
  * one row per folder, GPU and commit: the logs, their first and last meta date, the checks
  * passed and failed, and the results by status. The GPU is the model in the meta line's gpu=
  * ("NVIDIA H200" is h200, "unknown" when it names none), so a log is placed by what ran it,

@@ -1,4 +1,5 @@
-/* table_json: a table read back from JSON (merge, compare, draw --table), with jansson.
+/* table_json: the tidy table as JSON: written (pt_write_json, at the end; our fields beside the
+ * seed's) and read back (merge, compare, draw --table), with jansson.
  *
  * One reader for two kinds of rows: ours (pt_write_json: figure, experiment, device, ...,
  * beside the seed's fields) and the tilebench seed's result files (a list of objects with
@@ -13,6 +14,7 @@
 
 #include "fileio.h"
 #include "table.h"
+#include "table_impl.h"
 
 /* The seed's names as ours, per kernel (NULL: any kernel); a name not listed stays as it is.
  * Its backend "cuda" is TileLang's CUDA backend (our system tilelang); its "pytorch" is
@@ -315,4 +317,147 @@ int pt_read_table(const char *path, pt_table *t, pt_warn_fn warn, void *arg) {
     fclose(f);
   }
   return json ? pt_read_json(path, t, warn, arg) : pt_read_csv(path, t, warn, arg);
+}
+
+/* ---- json out: pt_write_json ---- */
+
+/* A value JSON can carry as a number as it is written: -?(0|[1-9][0-9]*)(.[0-9]+)? (names
+ * hold no exponent sign; "007" or "1." stay strings) that a JSON reader gives back as the same
+ * text ("0.50", "-0" or 20 digits stay strings: pt_read_json must read back what was written). */
+static int json_number_text(const char *s) {
+  const char *p = s + (*s == '-');
+  if (!(*p >= '0' && *p <= '9') || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return 0;
+  while (*p >= '0' && *p <= '9') p++;
+  if (*p == '.') {
+    if (!(p[1] >= '0' && p[1] <= '9')) return 0;
+    for (p++; *p >= '0' && *p <= '9';) p++;
+  }
+  double v;
+  char back[40];
+  if (*p || pt_parse_decimal(s, strlen(s), &v) != 0 || (v == 0 && *s == '-')) return 0;
+  pt_fmt_double(back, sizeof back, v);
+  return !strcmp(back, s);
+}
+
+/* A string; a control character is written as the text \xNN (its backslash escaped), as csv
+ * and the terminal show it. */
+static void json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (size_t n = strlen(s); n;) {
+    unsigned char c = (unsigned char)*s;
+    size_t k = 1;
+    if (c == '"' || c == '\\')
+      fprintf(out, "\\%c", c);
+    else if (pt_is_control(c))
+      fprintf(out, "\\\\x%02x", c);
+    else if (c < 0x80)
+      fputc(c, out);
+    else if ((k = pt_utf8_len(s, n)))
+      fwrite(s, 1, k, out);
+    else {
+      fputs(PT_REPLACEMENT, out);
+      k = 1;
+    }
+    s += k;
+    n -= k;
+  }
+  fputc('"', out);
+}
+
+static void json_num(FILE *out, const char *key, double v) {
+  fprintf(out, ", \"%s\": ", key);
+  if (isnan(v) || isinf(v))
+    fputs("null", out);
+  else
+    pt_put_double(out, v);
+}
+
+/* A string, or null when empty. */
+static void json_str_or_null(FILE *out, const char *s) {
+  if (*s)
+    json_str(out, s);
+  else
+    fputs("null", out);
+}
+
+/* A value as a JSON number when it is written as one, else as a string. */
+static void json_value(FILE *out, const char *val) {
+  if (json_number_text(val))
+    fputs(val, out);
+  else
+    json_str(out, val);
+}
+
+/* The fields of the seed's JSON rows (its runner's names) beside ours. problem_size: the case
+ * keys under the seed's names (pt_seed_key), a value that is a decimal number as a JSON number
+ * (the seed's problem_size holds numbers), causal 0/1 as false/true, then scale. */
+static void json_seed_fields(FILE *out, const pt_row *r) {
+  char arch[24];
+  fputs(", \"kernel\": ", out);
+  json_str(out, r->experiment);
+  fputs(", \"backend\": ", out);
+  json_str(out, r->system);
+  fputs(", \"arch\": ", out);
+  json_str_or_null(out, pt_arch(r, arch, sizeof arch));
+  fputs(", \"gpu_model\": ", out);
+  json_str_or_null(out, r->gpu);
+  fputs(", \"compute_capability\": ", out);
+  json_str_or_null(out, r->cc);
+  fputs(", \"problem_size\": {", out);
+  int n = 0; /* the case keys */
+  for (int k = 0; k < r->nkeys; k++) {
+    const char *key = r->keys[k].key, *val = r->keys[k].val;
+    if (!r->keys[k].in_name) continue;
+    fprintf(out, "%s\"%s\": ", n++ ? ", " : "", pt_seed_key(key, 1));
+    if (!strcmp(key, "causal") && (!strcmp(val, "0") || !strcmp(val, "1")))
+      fputs(*val == '1' ? "true" : "false", out);
+    else
+      json_value(out, val);
+  }
+  if (pt_extra_scale(r)) {
+    fputs(n ? ", \"scale\": " : "\"scale\": ", out);
+    pt_put_double(out, r->scale);
+  }
+  fputc('}', out);
+  json_num(out, "latency_ms", r->avg_ms);
+  /* GFLOP/s is logged with one decimal: ten significant digits keep it whole */
+  double tflops = r->gflops_s / 1000.0;
+  if (isfinite(tflops)) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.10g", tflops);
+    tflops = strtod(buf, NULL);
+  }
+  json_num(out, "tflops", tflops);
+  json_num(out, "compilation_time", r->compile_s);
+}
+
+void pt_write_json(FILE *out, const pt_table *t) {
+  fputs("[\n", out);
+  for (size_t i = 0; i < t->n; i++) {
+    const pt_row *r = &t->rows[i];
+    const char *keys[] = {"figure", "experiment", "device", "workload", "system"};
+    const char *vals[] = {r->figure, r->experiment, r->device, r->workload, r->system};
+    fputs("  {", out);
+    for (int k = 0; k < 5; k++) {
+      fprintf(out, "%s\"%s\": ", k ? ", " : "", keys[k]);
+      json_str(out, vals[k]);
+    }
+    fputs(", \"" PT_LENGTH_KEY "\": ", out);
+    json_value(out, pt_length(r));
+    fprintf(out, ", \"status\": \"%s\"", pt_status_name(r->status));
+    json_num(out, "avg_ms", r->avg_ms);
+    json_num(out, "min_ms", r->min_ms);
+    json_num(out, "max_ms", r->max_ms);
+    json_num(out, "gflops_s", r->gflops_s);
+    json_num(out, "peak_mib", r->peak_mib);
+    fputs(", \"format\": ", out);
+    json_str(out, r->format);
+    fputs(", \"source\": ", out);
+    json_str(out, r->source);
+    fputs(", \"reason\": ", out);
+    json_str(out, r->reason);
+    json_seed_fields(out, r);
+    fprintf(out, "}%s\n", i + 1 < t->n ? "," : "");
+  }
+  fputs("]\n", out);
 }

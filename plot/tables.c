@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "bpanel.h"
+
 /* A cell's value of metric k as the tables print it, or its mark; a stale log's value ends in
  * '*' (the note under the table says why, and no ratio counts it). */
 static void value_text(const fg_cell *c, pc_metric k, char *buf, size_t cap) {
@@ -47,26 +49,6 @@ static void unlisted_note(const fg_model *m, int d, pc_metric k, int md, FILE *o
             "%s(in %d %s the speedup counts a system with a log there but no column here: "
             "its log is listed as not drawn)\n",
             md ? "\n" : "", n, fg_cols_name(m));
-}
-
-/* Ours against the best other system in column x: time and memory lower is better (best/ours),
- * throughput higher is better (ours/best). NAN when either is missing. */
-double fg_fresh_value(const fg_model *m, int d, int x, int s, pc_metric k) {
-  const fg_cell *c = fg_at(m, d, x, s);
-  return c->stale >= 0 ? NAN : fg_cell_value(c, k);
-}
-
-double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
-  if (m->ours < 0) return NAN;
-  double ours = fg_fresh_value(m, d, x, m->ours, k), best = NAN;
-  if (k == MET_MS && m->unlisted_ms) best = m->unlisted_ms[(size_t)d * (size_t)m->nx + (size_t)x];
-  for (int s = 0; s < m->nsys; s++) {
-    if (s == m->ours) continue;
-    double v = fg_fresh_value(m, d, x, s, k);
-    if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
-  }
-  if (isnan(ours) || isnan(best)) return NAN;
-  return k == MET_TFLOPS ? ours / best : best / ours;
 }
 
 double fg_paper_ms(const fg_model *m, int d, int x, int *decimals) {
