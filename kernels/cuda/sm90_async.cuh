@@ -1,5 +1,5 @@
 // sm90_async.cuh: Hopper's asynchronous building blocks, shared by the warp-specialized
-// attention forward (kernels/attention/fused/fused_ws90.cuh) and the GEMM (kernels/gemm/):
+// attention forward (kernels/attention/fused/fwd_ws90.cuh) and the GEMM (kernels/gemm/):
 //   mbarriers      init, arrive (plain and with an expected transaction byte count), wait on a
 //                  phase's parity; a volatile shared load of what was published before one
 //   TMA            2-D, 3-D and 4-D tensor loads (tensor maps encoded on the host,

@@ -145,7 +145,7 @@ __device__ __forceinline__ void wgmma_ss_tb(float (&d)[N / 8][4], uint64_t desc_
   "25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%" \
   "48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%" \
   "71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87}"
-// ---- the attention kernels' shapes (fused_sm90.cuh, fused_ws90.cuh, fused_colws90.cuh) ------
+// ---- the attention kernels' shapes (fused/gemm_sm90.cuh, mainloop_ws90.cuh, col_ws90.cuh) ----
 // ss: A and B from shared memory, both K-major (tnspA = tnspB = 0). rs: A from registers (fp16 or
 // bf16 fragments, the mma.sync m16n8k16 A layout), B from shared memory, tnspB an immediate.
 #define WGMMA_SS(N, TYPE, REGS, PRED, DESCS)                                            \

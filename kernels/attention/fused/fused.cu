@@ -2,8 +2,8 @@
 // attn and gemma2 take one pass (attn_fwd). The column-score workloads take two: attn_fwd
 // also writes the row log-sum-exp, then attn_col recomputes the scores column-block-wise and
 // reduces them over the queries (and pools the result where the workload pools). Errors are
-// returned with their reason in ctx->err (attn_fail), never exited on. See fused_sm80.cuh and,
-// for which kernel runs where, fused_launch.cuh.
+// returned with their reason in ctx->err (attn_fail), never exited on. See fwd_sm80.cuh,
+// col_sm80.cuh and, for which kernel runs where, fused_launch.cuh.
 // The dense kernels serve head dims 64, 96, 128 and 256 and GQA (query head h reads K/V head
 // h / G; the column statistics are per K/V head). The selected-block workloads (nsa) take their
 // own kernel, fused_nsa.cuh.

@@ -5,8 +5,10 @@
 // load their inputs, else the sm_80 ones). Errors go through attn_fail, never exit.
 #pragma once
 #include "attn_system.h"
-#include "fused_colws90.cuh"
-#include "fused_ws90.cuh"
+#include "col_sm80.cuh"
+#include "col_ws90.cuh"
+#include "fwd_sm80.cuh"
+#include "fwd_ws90.cuh"
 #include "tensor_map.h"
 
 #include <limits.h>
@@ -94,7 +96,7 @@ static int encode_aux_map(const attn_ctx *ctx, CUtensorMap *map, const float *au
                       CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
-// How many (batch, head) pairs the tile schedule interleaves (fused_ws90.cuh). Without a mask
+// How many (batch, head) pairs the tile schedule interleaves (tile_scheduler.cuh). Without a mask
 // every tile costs the same and the order only decides which running CTAs share K/V blocks:
 // one head at a time shares most. Under the causal mask the heaviest-first order needs a few
 // heads' light tiles to even out the last wave: twice the tiles that run at once is the best
@@ -104,8 +106,8 @@ static int ws_heads_per_chunk(int sm_count, long qtiles_per_head, int pairs, boo
   return (int)(chunk < 1 ? 1 : chunk > pairs ? pairs : chunk);
 }
 
-// A warp-specialized kernel (the forward, fused_ws90.cuh, or the column pass,
-// fused_colws90.cuh) over `blocks` blocks per (batch, head) pair of `heads` heads (the query
+// A warp-specialized kernel (the forward, fwd_ws90.cuh, or the column pass,
+// col_ws90.cuh) over `blocks` blocks per (batch, head) pair of `heads` heads (the query
 // heads for the forward, the K/V heads for the column pass): one CTA per SM (its shared
 // memory allows no second), each claiming tiles, or with --sm90-fwd ws1 one CTA per tile; the
 // tile order interleaves ws_heads_per_chunk pairs.
@@ -143,7 +145,7 @@ template <int D, int WL> static int ws_fwd_rows(const attn_ctx *ctx, const attn_
   return ctx->sm_count > 0 && tiles >= min_waves * ctx->sm_count ? 192 : 128;
 }
 
-// The warp-specialized forward (fused_ws90.cuh), the forward on Hopper. NC consumer warpgroups,
+// The warp-specialized forward (fwd_ws90.cuh), the forward on Hopper. NC consumer warpgroups,
 // COLS keys per stage (0: WsCfg's choice); DRAW: kf's noise drawn (p.noise_drawn).
 template <int D, int WL, bool BF16, int NC, typename Cache, int COLS = 0, bool DRAW = false>
 static int launch_fwd_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p,
@@ -190,7 +192,7 @@ static int launch_fwd_sm90(const attn_ctx *ctx, const attn_shape *sh, const Para
   return launch_fwd_ws90<D, WL, BF16, 2>(ctx, sh, p, cache);
 }
 
-// The warp-specialized column pass (fused_colws90.cuh) runs on Hopper where TMA can load its
+// The warp-specialized column pass (col_ws90.cuh) runs on Hopper where TMA can load its
 // inputs: row pitches of a multiple of 16 bytes, the LSE's (Lq % 4 == 0) and the aux input's
 // (Lkv % 4 == 0). Elsewhere the sm_80 column pass runs.
 template <int WL> static bool col_ws_usable(const attn_ctx *ctx, const attn_shape *sh) {

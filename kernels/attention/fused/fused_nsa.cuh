@@ -11,11 +11,11 @@
 //             read), double-buffered so the next chunk's loads overlap this chunk's math. Each
 //             warp takes one 16-row tile of heads and a slice of the chunk's keys (MT tiles: 4 /
 //             MT slices of 16 * MT keys), keeps its online softmax in registers (RowState of
-//             fused_sm80.cuh), and at the end the slices are merged through shared memory in a
+//             softmax.cuh), and at the end the slices are merged through shared memory in a
 //             fixed order (deterministic), then out = O / l. Works for any BS: a block need not
 //             align with a chunk, and the trailing absent entries are never walked.
 #pragma once
-#include "fused_sm80.cuh"
+#include "softmax.cuh"
 
 namespace fused {
 

@@ -17,10 +17,10 @@
 //
 // Only the workloads whose column statistic is a function of P alone take the cache (COL_SUM,
 // COL_SUM_SQ, pooled or not: h2o, roco, snapkv: cacheable<WL>). The fused system's kernels
-// take NoTileCache (fused_sm80.cuh), whose hooks compile to nothing.
+// take NoTileCache (fused/params.cuh), whose hooks compile to nothing.
 #pragma once
 #include "diag_band.h"
-#include "fused/fused_sm80.cuh"
+#include "fused/softmax.cuh"
 
 namespace fused {
 

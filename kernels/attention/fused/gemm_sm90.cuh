@@ -1,10 +1,10 @@
-// The fused kernels' sm_90a building blocks on top of kernels/cuda/wgmma_sm90.cuh: the 128-byte
-// swizzle of shared-memory tiles (fp16/bf16 for Q, K and V; fp32 for kf's noise and corm's
-// mask), and the two wgmma products of the warp-specialized kernels (fused_ws90.cuh,
-// fused_colws90.cuh), issued and left in flight: S = A·Bᵀ with both operands from shared memory
-// and O += P·V with P from registers and V read transposed.
+// The Hopper kernels' shared-memory layout and products on top of kernels/cuda/wgmma_sm90.cuh:
+// the 128-byte swizzle of shared-memory tiles (fp16/bf16 for Q, K and V; fp32 for kf's noise
+// and corm's mask), and the two wgmma products of the forward (mainloop_ws90.cuh), issued and
+// left in flight: S = A·Bᵀ with both operands from shared memory and O += P·V with P from
+// registers and V read transposed.
 #pragma once
-#include "fused_sm80.cuh"
+#include "params.cuh"
 #include "wgmma_sm90.cuh"
 
 namespace fused {
