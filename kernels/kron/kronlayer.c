@@ -354,6 +354,144 @@ static int ga_split_switch(void) {
   return n;
 }
 
+/* The device the run asks for (the CPU backend, or the GPU when built with CUDA): its device,
+ * backend and info; a GPU that cannot be opened ends the log with why. */
+static void open_device(const kron_args *a, kron_dev *dev, kron_be *be, hx_device_info *info) {
+  int es = a->dtype_size;
+  if (a->device_cpu) {
+    cpu_device(dev);
+    kron_cpu_backend(be, es);
+    hx_device_info_cpu(info);
+  } else {
+#ifdef REPRO_HAVE_CUDA
+    char why[256] = "";
+    if (!kron_gpu_open(dev, be, es, info, why, sizeof why)) {
+      hx_device_info_cpu(info);
+      hx_print_header(info);
+      kron_print_config(a, "gpu");
+      hx_die(REPRO_EXIT_ERROR, "error", "%s", why);
+    }
+#else
+    hx_device_info_cpu(info);
+    hx_print_header(info);
+    kron_print_config(a, "gpu");
+    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
+           "this kronlayer was built without CUDA; only --device cpu runs");
+#endif
+  }
+}
+
+/* The versions this run times into rs->ver (--impl, or every one), v3's plans for both passes
+ * made and printed as plan lines; a v3 without a plan is skipped with why (or ends the run when
+ * --impl v3 asked for it). */
+static void plan_versions(run_state *rs, const kron_dev *dev, size_t budget) {
+  const kron_args *ap = rs->a;
+  const kron_args a = *ap;
+  const kron_shape *s = rs->s;
+  int es = rs->es;
+  FILE *out = hx_log();
+  for (int v = 0; v < KRON_NVER; v++) {
+    if (a.impl >= 0 && a.impl != v) continue;
+    if (v == KRON_V3) {
+      char why[512];
+      int bad = 0;
+      kron_plan_cfg cfg = {budget,  dev->smem_sm,     dev->nsm,         a.v3_fuse,
+                           a.v3_tc, tc_tile_switch(), ga_split_switch()};
+      for (int p = 0; p < 2 && !bad; p++) {
+        if (kron_plan_make(s, es, (kron_pass)p, &cfg, &rs->plan[p], why, sizeof why) != 0) {
+          bad = 1;
+          break;
+        }
+        char desc[2048];
+        kron_plan_describe(s, &rs->plan[p], desc, sizeof desc);
+        fprintf(out, "plan impl=v3 pass=%s fuse=%s tc=%s budget_kib=%.1f %s\n", kron_pass_names[p],
+                kron_fuse_names[a.v3_fuse], kron_tc_names[a.v3_tc], budget / 1024.0, desc);
+      }
+      if (bad) {
+        if (a.impl == KRON_V3) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);
+        fputs("skip impl=v3", out);
+        kv_put(out, "reason", why);
+        fputc('\n', out);
+        continue;
+      }
+    }
+    rs->ver[rs->nver++] = v;
+    if (v == KRON_V3 && dev->describe) dev->describe(out);
+  }
+}
+
+/* The device buffers of every version to run (the largest workspace any of them needs), the
+ * inputs uploaded in the run's dtype. */
+static void alloc_buffers(run_state *rs, const kron_dev *dev, const float *xf, const float *gyf,
+                          const float *Af) {
+  const kron_shape *s = rs->s;
+  int es = rs->es;
+  long long bn = s->batch * s->n, na = s->aoff[s->m];
+  long long saved = 0, scratch = 0, part = 0;
+  for (int vi = 0; vi < rs->nver; vi++) {
+    long long sv, sc, pt;
+    kron_ws_elems(s, (kron_version)rs->ver[vi], &rs->plan[0], &rs->plan[1], &sv, &sc, &pt);
+    saved = sv > saved ? sv : saved;
+    scratch = sc > scratch ? sc : scratch;
+    part = pt > part ? pt : part;
+  }
+  size_t e = (size_t)es;
+  kron_bufs *b = &rs->b;
+  b->x = dev->alloc((size_t)bn * e, "x");
+  b->gy = dev->alloc((size_t)bn * e, "gy");
+  b->A = dev->alloc((size_t)na * e, "A");
+  b->y = dev->alloc((size_t)bn * e, "y");
+  b->gx = dev->alloc((size_t)bn * e, "gx");
+  b->gA = dev->alloc((size_t)na * e, "gA");
+  b->saved = saved ? dev->alloc((size_t)saved * e, "saved activations") : NULL;
+  b->scratch = scratch ? dev->alloc((size_t)scratch * e, "scratch") : NULL;
+  b->part = part ? dev->alloc((size_t)part * e, "gA partials") : NULL;
+  if (es == 4) {
+    dev->upload(b->x, xf, (size_t)bn * e);
+    dev->upload(b->gy, gyf, (size_t)bn * e);
+    dev->upload(b->A, Af, (size_t)na * e);
+  } else {
+    const float *src[3] = {xf, gyf, Af};
+    void *dst[3] = {b->x, b->gy, b->A};
+    long long cnt[3] = {bn, bn, na};
+    for (int t = 0; t < 3; t++) {
+      double *tmp = hx_host_alloc((size_t)cnt[t] * sizeof *tmp, "upload");
+      for (long long i = 0; i < cnt[t]; i++) tmp[i] = src[t][i];
+      dev->upload(dst[t], tmp, (size_t)cnt[t] * e);
+      hx_host_free(tmp);
+    }
+  }
+}
+
+/* Every version's forward and backward timed (the backward after one forward, for v1/v2's
+ * saved activations), a time line each; their runs into ms, their stats into st. */
+static void time_versions(run_state *rs, const kron_dev *dev, float *ms, hx_stats st[KRON_NVER][2],
+                          int *have) {
+  const kron_args a = *rs->a;
+  FILE *out = hx_log();
+  for (int vi = 0; vi < rs->nver; vi++) {
+    for (int p = 0; p < 2; p++) {
+      call c = {rs, (kron_version)rs->ver[vi], (kron_pass)p};
+      if (p == KRON_BWD) { /* the saved activations of v1/v2 */
+        c.pass = KRON_FWD;
+        call_once(&c);
+        c.pass = KRON_BWD;
+      }
+      hx_timing how;
+      float *runs_ms = ms + ((size_t)vi * 2 + (size_t)p) * (size_t)a.runs;
+      dev->time_runs(call_once, &c, a.warmup, a.runs, runs_ms, &how);
+      st[vi][p] = hx_stats_of(runs_ms, a.runs, how);
+      fprintf(out,
+              "time impl=%s pass=%s avg_us=%.3f median_us=%.3f min_us=%.3f max_us=%.3f runs=%d "
+              "timing=%s calls_per_run=%d\n",
+              kron_version_names[rs->ver[vi]], kron_pass_names[p], st[vi][p].avg_ms * 1e3,
+              st[vi][p].median_ms * 1e3, st[vi][p].min_ms * 1e3, st[vi][p].max_ms * 1e3, a.runs,
+              hx_timing_name(how.method), how.calls_per_run);
+    }
+    have[vi] = 1;
+  }
+}
+
 int main(int argc, char **argv) {
   kron_args a;
   int rc = kron_parse(argc, argv, &a);
@@ -365,27 +503,7 @@ int main(int argc, char **argv) {
   kron_dev dev;
   kron_be be;
   hx_device_info info;
-  if (a.device_cpu) {
-    cpu_device(&dev);
-    kron_cpu_backend(&be, es);
-    hx_device_info_cpu(&info);
-  } else {
-#ifdef REPRO_HAVE_CUDA
-    char why[256] = "";
-    if (!kron_gpu_open(&dev, &be, es, &info, why, sizeof why)) {
-      hx_device_info_cpu(&info);
-      hx_print_header(&info);
-      kron_print_config(&a, "gpu");
-      hx_die(REPRO_EXIT_ERROR, "error", "%s", why);
-    }
-#else
-    hx_device_info_cpu(&info);
-    hx_print_header(&info);
-    kron_print_config(&a, "gpu");
-    hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
-           "this kronlayer was built without CUDA; only --device cpu runs");
-#endif
-  }
+  open_device(&a, &dev, &be, &info);
   hx_print_header(&info);
   kron_print_config(&a, a.device_cpu ? "cpu" : "gpu");
 
@@ -410,36 +528,7 @@ int main(int argc, char **argv) {
     hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
            "--v3-smem-kib %ld is beyond this device's %zu KiB of shared memory per block",
            a.v3_smem_kib, dev.smem_optin / 1024);
-  FILE *out = hx_log();
-  for (int v = 0; v < KRON_NVER; v++) {
-    if (a.impl >= 0 && a.impl != v) continue;
-    if (v == KRON_V3) {
-      char why[512];
-      int bad = 0;
-      kron_plan_cfg cfg = {budget,  dev.smem_sm,      dev.nsm,          a.v3_fuse,
-                           a.v3_tc, tc_tile_switch(), ga_split_switch()};
-      for (int p = 0; p < 2 && !bad; p++) {
-        if (kron_plan_make(s, es, (kron_pass)p, &cfg, &rs.plan[p], why, sizeof why) != 0) {
-          bad = 1;
-          break;
-        }
-        char desc[2048];
-        kron_plan_describe(s, &rs.plan[p], desc, sizeof desc);
-        fprintf(out, "plan impl=v3 pass=%s fuse=%s tc=%s budget_kib=%.1f %s\n", kron_pass_names[p],
-                kron_fuse_names[a.v3_fuse], kron_tc_names[a.v3_tc], budget / 1024.0, desc);
-      }
-      if (bad) {
-        if (a.impl == KRON_V3) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);
-        fputs("skip impl=v3", out);
-        kv_put(out, "reason", why);
-        fputc('\n', out);
-        continue;
-      }
-    }
-    rs.ver[rs.nver++] = v;
-    if (v == KRON_V3 && dev.describe) dev.describe(out);
-  }
-
+  plan_versions(&rs, &dev, budget);
   /* inputs: drawn on the host (float, exact in double), the same for every dtype */
   long long na = s->aoff[s->m];
   float *xf = hx_host_alloc((size_t)bn * sizeof *xf, "x");
@@ -447,41 +536,8 @@ int main(int argc, char **argv) {
   float *Af = hx_host_alloc((size_t)na * sizeof *Af, "A");
   kron_fill_inputs(s, a.seed, xf, Af, gyf);
 
-  long long saved = 0, scratch = 0, part = 0;
-  for (int vi = 0; vi < rs.nver; vi++) {
-    long long sv, sc, pt;
-    kron_ws_elems(s, (kron_version)rs.ver[vi], &rs.plan[0], &rs.plan[1], &sv, &sc, &pt);
-    saved = sv > saved ? sv : saved;
-    scratch = sc > scratch ? sc : scratch;
-    part = pt > part ? pt : part;
-  }
-  size_t e = (size_t)es;
+  alloc_buffers(&rs, &dev, xf, gyf, Af);
   kron_bufs *b = &rs.b;
-  b->x = dev.alloc((size_t)bn * e, "x");
-  b->gy = dev.alloc((size_t)bn * e, "gy");
-  b->A = dev.alloc((size_t)na * e, "A");
-  b->y = dev.alloc((size_t)bn * e, "y");
-  b->gx = dev.alloc((size_t)bn * e, "gx");
-  b->gA = dev.alloc((size_t)na * e, "gA");
-  b->saved = saved ? dev.alloc((size_t)saved * e, "saved activations") : NULL;
-  b->scratch = scratch ? dev.alloc((size_t)scratch * e, "scratch") : NULL;
-  b->part = part ? dev.alloc((size_t)part * e, "gA partials") : NULL;
-  if (es == 4) {
-    dev.upload(b->x, xf, (size_t)bn * e);
-    dev.upload(b->gy, gyf, (size_t)bn * e);
-    dev.upload(b->A, Af, (size_t)na * e);
-  } else {
-    const float *src[3] = {xf, gyf, Af};
-    void *dst[3] = {b->x, b->gy, b->A};
-    long long cnt[3] = {bn, bn, na};
-    for (int t = 0; t < 3; t++) {
-      double *tmp = hx_host_alloc((size_t)cnt[t] * sizeof *tmp, "upload");
-      for (long long i = 0; i < cnt[t]; i++) tmp[i] = src[t][i];
-      dev.upload(dst[t], tmp, (size_t)cnt[t] * e);
-      hx_host_free(tmp);
-    }
-  }
-
   int code = REPRO_EXIT_OK;
   float *ms = NULL;
   if (a.check && !run_checks(&rs, xf, Af, gyf)) {
@@ -495,34 +551,14 @@ int main(int argc, char **argv) {
   int have[KRON_NVER] = {0};
   /* every version's and pass's runs, kept so the result line lists the best one's */
   ms = hx_host_alloc((size_t)KRON_NVER * 2 * a.runs * sizeof *ms, "timings");
-  for (int vi = 0; vi < rs.nver; vi++) {
-    for (int p = 0; p < 2; p++) {
-      call c = {&rs, (kron_version)rs.ver[vi], (kron_pass)p};
-      if (p == KRON_BWD) { /* the saved activations of v1/v2 */
-        c.pass = KRON_FWD;
-        call_once(&c);
-        c.pass = KRON_BWD;
-      }
-      hx_timing how;
-      float *runs_ms = ms + ((size_t)vi * 2 + (size_t)p) * (size_t)a.runs;
-      dev.time_runs(call_once, &c, a.warmup, a.runs, runs_ms, &how);
-      st[vi][p] = hx_stats_of(runs_ms, a.runs, how);
-      fprintf(out,
-              "time impl=%s pass=%s avg_us=%.3f median_us=%.3f min_us=%.3f max_us=%.3f runs=%d "
-              "timing=%s calls_per_run=%d\n",
-              kron_version_names[rs.ver[vi]], kron_pass_names[p], st[vi][p].avg_ms * 1e3,
-              st[vi][p].median_ms * 1e3, st[vi][p].min_ms * 1e3, st[vi][p].max_ms * 1e3, a.runs,
-              hx_timing_name(how.method), how.calls_per_run);
-    }
-    have[vi] = 1;
-  }
+  time_versions(&rs, &dev, ms, st, have);
   if (a.mode == KRON_BENCH) print_bench_summary(&rs, st, have);
   if (!rs.nver) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "no version can run this shape");
   int best = 0;
   for (int vi = 1; vi < rs.nver; vi++)
     if (st[vi][a.pass].median_ms < st[best][a.pass].median_ms) best = vi;
   if (a.impl < 0)
-    fprintf(out, "best impl=%s pass=%s\n", kron_version_names[rs.ver[best]],
+    fprintf(hx_log(), "best impl=%s pass=%s\n", kron_version_names[rs.ver[best]],
             kron_pass_names[a.pass]);
   hx_print_result_ok(&st[best][a.pass], ms + ((size_t)best * 2 + (size_t)a.pass) * (size_t)a.runs,
                      a.runs, a.warmup, gflop_of(s, (kron_pass)a.pass), (double)dev.peak_bytes());
