@@ -353,24 +353,30 @@ double fg_cell_ms(const fg_cell *c) {
              : NAN;
 }
 
-/* Ours against the best other system in column x: time and memory lower is better (best/ours),
- * throughput higher is better (ours/best). NAN when either is missing. */
 double fg_fresh_value(const fg_model *m, int d, int x, int s, pc_metric k) {
   const fg_cell *c = fg_at(m, d, x, s);
   return c->stale >= 0 ? NAN : fg_cell_value(c, k);
 }
 
-double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
-  if (m->ours < 0) return NAN;
-  double ours = fg_fresh_value(m, d, x, m->ours, k), best = NAN;
+double fg_best_other(const fg_model *m, int d, int x, pc_metric k, int skip_ours_marked) {
+  double best = NAN;
   if (k == MET_MS && m->unlisted_ms) best = m->unlisted_ms[(size_t)d * (size_t)m->nx + (size_t)x];
   for (int s = 0; s < m->nsys; s++) {
-    if (s == m->ours) continue;
+    if (s == m->ours || (skip_ours_marked && fg_sys_item(m, s)->ours)) continue;
     double v = fg_fresh_value(m, d, x, s, k);
     if (!isnan(v) && (isnan(best) || (k == MET_TFLOPS ? v > best : v < best))) best = v;
   }
-  if (isnan(ours) || isnan(best)) return NAN;
-  return k == MET_TFLOPS ? ours / best : best / ours;
+  return best;
+}
+
+double fg_ratio_to(pc_metric k, double v, double best) {
+  if (isnan(v) || isnan(best)) return NAN;
+  return k == MET_TFLOPS ? v / best : best / v;
+}
+
+double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k) {
+  if (m->ours < 0) return NAN;
+  return fg_ratio_to(k, fg_fresh_value(m, d, x, m->ours, k), fg_best_other(m, d, x, k, 0));
 }
 
 double fg_speedup(const fg_model *m, int d, int x) { return fg_ours_ratio(m, d, x, MET_MS); }

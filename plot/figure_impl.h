@@ -35,6 +35,14 @@ const char *fg_cell_mark(const fg_cell *c, double v);
 double fg_ours_ratio(const fg_model *m, int d, int x, pc_metric k);
 /* Cell (d, x, s)'s value of metric k as a ratio reads it: fg_cell_value, NAN when stale. */
 double fg_fresh_value(const fg_model *m, int d, int x, int s, pc_metric k);
+/* The best value of metric k in column x of device row d (lowest time or memory, highest
+ * throughput) over the systems other than ours, and with skip_ours_marked over those not marked
+ * ours; stale cells left out; for time, a system with a log there but no bar counts too. NAN
+ * when none has one. */
+double fg_best_other(const fg_model *m, int d, int x, pc_metric k, int skip_ours_marked);
+/* v against best as every ratio reads: best / v for time and memory, v / best for throughput
+ * (> 1: v is the better); NAN when either is missing. */
+double fg_ratio_to(pc_metric k, double v, double best);
 
 /* The note on a figure drawn from CPU-mode logs, or on one without any log ("no logs of
  * experiment E yet"), else "" (cap: 160 holds it). */

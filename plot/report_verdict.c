@@ -10,18 +10,11 @@
 #define RP_CLAIM_HOLDS 0.8
 
 /* System s's ratio to the best baseline in column x of device row d for metric k (best / it
- * for time and memory, it / best for throughput), or NAN. Baselines: the figure's systems not
- * marked ours (FlashTensor (artifact) and ours (CUDA C) are neither's baseline); stale logs
- * count for nobody. */
+ * for time and memory, it / best for throughput), or NAN. Baselines: every system with a log
+ * there but those marked ours (FlashTensor (artifact) and ours (CUDA C) are neither's
+ * baseline), a system without a bar in the figure included; stale logs count for nobody. */
 static double baseline_ratio(const fg_model *m, int d, int x, int s, pc_metric k) {
-  double v = fg_fresh_value(m, d, x, s, k), best = NAN;
-  for (int b = 0; b < m->nsys; b++) {
-    if (fg_sys_item(m, b)->ours) continue;
-    double w = fg_fresh_value(m, d, x, b, k);
-    if (!isnan(w) && (isnan(best) || (k == MET_TFLOPS ? w > best : w < best))) best = w;
-  }
-  if (isnan(v) || isnan(best)) return NAN;
-  return k == MET_TFLOPS ? v / best : best / v;
+  return fg_ratio_to(k, fg_fresh_value(m, d, x, s, k), fg_best_other(m, d, x, k, 1));
 }
 
 /* The geometric mean of baseline_ratio over device row d's columns; *n the columns counted. */
