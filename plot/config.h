@@ -1,13 +1,14 @@
 /* config: the `plot:` section of a figure's experiment.yaml, read with the kit's one YAML
- * loader (common/yamlnode.h).
+ * loader (common/yamlnode.h) over the file's shared model (common/expmodel.h: its registered
+ * devices, workloads and systems, a system's ours and expected, the experiments' log:).
  *
  *   plot:
  *     figure: fig12      # name stored in the table (default: the file's figure:, else the folder name)
  *     defaults: {experiment: kernel, workload: h2o, seqlen: 4096}  # other keys: cell keys
- *     devices:   [{name: a100, label: A100}, ...]          # row order
- *     workloads: [{name: kf, label: KeyFormer, aliases: [keyformer]}, ...]
- *     systems:   [{name: fused, label: FlashTensor, aliases: [our], ours: true,
- *                  expected: true}, ...]  # bar order; ours last; colours: plot/systems.yaml
+ *     devices:   [a100, h100, h200]   # row order (default: the file's devices:)
+ *     workloads: [h2o, kf]            # column order (default: the file's workloads:)
+ *     systems:   [torch, fused]       # bar order, ours last (default: the file's systems:)
+ *     # names only: labels, aliases and colours are common/registry.yaml's (registry.h)
  *     figures:
  *       - {name: fig12_kernel, kind: grid, experiment: kernel, ymax: 30, ytics: 10,
  *          ylabel: "Execution Time (ms)"}
@@ -51,8 +52,8 @@ typedef struct {
   char label[PC_LABEL];
   char aliases[PC_MAX_ALIASES][PT_NAME];
   int naliases;
-  /* systems only: the colour, 0xRRGGBB: the system's row in plot/systems.yaml (palette 1), or
-   * a fallback colour no other system of the plot has (palette 0); never the plot's own */
+  /* systems only: the colour, 0xRRGGBB: the system's row in common/registry.yaml (palette 1),
+   * or a fallback colour no other system of the plot has (palette 0); never the plot's own */
   unsigned color;
   int has_color;
   int palette;
@@ -157,7 +158,7 @@ typedef struct {
   int nclaims;
   int claim_system;      /* index into systems of the system the claims are of, -1 when none */
   int claim_device;      /* the paper's GPU (index into devices): its claims stand for the others */
-  char palette[PT_PATH]; /* the plot/systems.yaml the colours come from ("" when none) */
+  char registry[PT_PATH]; /* the common/registry.yaml of labels and colours ("" when none) */
 } pc_config;
 
 /* Loads path's plot: section and the log name of the experiments it draws. Returns 0, or -1
@@ -172,12 +173,6 @@ rd_opts pc_reader_opts(const pc_config *c);
  * newest). Returns 1 when read, 0 when dir does not exist, -1 (said on stderr) when it cannot be
  * read. */
 int pc_read_logs(const pc_config *c, const char *dir, int latest, pt_table *t, rd_issues *is);
-
-/* The palette (plot/systems.yaml: one colour per system in every figure) for the experiment
- * file at config: the one of the repository holding it (the nearest folder above with
- * .repro-root), else the one beside the templates repro-plot was built with. Returns 0 with
- * its path in out, or -1 when there is none (every system then gets a fallback colour). */
-int pc_palette_path(const char *config, char *out, size_t cap);
 
 /* Index of name (or of an item aliasing it) in a list, or -1. */
 int pc_find(const pc_item *items, int n, const char *name);

@@ -1,6 +1,7 @@
-/* config_load: loads the `plot:` section of experiment.yaml (pc_load, config.h): its keys in
- * order, its defaults, and the log name templates of the experiments it draws; figures:, the
- * palette and paper:/stale:/claims: through config_figures.c, config_systems.c and
+/* config_load: loads the `plot:` section of experiment.yaml (pc_load, config.h) over the file's
+ * shared model (common/expmodel.h): its keys in order, its defaults, and the log name templates
+ * of the experiments it draws; figures:, the rows, columns and bars (names dressed from
+ * common/registry.yaml) and paper:/stale:/claims: through config_figures.c, config_systems.c and
  * config_extras.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ static int load_defaults(ycx *y, const ynode *n, pc_config *c) {
   return 0;
 }
 
-static int load_plot(ycx *y, const ynode *n, pc_config *c) {
+static int load_plot(ycx *y, const ynode *n, const xm_model *m, pc_config *c) {
   if (pcy_want(y, n, Y_MAP, "plot")) return -1;
   const ynode *k, *v;
   FOR_PAIRS(n, k, v) {
@@ -57,11 +58,11 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
     else if (!strcmp(key, "defaults"))
       rc = load_defaults(y, v, c);
     else if (!strcmp(key, "devices"))
-      rc = pcy_list(y, v, c->devices, &c->ndevices, 0, "devices");
+      rc = pcy_names(y, v, c->devices, &c->ndevices, "devices");
     else if (!strcmp(key, "workloads"))
-      rc = pcy_list(y, v, c->workloads, &c->nworkloads, 0, "workloads");
+      rc = pcy_names(y, v, c->workloads, &c->nworkloads, "workloads");
     else if (!strcmp(key, "systems"))
-      rc = pcy_list(y, v, c->systems, &c->nsystems, 1, "systems");
+      rc = pcy_names(y, v, c->systems, &c->nsystems, "systems");
     else if (!strcmp(key, "figures")) {
       if (pcy_want(y, v, Y_SEQ, "figures")) return -1;
       const ynode *f;
@@ -86,8 +87,11 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
                   key);
     if (rc) return -1;
   }
+  if (pcy_default_names(y, m, c) || pcy_dress(y, c->path, m, n, c)) return -1;
   if (!c->ndevices || !c->nsystems || !c->nfigures)
-    return yerr(y, n, "plot needs devices, systems and figures");
+    return yerr(y, n,
+                "plot needs devices, systems (its own lists, else the file's devices: and "
+                "systems:) and figures");
   /* names of systems and figures, now that all are loaded: bars first, then the panels */
   const ynode *figs = y_get(n, "figures");
   for (int f = 0; f < c->nfigures; f++)
@@ -110,16 +114,16 @@ static int load_plot(ycx *y, const ynode *n, pc_config *c) {
 }
 
 /* The `log:` template of experiment name (the runner checks the rest of the experiment). */
-static const ynode *experiment_log(ycx *y, const ynode *exps, const char *name, const ynode *at) {
-  const ynode *e = y_get(exps, name);
+static const ynode *experiment_log(ycx *y, const xm_model *m, const char *name, const ynode *at) {
+  const xm_experiment *e = xm_find_experiment(m, name);
   if (!e) {
     yerr(y, at, "experiment '%s' is not under experiments: (the plot draws the logs it names)",
          name);
     return NULL;
   }
-  const ynode *log = y_get(e, "log");
+  const ynode *log = e->log;
   if (!log || log->type != Y_SCALAR) {
-    yerr(y, log ? log : e, "experiments.%s.log: expected the log file name template", name);
+    yerr(y, log ? log : e->node, "experiments.%s.log: expected the log file name template", name);
     return NULL;
   }
   return log;
@@ -138,27 +142,28 @@ static int check_log_template(ycx *y, const ynode *log, char *dst, size_t cap) {
 /* One log folder is read with the `log:` templates of the experiments the figures draw (every
  * experiment when a figure names none; a speedup figure draws its panels' experiments). They
  * agree, or each holds {experiment}, so a file name says whose template reads it. */
-static int load_log_name(ycx *y, const ynode *root, const ynode *plot, pc_config *c) {
-  const ynode *exps = y_get(root, "experiments"), *first = NULL;
+static int load_log_name(ycx *y, const ynode *root, const xm_model *m, const ynode *plot,
+                         pc_config *c) {
+  const ynode *first = NULL;
   const char *first_exp = NULL;
-  if (!exps || exps->type != Y_MAP || exps->n == 0)
-    return yerr(y, exps ? exps : root,
+  if (m->nexps == 0)
+    return yerr(y, y_get(root, "experiments") ? y_get(root, "experiments") : root,
                 "expected an 'experiments:' mapping: the plot takes the log "
                 "file name from experiments.NAME.log");
   int differ = 0;
-  for (int i = 0; i < exps->n; i++) {
-    const char *name = exps->items[2 * i]->str;
+  for (int i = 0; i < m->nexps; i++) {
+    const char *name = m->exps[i].name;
     int drawn = 0;
     for (int f = 0; f < c->nfigures; f++)
       drawn |= c->figures[f].kind != FIG_SPEEDUP &&
                (!c->figures[f].experiment[0] || !strcmp(c->figures[f].experiment, name));
     if (!drawn) continue;
-    const ynode *log = experiment_log(y, exps, name, exps->items[2 * i]);
+    const ynode *log = experiment_log(y, m, name, m->exps[i].at);
     if (!log) return -1;
     if (c->nlog_names == RD_MAX_TEMPLATES)
       return yerr(y, log, "the plot draws more than %d experiments", RD_MAX_TEMPLATES);
     if (check_log_template(y, log, c->log_names[c->nlog_names], sizeof c->log_names[0]) ||
-        pcy_name(y, exps->items[2 * i], c->log_exps[c->nlog_names], "experiment name"))
+        pcy_name(y, m->exps[i].at, c->log_exps[c->nlog_names], "experiment name"))
       return -1;
     c->nlog_names++;
     if (!first) {
@@ -179,7 +184,7 @@ static int load_log_name(ycx *y, const ynode *root, const ynode *plot, pc_config
   const ynode *figs = y_get(plot, "figures"); /* load_plot checked: a list of c->nfigures */
   for (int f = 0; f < c->nfigures; f++)
     if (c->figures[f].experiment[0] &&
-        !experiment_log(y, exps, c->figures[f].experiment, y_get(figs->items[f], "experiment")))
+        !experiment_log(y, m, c->figures[f].experiment, y_get(figs->items[f], "experiment")))
       return -1;
   if (!first) return yerr(y, plot, "the plot draws no experiment of this file");
   return check_log_template(y, first, c->log_name, sizeof c->log_name);
@@ -216,15 +221,15 @@ int pc_load_msg(const char *path, pc_config *c, char **msg) {
   snprintf(c->path, sizeof c->path, "%s", path);
   ycx y = {0};
   ynode *root = y_load_file(path, &y.err);
+  xm_model m = {0};
   int rc = -1;
-  if (!root) goto out;
+  if (!root || xm_load(&y.err, root, &m)) goto out;
   const ynode *plot = y_get(root, "plot");
   if (!plot) {
     yerr(&y, root, "no top-level plot: section");
     goto out;
   }
-  if (load_plot(&y, plot, c) || load_log_name(&y, root, plot, c)) goto out;
-  if (pcy_colors(&y, path, c)) goto out;
+  if (load_plot(&y, plot, &m, c) || load_log_name(&y, root, &m, plot, c)) goto out;
   /* the figure's name: plot.figure, else the file's own figure:, else the folder's name */
   const ynode *fig = y_get(root, "figure");
   if (!c->figure[0] && fig && pcy_name(&y, fig, c->figure, "figure")) goto out;
@@ -232,6 +237,7 @@ int pc_load_msg(const char *path, pc_config *c, char **msg) {
   rc = 0;
 out:
   *msg = y.err.msg;
+  xm_free(&m);
   y_free(root);
   return rc;
 }

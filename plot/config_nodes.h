@@ -36,9 +36,6 @@ int pcy_bool(ycx *y, const ynode *n, int *dst, const char *what);
 int pcy_color(ycx *y, const ynode *n, unsigned *dst);
 /* An error unless n is of type t. */
 int pcy_want(ycx *y, const ynode *n, ytype t, const char *what);
-/* A list of items {name, label, aliases (systems: ours, expected)} appended to items[*count];
- * a name or alias listed twice is an error. */
-int pcy_list(ycx *y, const ynode *n, pc_item *items, int *count, int is_system, const char *what);
 /* The metrics' names in the YAML, by pc_metric: ms, tflops, mib, speedup. */
 extern const char *const pcy_metric_names[MET_COUNT];
 

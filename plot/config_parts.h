@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "config_nodes.h"
+#include "expmodel.h"
 
 /* ---- config_figures.c: plot: figures: ---- */
 
@@ -16,10 +17,15 @@ int pcy_figure(ycx *y, const ynode *n, pc_figure *f);
 int pcy_resolve_systems(ycx *y, const ynode *n, const pc_config *c, pc_figure *f);
 int pcy_resolve_panels(ycx *y, const ynode *n, const pc_config *c, pc_figure *f);
 
-/* ---- config_systems.c: plot/systems.yaml ---- */
+/* ---- config_systems.c: the rows, columns and bars, dressed from common/registry.yaml ---- */
 
-/* The systems' colours: their rows in the palette of the experiment file at path. */
-int pcy_colors(ycx *y, const char *path, pc_config *c);
+/* A list of names (devices, workloads or systems: no mapping) appended to items[*count]. */
+int pcy_names(ycx *y, const ynode *n, pc_item *items, int *count, const char *what);
+/* The devices, workloads and systems the plot: section does not list: the file's (m). */
+int pcy_default_names(ycx *y, const xm_model *m, pc_config *c);
+/* Every item's label and aliases from the registry of the experiment file at path, a system's
+ * colour too, and its ours and expected from m (at: where an error points). */
+int pcy_dress(ycx *y, const char *path, const xm_model *m, const ynode *at, pc_config *c);
 
 /* ---- config_extras.c: plot: paper:, stale: and claims: (n: NULL when absent) ---- */
 

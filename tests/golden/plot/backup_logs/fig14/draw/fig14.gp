@@ -22,12 +22,12 @@ pw = 3.2500
 ph = 1.2000
 note_h = 0.000
 array rowlabel[2] = ["H100", "H200"]
-array syslabel[12] = ["PyTorch", "Inductor", "SDPA-Flash", "FlashAttention-2", "FlashAttention-3", "SDPA-cuDNN", "FlexAttention", "FlashInfer", "TensorRT", "CUDA eager (ours)", "FlashTensor (artifact)", "ours (CUDA C)"]
+array syslabel[12] = ["PyTorch", "Inductor", "SDPA flash", "FlashAttention-2", "FlashAttention-3", "SDPA cuDNN", "FlexAttention", "FlashInfer", "TensorRT", "CUDA eager (ours)", "FlashTensor (artifact)", "ours (CUDA C)"]
 array sysname[12] = ["torch", "inductor", "sdpa-flash", "fa2", "fa3", "sdpa-cudnn", "flex", "flashinfer", "tensorrt", "unfused", "flashtensor", "fused"]
 array syscolor[12] = [29362, 15113984, 2263091, 9197131, 16234194, 15632486, 3351176, 11154295, 15787074, 10066329, 2236962, 14034728]
 legend_cols = 3
 legend_rows = 4
-array legend_text[12] = ["(A) PyTorch", "(B) Inductor", "(C) SDPA-Flash", "(D) FlashAttention-2", "(E) FlashAttention-3", "(F) SDPA-cuDNN", "(G) FlexAttention", "(H) FlashInfer", "(I) TensorRT", "(J) CUDA eager (ours)", "(K) FlashTensor (artifact)", "(L) ours (CUDA C)"]
+array legend_text[12] = ["(A) PyTorch", "(B) Inductor", "(C) SDPA flash", "(D) FlashAttention-2", "(E) FlashAttention-3", "(F) SDPA cuDNN", "(G) FlexAttention", "(H) FlashInfer", "(I) TensorRT", "(J) CUDA eager (ours)", "(K) FlashTensor (artifact)", "(L) ours (CUDA C)"]
 ratio_text = "red: speedup of ours (CUDA C) = the fastest other logged system's time / its time (> 1: it is faster)"
 array collabel[2] = ["Attn", "Gemma2"]
 array panel_ymax[4] = [2, 2, 2, 2]

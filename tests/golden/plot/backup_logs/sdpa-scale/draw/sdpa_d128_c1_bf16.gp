@@ -2,7 +2,7 @@
 outbase = "sdpa_d128_c1_bf16"
 datafile = "sdpa_d128_c1_bf16.dat"
 formats = "pdf png svg"
-title_text = ""
+title_text = "B16 H96 S4096"
 ylabel_text = "D=128 causal bf16 (ms)"
 note_text = ""
 nrows = 2
@@ -22,14 +22,14 @@ pw = 6.5000
 ph = 1.2000
 note_h = 0.000
 array rowlabel[2] = ["H100", "H200"]
-array syslabel[9] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashAttention-3", "FlashCore Triton", "unfused (ours)", "fused (ours)"]
+array syslabel[9] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashAttention-3", "FlashCore Triton", "CUDA eager (ours)", "ours (CUDA C)"]
 array sysname[9] = ["sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-compiled", "flex", "fa3", "flashcore-triton", "unfused", "fused"]
 array syscolor[9] = [2263091, 15632486, 7842525, 9725885, 3351176, 16234194, 12307507, 10066329, 14034728]
 legend_cols = 2
 legend_rows = 5
-array legend_text[9] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashAttention-3", "(G) FlashCore Triton", "(H) unfused (ours)", "(I) fused (ours)"]
-ratio_text = "red: speedup of fused (ours) = the fastest other logged system's time / its time (> 1: it is faster)"
-array collabel[1] = ["B16 H96 S4096"]
+array legend_text[9] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashAttention-3", "(G) FlashCore Triton", "(H) CUDA eager (ours)", "(I) ours (CUDA C)"]
+ratio_text = "red: speedup of ours (CUDA C) = the fastest other logged system's time / its time (> 1: it is faster)"
+array collabel[1] = ["Attn"]
 array panel_ymax[2] = [50, 50]
 array panel_step[2] = [10, 10]
 # ---- template grid.gp ----

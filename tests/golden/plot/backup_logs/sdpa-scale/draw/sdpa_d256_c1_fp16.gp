@@ -2,7 +2,7 @@
 outbase = "sdpa_d256_c1_fp16"
 datafile = "sdpa_d256_c1_fp16.dat"
 formats = "pdf png svg"
-title_text = ""
+title_text = "B16 H96 S4096"
 ylabel_text = "D=256 causal fp16 (ms)"
 note_text = ""
 nrows = 2
@@ -22,14 +22,14 @@ pw = 6.5000
 ph = 1.2000
 note_h = 0.000
 array rowlabel[2] = ["H100", "H200"]
-array syslabel[11] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashAttention-3", "FlashAttention-2", "FlashInfer", "FlashCore Triton", "unfused (ours)", "fused (ours)"]
+array syslabel[11] = ["SDPA flash", "SDPA cuDNN", "SDPA efficient", "SDPA compiled", "FlexAttention", "FlashAttention-3", "FlashAttention-2", "FlashInfer", "FlashCore Triton", "CUDA eager (ours)", "ours (CUDA C)"]
 array sysname[11] = ["sdpa-flash", "sdpa-cudnn", "sdpa-efficient", "sdpa-compiled", "flex", "fa3", "fa2", "flashinfer", "flashcore-triton", "unfused", "fused"]
 array syscolor[11] = [2263091, 15632486, 7842525, 9725885, 3351176, 16234194, 9197131, 11154295, 12307507, 10066329, 14034728]
 legend_cols = 2
 legend_rows = 6
-array legend_text[11] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashAttention-3", "(G) FlashAttention-2", "(H) FlashInfer", "(I) FlashCore Triton", "(J) unfused (ours)", "(K) fused (ours)"]
-ratio_text = "red: speedup of fused (ours) = the fastest other logged system's time / its time (> 1: it is faster)"
-array collabel[1] = ["B16 H96 S4096"]
+array legend_text[11] = ["(A) SDPA flash", "(B) SDPA cuDNN", "(C) SDPA efficient", "(D) SDPA compiled", "(E) FlexAttention", "(F) FlashAttention-3", "(G) FlashAttention-2", "(H) FlashInfer", "(I) FlashCore Triton", "(J) CUDA eager (ours)", "(K) ours (CUDA C)"]
+ratio_text = "red: speedup of ours (CUDA C) = the fastest other logged system's time / its time (> 1: it is faster)"
+array collabel[1] = ["Attn"]
 array panel_ymax[2] = [120, 120]
 array panel_step[2] = [20, 20]
 # ---- template grid.gp ----

@@ -2,7 +2,7 @@
 outbase = "sdpa_gemma2_d256_c1_fp16"
 datafile = "sdpa_gemma2_d256_c1_fp16.dat"
 formats = "pdf png svg"
-title_text = ""
+title_text = "B16 H96 S4096"
 ylabel_text = "Gemma2 D=256 causal fp16 (ms)"
 note_text = ""
 nrows = 2
@@ -22,14 +22,14 @@ pw = 6.5000
 ph = 1.2000
 note_h = 0.000
 array rowlabel[2] = ["H100", "H200"]
-array syslabel[5] = ["FlexAttention", "FlashAttention-2", "FlashInfer", "unfused (ours)", "fused (ours)"]
+array syslabel[5] = ["FlexAttention", "FlashAttention-2", "FlashInfer", "CUDA eager (ours)", "ours (CUDA C)"]
 array sysname[5] = ["flex", "fa2", "flashinfer", "unfused", "fused"]
 array syscolor[5] = [3351176, 9197131, 11154295, 10066329, 14034728]
 legend_cols = 2
 legend_rows = 3
-array legend_text[5] = ["(A) FlexAttention", "(B) FlashAttention-2", "(C) FlashInfer", "(D) unfused (ours)", "(E) fused (ours)"]
-ratio_text = "red: speedup of fused (ours) = the fastest other logged system's time / its time (> 1: it is faster)"
-array collabel[1] = ["Gemma2 B16 H96 S4096"]
+array legend_text[5] = ["(A) FlexAttention", "(B) FlashAttention-2", "(C) FlashInfer", "(D) CUDA eager (ours)", "(E) ours (CUDA C)"]
+ratio_text = "red: speedup of ours (CUDA C) = the fastest other logged system's time / its time (> 1: it is faster)"
+array collabel[1] = ["Gemma2"]
 array panel_ymax[2] = [100, 100]
 array panel_step[2] = [20, 20]
 # ---- template grid.gp ----

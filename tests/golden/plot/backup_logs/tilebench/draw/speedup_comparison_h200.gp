@@ -25,7 +25,7 @@ legend_cols = 3
 legend_rows = 4
 array rowlabel[3] = ["", "", ""]
 array legend_name[11] = ["sdpa-flash", "sdpa-cudnn", "flex", "tilelang", "cutedsl", "fa3", "cublas", "mma", "unfused", "wgmma", "fused"]
-array legend_text[11] = ["SDPA flash", "SDPA cuDNN", "FlexAttention", "TileLang (CUDA)", "TileLang (CuTeDSL)", "FlashAttention-3", "cuBLAS", "mma sm_80 (ours)", "unfused (ours)", "wgmma sm_90a (ours)", "fused (ours)"]
+array legend_text[11] = ["SDPA flash", "SDPA cuDNN", "FlexAttention", "TileLang (CUDA)", "TileLang (CuTeDSL)", "FlashAttention-3", "cuBLAS", "mma sm_80 (ours)", "CUDA eager (ours)", "wgmma sm_90a (ours)", "ours (CUDA C)"]
 array legend_color[11] = [2263091, 15632486, 3351176, 15654280, 3390446, 16234194, 7780608, 6697779, 10066329, 15610743, 14034728]
 array legend_ours[11] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1]
 array panel_lo[3] = [0.01, 0.1, 0.1]
@@ -36,7 +36,7 @@ array panel_ng[3] = [9, 6, 19]
 array panel_g0[3] = [0, 9, 15]
 array panel_barw[3] = [0.16, 0.1, 0.2]
 array panel_ref[3] = [1, 1, 1]
-array panel_title[3] = ["GEMM: speedup = PyTorch (torch.matmul)'s time / each system's (> 1: faster)", "MHA: speedup = PyTorch (naive)'s time / each system's (> 1: faster)", "NSA: speedup = PyTorch (naive)'s time / each system's (> 1: faster)"]
+array panel_title[3] = ["GEMM: speedup = PyTorch (torch.matmul)'s time / each system's (> 1: faster)", "MHA: speedup = PyTorch's time / each system's (> 1: faster)", "NSA: speedup = PyTorch's time / each system's (> 1: faster)"]
 array panel_xlabel[3] = ["problem size", "problem size (every case: B8 D128)", "problem size (every case: B2 H16)"]
 array grouplabel[34] = ["1024x1024x1024 bf16", "1024x1024x1024 fp16", "1024x1024x1024 fp32", "4096x4096x4096 bf16", "4096x4096x4096 fp16", "4096x4096x4096 fp32", "8192x8192x8192 bf16", "8192x8192x8192 fp16", "8192x8192x8192 fp32", "H32 S1024 causal=0", "H32 S1024 causal=1", "H32 S4096 causal=0", "H32 S4096 causal=1", "H128 S4096 causal=0", "H128 S4096 causal=1", "S256 D64 bs32 g1 sel4", "S256 D64 bs32 g4 sel4", "S256 D64 bs64 g1 sel2", "S256 D64 bs64 g4 sel2", "S512 D64 bs32 g1 sel4", "S512 D64 bs32 g1 sel8", "S512 D64 bs32 g4 sel4", "S512 D64 bs64 g1 sel2", "S512 D64 bs64 g4 sel2", "S1024 D32 bs32 g16 sel1", "S1024 D64 bs32 g1 sel4", "S1024 D64 bs32 g4 sel4", "S1024 D64 bs64 g1 sel2", "S1024 D64 bs64 g4 sel2", "S2048 D64 bs32 g1 sel4", "S2048 D64 bs32 g4 sel4", "S2048 D64 bs64 g1 sel2", "S2048 D64 bs64 g4 sel2", "S4096 D32 bs32 g16 sel1"]
 # ---- template bars.gp ----
