@@ -60,18 +60,28 @@ int pcy_default_names(ycx *y, const xm_model *m, pc_config *c) {
              : 0;
 }
 
-/* An item's label and aliases from its registry row (NULL: its name, no aliases). Another
- * item of the list named by one of them is an error: a log's name must say whose it is. */
-static int dress_item(ycx *y, const rg_row *row, pc_item *items, int i, const ynode *at) {
+/* Item i's label and aliases from its registry row rows[i] (NULL: its name, no aliases). Two
+ * items of one row are an error: a log's name must say whose it is. */
+static int dress_item(ycx *y, const rg_row *const *rows, pc_item *items, int i, const ynode *at) {
   pc_item *it = &items[i];
+  const rg_row *row = rows[i];
   snprintf(it->label, sizeof it->label, "%s", row ? row->label : it->name);
   for (int a = 0; row && a < row->naliases && a < PC_MAX_ALIASES; a++)
     snprintf(it->aliases[it->naliases++], PT_NAME, "%.*s", PT_NAME - 1, row->aliases[a]);
-  for (int o = 0; o < i; o++)
-    for (int a = 0; a < it->naliases; a++)
-      if (!strcmp(items[o].name, it->aliases[a]))
-        return yerr(y, at, "%s and %s are one row of common/registry.yaml (%s is an alias)",
-                    items[o].name, it->name, it->aliases[a]);
+  for (int o = 0; row && o < i; o++)
+    if (rows[o] == row)
+      return yerr(y, at, "%s and %s are one row of common/registry.yaml (%s is an alias)",
+                  items[o].name, it->name, strcmp(row->name, it->name) ? it->name : items[o].name);
+  return 0;
+}
+
+/* Every item of a list dressed from its section of the registry. */
+static int dress_list(ycx *y, const rg_section *sec, pc_item *items, int n, const ynode *at) {
+  const rg_row *rows[PC_MAX_ITEMS];
+  for (int i = 0; i < n; i++) {
+    rows[i] = rg_find(sec, items[i].name);
+    if (dress_item(y, rows, items, i, at)) return -1;
+  }
   return 0;
 }
 
@@ -105,16 +115,12 @@ static void dress_system(const rg_row *row, const xm_model *m, pc_item *it) {
 
 static int dress_all(ycx *y, const rg_registry *r, const xm_model *m, const ynode *at,
                      pc_config *c) {
-  for (int d = 0; d < c->ndevices; d++)
-    if (dress_item(y, rg_find(&r->devices, c->devices[d].name), c->devices, d, at)) return -1;
-  for (int w = 0; w < c->nworkloads; w++)
-    if (dress_item(y, rg_find(&r->workloads, c->workloads[w].name), c->workloads, w, at))
-      return -1;
-  for (int s = 0; s < c->nsystems; s++) {
-    const rg_row *row = rg_find(&r->systems, c->systems[s].name);
-    if (dress_item(y, row, c->systems, s, at)) return -1;
-    dress_system(row, m, &c->systems[s]);
-  }
+  if (dress_list(y, &r->devices, c->devices, c->ndevices, at) ||
+      dress_list(y, &r->workloads, c->workloads, c->nworkloads, at) ||
+      dress_list(y, &r->systems, c->systems, c->nsystems, at))
+    return -1;
+  for (int s = 0; s < c->nsystems; s++)
+    dress_system(rg_find(&r->systems, c->systems[s].name), m, &c->systems[s]);
   fallback_colour(c);
   return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef RUNNER_CONFIG_H
 #define RUNNER_CONFIG_H
 
+#include "expmodel.h"
 #include "util.h"
 #include "yamlnode.h"
 
@@ -85,6 +86,7 @@ typedef struct {
   experiment *exps;
   const char *cases;     /* --cases NAME, or NULL (the 'default' list of named ones) */
   const paramlist *sets; /* repro-run --set NAME=VALUE (not owned; NULL: none) */
+  xm_model model;        /* the shared model: registered names, systems (common/expmodel.h) */
   ynode *tree;
 } expfile;
 

@@ -83,39 +83,25 @@ static void family_names(const familylist *fl, sbuf *out) {
   if (fl->n == 0) sb_add(out, "(none: no 'families:' defined)");
 }
 
+/* A systems: row (its keys checked by the shared model), its command its own or its family's. */
 static int load_system(ydoc_err *err, const ynode *k, const ynode *v, const familylist *fl,
                        system_def *out) {
-  static const char *const keys[] = {"command", "family", "absent", NULL};
-  const char *name;
-  if (y_name(err, k, "system name", &name) != 0) return -1;
-  if (y_expect(err, v, Y_MAP, "system") != 0) return -1;
-  if (y_check_keys(err, v, keys, "a system") != 0) return -1;
-  const ynode *cmd = y_get(v, "command"), *fam = y_get(v, "family"), *absent = y_get(v, "absent");
-  if (!!cmd + !!fam + !!absent != 1)
-    return y_error(err, v,
-                   "system '%s': expected exactly one of 'command' (a template), 'family' (the "
-                   "name of a shared template) or 'absent' (why it cannot run)",
-                   name);
-  const ynode *s = cmd ? cmd : fam ? fam : absent;
-  if (s->type != Y_SCALAR || !*s->str)
-    return y_error(err, s, "system '%s': expected a non-empty string", name);
-  if (fam) {
-    const family_def *f = family_find(fl, fam->str);
+  xm_system xs;
+  if (xm_parse_system(err, k, v, &xs) != 0) return -1;
+  if (xs.family) {
+    const family_def *f = family_find(fl, xs.family);
     if (!f) {
       sbuf names = {0};
       family_names(fl, &names);
-      y_error(err, fam, "system '%s': unknown family '%s': expected one of %s", name, fam->str,
-              names.s);
+      y_error(err, xs.run, "system '%s': unknown family '%s': expected one of %s", xs.name,
+              xs.family, names.s);
       sb_free(&names);
       return -1;
     }
-    *out = (system_def){.name = name, .command = f->tpl->str, .at = f->tpl};
+    *out = (system_def){.name = xs.name, .command = f->tpl->str, .at = f->tpl};
     return 0;
   }
-  *out = (system_def){.name = name,
-                      .command = cmd ? cmd->str : NULL,
-                      .absent = absent ? absent->str : NULL,
-                      .at = s};
+  *out = (system_def){.name = xs.name, .command = xs.command, .absent = xs.absent, .at = xs.run};
   return 0;
 }
 
@@ -185,8 +171,9 @@ static int check_template(ydoc_err *err, const experiment *e, const ynode *at, c
   return -1;
 }
 
-static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const ynode *root,
-                           const char *cases, int *named, ydoc_err *pending, experiment *e) {
+static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const expfile *f,
+                           int *named, ydoc_err *pending, experiment *e) {
+  const ynode *root = f->tree;
   static const char *const keys[] = {"log",    "time_limit", "axes",    "cases", "exclude",
                                      "params", "families",   "systems", NULL};
   if (y_name(err, k, "experiment name", &e->name) != 0) return -1;
@@ -206,9 +193,10 @@ static int load_experiment(ydoc_err *err, const ynode *k, const ynode *v, const 
                        "time_limit: expected seconds (e.g. 600) or H:MM:SS / MM:SS greater than 0, "
                        "found ",
                        tl->type == Y_SCALAR ? tl->str : y_type_name(tl->type), "");
-  if (cfg_load_axes(err, axes, e) != 0) return -1;
+  if (cfg_load_axes(err, axes, &f->model, e) != 0) return -1;
   const ynode *n;
-  if ((n = y_get(v, "cases")) && cfg_load_cases(err, n, cases, e, named, pending) != 0) return -1;
+  if ((n = y_get(v, "cases")) && cfg_load_cases(err, n, f->cases, e, named, pending) != 0)
+    return -1;
   if ((n = y_get(root, "defaults")) && cfg_load_params(err, n, "defaults", &e->params) != 0)
     return -1;
   if ((n = y_get(v, "params")) && cfg_load_params(err, n, "params", &e->params) != 0) return -1;
@@ -241,8 +229,8 @@ int expfile_load_buffer(const char *path, const char *data, size_t len, expfile 
 
 int expfile_load_buffer_cases(const char *path, const char *cases, const char *data, size_t len,
                               expfile *f, char **errmsg) {
-  static const char *const keys[] = {"figure",      "defaults", "families", "systems",
-                                     "experiments", "plot",     NULL};
+  static const char *const keys[] = {"figure",  "defaults",    "families", "systems",
+                                     "devices", "workloads",   "experiments", "plot", NULL};
   memset(f, 0, sizeof *f);
   ydoc_err err = {0}, pending = {0}; /* pending: a --cases list an experiment lacks */
   f->path = path_absolute(path);
@@ -252,7 +240,8 @@ int expfile_load_buffer_cases(const char *path, const char *cases, const char *d
   const ynode *root = f->tree, *n;
   if (y_check_keys(&err, root, keys, "the experiment file") != 0) goto fail;
   f->figure = path_basename(f->dir);
-  if ((n = y_get(root, "figure")) && y_name(&err, n, "figure", &f->figure) != 0) goto fail;
+  if (xm_load(&err, root, &f->model) != 0) goto fail;
+  if (f->model.figure) f->figure = f->model.figure;
   /* plot: belongs to the plotter; the runner only checks its shape. */
   if ((n = y_get(root, "plot")) && y_expect(&err, n, Y_MAP, "plot") != 0) goto fail;
   if ((n = y_get(root, "defaults")) && y_expect(&err, n, Y_MAP, "defaults") != 0) goto fail;
@@ -274,8 +263,8 @@ int expfile_load_buffer_cases(const char *path, const char *cases, const char *d
   pending.file = err.file;
   for (int i = 0; i < exps->n; i++) {
     f->nexps++;
-    if (load_experiment(&err, exps->items[2 * i], exps->items[2 * i + 1], root, cases, &named,
-                        &pending, &f->exps[i]) != 0)
+    if (load_experiment(&err, exps->items[2 * i], exps->items[2 * i + 1], f, &named, &pending,
+                        &f->exps[i]) != 0)
       goto fail;
     chosen += f->exps[i].cases.list && !f->exps[i].cases.none;
   }
@@ -321,6 +310,7 @@ void expfile_free(expfile *f) {
     free(e->systems);
   }
   free(f->exps);
+  xm_free(&f->model);
   y_free(f->tree);
   free(f->path);
   free(f->dir);

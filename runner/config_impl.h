@@ -23,8 +23,9 @@ int cfg_read_input(const char *path, char **data, size_t *len, char **err);
 
 /* ---- config_matrix.c ---- */
 
-/* axes: device and system required, integer axes may declare a range. */
-int cfg_load_axes(ydoc_err *err, const ynode *map, experiment *e);
+/* axes: device and system required, integer axes may declare a range; device, workload and
+ * system written `all` take the names m registers. */
+int cfg_load_axes(ydoc_err *err, const ynode *map, const xm_model *m, experiment *e);
 /* cases: a list, or named lists of which sel (NULL: 'default') is taken; *named set when the
  * lists are named; a list --cases names that e lacks leaves it without cells (*pending). */
 int cfg_load_cases(ydoc_err *err, const ynode *n, const char *sel, experiment *e, int *named,

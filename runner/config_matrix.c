@@ -39,12 +39,24 @@ static int load_range(ydoc_err *err, const ynode *r, const ynode *list, axis *a)
   return 0;
 }
 
-/* One axis: a name, a list of names, or {values: NAMES, range: [LO, HI]}. */
-static int load_axis(ydoc_err *err, const ynode *k, const ynode *v, axis *a) {
+/* `all`: every name the file registers for the axis, in order. */
+static int load_registered(ydoc_err *err, const ynode *v, const xm_model *m, axis *a) {
+  int cap = m->nsystems + m->devices.n + m->workloads.n;
+  const ynode **at = xcalloc((size_t)(cap ? cap : 1), sizeof *at);
+  int n = xm_registered(err, m, a->name, v, at, cap);
+  for (int i = 0; i < n; i++) sv_push(&a->values, at[i]->str);
+  free(at);
+  a->nlisted = a->values.n;
+  return n < 0 ? -1 : 0;
+}
+
+/* One axis: a name, a list of names, {values: NAMES, range: [LO, HI]}, or `all`. */
+static int load_axis(ydoc_err *err, const ynode *k, const ynode *v, const xm_model *m, axis *a) {
   static const char *const keys[] = {"values", "range", NULL};
   const ynode *list = v, *range = NULL;
   a->name = k->str;
   a->at = k;
+  if (xm_is_all(v)) return load_registered(err, v, m, a);
   if (v->type == Y_MAP) {
     if (y_check_keys(err, v, keys, "an axis") != 0) return -1;
     list = y_get(v, "values");
@@ -60,7 +72,7 @@ static int load_axis(ydoc_err *err, const ynode *k, const ynode *v, axis *a) {
   return range ? load_range(err, range, list, a) : 0;
 }
 
-int cfg_load_axes(ydoc_err *err, const ynode *map, experiment *e) {
+int cfg_load_axes(ydoc_err *err, const ynode *map, const xm_model *m, experiment *e) {
   if (y_expect(err, map, Y_MAP, "axes") != 0) return -1;
   e->naxes = map->n;
   e->axes = xcalloc((size_t)map->n, sizeof *e->axes);
@@ -71,7 +83,7 @@ int cfg_load_axes(ydoc_err *err, const ynode *map, experiment *e) {
       return cfg_error_q(err, k, "axis ", k->str, ": expected a name [a-z_][a-z0-9_]*");
     if (strcmp(k->str, "experiment") == 0 || strcmp(k->str, "figure") == 0)
       return y_error(err, k, "axis '%s': this name is reserved", k->str);
-    if (load_axis(err, k, map->items[2 * i + 1], &e->axes[i]) != 0) return -1;
+    if (load_axis(err, k, map->items[2 * i + 1], m, &e->axes[i]) != 0) return -1;
     if (strcmp(k->str, "device") == 0) e->device_axis = i;
     if (strcmp(k->str, "system") == 0) e->system_axis = i;
   }

@@ -165,14 +165,14 @@ done
 awk -F'\t' 'NR > 1 && ($1 == "diag" || $1 == "scale") && $7 == "ok" && $11 != "-" { print $2, $4, $5, $6, $11 }' "$tsv" \
   | sort -k1,1 -k2,2n -k4,4 -k3,3n | awk '!seen[$2 " " $3 " " $4]++' >"$out/h2o_diag_cache.dat"
 
-# The systems' colours have one home, plot/systems.yaml (a row `  NAME: {color: "#RRGGBB"...}`):
+# The systems' colours have one home, common/registry.yaml (a row `  NAME: {label: ..., color: "#RRGGBB"...}`):
 # the lines of inductor, torch and fused-k0, and ours (fused-diag, the bars: P1 solid, P4 hatched).
 color_of() { # SYSTEM
   local c
   c=$(awk -v name="$1" '$1 == name ":" && match($0, /color: *"#[0-9A-Fa-f]+"/) {
         c = substr($0, RSTART, RLENGTH); sub(/^color: *"/, "", c); sub(/"$/, "", c); print c; exit }' \
-    "$root/plot/systems.yaml")
-  [ -n "$c" ] || { echo "plot_diag.sh: no colour of $1 in $root/plot/systems.yaml" >&2; exit 1; }
+    "$root/common/registry.yaml")
+  [ -n "$c" ] || { echo "plot_diag.sh: no colour of $1 in $root/common/registry.yaml" >&2; exit 1; }
   printf '%s' "$c"
 }
 colors="c_ind = \"$(color_of inductor)\"; c_tor = \"$(color_of torch)\"; c_k0 = \"$(color_of fused-k0)\"; c_ours = \"$(color_of ours)\""
@@ -180,7 +180,7 @@ gp=$out/h2o_diag_k.gp
 {
   echo "# total = P1 + P4 against k at S = 4096 (plot_diag.sh); one panel per cache dtype"
   echo "devices = \"${devices//$'\n'/ }\""
-  echo "# the colours of plot/systems.yaml"
+  echo "# the colours of common/registry.yaml"
   echo "$colors"
   cat <<'EOF'
 do for [fmt in "png svg pdf"] {

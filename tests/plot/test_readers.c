@@ -697,68 +697,83 @@ static void test_walk(void) {
 }
 
 #define EXPS "experiments: {k: {log: \"{device}.log\"}, e: {log: \"e.{device}.log\"}}\n"
-/* a plot of one grid figure (experiment k) whose ours system s has the paper's times; line 7
- * follows */
-#define PAPER_PLOT                                                                     \
-  "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}, {name: x, aliases: [y]}]\n" \
-  "  systems: [{name: s, ours: true}]\n  figures: [{name: f, kind: grid, experiment: k}]\n"
+/* a plot of one grid figure (experiment k) whose ours system s has the paper's times; its
+ * workloads w and kf (whose alias keyformer common/registry.yaml gives); line 8 follows */
+#define PAPER_PLOT                                                                   \
+  "systems: {s: {command: \"run {system}\", ours: true}}\n"                          \
+  "plot:\n  devices: [a]\n  workloads: [w, kf]\n  systems: [s]\n"                    \
+  "  figures: [{name: f, kind: grid, experiment: k}]\n"
 static void test_config_errors(void) {
   /* each bad file and the start of the message it must give ("file:" is cut off) */
   const char *bad[][2] = {
-      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s, colour: red}]\n  figures: "
+      /* the plot: section names its rows, columns and bars; how they look is the registry's */
+      {EXPS "plot:\n  devices: [a]\n  systems: [{name: s, label: S}]\n  figures: "
             "[{name: f, kind: grid, experiment: k}]\n",
-       "4:23: unknown key \"colour\""},
-      {EXPS "plot:\n  devices: [{name: \"a;rm -rf\"}]\n  systems: [{name: s}]\n  figures: [{name: "
+       "4:13: systems: expected a name: how it is shown (label, aliases, colour) is its row in "
+       "common/registry.yaml"},
+      {EXPS "plot:\n  devices: [\"a;rm -rf\"]\n  systems: [s]\n  figures: [{name: "
             "f, kind: grid, experiment: k}]\n",
-       "3:20: expected name: a name"},
-      {EXPS "plot:\n  devices: [{name: a, label: \"x\\\" y\"}]\n  systems: [{name: s}]\n  figures: "
-            "[{name: f, kind: grid, experiment: k}]\n",
-       "3:30: expected label without quotes"},
-      {EXPS "plot:\n  devices: [{name: a}, {name: b, aliases: [a]}]\n  systems: [{name: s}]\n  "
+       "3:13: expected devices: a name"},
+      {EXPS "plot:\n  devices: [a, b, a]\n  systems: [s]\n  "
             "figures: [{name: f, kind: grid, experiment: k}]\n",
-       "3:24: devices \"b\" is listed twice"},
+       "3:19: devices: \"a\" is listed twice"},
+      /* two names of one registry row (kf, and its alias keyformer) */
+      {EXPS "plot:\n  devices: [a]\n  workloads: [kf, keyformer]\n  systems: [s]\n  "
+            "figures: [{name: f, kind: grid, experiment: k}]\n",
+       "3:3: kf and keyformer are one row of common/registry.yaml (keyformer is an alias)"},
+      /* ours and expected are the file's systems: row's */
+      {EXPS "systems: {s: {command: \"x {system}\", ours: yes}}\nplot:\n  devices: [a]\n  "
+            "figures: [{name: f, kind: grid, experiment: k}]\n",
+       "2:44: ours: expected true or false"},
+      {EXPS "systems: {s: {absent: \"no GPU\", expected: true}}\nplot:\n  devices: [a]\n  "
+            "figures: [{name: f, kind: grid, experiment: k}]\n",
+       "2:43: system 's': an absent system is never expected"},
+      /* no bars: neither the plot nor the file lists a system */
+      {EXPS "plot:\n  devices: [a]\n  figures: [{name: f, kind: grid, experiment: k}]\n",
+       "3:3: plot needs devices, systems (its own lists, else the file's devices: and systems:) "
+       "and figures"},
       {"plot: [1, 2\n", "2:1: YAML syntax error"},
       {"runner: {}\n", "1:1: no top-level plot: section"},
       {"a: 1\na: 2\nplot: {}\n", "2:1: duplicate key 'a'"},
       {"a: &x 1\nplot: {}\n", "1:4: anchors (&name) are not supported"},
       /* the log name comes from the experiment; a leftover copy is refused */
-      {EXPS "plot:\n  log_name: \"{device}.log\"\n  devices: [{name: a}]\n  systems: [{name: s}]\n "
+      {EXPS "plot:\n  log_name: \"{device}.log\"\n  devices: [a]\n  systems: [s]\n "
             " figures: [{name: f, kind: grid}]\n",
        "3:3: plot: log_name is not read"},
       /* two drawn experiments whose logs could not be told apart by one pattern */
-      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: "
+      {EXPS "plot:\n  devices: [a]\n  systems: [s]\n  figures: [{name: f, kind: "
             "grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n",
        "1:50: experiments 'e' and 'k' (line 1) have different log templates"},
-      {EXPS "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: "
+      {EXPS "plot:\n  devices: [a]\n  systems: [s]\n  figures: [{name: f, kind: "
             "grid, experiment: nope}]\n",
        "5:47: experiment 'nope' is not under experiments:"},
-      {"experiments: {k: {log: \"x.log\"}}\nplot:\n  devices: [{name: a}]\n  systems: [{name: "
-       "s}]\n  figures: [{name: f, kind: grid}]\n",
+      {"experiments: {k: {log: \"x.log\"}}\nplot:\n  devices: [a]\n  systems: [s]\n  "
+       "figures: [{name: f, kind: grid}]\n",
        "1:24: log: the plot needs {device}"},
-      {"plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n  figures: [{name: f, kind: "
+      {"plot:\n  devices: [a]\n  systems: [s]\n  figures: [{name: f, kind: "
        "grid}]\n",
        "1:1: expected an 'experiments:' mapping"},
       /* plot: paper: the paper's times of ours, EXPERIMENT: DEVICE: WORKLOAD: ms */
       {EXPS PAPER_PLOT "  paper: {k: {a: {w: abc}}}\n",
-       "7:22: paper: expected the paper's time of w in ms, a positive decimal number"},
-      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 0x10}}}\n", "7:22: paper: expected the paper's time"},
-      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 0}}}\n", "7:22: paper: expected the paper's time"},
-      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 1e999}}}\n", "7:22: paper: expected the paper's time"},
+       "8:22: paper: expected the paper's time of w in ms, a positive decimal number"},
+      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 0x10}}}\n", "8:22: paper: expected the paper's time"},
+      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 0}}}\n", "8:22: paper: expected the paper's time"},
+      {EXPS PAPER_PLOT "  paper: {k: {a: {w: 1e999}}}\n", "8:22: paper: expected the paper's time"},
       {EXPS PAPER_PLOT "  paper: {k: {b: {w: 1.3}}}\n",
-       "7:15: paper: device \"b\" is not in plot: devices"},
+       "8:15: paper: device \"b\" is not in plot: devices"},
       {EXPS PAPER_PLOT "  paper: {k: {a: {v: 1.3}}}\n",
-       "7:19: paper: workload \"v\" is not in plot: workloads"},
+       "8:19: paper: workload \"v\" is not in plot: workloads"},
       {EXPS PAPER_PLOT "  paper: {e: {a: {w: 1.3}}}\n",
-       "7:11: paper: experiment \"e\" is drawn by no grid figure"},
-      {EXPS PAPER_PLOT "  paper: {k: [1.3]}\n", "7:14: expected paper devices"},
-      {EXPS "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}]\n  systems: [{name: s}]\n"
+       "8:11: paper: experiment \"e\" is drawn by no grid figure"},
+      {EXPS PAPER_PLOT "  paper: {k: [1.3]}\n", "8:14: expected paper devices"},
+      {EXPS "plot:\n  devices: [a]\n  workloads: [w]\n  systems: [s]\n"
             "  figures: [{name: f, kind: grid, experiment: k}]\n  paper: {k: {a: {w: 1.3}}}\n",
        "7:10: paper: the paper's times are the ours system's"},
       /* a grid figure's one workload column: a plot workload, and not with x: columns */
-      {EXPS "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}]\n  systems: [{name: s}]\n"
+      {EXPS "plot:\n  devices: [a]\n  workloads: [w]\n  systems: [s]\n"
             "  figures: [{name: f, kind: grid, experiment: k, workload: v}]\n",
        "6:60: workload \"v\" is not in plot: workloads"},
-      {EXPS "plot:\n  devices: [{name: a}]\n  workloads: [{name: w}]\n  systems: [{name: s}]\n"
+      {EXPS "plot:\n  devices: [a]\n  workloads: [w]\n  systems: [s]\n"
             "  figures: [{name: f, kind: grid, experiment: k, workload: w, x: \"{seqlen}\"}]\n",
        "6:60: workload: only a grid or comparison figure of workload columns (no x:)"},
   };
@@ -783,7 +798,7 @@ static void test_config_errors(void) {
   FILE *f = fdopen(mkstemp(path), "w");
   fputs("experiments: {k: {log: \"{experiment}.{device}.log\"}, e: {log: "
         "\"{experiment}.{device}.log\"}}\n"
-        "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n"
+        "plot:\n  devices: [a]\n  systems: [s]\n"
         "  figures: [{name: f, kind: grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n",
         f);
   fclose(f);
@@ -798,7 +813,7 @@ static void test_config_errors(void) {
   f = fdopen(mkstemp(path2), "w");
   fputs("experiments: {k: {log: \"{experiment}.{device}.{m}.log\"}, e: {log: "
         "\"{experiment}.{device}.s{seqlen}.log\"}}\n"
-        "plot:\n  devices: [{name: a}]\n  systems: [{name: s}]\n"
+        "plot:\n  devices: [a]\n  systems: [s]\n"
         "  figures: [{name: f, kind: grid, experiment: k}, {name: g, kind: grid, experiment: e}]\n",
         f);
   fclose(f);
@@ -811,14 +826,14 @@ static void test_config_errors(void) {
   /* the paper's times: a workload by its alias, digits after the point as written */
   char path3[] = "/tmp/test_plot_yaml_XXXXXX";
   f = fdopen(mkstemp(path3), "w");
-  fputs(EXPS PAPER_PLOT "  paper: {k: {a: {w: 193.4, y: 1.300}}}\n", f);
+  fputs(EXPS PAPER_PLOT "  paper: {k: {a: {w: 193.4, keyformer: 1.300}}}\n", f);
   fclose(f);
   msg = NULL;
   int dw = 0, dx = 0;
   CHECK(pc_load_msg(path3, &c, &msg) == 0 && c.npaper == 1, "paper: loads: %s", msg ? msg : "");
   CHECK(pc_paper_ms(&c, "k", 0, 0, &dw) == 193.4 && dw == 1 &&
             pc_paper_ms(&c, "k", 0, 1, &dx) == 1.3 && dx == 3,
-        "paper: w 193.4 (1 digit), x (as y) 1.300 (3 digits): %d %d", dw, dx);
+        "paper: w 193.4 (1 digit), kf (as keyformer) 1.300 (3 digits): %d %d", dw, dx);
   CHECK(isnan(pc_paper_ms(&c, "e", 0, 0, NULL)) && isnan(pc_paper_ms(&c, "k", 1, 0, NULL)),
         "paper: none for another experiment or device");
   free(msg);

@@ -124,16 +124,15 @@ cat >"$fig/experiment.yaml" <<EOF
 figure: fullfig
 defaults: {wrapper: "$work/fill_then.sh", fs: "$work/runfs", pad: "$pad", mark: "$work/filled", count: "$work/count"}
 systems:
-  ref: {command: "{wrapper} {fs} {pad} {mark} {count} {bin}/attnvar --workload {workload} --system ref --device cpu --seqlen 128 --heads 2 --dim 32"}
+  ref: {command: "{wrapper} {fs} {pad} {mark} {count} {bin}/attnvar --workload {workload} --system ref --device cpu --seqlen 128 --heads 2 --dim 32", ours: true}
 experiments:
   kernel:
     log: "{experiment}.{device}.{workload}.{system}.log"
     time_limit: 60
     axes: {device: [h100], workload: [h2o], system: [ref]}
 plot:
-  devices: [{name: h100, label: H100}]
-  workloads: [{name: h2o, label: H2O}]
-  systems: [{name: ref, label: Ref, ours: true}]
+  devices: [h100]
+  workloads: [h2o]
   figures: [{name: fullfig_kernel, kind: grid, experiment: kernel, ylabel: "Time (ms)"}]
 EOF
 cd "$fig" || exit 1
