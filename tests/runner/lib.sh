@@ -28,7 +28,7 @@ scratch_repo() {
   mkdir -p "$study"
   touch "$repo/.repro-root"
   local d
-  for d in scripts plot tests clusters kernels; do ln -s "${src:?}/$d" "$repo/$d"; done
+  for d in common scripts plot tests clusters kernels; do ln -s "${src:?}/$d" "$repo/$d"; done
   if [ -n "${3:-}" ]; then ln -s "$3" "$repo/build"; fi
 }
 

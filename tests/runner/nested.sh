@@ -38,7 +38,7 @@ check "run_single kept the previous log" test -n "$(ls "$study"/ae_logs/../attem
 check_eq "plot exit" "$?" 0
 check "plot read both logs" grep -q "2 logs read from .*ae_logs (nested)" "$study/plot.txt"
 check "plot wrote the data" test -s "$work/figs/nested_kernel.dat"
-check "both systems drawn" grep -q "Ours" "$work/figs/nested_kernel.gp"
+check "both systems drawn" grep -q "^array sysname\[2\] = \[\"base\", \"ours\"\]" "$work/figs/nested_kernel.gp"
 
 # no marker above the folder: the wrapper and {root} say so
 lost=$(mktemp -d /tmp/repro-nested-XXXXXX)

@@ -2,8 +2,8 @@
 outbase = "sdpa_d64_c0_bf16"
 datafile = "sdpa_d64_c0_bf16.dat"
 formats = "pdf png svg"
-title_text = "B16 H96 S4096"
-ylabel_text = "D=64 non-causal bf16 (ms)"
+title_text = ""
+ylabel_text = "B16 H96 S4096 D=64 non-causal bf16 (ms)"
 note_text = ""
 nrows = 2
 ncols = 1

@@ -2,8 +2,8 @@
 outbase = "sdpa_d96_c1_fp16"
 datafile = "sdpa_d96_c1_fp16.dat"
 formats = "pdf png svg"
-title_text = "B16 H96 S4096"
-ylabel_text = "D=96 causal fp16 (ms)"
+title_text = ""
+ylabel_text = "B16 H96 S4096 D=96 causal fp16 (ms)"
 note_text = ""
 nrows = 2
 ncols = 1
