@@ -534,6 +534,68 @@ static void test_families(void) {
   expfile_free(&f);
 }
 
+/* Registered names: an axis written `all` takes the file's devices:, workloads: or systems:
+ * in order; ours and expected are a system's own keys (the plot's), no other. */
+static void test_registered_axes(void) {
+  const char *yaml = "devices: [d2, d1]\n"
+                     "workloads: [w1, w2]\n"
+                     "systems:\n"
+                     "  b: {command: \"/bin/echo b {workload}\", expected: false}\n"
+                     "  a: {command: \"/bin/echo a {workload}\", ours: true}\n"
+                     "  x: {absent: \"not here\"}\n"
+                     "experiments:\n"
+                     "  k: {log: \"{device}.{workload}.{system}.log\", time_limit: 10,\n"
+                     "      axes: {device: all, workload: all, system: all}}\n"
+                     "  e: {log: \"e.{device}.{workload}.{system}.log\", time_limit: 10,\n"
+                     "      axes: {device: [d1], workload: all, system: [a]}}\n";
+  expfile f;
+  cellset cs;
+  char *err = NULL;
+  CHECK(expfile_load_buffer("r.yaml", yaml, strlen(yaml), &f, &err) == 0);
+  if (err) {
+    fprintf(stderr, "%s\n", err);
+    free(err);
+    return;
+  }
+  const experiment *k = &f.exps[0];
+  CHECK(k->naxes == 3 && k->axes[0].values.n == 2 && k->axes[1].values.n == 2 &&
+        k->axes[2].values.n == 3);
+  CHECK_STR(k->axes[0].values.v[0], "d2");
+  CHECK_STR(k->axes[2].values.v[0], "b");
+  CHECK_STR(k->axes[2].values.v[2], "x");
+  CHECK(f.model.nsystems == 3 && !f.model.systems[0].expected && f.model.systems[1].ours &&
+        !f.model.systems[2].expected);
+  CHECK(expand(&f, NULL, NULL, 0, &cs, &err) == 0);
+  CHECK(cs.ncells == 2 * 2 * 3 + 2);
+  CHECK_STR(cs.cells[0].log, "d2.w1.b.log");
+  cellset_free(&cs);
+  expfile_free(&f);
+
+  const char *tail = "experiments:\n  k: {log: \"{device}.{system}.log\", time_limit: 10, ";
+  char buf[512];
+  snprintf(buf, sizeof buf, "systems: {s: {command: x}}\n%saxes: {device: all, system: [s]}}\n",
+           tail);
+  expect_yaml_error(buf, "e.yaml:3:68", "axis 'device': all: the file lists no devices", 0);
+  snprintf(buf, sizeof buf,
+           "devices: [d]\nsystems: {s: {command: x}}\n%saxes: {device: all, system: all, n: "
+           "all}}\n",
+           tail);
+  expect_yaml_error(buf, "e.yaml:4:89", "axis 'n': all: only the device, workload and system", 0);
+  snprintf(buf, sizeof buf, "devices: [d, d]\nsystems: {s: {command: x}}\n%saxes: {device: all}}\n",
+           tail);
+  expect_yaml_error(buf, "e.yaml:1:14", "devices: 'd' is listed twice", 0);
+  snprintf(buf, sizeof buf,
+           "devices: [d]\nsystems: {s: {command: x, ours: 1}}\n%saxes: {device: all, system: "
+           "all}}\n",
+           tail);
+  expect_yaml_error(buf, "e.yaml:2:33", "ours: expected true or false", 0);
+  snprintf(buf, sizeof buf,
+           "devices: [d]\nsystems: {s: {command: x, label: S}}\n%saxes: {device: all, system: "
+           "all}}\n",
+           tail);
+  expect_yaml_error(buf, "e.yaml:2:27", "unknown key 'label' in a system", 0);
+}
+
 static void write_text(const char *path, const char *text) {
   FILE *fp = fopen(path, "w");
   CHECK(fp != NULL);
@@ -984,6 +1046,7 @@ int main(int argc, char **argv) {
   test_exclusion_and_set();
   test_ranged_axis();
   test_families();
+  test_registered_axes();
   test_cases();
   test_case_replaces_param();
   test_cellog();
