@@ -143,8 +143,8 @@ int xm_registered(ydoc_err *err, const xm_model *m, const char *axis, const ynod
                    axis);
   if (n == 0) {
     const char *list = names == &m->devices ? "devices" : names ? "workloads" : "systems";
-    return y_error(err, v, "axis '%s': all: the file lists no %s (expected a top-level %s:)",
-                   axis, list, list);
+    return y_error(err, v, "axis '%s': all: the file lists no %s (expected a top-level %s:)", axis,
+                   list, list);
   }
   return n;
 }

@@ -23,7 +23,7 @@
 
 typedef struct {
   const char *name;
-  const ynode *at;                      /* its key */
+  const ynode *at;                       /* its key */
   const char *command, *family, *absent; /* exactly one is set */
   const ynode *run;                      /* the node of that one */
   int ours;                              /* the figures' own system (hatched, speedups) */

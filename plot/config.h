@@ -156,8 +156,8 @@ typedef struct {
   int nstale;
   pc_claim claims[PC_MAX_CLAIMS];
   int nclaims;
-  int claim_system;      /* index into systems of the system the claims are of, -1 when none */
-  int claim_device;      /* the paper's GPU (index into devices): its claims stand for the others */
+  int claim_system; /* index into systems of the system the claims are of, -1 when none */
+  int claim_device; /* the paper's GPU (index into devices): its claims stand for the others */
   char registry[PT_PATH]; /* the common/registry.yaml of labels and colours ("" when none) */
 } pc_config;
 

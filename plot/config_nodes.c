@@ -64,16 +64,6 @@ int pcy_bool(ycx *y, const ynode *n, int *dst, const char *what) {
   return yerr(y, n, "expected %s: true or false", what);
 }
 
-int pcy_color(ycx *y, const ynode *n, unsigned *dst) {
-  const char *s = pcy_scalar(n);
-  char *end;
-  if (!s || s[0] != '#' || strlen(s) != 7) return yerr(y, n, "expected color: \"#rrggbb\"");
-  unsigned long v = strtoul(s + 1, &end, 16);
-  if (*end) return yerr(y, n, "expected color: \"#rrggbb\"");
-  *dst = (unsigned)v;
-  return 0;
-}
-
 int pcy_want(ycx *y, const ynode *n, ytype t, const char *what) {
   if (n && n->type == t) return 0;
   return yerr(y, n, "expected %s: %s, found %s", what, y_type_name(t),

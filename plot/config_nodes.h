@@ -27,13 +27,12 @@ typedef struct {
 /* n's text when it is a scalar, else NULL. */
 const char *pcy_scalar(const ynode *n);
 /* A name of [A-Za-z0-9._-]+; a label (printable, no quotes or backslashes: it reaches gnuplot);
- * a number >= 0; a whole number; true or false; a colour "#rrggbb". */
+ * a number >= 0; a whole number; true or false. */
 int pcy_name(ycx *y, const ynode *n, char *dst, const char *what);
 int pcy_text(ycx *y, const ynode *n, char *dst, size_t cap, const char *what);
 int pcy_number(ycx *y, const ynode *n, double *dst, const char *what);
 int pcy_int(ycx *y, const ynode *n, int *dst, const char *what);
 int pcy_bool(ycx *y, const ynode *n, int *dst, const char *what);
-int pcy_color(ycx *y, const ynode *n, unsigned *dst);
 /* An error unless n is of type t. */
 int pcy_want(ycx *y, const ynode *n, ytype t, const char *what);
 /* The metrics' names in the YAML, by pc_metric: ms, tflops, mib, speedup. */

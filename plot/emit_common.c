@@ -33,7 +33,7 @@ void fg_gp_header(FILE *f, const fg_model *m, int ncols, const layout *L) {
           L->pw, L->ph, L->note_h);
   fg_gp_strings(f, "rowlabel", m->ndev, fg_row_label, m);
   fg_gp_strings(f, "syslabel", m->nsys, fg_sys_label, m);
-  /* the systems' names and colours (plot/systems.yaml: one colour per system everywhere) */
+  /* the systems' names and colours (common/registry.yaml: one colour per system everywhere) */
   fg_gp_strings(f, "sysname", m->nsys, sys_name, m);
   fprintf(f, "array syscolor[%d] = [", m->nsys);
   for (int s = 0; s < m->nsys; s++) fprintf(f, "%s%u", s ? ", " : "", fg_sys_color(m, s));

@@ -11,7 +11,7 @@
 
 /* ---- systems: the bars ---- */
 
-/* A system's colour: its row in plot/systems.yaml, which config_systems.c looked up (the same in every
+/* A system's colour: its row in common/registry.yaml, which config_systems.c looked up (the same in every
  * figure and study). */
 unsigned fg_system_color(const pc_item *s) { return s->color; }
 

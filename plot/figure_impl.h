@@ -13,7 +13,7 @@
 
 /* ---- figure.c: the model's systems, values and labels ---- */
 
-/* A system's colour: its row in plot/systems.yaml (config_systems.c looks it up), so a system has one
+/* A system's colour: its row in common/registry.yaml (config_systems.c looks it up), so a system has one
  * colour in every figure and study. */
 unsigned fg_system_color(const pc_item *s);
 /* The s-th bar's system and its colour. */

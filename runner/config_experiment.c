@@ -229,8 +229,8 @@ int expfile_load_buffer(const char *path, const char *data, size_t len, expfile 
 
 int expfile_load_buffer_cases(const char *path, const char *cases, const char *data, size_t len,
                               expfile *f, char **errmsg) {
-  static const char *const keys[] = {"figure",  "defaults",    "families", "systems",
-                                     "devices", "workloads",   "experiments", "plot", NULL};
+  static const char *const keys[] = {"figure",    "defaults",    "families", "systems", "devices",
+                                     "workloads", "experiments", "plot",     NULL};
   memset(f, 0, sizeof *f);
   ydoc_err err = {0}, pending = {0}; /* pending: a --cases list an experiment lacks */
   f->path = path_absolute(path);

@@ -699,9 +699,9 @@ static void test_walk(void) {
 #define EXPS "experiments: {k: {log: \"{device}.log\"}, e: {log: \"e.{device}.log\"}}\n"
 /* a plot of one grid figure (experiment k) whose ours system s has the paper's times; its
  * workloads w and kf (whose alias keyformer common/registry.yaml gives); line 8 follows */
-#define PAPER_PLOT                                                                   \
-  "systems: {s: {command: \"run {system}\", ours: true}}\n"                          \
-  "plot:\n  devices: [a]\n  workloads: [w, kf]\n  systems: [s]\n"                    \
+#define PAPER_PLOT                                                \
+  "systems: {s: {command: \"run {system}\", ours: true}}\n"       \
+  "plot:\n  devices: [a]\n  workloads: [w, kf]\n  systems: [s]\n" \
   "  figures: [{name: f, kind: grid, experiment: k}]\n"
 static void test_config_errors(void) {
   /* each bad file and the start of the message it must give ("file:" is cut off) */
