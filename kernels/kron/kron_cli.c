@@ -69,6 +69,185 @@ static int parse_list(const char *text, char sep, long *out, int cap, long lo, l
 static const char *const dtype_names[] = {"f", "d"};
 static const char *const impl_names[] = {"v1", "v2", "v3", "all"};
 
+/* The shape as the command line gives it, before kron_shape_init: named (--batch, --factors,
+ * --shape) or positional (the seed's form: batch, then factors). */
+typedef struct {
+  long batch, factors[KRON_MAX_FACTORS];
+  int nf;
+  int named;    /* --batch, --factors or --shape given */
+  int by_shape; /* --shape given */
+  long pos[KRON_MAX_FACTORS + 1];
+  int npos;
+} shape_words;
+
+/* The parsers of one word of the command line below return the words they took (1 or 2), 0
+ * when the word is none of theirs, -1 after printing the error. */
+
+/* --dtype, --impl, --v3-fuse, --v3-tc, --pass: one of a list of names; --trace: a file name. */
+static int parse_choice_opt(const char *prog, const char *opt, const char *val, kron_args *a) {
+  int idx;
+  if (!strcmp(opt, "--dtype")) {
+    if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) return -1;
+    a->dtype_size = idx ? 8 : 4;
+  } else if (!strcmp(opt, "--impl") || !strcmp(opt, "--implementation")) {
+    if ((idx = hx_parse_choice(prog, "--impl", val, impl_names, 4)) < 0) return -1;
+    a->impl = idx == 3 ? -1 : idx;
+  } else if (!strcmp(opt, "--v3-fuse")) {
+    if ((idx = hx_parse_choice(prog, opt, val, kron_fuse_names, 3)) < 0) return -1;
+    a->v3_fuse = idx;
+  } else if (!strcmp(opt, "--v3-tc")) {
+    if ((idx = hx_parse_choice(prog, opt, val, kron_tc_names, 2)) < 0) return -1;
+    a->v3_tc = idx;
+  } else if (!strcmp(opt, "--pass")) {
+    if ((idx = hx_parse_choice(prog, opt, val, kron_pass_names, 2)) < 0) return -1;
+    a->pass = idx;
+  } else if (!strcmp(opt, "--trace")) {
+    if (!val || !*val) {
+      fprintf(stderr, "%s: --trace: expected a file name\n", prog);
+      return -1;
+    }
+    a->trace = val;
+  } else {
+    return 0;
+  }
+  return 2;
+}
+
+/* --factors f1,f2,... and --shape BxF1xF2... */
+static int parse_shape_opt(const char *prog, const char *opt, const char *val, shape_words *s) {
+  if (!strcmp(opt, "--factors")) {
+    s->nf = parse_list(val, ',', s->factors, KRON_MAX_FACTORS, 0, KRON_MAX_FACTOR);
+    if (s->nf < 0) {
+      fprintf(stderr,
+              "%s: --factors: expected 1 to %d integers in [1, %d] separated by ',', got '%s'\n",
+              prog, KRON_MAX_FACTORS, KRON_MAX_FACTOR, val ? val : "(missing)");
+      return -1;
+    }
+    s->named = 1;
+    return 2;
+  }
+  if (!strcmp(opt, "--shape")) {
+    long l[KRON_MAX_FACTORS + 1];
+    int c = parse_list(val, 'x', l, KRON_MAX_FACTORS + 1, 0, KRON_MAX_BATCH);
+    if (c < 2) {
+      fprintf(stderr, "%s: --shape: expected BATCHxF1[xF2...] (e.g. 16x32x32), got '%s'\n", prog,
+              val ? val : "(missing)");
+      return -1;
+    }
+    s->batch = l[0];
+    s->nf = c - 1;
+    for (int k = 0; k < s->nf; k++) s->factors[k] = l[k + 1];
+    s->named = s->by_shape = 1;
+    return 2;
+  }
+  return 0;
+}
+
+/* check|profile|bench: one of them, once. */
+static int parse_mode_word(const char *prog, const char *opt, kron_args *a) {
+  if (strcmp(opt, "check") && strcmp(opt, "profile") && strcmp(opt, "bench")) return 0;
+  if ((int)a->mode >= 0) {
+    fprintf(stderr, "%s: one mode only (got '%s' after '%s')\n", prog, opt,
+            kron_mode_names[a->mode]);
+    return -1;
+  }
+  a->mode = !strcmp(opt, "check")     ? KRON_CHECK
+            : !strcmp(opt, "profile") ? KRON_PROFILE
+                                      : KRON_BENCH;
+  return 1;
+}
+
+/* A word that starts with a digit: the next number of the positional shape. */
+static int parse_positional(const char *prog, const char *opt, shape_words *s) {
+  long n = 0;
+  if (opt[0] < '0' || opt[0] > '9') return 0;
+  if (s->npos == KRON_MAX_FACTORS + 1) {
+    fprintf(stderr, "%s: positional shape: at most a batch and %d factors\n", prog,
+            KRON_MAX_FACTORS);
+    return -1;
+  }
+  if (hx_parse_int(prog, "positional shape", opt, 0, KRON_MAX_BATCH, &n) < 0) return -1;
+  s->pos[s->npos++] = n;
+  return 1;
+}
+
+/* --batch B and --v3-smem-kib K; any other word is an unknown option (never 0). */
+static int parse_int_opt(const char *prog, const char *opt, const char *val, kron_args *a,
+                         shape_words *s) {
+  static const hx_int_opt ints[] = {{"--batch", 0, KRON_MAX_BATCH}, {"--v3-smem-kib", 1, 1 << 20}};
+  long n = 0;
+  int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
+  if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
+  if (k < 0) return -1;
+  if (k == 0) {
+    s->batch = n;
+    s->named = 1;
+  } else {
+    a->v3_smem_kib = n;
+  }
+  return 2;
+}
+
+/* One word of the command line (and its value val, or NULL), as the parsers above take it. */
+static int parse_word(const char *prog, const char *opt, const char *val, const hx_run_opts *run,
+                      kron_args *a, shape_words *s) {
+  int used = hx_parse_run_opt(prog, opt, val, run);
+  if (used == 0) used = parse_choice_opt(prog, opt, val, a);
+  if (used == 0) used = parse_shape_opt(prog, opt, val, s);
+  if (used == 0) used = parse_mode_word(prog, opt, a);
+  if (used == 0) used = parse_positional(prog, opt, s);
+  if (used == 0) used = parse_int_opt(prog, opt, val, a, s);
+  return used;
+}
+
+/* a->shape from the words given: the positional shape, else the named one (defaults 16 and
+ * 32,32); 0, or -1 after printing the error. */
+static int make_shape(const char *prog, kron_args *a, shape_words *s) {
+  if (s->npos) {
+    if (s->named) {
+      fprintf(stderr, "%s: the shape is given twice (positional and --batch/--factors/--shape)\n",
+              prog);
+      return -1;
+    }
+    if (s->npos < 2) {
+      fprintf(stderr, "%s: positional shape: expected a batch and at least one factor\n", prog);
+      return -1;
+    }
+    s->batch = s->pos[0];
+    s->nf = s->npos - 1;
+    for (int k = 0; k < s->nf; k++) s->factors[k] = s->pos[k + 1];
+  }
+  int fi[KRON_MAX_FACTORS];
+  for (int k = 0; k < s->nf; k++) fi[k] = (int)s->factors[k];
+  char why[256];
+  if (kron_shape_init(&a->shape, s->batch, s->nf, fi, why, sizeof why) != 0) {
+    const char *opt = s->npos                     ? "positional shape"
+                      : s->by_shape               ? "--shape"
+                      : !strncmp(why, "batch", 5) ? "--batch"
+                                                  : "--factors";
+    fprintf(stderr, "%s: %s: %s\n", prog, opt, why);
+    return -1;
+  }
+  return 0;
+}
+
+/* What the mode requires and allows, then the defaults that depend on it. */
+static int finish_mode(const char *prog, kron_args *a) {
+  if (a->mode == KRON_PROFILE && a->impl < 0) {
+    fprintf(stderr, "%s: profile: --impl v1|v2|v3 is required (one version per trace)\n", prog);
+    return -1;
+  }
+  if (a->trace && a->mode != KRON_PROFILE) {
+    fprintf(stderr, "%s: --trace: only in profile mode\n", prog);
+    return -1;
+  }
+  int light = a->device_cpu || a->mode == KRON_CHECK;
+  if (a->warmup < 0) a->warmup = light ? 1 : 20;
+  if (a->runs < 0) a->runs = light ? 3 : 50;
+  if (a->mode == KRON_CHECK) a->check = 1;
+  return 0;
+}
+
 int kron_parse(int argc, char **argv, kron_args *a) {
   const char *prog = argc > 0 ? argv[0] : "kronlayer";
   memset(a, 0, sizeof *a);
@@ -78,135 +257,23 @@ int kron_parse(int argc, char **argv, kron_args *a) {
   a->mode = (kron_mode)-1;
   a->warmup = a->runs = -1;
   a->seed = 1;
-  long batch = 16, factors[KRON_MAX_FACTORS] = {32, 32};
-  int nf = 2, named_shape = 0, npos = 0, by_shape = 0;
-  long pos[KRON_MAX_FACTORS + 1];
+  shape_words s = {.batch = 16, .factors = {32, 32}, .nf = 2};
   const hx_run_opts run = {&a->check, &a->device_cpu, &a->warmup, &a->runs, &a->seed};
   for (int i = 1; i < argc; i++) {
     const char *opt = argv[i];
-    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-    long n = 0;
-    int idx, used;
     if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
       usage(stdout, prog);
       return 1;
-    } else if ((used = hx_parse_run_opt(prog, opt, val, &run)) != 0) {
-      if (used < 0) goto bad;
-      i += used - 1;
-    } else if (!strcmp(opt, "--dtype")) {
-      if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
-      a->dtype_size = idx ? 8 : 4, i++;
-    } else if (!strcmp(opt, "--impl") || !strcmp(opt, "--implementation")) {
-      if ((idx = hx_parse_choice(prog, "--impl", val, impl_names, 4)) < 0) goto bad;
-      a->impl = idx == 3 ? -1 : idx, i++;
-    } else if (!strcmp(opt, "--v3-fuse")) {
-      if ((idx = hx_parse_choice(prog, opt, val, kron_fuse_names, 3)) < 0) goto bad;
-      a->v3_fuse = idx, i++;
-    } else if (!strcmp(opt, "--v3-tc")) {
-      if ((idx = hx_parse_choice(prog, opt, val, kron_tc_names, 2)) < 0) goto bad;
-      a->v3_tc = idx, i++;
-    } else if (!strcmp(opt, "--pass")) {
-      if ((idx = hx_parse_choice(prog, opt, val, kron_pass_names, 2)) < 0) goto bad;
-      a->pass = idx, i++;
-    } else if (!strcmp(opt, "--trace")) {
-      if (!val || !*val) {
-        fprintf(stderr, "%s: --trace: expected a file name\n", prog);
-        goto bad;
-      }
-      a->trace = val, i++;
-    } else if (!strcmp(opt, "--factors")) {
-      nf = parse_list(val, ',', factors, KRON_MAX_FACTORS, 0, KRON_MAX_FACTOR);
-      if (nf < 0) {
-        fprintf(stderr,
-                "%s: --factors: expected 1 to %d integers in [1, %d] separated by ',', got '%s'\n",
-                prog, KRON_MAX_FACTORS, KRON_MAX_FACTOR, val ? val : "(missing)");
-        goto bad;
-      }
-      named_shape = 1, i++;
-    } else if (!strcmp(opt, "--shape")) {
-      long l[KRON_MAX_FACTORS + 1];
-      int c = parse_list(val, 'x', l, KRON_MAX_FACTORS + 1, 0, KRON_MAX_BATCH);
-      if (c < 2) {
-        fprintf(stderr, "%s: --shape: expected BATCHxF1[xF2...] (e.g. 16x32x32), got '%s'\n", prog,
-                val ? val : "(missing)");
-        goto bad;
-      }
-      batch = l[0];
-      nf = c - 1;
-      for (int k = 0; k < nf; k++) factors[k] = l[k + 1];
-      named_shape = by_shape = 1, i++;
-    } else if (!strcmp(opt, "check") || !strcmp(opt, "profile") || !strcmp(opt, "bench")) {
-      if ((int)a->mode >= 0) {
-        fprintf(stderr, "%s: one mode only (got '%s' after '%s')\n", prog, opt,
-                kron_mode_names[a->mode]);
-        goto bad;
-      }
-      a->mode = !strcmp(opt, "check")     ? KRON_CHECK
-                : !strcmp(opt, "profile") ? KRON_PROFILE
-                                          : KRON_BENCH;
-    } else if (opt[0] >= '0' && opt[0] <= '9') {
-      if (npos == KRON_MAX_FACTORS + 1 ||
-          hx_parse_int(prog, "positional shape", opt, 0, KRON_MAX_BATCH, &n) < 0) {
-        if (npos == KRON_MAX_FACTORS + 1)
-          fprintf(stderr, "%s: positional shape: at most a batch and %d factors\n", prog,
-                  KRON_MAX_FACTORS);
-        goto bad;
-      }
-      pos[npos++] = n;
-    } else {
-      static const hx_int_opt ints[] = {{"--batch", 0, KRON_MAX_BATCH},
-                                        {"--v3-smem-kib", 1, 1 << 20}};
-      int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
-      if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
-      if (k < 0) goto bad;
-      i++;
-      switch (k) {
-      case 0: batch = n, named_shape = 1; break;
-      default: a->v3_smem_kib = n; break;
-      }
     }
+    int used = parse_word(prog, opt, i + 1 < argc ? argv[i + 1] : NULL, &run, a, &s);
+    if (used < 0) goto bad;
+    i += used - 1;
   }
   if ((int)a->mode < 0) {
     fprintf(stderr, "%s: a mode is required: check|profile|bench\n", prog);
     goto bad;
   }
-  if (npos) {
-    if (named_shape) {
-      fprintf(stderr, "%s: the shape is given twice (positional and --batch/--factors/--shape)\n",
-              prog);
-      goto bad;
-    }
-    if (npos < 2) {
-      fprintf(stderr, "%s: positional shape: expected a batch and at least one factor\n", prog);
-      goto bad;
-    }
-    batch = pos[0];
-    nf = npos - 1;
-    for (int k = 0; k < nf; k++) factors[k] = pos[k + 1];
-  }
-  int fi[KRON_MAX_FACTORS];
-  for (int k = 0; k < nf; k++) fi[k] = (int)factors[k];
-  char why[256];
-  if (kron_shape_init(&a->shape, batch, nf, fi, why, sizeof why) != 0) {
-    const char *opt = npos                        ? "positional shape"
-                      : by_shape                  ? "--shape"
-                      : !strncmp(why, "batch", 5) ? "--batch"
-                                                  : "--factors";
-    fprintf(stderr, "%s: %s: %s\n", prog, opt, why);
-    goto bad;
-  }
-  if (a->mode == KRON_PROFILE && a->impl < 0) {
-    fprintf(stderr, "%s: profile: --impl v1|v2|v3 is required (one version per trace)\n", prog);
-    goto bad;
-  }
-  if (a->trace && a->mode != KRON_PROFILE) {
-    fprintf(stderr, "%s: --trace: only in profile mode\n", prog);
-    goto bad;
-  }
-  int light = a->device_cpu || a->mode == KRON_CHECK;
-  if (a->warmup < 0) a->warmup = light ? 1 : 20;
-  if (a->runs < 0) a->runs = light ? 3 : 50;
-  if (a->mode == KRON_CHECK) a->check = 1;
+  if (make_shape(prog, a, &s) < 0 || finish_mode(prog, a) < 0) goto bad;
   return 0;
 bad:
   usage(stderr, prog);
