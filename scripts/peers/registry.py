@@ -32,7 +32,7 @@ class RegistryError(Exception):
 
 
 class Workload(collections.namedtuple("Workload", (
-        "id", "name", "label", "logits", "keys", "column", "pool", "select", "score", "score2",
+        "id", "name", "logits", "keys", "column", "pool", "select", "score", "score2",
         "flags", "tol_rel_l2", "tol_max_abs", "where"))):
     """One row. score, score2, flags: output names or None; where: "file:line"."""
     __slots__ = ()
@@ -55,7 +55,6 @@ _NUMBER = r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
 _FIELDS = (
     ("id", r"[A-Z][A-Z0-9_]*", "an enum suffix in capitals (ATTN)"),
     ("name", r'"[a-z][a-z0-9_]*"', 'a string literal of lower-case letters, digits, _ ("attn")'),
-    ("label", r'"[^"\\]+"', 'a non-empty string literal ("Attn")'),
     ("logits", r"LOGITS_[A-Z0-9_]+", "a LOGITS_* feature"),
     ("keys", r"KEYS_[A-Z0-9_]+", "a KEYS_* feature"),
     ("column", r"COL_[A-Z0-9_]+", "a COL_* feature"),
@@ -211,7 +210,7 @@ def main(argv):
     if a.command == "names":
         print("\n".join(row.name for row in rows))
         return 0
-    cols = ("name", "label", "logits", "keys", "column", "pool", "select", "outputs", "tol_rel_l2",
+    cols = ("name", "logits", "keys", "column", "pool", "select", "outputs", "tol_rel_l2",
             "tol_max_abs")
     table = [cols] + [tuple(",".join(r.outputs) if c == "outputs" else str(getattr(r, c))
                             for c in cols) for r in rows]

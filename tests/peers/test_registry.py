@@ -70,13 +70,13 @@ def test_def_file(def_path, attnvar, llama_e2e):
     for row in rows:
         text = lines[int(row.where.rsplit(":", 1)[1]) - 1]
         args = [a.strip() for a in text[text.index("(") + 1:text.rindex(")")].split(",")]
-        want_fields = [row.id, '"%s"' % row.name, '"%s"' % row.label, row.logits, row.keys,
+        want_fields = [row.id, '"%s"' % row.name, row.logits, row.keys,
                        row.column, str(row.pool), row.select] + \
             ["NULL" if v is None else '"%s"' % v for v in (row.score, row.score2, row.flags)]
-        check(args[:11] == want_fields, "%s: fields %s, the line says %s"
-              % (row.name, want_fields, args[:11]))
-        check([float(a) for a in args[11:]] == [row.tol_rel_l2, row.tol_max_abs],
-              "%s: tolerances %s vs %s" % (row.name, args[11:], (row.tol_rel_l2,
+        check(args[:10] == want_fields, "%s: fields %s, the line says %s"
+              % (row.name, want_fields, args[:10]))
+        check([float(a) for a in args[10:]] == [row.tol_rel_l2, row.tol_max_abs],
+              "%s: tolerances %s vs %s" % (row.name, args[10:], (row.tol_rel_l2,
                                                                   row.tol_max_abs)))
     for path, what in ((attnvar, "attnvar"), (llama_e2e, "llama_e2e")):
         got = binary_names(path, what)
@@ -90,7 +90,7 @@ def test_def_file(def_path, attnvar, llama_e2e):
           "registry.py names: exit %d, %r" % (res.returncode, res.stdout))
     res = subprocess.run([sys.executable, REGISTRY_PY, "--def", def_path, "show"],
                          capture_output=True, text=True)
-    check(res.returncode == 0 and all(r.label in res.stdout for r in rows),
+    check(res.returncode == 0 and all(r.name in res.stdout and r.logits in res.stdout for r in rows),
           "registry.py show: exit %d, %r" % (res.returncode, res.stdout[:200]))
 
 
@@ -103,7 +103,7 @@ def unformulated(rows):
 
 def synthetic(**fields):
     """A row like h2o's with some fields replaced."""
-    base = dict(id="X", name="x", label="X", logits="LOGITS_SCALED", keys="KEYS_DENSE",
+    base = dict(id="X", name="x", logits="LOGITS_SCALED", keys="KEYS_DENSE",
                 column="COL_SUM", pool=0,
                 select="SEL_TOPK", score="x_score", score2=None, flags=None, tol_rel_l2=5e-3,
                 tol_max_abs=1e-2, where="synthetic:1")
@@ -151,12 +151,12 @@ def test_formulations(def_path):
 
 # ---- malformed files ------------------------------------------------------------------------
 
-GOOD_ROW = ('WORKLOAD(H2O, "h2o", "H2O", LOGITS_SCALED, KEYS_DENSE, COL_SUM, 0, SEL_TOPK, '
+GOOD_ROW = ('WORKLOAD(H2O, "h2o", LOGITS_SCALED, KEYS_DENSE, COL_SUM, 0, SEL_TOPK, '
             '"h2o_score", NULL, NULL, 5e-3, 1e-2)')
 # (text of line 4, words the error must contain besides file:4)
 MALFORMED = [
-    ('WORKLOAD(H2O, "h2o", "H2O", LOGITS_SCALED, KEYS_DENSE, COL_SUM, 0, SEL_TOPK, "h2o_score", '
-     'NULL, 5e-3, 1e-2)', ["expected 13 arguments", "got 12"]),
+    ('WORKLOAD(H2O, "h2o", LOGITS_SCALED, KEYS_DENSE, COL_SUM, 0, SEL_TOPK, "h2o_score", '
+     'NULL, 5e-3, 1e-2)', ["expected 12 arguments", "got 11"]),
     (GOOD_ROW.replace("KEYS_DENSE", "DENSE"), ["argument keys", "KEYS_* feature"]),
     (GOOD_ROW.replace("COL_SUM", "COLUMN_SUM"), ["argument column", "COL_* feature",
                                                  "COLUMN_SUM"]),
@@ -167,19 +167,18 @@ MALFORMED = [
     (GOOD_ROW.replace("5e-3", "0"), ["argument tol_rel_l2", "positive number"]),
     (GOOD_ROW.replace("1e-2", "big"), ["argument tol_max_abs", "positive number"]),
     (GOOD_ROW.replace('"h2o",', "h2o,", 1), ["argument name", "string literal"]),
-    (GOOD_ROW.replace('"H2O",', '"",'), ["argument label", "string literal"]),
     (GOOD_ROW.replace('"h2o_score"', "h2o_score"), ["argument score", "NULL or"]),
     (GOOD_ROW[:-1], ["expected a row WORKLOAD("]),
     ("WORKLOAD(H2O, \"h2o\"", ["expected a row WORKLOAD("]),
     ("int x = 1;", ["expected a row WORKLOAD(", "int x"]),
     (GOOD_ROW.replace("5e-3,", "5e-3,,"), ["argument"]),
-    (GOOD_ROW.replace('"h2o", "H2O"', '"attn", "H2O"'), ["name 'attn' already used", ":3"]),
+    (GOOD_ROW.replace('"h2o",', '"attn",', 1), ["name 'attn' already used", ":3"]),
     (GOOD_ROW.replace("H2O,", "ATTN,", 1), ["id 'ATTN' already used", ":3"]),
     (GOOD_ROW.replace('"h2o_score"', '"out"'), ["output name 'out'", "attention output"]),
     ("/* a comment that never ends", ["comment", "never closed"]),
 ]
 HEADER = ("/* test registry\n * line 2 */\n"
-          'WORKLOAD(ATTN, "attn", "Attn", LOGITS_SCALED, KEYS_DENSE, COL_NONE, 0, SEL_NONE, NULL, '
+          'WORKLOAD(ATTN, "attn", LOGITS_SCALED, KEYS_DENSE, COL_NONE, 0, SEL_NONE, NULL, '
           'NULL, NULL, 5e-3, 1e-2)\n')
 
 

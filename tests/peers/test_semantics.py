@@ -473,11 +473,11 @@ def test_peer_cli(peer):
 
 # New combinations of the existing features, added to a copy of the registry.
 COMBINED = [
-    'WORKLOAD(C1, "combo_softcap_sq", "C1", LOGITS_SOFTCAP, KEYS_DENSE, COL_SUM_SQ, 3, '
+    'WORKLOAD(C1, "combo_softcap_sq", LOGITS_SOFTCAP, KEYS_DENSE, COL_SUM_SQ, 3, '
     'SEL_TOPK_STD, "c1_score", "c1_sq", NULL, 5e-3, 1e-2)',
-    'WORKLOAD(C2, "combo_kf_pool", "C2", LOGITS_SOFTCAP, KEYS_DENSE, COL_KEYFORMER, 7, SEL_TOPK, '
+    'WORKLOAD(C2, "combo_kf_pool", LOGITS_SOFTCAP, KEYS_DENSE, COL_KEYFORMER, 7, SEL_TOPK, '
     '"c2_score", NULL, NULL, 5e-3, 1e-2)',
-    'WORKLOAD(C3, "combo_flags_cap", "C3", LOGITS_SOFTCAP, KEYS_DENSE, COL_ANY_GE_MASK, 0, '
+    'WORKLOAD(C3, "combo_flags_cap", LOGITS_SOFTCAP, KEYS_DENSE, COL_ANY_GE_MASK, 0, '
     'SEL_FLAGS, NULL, NULL, "c3_flags", 5e-3, 1e-2)',
 ]
 

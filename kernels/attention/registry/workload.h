@@ -45,7 +45,6 @@ typedef enum { SEL_NONE, SEL_TOPK, SEL_TOPK_STD, SEL_FLAGS } select_kind;
 
 typedef struct {
   const char *name;  /* CLI and log name */
-  const char *label; /* plot and table label */
   logits_kind logits;
   keys_kind keys;
   column_kind column;
@@ -62,9 +61,9 @@ typedef struct {
 #endif
 /* The registry, indexed by workload_id. */
 static WORKLOAD_TABLE_CONST workload_info workload_table[WL_COUNT] = {
-#define WORKLOAD(id, name, label, logits, keys, column, pool, select, score, score2, flags, rel, \
+#define WORKLOAD(id, name, logits, keys, column, pool, select, score, score2, flags, rel, \
                  mx)                                                                             \
-  {name, label, logits, keys, column, pool, select, score, score2, flags, rel, mx},
+  {name, logits, keys, column, pool, select, score, score2, flags, rel, mx},
 #include "workloads.def"
 #undef WORKLOAD
 };
