@@ -90,7 +90,8 @@ def test_def_file(def_path, attnvar, llama_e2e):
           "registry.py names: exit %d, %r" % (res.returncode, res.stdout))
     res = subprocess.run([sys.executable, REGISTRY_PY, "--def", def_path, "show"],
                          capture_output=True, text=True)
-    check(res.returncode == 0 and all(r.name in res.stdout and r.logits in res.stdout for r in rows),
+    check(res.returncode == 0
+          and all(r.name in res.stdout and r.logits in res.stdout for r in rows),
           "registry.py show: exit %d, %r" % (res.returncode, res.stdout[:200]))
 
 

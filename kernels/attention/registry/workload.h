@@ -44,7 +44,7 @@ typedef enum { SEL_NONE, SEL_TOPK, SEL_TOPK_STD, SEL_FLAGS } select_kind;
 #define GEMMA2_SOFTCAP 50.0f
 
 typedef struct {
-  const char *name;  /* CLI and log name */
+  const char *name; /* CLI and log name */
   logits_kind logits;
   keys_kind keys;
   column_kind column;
@@ -61,8 +61,7 @@ typedef struct {
 #endif
 /* The registry, indexed by workload_id. */
 static WORKLOAD_TABLE_CONST workload_info workload_table[WL_COUNT] = {
-#define WORKLOAD(id, name, logits, keys, column, pool, select, score, score2, flags, rel, \
-                 mx)                                                                             \
+#define WORKLOAD(id, name, logits, keys, column, pool, select, score, score2, flags, rel, mx) \
   {name, logits, keys, column, pool, select, score, score2, flags, rel, mx},
 #include "workloads.def"
 #undef WORKLOAD
