@@ -47,12 +47,17 @@ typedef enum { KRON_FUSE_AUTO = 0, KRON_FUSE_ON = 1, KRON_FUSE_OFF = 2 } kron_fu
  * steps whose sizes fit the mma tiles run on them: 3xTF32 for f, DMMA for d), off (CUDA-core
  * FMA everywhere, and no pair stage) */
 typedef enum { KRON_TC_AUTO = 0, KRON_TC_OFF = 1 } kron_tc;
+/* v3's route: auto (v2's strided-batched cuBLAS GEMMs where they outrun v3's stages, the
+ * shapes kron_gemm_route names; v3's stages elsewhere, and wherever a fuse or tc knob forces a
+ * stage plan), stages (v3's kernels always), gemm (v2's calls always) */
+typedef enum { KRON_ROUTE_AUTO = 0, KRON_ROUTE_STAGES = 1, KRON_ROUTE_GEMM = 2 } kron_route;
 
 extern const char *const kron_version_names[KRON_NVER]; /* "v1", "v2", "v3" */
 extern const char *const kron_pass_names[2];            /* "fwd", "bwd" */
 extern const char *const kron_mode_names[3];            /* "check", "profile", "bench" */
 extern const char *const kron_fuse_names[3];            /* "auto", "on", "off" */
 extern const char *const kron_tc_names[2];              /* "auto", "off" */
+extern const char *const kron_route_names[3];           /* "auto", "stages", "gemm" */
 
 typedef struct {
   int m;                                /* number of factors */
@@ -87,6 +92,7 @@ typedef struct {
   long v3_smem_kib;  /* v3 shared-memory budget per block (0: the device's opt-in max) */
   int v3_fuse;       /* kron_fuse: whether v3 fuses axes into one stage */
   int v3_tc;         /* kron_tc: whether v3 uses the tensor cores */
+  int v3_route;      /* kron_route: v3's stages, or v2's GEMMs where they are faster */
 } kron_args;
 
 /* 0 ok, 1 help printed (exit 0), -1 usage error printed (exit 2). */
@@ -167,6 +173,7 @@ typedef struct {
 } kron_gstep;
 
 typedef struct {
+  int gemm; /* 1: the pass runs v2's strided-batched GEMMs (cuBLAS), no stage or gradient step */
   int nstages;
   kron_stage st[KRON_MAX_FACTORS];
   int has_grad;                    /* bwd plans: ga[] filled */
@@ -186,6 +193,7 @@ typedef struct {
                   switch) */
   int ga_split; /* 0: the gradient's blocks along the rows fill one wave; else this many (at
                    most the tiles; REPRO_KRON_GA_SPLIT, a measurement switch) */
+  int route;    /* kron_route (a backend without cuBLAS plans stages) */
 } kron_plan_cfg;
 
 /* What the CPU backend plans for: an H100's shared memory per block (opt-in) and per SM, and
@@ -194,8 +202,11 @@ typedef struct {
 #define KRON_CPU_SMEM_SM    ((size_t)228 * 1024)
 #define KRON_CPU_NSM        132
 
-/* v3's plan for a pass (the stages are the same for both; bwd adds the gradient steps).
- * 0, or -1 with why (a factor whose matrix and smallest tile do not fit). */
+/* 1 where v2's GEMMs outrun v3's stages, the shapes v3's auto route sends to them. */
+int kron_gemm_route(const kron_shape *s, int es, kron_pass pass);
+/* v3's plan for a pass (the stages are the same for both; bwd adds the gradient steps), or v2's
+ * GEMMs (gemm = 1, cfg's route). 0, or -1 with why (a factor whose matrix and smallest tile do
+ * not fit). */
 int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                    kron_plan *p, char *why, size_t why_len);
 /* One line describing the plan (the log's `plan` record, without its prefix). */

@@ -399,8 +399,33 @@ static int make_gstep(const kron_shape *s, int es, const kron_plan_cfg *cfg, int
 static int plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                      kron_plan *p, char *why, size_t why_len);
 
+/* Where v2's strided-batched cuBLAS GEMMs outrun v3's stages (measured on an H200,
+ * kernels/kron/README.md "Which runs where"): when every factor is 128 or more, each axis is a
+ * GEMM with k >= 128 that cuBLAS's tuned tiles run near their peak while a stage's tiles stay
+ * short of it; and in the fp64 forward from factors of 32, where cuBLAS's DMMA GEMMs are
+ * faster than v3's DMMA stages, while v3's backward keeps its lead through the gradient steps
+ * it fuses. */
+int kron_gemm_route(const kron_shape *s, int es, kron_pass pass) {
+  int fmin = s->f[0];
+  for (int k = 1; k < s->m; k++) fmin = s->f[k] < fmin ? s->f[k] : fmin;
+  return fmin >= 128 || (es == 8 && pass == KRON_FWD && fmin >= 32);
+}
+
+/* v3's route for this plan: v2's GEMMs when asked, or on auto where they are faster and no
+ * knob forces a stage plan. */
+static int routes_to_gemm(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg) {
+  if (cfg->route == KRON_ROUTE_GEMM) return 1;
+  return cfg->route == KRON_ROUTE_AUTO && cfg->fuse == KRON_FUSE_AUTO && cfg->tc == KRON_TC_AUTO &&
+         kron_gemm_route(s, es, pass);
+}
+
 int kron_plan_make(const kron_shape *s, int es, kron_pass pass, const kron_plan_cfg *cfg,
                    kron_plan *p, char *why, size_t why_len) {
+  if (routes_to_gemm(s, es, pass, cfg)) {
+    memset(p, 0, sizeof *p);
+    p->gemm = 1;
+    return 0;
+  }
   if (cfg->fuse == KRON_FUSE_AUTO && kron_fwd_macs(s) <= (double)KRON_FUSE_AUTO_MACS &&
       cfg->smem_block > KRON_SMALL_SMEM_BLOCK) {
     kron_plan_cfg small = *cfg;
@@ -478,6 +503,10 @@ static size_t put(char *dst, size_t cap, size_t len, const char *fmt, ...) {
 void kron_plan_describe(const kron_shape *s, const kron_plan *p, char *dst, size_t cap) {
   size_t len = 0;
   dst[0] = '\0';
+  if (p->gemm) {
+    put(dst, cap, len, "stages=0 gemm=v2 (strided-batched cuBLAS GEMMs per axis)");
+    return;
+  }
   len = put(dst, cap, len, "stages=%d smem_kib=%.1f", p->nstages, p->smem_max / 1024.0);
   for (int i = 0; i < p->nstages; i++) {
     const kron_stage *st = &p->st[i];
@@ -615,10 +644,13 @@ void kron_ws_elems(const kron_shape *s, kron_version v, const kron_plan *fwd_pla
                    const kron_plan *bwd_plan, long long *saved, long long *scratch,
                    long long *part) {
   long long bn = s->batch * s->n;
-  (void)fwd_plan;
-  (void)bwd_plan;
   *saved = (s->m - 1) * bn;
   *part = 0;
+  if (v == KRON_V3 && (fwd_plan->gemm || bwd_plan->gemm)) {
+    kron_ws_elems(s, KRON_V2, fwd_plan, bwd_plan, saved, scratch, part); /* v2's calls run */
+    if (*scratch < (s->m - 1) * bn) *scratch = (s->m - 1) * bn;
+    return;
+  }
   if (v == KRON_V3) {
     *scratch = (s->m - 1) * bn; /* G_1..G_{m-1} */
     return;
@@ -649,6 +681,7 @@ void kron_run_fwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
   int es = be->es, m = s->m;
   long long bn = s->batch * s->n;
   char nm[64];
+  if (v == KRON_V3 && plan->gemm) v = KRON_V2; /* v3 routed to v2's GEMMs (kron_gemm_route) */
   if (v == KRON_V1) {
     const void *cur = b->x;
     for (int st = 0; st < m; st++) {
@@ -697,6 +730,7 @@ void kron_run_bwd(kron_be *be, kron_version v, const kron_shape *s, const kron_p
   long long bn = s->batch * s->n;
   char nm[64];
   (void)fwd_plan;
+  if (v == KRON_V3 && bwd_plan->gemm) v = KRON_V2; /* v3 routed to v2's GEMMs (kron_gemm_route) */
   if (v == KRON_V1) {
     const void *g = b->gy;
     for (int st = m - 1; st >= 0; st--) {

@@ -72,7 +72,8 @@ static void device_limits(void *arg) {
   kron_api_plan *p = a->p;
   if (p->device == KRON_API_CPU) {
     kron_plan_cfg cfg = {
-        KRON_CPU_SMEM_BLOCK, KRON_CPU_SMEM_SM, KRON_CPU_NSM, KRON_FUSE_AUTO, KRON_TC_AUTO, 0, 0};
+        KRON_CPU_SMEM_BLOCK, KRON_CPU_SMEM_SM, KRON_CPU_NSM, KRON_FUSE_AUTO, KRON_TC_AUTO, 0, 0,
+        KRON_ROUTE_STAGES}; /* the library launches v3's kernels only: no cuBLAS */
     a->cfg = cfg;
     return;
   }
@@ -85,7 +86,8 @@ static void device_limits(void *arg) {
     a->rc = -1;
     return;
   }
-  kron_plan_cfg cfg = {lim.smem_optin, lim.smem_sm, lim.nsm, KRON_FUSE_AUTO, KRON_TC_AUTO, 0, 0};
+  kron_plan_cfg cfg = {lim.smem_optin, lim.smem_sm, lim.nsm, KRON_FUSE_AUTO,
+                       KRON_TC_AUTO,   0,           0,       KRON_ROUTE_STAGES};
   a->cfg = cfg;
   p->pdl = lim.cc_major >= 9;
   p->smem_optin = lim.smem_optin;

@@ -9,43 +9,49 @@
 #include <string.h>
 
 static void usage(FILE *f, const char *prog) {
-  fprintf(f,
-          "usage: %s [options] check|profile|bench\n"
-          "       %s --dtype f 32 128 128 bench        (the seed's form: batch, then factors)\n"
-          "Runs the Kronecker-factored layer y = x.(A1 x ... x Am)^T and its backward and prints\n"
-          "one log (kvline records) on stdout.\n"
-          "Modes (each also times every implementation's forward and backward):\n"
-          "  check                 every output against the CPU double reference and the other\n"
-          "                        implementations\n"
-          "  profile               one line per kernel (one --impl; --trace FILE.json)\n"
-          "  bench                 the sizes, the arithmetic intensity and the seed's table\n"
-          "Options (defaults in parentheses):\n"
-          "  --dtype f|d           fp32 or fp64 (f)\n"
-          "  --batch B             rows of x (16)\n"
-          "  --factors f1,f2,...   the factor sizes (32,32)\n"
-          "  --shape BxF1xF2...    batch and factors in one\n"
-          "  --impl v1|v2|v3|all   v1: per factor a GEMM and a transpose (cuBLAS), v2: per\n"
-          "                        factor one strided-batched GEMM (cuBLAS), v3: our stage and\n"
-          "                        gradient kernels; all: each in turn (all)\n"
-          "  --pass fwd|bwd        the pass the result line times (fwd; with all: the fastest)\n"
-          "  --warmup N --runs N   1/3 on the CPU and in check mode, 20/50 for GPU bench and\n"
-          "                        profile\n"
-          "  --seed N              the inputs' seed (1)\n"
-          "  --device gpu|cpu      cpu runs every implementation's call sequence on the CPU\n"
-          "                        (no CUDA; v3's kernels emulated thread by thread) (gpu)\n"
-          "  --check|--no-check    also check in bench and profile mode (check mode always\n"
-          "                        checks)\n"
-          "  --trace FILE.json     profile: a Chrome trace of the kernels\n"
-          "  --v3-smem-kib K       v3's shared memory per block (the device's opt-in maximum)\n"
-          "  --v3-fuse auto|on|off auto fuses the whole row into one v3 stage for small shapes\n"
-          "                        and the last two axes into one tensor-core stage where that\n"
-          "                        fits, on fuses the longest trailing range of axes that fits,\n"
-          "                        off runs one stage per axis (auto)\n"
-          "  --v3-tc auto|off      auto runs single-axis stages, that pair stage and gradient\n"
-          "                        steps whose sizes fit on the tensor cores (3xTF32 mma for f,\n"
-          "                        DMMA for d), off keeps them on FMA (auto)\n"
-          "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
-          prog, prog);
+  fprintf(
+      f,
+      "usage: %s [options] check|profile|bench\n"
+      "       %s --dtype f 32 128 128 bench        (the seed's form: batch, then factors)\n"
+      "Runs the Kronecker-factored layer y = x.(A1 x ... x Am)^T and its backward and prints\n"
+      "one log (kvline records) on stdout.\n"
+      "Modes (each also times every implementation's forward and backward):\n"
+      "  check                 every output against the CPU double reference and the other\n"
+      "                        implementations\n"
+      "  profile               one line per kernel (one --impl; --trace FILE.json)\n"
+      "  bench                 the sizes, the arithmetic intensity and the seed's table\n"
+      "Options (defaults in parentheses):\n"
+      "  --dtype f|d           fp32 or fp64 (f)\n"
+      "  --batch B             rows of x (16)\n"
+      "  --factors f1,f2,...   the factor sizes (32,32)\n"
+      "  --shape BxF1xF2...    batch and factors in one\n"
+      "  --impl v1|v2|v3|all   v1: per factor a GEMM and a transpose (cuBLAS), v2: per\n"
+      "                        factor one strided-batched GEMM (cuBLAS), v3: our stage and\n"
+      "                        gradient kernels; all: each in turn (all)\n"
+      "  --pass fwd|bwd        the pass the result line times (fwd; with all: the fastest)\n"
+      "  --warmup N --runs N   1/3 on the CPU and in check mode, 20/50 for GPU bench and\n"
+      "                        profile\n"
+      "  --seed N              the inputs' seed (1)\n"
+      "  --device gpu|cpu      cpu runs every implementation's call sequence on the CPU\n"
+      "                        (no CUDA; v3's kernels emulated thread by thread) (gpu)\n"
+      "  --check|--no-check    also check in bench and profile mode (check mode always\n"
+      "                        checks)\n"
+      "  --trace FILE.json     profile: a Chrome trace of the kernels\n"
+      "  --v3-smem-kib K       v3's shared memory per block (the device's opt-in maximum)\n"
+      "  --v3-fuse auto|on|off auto fuses the whole row into one v3 stage for small shapes\n"
+      "                        and the last two axes into one tensor-core stage where that\n"
+      "                        fits, on fuses the longest trailing range of axes that fits,\n"
+      "                        off runs one stage per axis (auto)\n"
+      "  --v3-tc auto|off      auto runs single-axis stages, that pair stage and gradient\n"
+      "                        steps whose sizes fit on the tensor cores (3xTF32 mma for f,\n"
+      "                        DMMA for d), off keeps them on FMA (auto)\n"
+      "  --v3-route auto|stages|gemm\n"
+      "                        auto runs v2's strided-batched cuBLAS GEMMs where they are\n"
+      "                        faster than v3's stages (every factor >= 128; the fp64\n"
+      "                        forward from factors of 32) and the stages elsewhere or when\n"
+      "                        --v3-fuse or --v3-tc forces a plan; stages, gemm: always (auto)\n"
+      "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
+      prog, prog);
 }
 
 /* "32,128,128" (sep ',') or "16x32x32" (sep 'x') into out[]; count, or -1. */
@@ -83,7 +89,8 @@ typedef struct {
 /* The parsers of one word of the command line below return the words they took (1 or 2), 0
  * when the word is none of theirs, -1 after printing the error. */
 
-/* --dtype, --impl, --v3-fuse, --v3-tc, --pass: one of a list of names; --trace: a file name. */
+/* --dtype, --impl, --v3-fuse, --v3-tc, --v3-route, --pass: one of a list of names; --trace: a
+ * file name. */
 static int parse_choice_opt(const char *prog, const char *opt, const char *val, kron_args *a) {
   int idx;
   if (!strcmp(opt, "--dtype")) {
@@ -98,6 +105,9 @@ static int parse_choice_opt(const char *prog, const char *opt, const char *val, 
   } else if (!strcmp(opt, "--v3-tc")) {
     if ((idx = hx_parse_choice(prog, opt, val, kron_tc_names, 2)) < 0) return -1;
     a->v3_tc = idx;
+  } else if (!strcmp(opt, "--v3-route")) {
+    if ((idx = hx_parse_choice(prog, opt, val, kron_route_names, 3)) < 0) return -1;
+    a->v3_route = idx;
   } else if (!strcmp(opt, "--pass")) {
     if ((idx = hx_parse_choice(prog, opt, val, kron_pass_names, 2)) < 0) return -1;
     a->pass = idx;

@@ -14,6 +14,7 @@ const char *const kron_pass_names[2] = {"fwd", "bwd"};
 const char *const kron_mode_names[3] = {"check", "profile", "bench"};
 const char *const kron_fuse_names[3] = {"auto", "on", "off"};
 const char *const kron_tc_names[2] = {"auto", "off"};
+const char *const kron_route_names[3] = {"auto", "stages", "gemm"};
 
 int kron_shape_init(kron_shape *s, long long batch, int m, const int *f, char *why,
                     size_t why_len) {

@@ -395,8 +395,8 @@ static void plan_versions(run_state *rs, const kron_dev *dev, size_t budget) {
     if (v == KRON_V3) {
       char why[512];
       int bad = 0;
-      kron_plan_cfg cfg = {budget,  dev->smem_sm,     dev->nsm,         a.v3_fuse,
-                           a.v3_tc, tc_tile_switch(), ga_split_switch()};
+      kron_plan_cfg cfg = {budget,  dev->smem_sm,     dev->nsm,          a.v3_fuse,
+                           a.v3_tc, tc_tile_switch(), ga_split_switch(), a.v3_route};
       for (int p = 0; p < 2 && !bad; p++) {
         if (kron_plan_make(s, es, (kron_pass)p, &cfg, &rs->plan[p], why, sizeof why) != 0) {
           bad = 1;
@@ -404,8 +404,9 @@ static void plan_versions(run_state *rs, const kron_dev *dev, size_t budget) {
         }
         char desc[2048];
         kron_plan_describe(s, &rs->plan[p], desc, sizeof desc);
-        fprintf(out, "plan impl=v3 pass=%s fuse=%s tc=%s budget_kib=%.1f %s\n", kron_pass_names[p],
-                kron_fuse_names[a.v3_fuse], kron_tc_names[a.v3_tc], budget / 1024.0, desc);
+        fprintf(out, "plan impl=v3 pass=%s fuse=%s tc=%s route=%s budget_kib=%.1f %s\n",
+                kron_pass_names[p], kron_fuse_names[a.v3_fuse], kron_tc_names[a.v3_tc],
+                kron_route_names[a.v3_route], budget / 1024.0, desc);
       }
       if (bad) {
         if (a.impl == KRON_V3) hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported", "%s", why);

@@ -99,13 +99,25 @@ usage "bad shape" "--shape: expected BATCHxF1" --shape 16-32 check
 usage "unknown option" "unknown option '--bogus'" --bogus check
 usage "trace outside profile" "--trace: only in profile mode" --trace x.json check
 usage "bad fusion" "--v3-fuse: unknown 'maybe'" --v3-fuse maybe check
+usage "bad route" "--v3-route: unknown 'cublas'" --v3-route cublas check
+
+# v3's auto route: a factor of 128 or more runs v2's GEMMs (checked like every version), a knob
+# that forces a stage plan runs the stages
+"$bin" --device cpu --dtype f --shape 1x2048 --impl v3 check >"$work/route.log" 2>&1
+check_eq "route auto: exit" "$?" 0
+check "route auto: the plan says v2's GEMMs" grep -q '^plan impl=v3 pass=fwd fuse=auto tc=auto route=auto .*stages=0 gemm=v2' "$work/route.log"
+"$bin" --device cpu --dtype f --shape 2x32x32 --impl v3 check >"$work/route32.log" 2>&1
+check "route auto: fp32 at 32 runs the stages" grep -q '^plan impl=v3 pass=fwd .* stages=1 ' "$work/route32.log"
+"$bin" --device cpu --dtype f --shape 2x32x32 --impl v3 --v3-route gemm check >"$work/routeg.log" 2>&1
+check_eq "route gemm: exit" "$?" 0
+check "route gemm: both passes" test "$(grep -c '^plan impl=v3 .*route=gemm .*gemm=v2' "$work/routeg.log")" = 2
 
 # a factor too big for v3's shared memory: unsupported, with a log
-"$bin" --device cpu --dtype d --shape 1x2048 --impl v3 --v3-smem-kib 16 check >"$work/v3.log" 2>&1
+"$bin" --device cpu --dtype d --shape 1x2048 --impl v3 --v3-route stages --v3-smem-kib 16 check >"$work/v3.log" 2>&1
 check_eq "v3 too big: exit" "$?" 4
 check "v3 too big: status" grep -q '^result status=unsupported reason=".*factor 1 (2048)' "$work/v3.log"
 # ... and with --impl all v3 is skipped, the others run
-"$bin" --device cpu --dtype d --shape 1x2048 --v3-smem-kib 16 check >"$work/v3all.log" 2>&1
+"$bin" --device cpu --dtype d --shape 1x2048 --v3-route stages --v3-smem-kib 16 check >"$work/v3all.log" 2>&1
 check_eq "v3 skipped: exit" "$?" 0
 check "v3 skipped: line" grep -q '^skip impl=v3 reason=' "$work/v3all.log"
 # REPRO_KRON_GA_SPLIT (a measurement switch): the gradient's row blocks as asked, still checked

@@ -126,7 +126,7 @@ static void test_finite_differences(long long batch, int m, const int *f) {
 }
 
 static kron_plan_cfg h100_cfg_tc(size_t budget, int fuse, int tc) {
-  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse, tc, 0, 0};
+  kron_plan_cfg c = {budget, 228 * 1024, 132, fuse, tc, 0, 0, KRON_ROUTE_STAGES};
   return c;
 }
 static kron_plan_cfg h100_cfg(size_t budget, int fuse) {
@@ -227,6 +227,45 @@ static void test_pair(long long batch, int m, const int *f) {
     CHECKF(e < (es == 8 ? 1e-13 : 2e-6), "pair stage dtype=%d m=%d f=%dx%d: rel %.3e", es, m,
            f[m - 2], f[m - 1], e);
   }
+  free_inputs(&in);
+}
+
+/* v3 routed to v2's GEMMs: the reference's outputs in both dtypes, also with the routes mixed
+ * (the fp64 forward through the GEMMs, its backward through the stages, which read the
+ * intermediates the GEMMs saved); the auto route's shapes; a knob forcing a stage plan wins. */
+static void test_gemm_route(void) {
+  int f32[] = {32, 32}, f128[] = {128, 128}, f16[] = {16, 16, 16}, f64[] = {64, 64, 64};
+  kron_shape s32, s128, s16, s64;
+  char why[256];
+  CHECK(kron_shape_init(&s32, 4, 2, f32, why, sizeof why) == 0);
+  CHECK(kron_shape_init(&s128, 2, 2, f128, why, sizeof why) == 0);
+  CHECK(kron_shape_init(&s16, 4, 3, f16, why, sizeof why) == 0);
+  CHECK(kron_shape_init(&s64, 2, 3, f64, why, sizeof why) == 0);
+  CHECK(kron_gemm_route(&s128, 4, KRON_FWD) && kron_gemm_route(&s128, 4, KRON_BWD));
+  CHECK(kron_gemm_route(&s32, 8, KRON_FWD) && !kron_gemm_route(&s32, 8, KRON_BWD));
+  CHECK(kron_gemm_route(&s64, 8, KRON_FWD) && !kron_gemm_route(&s64, 4, KRON_FWD));
+  CHECK(!kron_gemm_route(&s32, 4, KRON_FWD) && !kron_gemm_route(&s16, 8, KRON_FWD));
+  inputs in;
+  make_inputs(&in, 4, 2, f32, 5);
+  for (int es = 4; es <= 8; es += 4)
+    for (int route = KRON_ROUTE_AUTO; route <= KRON_ROUTE_GEMM; route += 2) {
+      kron_plan_cfg cfg = h100_cfg(227 * 1024, KRON_FUSE_AUTO);
+      cfg.route = route;
+      kron_plan fwd, bwd;
+      CHECK(kron_plan_make(&in.s, es, KRON_FWD, &cfg, &fwd, why, sizeof why) == 0);
+      CHECK(kron_plan_make(&in.s, es, KRON_BWD, &cfg, &bwd, why, sizeof why) == 0);
+      int want_fwd = route == KRON_ROUTE_GEMM || es == 8, want_bwd = route == KRON_ROUTE_GEMM;
+      CHECKF(fwd.gemm == want_fwd && bwd.gemm == want_bwd && (bwd.gemm || bwd.nstages > 0),
+             "route=%s dtype=%d: fwd gemm=%d bwd gemm=%d", kron_route_names[route], es, fwd.gemm,
+             bwd.gemm);
+      double e = run_version(&in, KRON_V3, es, &cfg, NULL, NULL);
+      CHECKF(e < (es == 8 ? 1e-13 : 2e-6), "v3 route=%s dtype=%d: rel %.3e",
+             kron_route_names[route], es, e);
+    }
+  kron_plan_cfg forced = h100_cfg(227 * 1024, KRON_FUSE_OFF);
+  forced.route = KRON_ROUTE_AUTO;
+  kron_plan p;
+  CHECK(kron_plan_make(&in.s, 8, KRON_FWD, &forced, &p, why, sizeof why) == 0 && !p.gemm);
   free_inputs(&in);
 }
 
@@ -541,6 +580,7 @@ int main(void) {
   tc_runs += test_versions(3, 2, v9);
   CHECKF(tc_runs >= 8, "only %d v3 runs used the tensor cores", tc_runs);
   int p1[] = {8, 16, 32}, p2[] = {8, 32, 16}, p3[] = {3, 4, 16, 32};
+  test_gemm_route();
   test_pair(2, 3, p1);
   test_pair(1, 3, p2);
   test_pair(1, 4, p3);
