@@ -298,6 +298,8 @@ static void test_cli_errors(void) {
   expect_usage_error("--workload h2o --system ref --seqlen 0",
                      "--seqlen: expected an integer in [1, 1048576], got '0'");
   expect_usage_error("--workload h2o --system ref --seqlen 12x", "got '12x'");
+  expect_usage_error("--workload h2o --system ref --check-pairs -1",
+                     "--check-pairs: expected an integer in [0, 1048576], got '-1'");
   expect_usage_error("--workload h2o --system ref --dim 1000",
                      "--dim: expected an integer in [1, 256]");
   expect_usage_error("--workload h2o --system ref --heads", "--heads: expected an integer");

@@ -277,9 +277,9 @@ typedef struct {
 } input_row;
 
 static const input_row input_rows[ATTN_INPUT_COUNT] = {
-#define FILL_NORMAL(stream)                               stream, NULL, NULL
-#define FILL_GEN(host_fn, dev_fn)                         0, #host_fn, #dev_fn
-#define ATTN_INPUT(name, elem, elems, needed, host, fill) {#name, elem, fill, host},
+#define FILL_NORMAL(stream)                                    stream, NULL, NULL
+#define FILL_GEN(host_fn, dev_fn)                              0, #host_fn, #dev_fn
+#define ATTN_INPUT(name, elem, elems, needed, host, fill, ...) {#name, elem, fill, host},
 #include "inputs.def"
 #undef ATTN_INPUT
 #undef FILL_GEN

@@ -26,7 +26,8 @@ static void usage(FILE *f, const char *prog) {
   fprintf(f,
           "usage: %s --workload %s --system %s\n"
           "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
-          "          [--runs 10] [--seed 1] [--check|--no-check] [--device gpu|cpu]\n"
+          "          [--runs 10] [--seed 1] [--check|--no-check] [--check-pairs 0]\n"
+          "          [--device gpu|cpu]\n"
           "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1]\n"
           "          [--sm90-rows auto|128|192]\n"
           "          [--diag-k 0] [--cache-dtype fp32|fp16] [--phase-times]   (fused-diag)\n"
@@ -52,6 +53,9 @@ static void usage(FILE *f, const char *prog) {
           "(kernels/attention/registry/selected_blocks.h);\n"
           "other workloads refuse these two options.\n"
           "--scale: the softmax scale (every workload, as SDPA's scale argument).\n"
+          "--check-pairs N: where the check runs the GPU reference (cells too large for the\n"
+          "CPU's), it checks N (batch, K/V head) groups drawn from --seed, named in the log's\n"
+          "check_sample line (0, default: every group).\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
           prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
 }
@@ -147,10 +151,16 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
       if (hx_parse_double(prog, opt, val, 0.0, 1e6, &a->shape.scale) < 0) goto bad;
       i++;
     } else {
-      static const hx_int_opt ints[] = {
-          {"--seqlen", 1, 1 << 20}, {"--batch", 1, 4096},       {"--heads", 1, 4096},
-          {"--dim", 1, 256},        {"--causal", 0, 1},         {"--diag-k", 0, ATTNVAR_MAX_DIAG_K},
-          {"--groups", 1, 4096},    {"--block-size", 1, 65536}, {"--selected-blocks", 1, 4096}};
+      static const hx_int_opt ints[] = {{"--seqlen", 1, 1 << 20},
+                                        {"--batch", 1, 4096},
+                                        {"--heads", 1, 4096},
+                                        {"--dim", 1, 256},
+                                        {"--causal", 0, 1},
+                                        {"--diag-k", 0, ATTNVAR_MAX_DIAG_K},
+                                        {"--groups", 1, 4096},
+                                        {"--block-size", 1, 65536},
+                                        {"--selected-blocks", 1, 4096},
+                                        {"--check-pairs", 0, 1 << 20}};
       int k = hx_parse_int_opt(prog, opt, val, ints, (int)(sizeof ints / sizeof *ints), &n);
       if (k == -1) fprintf(stderr, "%s: unknown option '%s'\n", prog, opt);
       if (k < 0) goto bad;
@@ -166,6 +176,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
         diag_opt = diag_opt ? diag_opt : opt;
         break;
       case 6: groups = (int)n; break;
+      case 9: a->check_pairs = (int)n; break;
       default:
         if (k == 7) blocks.block_size = (int)n;
         if (k == 8) blocks.selected_blocks = (int)n;

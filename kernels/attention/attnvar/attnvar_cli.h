@@ -15,8 +15,9 @@ typedef struct {
                        workloads only */
   int warmup, runs;
   uint64_t seed;
-  int check;      /* --check (default) | --no-check */
-  int device_cpu; /* --device cpu, or a CPU system (ref) */
+  int check;       /* --check (default) | --no-check */
+  int check_pairs; /* --check-pairs N: the GPU reference checks N sampled groups (0: all) */
+  int device_cpu;  /* --device cpu, or a CPU system (ref) */
   int force_sm80;
   attn_sm90_fwd sm90_fwd;   /* --sm90-fwd (default ws) */
   attn_sm90_rows sm90_rows; /* --sm90-rows (default auto) */

@@ -9,6 +9,7 @@
  *   -> peak := what is live now -> warmup + timed runs (CUDA events) -> result line. */
 #include "attnvar_gpu.h"
 #include "check/attn_check.h"
+#include "check/check_sample.h"
 #include "cost.h"
 #include "gpuref/gpuref.h"
 #include "harness.h"
@@ -151,7 +152,7 @@ static const dev_fill dev_fills[ATTN_INPUT_COUNT] = {
   { stream, NULL }
 #define FILL_GEN(host_fn, dev_fn) \
   { 0, dev_fn }
-#define ATTN_INPUT(name, elem, elems, needed, host, fill) fill,
+#define ATTN_INPUT(name, elem, elems, needed, host, fill, ...) fill,
 #include "inputs.def"
 #undef ATTN_INPUT
 #undef FILL_GEN
@@ -239,6 +240,78 @@ static int inputs_from_device(workload_id wl, const attn_shape *s, uint64_t seed
   return chk.ok;
 }
 
+/* A device-to-device 2-D copy on the cell's stream (attn_sample_gather's copy). */
+static void copy2d_device(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                          size_t height, void *arg) {
+  const attn_ctx *ctx = arg;
+  HX_CUDA(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDeviceToDevice,
+                            ctx->stream));
+}
+
+/* The sampled groups' part of every input of the cell, in device buffers of the compact cell
+ * (a shared input: the cell's own buffer). */
+static void sample_inputs(const attn_shape *s, const attn_sample *smp, const cell_buffers *c,
+                          const attn_ctx *ctx, cell_buffers *cc) {
+  memset(cc, 0, sizeof *cc);
+  for (int id = 0; id < ATTN_INPUT_COUNT; id++) {
+    if (!c->in[id]) continue;
+    attn_slice sl = attn_input_slice((attn_input_id)id, s);
+    if (sl.shared) {
+      cc->in[id] = c->in[id];
+      continue;
+    }
+    size_t es = attn_input_table[id].elem_bytes;
+    cc->in[id] = hx_dev_alloc(attn_slice_elems(sl) * es * (size_t)smp->n, "check sample");
+    attn_sample_gather(smp, sl, es, c->in[id], cc->in[id], copy2d_device, (void *)ctx);
+  }
+  io_set_inputs(cc, &cc->io);
+  HX_CUDA(cudaStreamSynchronize(ctx->stream));
+}
+
+/* One host output's sampled part (NULL stays NULL). */
+static void *sample_host(const attn_sample *smp, attn_slice sl, size_t es, const void *full) {
+  if (!full) return NULL;
+  void *part = hx_host_alloc(attn_slice_elems(sl) * es * (size_t)smp->n, "check sample");
+  attn_sample_gather(smp, sl, es, full, part, attn_copy2d_host, NULL);
+  return part;
+}
+
+/* The GPU reference against got: on every group, or (--check-pairs N) on N sampled ones. */
+static int check_gpuref(const attnvar_args *a, const attn_ctx *ctx, const cell_buffers *c,
+                        const attn_host_outputs *got, const attn_tolerance *tol) {
+  const attn_shape *s = &a->shape;
+  attn_sample smp;
+  attn_sample_draw(s, a->check_pairs, a->seed, &smp);
+  ref_outputs want;
+  if (smp.n == 0) {
+    ref_outputs_alloc(a->workload, s, &want);
+    gpuref_run(ctx, a->workload, s, &c->io, &want);
+    int ok = attn_check_outputs(a->workload, s, &want, got, tol);
+    ref_outputs_free(&want);
+    return ok;
+  }
+  attn_sample_print(&smp, s);
+  attn_shape cs = attn_sample_shape(s, &smp);
+  cell_buffers cc;
+  sample_inputs(s, &smp, c, ctx, &cc);
+  ref_outputs_alloc(a->workload, &cs, &want);
+  gpuref_run(ctx, a->workload, &cs, &cc.io, &want);
+  attn_slice so = attn_out_slice(s), sc = attn_score_slice(s);
+  attn_host_outputs part = {
+      sample_host(&smp, so, 2, got->out), sample_host(&smp, sc, 4, got->score),
+      sample_host(&smp, sc, 4, got->score2), sample_host(&smp, sc, 1, got->flags)};
+  int ok = attn_check_outputs(a->workload, &cs, &want, &part, tol);
+  hx_host_free((void *)part.out);
+  hx_host_free((void *)part.score);
+  hx_host_free((void *)part.score2);
+  hx_host_free((void *)part.flags);
+  ref_outputs_free(&want);
+  for (int id = 0; id < ATTN_INPUT_COUNT; id++)
+    if (cc.in[id] != c->in[id]) hx_dev_free(cc.in[id]);
+  attn_sample_free(&smp);
+  return ok;
+}
+
 /* Run the system once on poisoned outputs and compare every output; returns 1 when all pass. */
 static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_closure *run,
                       const cell_buffers *c) {
@@ -251,25 +324,24 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
 
   attn_host_outputs got = {host_copy(c->out, c->nq * 2), host_copy(c->score, c->ns * 4),
                            host_copy(c->score2, c->ns * 4), host_copy(c->flags, c->ns)};
-  ref_outputs want;
-  ref_outputs_alloc(a->workload, s, &want);
-  double macs = workload_macs(a->workload, s);
+  const attn_tolerance tol = attn_tol_gpu(a->workload, s->dtype);
   int ok = 1;
-  if (macs <= (double)CHECK_CPU_MAX_MACS) {
+  if (workload_macs(a->workload, s) <= (double)CHECK_CPU_MAX_MACS) {
+    ref_outputs want;
+    ref_outputs_alloc(a->workload, s, &want);
     ref_host_inputs dev_in;
     ok &= inputs_from_device(a->workload, s, a->seed, c, &dev_in);
     ref_inputs in = ref_inputs_of(&dev_in);
     ref_run(a->workload, s, &in, &want);
     ref_inputs_free(&dev_in);
+    ok &= attn_check_outputs(a->workload, s, &want, &got, &tol);
+    ref_outputs_free(&want);
   } else {
     if (!gpuref_supports(s))
       hx_die(REPRO_EXIT_UNSUPPORTED, "unsupported",
              "no reference for this shape (the GPU reference needs dim <= 256); use --no-check");
-    gpuref_run(ctx, a->workload, s, &c->io, &want);
+    ok &= check_gpuref(a, ctx, c, &got, &tol);
   }
-  const attn_tolerance tol = attn_tol_gpu(a->workload, s->dtype);
-  ok &= attn_check_outputs(a->workload, s, &want, &got, &tol);
-  ref_outputs_free(&want);
   hx_host_free((void *)got.out);
   hx_host_free((void *)got.score);
   hx_host_free((void *)got.score2);

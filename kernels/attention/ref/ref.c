@@ -254,7 +254,7 @@ static const host_fill host_fills[ATTN_INPUT_COUNT] = {
   { stream, NULL }
 #define FILL_GEN(host_fn, dev_fn) \
   { 0, host_fn }
-#define ATTN_INPUT(name, elem, elems, needed, host, fill) fill,
+#define ATTN_INPUT(name, elem, elems, needed, host, fill, ...) fill,
 #include "inputs.def"
 #undef ATTN_INPUT
 #undef FILL_GEN

@@ -163,7 +163,8 @@ enum {
   RNG_STREAM_K = 2,
   RNG_STREAM_V = 3,
   RNG_STREAM_EXP_RAND = 4,
-  RNG_STREAM_BLOCK_IDX = 5
+  RNG_STREAM_BLOCK_IDX = 5,
+  RNG_STREAM_CHECK_SAMPLE = 6 /* the groups a check of sampled groups draws (check_sample.h) */
 };
 
 /* Element types of the inputs (inputs.def's elem column). */
@@ -192,9 +193,25 @@ typedef struct {
   int host; /* the CPU references read it: the host draws it too */
 } attn_input_info;
 
+/* How one (batch b, K/V head g) group's part is cut from a buffer read as [B, A, C, E]
+ * (inputs.def's slice column; check/check_sample.h): the indices [g n, g n + n) of dimension
+ * dim (1: A, 2: C) for every index of the other two; shared: a buffer without a batch
+ * dimension, whole for every group. */
+typedef struct {
+  int shared, dim;
+  long long A, C, E, n;
+} attn_slice;
+static inline attn_slice attn_slice_make(int shared, int dim, long long A, long long C, long long E,
+                                         long long n) {
+  attn_slice sl = {shared, dim, A, C, E, n};
+  return sl;
+}
+#define SLICE(dim, A, C, E, n) attn_slice_make(0, (dim), (A), (C), (E), (n))
+#define SLICE_SHARED           attn_slice_make(1, 0, 0, 0, 0, 0)
+
 /* The inputs, indexed by attn_input_id. */
 static WORKLOAD_TABLE_CONST attn_input_info attn_input_table[ATTN_INPUT_COUNT] = {
-#define ATTN_INPUT(name, elem, elems, needed, host, fill) \
+#define ATTN_INPUT(name, elem, elems, needed, host, fill, ...) \
   {#name, elem, sizeof(attn_host_##elem), host},
 #include "inputs.def"
 #undef ATTN_INPUT
@@ -229,6 +246,18 @@ static inline size_t attn_input_elems(attn_input_id id, const attn_shape *s) {
 #include "inputs.def"
 #undef ATTN_INPUT
   default: return 0;
+  }
+}
+/* The slice of input id in a cell of shape s (inputs.def's slice column). */
+static inline attn_slice attn_input_slice(attn_input_id id, const attn_shape *s) {
+  (void)s;
+  switch (id) {
+#define ATTN_INPUT(name, elem, elems, needed, host, fill, slice) \
+  case ATTN_IN_##name:                                           \
+    return slice;
+#include "inputs.def"
+#undef ATTN_INPUT
+  default: return SLICE_SHARED;
   }
 }
 static inline size_t attn_input_bytes(attn_input_id id, const attn_shape *s) {

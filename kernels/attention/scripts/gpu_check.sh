@@ -19,7 +19,8 @@
 #     that forward by itself (unmasked with over 4 waves of 192-row tiles, causal with over 16)
 #   x the benchmark size S = 4096, H = 32, D = 128, causal and not, and causal in bf16, and
 #     D = 96, D = 256 (H = 16) and GQA 8, and S = 8000 without a mask (checked against the fp32
-#     GPU reference); D = 128 without a mask at S = 257, 351, 700 and 8000 runs the Hopper
+#     GPU reference; s4096p8 and s4096g8p2 the same cells checked on sampled groups,
+#     --check-pairs); D = 128 without a mask at S = 257, 351, 700 and 8000 runs the Hopper
 #     forward's 176-key stages (fused_launch.cuh's ws_cols_pay), S = 4096 its 128-key ones
 #   x the peers fa3 (FlashAttention-3, kernels/attention/fa3/: attn, gemma2), fa2 (FlashAttention-2,
 #     kernels/attention/fa2/: attn, gemma2) and flashinfer (kernels/attention/flashinfer/: attn,
@@ -140,7 +141,9 @@ s8000nc:--seqlen 8000 --heads 8 --dim 128 --causal 0:plain
 s4096bf16:--seqlen 4096 --heads 32 --dim 128 --dtype bf16:plain
 s4096d96:--seqlen 4096 --heads 32 --dim 96:plain
 s4096d256:--seqlen 4096 --heads 16 --dim 256:plain
-s4096g8:--seqlen 4096 --heads 32 --groups 8 --dim 128:plain"
+s4096g8:--seqlen 4096 --heads 32 --groups 8 --dim 128:plain
+s4096p8:--seqlen 4096 --heads 32 --dim 128 --check-pairs 8:plain
+s4096g8p2:--seqlen 4096 --heads 32 --groups 8 --dim 128 --check-pairs 2:plain"
 # nsa's own cases (names start with n_: run one at a time, timed; kvN in a name: N K/V heads).
 # --groups is the query heads per K/V head (the seed's and TileLang's groups: H/G K/V heads).
 # Memcheck on the small odd ones: a block size that is no multiple of 16, a list longer than
