@@ -2,7 +2,8 @@
 # The results tables of README.md and the studies' READMEs, generated from the shipped logs so
 # that they cannot drift:
 #   scripts/readme-tables.sh [--check] [FILE...]
-# FILE: README.md of the kit and every studies/*/README.md with a marker, when none is given.
+# FILE: README.md and results/README.md of the kit and every studies/*/README.md with a marker,
+# when none is given.
 # Rewrites in place every block of each FILE between the marker lines
 #   <!-- tables FOLDER DEVICE begin -->          (or: <!-- tables FOLDER DEVICE SCRIPT begin -->)
 #   <!-- tables FOLDER DEVICE end -->            (    <!-- tables FOLDER DEVICE SCRIPT end -->)
@@ -15,7 +16,10 @@
 #   <!-- tables studies DEVICE summary begin -->
 # is README.md's table of the studies: per studies/*/experiment.yaml with DEVICE logs, the GPU,
 # the range of the speedup column of its execution-time tables (the best other system's time /
-# ours', as each study's README tables state it), how many cells, and the logs' commits.
+# ours', as each study's README tables state it), how many cells, and the logs' commits. The block
+#   <!-- tables figures all headlines begin -->
+# is README.md's one line per figure and metric of fig12, fig13 and fig14: the geometric mean of
+# ours' ratio to the best other system on every GPU with logs, as the figures' tables give it.
 # --check writes nothing: it prints the difference and exits 1 when a FILE's tables are not what
 # the logs give. Exit 1 too on a marker without its pair, or a FILE without markers.
 # repro-plot is $REPRO_PLOT_BIN, else built by scripts/build.sh --plot (as ./plot.sh does).
@@ -26,14 +30,14 @@ files=()
 while [ $# -gt 0 ]; do
   case $1 in
     --check) check=1; shift ;;
-    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
     -*) echo "usage: $0 [--check] [FILE...]" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac
 done
 if [ ${#files[@]} -eq 0 ]; then
   files=("$root/README.md")
-  for f in "$root"/studies/*/README.md; do
+  for f in "$root"/results/README.md "$root"/studies/*/README.md; do
     if grep -q '^<!-- tables ' "$f"; then files+=("$f"); fi
   done
 fi
@@ -86,8 +90,36 @@ print(", ".join(sorted({r["gpu_model"] for r in rows})), end="")' \
   done
 }
 
+# README.md's headlines: per figure and metric of fig12-14, the geometric mean of its tables'
+# ratio column on every GPU with logs ("*NAME, GPU: METRIC, UNIT (...)*", then the ratio's
+# definition line, then the table, whose "geometric mean" row ends with the mean).
+headlines() { # LINE
+  local fig dev
+  for fig in fig12 fig13 fig14; do
+    for dev in a100 h100 h200; do
+      "$bin" table --config "$root/$fig/experiment.yaml" --logs "$root/$fig/backup_logs" \
+        --format markdown --device "$dev" 2>"$tmp/err" \
+        || { cat "$tmp/err" >&2; die "$1: repro-plot table of $fig failed"; }
+    done
+  done | awk '
+    /^\*[a-z0-9_]+, [A-Z0-9]+: / { split(substr($0, 2), a, ", "); name = a[1]; gpu = a[2]
+      sub(/:.*/, "", gpu); metric = a[2]; sub(/^[^:]*: /, "", metric); sub(/ \(.*/, "", metric)
+      key = name " (" metric ")"; def = ""; next }
+    key != "" && def == "" && /^[a-z]/ { def = $0; sub(/ \(> 1.*/, "", def); sub(/;.*/, "", def)
+      if (!(key in defs)) { order[++n] = key; defs[key] = def }; next }
+    key != "" && /^\| geometric mean/ { m = split($0, c, "|"); v = c[m - 1]; gsub(/ /, "", v)
+      vals[key] = vals[key] (vals[key] == "" ? "" : ", ") gpu " " v; key = "" }
+    END { for (i = 1; i <= n; i++) printf "- **%s**: %s (%s, geometric mean)\n", order[i], vals[order[i]], defs[order[i]] }'
+}
+
 # One block's tables: a blank line, the Markdown, a blank line.
 tables() { # FOLDER DEVICE SCRIPT LINE (SCRIPT empty: repro-plot's)
+  if [ "$1" = figures ] && [ "$3" = headlines ]; then
+    echo
+    headlines "$4"
+    echo
+    return
+  fi
   if [ "$1" = studies ] && [ "$3" = summary ]; then
     echo
     summary "$2" "$4"

@@ -20,21 +20,28 @@ script=(bash "$src/scripts/readme-tables.sh")
 rc=$?
 [ "$rc" -eq 0 ] || cat "$work/check.out" >&2
 check '[ $rc -eq 0 ]' "the READMEs' tables are what the shipped logs give (diff above; scripts/readme-tables.sh rewrites them)"
-check '[ "$(grep -c "^<!-- tables .* begin -->$" "$src/README.md")" -ge 1 ] && grep -q "^| workload | .* | paper | paper / ours |$" "$src/README.md"' "README.md has generated tables, the paper column among them"
+check '[ "$(grep -c "^<!-- tables .* begin -->$" "$src/results/README.md")" -ge 1 ] && grep -q "^| workload | .* | paper | paper / ours |$" "$src/results/README.md"' "results/README.md has generated tables, the paper column among them"
+# README.md's headlines: one line per figure and metric, each GPU's geometric mean
+check 'grep -q "^- \*\*fig12_kernel (execution time)\*\*: H100 [0-9.]*x, H200 [0-9.]*x (speedup = " "$src/README.md" && [ "$(grep -c "^- \*\*fig1[234]" "$src/README.md")" = 5 ]' "README.md has the generated headline of each figure and metric"
+[ "$(wc -l < "$src/README.md")" -le 150 ]; check '[ $? -eq 0 ]' "README.md is at most 150 lines ($(wc -l < "$src/README.md"))"
 for study in h2o-diag sdpa-scale tilebench; do
   check 'grep -q "^<!-- tables studies/$study .* begin -->$" "$src/studies/$study/README.md" && grep -qF "studies/$study/README.md: the results tables are what the shipped logs give" "$work/check.out"' "studies/$study/README.md has generated tables, checked"
 done
 
 # 2. one number changed in a copy (the first number of the first H2O row): refused, with a diff
-cp "$src/README.md" "$work/edited.md"
+cp "$src/results/README.md" "$work/edited.md"
 sed -i '0,/^| H2O | [0-9.]* |/s/^\(| H2O | [0-9]*\)\.\([0-9]\)/\1.9\2/' "$work/edited.md"
-check '! cmp -s "$src/README.md" "$work/edited.md"' "the edit changed a number"
+check '! cmp -s "$src/results/README.md" "$work/edited.md"' "the edit changed a number"
 "${script[@]}" --check "$work/edited.md" > "$work/edited.out" 2>&1
 check '[ $? -eq 1 ] && grep -q "^-| H2O |" "$work/edited.out" && grep -q "differ from what the shipped logs give" "$work/edited.out"' "a changed number fails the check, with a diff"
 
-# 3. rewriting the copy in place gives README.md back
+# 3. rewriting the copy in place gives results/README.md back
 "${script[@]}" "$work/edited.md" > /dev/null 2>&1
-check '[ $? -eq 0 ] && cmp -s "$src/README.md" "$work/edited.md"' "rewriting the edited copy restores README.md byte for byte"
+check '[ $? -eq 0 ] && cmp -s "$src/results/README.md" "$work/edited.md"' "rewriting the edited copy restores results/README.md byte for byte"
+# ... and a changed headline too
+sed 's/^\(- \*\*fig14 (execution time)\*\*: H100 \)[0-9]/\19/' "$src/README.md" > "$work/head.md"
+"${script[@]}" --check "$work/head.md" > "$work/head.out" 2>&1
+check '[ $? -eq 1 ] && ! cmp -s "$src/README.md" "$work/head.md"' "a changed headline fails the check"
 
 # 3b. the same in the studies' READMEs: a number of a repro-plot block (tilebench, h2o-diag's
 # base comparison) and of a study's own program (h2o-diag's plot_diag.sh, sdpa-scale's
@@ -71,18 +78,18 @@ check '! cmp -s "$src/README.md" "$work/studies.md"' "the edit changed the studi
 check '[ $? -eq 1 ] && grep -q "^-| \`studies/h2o-diag/\` | NVIDIA H200 | 1.99x" "$work/studies.out"' "a changed number of the studies table fails the check, with a diff"
 
 # 4. a row dropped, and the paper's column left out: refused
-grep -v "^| RoCo |" "$src/README.md" > "$work/dropped.md"
+grep -v "^| RoCo |" "$src/results/README.md" > "$work/dropped.md"
 "${script[@]}" --check "$work/dropped.md" > /dev/null 2>&1
 check '[ $? -eq 1 ]' "a dropped row fails the check"
-sed 's/ | paper | paper \/ ours |$/ |/' "$src/README.md" > "$work/nopaper.md"
+sed 's/ | paper | paper \/ ours |$/ |/' "$src/results/README.md" > "$work/nopaper.md"
 "${script[@]}" --check "$work/nopaper.md" > /dev/null 2>&1
-check '[ $? -eq 1 ] && ! cmp -s "$src/README.md" "$work/nopaper.md"' "a table without the paper column fails the check"
+check '[ $? -eq 1 ] && ! cmp -s "$src/results/README.md" "$work/nopaper.md"' "a table without the paper column fails the check"
 
 # 5. markers: a begin without its end, an end alone, none at all
-grep -v "^<!-- tables fig12 h100 end -->$" "$src/README.md" > "$work/noend.md"
+grep -v "^<!-- tables fig12 h100 end -->$" "$src/results/README.md" > "$work/noend.md"
 "${script[@]}" --check "$work/noend.md" > /dev/null 2> "$work/noend.err"
 check '[ $? -eq 1 ] && grep -q "has no end marker\|a block begins inside" "$work/noend.err"' "a block without its end marker is refused"
-grep -v "^<!-- tables fig14 h100 begin -->$" "$src/README.md" > "$work/nobegin.md"
+grep -v "^<!-- tables fig14 h100 begin -->$" "$src/results/README.md" > "$work/nobegin.md"
 "${script[@]}" --check "$work/nobegin.md" > /dev/null 2> "$work/nobegin.err"
 check '[ $? -eq 1 ] && grep -q "a marker without its pair" "$work/nobegin.err"' "an end marker alone is refused"
 printf '# no tables\n' > "$work/none.md"
