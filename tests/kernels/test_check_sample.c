@@ -59,8 +59,10 @@ static void check_output(const char *what, const attn_sample *smp, attn_slice sl
     double e = fabs(a - b) / (1 + fabs(b));
     worst = e > worst || a != a ? (a != a ? INFINITY : e) : worst;
   }
-  CHECKF(worst <= 1e-12, "%s %s: the compact cell's reference differs from the full cell's on "
-         "the sampled groups by %.3e", wl, what, worst);
+  CHECKF(worst <= 1e-12,
+         "%s %s: the compact cell's reference differs from the full cell's on "
+         "the sampled groups by %.3e",
+         wl, what, worst);
   free(cut);
 }
 

@@ -88,8 +88,8 @@ void attn_sample_print(const attn_sample *smp, const attn_shape *s) {
   char *picked = hx_host_alloc(cap, "check sample line");
   picked[0] = '\0';
   for (int k = 0; k < smp->n; k++)
-    len += (size_t)snprintf(picked + len, cap - len, "%s%d:%d", k ? " " : "",
-                            smp->group[k] / hkv, smp->group[k] % hkv);
+    len += (size_t)snprintf(picked + len, cap - len, "%s%d:%d", k ? " " : "", smp->group[k] / hkv,
+                            smp->group[k] % hkv);
   FILE *out = hx_log();
   fprintf(out, "check_sample groups=%d of=%d", smp->n, smp->total);
   kv_put(out, "picked", picked);
