@@ -75,8 +75,18 @@ static int launch_nsa(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
   return launch_cfg(ctx, nsa_fwd<D, MT, BF16>, "nsa_fwd", grid, kNsaThreads, C::smem_bytes(), p);
 }
 
+// Groups of at most 16 heads at D <= 64: a warp per query (nsa_fwd_warp).
+template <int D, bool BF16>
+static int launch_nsa_warp(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
+  dim3 grid((sh->q_len + kNsaWarps - 1) / kNsaWarps, p.Hkv, sh->batch);
+  return launch_cfg(ctx, nsa_fwd_warp<D, BF16>, "nsa_fwd_warp", grid, kNsaThreads,
+                    NsaWarpCfg<D>::smem_bytes(), p);
+}
+
 template <int D, bool BF16>
 static int run_nsa_dim(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
+  if constexpr (D <= 64)
+    if (shape_groups(sh) <= 16) return launch_nsa_warp<D, BF16>(ctx, sh, p);
   switch (nsa_tiles(sh)) {
   case 1: return launch_nsa<D, 1, BF16>(ctx, sh, p);
   case 2: return launch_nsa<D, 2, BF16>(ctx, sh, p);

@@ -14,6 +14,11 @@
 //             softmax.cuh), and at the end the slices are merged through shared memory in a
 //             fixed order (deterministic), then out = O / l. Works for any BS: a block need not
 //             align with a chunk, and the trailing absent entries are never walked.
+//   nsa_fwd_warp : groups of at most 16 query heads at D <= 64: a warp per (query t, K/V head g,
+//             batch b), four consecutive queries a CTA. Each warp walks its own query's keys
+//             alone in chunks of 32 through double-buffered stages of its own, so no warp waits
+//             for another (no CTA barrier, no merge) and a CTA's small shared memory keeps more
+//             queries in flight per SM; out = O / l from the warp's registers.
 #pragma once
 #include "softmax.cuh"
 
@@ -57,16 +62,17 @@ __device__ __forceinline__ int nsa_key(const NsaParams &p, const int32_t *list, 
   return j < p.Lkv ? j : -1;
 }
 
-// Gather chunk c's K and V rows into a stage (swizzled), zero rows where the key does not
-// count; valid[r] says which rows count (written by the thread loading chunk 0 of the row).
-template <int D>
+// Gather chunk c (KEYS keys) of K and V rows into a stage (swizzled), zero rows where the key
+// does not count; valid[r] says which rows count (written by the thread loading chunk 0 of the
+// row). The NTHREADS threads tid = 0 .. NTHREADS-1 share the copies.
+template <int D, int KEYS, int NTHREADS>
 __device__ __forceinline__ void
 nsa_load_chunk(const NsaParams &p, const int32_t *list, int c, int n_keys, int t, const half *kbase,
-               const half *vbase, half *sk, half *sv, unsigned char *valid) {
+               const half *vbase, half *sk, half *sv, unsigned char *valid, int tid) {
   constexpr int CHUNKS = D / 8;
 #pragma unroll
-  for (int i = threadIdx.x; i < kNsaKeys * CHUNKS; i += kNsaThreads) {
-    const int r = i / CHUNKS, u = i % CHUNKS, kk = c * kNsaKeys + r;
+  for (int i = tid; i < KEYS * CHUNKS; i += NTHREADS) {
+    const int r = i / CHUNKS, u = i % CHUNKS, kk = c * KEYS + r;
     const int j = kk < n_keys ? nsa_key(p, list, kk) : -1;
     const bool live = j >= 0 && j <= t + p.offset;
     const long row = (long)(live ? j : 0) * p.Hkv * D + u * 8;
@@ -74,6 +80,14 @@ nsa_load_chunk(const NsaParams &p, const int32_t *list, int c, int n_keys, int t
     cp_async16(sv + swz<D>(r, u), vbase + row, live);
     if (u == 0) valid[r] = live;
   }
+}
+
+// The gathered keys a query walks: up to its last live entry only (the lists end with their
+// absent entries).
+__device__ __forceinline__ int nsa_walked_keys(const NsaParams &p, const int32_t *list) {
+  int last = p.selected - 1;
+  while (last >= 0 && nsa_key(p, list, last * p.block_size) < 0) last--;
+  return (last + 1) * p.block_size;
 }
 
 // BF16: bfloat16 q, k, v, out, else fp16.
@@ -97,15 +111,13 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
   const half *kbase = p.k + (long)b * p.Lkv * p.Hkv * D + (long)g * D;
   const half *vbase = p.v + (long)b * p.Lkv * p.Hkv * D + (long)g * D;
 
-  // Walk up to the last live entry only: the lists end with their absent entries.
-  int last = p.selected - 1;
-  while (last >= 0 && nsa_key(p, list, last * p.block_size) < 0) last--;
-  const int n_keys = (last + 1) * p.block_size;
+  const int n_keys = nsa_walked_keys(p, list);
   const int n_chunks = (n_keys + kNsaKeys - 1) / kNsaKeys;
 
   load_tile_async<C::kRows, D, kNsaThreads>(sq, qbase, D, 0, rows);
   if (n_chunks > 0)
-    nsa_load_chunk<D>(p, list, 0, n_keys, t, kbase, vbase, stage0, stage0 + kNsaKeys * D, valid0);
+    nsa_load_chunk<D, kNsaKeys, kNsaThreads>(p, list, 0, n_keys, t, kbase, vbase, stage0,
+                                             stage0 + kNsaKeys * D, valid0, threadIdx.x);
   cp_async_commit();
 
   float o[D / 8][4];
@@ -124,8 +136,9 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
     if (c == 0) load_a_frags<D>(qa, sq, mt * 16);
     if (c + 1 < n_chunks) {
       half *nk = stage0 + (buf ^ 1) * C::kStageHalves;
-      nsa_load_chunk<D>(p, list, c + 1, n_keys, t, kbase, vbase, nk, nk + kNsaKeys * D,
-                        valid0 + (buf ^ 1) * kNsaKeys);
+      nsa_load_chunk<D, kNsaKeys, kNsaThreads>(p, list, c + 1, n_keys, t, kbase, vbase, nk,
+                                               nk + kNsaKeys * D, valid0 + (buf ^ 1) * kNsaKeys,
+                                               threadIdx.x);
       cp_async_commit();
     }
     float s[W / 8][4];
@@ -182,6 +195,90 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
     }
     const float inv = l > 0.f ? 1.f / l : 0.f;
     *reinterpret_cast<uint32_t *>(obase + (long)row * D + d) = pack2<BF16>(o0 * inv, o1 * inv);
+  }
+}
+
+constexpr int kNsaWarpKeys = 32; // gathered keys per chunk of nsa_fwd_warp
+
+template <int D> struct NsaWarpCfg {
+  static_assert(D <= 64, "nsa_fwd_warp: head dims up to 64");
+  static constexpr int kStageHalves = 2 * kNsaWarpKeys * D; // K and V of one chunk
+  // a warp's Q tile (16 rows), two stages and their key-valid flags, 128-byte aligned
+  static constexpr int kWarpBytes =
+      (16 * D * 2 + 2 * kStageHalves * 2 + 2 * kNsaWarpKeys + 127) / 128 * 128;
+  static constexpr int smem_bytes() { return kNsaWarps * kWarpBytes; }
+};
+
+// grid (ceil(Lq / 4), Hkv, B); warp w of CTA x takes query t = Lq - 1 - (4x + w) (the longest
+// lists first) of K/V head blockIdx.y, its hpg <= 16 heads as the tile's rows (zero rows after).
+template <int D, bool BF16 = false>
+__global__ void __launch_bounds__(kNsaThreads) nsa_fwd_warp(NsaParams p) {
+  using C = NsaWarpCfg<D>;
+  constexpr int KC = kNsaWarpKeys;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2, tq = lane & 3;
+  const int tt = blockIdx.x * kNsaWarps + warp;
+  if (tt >= p.Lq) return; // a whole warp: nothing below waits for another warp
+  unsigned char *mine = smem_raw + warp * C::kWarpBytes;
+  half *sq = reinterpret_cast<half *>(mine), *stage0 = sq + 16 * D;
+  unsigned char *valid0 = mine + 16 * D * 2 + 2 * C::kStageHalves * 2;
+  const int t = p.Lq - 1 - tt, g = blockIdx.y, b = blockIdx.z;
+  const int32_t *list = p.idx + (((long)b * p.Lq + t) * p.Hkv + g) * p.selected;
+  const half *qbase = p.q + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg) * D;
+  const half *kbase = p.k + (long)b * p.Lkv * p.Hkv * D + (long)g * D;
+  const half *vbase = p.v + (long)b * p.Lkv * p.Hkv * D + (long)g * D;
+  const int n_keys = nsa_walked_keys(p, list), n_chunks = (n_keys + KC - 1) / KC;
+
+  for (int i = lane; i < 16 * (D / 8); i += 32) { // the group's heads, zero rows after them
+    const int r = i / (D / 8), u = i % (D / 8);
+    cp_async16(sq + swz<D>(r, u), qbase + (long)(r < p.hpg ? r : 0) * D + u * 8, r < p.hpg);
+  }
+  if (n_chunks > 0)
+    nsa_load_chunk<D, KC, 32>(p, list, 0, n_keys, t, kbase, vbase, stage0, stage0 + KC * D, valid0,
+                              lane);
+  cp_async_commit();
+
+  float o[D / 8][4];
+  frag_zero(o);
+  RowState st;
+  st.init();
+  uint32_t qa[D / 16][4];
+  for (int c = 0; c < n_chunks; c++) {
+    const int buf = c & 1;
+    const half *sk = stage0 + buf * C::kStageHalves, *sv = sk + KC * D;
+    const unsigned char *valid = valid0 + buf * KC;
+    cp_async_wait<0>();
+    __syncwarp(); // chunk c in its stage; every lane is done with the other stage
+    if (c == 0) load_a_frags<D>(qa, sq, 0);
+    if (c + 1 < n_chunks) {
+      half *nk = stage0 + (buf ^ 1) * C::kStageHalves;
+      nsa_load_chunk<D, KC, 32>(p, list, c + 1, n_keys, t, kbase, vbase, nk, nk + KC * D,
+                                valid0 + (buf ^ 1) * KC, lane);
+      cp_async_commit();
+    }
+    float s[KC / 8][4];
+    gemm_abt<D, KC, BF16>(s, qa, sk);
+#pragma unroll
+    for (int nt = 0; nt < KC / 8; nt++)
+#pragma unroll
+      for (int e = 0; e < 4; e++)
+        s[nt][e] = valid[nt * 8 + 2 * tq + (e & 1)] ? s[nt][e] * p.scale_log2 : -CUDART_INF_F;
+    float alpha[2];
+    st.update<KC / 8>(s, alpha);
+    frag_scale_rows(o, alpha);
+    gemm_pv<D, KC, BF16>(o, s, sv);
+  }
+  st.finish();
+  half *obase = p.out + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg) * D;
+#pragma unroll
+  for (int rr = 0; rr < 2; rr++) {
+    const int row = gq + rr * 8;
+    const float inv = st.l[rr] > 0.f ? 1.f / st.l[rr] : 0.f; // no key counted: out = 0
+    if (row < p.hpg)
+#pragma unroll
+      for (int dt = 0; dt < D / 8; dt++)
+        *reinterpret_cast<uint32_t *>(obase + (long)row * D + dt * 8 + 2 * tq) =
+            pack2<BF16>(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
   }
 }
 
