@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "reporoot.h"
 #include "strbuf.h"
 
 #ifndef REPRO_REGISTRY_BUILT
@@ -140,21 +140,12 @@ static int file_exists(const char *path) {
 }
 
 int rg_path_for(const char *config, char *out, size_t cap) {
-  char *real = realpath(config, NULL);
-  for (char *slash = real ? strrchr(real, '/') : NULL; slash; slash = strrchr(real, '/')) {
-    *slash = '\0';
-    char *mark = xasprintf("%s/.repro-root", real);
-    int is_root = access(mark, F_OK) == 0;
-    free(mark);
-    if (!is_root) continue;
-    snprintf(out, cap, "%s/common/registry.yaml", real);
-    if (file_exists(out)) {
-      free(real);
-      return 0;
-    }
-    break;
+  char *root = repro_root_find(config);
+  if (root) {
+    snprintf(out, cap, "%s/common/registry.yaml", root);
+    free(root);
+    if (file_exists(out)) return 0;
   }
-  free(real);
   snprintf(out, cap, "%s", REPRO_REGISTRY_BUILT);
   return file_exists(out) ? 0 : -1;
 }

@@ -9,6 +9,7 @@
 
 #include "cellog.h"
 #include "cli.h"
+#include "reporoot.h"
 
 static void on_signal(int sig) {
   (void)sig;
@@ -215,7 +216,7 @@ static void job_init(run_job *j, options *o) {
   if (j->kind == EXEC_AUTO) j->kind = slurm_available() ? EXEC_SLURM : EXEC_LOCAL;
   j->self = self_path();
   j->bin = o->bin ? path_absolute(o->bin) : path_dirname(j->self);
-  j->root = repo_root_find(j->in.file.dir); /* NULL: {root} cannot be rendered (expand.c) */
+  j->root = repro_root_find(j->in.file.dir); /* NULL: {root} cannot be rendered (expand.c) */
   j->x = (exec_ctx){.file = &j->in.file,
                     .cluster = j->in.have_cluster ? &j->in.cluster : NULL,
                     .cs = &j->in.cs,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reporoot.h"
 #include "template.h"
 
 static int parse_filter(const char *arg, const char *opt, filter *f, char **err) {
@@ -457,7 +458,7 @@ int cell_command(const cell_env *env, sbuf *out, char **err) {
   char *msg = NULL;
   if (!env->rt->root && strstr(s->command, "{root}"))
     msg = xasprintf("{root}: no repository root above %s (expected a folder holding %s)",
-                    env->cs->file->dir, REPO_ROOT_MARKER);
+                    env->cs->file->dir, REPRO_ROOT_MARKER);
   if (msg || tpl_render(s->command, TPL_SHELL, cell_lookup, (void *)env, out, &msg) != 0) {
     *err = xasprintf("%s:%d:%d: command of system '%s' for %s: %s", env->cs->file->path,
                      s->at->line, s->at->col, s->name, env->c->log, msg);

@@ -143,22 +143,6 @@ char *path_absolute(const char *path) {
   return xasprintf("%s/%s", buf, path);
 }
 
-char *repo_root_find(const char *dir) {
-  char *at = path_absolute(dir);
-  for (;;) {
-    char *marker = xasprintf("%s/%s", at, REPO_ROOT_MARKER);
-    int found = file_exists(marker);
-    free(marker);
-    if (found) return at;
-    if (strcmp(at, "/") == 0) break;
-    char *up = path_dirname(at);
-    free(at);
-    at = up;
-  }
-  free(at);
-  return NULL;
-}
-
 double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

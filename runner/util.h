@@ -37,12 +37,6 @@ char *path_dirname(const char *path);
 char *path_absolute(const char *path);
 const char *path_basename(const char *path);
 
-/* The file that marks the repository root. */
-#define REPO_ROOT_MARKER ".repro-root"
-/* The repository root of an experiment folder: dir itself or the nearest folder above it
- * holding REPO_ROOT_MARKER (absolute; caller frees), or NULL when there is none. */
-char *repo_root_find(const char *dir);
-
 double now_seconds(void); /* monotonic clock */
 
 /* Does process pid's environment (/proc/<pid>/environ) hold entry ("NAME=value")? */
