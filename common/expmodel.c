@@ -63,9 +63,11 @@ static int load_systems(ydoc_err *err, const ynode *root, xm_model *m) {
   if (!map) return 0;
   if (y_expect(err, map, Y_MAP, "systems") != 0) return -1;
   m->systems = xcalloc((size_t)(map->n ? map->n : 1), sizeof *m->systems);
+  m->system_names.v = xcalloc((size_t)(map->n ? map->n : 1), sizeof *m->system_names.v);
   for (int i = 0; i < map->n; i++) {
     if (xm_parse_system(err, map->items[2 * i], map->items[2 * i + 1], &m->systems[i]) != 0)
       return -1;
+    m->system_names.v[m->system_names.n++] = map->items[2 * i];
     m->nsystems++;
   }
   return 0;
@@ -105,6 +107,7 @@ fail:
 void xm_free(xm_model *m) {
   free(m->devices.v);
   free(m->workloads.v);
+  free(m->system_names.v);
   free(m->systems);
   free(m->exps);
   memset(m, 0, sizeof *m);
@@ -126,25 +129,25 @@ int xm_is_all(const ynode *v) {
   return v && v->type == Y_SCALAR && !v->quoted && strcmp(v->str, "all") == 0;
 }
 
-int xm_registered(ydoc_err *err, const xm_model *m, const char *axis, const ynode *v,
-                  const ynode **at, int cap) {
-  const xm_names *names = strcmp(axis, "device") == 0     ? &m->devices
-                          : strcmp(axis, "workload") == 0 ? &m->workloads
-                                                          : NULL;
-  int n = 0;
-  if (names)
-    for (; n < names->n && n < cap; n++) at[n] = names->v[n];
-  else if (strcmp(axis, "system") == 0)
-    for (; n < m->nsystems && n < cap; n++) at[n] = m->systems[n].at;
-  else
-    return y_error(err, v,
-                   "axis '%s': all: only the device, workload and system axes take every "
-                   "registered name",
-                   axis);
-  if (n == 0) {
-    const char *list = names == &m->devices ? "devices" : names ? "workloads" : "systems";
-    return y_error(err, v, "axis '%s': all: the file lists no %s (expected a top-level %s:)", axis,
-                   list, list);
+const xm_names *xm_registered(ydoc_err *err, const xm_model *m, const char *axis, const ynode *v) {
+  const char *list = strcmp(axis, "device") == 0     ? "devices"
+                     : strcmp(axis, "workload") == 0 ? "workloads"
+                     : strcmp(axis, "system") == 0   ? "systems"
+                                                     : NULL;
+  if (!list) {
+    y_error(err, v,
+            "axis '%s': all: only the device, workload and system axes take every registered "
+            "name",
+            axis);
+    return NULL;
   }
-  return n;
+  const xm_names *names = list[0] == 'd'   ? &m->devices
+                          : list[0] == 'w' ? &m->workloads
+                                           : &m->system_names;
+  if (names->n == 0) {
+    y_error(err, v, "axis '%s': all: the file lists no %s (expected a top-level %s:)", axis, list,
+            list);
+    return NULL;
+  }
+  return names;
 }

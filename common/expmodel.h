@@ -44,6 +44,7 @@ typedef struct {
 typedef struct {
   const char *figure; /* figure:, or NULL */
   xm_names devices, workloads;
+  xm_names system_names; /* the systems' keys, in order */
   int nsystems;
   xm_system *systems;
   int nexps;
@@ -63,10 +64,8 @@ const xm_experiment *xm_find_experiment(const xm_model *m, const char *name);
 
 /* Is v an axis written `all`? */
 int xm_is_all(const ynode *v);
-/* The registered names of axis (device, workload or system) for `all`: their count, each
- * name's node in at[] (at most cap). -1 (the error in err, at v) when axis is none of the three
- * or the file registers none. */
-int xm_registered(ydoc_err *err, const xm_model *m, const char *axis, const ynode *v,
-                  const ynode **at, int cap);
+/* The registered names of axis (device, workload or system) for `all`, or NULL (the error in
+ * err, at v) when axis is none of the three or the file registers none. */
+const xm_names *xm_registered(ydoc_err *err, const xm_model *m, const char *axis, const ynode *v);
 
 #endif

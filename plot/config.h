@@ -52,11 +52,10 @@ typedef struct {
   char label[PC_LABEL];
   char aliases[PC_MAX_ALIASES][PT_NAME];
   int naliases;
-  /* systems only: the colour, 0xRRGGBB: the system's row in common/registry.yaml (palette 1),
-   * or a fallback colour no other system of the plot has (palette 0); never the plot's own */
+  /* systems only: the colour, 0xRRGGBB: the system's row in common/registry.yaml, or a
+   * fallback colour no other system of the plot has; never the plot's own */
   unsigned color;
   int has_color;
-  int palette;
   int ours;     /* systems only: the hatched bar the speedup is computed for */
   int expected; /* systems only: 0 = nobody can run it here, do not list it as missing */
 } pc_item;
@@ -158,7 +157,6 @@ typedef struct {
   int nclaims;
   int claim_system; /* index into systems of the system the claims are of, -1 when none */
   int claim_device; /* the paper's GPU (index into devices): its claims stand for the others */
-  char registry[PT_PATH]; /* the common/registry.yaml of labels and colours ("" when none) */
 } pc_config;
 
 /* Loads path's plot: section and the log name of the experiments it draws. Returns 0, or -1

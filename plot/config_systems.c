@@ -38,24 +38,21 @@ int pcy_names(ycx *y, const ynode *n, pc_item *items, int *count, const char *wh
 }
 
 /* The names a list takes when the plot: section gives none: the file's registered ones. */
-static int default_names(ycx *y, const ynode *const *names, int n, pc_item *items, int *count) {
+static int default_names(ycx *y, const xm_names *names, pc_item *items, int *count) {
   if (*count) return 0;
-  for (int i = 0; i < n; i++) {
-    if (i == PC_MAX_ITEMS) return yerr(y, names[i], "at most %d names", PC_MAX_ITEMS);
+  for (int i = 0; i < names->n; i++) {
+    if (i == PC_MAX_ITEMS) return yerr(y, names->v[i], "at most %d names", PC_MAX_ITEMS);
     memset(&items[i], 0, sizeof items[i]);
-    if (pcy_name(y, names[i], items[i].name, "a name")) return -1;
+    if (pcy_name(y, names->v[i], items[i].name, "a name")) return -1;
   }
-  *count = n;
+  *count = names->n;
   return 0;
 }
 
 int pcy_default_names(ycx *y, const xm_model *m, pc_config *c) {
-  const ynode *sys[PC_MAX_ITEMS + 1];
-  int nsys = m->nsystems < PC_MAX_ITEMS + 1 ? m->nsystems : PC_MAX_ITEMS + 1;
-  for (int s = 0; s < nsys; s++) sys[s] = m->systems[s].at;
-  return default_names(y, m->devices.v, m->devices.n, c->devices, &c->ndevices) ||
-                 default_names(y, m->workloads.v, m->workloads.n, c->workloads, &c->nworkloads) ||
-                 default_names(y, sys, nsys, c->systems, &c->nsystems)
+  return default_names(y, &m->devices, c->devices, &c->ndevices) ||
+                 default_names(y, &m->workloads, c->workloads, &c->nworkloads) ||
+                 default_names(y, &m->system_names, c->systems, &c->nsystems)
              ? -1
              : 0;
 }
@@ -106,7 +103,7 @@ static void fallback_colour(pc_config *c) {
 /* A system's colour (its registry row), ours and expected (its row under systems:; a system
  * only logs have, such as the artifact's, is expected and not ours). */
 static void dress_system(const rg_row *row, const xm_model *m, pc_item *it) {
-  it->has_color = it->palette = row != NULL;
+  it->has_color = row != NULL;
   if (row) it->color = row->color;
   const xm_system *xs = xm_find_system(m, it->name);
   it->ours = xs && xs->ours;
@@ -126,10 +123,9 @@ static int dress_all(ycx *y, const rg_registry *r, const xm_model *m, const ynod
 }
 
 int pcy_dress(ycx *y, const char *path, const xm_model *m, const ynode *at, pc_config *c) {
-  rg_registry reg = {0};
-  if (rg_path_for(path, c->registry, sizeof c->registry) != 0)
-    c->registry[0] = '\0'; /* none: every name is its own label, in a fallback colour */
-  else if (rg_load(c->registry, &reg, &y->err.msg) != 0)
+  rg_registry reg = {0}; /* none found: every name is its own label, in a fallback colour */
+  char where[PT_PATH];
+  if (rg_path_for(path, where, sizeof where) == 0 && rg_load(where, &reg, &y->err.msg) != 0)
     return -1;
   int rc = dress_all(y, &reg, m, at, c);
   rg_free(&reg);

@@ -41,13 +41,11 @@ static int load_range(ydoc_err *err, const ynode *r, const ynode *list, axis *a)
 
 /* `all`: every name the file registers for the axis, in order. */
 static int load_registered(ydoc_err *err, const ynode *v, const xm_model *m, axis *a) {
-  int cap = m->nsystems + m->devices.n + m->workloads.n;
-  const ynode **at = xcalloc((size_t)(cap ? cap : 1), sizeof *at);
-  int n = xm_registered(err, m, a->name, v, at, cap);
-  for (int i = 0; i < n; i++) sv_push(&a->values, at[i]->str);
-  free(at);
+  const xm_names *names = xm_registered(err, m, a->name, v);
+  if (!names) return -1;
+  for (int i = 0; i < names->n; i++) sv_push(&a->values, names->v[i]->str);
   a->nlisted = a->values.n;
-  return n < 0 ? -1 : 0;
+  return 0;
 }
 
 /* One axis: a name, a list of names, {values: NAMES, range: [LO, HI]}, or `all`. */
