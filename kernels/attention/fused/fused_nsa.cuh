@@ -82,6 +82,27 @@ nsa_load_chunk(const NsaParams &p, const int32_t *list, int c, int n_keys, int t
   }
 }
 
+// One chunk of a query's keys, W of them: S = Q K^T (sk: their K rows), the keys that do not
+// count (valid[c] == 0) masked, the online softmax folded in, O rescaled and O += P V (sv: their
+// V rows).
+template <int D, int W, bool BF16>
+__device__ __forceinline__ void
+nsa_chunk(const NsaParams &p, const uint32_t (&qa)[D / 16][4], const half *sk, const half *sv,
+          const unsigned char *valid, RowState &st, float (&o)[D / 8][4]) {
+  const int tq = threadIdx.x & 3;
+  float s[W / 8][4];
+  gemm_abt<D, W, BF16>(s, qa, sk);
+#pragma unroll
+  for (int nt = 0; nt < W / 8; nt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      s[nt][e] = valid[nt * 8 + 2 * tq + (e & 1)] ? s[nt][e] * p.scale_log2 : -CUDART_INF_F;
+  float alpha[2];
+  st.update<W / 8>(s, alpha);
+  frag_scale_rows(o, alpha);
+  gemm_pv<D, W, BF16>(o, s, sv);
+}
+
 // The gathered keys a query walks: up to its last live entry only (the lists end with their
 // absent entries).
 __device__ __forceinline__ int nsa_walked_keys(const NsaParams &p, const int32_t *list) {
@@ -141,19 +162,7 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
                                                threadIdx.x);
       cp_async_commit();
     }
-    float s[W / 8][4];
-    gemm_abt<D, W, BF16>(s, qa, sk + slice * W * D);
-#pragma unroll
-    for (int nt = 0; nt < W / 8; nt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        const int col = slice * W + nt * 8 + 2 * tq + (e & 1);
-        s[nt][e] = valid[col] ? s[nt][e] * p.scale_log2 : -CUDART_INF_F;
-      }
-    float alpha[2];
-    st.update<W / 8>(s, alpha);
-    frag_scale_rows(o, alpha);
-    gemm_pv<D, W, BF16>(o, s, sv + slice * W * D);
+    nsa_chunk<D, W, BF16>(p, qa, sk + slice * W * D, sv + slice * W * D, valid + slice * W, st, o);
   }
   st.finish();
 
@@ -256,17 +265,7 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd_warp(NsaParams p) {
                                 valid0 + (buf ^ 1) * KC, lane);
       cp_async_commit();
     }
-    float s[KC / 8][4];
-    gemm_abt<D, KC, BF16>(s, qa, sk);
-#pragma unroll
-    for (int nt = 0; nt < KC / 8; nt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++)
-        s[nt][e] = valid[nt * 8 + 2 * tq + (e & 1)] ? s[nt][e] * p.scale_log2 : -CUDART_INF_F;
-    float alpha[2];
-    st.update<KC / 8>(s, alpha);
-    frag_scale_rows(o, alpha);
-    gemm_pv<D, KC, BF16>(o, s, sv);
+    nsa_chunk<D, KC, BF16>(p, qa, sk, sv, valid, st, o);
   }
   st.finish();
   half *obase = p.out + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg) * D;
