@@ -10,6 +10,7 @@
 #include "attn_system.h"
 #include "fused_launch.cuh"
 #include "fused_nsa.cuh"
+#include "fused_nsa_pack.cuh"
 #include "selected_blocks.h"
 
 #include <stdio.h>
@@ -83,8 +84,33 @@ static int launch_nsa_warp(const attn_ctx *ctx, const attn_shape *sh, NsaParams 
                     NsaWarpCfg<D>::smem_bytes(), p);
 }
 
+// Groups of 1, 2, 4 or 8 heads with blocks of a multiple of 32 keys: the CTA walks the union of
+// its queries' lists (nsa_pack), when the union's bookkeeping fits beside its stages.
+constexpr int kNsaPackUnionMaxBytes = 32 * 1024;
+static bool nsa_pack_fits(const attn_shape *sh) {
+  const int G = shape_groups(sh);
+  if (G > kNsaPackMaxGroup || (G & (G - 1)) || sh->block_size % kNsaPackKeys) return false;
+  return nsa_pack_union(sh->kv_len, sh->block_size, sh->selected_blocks, G).bytes() <=
+         kNsaPackUnionMaxBytes;
+}
+
+template <int D, int G, bool BF16>
+static int launch_nsa_pack(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
+  const NsaPackUnion un = nsa_pack_union(p.Lkv, p.block_size, p.selected, G);
+  const int queries = nsa_pack_cta_queries(G);
+  dim3 grid((sh->q_len + queries - 1) / queries, p.Hkv, sh->batch);
+  return launch_cfg(ctx, nsa_pack<D, G, BF16>, "nsa_pack", grid, kNsaThreads,
+                    NsaPackCfg<D>::kFixedBytes + un.bytes(), p, un);
+}
+
 template <int D, bool BF16>
 static int run_nsa_dim(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
+  if (nsa_pack_fits(sh)) switch (shape_groups(sh)) {
+    case 1: return launch_nsa_pack<D, 1, BF16>(ctx, sh, p);
+    case 2: return launch_nsa_pack<D, 2, BF16>(ctx, sh, p);
+    case 4: return launch_nsa_pack<D, 4, BF16>(ctx, sh, p);
+    default: return launch_nsa_pack<D, 8, BF16>(ctx, sh, p);
+    }
   if constexpr (D <= 64)
     if (shape_groups(sh) <= 16) return launch_nsa_warp<D, BF16>(ctx, sh, p);
   switch (nsa_tiles(sh)) {

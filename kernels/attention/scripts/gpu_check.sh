@@ -148,7 +148,8 @@ s4096g8p2:--seqlen 4096 --heads 32 --groups 8 --dim 128 --check-pairs 2:plain"
 # --groups is the query heads per K/V head (the seed's and TileLang's groups: H/G K/V heads).
 # Memcheck on the small odd ones: a block size that is no multiple of 16, a list longer than
 # the candidates, 2 heads a group; h32/h64/h128 (one K/V head each) take 2, 4 and 2x4 row
-# tiles of heads per CTA. (nsa in the sweep above runs the dense shapes with the default
+# tiles of heads per CTA; pk: the packed kernel's row map (G = 1, 2, 4, 8 rows of 16 / G queries,
+# a last CTA short of queries, no mask, bf16, D128; G = 3 falls back). (nsa in the sweep above runs the dense shapes with the default
 # --groups 1: MHA.)
 nsa_shapes="n_1k:--batch 2 --heads 16 --seqlen 1024 --dim 32 --block-size 32 --groups 1 --selected-blocks 1 --scale 0.1:plain
 n_4k:--batch 2 --heads 16 --seqlen 4096 --dim 32 --block-size 32 --groups 1 --selected-blocks 1 --scale 0.1:plain
@@ -164,7 +165,14 @@ n_h128:--batch 1 --heads 128 --seqlen 256 --dim 128 --block-size 32 --groups 128
 n_odd:--batch 2 --heads 6 --seqlen 77 --dim 32 --block-size 16 --groups 2 --selected-blocks 3:memcheck
 n_bs24:--batch 1 --heads 4 --seqlen 200 --dim 64 --block-size 24 --groups 2 --selected-blocks 5:memcheck
 n_s1:--batch 1 --heads 2 --seqlen 1 --dim 128 --block-size 32 --groups 2 --selected-blocks 2:memcheck
-n_bf16:--batch 1 --heads 4 --seqlen 128 --dim 64 --groups 4 --dtype bf16:plain"
+n_bf16:--batch 1 --heads 4 --seqlen 128 --dim 64 --groups 4 --dtype bf16:plain
+n_pk1:--batch 1 --heads 3 --seqlen 150 --dim 64 --block-size 32 --groups 1 --selected-blocks 3:memcheck
+n_pk2:--batch 2 --heads 4 --seqlen 77 --dim 32 --block-size 32 --groups 2 --selected-blocks 2:memcheck
+n_pk8:--batch 1 --heads 16 --seqlen 130 --dim 128 --block-size 64 --groups 8 --selected-blocks 2:memcheck
+n_pknc:--batch 1 --heads 2 --seqlen 100 --dim 64 --block-size 32 --groups 1 --selected-blocks 2 --causal 0:memcheck
+n_pkbf:--batch 1 --heads 8 --seqlen 300 --dim 128 --block-size 32 --groups 4 --selected-blocks 4 --dtype bf16:memcheck
+n_pk3:--batch 1 --heads 6 --seqlen 90 --dim 64 --block-size 32 --groups 3 --selected-blocks 3:memcheck
+n_pkl:--batch 1 --heads 16 --seqlen 8192 --dim 64 --block-size 32 --groups 1 --selected-blocks 16:plain"
 
 # The check lines of a log as output=rel_l2 pairs, (FAIL) after each that failed.
 # shellcheck disable=SC2317 # run by xargs through `bash -c` (export -f below)
