@@ -77,11 +77,17 @@ static int launch_nsa(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
 }
 
 // Groups of at most 16 heads at D <= 64: a warp per query (nsa_fwd_warp).
-template <int D, bool BF16>
-static int launch_nsa_warp(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
+template <int D, int NST, bool BF16>
+static int launch_nsa_warp_stages(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
   dim3 grid((sh->q_len + kNsaWarps - 1) / kNsaWarps, p.Hkv, sh->batch);
-  return launch_cfg(ctx, nsa_fwd_warp<D, BF16>, "nsa_fwd_warp", grid, kNsaThreads,
-                    NsaWarpCfg<D>::smem_bytes(), p);
+  return launch_cfg(ctx, nsa_fwd_warp<D, NST, BF16>, "nsa_fwd_warp", grid, kNsaThreads,
+                    NsaWarpCfg<D, NST>::smem_bytes(), p);
+}
+template <int D, bool BF16>
+static int launch_nsa_warp(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
+  if ((long)sh->selected_blocks * sh->block_size <= kNsaWarpKeys)
+    return launch_nsa_warp_stages<D, 1, BF16>(ctx, sh, p);
+  return launch_nsa_warp_stages<D, 2, BF16>(ctx, sh, p);
 }
 
 // Groups of 1, 2, 4 or 8 heads with blocks of a multiple of 32 keys: the CTA walks the union of

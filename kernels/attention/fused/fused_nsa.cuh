@@ -209,20 +209,27 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
 
 constexpr int kNsaWarpKeys = 32; // gathered keys per chunk of nsa_fwd_warp
 
-template <int D> struct NsaWarpCfg {
+// NST stages a warp: 2 (double-buffered) for lists of more than one chunk, 1 when every list fits
+// in one (T * BS <= 32), which leaves room for more warps per SM.
+template <int D, int NST> struct NsaWarpCfg {
   static_assert(D <= 64, "nsa_fwd_warp: head dims up to 64");
+  static_assert(NST == 1 || NST == 2, "nsa_fwd_warp: one or two stages");
   static constexpr int kStageHalves = 2 * kNsaWarpKeys * D; // K and V of one chunk
-  // a warp's Q tile (16 rows), two stages and their key-valid flags, 128-byte aligned
+  // a warp's Q tile (16 rows), its stages and their key-valid flags, 128-byte aligned
   static constexpr int kWarpBytes =
-      (16 * D * 2 + 2 * kStageHalves * 2 + 2 * kNsaWarpKeys + 127) / 128 * 128;
+      (16 * D * 2 + NST * kStageHalves * 2 + NST * kNsaWarpKeys + 127) / 128 * 128;
   static constexpr int smem_bytes() { return kNsaWarps * kWarpBytes; }
+  // CTAs an SM should hold: at D32 the registers (not shared memory) bound the warps in flight,
+  // so they are held to 64 a thread for 8 CTAs (32 warps).
+  static constexpr int kMinBlocks = D == 32 ? 8 : 1;
 };
 
 // grid (ceil(Lq / 4), Hkv, B); warp w of CTA x takes query t = Lq - 1 - (4x + w) (the longest
 // lists first) of K/V head blockIdx.y, its hpg <= 16 heads as the tile's rows (zero rows after).
-template <int D, bool BF16 = false>
-__global__ void __launch_bounds__(kNsaThreads) nsa_fwd_warp(NsaParams p) {
-  using C = NsaWarpCfg<D>;
+template <int D, int NST, bool BF16 = false>
+__global__ void __launch_bounds__(kNsaThreads, (NsaWarpCfg<D, NST>::kMinBlocks))
+    nsa_fwd_warp(NsaParams p) {
+  using C = NsaWarpCfg<D, NST>;
   constexpr int KC = kNsaWarpKeys;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2, tq = lane & 3;
@@ -230,7 +237,7 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd_warp(NsaParams p) {
   if (tt >= p.Lq) return; // a whole warp: nothing below waits for another warp
   unsigned char *mine = smem_raw + warp * C::kWarpBytes;
   half *sq = reinterpret_cast<half *>(mine), *stage0 = sq + 16 * D;
-  unsigned char *valid0 = mine + 16 * D * 2 + 2 * C::kStageHalves * 2;
+  unsigned char *valid0 = mine + 16 * D * 2 + NST * C::kStageHalves * 2;
   const int t = p.Lq - 1 - tt, g = blockIdx.y, b = blockIdx.z;
   const int32_t *list = p.idx + (((long)b * p.Lq + t) * p.Hkv + g) * p.selected;
   const half *qbase = p.q + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg) * D;
@@ -253,13 +260,13 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd_warp(NsaParams p) {
   st.init();
   uint32_t qa[D / 16][4];
   for (int c = 0; c < n_chunks; c++) {
-    const int buf = c & 1;
+    const int buf = NST == 2 ? c & 1 : 0;
     const half *sk = stage0 + buf * C::kStageHalves, *sv = sk + KC * D;
     const unsigned char *valid = valid0 + buf * KC;
     cp_async_wait<0>();
     __syncwarp(); // chunk c in its stage; every lane is done with the other stage
     if (c == 0) load_a_frags<D>(qa, sq, 0);
-    if (c + 1 < n_chunks) {
+    if (NST == 2 && c + 1 < n_chunks) {
       half *nk = stage0 + (buf ^ 1) * C::kStageHalves;
       nsa_load_chunk<D, KC, 32>(p, list, c + 1, n_keys, t, kbase, vbase, nk, nk + KC * D,
                                 valid0 + (buf ^ 1) * KC, lane);

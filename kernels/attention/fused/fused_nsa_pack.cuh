@@ -61,8 +61,8 @@ __device__ __forceinline__ int nsa_pack_entry(const NsaParams &p, int b, int g, 
   const int q = e / p.selected, t = t_first + q;
   *q_out = q;
   if (t >= p.Lq) return -1;
-  const int32_t blk = __ldg(p.idx + (((long)b * p.Lq + t) * p.Hkv + g) * p.selected +
-                            e % p.selected);
+  const int32_t blk =
+      __ldg(p.idx + (((long)b * p.Lq + t) * p.Hkv + g) * p.selected + e % p.selected);
   if (blk < 0 || (long long)blk * p.block_size >= p.Lkv) return -1;
   if ((long long)blk * p.block_size > (long long)t + p.offset) return -1;
   return blk;
