@@ -219,16 +219,16 @@ template <int D, int NST> struct NsaWarpCfg {
   static constexpr int kWarpBytes =
       (16 * D * 2 + NST * kStageHalves * 2 + NST * kNsaWarpKeys + 127) / 128 * 128;
   static constexpr int smem_bytes() { return kNsaWarps * kWarpBytes; }
-  // CTAs an SM should hold: at D32 the registers (not shared memory) bound the warps in flight,
-  // so they are held to 64 a thread for 8 CTAs (32 warps).
-  static constexpr int kMinBlocks = D == 32 ? 8 : 1;
 };
+// CTAs an SM holds at least when the grid asks for more than one wave: at D32 the registers,
+// not shared memory, bound the warps in flight, and 8 CTAs (32 warps) hold them to 64.
+constexpr int kNsaWarpWaveBlocks = 8;
 
 // grid (ceil(Lq / 4), Hkv, B); warp w of CTA x takes query t = Lq - 1 - (4x + w) (the longest
 // lists first) of K/V head blockIdx.y, its hpg <= 16 heads as the tile's rows (zero rows after).
-template <int D, int NST, bool BF16 = false>
-__global__ void __launch_bounds__(kNsaThreads, (NsaWarpCfg<D, NST>::kMinBlocks))
-    nsa_fwd_warp(NsaParams p) {
+// MINB: __launch_bounds__'s minimum CTAs an SM (1: no register cap).
+template <int D, int NST, int MINB, bool BF16 = false>
+__global__ void __launch_bounds__(kNsaThreads, MINB) nsa_fwd_warp(NsaParams p) {
   using C = NsaWarpCfg<D, NST>;
   constexpr int KC = kNsaWarpKeys;
   extern __shared__ __align__(128) unsigned char smem_raw[];
