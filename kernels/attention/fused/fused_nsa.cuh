@@ -16,7 +16,8 @@
 //             align with a chunk, and the trailing absent entries are never walked.
 //   nsa_fwd_warp : groups of at most 16 query heads at D <= 64: a warp per (query t, K/V head g,
 //             batch b), four consecutive queries a CTA. Each warp walks its own query's keys
-//             alone in chunks of 32 through double-buffered stages of its own, so no warp waits
+//             alone in chunks of 32 through stages of its own (two, or one when every list
+//             fits in one chunk), so no warp waits
 //             for another (no CTA barrier, no merge) and a CTA's small shared memory keeps more
 //             queries in flight per SM; out = O / l from the warp's registers.
 #pragma once
@@ -101,6 +102,19 @@ nsa_chunk(const NsaParams &p, const uint32_t (&qa)[D / 16][4], const half *sk, c
   st.update<W / 8>(s, alpha);
   frag_scale_rows(o, alpha);
   gemm_pv<D, W, BF16>(o, s, sv);
+}
+
+// Row rr (0: gq, 1: gq + 8) of a warp's O fragments as out = O / l into orow (l = 0, no key
+// counted: out = 0).
+template <int D, bool BF16>
+__device__ __forceinline__ void nsa_store_row(half *orow, const float (&o)[D / 8][4], int rr,
+                                              float l) {
+  const int tq = threadIdx.x & 3;
+  const float inv = l > 0.f ? 1.f / l : 0.f;
+#pragma unroll
+  for (int dt = 0; dt < D / 8; dt++)
+    *reinterpret_cast<uint32_t *>(orow + dt * 8 + 2 * tq) =
+        pack2<BF16>(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
 }
 
 // The gathered keys a query walks: up to its last live entry only (the lists end with their
@@ -232,7 +246,7 @@ __global__ void __launch_bounds__(kNsaThreads, MINB) nsa_fwd_warp(NsaParams p) {
   using C = NsaWarpCfg<D, NST>;
   constexpr int KC = kNsaWarpKeys;
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2, tq = lane & 3;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2;
   const int tt = blockIdx.x * kNsaWarps + warp;
   if (tt >= p.Lq) return; // a whole warp: nothing below waits for another warp
   unsigned char *mine = smem_raw + warp * C::kWarpBytes;
@@ -279,12 +293,7 @@ __global__ void __launch_bounds__(kNsaThreads, MINB) nsa_fwd_warp(NsaParams p) {
 #pragma unroll
   for (int rr = 0; rr < 2; rr++) {
     const int row = gq + rr * 8;
-    const float inv = st.l[rr] > 0.f ? 1.f / st.l[rr] : 0.f; // no key counted: out = 0
-    if (row < p.hpg)
-#pragma unroll
-      for (int dt = 0; dt < D / 8; dt++)
-        *reinterpret_cast<uint32_t *>(obase + (long)row * D + dt * 8 + 2 * tq) =
-            pack2<BF16>(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
+    if (row < p.hpg) nsa_store_row<D, BF16>(obase + (long)row * D, o, rr, st.l[rr]);
   }
 }
 

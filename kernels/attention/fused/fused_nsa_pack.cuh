@@ -11,7 +11,7 @@
 // each warp keeps its rows' online softmax in registers (RowState) and writes out = O / l.
 //
 // Shared memory: the 4 warps' Q tiles (64 x D), 3 stages of K and V (32 x D each), then the
-// union's bookkeeping, sized on the host from the shape (nsa_pack_union_bytes): a bitmap over
+// union's bookkeeping, sized on the host from the shape (nsa_pack_union(...).bytes()): a bitmap over
 // the ceil(Lkv / BS) blocks, its per-word prefix counts, the union's blocks and query masks.
 #pragma once
 #include "fused_nsa.cuh"
@@ -234,12 +234,8 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_pack(NsaParams p, NsaPackUnio
   for (int rr = 0; rr < 2; rr++) {
     if (row_horizon[rr] < 0) continue; // padding row or a query past Lq
     const int r = gq + rr * 8, t = t_first + row_q[rr];
-    half *orow = p.out + (((long)b * p.Lq + t) * p.H + (long)g * G + r % G) * D;
-    const float inv = st.l[rr] > 0.f ? 1.f / st.l[rr] : 0.f; // no key counted: out = 0
-#pragma unroll
-    for (int dt = 0; dt < D / 8; dt++)
-      *reinterpret_cast<uint32_t *>(orow + dt * 8 + 2 * tq) =
-          pack2<BF16>(o[dt][2 * rr] * inv, o[dt][2 * rr + 1] * inv);
+    nsa_store_row<D, BF16>(p.out + (((long)b * p.Lq + t) * p.H + (long)g * G + r % G) * D, o, rr,
+                           st.l[rr]);
   }
 }
 
