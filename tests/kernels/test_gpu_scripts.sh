@@ -17,7 +17,7 @@ OUT=$tmp/gc "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --no-sa
 rc=$?
 t=$tmp/gc/gpu_check/table.txt
 expect "gpu_check exits 1 when a check fails" test "$rc" = 1
-expect "1748 cases (8 workloads x (4 systems x 41 shapes + 3 fused systems x 3 scaled shapes + fused-r192 x 7 D=64 shapes) + (fa3, fa2, flashinfer x attn, gemma2) x 44 shapes + nsa's 22 x 2 systems)" grep -q '^1748 cases:' "$t"
+expect "1754 cases (8 workloads x (4 systems x 41 shapes + 3 fused systems x 3 scaled shapes + fused-r192 x 7 D=64 shapes) + (fa3, fa2, flashinfer x attn, gemma2) x 44 shapes + nsa's 25 x 2 systems)" grep -q '^1754 cases:' "$t"
 expect "head dim 96 runs on every system" grep -qE '^h2o\.fused-ws1\.d96h48bf16 +PASS' "$t"
 expect "GQA runs on the peers" grep -qE '^gemma2\.flashinfer\.g4nc +PASS' "$t"
 expect "fa3 runs attn at the big shape" grep -qE '^attn\.fa3\.s4096bf16 +PASS' "$t"
@@ -31,7 +31,7 @@ expect "oom is classified" grep -qE '^kf\.fused\.s4096 +OOM' "$t"
 expect "the 192-row forward has its own cases" grep -qE '^attn\.fused-r192\.w700sc +PASS' "$t"
 expect "the causal 192-row shape with rows past the end is a case" grep -qE '^attn\.fused-r192\.w1000b3 +PASS' "$t"
 expect "passing cells show rel_l2" grep -qE '^attn\.unfused\.s257b2 +PASS +out=2.0e-04$' "$t"
-expect "one log per case" test "$(find "$tmp/gc/gpu_check/logs" -maxdepth 1 -name '*.log' | wc -l)" = 1748
+expect "one log per case" test "$(find "$tmp/gc/gpu_check/logs" -maxdepth 1 -name '*.log' | wc -l)" = 1754
 
 OUT=$tmp/gcq "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --no-sanitizer --cases '\.g2$' >/dev/null 2>&1
 expect "--cases keeps the matching cases (8 workloads x 4 systems + 6 peer cells at g2)" \
@@ -60,7 +60,7 @@ expect "ours wrong under the sanitizer stays FAIL" \
 
 OUT=$tmp/nsa "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --no-sanitizer --nsa-only >"$tmp/nsa.txt" 2>&1
 expect "--nsa-only passes (nsa's cells pass in the fixture)" test $? = 0
-expect "--nsa-only: 44 cases" grep -q '^44 cases:' "$tmp/nsa/gpu_check/table.txt"
+expect "--nsa-only: 50 cases" grep -q '^50 cases:' "$tmp/nsa/gpu_check/table.txt"
 expect "--nsa-only: unfused and fused of one case" grep -qE '^nsa\.unfused\.n_kv1s8 +PASS' "$tmp/nsa/gpu_check/table.txt"
 
 OUT=$tmp/b "$root/kernels/attention/scripts/gpu_check.sh" --jobs x >/dev/null 2>"$tmp/err"

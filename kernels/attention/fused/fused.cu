@@ -80,36 +80,17 @@ static int launch_nsa(const attn_ctx *ctx, const attn_shape *sh, NsaParams p) {
 static dim3 nsa_warp_grid(const attn_shape *sh) {
   return dim3((sh->q_len + kNsaWarps - 1) / kNsaWarps, shape_kv_heads(sh), sh->batch);
 }
-template <int D, int NST, int MINB, bool BF16>
+template <int D, int NST, bool BF16>
 static int launch_nsa_warp_stages(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
-  return launch_cfg(ctx, nsa_fwd_warp<D, NST, MINB, BF16>, "nsa_fwd_warp", nsa_warp_grid(sh),
-                    kNsaThreads, NsaWarpCfg<D, NST>::smem_bytes(), p);
+  return launch_cfg(ctx, nsa_fwd_warp<D, NST, BF16>, "nsa_fwd_warp", nsa_warp_grid(sh), kNsaThreads,
+                    NsaWarpCfg<D, NST>::smem_bytes(), p);
 }
-// More CTAs than one wave of the uncapped kernel's residency (cudaOccupancy...: registers and
-// shared memory) on every SM.
-template <typename Kernel>
-static bool nsa_over_one_wave(const attn_ctx *ctx, const attn_shape *sh, Kernel kernel, int smem) {
-  int per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kNsaThreads, smem) !=
-          cudaSuccess ||
-      ctx->sm_count <= 0) {
-    (void)cudaGetLastError(); // no occupancy figure: the uncapped kernel, which always fits
-    return false;
-  }
-  const dim3 grid = nsa_warp_grid(sh);
-  return (long)grid.x * grid.y * grid.z > (long)per_sm * ctx->sm_count;
-}
-// One stage when every list fits in one chunk; at D32 with more than one wave of CTAs, the
-// register cap of kNsaWarpWaveBlocks CTAs an SM (its spills cost a one-wave grid more than
-// the extra CTAs give).
+// One stage when every list fits in one chunk.
 template <int D, bool BF16>
 static int launch_nsa_warp(const attn_ctx *ctx, const attn_shape *sh, const NsaParams &p) {
   if ((long)sh->selected_blocks * sh->block_size > kNsaWarpKeys)
-    return launch_nsa_warp_stages<D, 2, 1, BF16>(ctx, sh, p);
-  if constexpr (D == 32)
-    if (nsa_over_one_wave(ctx, sh, nsa_fwd_warp<D, 1, 1, BF16>, NsaWarpCfg<D, 1>::smem_bytes()))
-      return launch_nsa_warp_stages<D, 1, kNsaWarpWaveBlocks, BF16>(ctx, sh, p);
-  return launch_nsa_warp_stages<D, 1, 1, BF16>(ctx, sh, p);
+    return launch_nsa_warp_stages<D, 2, BF16>(ctx, sh, p);
+  return launch_nsa_warp_stages<D, 1, BF16>(ctx, sh, p);
 }
 
 // Groups of 1, 2, 4 or 8 heads with blocks of a multiple of 32 keys: the CTA walks the union of

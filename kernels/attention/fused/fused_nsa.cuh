@@ -16,8 +16,8 @@
 //             align with a chunk, and the trailing absent entries are never walked.
 //   nsa_fwd_warp : groups of at most 16 query heads at D <= 64: a warp per (query t, K/V head g,
 //             batch b), four consecutive queries a CTA. Each warp walks its own query's keys
-//             alone in chunks of 32 through stages of its own (two, or one when every list
-//             fits in one chunk), so no warp waits
+//             alone in chunks of 32, a key a lane, through stages of its own (two, or one when
+//             every list fits in one chunk), so no warp waits
 //             for another (no CTA barrier, no merge) and a CTA's small shared memory keeps more
 //             queries in flight per SM; out = O / l from the warp's registers.
 #pragma once
@@ -55,11 +55,17 @@ template <int D, int MT> struct NsaCfg {
   static_assert(kSliceKeys % 16 == 0, "a warp's keys are whole k16 steps");
 };
 
+// A list entry names keys: not absent (< 0) nor past the keys.
+__device__ __forceinline__ bool nsa_entry_live(const NsaParams &p, int32_t blk) {
+  return blk >= 0 && (long long)blk * p.block_size < p.Lkv;
+}
+
 // Gathered key kk of `list` -> key index, or -1 when its entry is absent or past the keys.
 __device__ __forceinline__ int nsa_key(const NsaParams &p, const int32_t *list, int kk) {
-  const int32_t blk = __ldg(list + kk / p.block_size);
-  if (blk < 0 || (long long)blk * p.block_size >= p.Lkv) return -1;
-  const int j = blk * p.block_size + kk % p.block_size;
+  const int entry = kk / p.block_size;
+  const int32_t blk = __ldg(list + entry);
+  if (!nsa_entry_live(p, blk)) return -1;
+  const int j = blk * p.block_size + (kk - entry * p.block_size);
   return j < p.Lkv ? j : -1;
 }
 
@@ -121,7 +127,7 @@ __device__ __forceinline__ void nsa_store_row(half *orow, const float (&o)[D / 8
 // absent entries).
 __device__ __forceinline__ int nsa_walked_keys(const NsaParams &p, const int32_t *list) {
   int last = p.selected - 1;
-  while (last >= 0 && nsa_key(p, list, last * p.block_size) < 0) last--;
+  while (last >= 0 && !nsa_entry_live(p, __ldg(list + last))) last--;
   return (last + 1) * p.block_size;
 }
 
@@ -221,7 +227,7 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_fwd(NsaParams p) {
   }
 }
 
-constexpr int kNsaWarpKeys = 32; // gathered keys per chunk of nsa_fwd_warp
+constexpr int kNsaWarpKeys = 32; // gathered keys per chunk of nsa_fwd_warp: one a lane
 
 // NST stages a warp: 2 (double-buffered) for lists of more than one chunk, 1 when every list fits
 // in one (T * BS <= 32), which leaves room for more warps per SM.
@@ -229,43 +235,94 @@ template <int D, int NST> struct NsaWarpCfg {
   static_assert(D <= 64, "nsa_fwd_warp: head dims up to 64");
   static_assert(NST == 1 || NST == 2, "nsa_fwd_warp: one or two stages");
   static constexpr int kStageHalves = 2 * kNsaWarpKeys * D; // K and V of one chunk
-  // a warp's Q tile (16 rows), its stages and their key-valid flags, 128-byte aligned
-  static constexpr int kWarpBytes =
-      (16 * D * 2 + NST * kStageHalves * 2 + NST * kNsaWarpKeys + 127) / 128 * 128;
+  // a warp's Q tile (16 rows) and its stages, 128-byte aligned
+  static constexpr int kWarpBytes = (16 * D * 2 + NST * kStageHalves * 2 + 127) / 128 * 128;
   static constexpr int smem_bytes() { return kNsaWarps * kWarpBytes; }
 };
-// CTAs an SM holds at least when the grid asks for more than one wave: at D32 the registers,
-// not shared memory, bound the warps in flight, and 8 CTAs (32 warps) hold them to 64.
-constexpr int kNsaWarpWaveBlocks = 8;
+
+// The gathered keys a warp walks (nsa_walked_keys), its lanes reading 32 entries at a time.
+__device__ __forceinline__ int nsa_warp_walked_keys(const NsaParams &p, const int32_t *list,
+                                                    int lane) {
+  int last = -1;
+  for (int e0 = 0; e0 < p.selected; e0 += 32) {
+    const int e = e0 + lane;
+    const unsigned live =
+        __ballot_sync(0xffffffffu, e < p.selected && nsa_entry_live(p, __ldg(list + e)));
+    if (live) last = e0 + 31 - __clz(live);
+  }
+  return (last + 1) * p.block_size;
+}
+
+// Gather chunk c of a warp's keys (lane r maps gathered key 32c + r) into a stage (swizzled,
+// rows of keys that do not count zero-filled); returns the chunk's mask of keys that count.
+template <int D>
+__device__ __forceinline__ unsigned
+nsa_warp_gather(const NsaParams &p, const int32_t *list, int c, int n_keys, int t,
+                const half *kbase, const half *vbase, half *sk, half *sv, int lane) {
+  constexpr int KC = kNsaWarpKeys, CHUNKS = D / 8;
+  const int kk = c * KC + lane;
+  const int j = kk < n_keys ? nsa_key(p, list, kk) : -1;
+  const unsigned live = __ballot_sync(0xffffffffu, j >= 0 && j <= t + p.offset);
+#pragma unroll
+  for (int i = lane; i < KC * CHUNKS; i += 32) {
+    const int r = i / CHUNKS, u = i % CHUNKS;
+    const int jr = __shfl_sync(0xffffffffu, j, r);
+    const bool counts = (live >> r) & 1u;
+    const long row = (long)(counts ? jr : 0) * p.Hkv * D + u * 8;
+    cp_async16(sk + swz<D>(r, u), kbase + row, counts);
+    cp_async16(sv + swz<D>(r, u), vbase + row, counts);
+  }
+  return live;
+}
+
+// One 32-key chunk of a warp's query: S = Q K^T, the keys outside `live` masked, the online
+// softmax (scale in the exponent) folded in, O rescaled and O += P V.
+template <int D, bool BF16>
+__device__ __forceinline__ void nsa_warp_chunk(const NsaParams &p, const uint32_t (&qa)[D / 16][4],
+                                               const half *sk, const half *sv, unsigned live,
+                                               RowState &st, float (&o)[D / 8][4]) {
+  constexpr int KC = kNsaWarpKeys;
+  float s[KC / 8][4];
+  gemm_abt<D, KC, BF16>(s, qa, sk);
+  const unsigned mine = live >> (2 * (threadIdx.x & 3)); // bit nt * 8 + c: column nt * 8 + 2tq + c
+#pragma unroll
+  for (int nt = 0; nt < KC / 8; nt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      if (!((mine >> (nt * 8 + (e & 1))) & 1u)) s[nt][e] = -CUDART_INF_F;
+  float alpha[2];
+  st.update_raw<KC / 8>(s, p.scale_log2, alpha);
+  frag_scale_rows(o, alpha);
+  gemm_pv<D, KC, BF16>(o, s, sv);
+}
 
 // grid (ceil(Lq / 4), Hkv, B); warp w of CTA x takes query t = Lq - 1 - (4x + w) (the longest
 // lists first) of K/V head blockIdx.y, its hpg <= 16 heads as the tile's rows (zero rows after).
-// MINB: __launch_bounds__'s minimum CTAs an SM (1: no register cap).
-template <int D, int NST, int MINB, bool BF16 = false>
-__global__ void __launch_bounds__(kNsaThreads, MINB) nsa_fwd_warp(NsaParams p) {
+// With one stage (NST = 1: T * BS <= 32) the warp walks its one chunk without reading the list's
+// extent first: absent entries' keys do not count.
+template <int D, int NST, bool BF16 = false>
+__global__ void __launch_bounds__(kNsaThreads) nsa_fwd_warp(NsaParams p) {
   using C = NsaWarpCfg<D, NST>;
   constexpr int KC = kNsaWarpKeys;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2;
   const int tt = blockIdx.x * kNsaWarps + warp;
   if (tt >= p.Lq) return; // a whole warp: nothing below waits for another warp
-  unsigned char *mine = smem_raw + warp * C::kWarpBytes;
-  half *sq = reinterpret_cast<half *>(mine), *stage0 = sq + 16 * D;
-  unsigned char *valid0 = mine + 16 * D * 2 + NST * C::kStageHalves * 2;
+  half *sq = reinterpret_cast<half *>(smem_raw + warp * C::kWarpBytes), *stage0 = sq + 16 * D;
   const int t = p.Lq - 1 - tt, g = blockIdx.y, b = blockIdx.z;
   const int32_t *list = p.idx + (((long)b * p.Lq + t) * p.Hkv + g) * p.selected;
   const half *qbase = p.q + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg) * D;
   const half *kbase = p.k + (long)b * p.Lkv * p.Hkv * D + (long)g * D;
   const half *vbase = p.v + (long)b * p.Lkv * p.Hkv * D + (long)g * D;
-  const int n_keys = nsa_walked_keys(p, list), n_chunks = (n_keys + KC - 1) / KC;
 
   for (int i = lane; i < 16 * (D / 8); i += 32) { // the group's heads, zero rows after them
     const int r = i / (D / 8), u = i % (D / 8);
     cp_async16(sq + swz<D>(r, u), qbase + (long)(r < p.hpg ? r : 0) * D + u * 8, r < p.hpg);
   }
-  if (n_chunks > 0)
-    nsa_load_chunk<D, KC, 32>(p, list, 0, n_keys, t, kbase, vbase, stage0, stage0 + KC * D, valid0,
-                              lane);
+  const int n_keys = NST == 1 ? p.selected * p.block_size : nsa_warp_walked_keys(p, list, lane);
+  const int n_chunks = NST == 1 ? 1 : (n_keys + KC - 1) / KC;
+  unsigned live = nsa_warp_gather<D>(p, list, 0, n_keys, t, kbase, vbase, stage0, stage0 + KC * D,
+                                     lane); // chunk c's keys that count
   cp_async_commit();
 
   float o[D / 8][4];
@@ -276,17 +333,18 @@ __global__ void __launch_bounds__(kNsaThreads, MINB) nsa_fwd_warp(NsaParams p) {
   for (int c = 0; c < n_chunks; c++) {
     const int buf = NST == 2 ? c & 1 : 0;
     const half *sk = stage0 + buf * C::kStageHalves, *sv = sk + KC * D;
-    const unsigned char *valid = valid0 + buf * KC;
     cp_async_wait<0>();
     __syncwarp(); // chunk c in its stage; every lane is done with the other stage
     if (c == 0) load_a_frags<D>(qa, sq, 0);
+    unsigned live_next = 0u;
     if (NST == 2 && c + 1 < n_chunks) {
       half *nk = stage0 + (buf ^ 1) * C::kStageHalves;
-      nsa_load_chunk<D, KC, 32>(p, list, c + 1, n_keys, t, kbase, vbase, nk, nk + KC * D,
-                                valid0 + (buf ^ 1) * KC, lane);
+      live_next =
+          nsa_warp_gather<D>(p, list, c + 1, n_keys, t, kbase, vbase, nk, nk + KC * D, lane);
       cp_async_commit();
     }
-    nsa_chunk<D, KC, BF16>(p, qa, sk, sv, valid, st, o);
+    nsa_warp_chunk<D, BF16>(p, qa, sk, sv, live, st, o);
+    live = live_next;
   }
   st.finish();
   half *obase = p.out + (((long)b * p.Lq + t) * p.H + (long)g * p.hpg) * D;

@@ -129,17 +129,19 @@ awk -v rounds="$rounds" -v ncol="${#labels[@]}" -v cols="${labels[*]}" -v cellor
   { v[$2, $3, substr($1, 2)] = $4 }
   END {
     split(cols, label, " "); n = split(cellorder, cell, " ")
-    printf "%-12s", "cell"
-    for (c = 1; c <= ncol; c++) printf "  %-*s", 9 * rounds, label[c] " (" rounds " rounds)"
+    w = 12 # the cell column: as wide as the longest name
+    for (k = 1; k <= n; k++) if (length(cell[k]) > w) w = length(cell[k])
+    printf "%-*s", w, "cell"
+    for (c = 1; c <= ncol; c++) printf "  %-*s", 10 * rounds - 1, label[c] " (" rounds " rounds)"
     for (c = 2; c <= ncol; c++) printf "  %10s", label[c] "/" label[1]
     printf "\n"
     for (k = 1; k <= n; k++) {
-      printf "%-12s", cell[k]
+      printf "%-*s", w, cell[k]
       for (c = 1; c <= ncol; c++) {
         sum[c] = 0; ok[c] = 1
-        printf "  "
+        printf " "
         for (r = 1; r <= rounds; r++) {
-          x = v[cell[k], label[c], r]; printf "%9s", x
+          x = v[cell[k], label[c], r]; printf " %9s", x # a space before each: values wider than 9 stay apart
           if (x ~ /^[0-9.]+$/) sum[c] += x; else ok[c] = 0
         }
       }

@@ -172,7 +172,10 @@ n_pk8:--batch 1 --heads 16 --seqlen 130 --dim 128 --block-size 64 --groups 8 --s
 n_pknc:--batch 1 --heads 2 --seqlen 100 --dim 64 --block-size 32 --groups 1 --selected-blocks 2 --causal 0:memcheck
 n_pkbf:--batch 1 --heads 8 --seqlen 300 --dim 128 --block-size 32 --groups 4 --selected-blocks 4 --dtype bf16:memcheck
 n_pk3:--batch 1 --heads 6 --seqlen 90 --dim 64 --block-size 32 --groups 3 --selected-blocks 3:memcheck
-n_pkl:--batch 1 --heads 16 --seqlen 8192 --dim 64 --block-size 32 --groups 1 --selected-blocks 16:plain"
+n_pkl:--batch 1 --heads 16 --seqlen 8192 --dim 64 --block-size 32 --groups 1 --selected-blocks 16:plain
+n_w1:--batch 2 --heads 16 --seqlen 1024 --dim 32 --block-size 32 --groups 16 --selected-blocks 1 --scale 0.1:plain
+n_w1o:--batch 1 --heads 6 --seqlen 99 --dim 64 --block-size 16 --groups 3 --selected-blocks 2:memcheck
+n_w1p:--batch 2 --heads 8 --seqlen 70 --dim 32 --block-size 24 --groups 8 --selected-blocks 1 --dtype bf16:memcheck"
 
 # The check lines of a log as output=rel_l2 pairs, (FAIL) after each that failed.
 # shellcheck disable=SC2317 # run by xargs through `bash -c` (export -f below)
