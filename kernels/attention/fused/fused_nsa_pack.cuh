@@ -141,6 +141,21 @@ __device__ __forceinline__ void nsa_pack_load_stage(const NsaParams &p, int key0
   }
 }
 
+// The union's stages in order: stage s is entry s / spb (spb: stages a block), the block's keys
+// (s % spb) * 32 ..; counters, not a division a stage.
+struct NsaPackCursor {
+  int entry = 0, sub = 0;
+  __device__ int key0(const int *ublk, int block_size) const {
+    return ublk[entry] * block_size + sub * kNsaPackKeys;
+  }
+  __device__ void next(int spb) {
+    if (++sub == spb) {
+      sub = 0;
+      entry++;
+    }
+  }
+};
+
 // grid (ceil(Lq / QP), Hkv, B); CTA x takes queries t_first .. t_first + QP - 1 with t_first =
 // (gridDim.x - 1 - x) * QP (the longest lists first).
 template <int D, int G, bool BF16 = false>
@@ -176,11 +191,13 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_pack(NsaParams p, NsaPackUnio
   const int spb = p.block_size / KS, n_stages = n_union * spb;
   const int t_last = min(t_first + QP, p.Lq) - 1;
   const int key_end = (int)min((long long)p.Lkv, (long long)t_last + p.offset + 1);
-  auto stage_key0 = [&](int s) { return ublk[s / spb] * p.block_size + (s % spb) * KS; };
+  NsaPackCursor load_at, math_at; // the next stage to load, the stage the loop computes
   auto issue = [&](int s) {
     if (s < n_stages) {
       half *sk = stage0 + (s % kNsaPackStages) * C::kStageHalves;
-      nsa_pack_load_stage<D>(p, stage_key0(s), key_end, kbase, vbase, sk, sk + KS * D);
+      nsa_pack_load_stage<D>(p, load_at.key0(ublk, p.block_size), key_end, kbase, vbase, sk,
+                             sk + KS * D);
+      load_at.next(spb);
     }
     cp_async_commit(); // an empty group past the end keeps the wait counts uniform
   };
@@ -208,8 +225,9 @@ __global__ void __launch_bounds__(kNsaThreads) nsa_pack(NsaParams p, NsaPackUnio
     __syncthreads(); // stage s (and Q) in shared memory; every warp is done with stage s - 1
     issue(s + 2);
     if (s == 0) load_a_frags<D>(qa, sq, 0);
-    const unsigned long long sel = umask[s / spb];
-    const int key0 = stage_key0(s);
+    const unsigned long long sel = umask[math_at.entry];
+    const int key0 = math_at.key0(ublk, p.block_size);
+    math_at.next(spb);
     if (!(sel & warp_bits) || key0 > warp_horizon) continue;
     const half *sk = stage0 + (s % kNsaPackStages) * C::kStageHalves, *sv = sk + KS * D;
     float x[KS / 8][4];
