@@ -13,9 +13,10 @@
 # Budget, from the meta dates of the shipped logs (one H100): a peer cell 5-10 s (torch import,
 # inputs, 16-pair check, 30 calls), 20-30 s for the compiled ones (sdpa-compiled, flex); unfused
 # 5 s (oom); an attnvar cell that runs (fused, fa3, fa2, flashinfer) checks check_pairs (16)
-# groups drawn per cell (--check-pairs), 16/1536 of a check of every pair, which takes 16 s at
-# D=64 causal, 37 s at D=128 causal, 55 s at D=128 full and about 75 s at D=256 causal. The
-# D=128 configurations took 8.5 minutes without fa3, the D=64 ones 5; the three added
+# groups drawn per cell (--check-pairs) against the GPU reference's tiled form: 76 ms of
+# reference at D=128 causal (H200; a check of all 1536 pairs takes 7.7 s with it, 16-75 s with
+# the naive form the logs of 5e56793 used). Those logs' D=128 configurations took 8.5 minutes
+# without fa3, the D=64 ones 5; the three added
 # experiments about 10 of one GPU (5 minutes on two), more than a 10-minute session holds with
 # the rest. The runner stops at ${BUDGET_S:-520} s; when it did (exit 124), run again with
 # RESUME=1 (only the cells without a good log of that run run), or spread the cells over the

@@ -310,6 +310,9 @@ static void test_cli_errors(void) {
   expect_usage_error("--workload h2o --system ref --dtype fp32", "--dtype: unknown 'fp32'");
   expect_usage_error("--workload attn --system fused --sm90-rows 256",
                      "--sm90-rows: unknown '256' (expected auto|128|192)");
+  expect_usage_error("--workload h2o --system fused --gpuref fast",
+                     "--gpuref: unknown 'fast' (expected tiled|naive|both)");
+  expect_usage_error("--workload h2o --system fused --gpuref", "--gpuref");
   /* --groups: every workload, dividing --heads; the block options: nsa's only, validated */
   expect_usage_error("--workload h2o --system ref --block-size 16",
                      "--block-size is an option of the selected-block workloads (nsa), not of "

@@ -7,10 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const dtype_names[] = {"fp16", "bf16"};           /* attn_dtype order */
-static const char *const sm90_fwd_names[] = {"ws", "ws1"};           /* attn_sm90_fwd order */
-static const char *const sm90_rows_names[] = {"auto", "128", "192"}; /* attn_sm90_rows order */
-static const char *const cache_dtype_names[] = {"fp32", "fp16"};     /* cache_fp16 = index */
+static const char *const dtype_names[] = {"fp16", "bf16"};            /* attn_dtype order */
+static const char *const sm90_fwd_names[] = {"ws", "ws1"};            /* attn_sm90_fwd order */
+static const char *const sm90_rows_names[] = {"auto", "128", "192"};  /* attn_sm90_rows order */
+static const char *const cache_dtype_names[] = {"fp32", "fp16"};      /* cache_fp16 = index */
+static const char *const gpuref_names[] = {"tiled", "naive", "both"}; /* attnvar_gpuref - 1 */
 
 /* "nsa" (the selected-block workloads joined with '|'), for messages; static storage. */
 static const char *selected_block_workloads(void) {
@@ -27,6 +28,7 @@ static void usage(FILE *f, const char *prog) {
           "usage: %s --workload %s --system %s\n"
           "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
           "          [--runs 10] [--seed 1] [--check|--no-check] [--check-pairs 0]\n"
+          "          [--gpuref tiled|naive|both]\n"
           "          [--device gpu|cpu]\n"
           "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1]\n"
           "          [--sm90-rows auto|128|192]\n"
@@ -56,6 +58,11 @@ static void usage(FILE *f, const char *prog) {
           "--check-pairs N: where the check runs the GPU reference (cells too large for the\n"
           "CPU's), it checks N (batch, K/V head) groups drawn from --seed, named in the log's\n"
           "check_sample line (0, default: every group).\n"
+          "--gpuref: check against the fp32 GPU reference at any size (default: the CPU\n"
+          "double reference up to 2^28 multiply-adds, the GPU one above), in its tiled form\n"
+          "(the default's), its naive one (a query row or key column a block), or both: the\n"
+          "system against the tiled form, then the tiled form against the naive one (check\n"
+          "lines output=gpuref.<output>). A check_ref line names the form and its ms.\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
           prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
 }
@@ -144,6 +151,9 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
     } else if (!strcmp(opt, "--sm90-rows")) {
       if ((idx = hx_parse_choice(prog, opt, val, sm90_rows_names, 3)) < 0) goto bad;
       a->sm90_rows = (attn_sm90_rows)idx, i++;
+    } else if (!strcmp(opt, "--gpuref")) {
+      if ((idx = hx_parse_choice(prog, opt, val, gpuref_names, 3)) < 0) goto bad;
+      a->gpuref = (attnvar_gpuref)(idx + 1), i++;
     } else if (!strcmp(opt, "--dtype")) {
       if ((idx = hx_parse_choice(prog, opt, val, dtype_names, 2)) < 0) goto bad;
       a->shape.dtype = (attn_dtype)idx, i++;

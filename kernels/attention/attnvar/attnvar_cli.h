@@ -6,6 +6,11 @@
 
 #include <stdint.h>
 
+/* Which reference the check uses: auto (the CPU one up to CHECK_CPU_MAX_MACS, the tiled GPU one
+ * above), or, at any size, the tiled or the naive GPU one, or both (the system against the tiled
+ * one, then the tiled against the naive). */
+typedef enum { GPUREF_AUTO, GPUREF_ONLY_TILED, GPUREF_ONLY_NAIVE, GPUREF_BOTH } attnvar_gpuref;
+
 typedef struct {
   workload_id workload;
   int system;       /* index into system_table */
@@ -15,9 +20,10 @@ typedef struct {
                        workloads only */
   int warmup, runs;
   uint64_t seed;
-  int check;       /* --check (default) | --no-check */
-  int check_pairs; /* --check-pairs N: the GPU reference checks N sampled groups (0: all) */
-  int device_cpu;  /* --device cpu, or a CPU system (ref) */
+  int check;             /* --check (default) | --no-check */
+  int check_pairs;       /* --check-pairs N: the GPU reference checks N sampled groups (0: all) */
+  attnvar_gpuref gpuref; /* --gpuref (default auto) */
+  int device_cpu;        /* --device cpu, or a CPU system (ref) */
   int force_sm80;
   attn_sm90_fwd sm90_fwd;   /* --sm90-fwd (default ws) */
   attn_sm90_rows sm90_rows; /* --sm90-rows (default auto) */

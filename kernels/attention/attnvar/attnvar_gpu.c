@@ -276,6 +276,45 @@ static void *sample_host(const attn_sample *smp, attn_slice sl, size_t es, const
   return part;
 }
 
+/* The GPU reference's form for the system's check (--gpuref). */
+static gpuref_impl gpuref_form(const attnvar_args *a) {
+  return a->gpuref == GPUREF_ONLY_NAIVE ? GPUREF_NAIVE : GPUREF_TILED;
+}
+/* The reference's outputs for inputs io of shape s into want (ref_outputs_alloc'ed here); its
+ * wall time in ms. */
+static double run_gpuref(const attnvar_args *a, const attn_ctx *ctx, const attn_shape *s,
+                         const attn_io *io, ref_outputs *want, gpuref_impl form) {
+  ref_outputs_alloc(a->workload, s, want);
+  const double t0 = hx_wall_ms();
+  gpuref_run(ctx, a->workload, s, io, want, form);
+  return hx_wall_ms() - t0;
+}
+/* After the system's check against want (the form gpuref_form picks, ms its time): with --gpuref
+ * both, the naive form's outputs on the same inputs against want (check lines gpuref.*); then
+ * the check_ref line: the form, its time, and the naive one's. */
+static int check_gpuref_forms(const attnvar_args *a, const attn_ctx *ctx, const attn_shape *s,
+                              const attn_io *io, const ref_outputs *want, double ms) {
+  int ok = 1;
+  double naive_ms = 0.0;
+  if (a->gpuref == GPUREF_BOTH) {
+    ref_outputs naive;
+    naive_ms = run_gpuref(a, ctx, s, io, &naive, GPUREF_NAIVE);
+    ok = attn_check_ref_pair(a->workload, s, &naive, want, &ATTN_TOL_GPUREF, "gpuref.");
+    ref_outputs_free(&naive);
+  }
+  FILE *out = hx_log();
+  fputs("check_ref", out);
+  kv_put(out, "reference", gpuref_form(a) == GPUREF_NAIVE ? "gpu-naive" : "gpu-tiled");
+  kv_putf(out, "ms", "%.1f", ms);
+  if (a->gpuref == GPUREF_BOTH) {
+    kv_put(out, "against", "gpu-naive");
+    kv_putf(out, "against_ms", "%.1f", naive_ms);
+  }
+  fputc('\n', out);
+  hx_log_flush();
+  return ok;
+}
+
 /* The GPU reference against got: on every group, or (--check-pairs N) on N sampled ones. */
 static int check_gpuref(const attnvar_args *a, const attn_ctx *ctx, const cell_buffers *c,
                         const attn_host_outputs *got, const attn_tolerance *tol) {
@@ -284,9 +323,9 @@ static int check_gpuref(const attnvar_args *a, const attn_ctx *ctx, const cell_b
   attn_sample_draw(s, a->check_pairs, a->seed, &smp);
   ref_outputs want;
   if (smp.n == 0) {
-    ref_outputs_alloc(a->workload, s, &want);
-    gpuref_run(ctx, a->workload, s, &c->io, &want);
+    const double ms = run_gpuref(a, ctx, s, &c->io, &want, gpuref_form(a));
     int ok = attn_check_outputs(a->workload, s, &want, got, tol);
+    ok &= check_gpuref_forms(a, ctx, s, &c->io, &want, ms);
     ref_outputs_free(&want);
     return ok;
   }
@@ -294,13 +333,13 @@ static int check_gpuref(const attnvar_args *a, const attn_ctx *ctx, const cell_b
   attn_shape cs = attn_sample_shape(s, &smp);
   cell_buffers cc;
   sample_inputs(s, &smp, c, ctx, &cc);
-  ref_outputs_alloc(a->workload, &cs, &want);
-  gpuref_run(ctx, a->workload, &cs, &cc.io, &want);
+  const double ms = run_gpuref(a, ctx, &cs, &cc.io, &want, gpuref_form(a));
   attn_slice so = attn_out_slice(s), sc = attn_score_slice(s);
   attn_host_outputs part = {
       sample_host(&smp, so, 2, got->out), sample_host(&smp, sc, 4, got->score),
       sample_host(&smp, sc, 4, got->score2), sample_host(&smp, sc, 1, got->flags)};
   int ok = attn_check_outputs(a->workload, &cs, &want, &part, tol);
+  ok &= check_gpuref_forms(a, ctx, &cs, &cc.io, &want, ms);
   hx_host_free((void *)part.out);
   hx_host_free((void *)part.score);
   hx_host_free((void *)part.score2);
@@ -326,7 +365,7 @@ static int check_cell(const attnvar_args *a, const attn_ctx *ctx, const run_clos
                            host_copy(c->score2, c->ns * 4), host_copy(c->flags, c->ns)};
   const attn_tolerance tol = attn_tol_gpu(a->workload, s->dtype);
   int ok = 1;
-  if (workload_macs(a->workload, s) <= (double)CHECK_CPU_MAX_MACS) {
+  if (a->gpuref == GPUREF_AUTO && workload_macs(a->workload, s) <= (double)CHECK_CPU_MAX_MACS) {
     ref_outputs want;
     ref_outputs_alloc(a->workload, s, &want);
     ref_host_inputs dev_in;

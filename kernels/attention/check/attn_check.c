@@ -5,8 +5,10 @@
 #include "workload.h"
 
 #include <math.h>
+#include <stdio.h>
 
 const attn_tolerance ATTN_TOL_CPU = {1e-9, 1e-9, 1e-9};
+const attn_tolerance ATTN_TOL_GPUREF = {1e-5, 1e-5, 1e-5};
 
 attn_tolerance attn_tol_gpu(workload_id wl, attn_dtype dtype) {
   const workload_info *w = &workload_table[wl];
@@ -18,8 +20,10 @@ attn_tolerance attn_tol_gpu(workload_id wl, attn_dtype dtype) {
 
 typedef enum { GOT_F16, GOT_BF16, GOT_F32, GOT_F64 } got_kind;
 
-static int check_one(const char *name, got_kind kind, const void *got, const double *want, size_t n,
-                     const attn_tolerance *tol) {
+static int check_one(const char *prefix, const char *output, got_kind kind, const void *got,
+                     const double *want, size_t n, const attn_tolerance *tol) {
+  char name[128];
+  snprintf(name, sizeof name, "%s%s", prefix, output);
   double lim = tol->max_abs_scale * fmax(1.0, hx_max_abs_f64(want, n));
   hx_check c = kind == GOT_F16    ? hx_compare_f16(got, want, n, tol->rel_l2, lim)
                : kind == GOT_BF16 ? hx_compare_bf16(got, want, n, tol->rel_l2, lim)
@@ -30,17 +34,22 @@ static int check_one(const char *name, got_kind kind, const void *got, const dou
 }
 
 /* out first, then the workload's scores and flags, in the order of workload_table. */
-static int check_all(workload_id wl, const attn_shape *s, const ref_outputs *want,
-                     got_kind out_kind, const void *out, got_kind score_kind, const void *score,
-                     const void *score2, const uint8_t *flags, const attn_tolerance *tol) {
+static int check_all(const char *prefix, workload_id wl, const attn_shape *s,
+                     const ref_outputs *want, got_kind out_kind, const void *out,
+                     got_kind score_kind, const void *score, const void *score2,
+                     const uint8_t *flags, const attn_tolerance *tol) {
   const workload_info *w = &workload_table[wl];
   size_t ns = shape_score_elems(s);
-  int ok = check_one("out", out_kind, out, want->out, shape_q_elems(s), tol);
-  if (w->score_name) ok &= check_one(w->score_name, score_kind, score, want->score, ns, tol);
-  if (w->score2_name) ok &= check_one(w->score2_name, score_kind, score2, want->score2, ns, tol);
+  int ok = check_one(prefix, "out", out_kind, out, want->out, shape_q_elems(s), tol);
+  if (w->score_name)
+    ok &= check_one(prefix, w->score_name, score_kind, score, want->score, ns, tol);
+  if (w->score2_name)
+    ok &= check_one(prefix, w->score2_name, score_kind, score2, want->score2, ns, tol);
   if (w->flags_name) {
+    char name[128];
+    snprintf(name, sizeof name, "%s%s", prefix, w->flags_name);
     hx_check c = hx_compare_bool(flags, want->corm_margin, ns, tol->corm_margin);
-    hx_print_check(w->flags_name, &c);
+    hx_print_check(name, &c);
     ok &= c.ok;
   }
   return ok;
@@ -48,12 +57,17 @@ static int check_all(workload_id wl, const attn_shape *s, const ref_outputs *wan
 
 int attn_check_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
                        const attn_host_outputs *got, const attn_tolerance *tol) {
-  return check_all(wl, s, want, s->dtype == DTYPE_BF16 ? GOT_BF16 : GOT_F16, got->out, GOT_F32,
+  return check_all("", wl, s, want, s->dtype == DTYPE_BF16 ? GOT_BF16 : GOT_F16, got->out, GOT_F32,
                    got->score, got->score2, got->flags, tol);
 }
 
 int attn_check_ref_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
                            const ref_outputs *got, const attn_tolerance *tol) {
-  return check_all(wl, s, want, GOT_F64, got->out, GOT_F64, got->score, got->score2, got->flags,
-                   tol);
+  return attn_check_ref_pair(wl, s, want, got, tol, "");
+}
+
+int attn_check_ref_pair(workload_id wl, const attn_shape *s, const ref_outputs *want,
+                        const ref_outputs *got, const attn_tolerance *tol, const char *prefix) {
+  return check_all(prefix, wl, s, want, GOT_F64, got->out, GOT_F64, got->score, got->score2,
+                   got->flags, tol);
 }

@@ -36,6 +36,9 @@ attn_tolerance attn_tol_gpu(workload_id wl, attn_dtype dtype);
 #define ATTN_BF16_TOL_SCALE 4.0
 /* CPU: ref against ref_online, both double. */
 extern const attn_tolerance ATTN_TOL_CPU;
+/* The GPU reference's tiled form against its naive one (attnvar --gpuref both): both fp32 with
+ * bit-identical logits, their sums in other orders (~1e-6 relative over 4096 terms): 1e-5. */
+extern const attn_tolerance ATTN_TOL_GPUREF;
 /* Relative margin within which a flag is too close to call (see above). */
 #define ATTN_FLAG_MARGIN_GPU 5e-3
 
@@ -52,5 +55,8 @@ int attn_check_outputs(workload_id wl, const attn_shape *s, const ref_outputs *w
 /* The same for a double-precision candidate (the CPU path: ref_online vs ref). */
 int attn_check_ref_outputs(workload_id wl, const attn_shape *s, const ref_outputs *want,
                            const ref_outputs *got, const attn_tolerance *tol);
+/* The same with prefix before each output's name (one reference form against another). */
+int attn_check_ref_pair(workload_id wl, const attn_shape *s, const ref_outputs *want,
+                        const ref_outputs *got, const attn_tolerance *tol, const char *prefix);
 
 #endif

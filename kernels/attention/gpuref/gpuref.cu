@@ -1,11 +1,22 @@
-// gpuref.cu: a naive fp32 GPU reference for checking the GPU systems at sizes the CPU
-// reference cannot reach (S = 4096 and beyond). Deliberately simple and unlike both systems:
-// plain fp32 FMAs, no tensor cores, no S x S buffer, every logit recomputed from q and k.
-//   row kernel    one block per query row: max, sum (-> lse), then out = sum_j p_j v_j in
-//                 chunks of keys whose p are staged in shared memory; kf also its own lse
-//   column kernel one block per key column of a K/V head: p_ij = exp(s_ij - lse_i) over the
-//                 rows that see key j, of every query head of the head's group (GQA: G = H/Hkv
-//                 heads, 1 for MHA): sum, sum of squares, KeyFormer sum, corm's relative margin
+// gpuref.cu: the fp32 GPU reference for checking the GPU systems at sizes the CPU reference
+// cannot reach (S = 4096 and beyond). Deliberately simple and unlike both systems: plain fp32
+// FMAs, no tensor cores, no S x S buffer, every logit recomputed from q and k, each dot product
+// summed over d in order (so both forms below give bit-identical logits).
+// Two forms of the dense kernels (gpuref_impl):
+//   tiled (default): one block per tile of GR_TILE query rows (the row kernel) or keys (the
+//                 column kernel) of one head, the other operand staged in shared memory a tile
+//                 of GR_TILE rows at a time, so each K, V or Q row is read once per tile, not
+//                 once per row: the same sums as the naive form, in another order
+//     row kernel    the online max and sum of each row (-> lse; kf its own), then out =
+//                   sum_j p_j v_j with each key tile's p staged in shared memory
+//     column kernel p_ij = exp(s_ij - lse_i) over the rows that see key j, of every query head
+//                   of the K/V head's group (GQA: G = H/Hkv heads, 1 for MHA): sum, sum of
+//                   squares, KeyFormer sum, corm's relative margin
+//   naive: one block per query row or key column, the simplest statement of the math, which
+//     the tiled form is checked against (attnvar --gpuref both):
+//     row kernel    max, sum (-> lse), then out = sum_j p_j v_j in chunks of keys whose p are
+//                   staged in shared memory; kf also its own lse
+//     column kernel one block per key column of a K/V head, the sums above
 //   pool kernel   the average pool over the column sums (workloads with pool > 0)
 //   selected kernel  KEYS_SELECTED_BLOCKS: one block per (query, head): the keys of the query's
 //                 list (selected_blocks.h) from its K/V head, max, sum, then out like the row
@@ -165,6 +176,202 @@ __global__ void gr_column_kernel(gr_args a, const float *lse, const float *lse_k
   }
 }
 
+// ---- the tiled form -----------------------------------------------------------------------
+// A block of GR_TILE_THREADS threads: 32 rows (query rows in the row kernel, keys in the column
+// kernel) x 8 lanes each; lane c8 of a row takes the other operand's tile rows c8, c8 + 8, ..
+// Shared rows are padded to D + 1 floats so the rows a warp reads fall in different banks.
+#define GR_TILE         32
+#define GR_TILE_LANES   8
+#define GR_TILE_THREADS (GR_TILE * GR_TILE_LANES)
+
+// The logit of two fp32 rows in shared memory: the same ordered sum as gr_logit.
+__device__ static float gr_logit_f32(const gr_args &a, const float *x, const float *y) {
+  float dot = 0.0f;
+  for (int d = 0; d < a.dim; d++) dot = fmaf(x[d], y[d], dot);
+  float v = dot * a.scale;
+  if (a.softcap) v = GEMMA2_SOFTCAP * tanhf(v / GEMMA2_SOFTCAP);
+  return v;
+}
+
+// Rows first .. first + GR_TILE - 1 of a [B, len, heads_of, D] tensor's head h into dst
+// (GR_TILE rows of pitch D + 1), zeros past len.
+__device__ static void gr_load_tile(const gr_args &a, const uint16_t *t, int len, int heads_of,
+                                    int b, int first, int h, float *dst) {
+  const int pitch = a.dim + 1;
+  for (int e = threadIdx.x; e < GR_TILE * a.dim; e += blockDim.x) {
+    const int r = e / a.dim, d = e % a.dim, row = first + r;
+    dst[r * pitch + d] =
+        row < len ? gr_elem(a, t[(((size_t)b * len + row) * heads_of + h) * a.dim + d]) : 0.0f;
+  }
+}
+
+// An online max and sum (m, l) folding in one more value, and two of them merged.
+struct gr_online {
+  float m = -INFINITY, l = 0.0f;
+  __device__ void add(float x) {
+    if (x > m) {
+      l = l * expf(m - x) + 1.0f;
+      m = x;
+    } else {
+      l += expf(x - m);
+    }
+  }
+  __device__ void merge(float m2, float l2) {
+    if (m2 == -INFINITY) return;
+    if (m == -INFINITY) {
+      m = m2, l = l2;
+      return;
+    }
+    const float mx = fmaxf(m, m2);
+    l = l * expf(m - mx) + l2 * expf(m2 - mx);
+    m = mx;
+  }
+  // Merged over the GR_TILE_LANES lanes of a row (consecutive lanes of one warp).
+  __device__ void merge_lanes() {
+    for (int w = 1; w < GR_TILE_LANES; w *= 2)
+      merge(__shfl_xor_sync(0xffffffffu, m, w), __shfl_xor_sync(0xffffffffu, l, w));
+  }
+  __device__ float lse() const { return m + logf(l); }
+};
+
+__device__ static float gr_sum_lanes(float v) {
+  for (int w = 1; w < GR_TILE_LANES; w *= 2) v += __shfl_xor_sync(0xffffffffu, v, w);
+  return v;
+}
+__device__ static float gr_max_lanes(float v) {
+  for (int w = 1; w < GR_TILE_LANES; w *= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, w));
+  return v;
+}
+
+// Shared memory of the tiled row kernel: Q, K and V tiles (pitch D + 1) and the p tile.
+static size_t gr_row_tiled_smem(int dim) {
+  return (3 * (size_t)GR_TILE * (dim + 1) + GR_TILE * (GR_TILE + 1)) * sizeof(float);
+}
+
+// grid (ceil(Lq / GR_TILE), H, B). The same outputs as gr_row_kernel.
+__global__ void gr_row_tiled_kernel(gr_args a, float *out, float *lse, float *lse_kf) {
+  extern __shared__ float gr_smem[];
+  const int pitch = a.dim + 1;
+  float *q_s = gr_smem, *k_s = q_s + GR_TILE * pitch, *v_s = k_s + GR_TILE * pitch;
+  float *p_s = v_s + GR_TILE * pitch; // [GR_TILE][GR_TILE + 1]
+  const int i0 = blockIdx.x * GR_TILE, h = blockIdx.y, b = blockIdx.z;
+  const int g = h / (a.heads / a.kv_heads);
+  const int r = threadIdx.x / GR_TILE_LANES, c8 = threadIdx.x % GR_TILE_LANES, i = i0 + r;
+  const int last = min(a.kv_len - 1, i + a.offset); // row i sees keys 0 .. last
+  const int block_last = min(a.kv_len - 1, min(i0 + GR_TILE, a.q_len) - 1 + a.offset);
+  const bool row_live = i < a.q_len;
+  gr_load_tile(a, a.q, a.q_len, a.heads, b, i0, h, q_s);
+
+  gr_online st, st_kf;
+  for (int k0 = 0; k0 <= block_last; k0 += GR_TILE) {
+    __syncthreads(); // the previous tile's readers are done
+    gr_load_tile(a, a.k, a.kv_len, a.kv_heads, b, k0, g, k_s);
+    __syncthreads();
+    for (int c = c8; c < GR_TILE; c += GR_TILE_LANES) {
+      const int j = k0 + c;
+      if (!row_live || j > last) continue;
+      const float x = gr_logit_f32(a, q_s + r * pitch, k_s + c * pitch);
+      st.add(x);
+      if (a.column == COL_KEYFORMER) st_kf.add(gr_kf_logit(a, b, h, i, j, x));
+    }
+  }
+  st.merge_lanes();
+  st_kf.merge_lanes();
+  const float row_lse = st.lse();
+
+  float acc[GR_MAX_DIM / GR_TILE_LANES]; // dims c8 + 8 dd
+  for (int dd = 0; dd < GR_MAX_DIM / GR_TILE_LANES; dd++) acc[dd] = 0.0f;
+  for (int k0 = 0; k0 <= block_last; k0 += GR_TILE) {
+    __syncthreads();
+    gr_load_tile(a, a.k, a.kv_len, a.kv_heads, b, k0, g, k_s);
+    gr_load_tile(a, a.v, a.kv_len, a.kv_heads, b, k0, g, v_s);
+    __syncthreads();
+    for (int c = c8; c < GR_TILE; c += GR_TILE_LANES) {
+      const int j = k0 + c;
+      p_s[r * (GR_TILE + 1) + c] =
+          row_live && j <= last ? expf(gr_logit_f32(a, q_s + r * pitch, k_s + c * pitch) - row_lse)
+                                : 0.0f;
+    }
+    __syncwarp(); // a row's p are written and read by its own 8 lanes, in one warp
+    for (int c = 0; c < GR_TILE; c++) {
+      const float p = p_s[r * (GR_TILE + 1) + c];
+#pragma unroll
+      for (int dd = 0; dd < GR_MAX_DIM / GR_TILE_LANES; dd++) {
+        const int d = c8 + dd * GR_TILE_LANES;
+        if (d < a.dim) acc[dd] = fmaf(p, v_s[c * pitch + d], acc[dd]);
+      }
+    }
+  }
+  if (!row_live) return;
+  float *o = out + (((size_t)b * a.q_len + i) * a.heads + h) * a.dim;
+#pragma unroll
+  for (int dd = 0; dd < GR_MAX_DIM / GR_TILE_LANES; dd++) {
+    const int d = c8 + dd * GR_TILE_LANES;
+    if (d < a.dim) o[d] = acc[dd];
+  }
+  if (c8 == 0) {
+    const size_t row = ((size_t)b * a.heads + h) * a.q_len + i;
+    lse[row] = row_lse;
+    if (a.column == COL_KEYFORMER) lse_kf[row] = st_kf.lse();
+  }
+}
+
+// Shared memory of the tiled column kernel: K and Q tiles (pitch D + 1) and the Q tile's lse.
+static size_t gr_column_tiled_smem(int dim) {
+  return (2 * (size_t)GR_TILE * (dim + 1) + 2 * GR_TILE) * sizeof(float);
+}
+
+// grid (ceil(Lkv / GR_TILE), Hkv, B). The same outputs as gr_column_kernel.
+__global__ void gr_column_tiled_kernel(gr_args a, const float *lse, const float *lse_kf,
+                                       float *score, float *score2, float *margin) {
+  extern __shared__ float gr_smem[];
+  const int pitch = a.dim + 1;
+  float *k_s = gr_smem, *q_s = k_s + GR_TILE * pitch, *lse_s = q_s + GR_TILE * pitch;
+  const int j0 = blockIdx.x * GR_TILE, g = blockIdx.y, b = blockIdx.z;
+  const int G = a.heads / a.kv_heads;
+  const int c = threadIdx.x / GR_TILE_LANES, r8 = threadIdx.x % GR_TILE_LANES, j = j0 + c;
+  const int first = max(0, j - a.offset); // rows first .. Lq - 1 see key j
+  const int block_first = max(0, j0 - a.offset) / GR_TILE * GR_TILE;
+  gr_load_tile(a, a.k, a.kv_len, a.kv_heads, b, j0, g, k_s);
+  const float *row_lse = a.column == COL_KEYFORMER ? lse_kf : lse;
+
+  float sum = 0.0f, sum_sq = 0.0f, mg = -INFINITY;
+  for (int h = g * G; h < (g + 1) * G; h++)
+    for (int i0 = block_first; i0 < a.q_len; i0 += GR_TILE) {
+      __syncthreads(); // the previous tile's readers are done (and K is in)
+      gr_load_tile(a, a.q, a.q_len, a.heads, b, i0, h, q_s);
+      for (int r = threadIdx.x; r < GR_TILE; r += blockDim.x)
+        lse_s[r] = i0 + r < a.q_len ? row_lse[((size_t)b * a.heads + h) * a.q_len + i0 + r] : 0.0f;
+      __syncthreads();
+      if (j >= a.kv_len) continue;
+      for (int r = r8; r < GR_TILE; r += GR_TILE_LANES) {
+        const int i = i0 + r;
+        if (i >= a.q_len || i < first) continue;
+        const float x = gr_logit_f32(a, k_s + c * pitch, q_s + r * pitch);
+        if (a.column == COL_KEYFORMER) {
+          sum += expf(gr_kf_logit(a, b, h, i, j, x) - lse_s[r]);
+          continue;
+        }
+        const float p = expf(x - lse_s[r]);
+        sum += p;
+        sum_sq = fmaf(p, p, sum_sq);
+        if (a.column == COL_ANY_GE_MASK) {
+          const float mk = a.corm_mask[(size_t)i * a.kv_len + j];
+          mg = fmaxf(mg, mk > 0.0f ? p / mk - 1.0f : p - mk);
+        }
+      }
+    }
+  sum = gr_sum_lanes(sum);
+  sum_sq = gr_sum_lanes(sum_sq);
+  mg = gr_max_lanes(mg);
+  if (r8 == 0 && j < a.kv_len) {
+    const size_t col = ((size_t)b * a.kv_heads + g) * a.kv_len + j;
+    score[col] = sum;
+    score2[col] = sum_sq;
+    margin[col] = mg;
+  }
+}
+
 // pooled[j] = (x[j-w/2] + .. + x[j+w/2]) / w with zeros outside the row; rows of n.
 __global__ void gr_pool_kernel(const float *x, float *pooled, size_t rows, int n, int w) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < rows * n;
@@ -257,8 +464,41 @@ extern "C" int gpuref_supports(const attn_shape *s) {
          s->heads % shape_kv_heads(s) == 0;
 }
 
+// The dense row and column kernels of the chosen form (the column kernel when the workload has
+// a column pass).
+static void gr_launch_dense(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
+                            const gr_args &a, gpuref_impl impl, float *d_out, float *d_lse,
+                            float *d_score, float *d_score2, float *d_margin) {
+  const size_t nrows = (size_t)s->batch * s->heads * s->q_len;
+  const int hkv = shape_kv_heads(s);
+  if (impl == GPUREF_NAIVE) {
+    dim3 rows(s->q_len, s->heads, s->batch), cols(s->kv_len, hkv, s->batch);
+    gr_row_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, d_out, d_lse, d_lse + nrows);
+    HX_CUDA_LAUNCH();
+    if (!workload_has_column_pass(wl)) return;
+    gr_column_kernel<<<cols, GR_THREADS, 0, ctx->stream>>>(a, d_lse, d_lse + nrows, d_score,
+                                                           d_score2, d_margin);
+    HX_CUDA_LAUNCH();
+    return;
+  }
+  const size_t row_smem = gr_row_tiled_smem(s->dim), col_smem = gr_column_tiled_smem(s->dim);
+  HX_CUDA(cudaFuncSetAttribute(gr_row_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               (int)row_smem));
+  dim3 rows((s->q_len + GR_TILE - 1) / GR_TILE, s->heads, s->batch);
+  gr_row_tiled_kernel<<<rows, GR_TILE_THREADS, row_smem, ctx->stream>>>(a, d_out, d_lse,
+                                                                        d_lse + nrows);
+  HX_CUDA_LAUNCH();
+  if (!workload_has_column_pass(wl)) return;
+  HX_CUDA(cudaFuncSetAttribute(gr_column_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               (int)col_smem));
+  dim3 cols((s->kv_len + GR_TILE - 1) / GR_TILE, hkv, s->batch);
+  gr_column_tiled_kernel<<<cols, GR_TILE_THREADS, col_smem, ctx->stream>>>(
+      a, d_lse, d_lse + nrows, d_score, d_score2, d_margin);
+  HX_CUDA_LAUNCH();
+}
+
 extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s,
-                           const attn_io *in, const ref_outputs *out) {
+                           const attn_io *in, const ref_outputs *out, gpuref_impl impl) {
   gr_args a = {(const uint16_t *)in->q,
                (const uint16_t *)in->k,
                (const uint16_t *)in->v,
@@ -283,18 +523,13 @@ extern "C" void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape
   float *d_score = d_cols, *d_score2 = d_cols + ns, *d_margin = d_cols + 2 * ns;
   float *d_pooled = d_cols + 3 * ns;
 
-  dim3 rows(s->q_len, s->heads, s->batch), cols(s->kv_len, shape_kv_heads(s), s->batch);
-  if (workload_selected_blocks(wl)) {
+  if (workload_selected_blocks(wl)) { // a few keys a row: one block per (query, head)
+    dim3 rows(s->q_len, s->heads, s->batch);
     gr_blocks sb = {in->block_idx, shape_kv_heads(s), s->block_size, s->selected_blocks};
     gr_selected_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, sb, d_out);
-  } else {
-    gr_row_kernel<<<rows, GR_THREADS, 0, ctx->stream>>>(a, d_out, d_lse, d_lse + nrows);
-  }
-  HX_CUDA_LAUNCH();
-  if (workload_has_column_pass(wl)) {
-    gr_column_kernel<<<cols, GR_THREADS, 0, ctx->stream>>>(a, d_lse, d_lse + nrows, d_score,
-                                                           d_score2, d_margin);
     HX_CUDA_LAUNCH();
+  } else {
+    gr_launch_dense(ctx, wl, s, a, impl, d_out, d_lse, d_score, d_score2, d_margin);
   }
   if (workload_table[wl].pool) {
     gr_pool_kernel<<<grid_stride_blocks(ns, 256), 256, 0, ctx->stream>>>(

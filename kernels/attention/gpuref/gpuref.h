@@ -1,4 +1,4 @@
-/* gpuref.h: the naive fp32 GPU reference (gpuref.cu), used by attnvar's check where the
+/* gpuref.h: the fp32 GPU reference (gpuref.cu), used by attnvar's check where the
  * CPU double reference would be too slow. Independent of both systems: no cuBLAS, no tensor
  * cores, no S x S buffer. Also the device generators of inputs.def's FILL_GEN rows. Callable
  * from C. */
@@ -19,11 +19,16 @@ int gpuref_has_workload(const workload_info *w);
 /* 1 when the reference handles the shape (D <= 256, Lq <= Lkv). */
 int gpuref_supports(const attn_shape *s);
 
+/* The form of the dense kernels (gpuref.cu): tiled (a tile of rows or keys a block, the other
+ * operand staged in shared memory) or naive (a row or key a block: the simplest statement of
+ * the math, the one the tiled form is checked against). The selected-block kernel has one form. */
+typedef enum { GPUREF_TILED, GPUREF_NAIVE } gpuref_impl;
+
 /* Compute every output of wl from the device inputs in (the fields of inputs.def's rows) and
  * return them on the host as doubles in out (ref_outputs_alloc'ed). Allocates its own device
  * buffers through the tracking allocator and frees them before returning. */
 void gpuref_run(const attn_ctx *ctx, workload_id wl, const attn_shape *s, const attn_io *in,
-                const ref_outputs *out);
+                const ref_outputs *out, gpuref_impl impl);
 
 /* The device generators of inputs.def's FILL_GEN rows: dst's n elements for a cell of shape
  * s, bit-identical to the host's (ref/ref.c). */

@@ -26,6 +26,8 @@
 #     kernels/attention/fa2/: attn, gemma2) and flashinfer (kernels/attention/flashinfer/: attn,
 #     gemma2), when attnvar lists them, at every small, scaled and big shape
 #     (UNSUP throughout when attnvar was built without its kernels)
+#   x the GPU reference's tiled form (the check's above 2^28 multiply-adds) against its naive
+#     one (--gpuref both), fused on the dense workloads, 7 small shapes and the fig12 one
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes: GQA
 # group sizes, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
 # run one at a time and timed (5 warmups, 20 runs): their ms close the table.
@@ -144,6 +146,18 @@ s4096d256:--seqlen 4096 --heads 16 --dim 256:plain
 s4096g8:--seqlen 4096 --heads 32 --groups 8 --dim 128:plain
 s4096p8:--seqlen 4096 --heads 32 --dim 128 --check-pairs 8:plain
 s4096g8p2:--seqlen 4096 --heads 32 --groups 8 --dim 128 --check-pairs 2:plain"
+# The GPU reference's two forms against each other (--gpuref both: fused against the tiled form,
+# then the tiled against the naive, check lines output=gpuref.*), on the dense workloads at any
+# size (the CPU reference does not run): odd lengths, one row, D 64..256, GQA, no mask, bf16,
+# and the fig12 shape on two sampled groups (named s4096: one at a time).
+gpuref_shapes="gr_s1:--seqlen 1 --heads 1 --dim 64 --gpuref both:memcheck
+gr_s17b2:--seqlen 17 --heads 3 --dim 64 --batch 2 --gpuref both:plain
+gr_bf16:--seqlen 129 --heads 2 --dim 64 --dtype bf16 --gpuref both:memcheck
+gr_s257:--seqlen 257 --heads 2 --dim 128 --gpuref both:plain
+gr_d96nc:--seqlen 300 --heads 2 --dim 96 --causal 0 --gpuref both:plain
+gr_d256g2:--seqlen 200 --heads 4 --groups 2 --dim 256 --gpuref both:plain
+gr_s1k:--seqlen 1024 --heads 4 --dim 128 --gpuref both:plain"
+gpuref_big_shape="s4096gr:--seqlen 4096 --heads 32 --dim 128 --check-pairs 2 --gpuref both:plain"
 # nsa's own cases (names start with n_: run one at a time, timed; kvN in a name: N K/V heads).
 # --groups is the query heads per K/V head (the seed's and TileLang's groups: H/G K/V heads).
 # Memcheck on the small odd ones: a block size that is no multiple of 16, a list longer than
@@ -269,11 +283,14 @@ add_nsa_cases() {
     done
   done <<<"$nsa_shapes"
 }
+dense_workloads=$(for w in $workloads; do [ "$w" = nsa ] || printf '%s ' "$w"; done)
 if [ "$nsa_only" = 0 ]; then
   [ "$small" = 1 ] && add_cases "$small_shapes" "$systems" && add_cases "$scaled_shapes" "$online_systems" &&
     add_cases "$wide_shapes" fused-r192 && add_cases "$dims_shapes" "$systems" &&
-    add_peer_cases "$small_shapes$nl$scaled_shapes$nl$dims_shapes"
-  [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && add_peer_cases "$big_shape"
+    add_peer_cases "$small_shapes$nl$scaled_shapes$nl$dims_shapes" &&
+    add_cases "$gpuref_shapes" fused "$dense_workloads"
+  [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && add_peer_cases "$big_shape" &&
+    add_cases "$gpuref_big_shape" fused "$dense_workloads"
 fi
 add_nsa_cases
 if [ -n "$only" ]; then
