@@ -313,6 +313,10 @@ static void test_cli_errors(void) {
   expect_usage_error("--workload h2o --system fused --gpuref fast",
                      "--gpuref: unknown 'fast' (expected tiled|naive|both)");
   expect_usage_error("--workload h2o --system fused --gpuref", "--gpuref");
+  expect_usage_error("--workload corm --system fused --corm-mask cols",
+                     "--corm-mask: unknown 'cols' (expected rows|varied)");
+  expect_usage_error("--workload h2o --system fused --corm-mask varied",
+                     "--corm-mask is an option of --workload corm, not of --workload h2o");
   /* --groups: every workload, dividing --heads; the block options: nsa's only, validated */
   expect_usage_error("--workload h2o --system ref --block-size 16",
                      "--block-size is an option of the selected-block workloads (nsa), not of "

@@ -98,7 +98,7 @@ static void check_workload(workload_id wl, const attn_shape *s, int n, uint64_t 
 
 /* n distinct groups in ascending order, inside the cell; none drawn when n covers them all. */
 static void test_draw(uint64_t seed) {
-  attn_shape s = {3, 8, 16, 20, 20, MASK_CAUSAL, DTYPE_FP16, 4, 0, 0, 0.0};
+  attn_shape s = {3, 8, 16, 20, 20, MASK_CAUSAL, DTYPE_FP16, 4, 0, 0, 0.0, 0};
   for (int n = 1; n < 12; n++) {
     attn_sample smp;
     attn_sample_draw(&s, n, seed + (uint64_t)n, &smp);
@@ -127,8 +127,8 @@ int main(void) {
   printf("seed %" PRIu64 " (REPRO_TEST_SEED replays it)\n", seed);
   test_draw(seed);
   /* B 3, H 6 in 3 K/V heads (G 2), odd lengths, both masks; nsa with its blocks */
-  attn_shape dense = {3, 6, 16, 37, 37, MASK_CAUSAL, DTYPE_FP16, 3, 0, 0, 0.0};
-  attn_shape nsa = {2, 4, 16, 64, 64, MASK_CAUSAL, DTYPE_FP16, 2, 16, 2, 0.0};
+  attn_shape dense = {3, 6, 16, 37, 37, MASK_CAUSAL, DTYPE_FP16, 3, 0, 0, 0.0, 0};
+  attn_shape nsa = {2, 4, 16, 64, 64, MASK_CAUSAL, DTYPE_FP16, 2, 16, 2, 0.0, 0};
   for (int mask = 0; mask < 2; mask++)
     for (int w = 0; w < WL_COUNT; w++) {
       int sel = workload_selected_blocks((workload_id)w);

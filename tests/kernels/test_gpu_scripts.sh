@@ -17,7 +17,7 @@ OUT=$tmp/gc "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --no-sa
 rc=$?
 t=$tmp/gc/gpu_check/table.txt
 expect "gpu_check exits 1 when a check fails" test "$rc" = 1
-expect "1810 cases (8 workloads x (4 systems x 41 shapes + 3 fused systems x 3 scaled shapes + fused-r192 x 7 D=64 shapes) + (fa3, fa2, flashinfer x attn, gemma2) x 44 shapes + fused x 7 dense workloads x 8 --gpuref both shapes + nsa's 25 x 2 systems)" grep -q '^1810 cases:' "$t"
+expect "1819 cases (8 workloads x (4 systems x 41 shapes + 3 fused systems x 3 scaled shapes + fused-r192 x 7 D=64 shapes) + (fa3, fa2, flashinfer x attn, gemma2) x 44 shapes + fused x 7 dense workloads x 8 --gpuref both shapes + corm x 3 systems x 3 varied-mask shapes + nsa's 25 x 2 systems)" grep -q '^1819 cases:' "$t"
 expect "head dim 96 runs on every system" grep -qE '^h2o\.fused-ws1\.d96h48bf16 +PASS' "$t"
 expect "GQA runs on the peers" grep -qE '^gemma2\.flashinfer\.g4nc +PASS' "$t"
 expect "fa3 runs attn at the big shape" grep -qE '^attn\.fa3\.s4096bf16 +PASS' "$t"
@@ -31,11 +31,12 @@ expect "oom is classified" grep -qE '^kf\.fused\.s4096 +OOM' "$t"
 expect "the 192-row forward has its own cases" grep -qE '^attn\.fused-r192\.w700sc +PASS' "$t"
 expect "the causal 192-row shape with rows past the end is a case" grep -qE '^attn\.fused-r192\.w1000b3 +PASS' "$t"
 expect "passing cells show rel_l2" grep -qE '^attn\.unfused\.s257b2 +PASS +out=2.0e-04$' "$t"
-expect "one log per case" test "$(find "$tmp/gc/gpu_check/logs" -maxdepth 1 -name '*.log' | wc -l)" = 1810
+expect "one log per case" test "$(find "$tmp/gc/gpu_check/logs" -maxdepth 1 -name '*.log' | wc -l)" = 1819
 c=$tmp/gc/gpu_check/cases.txt
 expect "the GPU reference's forms run against each other on fused, dense workloads" \
   grep -qE '^h2o\.fused\.gr_d256g2 .* --gpuref both --check ' "$c"
 expect "no --gpuref both case for nsa (one form of its reference)" test "$(grep -c '^nsa\.[^ ]*\.gr_' "$c")" = 0
+expect "corm's general path runs with a varied mask" grep -qE '^corm\.fused-ws1\.cv_s4096 .*--corm-mask varied' "$c"
 expect "the fig12-shape cross-check samples two groups" grep -qE '^kf\.fused\.s4096gr .*--check-pairs 2 --gpuref both' "$c"
 
 OUT=$tmp/gcq "$root/kernels/attention/scripts/gpu_check.sh" --bin "$fake" --no-sanitizer --cases '\.g2$' >/dev/null 2>&1

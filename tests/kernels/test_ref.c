@@ -337,7 +337,7 @@ static void test_gqa_repeated(const attn_shape *g, uint64_t seed) {
 /* The K/V heads are distinct: a GQA cell reads K/V head h / G, not h (nor h % Hkv). Changing
  * K/V head 1 moves exactly the outputs of query heads G .. 2G-1 and the scores of K/V head 1. */
 static void test_gqa_heads_read(uint64_t seed) {
-  attn_shape g = {1, 4, 8, 11, 11, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0};
+  attn_shape g = {1, 4, 8, 11, 11, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0, 0};
   run_t r;
   run_ref(WL_H2O, &g, seed, &r);
   for (int j = 0; j < g.kv_len; j++) /* K/V head 1's keys and values, sign-flipped */
@@ -369,6 +369,28 @@ static void test_gqa_heads_read(uint64_t seed) {
   run_free(&r);
 }
 
+/* corm's mask: 1/(i+1) along each row, and with corm_varied odd keys' 2^-10 higher (no row
+ * constant), even keys unchanged; the two formulations agree on both. */
+static void test_corm_mask_varied(uint64_t seed) {
+  attn_shape s = {1, 2, 16, 9, 9, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE};
+  for (int varied = 0; varied <= 1; varied++) {
+    s.corm_varied = varied;
+    ref_host_inputs in;
+    ref_inputs_generate(WL_CORM, &s, seed, &in);
+    int bad = 0;
+    for (int i = 0; i < s.q_len; i++)
+      for (int j = 0; j < s.kv_len; j++) {
+        const float want =
+            varied && j % 2 ? corm_mask_value(i) * CORM_VARIED_FACTOR : corm_mask_value(i);
+        bad += in.corm_mask[(size_t)i * s.kv_len + j] != want;
+      }
+    CHECKF(bad == 0, "corm_varied %d: %d mask elements off", varied, bad);
+    CHECKF(!varied || in.corm_mask[1] != in.corm_mask[0], "a varied row is constant");
+    ref_inputs_free(&in);
+  }
+  test_two_formulations(&s, seed);
+}
+
 int main(void) {
   const char *env = getenv("REPRO_TEST_SEED");
   uint64_t seed = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
@@ -388,6 +410,7 @@ int main(void) {
     test_relations(s, sd);
     test_softcap(s, sd);
   }
+  test_corm_mask_varied(seed);
   /* without a mask, and in bf16: the two formulations still agree, columns still sum */
   const attn_shape variants[] = {{1, 2, 16, 17, 17, MASK_NONE, DTYPE_FP16, ATTN_DENSE},
                                  {2, 3, 8, 33, 21, MASK_NONE, DTYPE_FP16, ATTN_DENSE},
@@ -400,12 +423,12 @@ int main(void) {
   /* GQA: G = 2 and 4 query heads per K/V head ({B, H, D, Lq, Lkv, mask, dtype, kv_heads,
    * 0, 0, 0}): the two formulations agree, columns sum to G * Lq, and the cell equals MHA on
    * repeated K/V heads */
-  const attn_shape gqa[] = {{2, 4, 8, 13, 13, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0},
-                            {1, 4, 16, 17, 17, MASK_CAUSAL, DTYPE_FP16, 1, 0, 0, 0.0},
-                            {2, 8, 8, 9, 9, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0},
-                            {1, 6, 16, 12, 12, MASK_CAUSAL, DTYPE_FP16, 3, 0, 0, 0.0},
-                            {2, 4, 8, 11, 15, MASK_NONE, DTYPE_FP16, 1, 0, 0, 0.0},
-                            {1, 8, 16, 10, 10, MASK_CAUSAL, DTYPE_BF16, 4, 0, 0, 0.0}};
+  const attn_shape gqa[] = {{2, 4, 8, 13, 13, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0, 0},
+                            {1, 4, 16, 17, 17, MASK_CAUSAL, DTYPE_FP16, 1, 0, 0, 0.0, 0},
+                            {2, 8, 8, 9, 9, MASK_CAUSAL, DTYPE_FP16, 2, 0, 0, 0.0, 0},
+                            {1, 6, 16, 12, 12, MASK_CAUSAL, DTYPE_FP16, 3, 0, 0, 0.0, 0},
+                            {2, 4, 8, 11, 15, MASK_NONE, DTYPE_FP16, 1, 0, 0, 0.0, 0},
+                            {1, 8, 16, 10, 10, MASK_CAUSAL, DTYPE_BF16, 4, 0, 0, 0.0, 0}};
   for (size_t i = 0; i < sizeof gqa / sizeof *gqa; i++) {
     test_two_formulations(&gqa[i], seed + 200 + i);
     test_column_sums(&gqa[i], seed + 200 + i);

@@ -33,7 +33,7 @@ static void test_rows(void) {
 static void test_systems_cover_workloads(void) {
   attn_shape dense = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE};
   /* selected-block workloads: GQA (2 query heads share one K/V head), 32-key blocks, 4 a list */
-  attn_shape blocks = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_FP16, 1, 32, 4, 0.0};
+  attn_shape blocks = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_FP16, 1, 32, 4, 0.0, 0};
   int gpu_systems = 0;
   for (int i = 0; i < system_count; i++) {
     const system_entry *e = &system_table[i];
@@ -70,7 +70,7 @@ static void test_systems_cover_workloads(void) {
 static void test_systems_cover_bf16(void) {
 #ifdef REPRO_HAVE_CUDA
   attn_shape dense = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_BF16, ATTN_DENSE};
-  attn_shape blocks = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_BF16, 1, 32, 4, 0.0};
+  attn_shape blocks = {1, 2, 64, 128, 128, MASK_CAUSAL, DTYPE_BF16, 1, 32, 4, 0.0, 0};
   int refused = 0;
   for (int i = 0; i < system_count; i++) {
     const system_entry *e = &system_table[i];
@@ -200,7 +200,7 @@ static void test_peer_dims_and_gqa(void) {
         const int served = d < 4 ? want->dims[d] : d == 4 ? want->d80 : want->d160;
         /* MHA (8 K/V heads), then GQA (2 K/V heads, 4 query heads each) */
         for (int kv = 8; kv >= 1; kv /= 4) {
-          attn_shape sh = {2, 8, D, 1024, 1024, MASK_CAUSAL, DTYPE_BF16, kv, 0, 0, 0.0};
+          attn_shape sh = {2, 8, D, 1024, 1024, MASK_CAUSAL, DTYPE_BF16, kv, 0, 0, 0.0, 0};
           char why[256] = "";
           const int rc = e->gpu->supports(NULL, (workload_id)wls[w], &sh, why, sizeof why);
           CHECKF(served ? rc == HX_OK : rc == HX_UNSUPPORTED && strstr(why, "head dim"),
@@ -209,7 +209,7 @@ static void test_peer_dims_and_gqa(void) {
         }
       }
       /* K/V heads that do not divide H are refused with the reason */
-      attn_shape odd = {2, 8, 128, 1024, 1024, MASK_NONE, DTYPE_FP16, 3, 0, 0, 0.0};
+      attn_shape odd = {2, 8, 128, 1024, 1024, MASK_NONE, DTYPE_FP16, 3, 0, 0, 0.0, 0};
       char why[256] = "";
       CHECKF(e->gpu->supports(NULL, (workload_id)wls[w], &odd, why, sizeof why) == HX_UNSUPPORTED &&
                  strstr(why, "K/V heads"),
@@ -304,7 +304,7 @@ static const char *input_row_problem(const input_row *r) {
  * host draws exactly the inputs of each workload that the CPU references read. */
 static void test_inputs(void) {
   attn_shape dense = {2, 3, 16, 40, 40, MASK_CAUSAL, DTYPE_FP16, ATTN_DENSE};
-  attn_shape blocks = {2, 4, 16, 64, 64, MASK_CAUSAL, DTYPE_FP16, 2, 16, 3, 0.0};
+  attn_shape blocks = {2, 4, 16, 64, 64, MASK_CAUSAL, DTYPE_FP16, 2, 16, 3, 0.0, 0};
   for (int id = 0; id < ATTN_INPUT_COUNT; id++) {
     const input_row *r = &input_rows[id];
     const char *problem = input_row_problem(r);

@@ -27,7 +27,7 @@
 static attn_shape nsa_shape(int batch, int heads, int kv_heads, int dim, int seqlen, int bs,
                             int sel, int causal, double scale) {
   attn_shape s = {batch,      heads,    dim, seqlen, seqlen, causal ? MASK_CAUSAL : MASK_NONE,
-                  DTYPE_FP16, kv_heads, bs,  sel,    scale};
+                  DTYPE_FP16, kv_heads, bs,  sel,    scale,  0};
   return s;
 }
 

@@ -12,6 +12,7 @@ static const char *const sm90_fwd_names[] = {"ws", "ws1"};            /* attn_sm
 static const char *const sm90_rows_names[] = {"auto", "128", "192"};  /* attn_sm90_rows order */
 static const char *const cache_dtype_names[] = {"fp32", "fp16"};      /* cache_fp16 = index */
 static const char *const gpuref_names[] = {"tiled", "naive", "both"}; /* attnvar_gpuref - 1 */
+static const char *const corm_mask_names[] = {"rows", "varied"};      /* shape.corm_varied */
 
 /* "nsa" (the selected-block workloads joined with '|'), for messages; static storage. */
 static const char *selected_block_workloads(void) {
@@ -28,7 +29,7 @@ static void usage(FILE *f, const char *prog) {
           "usage: %s --workload %s --system %s\n"
           "          [--seqlen 4096] [--batch 1] [--heads 32] [--dim 128] [--warmup 100]\n"
           "          [--runs 10] [--seed 1] [--check|--no-check] [--check-pairs 0]\n"
-          "          [--gpuref tiled|naive|both]\n"
+          "          [--gpuref tiled|naive|both] [--corm-mask rows|varied]  (corm)\n"
           "          [--device gpu|cpu]\n"
           "          [--causal 1|0] [--dtype fp16|bf16] [--force-sm80] [--sm90-fwd ws|ws1]\n"
           "          [--sm90-rows auto|128|192]\n"
@@ -63,6 +64,9 @@ static void usage(FILE *f, const char *prog) {
           "(the default's), its naive one (a query row or key column a block), or both: the\n"
           "system against the tiled form, then the tiled form against the naive one (check\n"
           "lines output=gpuref.<output>). A check_ref line names the form and its ms.\n"
+          "--corm-mask: corm's threshold input, CoRM's 1/(i+1) constant along each row\n"
+          "(rows, default), or varied: odd keys' 2^-10 higher, so no row is constant (a test\n"
+          "of the kernels' general path; the config line says corm_mask=varied).\n"
           "Exit: 0 ok, 1 error, 2 usage, 3 oom, 4 unsupported, 5 check failed.\n",
           prog, workload_choices(), system_choices(), selected_block_workloads(), prog);
 }
@@ -110,6 +114,7 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
   a->check = 1;
   const char *diag_opt = NULL;  /* the first fused-diag option given, for the message */
   const char *block_opt = NULL; /* the first selected-block option given (not --groups) */
+  const char *corm_opt = NULL;  /* --corm-mask, when given */
   attn_shape blocks = {0};      /* its values: block_size, selected_blocks */
   int groups = 0;               /* --groups: query heads per K/V head (0: not given) */
   const hx_run_opts run = {&a->check, &a->device_cpu, &a->warmup, &a->runs, &a->seed};
@@ -151,6 +156,10 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
     } else if (!strcmp(opt, "--sm90-rows")) {
       if ((idx = hx_parse_choice(prog, opt, val, sm90_rows_names, 3)) < 0) goto bad;
       a->sm90_rows = (attn_sm90_rows)idx, i++;
+    } else if (!strcmp(opt, "--corm-mask")) {
+      if ((idx = hx_parse_choice(prog, opt, val, corm_mask_names, 2)) < 0) goto bad;
+      a->shape.corm_varied = idx, i++;
+      corm_opt = opt;
     } else if (!strcmp(opt, "--gpuref")) {
       if ((idx = hx_parse_choice(prog, opt, val, gpuref_names, 3)) < 0) goto bad;
       a->gpuref = (attnvar_gpuref)(idx + 1), i++;
@@ -206,6 +215,11 @@ int attnvar_parse(int argc, char **argv, attnvar_args *a) {
             prog, diag_opt, system_table[a->system].name);
     goto bad;
   }
+  if (corm_opt && workload_table[a->workload].column != COL_ANY_GE_MASK) {
+    fprintf(stderr, "%s: --corm-mask is an option of --workload corm, not of --workload %s\n", prog,
+            workload_names[a->workload]);
+    goto bad;
+  }
   if (set_groups_and_blocks(prog, a, block_opt, groups, &blocks) < 0) goto bad;
   if (system_table[a->system].on_cpu) a->device_cpu = 1;
   if (a->warmup < 0) a->warmup = a->device_cpu ? 1 : 100;
@@ -242,6 +256,7 @@ void attnvar_print_config(const attnvar_args *a, const char *device, const char 
   }
   if (workload_selected_blocks(a->workload) || a->shape.scale > 0)
     kv_putf(out, "scale", "%.6g", shape_scale(&a->shape));
+  if (a->shape.corm_varied) kv_put(out, "corm_mask", "varied");
   if (sys->options & SYS_OPT_DIAG) {
     kv_putf(out, "diag_k", "%d", a->diag_k);
     kv_put(out, "cache_dtype", cache_dtype_names[a->cache_fp16 ? 1 : 0]);

@@ -21,8 +21,10 @@ namespace fused {
 
 // BF16: bfloat16 q and k (their tensor maps too), else fp16. Cache: the tile cache policy
 // (kOn: a query block whose tile with this key block is cached loads only its LSE, runs no
-// GEMM and is summed from the cache). DRAW (kf): the consumers draw the noise (kf_draw.h,
-// p.noise) instead of reading exp_rand's tiles.
+// GEMM and is summed from the cache). DRAW: kf's consumers draw the noise (kf_draw.h, p.noise)
+// instead of reading exp_rand's tiles; corm compares against its row thresholds through the
+// moved LSE (corm_rows.cuh) instead of reading the mask's tiles. corm's two passes are both
+// launched where p.corm_varied is set: the one whose case the mask check did not find ends here.
 // The consumers' loop stays in the kernel, with its GEMM issue as a lambda: as a function of
 // its own (or ColWsTileSteps methods) ptxas gets other code for kf and corm.
 template <int D, int WL, bool BF16 = false, typename Cache = NoTileCache, bool DRAW = false>
@@ -33,6 +35,8 @@ __global__ void __launch_bounds__(kCwsThreads, 1)
   constexpr int NST = C::kStages, QN = C::QN;
   static_assert(!Cache::kOn || (QN == kCwsKeys && !C::kAux),
                 "the cache's tiles are square and hold the exponentials of P alone");
+  if constexpr (wl_traits<WL>::any_ge_mask)
+    if (p.corm_varied && (*p.corm_varied != 0) == DRAW) return; // uniform: before any barrier
   extern __shared__ unsigned char smem_cws[];
   const ColWsSmem<C> sm(smem_cws);
   const int ntiles = (p.Lkv + kCwsKeys - 1) / kCwsKeys * p.Hkv * p.B;

@@ -75,8 +75,10 @@ constexpr int kCwsThreads = 384;
 // faster where they fit). At D = 256 a consumer's K fragments take 64 registers: 64-query
 // score buffers, and two stages with an aux input. DRAW: kf's noise drawn by the consumers,
 // so no aux tile.
+// DRAW: the aux input is not staged (kf's noise drawn by the consumers; corm's thresholds in the
+// LSE, corm_rows.cuh).
 template <int WL, int D, bool DRAW = false> struct ColWsCfg {
-  static constexpr bool kAux = has_aux<WL>() && !(wl_traits<WL>::keyformer && DRAW);
+  static constexpr bool kAux = has_aux<WL>() && !DRAW;
   static constexpr int kDs = smem_dim<D>();
   static constexpr int QN = kAux || D > 128 ? 64 : 128;
   static constexpr int kStages = kAux && D > 128 ? 2 : 4;

@@ -7,6 +7,7 @@
 #include "attn_system.h"
 #include "col_sm80.cuh"
 #include "col_ws90.cuh"
+#include "corm_rows.cuh"
 #include "fwd_sm80.cuh"
 #include "fwd_ws90.cuh"
 #include "tensor_map.h"
@@ -200,7 +201,8 @@ template <int WL> static bool col_ws_usable(const attn_ctx *ctx, const attn_shap
          (!has_aux<WL>() || sh->kv_len % 4 == 0);
 }
 
-// DRAW: kf's noise drawn by the consumers (p.noise_drawn): no aux map, ColWsCfg's DRAW steps.
+// DRAW: the aux input not staged, no aux map: kf's noise drawn by the consumers (p.noise_drawn),
+// corm against its row thresholds (corm_rows.cuh: the LSE map reads lse_rows).
 template <int D, int WL, bool BF16, typename Cache, bool DRAW = false>
 static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Params &p,
                            const Cache &cache) {
@@ -215,7 +217,8 @@ static int launch_col_ws90(const attn_ctx *ctx, const attn_shape *sh, const Para
     ColWsMaps maps;
     ATTN_TRY(encode_map(ctx, &maps.q, p.q, D, sh->heads, sh->q_len, sh->batch, C::QN, BF16));
     ATTN_TRY(encode_map(ctx, &maps.k, p.k, D, p.Hkv, sh->kv_len, sh->batch, kCwsKeys, BF16));
-    ATTN_TRY(encode_lse_map(ctx, &maps.lse, kf ? p.lse_kf : p.lse, sh->q_len, bh, C::QN));
+    const float *lse = kf ? p.lse_kf : wl_traits<WL>::any_ge_mask && DRAW ? p.lse_rows : p.lse;
+    ATTN_TRY(encode_lse_map(ctx, &maps.lse, lse, sh->q_len, bh, C::QN));
     if (C::kAux)
       ATTN_TRY(encode_aux_map(ctx, &maps.aux, kf ? p.exp_rand : p.corm_mask, sh, kf ? bh : 1,
                               kSw128Floats, C::QN));
@@ -236,11 +239,34 @@ static int run_forward(const attn_ctx *ctx, const attn_shape *sh, const Params &
                     fwd_smem_bytes<D, WL>(), p, cache);
 }
 
+// corm's mask check and moved LSE (corm_rows.cuh), before its two column passes.
+static int corm_rows_prepare(const attn_ctx *ctx, const attn_shape *sh, const Params &p) {
+  cudaError_t err = cudaMemsetAsync(p.corm_varied, 0, sizeof(int), ctx->stream);
+  if (err != cudaSuccess)
+    return attn_fail(ctx, ATTN_ERR, "fused: cudaMemsetAsync failed: %s", cudaGetErrorString(err));
+  const unsigned rows = (unsigned)((sh->q_len + kCormRowsWarps - 1) / kCormRowsWarps);
+  corm_rows_check<<<rows, kCormRowsWarps * 32, 0, ctx->stream>>>(
+      p.corm_mask, sh->q_len, sh->kv_len, p.offset, p.corm_thr, p.corm_varied);
+  ATTN_TRY(launched(ctx, "corm_rows_check"));
+  const long n = (long)sh->batch * sh->heads * sh->q_len;
+  corm_rows_lse<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(p.lse, p.corm_thr, p.lse_rows,
+                                                                      n, sh->q_len);
+  return launched(ctx, "corm_rows_lse");
+}
+
 // The column pass (P4): the warp-specialized one when ws (the caller's col_ws_usable or its
-// cache's path), else attn_col; then the pool, if the workload pools.
+// cache's path), else attn_col; then the pool, if the workload pools. corm on the
+// warp-specialized pass: the mask check, then the pass against the row thresholds and the one
+// with the mask's tiles, of which the check's case keeps one (corm_rows.cuh).
 template <int D, int WL, bool BF16, typename Cache>
 static int run_column_pass(const attn_ctx *ctx, const attn_shape *sh, const Params &p,
                            const Cache &cache, bool ws) {
+  if constexpr (wl_traits<WL>::any_ge_mask && !Cache::kOn)
+    if (ws && p.corm_varied) {
+      ATTN_TRY(corm_rows_prepare(ctx, sh, p));
+      ATTN_TRY((launch_col_ws90<D, WL, BF16, Cache, true>(ctx, sh, p, cache)));
+      return launch_col_ws90<D, WL, BF16, Cache, false>(ctx, sh, p, cache);
+    }
   int rc;
   if (ws) {
     rc = launch_col_ws90<D, WL, BF16>(ctx, sh, p, cache);
@@ -256,11 +282,14 @@ static int run_column_pass(const attn_ctx *ctx, const attn_shape *sh, const Para
   return launched(ctx, "pool_avg");
 }
 
-// The workspace of a dense cell (floats): lse [B*H*Lq] | lse_kf [B*H*Lq] (COL_KEYFORMER) |
+// The workspace of a dense cell (floats): lse [B*H*Lq] | lse_kf [B*H*Lq] (COL_KEYFORMER) or
+// corm's lse_rows [B*H*Lq], thresholds [Lq] and count of varying rows [1] (COL_ANY_GE_MASK) |
 // unpooled column sums [B*Hkv*Lkv] (pooled workloads). Linear in S.
 static size_t dense_lse_floats(workload_id wl, const attn_shape *sh) {
   if (!workload_has_column_pass(wl)) return 0;
-  return (size_t)sh->batch * sh->heads * sh->q_len * (workload_needs_exp_rand(wl) ? 2 : 1);
+  const size_t rows = (size_t)sh->batch * sh->heads * sh->q_len;
+  if (workload_table[wl].column == COL_ANY_GE_MASK) return 2 * rows + sh->q_len + 1;
+  return rows * (workload_needs_exp_rand(wl) ? 2 : 1);
 }
 static size_t dense_workspace_bytes(workload_id wl, const attn_shape *sh) {
   size_t floats = dense_lse_floats(wl, sh);
@@ -283,6 +312,11 @@ static Params dense_params(workload_id wl, const attn_shape *sh, const attn_io *
   const size_t lq = (size_t)sh->batch * sh->heads * sh->q_len;
   p.lse = ws;
   p.lse_kf = workload_needs_exp_rand(wl) ? ws + lq : nullptr;
+  if (workload_table[wl].column == COL_ANY_GE_MASK) {
+    p.lse_rows = ws + lq;
+    p.corm_thr = ws + 2 * lq;
+    p.corm_varied = reinterpret_cast<int *>(ws + 2 * lq + sh->q_len);
+  }
   // A pooled workload sums columns into the workspace and pools them into io->score (passed
   // as col2).
   const bool pooled = workload_table[wl].pool != 0;

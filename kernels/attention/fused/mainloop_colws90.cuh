@@ -201,6 +201,8 @@ __device__ __forceinline__ void col_ws_issue(float (&s)[QN / 8][4], const uint32
 template <int D, int WL, bool BF16, typename Cache, bool DRAW> struct ColWsTileSteps {
   using C = ColWsCfg<WL, D, DRAW>;
   static constexpr bool kDraw = wl_traits<WL>::keyformer && DRAW;
+  // corm against its row thresholds (corm_rows.cuh): P >= m_i is exp2(s2 - lse'_i) >= 1
+  static constexpr bool kRowThresholds = wl_traits<WL>::any_ge_mask && DRAW;
   static constexpr int NST = C::kStages, QN = C::QN, kAuxFloats = C::kAuxFloats, kDs = C::kDs;
   const Params &p;
   const Cache &cache;
@@ -255,6 +257,9 @@ template <int D, int WL, bool BF16, typename Cache, bool DRAW> struct ColWsTileS
         return kf_draw_at(key, base + (uint32_t)(nt * 8 + e1) * lkv + 8u * (uint32_t)rr);
       };
       col_ws_block_any<WL, QN>(cs, s, lse, scale_log2, t, j, i0, p, drawn, edge);
+    } else if constexpr (kRowThresholds) {
+      auto one = [](int, int, int) { return 1.f; };
+      col_ws_block_any<WL, QN>(cs, s, lse, scale_log2, t, j, i0, p, one, edge);
     } else {
       auto &view = av; // the closure holds the view's address, not this
       auto staged = [&](int nt, int rr, int e1) { return view.at(saux, nt, rr, e1); };

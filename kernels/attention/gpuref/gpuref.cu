@@ -560,10 +560,12 @@ __global__ void gr_fill_exp_rand_kernel(float *dst, size_t n, uint64_t seed) {
     dst[i] = kf_exp_rand(seed, i);
 }
 
-__global__ void gr_fill_corm_mask_kernel(float *dst, size_t n, int cols) {
+__global__ void gr_fill_corm_mask_kernel(float *dst, size_t n, int cols, int varied) {
   for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;
-       e += (size_t)gridDim.x * blockDim.x)
-    dst[e] = __fdiv_rn(1.0f, (float)(e / (size_t)cols + 1));
+       e += (size_t)gridDim.x * blockDim.x) {
+    const float v = __fdiv_rn(1.0f, (float)(e / (size_t)cols + 1));
+    dst[e] = varied && (e % (size_t)cols) % 2 ? __fmul_rn(v, CORM_VARIED_FACTOR) : v;
+  }
 }
 
 extern "C" void gpuref_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed,
@@ -578,7 +580,7 @@ extern "C" void gpuref_fill_corm_mask(void *dst, size_t n, const attn_shape *s, 
                                       cudaStream_t stream) {
   (void)seed;
   if (!n) return;
-  gr_fill_corm_mask_kernel<<<grid_stride_blocks(n, 256), 256, 0, stream>>>((float *)dst, n,
-                                                                           s->kv_len);
+  gr_fill_corm_mask_kernel<<<grid_stride_blocks(n, 256), 256, 0, stream>>>(
+      (float *)dst, n, s->kv_len, s->corm_varied);
   HX_CUDA_LAUNCH();
 }

@@ -37,7 +37,8 @@ typedef void (*gpuref_fill_fn)(void *dst, size_t n, const attn_shape *s, uint64_
 /* fp32 1 + |N(0,1)| (KeyFormer's exp_rand, kf_exp_rand), element index = flat index. */
 void gpuref_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t seed,
                           cudaStream_t stream);
-/* corm_mask[i][j] = 1/(i+1), fp32 [Lq, Lkv]. */
+/* corm_mask[i][j] = 1/(i+1), fp32 [Lq, Lkv] (odd keys' times CORM_VARIED_FACTOR where
+ * s->corm_varied). */
 void gpuref_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed,
                            cudaStream_t stream);
 

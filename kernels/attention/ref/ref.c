@@ -235,7 +235,10 @@ static void ref_fill_exp_rand(void *dst, size_t n, const attn_shape *s, uint64_t
 static void ref_fill_corm_mask(void *dst, size_t n, const attn_shape *s, uint64_t seed) {
   float *x = dst;
   (void)seed;
-  for (size_t e = 0; e < n; e++) x[e] = corm_mask_value((int)(e / s->kv_len));
+  for (size_t e = 0; e < n; e++) {
+    const float v = corm_mask_value((int)(e / s->kv_len));
+    x[e] = s->corm_varied && (e % s->kv_len) % 2 ? v * CORM_VARIED_FACTOR : v;
+  }
 }
 
 static void ref_fill_block_lists(void *dst, size_t n, const attn_shape *s, uint64_t seed) {

@@ -81,6 +81,8 @@ void ref_outputs_free(ref_outputs *out);
 
 /* corm_mask[i][j] = 1/(i+1) (float, rounded once: the same value the GPU fill writes). */
 static inline float corm_mask_value(int i) { return 1.0f / (float)(i + 1); }
+/* The factor of odd keys' thresholds in a varied mask (attn_shape.corm_varied): 1 + 2^-10. */
+#define CORM_VARIED_FACTOR 1.0009765625f
 
 #ifdef __cplusplus
 }

@@ -119,10 +119,12 @@ typedef struct {
   int block_size;      /* BS: keys per block */
   int selected_blocks; /* T: entries of each query's block list */
   double scale;        /* softmax scale (0: 1/sqrt(D)) */
+  int corm_varied;     /* corm_mask varies along each row (attnvar --corm-mask varied: a test of
+                          the kernels' general path; 0: CoRM's 1/(i+1), constant along a row) */
 } attn_shape;
-/* The selected-block fields of a dense cell, for positional initialisers:
+/* The selected-block fields, scale and corm_varied of a dense cell, for positional initialisers:
  * {B, H, D, Lq, Lkv, mask, dtype, ATTN_DENSE}. */
-#define ATTN_DENSE 0, 0, 0, 0.0
+#define ATTN_DENSE 0, 0, 0, 0.0, 0
 
 /* "fp16" | "bf16" (log and CLI names). */
 const char *dtype_name(attn_dtype dtype);

@@ -28,6 +28,7 @@
 #     (UNSUP throughout when attnvar was built without its kernels)
 #   x the GPU reference's tiled form (the check's above 2^28 multiply-adds) against its naive
 #     one (--gpuref both), fused on the dense workloads, 7 small shapes and the fig12 one
+#   x corm with a mask varying along its rows (--corm-mask varied: fused's general path)
 # and the selected-block workload nsa's own cases (tilebench's NSA shapes: GQA
 # group sizes, block sizes, list lengths, head dims 32..128, without a mask; unfused and fused),
 # run one at a time and timed (5 warmups, 20 runs): their ms close the table.
@@ -158,6 +159,12 @@ gr_d96nc:--seqlen 300 --heads 2 --dim 96 --causal 0 --gpuref both:plain
 gr_d256g2:--seqlen 200 --heads 4 --groups 2 --dim 256 --gpuref both:plain
 gr_s1k:--seqlen 1024 --heads 4 --dim 128 --gpuref both:plain"
 gpuref_big_shape="s4096gr:--seqlen 4096 --heads 32 --dim 128 --check-pairs 2 --gpuref both:plain"
+# corm with a mask that varies along its rows (--corm-mask varied): the fused column pass's
+# general path (the staged mask tiles), where CoRM's own row-constant mask takes the row
+# thresholds (fused/corm_rows.cuh); no mask, GQA, the fig12 shape.
+corm_varied_shapes="cv_s256:--seqlen 256 --heads 2 --dim 128 --corm-mask varied:memcheck
+cv_g2nc:--seqlen 1000 --heads 4 --groups 2 --dim 64 --causal 0 --corm-mask varied:plain
+cv_s4096:--seqlen 4096 --heads 32 --dim 128 --corm-mask varied:plain"
 # nsa's own cases (names start with n_: run one at a time, timed; kvN in a name: N K/V heads).
 # --groups is the query heads per K/V head (the seed's and TileLang's groups: H/G K/V heads).
 # Memcheck on the small odd ones: a block size that is no multiple of 16, a list longer than
@@ -289,6 +296,9 @@ if [ "$nsa_only" = 0 ]; then
     add_cases "$wide_shapes" fused-r192 && add_cases "$dims_shapes" "$systems" &&
     add_peer_cases "$small_shapes$nl$scaled_shapes$nl$dims_shapes" &&
     add_cases "$gpuref_shapes" fused "$dense_workloads"
+  if [ "$small" = 1 ] && [ -n "$(served corm)" ]; then
+    add_cases "$corm_varied_shapes" "fused fused-ws1 unfused" corm
+  fi
   [ "$big" = 1 ] && add_cases "$big_shape" "$systems" && add_peer_cases "$big_shape" &&
     add_cases "$gpuref_big_shape" fused "$dense_workloads"
 fi
