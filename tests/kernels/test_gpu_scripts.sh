@@ -119,5 +119,19 @@ done
 OUT=$tmp/abu "$ab" --cell 'x:--batch 1; rm -rf /' "a=$fake:fused" >/dev/null 2>"$tmp/err"
 expect "ab refuses a --cell whose options are not plain words" grep -q "options may hold only" "$tmp/err"
 
+# scripts/gpu-run.sh: figure and study targets, an experiment, a case list, --resume
+gr=$root/scripts/gpu-run.sh
+"$gr" --dry-run --resume fig12:kernel tilebench@nsa_only sdpa-scale:d128-c1-fp16 >"$tmp/gr.txt" 2>&1
+expect "gpu-run: a figure's experiment, continued" \
+  grep -qx 'fig12:kernel: fig12/run.sh --local --detach --only experiment=kernel --resume' "$tmp/gr.txt"
+expect "gpu-run: a study's case list" \
+  grep -qx 'tilebench@nsa_only: studies/tilebench/run.sh --local --detach --cases nsa_only --resume' "$tmp/gr.txt"
+expect "gpu-run: a study's experiment" grep -q '^sdpa-scale:d128-c1-fp16: studies/sdpa-scale/run.sh .*--only experiment=d128-c1-fp16' "$tmp/gr.txt"
+"$gr" --dry-run fig99 >/dev/null 2>"$tmp/err"
+expect "gpu-run: an unknown folder is a usage error" test $? = 2
+expect "gpu-run: ... named" grep -q "no figure or study 'fig99'" "$tmp/err"
+"$gr" --dry-run 'fig12;id' >/dev/null 2>"$tmp/err"
+expect "gpu-run: a target of other characters is refused" grep -q "expected FOLDER\[:EXPERIMENT\]\[@CASES\]" "$tmp/err"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
