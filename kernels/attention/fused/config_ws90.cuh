@@ -73,10 +73,8 @@ constexpr int kCwsThreads = 384;
 // The column pass: QN queries per step. An aux input (kf's noise, corm's mask) takes a
 // QN x kCwsKeys fp32 tile per stage, so 64-query steps keep four stages (128-query steps are
 // faster where they fit). At D = 256 a consumer's K fragments take 64 registers: 64-query
-// score buffers, and two stages with an aux input. DRAW: kf's noise drawn by the consumers,
-// so no aux tile.
-// DRAW: the aux input is not staged (kf's noise drawn by the consumers; corm's thresholds in the
-// LSE, corm_rows.cuh).
+// score buffers, and two stages with an aux input. DRAW: the aux input is not staged, so no aux
+// tile (kf's noise drawn by the consumers; corm's thresholds in the LSE, corm_rows.cuh).
 template <int WL, int D, bool DRAW = false> struct ColWsCfg {
   static constexpr bool kAux = has_aux<WL>() && !DRAW;
   static constexpr int kDs = smem_dim<D>();

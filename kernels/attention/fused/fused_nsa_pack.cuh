@@ -63,7 +63,7 @@ __device__ __forceinline__ int nsa_pack_entry(const NsaParams &p, int b, int g, 
   if (t >= p.Lq) return -1;
   const int32_t blk =
       __ldg(p.idx + (((long)b * p.Lq + t) * p.Hkv + g) * p.selected + e % p.selected);
-  if (blk < 0 || (long long)blk * p.block_size >= p.Lkv) return -1;
+  if (!nsa_entry_live(p, blk)) return -1;
   if ((long long)blk * p.block_size > (long long)t + p.offset) return -1;
   return blk;
 }

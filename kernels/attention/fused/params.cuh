@@ -33,7 +33,7 @@ struct Params {
   long kv_row_stride; // Hkv * D: the same for k and v
   int noise_drawn;    // kf on the Hopper kernels: the noise is kf_draw.h's draw of `noise`, drawn
   kf_draw noise;      // where it is read (exp_rand unused)
-  // corm on the Hopper column pass (corm_rows.cuh; nullptr elsewhere): each row's threshold
+  // corm's Hopper column pass (corm_rows.cuh; nullptr for the other workloads): each row's threshold
   // [Lq], the count of rows whose mask varies along their live keys, the LSE moved by log2 of
   // the threshold [B, H, Lq]
   float *corm_thr;

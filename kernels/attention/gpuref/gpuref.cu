@@ -55,12 +55,17 @@ __device__ static float gr_elem(const gr_args &a, uint16_t bits) {
   return rng_elem_to_float(bits, a.bf16);
 }
 
-__device__ static float gr_logit(const gr_args &a, const float *row_f32, const uint16_t *other) {
-  float dot = 0.0f;
-  for (int d = 0; d < a.dim; d++) dot = fmaf(row_f32[d], gr_elem(a, other[d]), dot);
+// A dot product scaled and (LOGITS_SOFTCAP) soft-capped: the logit, shared by both forms.
+__device__ static float gr_scaled(const gr_args &a, float dot) {
   float x = dot * a.scale;
   if (a.softcap) x = GEMMA2_SOFTCAP * tanhf(x / GEMMA2_SOFTCAP);
   return x;
+}
+
+__device__ static float gr_logit(const gr_args &a, const float *row_f32, const uint16_t *other) {
+  float dot = 0.0f;
+  for (int d = 0; d < a.dim; d++) dot = fmaf(row_f32[d], gr_elem(a, other[d]), dot);
+  return gr_scaled(a, dot);
 }
 
 __device__ static const uint16_t *gr_row(const uint16_t *t, const gr_args &a, int len, int b, int i,
@@ -188,9 +193,7 @@ __global__ void gr_column_kernel(gr_args a, const float *lse, const float *lse_k
 __device__ static float gr_logit_f32(const gr_args &a, const float *x, const float *y) {
   float dot = 0.0f;
   for (int d = 0; d < a.dim; d++) dot = fmaf(x[d], y[d], dot);
-  float v = dot * a.scale;
-  if (a.softcap) v = GEMMA2_SOFTCAP * tanhf(v / GEMMA2_SOFTCAP);
-  return v;
+  return gr_scaled(a, dot);
 }
 
 // Rows first .. first + GR_TILE - 1 of a [B, len, heads_of, D] tensor's head h into dst
