@@ -1,8 +1,9 @@
 // corm's column pass without its mask's tiles, where the mask allows it. corm's statistic is
 // any_i P[i,j] >= mask[i][j]; where the mask is constant along each row's live keys (m_i for
 // every j <= i + offset, as CoRM's own threshold 1/(i+1) is), P[i,j] >= m_i is
-// exp2(s2_ij - lse'_i) >= 1 with lse'_i = lse_i + log2 m_i (-inf for m_i <= 0: every live key
-// counts), so the column pass runs as h2o's does (128-query steps, no aux stage) against lse'.
+// s2_ij - lse'_i >= 0 with lse'_i = lse_i + log2 m_i (-inf for m_i <= 0: every live key
+// counts), so the column pass runs as h2o's does (128-query steps, no aux stage) against lse',
+// with a compare where h2o takes an exponential.
 // Every call checks the mask first (one read of its live half, shared by all heads), then
 // launches both column passes; each reads the check's count of varying rows and the one whose
 // case does not hold ends at once (col_ws90.cuh). Exact for every mask: a varying row sends the

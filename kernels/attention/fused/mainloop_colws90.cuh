@@ -7,6 +7,8 @@
 #include "mask.cuh"
 #include "pipeline.cuh"
 
+#include <type_traits>
+
 namespace fused {
 
 // Shared memory: the tile's K, then per stage a query block's Q, its aux tile (kf / corm:
@@ -137,9 +139,13 @@ template <int QN> struct ColAuxView {
   }
 };
 
+// The aux of corm against its row thresholds (corm_rows.cuh): none, the threshold is in the LSE.
+struct RowThresholds {};
+
 // One query block's Sᵀ (keys x queries) into the column statistic; EDGE: apply the mask.
 // aux(nt, rr, e1): the aux input (kf, corm) of query i0 + nt·8 + 2t + e1 and key j + 8 rr
-// (the stage's tile, or kf's noise drawn), else unused.
+// (the stage's tile, or kf's noise drawn), else unused; RowThresholds: corm against the moved
+// LSE, a compare of the log2 score with no exponential.
 template <int WL, int QN, bool EDGE, typename Aux>
 __device__ __forceinline__ void col_ws_block(ColState<WL> &cs, const float (&s)[QN / 8][4],
                                              const float2 (&l)[QN / 8], float scale_log2, int t,
@@ -150,8 +156,13 @@ __device__ __forceinline__ void col_ws_block(ColState<WL> &cs, const float (&s)[
     for (int e = 0; e < 4; e++) {
       const int rr = e >> 1, e1 = e & 1, i = i0 + nt * 8 + 2 * t + e1, key = j + rr * 8;
       const bool live = !EDGE || (key < p.Lkv && key <= i + p.offset && i < p.Lq);
-      const float a = has_aux<WL>() ? aux(nt, rr, e1) : 0.f;
-      cs.add_raw(rr, s[nt][e], scale_log2, e1 ? l[nt].y : l[nt].x, live, a);
+      const float row_lse = e1 ? l[nt].y : l[nt].x;
+      if constexpr (std::is_same<Aux, RowThresholds>::value) {
+        cs.add_raw_above(rr, s[nt][e], scale_log2, row_lse, live);
+      } else {
+        const float a = has_aux<WL>() ? aux(nt, rr, e1) : 0.f;
+        cs.add_raw(rr, s[nt][e], scale_log2, row_lse, live, a);
+      }
     }
 }
 
@@ -201,7 +212,7 @@ __device__ __forceinline__ void col_ws_issue(float (&s)[QN / 8][4], const uint32
 template <int D, int WL, bool BF16, typename Cache, bool DRAW> struct ColWsTileSteps {
   using C = ColWsCfg<WL, D, DRAW>;
   static constexpr bool kDraw = wl_traits<WL>::keyformer && DRAW;
-  // corm against its row thresholds (corm_rows.cuh): P >= m_i is exp2(s2 - lse'_i) >= 1
+  // corm against its row thresholds (corm_rows.cuh): P >= m_i is s2 - lse'_i >= 0
   static constexpr bool kRowThresholds = wl_traits<WL>::any_ge_mask && DRAW;
   static constexpr int NST = C::kStages, QN = C::QN, kAuxFloats = C::kAuxFloats, kDs = C::kDs;
   const Params &p;
@@ -258,8 +269,7 @@ template <int D, int WL, bool BF16, typename Cache, bool DRAW> struct ColWsTileS
       };
       col_ws_block_any<WL, QN>(cs, s, lse, scale_log2, t, j, i0, p, drawn, edge);
     } else if constexpr (kRowThresholds) {
-      auto one = [](int, int, int) { return 1.f; };
-      col_ws_block_any<WL, QN>(cs, s, lse, scale_log2, t, j, i0, p, one, edge);
+      col_ws_block_any<WL, QN>(cs, s, lse, scale_log2, t, j, i0, p, RowThresholds{}, edge);
     } else {
       auto &view = av; // the closure holds the view's address, not this
       auto staged = [&](int nt, int rr, int e1) { return view.at(saux, nt, rr, e1); };

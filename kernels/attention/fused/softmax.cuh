@@ -176,6 +176,11 @@ template <int WL> struct ColState {
       if (wl_traits<WL>::sum_sq) acc2[rr] += prob * prob;
     }
   }
+  // corm against a row threshold folded into row_lse (lse_i + log2 m_i, corm_rows.cuh): P >= m_i
+  // is s2 - row_lse >= 0, no exponential.
+  __device__ void add_raw_above(int rr, float qk, float scale_log2, float row_lse, bool live) {
+    hit[rr] |= live && fmaf(qk, scale_log2, -row_lse) >= 0.f;
+  }
 };
 
 // The accumulator fragments of a thread's two rows (g and g + 8): [tile][e], e 0-1 row g, 2-3
