@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The one-commit H200 run's last step (README.md beside it): checks that every target's pack is
+# here and whole (its run has no cell without a good log: repro-run status), then ships each
+# run's logs into its backup_logs folder with scripts/ship-logs.sh --replace --commit COMMIT
+# (byte for byte; a log of another commit or not good is left out and listed), and prints
+# repro-plot's provenance of every H200 folder, which names any log left at another commit.
+#   results/h200-one-commit/ship.sh [--dest DIR] [--partial]
+# --dest DIR ships into DIR/FOLDER instead of backup_logs/FOLDER (a trial into a copy);
+# --partial ships the packs that are here and whole even when targets are missing.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+commit=76dc1e2
+targets=(fig12-e2e fig12-kernel fig13 fig14 h2o-diag kron-layer sdpa-scale tilebench tilebench-nsa_only)
+dest=$root/backup_logs
+partial=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dest) dest=${2:?--dest needs a folder}; shift ;;
+    --partial) partial=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "ship.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+run=$root/build/bin/repro-run plot=$root/build/bin/repro-plot
+for b in "$run" "$plot"; do
+  [ -x "$b" ] || { echo "ship.sh: $b missing (scripts/build.sh)" >&2; exit 2; }
+done
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+
+# Unpacks a target's pack into $work/TARGET and prints its run folder; fails when the pack is
+# missing or its run is not whole.
+unpack_whole() {
+  local target=$1 pack=$here/packs/$1.tgz run_dir
+  [ -f "$pack" ] || { echo "ship.sh: $target: no packs/$target.tgz" >&2; return 1; }
+  mkdir -p "$work/$target" && tar xzf "$pack" -C "$work/$target" || return 1
+  run_dir=$(find "$work/$target/runs" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
+  "$run" status "$run_dir" > "$work/$target.status" 2>&1 ||
+    { echo "ship.sh: $target: its run is not whole:" >&2; tail -n 5 "$work/$target.status" >&2; return 1; }
+  echo "$run_dir"
+}
+
+folders=() runs=() missing=0
+for target in "${targets[@]}"; do
+  if run_dir=$(unpack_whole "$target"); then
+    name=${target%%-kernel}; name=${name%%-e2e}; name=${name%%-nsa_only}
+    folders+=("$name") runs+=("$run_dir")
+  else
+    missing=1
+  fi
+done
+if [ "$missing" = 1 ] && [ "$partial" = 0 ]; then
+  echo "ship.sh: the set is not whole; nothing shipped (--partial ships what is)" >&2
+  exit 1
+fi
+status=0
+for i in "${!runs[@]}"; do
+  "$root/scripts/ship-logs.sh" --replace --commit "$commit" "${runs[$i]}" "$dest/${folders[$i]}" | tail -n 1 || status=1
+done
+mapfile -t shipped < <(printf '%s\n' "${folders[@]}" | sort -u)
+"$plot" provenance --device h200 --one-commit "${shipped[@]/#/$dest/}" || status=1
+exit "$status"
