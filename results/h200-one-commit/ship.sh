@@ -57,7 +57,11 @@ if [ "$missing" = 1 ] && [ "$partial" = 0 ]; then
 fi
 status=0
 for i in "${!runs[@]}"; do
-  "$root/scripts/ship-logs.sh" --replace --commit "$commit" "${runs[$i]}" "$dest/${folders[$i]}" | tail -n 1 || status=1
+  # ship-logs.sh's summary and every log it left out or kept (with why), not the copied ones
+  out=$("$root/scripts/ship-logs.sh" --replace --commit "$commit" "${runs[$i]}" "$dest/${folders[$i]}")
+  rc=$?
+  printf '%s\n' "$out" | grep -v -E '^(shipped|replaced|same) '
+  [ "$rc" = 0 ] || status=1
 done
 mapfile -t shipped < <(printf '%s\n' "${folders[@]}" | sort -u)
 "$plot" provenance --device h200 --one-commit "${shipped[@]/#/$dest/}" || status=1
