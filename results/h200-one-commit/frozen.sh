@@ -6,7 +6,8 @@
 # reach where a wheel folder installed TVM or TileLang there, unpacks this folder's pack of each
 # target given (packs/TARGET.tgz: runs/<time>/ and ae_logs) into the target's folder so that
 # --resume continues it, then runs scripts/gpu-run.sh with the arguments.
-#   bash results/h200-one-commit/frozen.sh [--budget S] [--resume] TARGET...
+#   bash results/h200-one-commit/frozen.sh [--budget S] [--resume [--widen]] [--only K=V]
+#        [--exclude K=V] TARGET...      (gpu-run.sh's options)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,8 +22,10 @@ echo "binaries at $(cat build/bin/COMMIT)"
 export REPRO_FLASHTENSOR_SITE=$root/build/flashtensor/site-cpython-312
 if [ -d /tmp/site/tvm ]; then export REPRO_TVM_PATH=/tmp/site; echo "tvm in /tmp/site"; fi
 if [ -d /tmp/site/tilelang ]; then export PYTHONPATH=/tmp/site; echo "tilelang in /tmp/site"; fi
+skip=0
 for arg in "$@"; do
-  case $arg in -*|[0-9]*) continue ;; esac
+  if [ "$skip" = 1 ]; then skip=0; continue; fi
+  case $arg in --budget|--only|--exclude) skip=1; continue ;; -*) continue ;; esac
   tag=${arg//[:@\/]/-} name=${arg%%[:@]*}
   [ -f "$here/packs/$tag.tgz" ] || continue
   if [ -d "$name" ]; then dir=$name; else dir=studies/$name; fi

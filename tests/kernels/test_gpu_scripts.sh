@@ -127,6 +127,16 @@ expect "gpu-run: a figure's experiment, continued" \
 expect "gpu-run: a study's case list" \
   grep -qx 'tilebench@nsa_only: studies/tilebench/run.sh --local --detach --cases nsa_only --resume' "$tmp/gr.txt"
 expect "gpu-run: a study's experiment" grep -q '^sdpa-scale:d128-c1-fp16: studies/sdpa-scale/run.sh .*--only experiment=d128-c1-fp16' "$tmp/gr.txt"
+"$gr" --dry-run --resume --widen --only system=tvm-ms --exclude seqlen=1024 fig12:kernel fig13 >"$tmp/gr2.txt" 2>&1
+expect "gpu-run: --only joins the target's experiment (AND), --exclude and --widen pass on" \
+  grep -qx 'fig12:kernel: fig12/run.sh --local --detach --only experiment=kernel,system=tvm-ms --exclude seqlen=1024 --resume --widen' "$tmp/gr2.txt"
+expect "gpu-run: --only alone for a whole folder" \
+  grep -qx 'fig13: fig13/run.sh --local --detach --only system=tvm-ms --exclude seqlen=1024 --resume --widen' "$tmp/gr2.txt"
+for bad in "--only a;id=b fig13" "--exclude system fig13" "--only a=b --only c=d fig13" "--widen fig13"; do
+  # shellcheck disable=SC2086  # each case is words
+  "$gr" --dry-run $bad >/dev/null 2>"$tmp/err"
+  expect "gpu-run usage error: '$bad'" test $? = 2
+done
 "$gr" --dry-run fig99 >/dev/null 2>"$tmp/err"
 expect "gpu-run: an unknown folder is a usage error" test $? = 2
 expect "gpu-run: ... named" grep -q "no figure or study 'fig99'" "$tmp/err"
