@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copies the logs a GPU run wrote into a backup_logs folder, byte for byte, so what ships is
 # the runner's file unedited (README: "Honest results only"):
-#   scripts/ship-logs.sh [--replace] [--commit SHA] FROM DEST
+#   scripts/ship-logs.sh [--replace] [--commit SHA] [--failed-ok NAME]... FROM DEST
 # FROM: a run folder (runs/<time>/, its logs/ are read) or a folder of logs; DEST: the
 # backup_logs folder of that figure or study (made when missing).
 # A log ships when it has a `meta` line naming its commit and is good by the rule repro-run and
@@ -12,19 +12,23 @@
 # of a device stay at one commit). A log whose name DEST already holds with other bytes is
 # kept as it is and listed, unless --replace (git keeps the earlier file). Every copy is
 # written to a temporary of its own in DEST (.NAME.XXXXXX), compared with its source, and
-# renamed over NAME in one step.
+# renamed over NAME in one step. --failed-ok NAME (repeatable): the log NAME ships although it
+# failed, when it is the program's own error (status=error, a reason, not a runner's kill
+# line): a cell its system fails at every time, which the figures then mark ERR instead of
+# leaving the cell blank; any other log that is not good is still left out.
 # Prints one line per log (shipped, replaced, same, left out) and a summary with the commits
 # shipped. Exit 0; 1 when a log was left out or kept; 2 usage.
 set -u
 usage() {
-  echo "usage: scripts/ship-logs.sh [--replace] [--commit SHA] FROM DEST" >&2
+  echo "usage: scripts/ship-logs.sh [--replace] [--commit SHA] [--failed-ok NAME]... FROM DEST" >&2
   exit 2
 }
-replace=0 want_commit=""
+replace=0 want_commit="" failed_ok=()
 while [ $# -gt 0 ]; do
   case $1 in
     --replace) replace=1; shift ;;
     --commit) [ $# -ge 2 ] || usage; want_commit=$2; shift 2 ;;
+    --failed-ok) [ $# -ge 2 ] || usage; failed_ok+=("$2"); shift 2 ;;
     --) shift; break ;;
     -*) echo "ship-logs.sh: unknown option $1" >&2; usage ;;
     *) break ;;
@@ -49,6 +53,17 @@ runner=${REPRO_RUN:-${REPRO_BUILD_DIR:-$root/build}/bin/repro-run}
 # value KEY LINE: KEY's value in one kvline record (unquoted values only: status, commit)
 value() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 
+# own_error_allowed NAME LOG: 0 when NAME was given to --failed-ok and LOG's last result line is
+# the program's own error (status=error with a reason, no source=runner: not a kill, a timeout
+# or a cancel, which say nothing about the system)
+own_error_allowed() {
+  local name=$1 log=$2 allowed=0 last
+  for n in "${failed_ok[@]}"; do [ "$n" = "$name" ] && allowed=1; done
+  [ "$allowed" = 1 ] || return 1
+  last=$(grep '^result ' "$log" | tail -n 1)
+  [ "$(value status "$last")" = error ] && [[ $last == *" reason="* ]] && [[ $last != *" source=runner"* ]]
+}
+
 shipped=0 replaced=0 same=0 left=0 commits=""
 for log in "$from"/*.log; do
   [ -e "$log" ] || continue
@@ -59,10 +74,11 @@ for log in "$from"/*.log; do
   meta=$(grep -m 1 '^meta ' "$log")
   verdict=$("$runner" verdict "$log")
   commit=$(value commit "$meta") status=$(printf '%s\n' "$verdict" | cut -d' ' -f2)
-  why=""
+  good=${verdict%% *} why=""
+  [ "$good" != good ] && own_error_allowed "$name" "$log" && good=good status=error
   if [ -z "$commit" ]; then why="no meta line with commit="
-  elif [ "${verdict%% *}" != good ] && [ "$status" = - ]; then why=${verdict#*"$log": }
-  elif [ "${verdict%% *}" != good ]; then why="status=$status: ${verdict#*"$log": }"
+  elif [ "$good" != good ] && [ "$status" = - ]; then why=${verdict#*"$log": }
+  elif [ "$good" != good ]; then why="status=$status: ${verdict#*"$log": }"
   elif [ -n "$want_commit" ] && [ "$commit" != "$want_commit" ]; then
     why="commit $commit, not $want_commit"
   fi

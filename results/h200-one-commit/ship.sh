@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The one-commit H200 run's last step (README.md beside it): checks that every target's pack is
-# here and whole (its run has no cell without a good log: repro-run status), then ships each
-# run's logs into its backup_logs folder with scripts/ship-logs.sh --replace --commit COMMIT
-# (byte for byte; a log of another commit or not good is left out and listed), and prints
+# here and whole (its run has no cell without a good log: repro-run status; a cell of
+# known-failures.txt may instead hold its program's own error), then ships each run's logs into
+# its backup_logs folder with scripts/ship-logs.sh --replace --commit COMMIT, the known failures
+# as --failed-ok (byte for byte; a log of another commit or not good is left out and listed), and prints
 # repro-plot's provenance of every H200 folder, which names any log left at another commit.
 #   results/h200-one-commit/ship.sh [--dest DIR] [--partial]
 # --dest DIR ships into DIR/FOLDER instead of backup_logs/FOLDER (a trial into a copy);
@@ -30,6 +31,28 @@ done
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 
+# known_failures TARGET: the log names known-failures.txt lists for TARGET, one a line
+known_failures() {
+  [ -f "$here/known-failures.txt" ] || return 0
+  awk -v t="$1" '$1 == t && NF >= 3 { print $2 }' "$here/known-failures.txt"
+}
+
+# only_known_failures TARGET STATUS_FILE: 0 when every cell `repro-run status` lists (status,
+# state, log) is a known failure of TARGET holding an error of its own (status error, no runner
+# state); prints the others to stderr
+only_known_failures() {
+  local target=$1 known others
+  known=$(known_failures "$target")
+  others=$(awk '/^  [^ ]/ && NF >= 3 { cell = $3; sub(/:$/, "", cell); print $1, $2, cell }' "$2" |
+    while read -r st state log; do
+      if [ "$st" = error ] && [ "$state" = - ] && printf '%s\n' "$known" | grep -qxF -- "$log"; then continue; fi
+      echo "$st $state $log"
+    done)
+  [ -z "$others" ] && return 0
+  printf '%s\n' "$others" | sed "s/^/ship.sh: $target: not a known failure: /" >&2
+  return 1
+}
+
 # Unpacks a target's pack into $work/TARGET and prints its run folder; fails when the pack is
 # missing or its run is not whole.
 unpack_whole() {
@@ -37,16 +60,22 @@ unpack_whole() {
   [ -f "$pack" ] || { echo "ship.sh: $target: no packs/$target.tgz" >&2; return 1; }
   mkdir -p "$work/$target" && tar xzf "$pack" -C "$work/$target" || return 1
   run_dir=$(find "$work/$target/runs" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
-  "$run" status "$run_dir" > "$work/$target.status" 2>&1 ||
-    { echo "ship.sh: $target: its run is not whole:" >&2; tail -n 5 "$work/$target.status" >&2; return 1; }
+  "$run" status "$run_dir" > "$work/$target.status" 2>&1
+  case $? in
+    0) ;;
+    1) only_known_failures "$target" "$work/$target.status" ||
+         { echo "ship.sh: $target: its run is not whole" >&2; return 1; } ;;
+    *) echo "ship.sh: $target: repro-run status failed:" >&2; tail -n 5 "$work/$target.status" >&2; return 1 ;;
+  esac
   echo "$run_dir"
 }
 
-folders=() runs=() missing=0
+folders=() runs=() allowed=() missing=0
 for target in "${targets[@]}"; do
   if run_dir=$(unpack_whole "$target"); then
     name=${target%%-kernel}; name=${name%%-e2e}; name=${name%%-nsa_only}
     folders+=("$name") runs+=("$run_dir")
+    allowed+=("$(known_failures "$target" | sed 's/^/--failed-ok /' | tr '\n' ' ')")
   else
     missing=1
   fi
@@ -58,7 +87,8 @@ fi
 status=0
 for i in "${!runs[@]}"; do
   # ship-logs.sh's summary and every log it left out or kept (with why), not the copied ones
-  out=$("$root/scripts/ship-logs.sh" --replace --commit "$commit" "${runs[$i]}" "$dest/${folders[$i]}")
+  read -r -a failed_ok <<< "${allowed[$i]}"
+  out=$("$root/scripts/ship-logs.sh" --replace --commit "$commit" "${failed_ok[@]}" "${runs[$i]}" "$dest/${folders[$i]}")
   rc=$?
   printf '%s\n' "$out" | grep -v -E '^(shipped|replaced|same) '
   [ "$rc" = 0 ] || status=1

@@ -3,7 +3,7 @@
 # unsupported logs ship byte for byte; failed ones, logs without a commit or a result, links
 # and logs of another commit than --commit are left out and listed (exit 1); a name the
 # destination holds with other bytes is kept unless --replace; a run folder's logs/ are read;
-# usage errors exit 2.
+# usage errors exit 2; --failed-ok ships a named log's own error and nothing else.
 #   test_ship_logs.sh SOURCE_DIR
 # check() evals its first argument: the single quotes keep its expansions (rc, before) for eval.
 # shellcheck disable=SC2016,SC2034
@@ -107,5 +107,23 @@ check 'grep -q "^left out  j.badcheck.log: status=bad: check output=out failed" 
 check 'grep -q "^left out  k.zero.log: status=bad: avg_ms must be a positive number" "$tmp/out9"' "an ok log with avg_ms=0 is left out, saying why"
 check 'grep -q "^left out  l.cut.log: status=cut: torn log" "$tmp/out9"' "a cut log is left out, saying why"
 check '[ -z "$(ls -A "$tmp/backup/refused")" ]' "none of them shipped"
+
+# --failed-ok NAME: the program's own error ships byte for byte (the figures mark it ERR); a
+# runner's cancel under a named log, an error not named and a named one of another commit do not
+E=$tmp/failed
+mkdir -p "$E"
+for f in m.err n.cancel o.unnamed p.other; do fixture "$E/$f.log" abc1234 ""; done
+fixture "$E/p.other.log" def5678 ""
+echo 'result status=error reason="ValueError: a fixture failure"' | tee -a "$E/m.err.log" "$E/o.unnamed.log" "$E/p.other.log" > /dev/null
+echo 'result status=error source=runner state=CANCELLED reason="the runner was interrupted"' >> "$E/n.cancel.log"
+"$ship" --commit abc1234 --failed-ok m.err.log --failed-ok n.cancel.log --failed-ok p.other.log \
+  "$E" "$tmp/backup/failed" > "$tmp/out10" 2>&1
+check '[ $? -eq 1 ]' "failed logs left out beside the allowed one: exit 1"
+check 'cmp -s "$E/m.err.log" "$tmp/backup/failed/m.err.log"' "the named own error ships byte for byte"
+check 'grep -q "^shipped   m.err.log (error, abc1234)" "$tmp/out10"' "the named own error is listed as an error"
+check 'grep -q "^left out  n.cancel.log: status=error" "$tmp/out10"' "a runner's cancel is left out though named"
+check 'grep -q "^left out  o.unnamed.log: status=error" "$tmp/out10"' "an error not named is left out"
+check 'grep -q "^left out  p.other.log: commit def5678, not abc1234" "$tmp/out10"' "a named error of another commit is left out"
+check '[ "$(ls "$tmp/backup/failed")" = m.err.log ]' "nothing else shipped"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
