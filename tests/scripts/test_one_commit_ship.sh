@@ -67,5 +67,5 @@ check "fig14 is refused" grep -q "fig14: its run is not whole" "$work/out2"
 check "nothing of fig14 ships" test ! -e "$work/dest2/fig14"
 check "the listed timeout is named" grep -q "h2o-diag: not a known failure: timeout" "$work/out2"
 check "nothing of h2o-diag ships" test ! -e "$work/dest2/h2o-diag"
-check "the provenance names one commit and the error" grep -qE "dest2/fig13[[:space:]]+h200[[:space:]]+$commit[[:space:]]+2[[:space:]].*error=1 ok=1" "$work/out2"
+check "the provenance names one commit and the error" grep -qE "dest2/fig13[[:space:]]+h200[[:space:]]+${commit}[[:space:]]+2[[:space:]].*error=1 ok=1" "$work/out2"
 finish
