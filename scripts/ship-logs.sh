@@ -53,15 +53,15 @@ runner=${REPRO_RUN:-${REPRO_BUILD_DIR:-$root/build}/bin/repro-run}
 # value KEY LINE: KEY's value in one kvline record (unquoted values only: status, commit)
 value() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 
-# own_error_allowed NAME LOG: 0 when NAME was given to --failed-ok and LOG's last result line is
-# the program's own error (status=error with a reason, no source=runner: not a kill, a timeout
-# or a cancel, which say nothing about the system)
+# own_error_allowed NAME LOG STATUS: 0 when NAME was given to --failed-ok, its verdict's STATUS
+# is error and LOG's last result line is the program's own (a reason, no source=runner: not a
+# kill, a timeout or a cancel, which say nothing about the system)
 own_error_allowed() {
   local name=$1 log=$2 allowed=0 last
   for n in "${failed_ok[@]}"; do [ "$n" = "$name" ] && allowed=1; done
-  [ "$allowed" = 1 ] || return 1
+  [ "$allowed" = 1 ] && [ "$3" = error ] || return 1
   last=$(grep '^result ' "$log" | tail -n 1)
-  [ "$(value status "$last")" = error ] && [[ $last == *" reason="* ]] && [[ $last != *" source=runner"* ]]
+  [[ $last == *" reason="* ]] && [[ $last != *" source=runner"* ]]
 }
 
 shipped=0 replaced=0 same=0 left=0 commits=""
@@ -75,7 +75,7 @@ for log in "$from"/*.log; do
   verdict=$("$runner" verdict "$log")
   commit=$(value commit "$meta") status=$(printf '%s\n' "$verdict" | cut -d' ' -f2)
   good=${verdict%% *} why=""
-  [ "$good" != good ] && own_error_allowed "$name" "$log" && good=good status=error
+  [ "$good" != good ] && own_error_allowed "$name" "$log" "$status" && good=good
   if [ -z "$commit" ]; then why="no meta line with commit="
   elif [ "$good" != good ] && [ "$status" = - ]; then why=${verdict#*"$log": }
   elif [ "$good" != good ]; then why="status=$status: ${verdict#*"$log": }"

@@ -2,9 +2,9 @@
 # The one-commit H200 run's last step (README.md beside it): checks that every target's pack is
 # here and whole (its run has no cell without a good log: repro-run status; a cell of
 # known-failures.txt may instead hold its program's own error), then ships each run's logs into
-# its backup_logs folder with scripts/ship-logs.sh --replace --commit COMMIT, the known failures
-# as --failed-ok (byte for byte; a log of another commit or not good is left out and listed), and prints
-# repro-plot's provenance of every H200 folder, which names any log left at another commit.
+# its backup_logs folder with scripts/ship-logs.sh --replace --commit COMMIT, the known
+# failures as --failed-ok (byte for byte; a log of another commit or not good is left out and
+# listed), and prints repro-plot's provenance of every H200 folder, which names any log left at another commit.
 #   results/h200-one-commit/ship.sh [--dest DIR] [--partial]
 # --dest DIR ships into DIR/FOLDER instead of backup_logs/FOLDER (a trial into a copy);
 # --partial ships the packs that are here and whole even when targets are missing.
@@ -70,12 +70,11 @@ unpack_whole() {
   echo "$run_dir"
 }
 
-folders=() runs=() allowed=() missing=0
+folders=() runs=() shipped_targets=() missing=0
 for target in "${targets[@]}"; do
   if run_dir=$(unpack_whole "$target"); then
     name=${target%%-kernel}; name=${name%%-e2e}; name=${name%%-nsa_only}
-    folders+=("$name") runs+=("$run_dir")
-    allowed+=("$(known_failures "$target" | sed 's/^/--failed-ok /' | tr '\n' ' ')")
+    folders+=("$name") runs+=("$run_dir") shipped_targets+=("$target")
   else
     missing=1
   fi
@@ -87,7 +86,8 @@ fi
 status=0
 for i in "${!runs[@]}"; do
   # ship-logs.sh's summary and every log it left out or kept (with why), not the copied ones
-  read -r -a failed_ok <<< "${allowed[$i]}"
+  failed_ok=()
+  while read -r cell; do failed_ok+=(--failed-ok "$cell"); done < <(known_failures "${shipped_targets[$i]}")
   out=$("$root/scripts/ship-logs.sh" --replace --commit "$commit" "${failed_ok[@]}" "${runs[$i]}" "$dest/${folders[$i]}")
   rc=$?
   printf '%s\n' "$out" | grep -v -E '^(shipped|replaced|same) '
