@@ -66,8 +66,9 @@ check 'grep -q "^note_text = \".* logs are CPU reference runs" "$tmp/cpu/table/m
 check '[ $? -eq 0 ] && cmp -s "$tb" "$tmp/back.json"' "table --table: the json back byte for byte"
 "$bin" table --config "$tbc" --table "$tmp/tilebench/t.csv" -o "$tmp/back.csv" 2> /dev/null
 check '[ $? -eq 0 ] && cmp -s "$tmp/tilebench/t.csv" "$tmp/back.csv"' "table --table: the csv back byte for byte"
+tb_rows=$(grep -c '^ *{"figure": ' "$tb")
 "$bin" report -o "$tmp/r.html" --config "$tbc" --table "$tb" --figures "$tmp/tilebench/table" > /dev/null 2>&1
-check '[ $? -eq 0 ] && grep -qF "tables <code>$tb</code>: 284 rows read, 284 drawn" "$tmp/r.html"' "report --table: the section's rows from the table"
+check '[ $? -eq 0 ] && [ "$tb_rows" -gt 0 ] && grep -qF "tables <code>$tb</code>: $tb_rows rows read, $tb_rows drawn" "$tmp/r.html"' "report --table: the section's rows from the table ($tb_rows, counted in the json here)"
 
 # 4. the seed's own JSON format draws (its rows' GPUs name the devices)
 s=$tmp/seed; mkdir -p "$s"
@@ -82,7 +83,8 @@ check '[ $? -eq 3 ]' "seed json: --strict fails on the row not drawn"
 "$bin" draw --config "$tbc" --table "$tb" --table "$tmp/fig12/t.json" --table "$seed" --out "$s/m" --no-render > "$s/m.out" 2> "$s/m.err"
 check '[ $? -eq 0 ] && grep -q " nan [0-9]* 0 .* pytorch \"4096x4096x4096 fp16\" 0$" "$s/m/gemm_comparison_h100.dat"' "merged: the cell of two GPUs has no bar"
 check 'grep -q "\"ERR\" .*" "$s/m/gemm_comparison_h100.dat" && grep -qF "2 rows of this cell from different GPUs: NVIDIA H100 80GB HBM3; NVIDIA H100 PCIe (fixture) (the cell is ERR)" "$s/m.out"' "merged: ERR, naming both GPUs"
-check 'grep -qF "$tmp/fig12/t.json: 139 rows of other figures than tilebench left out" "$s/m.err"' "merged: another figure's rows are left out, said ($(cat "$s/m.err"))"
+fig12_rows=$(grep -c '^ *{"figure": "fig12"' "$tmp/fig12/t.json")
+check '[ "$fig12_rows" -gt 0 ] && grep -qF "$tmp/fig12/t.json: $fig12_rows rows of other figures than tilebench left out" "$s/m.err"' "merged: another figure's rows ($fig12_rows, counted in the json here) are left out, said ($(cat "$s/m.err"))"
 # the same GPU: the later table's row wins, said
 sed 's/"avg_ms": 0.0054, "min_ms": 0.0054/"avg_ms": 0.0077, "min_ms": 0.0054/' "$tb" > "$tmp/later.json"
 "$bin" draw --config "$tbc" --table "$tb" --table "$tmp/later.json" --out "$s/l" --no-render > /dev/null 2> "$s/l.err"

@@ -3,7 +3,8 @@
 # sdpa-scale's config without fa3 in its D=128 causal fp16 figure) still labels ours' speedup
 # over it (fa3 11.55 ms, ours 11.93 ms, SDPA cuDNN slower: 0.97x, not cuDNN's 1.09x), and
 # so do the terminal table (with a note saying so) and the report's summary, where fa3's log
-# is a row saying why it has no bar; `draw --strict` refuses the undrawn log, naming it. The logs are the study's shipped H200 logs.
+# is a row saying why it has no bar; `draw --strict` refuses the undrawn log, naming it. The logs
+# are hand-written fixtures (fixtures/ours/sdpa-unlisted, the study's log names and format).
 #   test_unlisted.sh REPRO_PLOT SOURCE_DIR
 # check() evals its first argument: the single quotes keep its expansions for eval.
 # shellcheck disable=SC2016
@@ -13,7 +14,7 @@ bin=$1 src=$2
 sed '/name: sdpa_d128_c1_fp16/s/ fa3,//' "$src/studies/sdpa-scale/experiment.yaml" >"$tmp/experiment.yaml"
 mkdir -p "$tmp/logs"
 for s in fused fa3 sdpa-cudnn; do
-  cp "$src/studies/sdpa-scale/backup_logs/d128-c1-fp16.h200.$s.log" "$tmp/logs/"
+  cp "$src/tests/plot/fixtures/ours/sdpa-unlisted/d128-c1-fp16.h200.$s.log" "$tmp/logs/"
 done
 "$bin" draw --config "$tmp/experiment.yaml" --logs "$tmp/logs" --out "$tmp/out" --no-render >"$tmp/draw.txt" 2>&1
 check '[ $? = 0 ]' "draw exits 0"
