@@ -1,42 +1,50 @@
 #!/usr/bin/env python3
 """Prints the ratios studies/tilebench/README.md's H200 prose quotes, from a folder of logs.
 
-    results/h200-one-commit/tilebench-ratios.py backup_logs/tilebench [COMMIT]
+    results/h200-one-commit/tilebench-ratios.py [LOGDIR]   (default: backup_logs/tilebench)
 
-Reads each *.h200.*.log's avg_ms (ok cells only; with COMMIT, that commit's logs only) and
-compile_s, and prints per kind of cell the range of one system's time over another's and the
-compile times per backend. A helper for the prose; the tables themselves are
-scripts/readme-tables.sh's.
+Reads the tidy table `repro-plot table` makes of LOGDIR's logs (build/bin/repro-plot, the
+tilebench study's config), keeps the H200's ok rows, and prints per kind of cell the range and
+geometric mean of one system's avg_ms over another's, then each backend's compile times. A
+helper for the prose; the tables themselves are scripts/readme-tables.sh's.
 """
 import collections
-import glob
+import csv
+import io
 import math
 import os
-import re
+import subprocess
 import sys
 
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
-def load(folder, want):
+
+def tidy_rows(log_dir):
+    plot = os.path.join(ROOT, "build", "bin", "repro-plot")
+    config = os.path.join(ROOT, "studies", "tilebench", "experiment.yaml")
+    out = subprocess.run([plot, "table", "--config", config, "--logs", log_dir],
+                         check=True, capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def load(log_dir):
+    """cells[(experiment, problem)][system] = avg_ms; compile_s[(experiment, system)] = [s]."""
     cells = collections.defaultdict(dict)
     compile_s = collections.defaultdict(list)
-    for path in glob.glob(os.path.join(folder, "*.h200.*.log")):
-        text = open(path).read()
-        commit = re.search(r"commit=(\S+)", text)
-        if want and (not commit or commit.group(1) != want):
+    for row in tidy_rows(log_dir):
+        if row["device"] != "h200" or row["status"] != "ok":
             continue
-        name = os.path.basename(path)[:-4].split(".")
-        system, cell = name[-1], ".".join(name[:-1])
-        comp = re.search(r"compile_s=([0-9.]+)", text)
-        if comp:
-            compile_s[(name[0], system)].append(float(comp.group(1)))
-        ok = re.search(r"result status=ok .*?avg_ms=([0-9.e+-]+)", text)
-        if ok:
-            cells[cell][system] = float(ok.group(1))
+        problem = dict(kv.split("=", 1) for kv in row["problem_size"].split())
+        key = (row["experiment"], tuple(sorted(problem.items())))
+        cells[key][row["system"]] = float(row["avg_ms"])
+        if row["compilation_time"]:
+            compile_s[(row["experiment"], row["system"])].append(float(row["compilation_time"]))
     return cells, compile_s
 
 
 def ratios(cells, a, b, keep):
-    return [x[a] / x[b] for c, x in cells.items() if a in x and b in x and keep(c)]
+    return [x[a] / x[b] for (exp, prob), x in cells.items()
+            if a in x and b in x and keep(exp, dict(prob))]
 
 
 def show(label, values):
@@ -48,22 +56,23 @@ def show(label, values):
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    if len(sys.argv) > 2:
         sys.exit(__doc__)
-    cells, compile_s = load(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None)
-    gemm16 = lambda c: c.startswith("gemm") and ("bf16" in c or "fp16" in c)
-    big16 = lambda c: gemm16(c) and "1024x" not in c
-    mha = lambda c: c.startswith("mha")
-    nsa = lambda c: c.startswith("nsa")
-    groups = {
-        "D32 G16": lambda c: nsa(c) and ".d32." in c,
-        "D64 G1": lambda c: nsa(c) and ".d64." in c and ".g1." in c,
-        "D64 G4": lambda c: nsa(c) and ".d64." in c and ".g4." in c,
-        "D64 S256": lambda c: nsa(c) and ".d64." in c and ".s256." in c,
-        "D64 S>=512": lambda c: nsa(c) and ".d64." in c and ".s256." not in c,
-        "D64": lambda c: nsa(c) and ".d64." in c,
-        "all": nsa,
-    }
+    log_dir = sys.argv[1] if len(sys.argv) == 2 else os.path.join(ROOT, "backup_logs", "tilebench")
+    cells, compile_s = load(log_dir)
+
+    def gemm16(e, p):
+        return e == "gemm" and p.get("dtype") in ("bf16", "fp16")
+
+    def big16(e, p):
+        return gemm16(e, p) and p.get("m") != "1024"
+
+    def mha(e, p):
+        return e == "mha"
+
+    def nsa_with(**want):
+        return lambda e, p: e == "nsa" and all(p.get(k) == v for k, v in want.items())
+
     show("GEMM cutedsl / tilelang, 16-bit", ratios(cells, "cutedsl", "tilelang", gemm16))
     show("GEMM tilelang / pytorch, 4096 and 8192", ratios(cells, "tilelang", "pytorch", big16))
     show("GEMM wgmma / cublas, 4096 and 8192", ratios(cells, "wgmma", "cublas", big16))
@@ -71,6 +80,16 @@ def main():
     for a, b in [("cutedsl", "tilelang"), ("torch", "tilelang"), ("tilelang", "sdpa-cudnn"),
                  ("tilelang", "fused"), ("fused", "fa3")]:
         show(f"MHA {a} / {b}", ratios(cells, a, b, mha))
+    d64_long = nsa_with(dim="64")
+    groups = {
+        "D32 G16": nsa_with(dim="32"),
+        "D64 G1": nsa_with(dim="64", groups="1"),
+        "D64 G4": nsa_with(dim="64", groups="4"),
+        "D64 S256": nsa_with(dim="64", seqlen="256"),
+        "D64 S>=512": lambda e, p: d64_long(e, p) and p.get("seqlen") != "256",
+        "D64": d64_long,
+        "all": nsa_with(),
+    }
     for label, keep in groups.items():
         for a, b in [("fused", "tilelang"), ("cutedsl", "tilelang"), ("torch", "tilelang"),
                      ("torch", "cutedsl")]:
